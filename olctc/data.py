@@ -1,0 +1,381 @@
+"""Data in: read and validate a table, encode it, map the two classes to -1/+1, standardise.
+
+Every input check lives here, at the boundary; the formulation trusts what it gets.
+
+Encoding rules
+--------------
+- A column whose every cell parses as a finite number is numeric.
+- A column none of whose cells parses as a number is categorical: one-hot encoded, one feature per
+  category in sorted order, named ``column=category``.
+- Anything else (a number column with a stray word, an empty cell, NaN or inf) is an error naming the
+  column and the first bad line.
+- The two class labels are sorted (numerically when both are numbers); the second is the positive
+  class (+1) unless ``positive_class`` says otherwise.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from olctc.errors import OlctcError
+
+Label = int | float | str
+
+
+@dataclass(frozen=True)
+class Column:
+    """One input column: numeric, or categorical with its categories (sorted)."""
+
+    name: str
+    kind: str  # "numeric" | "categorical"
+    categories: tuple[str, ...] = ()
+
+    def feature_names(self) -> list[str]:
+        if self.kind == "numeric":
+            return [self.name]
+        return [f"{self.name}={c}" for c in self.categories]
+
+    def to_json(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "kind": self.kind}
+        if self.kind == "categorical":
+            d["categories"] = list(self.categories)
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "Column":
+        return cls(str(d["name"]), str(d["kind"]), tuple(str(c) for c in d.get("categories", ())))
+
+
+@dataclass(frozen=True)
+class Schema:
+    """How raw input columns become the encoded feature matrix (the inverse data of encoding)."""
+
+    columns: tuple[Column, ...]
+
+    @property
+    def feature_names(self) -> list[str]:
+        return [f for c in self.columns for f in c.feature_names()]
+
+    @property
+    def n_features(self) -> int:
+        return len(self.feature_names)
+
+    @property
+    def is_numeric(self) -> bool:
+        return all(c.kind == "numeric" for c in self.columns)
+
+    def encode(self, cells: dict[str, Sequence[Any]], source: str = "data") -> np.ndarray:
+        """Encode raw cells (column name -> values) into the float feature matrix.
+
+        Unknown categories encode as all-zero one-hot rows (scikit-learn's ``handle_unknown='ignore'``).
+        """
+        blocks = []
+        for col in self.columns:
+            if col.name not in cells:
+                raise OlctcError(f"{source}: column {col.name!r} is missing; the tree needs "
+                                 f"{[c.name for c in self.columns]}")
+            vals = cells[col.name]
+            if col.kind == "numeric":
+                blocks.append(_to_float_column(vals, col.name, source)[:, None])
+            else:
+                arr = np.asarray([str(v) for v in vals], dtype=object)
+                cats = np.asarray(col.categories, dtype=object)
+                blocks.append((arr[:, None] == cats[None, :]).astype(np.float64))
+        if not blocks:
+            return np.zeros((0, 0))
+        return np.hstack(blocks)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [c.to_json() for c in self.columns]
+
+    @classmethod
+    def from_json(cls, d: list[dict[str, Any]]) -> "Schema":
+        return cls(tuple(Column.from_json(c) for c in d))
+
+
+@dataclass(frozen=True)
+class Scaler:
+    """Standardisation as scikit-learn's StandardScaler (population std; zero variance -> scale 1)."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+
+    @classmethod
+    def fit(cls, X: np.ndarray) -> "Scaler":
+        mean = X.mean(axis=0) if X.shape[0] else np.zeros(X.shape[1])
+        std = X.std(axis=0) if X.shape[0] else np.ones(X.shape[1])
+        # Near-constant columns get scale 1, as scikit-learn's _handle_zeros_in_scale does.
+        std = np.where(std < 10 * np.finfo(np.float64).eps * np.maximum(np.abs(mean), 1.0), 1.0, std)
+        return cls(mean, std)
+
+    @classmethod
+    def identity(cls, p: int) -> "Scaler":
+        return cls(np.zeros(p), np.ones(p))
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        return (X - self.mean) / self.scale
+
+    def to_json(self) -> dict[str, list[float]]:
+        return {"mean": [float(v) for v in self.mean], "scale": [float(v) for v in self.scale]}
+
+    @classmethod
+    def from_json(cls, d: dict[str, list[float]]) -> "Scaler":
+        return cls(np.asarray(d["mean"], dtype=float), np.asarray(d["scale"], dtype=float))
+
+
+@dataclass
+class Dataset:
+    """A validated binary classification data set, encoded but not standardised.
+
+    Attributes
+    ----------
+    X : (n, p) float64 encoded features.
+    y : (n,) int8 labels in {-1, +1}.
+    classes : (negative label, positive label) as in the source.
+    schema : how raw columns map to the columns of X.
+    name : short name (file stem or vendored data set name).
+    sha256 : hash of the source bytes (uncompressed), or of the arrays when built from arrays.
+    source : where the data came from (path or ``dataset:NAME``), for the manifest.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    classes: tuple[Label, Label]
+    schema: Schema
+    name: str = "data"
+    sha256: str = ""
+    source: str = ""
+    target: str = "y"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def p(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def feature_names(self) -> list[str]:
+        return self.schema.feature_names
+
+    def subset(self, rows: np.ndarray) -> "Dataset":
+        """The same data restricted to ``rows`` (e.g. a training split)."""
+        rows = np.asarray(rows)
+        return Dataset(self.X[rows], self.y[rows], self.classes, self.schema, self.name,
+                       self.sha256, self.source, self.target, dict(self.extra))
+
+    def labels(self, y_pm: np.ndarray) -> np.ndarray:
+        """Map -1/+1 back to the original class labels."""
+        return np.where(np.asarray(y_pm) > 0, np.asarray([self.classes[1]], dtype=object),
+                        np.asarray([self.classes[0]], dtype=object))
+
+
+# ---------------------------------------------------------------- reading tables
+
+def read_table(path: str | Path) -> tuple[list[str], list[list[str]], str, str]:
+    """Read a CSV (optionally gzip) file: header, rows of strings, sha256 of the uncompressed bytes, text."""
+    path = Path(path)
+    if not path.exists():
+        raise OlctcError(f"{path}: no such file")
+    if path.is_dir():
+        raise OlctcError(f"{path}: is a folder, expected a CSV file")
+    try:
+        raw = path.read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+    except (OSError, EOFError) as exc:
+        raise OlctcError(f"{path}: cannot read: {exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise OlctcError(f"{path}: not UTF-8 text (byte {exc.start}); save the CSV as UTF-8") from None
+    if not text.strip():
+        raise OlctcError(f"{path}: the file is empty")
+    rows = list(csv.reader(io.StringIO(text)))
+    while rows and not any(c.strip() for c in rows[-1]):
+        rows.pop()
+    header = [h.strip() for h in rows[0]]
+    body = rows[1:]
+    width = len(header)
+    for k, r in enumerate(body):
+        if len(r) != width:
+            if not any(c.strip() for c in r):
+                raise OlctcError(f"{path}: line {k + 2} is blank; remove blank lines inside the data")
+            raise OlctcError(f"{path}: line {k + 2} has {len(r)} fields, the header has {width}")
+    seen: set[str] = set()
+    for h in header:
+        if h == "":
+            raise OlctcError(f"{path}: the header has an empty column name")
+        if h in seen:
+            raise OlctcError(f"{path}: the header names column {h!r} twice")
+        seen.add(h)
+    return header, body, hashlib.sha256(raw).hexdigest(), text
+
+
+def _parse_float(s: str) -> float | None:
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def _to_float_column(vals: Sequence[Any], name: str, source: str, line_offset: int = 2) -> np.ndarray:
+    """Convert one column to finite floats, naming the first bad line."""
+    try:
+        arr = np.asarray(vals, dtype=np.float64)
+    except (ValueError, TypeError):
+        arr = None
+    if arr is None:
+        for k, v in enumerate(vals):
+            if _parse_float(str(v).strip()) is None:
+                raise OlctcError(f"{source}: column {name!r} line {k + line_offset}: expected a number, "
+                                 f"got {str(v)!r}")
+        arr = np.asarray([float(str(v).strip()) for v in vals])
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise OlctcError(f"{source}: column {name!r} line {k + line_offset}: expected a finite number, "
+                         f"got {vals[k]!r}")
+    return arr
+
+
+def _column_kind(name: str, vals: np.ndarray, source: str) -> Column:
+    parsed = [_parse_float(v) for v in vals]
+    n_num = sum(p is not None for p in parsed)
+    for k, v in enumerate(vals):
+        if v.strip() == "":
+            raise OlctcError(f"{source}: column {name!r} line {k + 2}: empty cell; fill or drop missing values")
+    if n_num == len(vals):
+        return Column(name, "numeric")
+    if n_num == 0:
+        return Column(name, "categorical", tuple(sorted(set(str(v).strip() for v in vals))))
+    k = next(k for k, p in enumerate(parsed) if p is None)
+    if n_num >= len(vals) / 2:
+        raise OlctcError(f"{source}: column {name!r} line {k + 2}: expected a number, got {vals[k]!r}")
+    k = next(k for k, p in enumerate(parsed) if p is not None)
+    raise OlctcError(f"{source}: column {name!r} mixes text and numbers (line {k + 2} has {vals[k]!r}); "
+                     "make it all text (categorical) or all numbers")
+
+
+def _label_value(s: str) -> Label:
+    f = _parse_float(s)
+    if f is None or not math.isfinite(f):
+        return s
+    return int(f) if f == int(f) else f
+
+
+def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str = "data",
+                    target: str = "y") -> tuple[np.ndarray, tuple[Label, Label]]:
+    """Map two class labels to -1/+1; the positive one is ``positive_class`` or the second sorted."""
+    vals = [_label_value(str(v).strip()) if isinstance(v, str) else _py(v) for v in raw]
+    uniq = sorted(set(vals), key=_sort_key)
+    if len(uniq) < 2:
+        got = uniq[0] if uniq else "nothing"
+        raise OlctcError(f"{source}: target {target!r} has one class only ({got!r}); "
+                         "a classifier needs two")
+    if positive_class is None:
+        if len(uniq) > 2:
+            raise OlctcError(f"{source}: target {target!r} has {len(uniq)} classes {uniq[:10]}; olctc trains "
+                             f"binary trees: pick one with --positive-class (one class against the rest)")
+        pos = uniq[1]
+    else:
+        pos_v = _label_value(str(positive_class).strip()) if isinstance(positive_class, str) else _py(positive_class)
+        matches = [u for u in uniq if u == pos_v or str(u) == str(positive_class)]
+        if not matches:
+            raise OlctcError(f"{source}: positive class {positive_class!r} is not a value of target "
+                             f"{target!r}; its values are {uniq[:10]}")
+        pos = matches[0]
+    rest = [u for u in uniq if u != pos]
+    neg: Label = rest[0] if len(rest) == 1 else f"not {pos}"
+    y = np.where(np.asarray([v == pos for v in vals]), 1, -1).astype(np.int8)
+    return y, (neg, pos)
+
+
+def _py(v: Any) -> Label:
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating,)):
+        return int(v) if float(v).is_integer() else float(v)
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+def _sort_key(v: Label) -> tuple[int, Any]:
+    return (0, v) if isinstance(v, (int, float)) else (1, str(v))
+
+
+def _all_numeric(text: str, idx: list[int], n: int) -> np.ndarray | None:
+    """Fast path: the whole feature block parses as finite floats in one numpy call, or None."""
+    try:
+        X = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, usecols=idx, dtype=np.float64,
+                       quotechar='"', ndmin=2)
+    except ValueError:
+        return None
+    if X.shape != (n, len(idx)):
+        return None
+    return X if np.isfinite(X).all() else None
+
+
+def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Dataset:
+    """Read, validate and encode a CSV file whose column ``target`` holds two classes."""
+    header, body, digest, text = read_table(path)
+    src = str(path)
+    if target not in header:
+        shown = ", ".join(header[:12]) + (" ..." if len(header) > 12 else "")
+        raise OlctcError(f"{src}: target column {target!r} not found; columns are: {shown}")
+    if len(body) < 2:
+        raise OlctcError(f"{src}: {len(body)} data row(s); at least 2 points are needed")
+    grid = np.asarray(body, dtype=object)
+    ti = header.index(target)
+    feats = [h for h in header if h != target]
+    if not feats:
+        raise OlctcError(f"{src}: no feature columns besides the target {target!r}")
+    y, classes = binarise_labels(list(grid[:, ti]), positive_class, src, target)
+    X = _all_numeric(text, [header.index(h) for h in feats], len(body))
+    if X is not None:
+        schema = Schema(tuple(Column(h, "numeric") for h in feats))
+    else:
+        cols = [_column_kind(h, grid[:, header.index(h)], src) for h in feats]
+        schema = Schema(tuple(cols))
+        cells = {h: [v.strip() for v in grid[:, header.index(h)]] for h in feats}
+        X = schema.encode(cells, src)
+    return Dataset(X, y, classes, schema, Path(path).name.split(".")[0], digest, str(Path(path).resolve()),
+                   target)
+
+
+def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, positive_class: Any = None,
+                name: str = "arrays") -> Dataset:
+    """Validate numeric arrays (as the estimators receive them) into a Dataset."""
+    try:
+        Xa = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise OlctcError("X must be numeric; encode text columns first (or use a CSV file)") from None
+    if Xa.ndim != 2:
+        raise OlctcError(f"X must be a 2-D array; got {Xa.ndim} dimension(s)")
+    ya = np.asarray(y)
+    if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
+        raise OlctcError(f"y must be 1-D with one label per row of X ({Xa.shape[0]}); got shape {ya.shape}")
+    if Xa.shape[0] < 2:
+        raise OlctcError(f"at least 2 points are needed; got {Xa.shape[0]}")
+    bad = ~np.isfinite(Xa)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise OlctcError(f"X has a non-finite value {Xa[i, j]!r} at row {i}, column {j}")
+    names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(Xa.shape[1])]
+    yv, classes = binarise_labels(list(ya), positive_class, name, "y")
+    schema = Schema(tuple(Column(str(n), "numeric") for n in names))
+    digest = hashlib.sha256(Xa.tobytes() + yv.tobytes()).hexdigest()
+    return Dataset(Xa, yv, classes, schema, name, digest, name)

@@ -1,0 +1,46 @@
+"""The paper's 17 real data sets, vendored as gzip CSV (provenance in README.md beside this file)."""
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from olctc.errors import OlctcError
+
+TARGET = "y"
+
+
+def dataset_names() -> list[str]:
+    """Names of the vendored data sets, sorted."""
+    root = resources.files(__name__)
+    return sorted(p.name[: -len(".csv.gz")] for p in root.iterdir() if p.name.endswith(".csv.gz"))
+
+
+def dataset_path(name: str) -> Path:
+    """Path of a vendored data set's file; OlctcError listing the names when unknown."""
+    names = dataset_names()
+    if name not in names:
+        raise OlctcError(f"unknown data set {name!r}; known: {', '.join(names)}")
+    return Path(str(resources.files(__name__).joinpath(f"{name}.csv.gz")))
+
+
+def load(name: str, positive_class: Any = None):
+    """The vendored data set ``name`` as an olctc Dataset (encoded, labels -1/+1)."""
+    from olctc.data import read_csv
+
+    ds = read_csv(dataset_path(name), TARGET, positive_class)
+    ds.name = name
+    ds.source = f"dataset:{name}"
+    return ds
+
+
+def load_dataset(name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Return ``(X, y, feature_names)`` for a vendored data set.
+
+    X is the encoded float matrix (categorical columns one-hot encoded, not standardised), y holds the
+    original class labels, feature_names the encoded feature names.
+    """
+    ds = load(name)
+    return ds.X, ds.labels(ds.y), ds.feature_names

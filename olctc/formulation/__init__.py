@@ -1,0 +1,46 @@
+"""Build the MILP of DESIGN.md section 2 from standardised data and a TreeSpec.
+
+Column order: w, b, [w_pos, w_neg], [delta], [excess], z, [q], xi.
+Row order: assign, route_l, route_r, loss rows (loss | hinge | mis_up, mis_lo, err), regulariser rows.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from olctc.formulation import regularisers
+from olctc.formulation.builder import Builder
+from olctc.formulation.losses import LOSSES, add_xi
+from olctc.formulation.pieces import Vars
+from olctc.formulation.routing import add_assignment, add_routing
+from olctc.formulation.topology import Topology
+from olctc.milp import MILP
+from olctc.spec import TreeSpec
+
+__all__ = ["build_milp", "Topology"]
+
+
+def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc") -> MILP:
+    """The training MILP for standardised features X (n, p) and labels y in {-1, +1}."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n, p = X.shape
+    topo = Topology(spec.depth)
+    loss = LOSSES[spec.info.loss]
+    bld = Builder(name)
+    feats = np.arange(p)
+    w = bld.add_cols("w", [("node", topo.nodes), ("feature", feats)], lb=-math.inf, ub=math.inf)
+    b = bld.add_cols("b", [("node", topo.nodes)], lb=-math.inf, ub=math.inf)
+    v = Vars(w=w, b=b, z=None, xi=None)  # type: ignore[arg-type]
+    regularisers.add_columns(bld, v, spec, topo, p)
+    v.z = bld.add_cols("z", [("node", topo.last), ("point", np.arange(n))], lb=0.0, ub=1.0, integer=True)
+    if loss.needs_q:
+        v.q = bld.add_cols("q", [("point", np.arange(n))], lb=0.0, ub=1.0, integer=True)
+    v.xi = add_xi(bld, spec, n)
+    add_assignment(bld, v, topo, n)
+    add_routing(bld, v, X, topo, spec)
+    loss.rows(bld, v, X, y, topo, spec)
+    regularisers.add_rows(bld, v, spec, topo, p)
+    bld.Q = regularisers.quadratic(v, spec, bld.n_cols)
+    return bld.finish()

@@ -1,0 +1,42 @@
+"""Assignment and routing rows (paper eqs. (1)-(2)).
+
+assign_i:      sum_{s in T_d} z_{s,i} = 1
+route_l_t_i:   w_t.x_i + b_t + M sum_{s in T_d^l(t)} z_{s,i} <= M          (left: score <= 0)
+route_r_t_i:   w_t.x_i + b_t - M sum_{s in T_d^r(t)} z_{s,i} >= eps - M    (right: score >= eps)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from olctc.formulation.builder import Builder
+from olctc.formulation.pieces import Vars, grid, score_parts, z_cols
+from olctc.formulation.topology import Topology
+from olctc.spec import TreeSpec
+
+
+def add_assignment(bld: Builder, v: Vars, topo: Topology, n: int) -> None:
+    pts = np.arange(n)
+    cols = z_cols(v, 0, len(topo.last), pts)
+    bld.add_rows("assign", [("point", pts)], [[(cols, np.ones_like(cols, dtype=float))]], "E", 1.0)
+
+
+def add_routing(bld: Builder, v: Vars, X: np.ndarray, topo: Topology, spec: TreeSpec) -> None:
+    inner = topo.inner
+    if inner.size == 0:
+        return
+    n = X.shape[0]
+    M = spec.big_m
+    for side, sense, sign, rhs in (("l", "L", 1.0, M), ("r", "G", -1.0, spec.epsilon - M)):
+        segments = []
+        for h in range(1, topo.depth):
+            nodes = topo.layer_nodes(h)
+            node, point = grid(nodes, n)
+            parts = score_parts(v, X, node, point, 1.0)
+            # Per node, the z columns of its left (right) subtree; nodes of one layer have equal widths.
+            halves = [topo.left_right(int(t))[0 if side == "l" else 1] for t in nodes]
+            width = halves[0][1] - halves[0][0]
+            lo = np.repeat(np.array([a for a, _ in halves]), n)
+            zc = z_cols(v, lo, width, point)
+            parts.append((zc, np.full(zc.shape, sign * M)))
+            segments.append(parts)
+        bld.add_rows(f"route_{side}", [("node", inner), ("point", np.arange(n))], segments, sense, rhs)

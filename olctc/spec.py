@@ -1,0 +1,186 @@
+"""What to compile: the tree spec (preset, depth, C per layer, tangents, big-M, epsilon, L0 knobs).
+
+A preset is a loss x regulariser choice and nothing else (DESIGN.md section 2); the registry below is
+the single place that says which pieces each preset uses.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from olctc.errors import OlctcError, param_error
+
+# Sato et al.'s greedy tangent points for the logistic loss (paper Sec. 3.1).
+_V0 = (-math.inf, 0.0, math.inf)
+TANGENT_SETS: dict[str, tuple[float, ...]] = {
+    "V0": _V0,
+    "V1": tuple(sorted(_V0 + (-1.9, 1.9))),
+    "V2": tuple(sorted(_V0 + (-1.9, 1.9, -0.89, 0.89, -3.55, 3.55))),
+    "V3": tuple(sorted(_V0 + (-1.9, 1.9, -0.89, 0.89, -3.55, 3.55, -0.44, 0.44, -1.37, 1.37,
+                              -2.63, 2.63, -5.16, 5.16))),
+}
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A loss x regulariser choice."""
+
+    name: str
+    loss: str  # "logistic" | "hinge" | "misclassification"
+    regulariser: str  # "l1" | "l2" | "l1_norm_bound" (OCT-H)
+    l0: str | None = None  # None | "hfs" | "sfs" | "penalty"
+    default_budget: int | None = None
+    quadratic: bool = False
+    description: str = ""
+
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (
+    Preset("olct", "logistic", "l1", description="Optimal Logistic CT: logistic loss (tangents), L1"),
+    Preset("olct-univariate", "logistic", "l1", "hfs", 1,
+           description="univariate (axis-aligned) OLCT: L1 + hard budget of 1 feature per split"),
+    Preset("margot", "hinge", "l2", quadratic=True, description="MARGOT: hinge loss, L2 (MIQP)"),
+    Preset("margot-sfs", "hinge", "l2", "sfs", 1, quadratic=True,
+           description="MARGOT with soft feature selection: + alpha * max(0, ||w||_0 - B) (MIQP)"),
+    Preset("margot-hfs", "hinge", "l2", "hfs", 1, quadratic=True,
+           description="MARGOT with hard feature selection: ||w||_0 <= B (MIQP)"),
+    Preset("oct-h", "misclassification", "l1_norm_bound", "penalty", quadratic=False,
+           description="OCT-H: misclassification at the last layer, alpha * ||w||_0, ||w||_1 <= 1"),
+)}
+
+MAX_DEPTH = 12
+
+
+@dataclass(frozen=True)
+class TreeSpec:
+    """Everything that defines one MILP besides the data.
+
+    Parameters
+    ----------
+    preset : a key of PRESETS.
+    depth : number of branching layers (>= 1).
+    C : loss weight per layer, root first (length ``depth``).
+    tangents : tangent points of the logistic loss (may include +-inf); ignored by other losses.
+    big_m, epsilon : the routing constants (left if score <= 0, right if score >= epsilon).
+    alpha : L0 penalty weight (SFS, OCT-H).
+    budget : L0 budget B (HFS, SFS).
+    """
+
+    preset: str = "olct"
+    depth: int = 2
+    C: tuple[float, ...] = (1.0, 1.0)
+    tangents: tuple[float, ...] = _V0
+    big_m: float = 100.0
+    epsilon: float = 1e-5
+    alpha: float = 1.0
+    budget: int | None = None
+    tangent_set: str = "V0"
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def info(self) -> Preset:
+        return PRESETS[self.preset]
+
+    @property
+    def effective_budget(self) -> int | None:
+        return self.budget if self.budget is not None else self.info.default_budget
+
+    def to_json(self) -> dict[str, Any]:
+        return {"preset": self.preset, "depth": self.depth, "C": list(self.C),
+                "tangents": [_tangent_str(v) for v in self.tangents], "tangent_set": self.tangent_set,
+                "big_m": self.big_m, "epsilon": self.epsilon, "alpha": self.alpha,
+                "budget": self.effective_budget}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "TreeSpec":
+        return make_spec(preset=d["preset"], depth=d["depth"], C=d["C"],
+                         tangents=",".join(d["tangents"]), big_m=d["big_m"], epsilon=d["epsilon"],
+                         alpha=d["alpha"], budget=d.get("budget"))
+
+
+def _tangent_str(v: float) -> str:
+    return "inf" if v == math.inf else "-inf" if v == -math.inf else repr(float(v))
+
+
+def parse_tangents(value: str | Sequence[float] | None) -> tuple[tuple[float, ...], str]:
+    """A tangent set name (V0..V3) or a list of points -> (sorted points, label)."""
+    if value is None:
+        return TANGENT_SETS["V0"], "V0"
+    if isinstance(value, str):
+        key = value.strip()
+        if key.upper() in TANGENT_SETS:
+            return TANGENT_SETS[key.upper()], key.upper()
+        parts = [s.strip() for s in key.split(",")]
+        if not key or any(s == "" for s in parts):
+            raise param_error("tangents", "V0, V1, V2, V3 or a comma-separated list of numbers "
+                              "such as '-inf,-1.9,0,1.9,inf'", value)
+        pts = []
+        for s in parts:
+            try:
+                pts.append(float(s))
+            except ValueError:
+                raise param_error("tangents", "V0, V1, V2, V3 or a comma-separated list of numbers "
+                                  "such as '-inf,-1.9,0,1.9,inf'", value) from None
+        label = "custom"
+    else:
+        pts = [float(v) for v in value]
+        label = "custom"
+    if any(math.isnan(v) for v in pts):
+        raise param_error("tangents", "numbers or +-inf, not NaN", value)
+    if not pts:
+        raise param_error("tangents", "a non-empty list of tangent points", value)
+    return tuple(sorted(set(pts))), label
+
+
+def parse_C(value: float | str | Sequence[float], depth: int) -> tuple[float, ...]:
+    """One C per layer; a single value broadcasts."""
+    if isinstance(value, str):
+        try:
+            vals = [float(s) for s in value.split(",")]
+        except ValueError:
+            raise param_error("C", "a positive number or one per layer separated by commas", value) from None
+    elif isinstance(value, (int, float)):
+        vals = [float(value)]
+    else:
+        vals = [float(v) for v in value]
+    if len(vals) == 1:
+        vals = vals * depth
+    if len(vals) != depth:
+        raise param_error("C", f"one value or {depth} values (one per layer, root first) for depth {depth}",
+                          value if isinstance(value, str) else list(value) if not isinstance(value, (int, float)) else value)
+    if any(not (v > 0) or math.isinf(v) for v in vals):
+        raise param_error("C", "finite and > 0 for every layer", value if isinstance(value, str) else vals)
+    return tuple(vals)
+
+
+def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[float] = 1.0,
+              tangents: str | Sequence[float] | None = None, big_m: float = 100.0,
+              epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None) -> TreeSpec:
+    """Validate every knob and build a TreeSpec; bad values raise OlctcError naming the parameter."""
+    if preset not in PRESETS:
+        raise param_error("preset", f"one of {', '.join(PRESETS)}", preset)
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise param_error("depth", "an integer >= 1", depth)
+    if depth > MAX_DEPTH:
+        raise param_error("depth", f"<= {MAX_DEPTH} (depth {depth} has {2 ** depth - 1} branch nodes and "
+                          f"{2 ** (depth - 1)} routing variables per point)", depth)
+    Cs = parse_C(C, depth)
+    pts, label = parse_tangents(tangents)
+    try:
+        big_m = float(big_m)
+        epsilon = float(epsilon)
+        alpha = float(alpha)
+    except (TypeError, ValueError) as exc:
+        raise OlctcError(f"big-M, epsilon and alpha must be numbers: {exc}") from None
+    if not (big_m > 0) or math.isinf(big_m):
+        raise param_error("big_m", "a finite number > 0", big_m)
+    if not (epsilon > 0):
+        raise param_error("epsilon", "> 0", epsilon)
+    if not (epsilon < big_m):
+        raise param_error("epsilon", f"smaller than big-M ({big_m})", epsilon)
+    if not (alpha >= 0) or math.isinf(alpha):
+        raise param_error("alpha", "a finite number >= 0", alpha)
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise param_error("budget", "an integer >= 1", budget)
+    return TreeSpec(preset, depth, Cs, pts, big_m, epsilon, alpha, budget, label)
