@@ -373,7 +373,7 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
     bad = ~np.isfinite(Xa)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise OlctcError(f"X has a non-finite value {Xa[i, j]!r} at row {i}, column {j}")
+        raise OlctcError(f"X has a non-finite value {float(Xa[i, j])!r} at row {i}, column {j}")
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(Xa.shape[1])]
     yv, classes = binarise_labels(list(ya), positive_class, name, "y")
     schema = Schema(tuple(Column(str(n), "numeric") for n in names))

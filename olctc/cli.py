@@ -1,0 +1,197 @@
+"""The `olctc` command line: thin wrappers over the library; OlctcError -> one line, exit code 2."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from olctc import __version__
+from olctc.errors import OlctcError
+
+EXIT_BAD_INPUT = 2
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _load_data(data: str | None, target: str | None, dataset: str | None, positive_class: Any):
+    from olctc.data import read_csv
+    from olctc.datasets import load
+
+    if (data is None) == (dataset is None):
+        raise OlctcError("give either a CSV file (DATA.csv --target COLUMN) or --dataset NAME")
+    if dataset is not None:
+        if target not in (None, "y"):
+            raise OlctcError("--target applies to a CSV file; vendored data sets have their label in 'y'")
+        return load(dataset, positive_class)
+    if not target:
+        raise OlctcError(f"{data}: say which column holds the class with --target COLUMN")
+    return read_csv(data, target, positive_class)
+
+
+def data_options(f):
+    """The shared ways to name the data: DATA.csv --target COL, or --dataset NAME."""
+    f = click.option("--positive-class", default=None,
+                     help="Class label mapped to +1 (default: the second in sorted order).")(f)
+    f = click.option("--dataset", default=None, help="A vendored data set (see `olctc datasets`).")(f)
+    f = click.option("--target", default=None, help="Column of DATA.csv that holds the class.")(f)
+    f = click.argument("data", required=False, type=click.Path(dir_okay=False))(f)
+    return f
+
+
+def spec_options(f):
+    """The tree spec knobs shared by compile, fit and grid."""
+    from olctc.spec import PRESETS
+
+    f = click.option("--budget", type=int, default=None, help="L0 budget B (HFS/SFS presets).")(f)
+    f = click.option("--alpha", type=float, default=1.0, show_default=True,
+                     help="L0 penalty weight (margot-sfs, oct-h).")(f)
+    f = click.option("--epsilon", type=float, default=1e-5, show_default=True,
+                     help="Routing margin: right iff score >= epsilon.")(f)
+    f = click.option("--big-m", "big_m", type=float, default=100.0, show_default=True, help="Big-M constant.")(f)
+    f = click.option("--tangents", default="V0", show_default=True,
+                     help="Logistic tangent set V0..V3 or a list such as '-inf,-1.9,0,1.9,inf'.")(f)
+    f = click.option("--C", "C", default="1", show_default=True,
+                     help="Loss weight C_h: one value, or one per layer root first ('1,10').")(f)
+    f = click.option("--depth", type=int, default=2, show_default=True, help="Branching layers (>= 1).")(f)
+    f = click.option("--preset", default="olct", show_default=True,
+                     help="Model: " + ", ".join(PRESETS) + ".")(f)
+    return f
+
+
+def _spec(preset: str, depth: int, C: str, tangents: str, big_m: float, epsilon: float, alpha: float,
+          budget: int | None):
+    from olctc.spec import make_spec
+
+    return make_spec(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
+                     alpha=alpha, budget=budget)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="olctc")
+def cli() -> None:
+    """Compile optimal classification tree training problems into portable MILP files."""
+
+
+@cli.command("datasets")
+def datasets_cmd() -> None:
+    """List the vendored data sets with their shapes and class counts."""
+    from olctc.datasets import dataset_names, load
+
+    click.echo(f"{'name':<14} {'rows':>6} {'features':>8}  classes (count; the second is +1 by default)")
+    for name in dataset_names():
+        ds = load(name)
+        neg, pos = ds.classes
+        click.echo(f"{name:<14} {ds.n:>6} {ds.p:>8}  {neg}: {int((ds.y < 0).sum())}, {pos}: {int((ds.y > 0).sum())}")
+
+
+@cli.command("compile")
+@data_options
+@spec_options
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
+              help="Model file to write: NAME.mps or NAME.lp (manifest NAME.olctc.json beside it).")
+@click.option("--start/--no-start", default=True, show_default=True,
+              help="Write warm-start (MIP start) files for Gurobi/CPLEX, CBC, HiGHS and SCIP.")
+@click.option("--params/--no-params", default=True, show_default=True,
+              help="Write solver parameter files with the tight tolerances the model needs.")
+@click.option("--max-nonzeros", type=int, default=None, help="Refuse models above this many nonzeros.")
+def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha,
+                budget, output, start, params, max_nonzeros) -> None:
+    """Compile DATA.csv (or --dataset NAME) into a MILP file any solver can run."""
+    from olctc.compile import DEFAULT_MAX_NONZEROS, compile_problem, model_format
+    from olctc.pipeline import write_compiled
+
+    out = Path(output)
+    model_format(out)
+    _check_writable(out)
+    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget)
+    ds = _load_data(data, target, dataset, positive_class)
+    comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
+                           max_nonzeros=max_nonzeros or DEFAULT_MAX_NONZEROS)
+    written = write_compiled(comp, out, params=params, start=start)
+    m = comp.milp
+    click.echo(f"compiled {ds.name} ({ds.n} points, {ds.p} features) as {spec.preset} depth {spec.depth}: "
+               f"{m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros")
+    for role, path in written.items():
+        click.echo(f"  {role:<10} {path}")
+
+
+@cli.command("solve")
+@click.argument("model", type=click.Path(dir_okay=False))
+@click.option("--solver", default="highs", show_default=True,
+              help="highs, cbc, scip (in-process) or cbc-cli, highs-cli, glpk-cli (programs).")
+@click.option("--time-limit", type=float, default=None, help="Seconds.")
+@click.option("--threads", type=int, default=None)
+@click.option("--start/--no-start", "use_start", default=True, show_default=True,
+              help="Use the MIP start compile wrote beside the model, when there is one.")
+@click.option("--solver-path", default=None, help="Solver program to run (the *-cli solvers).")
+@click.option("-o", "--output", "output", default=None, type=click.Path(dir_okay=False),
+              help="Solution file (the solver's native format); default NAME.SOLVER.sol beside the model.")
+@click.option("--quiet", is_flag=True, help="Hide the solver's log.")
+def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output, quiet) -> None:
+    """Solve a compiled MODEL and write the solver's native solution file."""
+    from olctc.pipeline import solve_compiled_file
+
+    res, sol_path = solve_compiled_file(model, solver, time_limit=time_limit, threads=threads,
+                                        use_start=use_start, solver_path=solver_path, output=output,
+                                        verbose=not quiet)
+    click.echo(_result_line(res))
+    click.echo(f"solution written to {sol_path}")
+
+
+def _result_line(res) -> str:
+    def fmt(v):
+        return "-" if v is None else f"{v:.10g}"
+    gap = "-" if res.gap is None else f"{100 * res.gap:.4g}%"
+    return (f"status {res.status} ({res.solver}: {res.raw_status}), objective {fmt(res.objective)}, "
+            f"bound {fmt(res.bound)}, gap {gap}, {res.runtime:.2f} s")
+
+
+def _check_writable(out: Path) -> None:
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise OlctcError(f"cannot write {out}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise OlctcError(f"cannot write {out}: folder {folder} is not writable")
+
+
+def _register_optional() -> None:
+    """Commands that live in their own modules."""
+    try:
+        from olctc import cli_tree
+    except ImportError:
+        return
+    for name in ("export", "predict", "explain"):
+        cmd = getattr(cli_tree, f"{name}_cmd", None) or getattr(cli_tree, name, None)
+        if isinstance(cmd, click.Command):
+            cli.add_command(cmd, name)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: bad input prints one line and exits 2, never a traceback."""
+    _register_optional()
+    try:
+        cli.main(args=argv, prog_name="olctc", standalone_mode=False)
+    except OlctcError as exc:
+        _fail(str(exc))
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_BAD_INPUT)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

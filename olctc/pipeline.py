@@ -1,0 +1,131 @@
+"""The steps the CLI chains: write a compiled problem with its side files, solve a compiled file.
+
+Each function here is one user-visible step; all the mathematics lives in the modules it calls.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from olctc.compile import Compiled, manifest_path, read_manifest, write_manifest
+from olctc.errors import OlctcError
+from olctc.io import sha256_file
+
+START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
+                            "cbc-cli": "cbc", "highs-cli": "highs", "glpk-cli": None}
+
+
+def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, start: bool = True) -> dict[str, Path]:
+    """Write model, solver parameter files, MIP-start files and (last) the manifest.
+
+    If any step fails, every file this call wrote is removed: nothing half-written stays behind.
+    """
+    from olctc.emit.lp import write_lp
+    from olctc.emit.mps import write_mps
+
+    out = Path(out)
+    fmt = out.suffix.lower().lstrip(".")
+    stem = out.name[: -len(out.suffix)]
+    written: dict[str, Path] = {}
+    man = comp.manifest
+    try:
+        digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
+        written["model"] = out
+        man["model"].update({"file": out.name, "format": fmt, "sha256": digest})
+        if params:
+            from olctc.emit.params import write_param_files
+
+            files = write_param_files(out.parent, stem)
+            man["files"]["params"] = sorted(f.name for f in files)
+            for f in files:
+                written[f"params:{f.name.rsplit('.', 2)[-2]}"] = f
+        if start:
+            from olctc.emit.start import START_FORMATS, start_filename, write_start
+            from olctc.warmstart import warm_start
+
+            x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec)
+            names = [str(n) for n in comp.milp.col_names()]
+            starts: dict[str, Any] = {}
+            for solver in START_FORMATS:
+                path = out.parent / start_filename(stem, solver)
+                write_start(path, names, x, solver, objective=comp.milp.objective(x))
+                written[f"start:{solver}"] = path
+                starts[solver] = {"file": path.name, "sha256": sha256_file(path)}
+            man["files"]["start"] = starts
+            man["warm_start"] = {"objective": float(comp.milp.objective(x))}
+        mpath = manifest_path(out)
+        write_manifest(man, mpath)
+        written["manifest"] = mpath
+    except BaseException:
+        for path in written.values():
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+        raise
+    return written
+
+
+def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | None = None,
+                        threads: int | None = None, use_start: bool = True, solver_path: str | None = None,
+                        output: str | Path | None = None, verbose: bool = True):
+    """Solve a model file; use the MIP start compile wrote beside it; write the native solution file."""
+    from olctc.solve import solve_file, write_native_solution
+
+    model = Path(model)
+    if not model.exists():
+        raise OlctcError(f"{model}: no such model file")
+    mpath = manifest_path(model)
+    man = read_manifest(mpath) if mpath.exists() else None
+    start_path = None
+    if use_start and man is not None:
+        kind = START_SOLVERS_BY_BACKEND.get(solver)
+        entry = man.get("files", {}).get("start", {}).get(kind) if kind else None
+        if entry:
+            candidate = model.parent / entry["file"]
+            if candidate.exists():
+                if sha256_file(candidate) != entry["sha256"]:
+                    raise OlctcError(f"{candidate}: the MIP start changed since compile (hash mismatch); "
+                                     "compile again or pass --no-start")
+                start_path = candidate
+    stem = model.name[: -len(model.suffix)]
+    sol = Path(output) if output else model.with_name(f"{stem}.{solver.replace('-cli', '')}.sol")
+    if not sol.parent.is_dir():
+        raise OlctcError(f"cannot write {sol}: folder {sol.parent} does not exist")
+    names = None
+    if man is not None:
+        from olctc.milp import names_from_block_map
+
+        names = [str(n) for n in names_from_block_map(man["blocks"]["columns"])]
+    external = solver.endswith("-cli")
+    res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
+                     verbose=verbose, solver_path=solver_path, solution_path=sol if external else None,
+                     col_names=names if external else None)
+    if not external:
+        if res.x is None:
+            raise OlctcError(f"{solver} found no solution ({res.raw_status}); nothing written")
+        write_native_solution(res, sol, solver)
+    return res, sol
+
+
+def training_data(man: dict[str, Any], data_path: str | Path | None = None):
+    """The Dataset a manifest was compiled from, checked against its sha256 (rows subset applied)."""
+    from olctc.data import read_csv
+    from olctc.datasets import load
+
+    info = man["data"]
+    src = str(data_path) if data_path else info["source"]
+    if src.startswith("dataset:"):
+        ds = load(src.split(":", 1)[1], info.get("positive_class"))
+    else:
+        if not Path(src).exists():
+            raise OlctcError(f"the training data {src} is not there; pass its path with --data")
+        ds = read_csv(src, info["target"], info.get("positive_class"))
+    if ds.sha256 != info["sha256"]:
+        raise OlctcError(f"{src}: the data changed since compile (sha256 {ds.sha256[:12]}... != "
+                         f"{info['sha256'][:12]}...)")
+    if info.get("rows") is not None:
+        ds = ds.subset(np.asarray(info["rows"], dtype=np.int64))
+    return ds

@@ -1,0 +1,181 @@
+"""Data in: vendored data sets, encoding, class mapping, standardisation, and every bad table."""
+from __future__ import annotations
+
+import gzip
+import hashlib
+
+import numpy as np
+import pytest
+
+import olctc
+from olctc.data import Scaler, from_arrays, read_csv
+from olctc.datasets import dataset_names, dataset_path, load, load_dataset
+from olctc.errors import OlctcError
+from olctc.spec import make_spec
+
+SHAPES = {"a6a": (11220, 123), "breast": (569, 30), "climate": (540, 18), "german.numer": (1000, 24),
+          "haberman": (306, 3), "heart": (297, 13), "ionosphere": (351, 34), "parkinsons": (195, 22),
+          "phishing": (11055, 68), "sonar": (208, 60), "spectf": (267, 44), "splice": (1000, 60),
+          "svmguide1": (3089, 4), "svmguide3": (1243, 22), "tic-tac-toe": (958, 27), "w5a": (9888, 300),
+          "wholesale": (440, 7)}
+
+# sha256 of the uncompressed CSVs, from the provenance README
+SHA = {"breast": "db5f878dad3c9b39aa946fda1e4251b0e790787104a3aacf00e6ba8964fd6697",
+       "tic-tac-toe": "08104a9b94088561682ec802d560ebc0f8162bc7c9c7a7f97f0c787ade7bb0b9",
+       "a6a": "670ab0ec809016ee8f080da427854a45c08a00d3ced5b5733562dc103637b41f"}
+
+
+def test_all_seventeen_vendored_with_the_papers_shapes():
+    assert sorted(SHAPES) == dataset_names()
+    for name, shape in SHAPES.items():
+        X, y, names = load_dataset(name)
+        assert X.shape == shape, name
+        assert len(names) == shape[1] and y.shape == (shape[0],)
+        assert len(set(y.tolist())) == 2
+
+
+@pytest.mark.parametrize("name", sorted(SHA))
+def test_vendored_bytes_match_provenance(name):
+    raw = gzip.decompress(dataset_path(name).read_bytes())
+    assert hashlib.sha256(raw).hexdigest() == SHA[name]
+    assert load(name).sha256 == SHA[name]
+
+
+def test_tic_tac_toe_one_hot_27_columns():
+    ds = load("tic-tac-toe")
+    assert ds.p == 27
+    assert ds.feature_names[:3] == ["top_left=b", "top_left=o", "top_left=x"]
+    # every square is exactly one of x / o / b
+    assert np.array_equal(ds.X.reshape(ds.n, 9, 3).sum(axis=2), np.ones((ds.n, 9)))
+    assert ds.classes == ("negative", "positive") and (ds.y > 0).sum() == 626
+
+
+def test_class_mapping_default_and_positive_class():
+    ds = load("haberman")
+    assert ds.classes == (1, 2) and (ds.y > 0).sum() == 81
+    ds = load("haberman", positive_class="1")
+    assert ds.classes == (2, 1) and (ds.y > 0).sum() == 225
+    ds = load("german.numer")  # labels written +1 / -1: sorted numerically
+    assert ds.classes == (-1, 1) and (ds.y > 0).sum() == 300
+
+
+def test_scaler_is_population_std_and_handles_constant_columns():
+    X = np.array([[1.0, 5.0], [3.0, 5.0], [5.0, 5.0]])
+    s = Scaler.fit(X)
+    assert np.allclose(s.mean, [3.0, 5.0]) and np.allclose(s.scale, [np.std([1, 3, 5]), 1.0])
+    Z = s.transform(X)
+    assert np.allclose(Z[:, 0].std(), 1.0) and np.all(Z[:, 1] == 0)
+    from sklearn.preprocessing import StandardScaler
+
+    ds = load("ionosphere")  # column a2 is constant 0
+    assert np.allclose(Scaler.fit(ds.X).transform(ds.X), StandardScaler().fit_transform(ds.X))
+
+
+def test_public_load_dataset_exported():
+    X, y, names = olctc.load_dataset("wholesale")
+    assert X.shape == (440, 7) and names[0] == "Region"
+
+
+def write(tmp_path, text: str, name: str = "d.csv"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+BAD_TABLES = [
+    ("", "the file is empty"),
+    ("a,b,y\n", "0 data row(s); at least 2 points are needed"),
+    ("a,b,y\n1,2,0\n", "1 data row(s); at least 2 points are needed"),
+    ("a,b,c\n1,2,0\n3,4,1\n", "target column 'y' not found; columns are: a, b, c"),
+    ("a,b,y\n1,2,0\n3,4,0\n", "target 'y' has one class only (0); a classifier needs two"),
+    ("a,b,y\n1,2,0\n3,4,1\n5,6,2\n", "target 'y' has 3 classes [0, 1, 2]; olctc trains binary trees: "
+                                     "pick one with --positive-class (one class against the rest)"),
+    ("a,b,y\n1,2,0\nnan,4,1\n", "column 'a' line 3: expected a finite number, got 'nan'"),
+    ("a,b,y\n1,inf,0\n3,4,1\n", "column 'b' line 2: expected a finite number, got 'inf'"),
+    ("a,b,y\n1,2,0\n3,4,1\n5,x,1\n", "column 'b' line 4: expected a number, got 'x'"),
+    ("a,b,y\n1,,0\n3,4,1\n", "column 'b' line 2: empty cell; fill or drop missing values"),
+    ("a,b,y\n1,2,0\n3,4\n", "line 3 has 2 fields, the header has 3"),
+    ("a,a,y\n1,2,0\n3,4,1\n", "the header names column 'a' twice"),
+    ("y\n0\n1\n", "no feature columns besides the target 'y'"),
+    ("a,b,y\nu,1,0\nv,w,1\nq,r,1\n", "column 'b' mixes text and numbers (line 2 has '1'); make it all text "
+                                     "(categorical) or all numbers"),
+]
+
+
+@pytest.mark.parametrize("text,message", BAD_TABLES)
+def test_bad_tables(tmp_path, text, message):
+    p = write(tmp_path, text)
+    with pytest.raises(OlctcError) as exc:
+        read_csv(p, "y")
+    assert str(exc.value) == f"{p}: {message}"
+
+
+def test_missing_file_and_folder(tmp_path):
+    with pytest.raises(OlctcError, match=r"no such file$"):
+        read_csv(tmp_path / "nope.csv", "y")
+    with pytest.raises(OlctcError, match=r"is a folder, expected a CSV file$"):
+        read_csv(tmp_path, "y")
+
+
+def test_unknown_positive_class(tmp_path):
+    p = write(tmp_path, "a,y\n1,cat\n2,dog\n")
+    with pytest.raises(OlctcError, match=r"positive class 'cow' is not a value of target 'y'; its values are \['cat', 'dog'\]"):
+        read_csv(p, "y", positive_class="cow")
+
+
+def test_one_vs_rest_with_positive_class(tmp_path):
+    p = write(tmp_path, "a,y\n1,cat\n2,dog\n3,cow\n")
+    ds = read_csv(p, "y", positive_class="dog")
+    assert ds.classes == ("not dog", "dog") and ds.y.tolist() == [-1, 1, -1]
+
+
+def test_quoted_and_categorical_csv(tmp_path):
+    p = write(tmp_path, 'size,"colour, shade",y\n1.5,"red, dark",a\n2,blue,b\n3,"red, dark",b\n')
+    ds = read_csv(p, "y")
+    assert ds.feature_names == ["size", "colour, shade=blue", "colour, shade=red, dark"]
+    assert ds.X.tolist() == [[1.5, 0, 1], [2, 1, 0], [3, 0, 1]]
+
+
+def test_from_arrays_errors():
+    with pytest.raises(OlctcError, match=r"X has a non-finite value nan at row 1, column 0"):
+        from_arrays([[0.0], [np.nan]], [0, 1])
+    with pytest.raises(OlctcError, match=r"y must be 1-D with one label per row of X \(2\)"):
+        from_arrays([[0.0], [1.0]], [0, 1, 1])
+
+
+SPEC_ERRORS = [
+    (dict(preset="cart"), "The 'preset' parameter must be one of olct, olct-univariate, margot, margot-sfs, "
+                          "margot-hfs, oct-h. Got 'cart' instead."),
+    (dict(depth=0), "The 'depth' parameter must be an integer >= 1. Got 0 instead."),
+    (dict(depth=40), "The 'depth' parameter must be <= 12 (depth 40 has 1099511627775 branch nodes and "
+                     "549755813888 routing variables per point). Got 40 instead."),
+    (dict(depth=2, C="1,2,3"), "The 'C' parameter must be one value or 2 values (one per layer, root first) "
+                               "for depth 2. Got '1,2,3' instead."),
+    (dict(C=0.0), "The 'C' parameter must be finite and > 0 for every layer. Got [0.0, 0.0] instead."),
+    (dict(C="a"), "The 'C' parameter must be a positive number or one per layer separated by commas. "
+                  "Got 'a' instead."),
+    (dict(epsilon=0.0), "The 'epsilon' parameter must be > 0. Got 0.0 instead."),
+    (dict(epsilon=200.0), "The 'epsilon' parameter must be smaller than big-M (100.0). Got 200.0 instead."),
+    (dict(tangents="V9"), "The 'tangents' parameter must be V0, V1, V2, V3 or a comma-separated list of "
+                          "numbers such as '-inf,-1.9,0,1.9,inf'. Got 'V9' instead."),
+    (dict(tangents="0,,1"), "The 'tangents' parameter must be V0, V1, V2, V3 or a comma-separated list of "
+                            "numbers such as '-inf,-1.9,0,1.9,inf'. Got '0,,1' instead."),
+    (dict(budget=0), "The 'budget' parameter must be an integer >= 1. Got 0 instead."),
+    (dict(big_m=-1.0), "The 'big_m' parameter must be a finite number > 0. Got -1.0 instead."),
+]
+
+
+@pytest.mark.parametrize("kwargs,message", SPEC_ERRORS)
+def test_spec_errors(kwargs, message):
+    with pytest.raises(OlctcError) as exc:
+        make_spec(**kwargs)
+    assert str(exc.value) == message
+
+
+def test_tangent_sets_and_custom_lists():
+    assert make_spec(tangents="V0").tangents == (-np.inf, 0.0, np.inf)
+    assert len(make_spec(tangents="V3").tangents) == 17
+    s = make_spec(tangents="-inf,-1.9,0,1.9,inf")
+    assert s.tangents == make_spec(tangents="V1").tangents and s.tangent_set == "custom"
+    assert make_spec(depth=3, C="1,10,100").C == (1.0, 10.0, 100.0)
+    assert make_spec(depth=3, C=0.5).C == (0.5, 0.5, 0.5)

@@ -1,0 +1,173 @@
+"""The formulation against independent computations.
+
+- brute force: on tiny data, enumerate every routing of the points (and every feature choice for the
+  univariate preset); for each, the problem is an LP written here from scratch with dense matrices;
+  the best LP must equal the MILP optimum (HiGHS at tight tolerances);
+- the MILP optimum equals the objective recomputed in numpy from the decoded (w, b);
+- structural facts: names, block map, sizes, depth 1.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from olctc.compile import estimate_size
+from olctc.formulation import build_milp
+from olctc.formulation.losses import tangent_lines
+from olctc.formulation.topology import Topology
+from olctc.objective import tree_objective
+from olctc.spec import PRESETS, make_spec
+
+from conftest import solve_highs_arrays
+
+
+def tiny(n: int = 5, p: int = 2, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    y = np.where(X[:, 0] * X[:, 1] + 0.2 * rng.normal(size=n) > 0, 1, -1)
+    if abs(y.sum()) == n:
+        y[0] = -y[0]
+    return X, y
+
+
+def brute_force(X: np.ndarray, y: np.ndarray, spec) -> float:
+    """min over routings (and L0 supports) of an LP written independently of olctc.formulation."""
+    n, p = X.shape
+    topo = Topology(spec.depth)
+    T, d = topo.n_nodes, spec.depth
+    g, c = tangent_lines(spec)
+    nw = T * p
+    # variables: w (T*p), b (T), a (T*p) with |w| <= a, xi (d*n)
+    nv = nw + T + nw + d * n
+    cost = np.zeros(nv)
+    cost[nw + T: nw + T + nw] = 1.0
+    for h in range(d):
+        cost[2 * nw + T + h * n: 2 * nw + T + (h + 1) * n] = spec.C[h]
+
+    def score_row(t: int, i: int, coef: float) -> np.ndarray:
+        row = np.zeros(nv)
+        row[t * p:(t + 1) * p] = coef * X[i]
+        row[nw + t] = coef
+        return row
+
+    supports = [None]
+    if spec.info.l0 == "hfs":
+        choices = [()] + [(j,) for j in range(p)]
+        supports = list(itertools.product(choices, repeat=T))
+    best = math.inf
+    for leaves in itertools.product(topo.last, repeat=n):
+        A, ub = [], []
+        for k in range(nw):  # w - a <= 0, -w - a <= 0
+            r = np.zeros(nv); r[k] = 1; r[nw + T + k] = -1; A.append(r); ub.append(0.0)
+            r = np.zeros(nv); r[k] = -1; r[nw + T + k] = -1; A.append(r); ub.append(0.0)
+        for i, s in enumerate(leaves):
+            path = []
+            t = int(s)
+            while t >= 0:
+                path.append(t)
+                t = (t - 1) // 2 if t > 0 else -1
+            path = path[::-1]  # root .. s
+            for h, t in enumerate(path):
+                if h < d - 1:  # route to the child on the path
+                    right = path[h + 1] == 2 * t + 2
+                    if right:
+                        A.append(score_row(t, i, -1.0)); ub.append(-spec.epsilon)
+                    else:
+                        A.append(score_row(t, i, 1.0)); ub.append(0.0)
+                for gk, ck in zip(g, c):  # xi >= ck - gk * y * score
+                    r = score_row(t, i, -gk * y[i])
+                    r[2 * nw + T + h * n + i] = -1.0
+                    A.append(r); ub.append(-ck)
+        A = np.array(A); ub = np.array(ub)
+        for sup in supports:
+            bounds = [(None, None)] * (nw + T) + [(0, None)] * (nw + d * n)
+            if sup is not None:
+                for t in range(T):
+                    for j in range(p):
+                        if j not in sup[t]:
+                            bounds[t * p + j] = (0, 0)
+            res = linprog(cost, A_ub=A, b_ub=ub, bounds=bounds, method="highs")
+            if res.status == 0:
+                best = min(best, res.fun)
+    return best
+
+
+@pytest.mark.parametrize("preset,depth,tangents", [
+    ("olct", 1, "V0"), ("olct", 2, "V0"), ("olct", 2, "V1"), ("olct", 3, "V0"),
+    ("olct-univariate", 2, "V0"),
+])
+def test_milp_optimum_equals_brute_force(preset, depth, tangents):
+    X, y = tiny(n=5 if depth < 3 else 4)
+    spec = make_spec(preset, depth, C=[1.0, 2.0, 0.5][:depth], tangents=tangents)
+    milp = build_milp(X, y, spec)
+    obj, x = solve_highs_arrays(milp)
+    expected = brute_force(X, y, spec)
+    assert obj == pytest.approx(expected, rel=1e-6, abs=1e-7)
+    W, b = milp.values(x, "w"), milp.values(x, "b")
+    assert np.abs(X @ W.T + b).max() <= spec.big_m + 1e-6  # relaxed rows hold
+    rec = tree_objective(W, b, X, y, spec, threshold=spec.epsilon / 2)
+    assert rec.total == pytest.approx(obj, rel=1e-6, abs=1e-7)
+
+
+@pytest.mark.parametrize("preset", [p for p in PRESETS if not PRESETS[p].quadratic])
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_optimum_matches_recomputed_objective(preset, depth):
+    X, y = tiny(n=9, p=3, seed=depth)
+    spec = make_spec(preset, depth, C=2.0, alpha=0.05)
+    milp = build_milp(X, y, spec)
+    obj, x = solve_highs_arrays(milp)
+    assert max(milp.violation(x).values()) < 1e-6
+    W, b = milp.values(x, "w"), milp.values(x, "b")
+    rec = tree_objective(W, b, X, y, spec, threshold=spec.epsilon / 2)
+    assert rec.total == pytest.approx(obj, rel=1e-6, abs=1e-6)
+
+
+def test_oct_h_is_not_degenerate_at_zero_weights():
+    # with ">= 0" on the positive side, w = 0, b = 0 scored every point 0 and q labelled all correctly
+    X = np.array([[1.0, 1.0], [-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0]])
+    y = np.array([1, 1, -1, -1])  # XOR: one hyperplane gets at most 3 of 4 right
+    spec = make_spec("oct-h", 1, C=1.0, alpha=0.0)
+    milp = build_milp(X, y, spec)
+    obj, x = solve_highs_arrays(milp)
+    W, b = milp.values(x, "w"), milp.values(x, "b")
+    errors = np.sum(((X @ W[0] + b[0]) > spec.epsilon / 2) != (y > 0))
+    assert obj == pytest.approx(errors)
+    assert errors == 1
+
+
+def test_names_and_blocks():
+    X, y = tiny(n=4, p=3)
+    milp = build_milp(X, y, make_spec("olct", 2))
+    cols = milp.col_names()
+    assert cols[0] == "w_0_0" and "w_pos_2_1" in cols and "z_1_3" in cols and "xi_2_0" in cols
+    rows = milp.row_names()
+    assert rows[0] == "assign_0" and "route_l_0_3" in rows and "route_r_0_0" in rows and "loss_2_1_3" in rows
+    assert len(set(cols)) == len(cols) and len(set(rows)) == len(rows)
+    assert max(map(len, cols)) <= 64
+    z = milp.col_block("z")
+    assert z.shape == (2, 4) and z.labels[0] == (1, 2)
+    assert milp.integer[z.slice].all() and not milp.integer[milp.col_block("w").slice].any()
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+def test_size_estimate_is_exact(preset, depth):
+    X, y = tiny(n=6, p=3)
+    spec = make_spec(preset, depth, tangents="V2")
+    milp = build_milp(X, y, spec)
+    est = estimate_size(6, 3, spec)
+    assert (est.rows, est.cols) == (milp.n_rows, milp.n_cols)
+    assert est.nonzeros >= milp.nnz
+
+
+def test_quadratic_presets_have_identity_on_w():
+    X, y = tiny()
+    milp = build_milp(X, y, make_spec("margot", 2))
+    w = milp.col_block("w")
+    Q = milp.Q.toarray()
+    assert np.array_equal(np.diag(Q)[w.slice], np.ones(w.size))
+    assert Q.sum() == w.size
