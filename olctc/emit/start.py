@@ -1,0 +1,174 @@
+"""MIP-start files: hand a known solution (e.g. a greedy tree) to a solver as its first incumbent.
+
+Every writer writes a complete start, one value per column in column order: CBC fixes integer
+columns missing from a start to 0 and SCIP sets every missing column to 0, so a partial start is
+silently a different point. Numbers are integers (``4``) when the float is integral, else
+``repr(float)`` (shortest round trip, lowercase ``e``): CBC's start reader accepts only digits,
+``.``, ``-``, ``+`` and ``e`` (``2E0``, ``inf`` and ``nan`` are skipped with a warning), and every
+other solver reads both forms. Files are written atomically and byte-for-byte deterministically.
+
+Formats, as measured with the solvers (see ``tests/test_start_files.py``):
+
+- gurobi (``.gurobi.mst``): ``# MIP start`` then ``name value``.
+- cplex (``.cplex.mst``): ``<CPLEXSolutions>`` XML with ``<variable name= value=/>``.
+- cbc (``.cbc.start``, for ``cbc model.mps -mips f``): CBC's solution layout ``index name value``
+  under a header line that CBC skips (python-mip's ``Model.read('f.sol')`` skips the first line
+  unconditionally, so the header must be there). Lines stay under CBC's 255-character buffer.
+- highs (``.highs.sol``, for ``--read_solution_file`` or ``Highs.readSolution``): HiGHS's own
+  solution layout up to the ``# Columns n`` section, which HiGHS reads positionally (the lines
+  before it are skipped unread, ``# Rows`` may be left out).
+- scip (``.scip.sol``, for ``read f`` / ``Model.readSol``): ``solution status:`` and
+  ``objective value:`` lines (skipped by SCIP's reader) then ``name value``.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Callable, Sequence
+from xml.sax.saxutils import quoteattr
+
+import numpy as np
+
+from olctc.errors import OlctcError, param_error
+from olctc.io import atomic_open
+
+#: CBC reads a start with fgets into a 256-byte buffer: a longer line is cut in two.
+_CBC_MAX_LINE = 255
+_WHITESPACE = re.compile(r"\s")
+# Integral floats are printed as integers up to 2**53, where every integer is still exact.
+_EXACT_INT = float(2 ** 53)
+
+
+def format_values(x: np.ndarray) -> list[str]:
+    """Each value as the shortest text that reads back to the same float; integral ones as ``4``."""
+    out = np.empty(x.shape[0], dtype=object)
+    integral = (x == np.trunc(x)) & (np.abs(x) < _EXACT_INT)
+    out[integral] = list(map(str, x[integral].astype(np.int64).tolist()))
+    rest = ~integral
+    out[rest] = list(map(repr, x[rest].tolist()))
+    return out.tolist()
+
+
+def _gurobi(names: Sequence[str], values: list[str], objective: float | None, path: Path) -> str:
+    head = "# MIP start\n" + (f"# Objective value = {objective!r}\n" if objective is not None else "")
+    return head + "".join([f"{n} {v}\n" for n, v in zip(names, values)])
+
+
+def _cplex(names: Sequence[str], values: list[str], objective: float | None, path: Path) -> str:
+    name = path.name.removesuffix(".cplex.mst") if path.name.endswith(".cplex.mst") else path.stem
+    # quoteattr escapes &, <, > and picks quotes; only names that need it pay for it.
+    joined = "".join(names)
+    quoted = [quoteattr(n) for n in names] if any(c in joined for c in "&<>\"'") else [f'"{n}"' for n in names]
+    return ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+            '<CPLEXSolutions version="1.2">\n'
+            ' <CPLEXSolution version="1.2">\n'
+            f'  <header problemName={quoteattr(name)} solutionName="start0" MIPStartEffortLevel="0"'
+            ' writeLevel="1"/>\n'
+            '  <variables>\n'
+            + "".join([f'   <variable name={q} value="{v}"/>\n' for q, v in zip(quoted, values)])
+            + '  </variables>\n'
+            ' </CPLEXSolution>\n'
+            '</CPLEXSolutions>\n')
+
+
+def _cbc(names: Sequence[str], values: list[str], objective: float | None, path: Path) -> str:
+    lines = [f"{i} {n} {v}\n" for i, (n, v) in enumerate(zip(names, values))]
+    longest = max(lines, key=len, default="")
+    if len(longest) > _CBC_MAX_LINE:
+        raise OlctcError(f"cannot write CBC start {path}: expected lines of at most {_CBC_MAX_LINE} characters "
+                         f"(CBC cuts longer ones), got {len(longest)} for column {longest.split()[1][:40]!r}")
+    # 'Status unknown' is CBC's own word for a solution of unknown status; CBC skips the line.
+    head = f"Status unknown - objective value {objective!r}\n" if objective is not None else "Status unknown\n"
+    return head + "".join(lines)
+
+
+def _highs(names: Sequence[str], values: list[str], objective: float | None, path: Path) -> str:
+    # HiGHS skips the status and objective lines unread; 'Feasible' must be there (not 'None').
+    obj = repr(objective) if objective is not None else "unknown"
+    return (f"Model status\nUnknown\n\n# Primal solution values\nFeasible\nObjective {obj}\n"
+            f"# Columns {len(names)}\n" + "".join([f"{n} {v}\n" for n, v in zip(names, values)]))
+
+
+def _scip(names: Sequence[str], values: list[str], objective: float | None, path: Path) -> str:
+    head = "solution status: unknown\n" + (f"objective value: {objective!r}\n" if objective is not None else "")
+    return head + "".join([f"{n} {v}\n" for n, v in zip(names, values)])
+
+
+_Writer = Callable[[Sequence[str], list[str], "float | None", Path], str]
+_WRITERS: dict[str, tuple[str, _Writer]] = {
+    "gurobi": (".gurobi.mst", _gurobi),
+    "cplex": (".cplex.mst", _cplex),
+    "cbc": (".cbc.start", _cbc),
+    "highs": (".highs.sol", _highs),
+    "scip": (".scip.sol", _scip),
+}
+
+#: Solvers a MIP start can be written for (GLPK's glpsol reads none).
+START_FORMATS: tuple[str, ...] = tuple(_WRITERS)
+
+
+def _check_solver(solver: str) -> None:
+    if solver not in _WRITERS:
+        raise param_error("solver", f"one of {', '.join(START_FORMATS)}", solver)
+
+
+def start_filename(stem: str, solver: str) -> str:
+    """File name of ``solver``'s start for ``stem``: ``stem + ".gurobi.mst"``, ``".cbc.start"`` ...
+
+    Raises
+    ------
+    OlctcError
+        for a solver not in ``START_FORMATS``.
+    """
+    _check_solver(solver)
+    return stem + _WRITERS[solver][0]
+
+
+def _check_names(names: Sequence[str], path: Path) -> None:
+    joined = "".join(names)
+    if _WHITESPACE.search(joined) or any(not n for n in names):
+        bad = next(n for n in names if not n or _WHITESPACE.search(n))
+        raise OlctcError(f"cannot write MIP start {path}: expected column names without whitespace, got {bad!r}")
+    if len(set(names)) != len(names):
+        seen: set[str] = set()
+        dup = next(n for n in names if n in seen or seen.add(n))
+        raise OlctcError(f"cannot write MIP start {path}: expected distinct column names, got {dup!r} twice")
+
+
+def write_start(path: str | os.PathLike[str], col_names: Sequence[str], x: np.ndarray, solver: str,
+                objective: float | None = None) -> None:
+    """Write a complete MIP start for ``solver``.
+
+    Parameters
+    ----------
+    path : output file (see ``start_filename``); written atomically.
+    col_names : every column name, in the model's column order.
+    x : one finite value per column.
+    solver : one of ``START_FORMATS``.
+    objective : objective value of ``x``, written where the format has a place for it.
+
+    Raises
+    ------
+    OlctcError
+        for an unknown solver, a length mismatch, a non-finite value, names with whitespace or
+        duplicates, or a folder that does not exist.
+    """
+    _check_solver(solver)
+    path = Path(path)
+    names = [str(n) for n in col_names]
+    values = np.asarray(x, dtype=np.float64)
+    if values.ndim != 1 or values.shape[0] != len(names):
+        raise OlctcError(f"cannot write MIP start {path}: expected {len(names)} values (one per column), "
+                         f"got an array of shape {values.shape}")
+    finite = np.isfinite(values)
+    if not finite.all():
+        i = int(np.argmin(finite))
+        raise OlctcError(f"cannot write MIP start {path}: expected finite values, "
+                         f"got {float(values[i])!r} for column {names[i]!r}")
+    if objective is not None and not np.isfinite(objective):
+        raise OlctcError(f"cannot write MIP start {path}: expected a finite objective, got {objective!r}")
+    _check_names(names, path)
+    text = _WRITERS[solver][1](names, format_values(values), None if objective is None else float(objective), path)
+    with atomic_open(path, "w") as fh:
+        fh.write(text)

@@ -1,0 +1,176 @@
+"""Plumbing shared by the solution readers: the format registry, the text a reader works on, number
+parsing, and the one-line errors (``<file>[:<line>]: expected <what>, got <what came>``)."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from olctc.errors import OlctcError
+from olctc.read.solution import Solution
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """``repr`` of ``text``, shortened so that a message stays on one line."""
+    text = str(text)
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A solution file split into lines, and the name messages use for it."""
+
+    where: str
+    lines: list[str]
+    ends_with_newline: bool = True
+
+    @classmethod
+    def from_text(cls, text: str, where: str) -> "Source":
+        return cls(where, text.splitlines(), text.endswith(("\n", "\r")))
+
+    def fail(self, expected: str, got: str, line: int | None = None) -> OlctcError:
+        """The error for this file; ``line`` is 1-based (None or 0: no line to point at)."""
+        loc = f"{self.where}:{line}" if line else self.where
+        return OlctcError(f"{loc}: expected {expected}, got {got}")
+
+    def first(self) -> tuple[int, str]:
+        """0-based index and text of the first non-blank line (-1, '' if none)."""
+        for i, line in enumerate(self.lines):
+            if line.strip():
+                return i, line.strip()
+        return -1, ""
+
+    def head(self, n: int = 12) -> list[str]:
+        """The first ``n`` non-blank lines, stripped (what detectors look at)."""
+        out: list[str] = []
+        for line in self.lines:
+            if line.strip():
+                out.append(line.strip())
+                if len(out) == n:
+                    break
+        return out
+
+    def require_final_newline(self) -> None:
+        """Formats without a count or an end marker can only show truncation by a cut last line."""
+        if not self.ends_with_newline:
+            raise self.fail("a newline at the end of the last line", "a cut line (file truncated?)",
+                            line=len(self.lines))
+
+
+@dataclass(frozen=True)
+class Reader:
+    """One solution format: how to recognise it and how to parse it.
+
+    Parameters
+    ----------
+    name : the format name, which is also the solver name of the solutions it returns.
+    signature : how the format is recognised, in words, for messages.
+    detect : cheap test on the start of the file.
+    parse : full parse; the second argument is ``col_names`` (needed by index-only formats).
+    """
+
+    name: str
+    signature: str
+    detect: Callable[[Source], bool]
+    parse: Callable[[Source, Sequence[str] | None], Solution]
+
+
+#: Registration order is detection order: content that two formats share (HiGHS writes GLPK's
+#: formats on request) goes to the format registered first.
+READERS: dict[str, Reader] = {}
+
+
+def register(reader: Reader) -> Reader:
+    READERS[reader.name] = reader
+    return reader
+
+
+def known_formats() -> str:
+    return ", ".join(READERS)
+
+
+def detect(src: Source) -> str | None:
+    """Name of the first registered format whose detector accepts ``src``, else None."""
+    return next((name for name, reader in READERS.items() if reader.detect(src)), None)
+
+
+def read_source(path: str | os.PathLike[str]) -> Source:
+    """Read a solution file into a ``Source``; missing, unreadable, empty and binary files are errors."""
+    where = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise OlctcError(f"{where}: expected a solution file, got no such file") from None
+    except IsADirectoryError:
+        raise OlctcError(f"{where}: expected a solution file, got a directory") from None
+    except OSError as exc:
+        raise OlctcError(f"{where}: expected a readable solution file, got {exc.strerror}") from None
+    if not data.strip():
+        raise OlctcError(f"{where}: expected a solution file ({known_formats()}), got an empty file")
+    if b"\0" in data[:65536]:
+        raise OlctcError(f"{where}: expected a text solution file ({known_formats()}), got binary content")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        # CPLEX and GLPK write names in Latin-1; Latin-1 decodes any byte, so names survive.
+        text = data.decode("latin-1")
+    return Source.from_text(text, where)
+
+
+def parse_number(src: Source, token: str, expected: str, line: int) -> float:
+    """One finite float; Python's extras (``1_0``, ``nan``, ``inf``) are refused."""
+    try:
+        value = float(token)
+    except ValueError:
+        value = float("nan")
+    if not np.isfinite(value) or "_" in token:
+        raise src.fail(expected, shown(token), line=line)
+    return value
+
+
+def parse_values(src: Source, tokens: list[str], names: Sequence[str], lines: Sequence[int]) -> np.ndarray:
+    """Convert value tokens to float64, naming the line and column of the first bad one."""
+    try:
+        values = np.array(tokens, dtype=np.float64) if tokens else np.zeros(0)
+        ok = bool(np.isfinite(values).all()) and not any("_" in t for t in tokens)
+    except ValueError:
+        ok = False
+    if not ok:
+        for token, name, line in zip(tokens, names, lines):
+            parse_number(src, token, f"a finite number as the value of column {name!r}", line)
+    return values
+
+
+def name_values(src: Source, names: Sequence[str], values: np.ndarray, lines: Sequence[int]) -> dict[str, float]:
+    """``dict(zip(names, values))``; a column that appears twice is an error."""
+    out = dict(zip(names, values.tolist()))
+    if len(out) != len(names):
+        first: dict[str, int] = {}
+        for name, line in zip(names, lines):
+            if name in first:
+                raise src.fail("each column once", f"{name!r} again (first on line {first[name]})", line=line)
+            first[name] = line
+    return out
+
+
+def split_lines(src: Source, start: int, stop: int, widths: Iterable[int], expected: str) -> list[list[str]]:
+    """Whitespace-split ``src.lines[start:stop]`` (0-based); every line must have one of ``widths`` tokens."""
+    rows = [line.split() for line in src.lines[start:stop]]
+    allowed = set(widths)
+    if not {len(r) for r in rows} <= allowed:
+        for k, row in enumerate(rows):
+            if len(row) not in allowed:
+                raise src.fail(expected, shown(src.lines[start + k].strip()), line=start + k + 1)
+    return rows
+
+
+def make_solution(src: Source, solver: str, status: str, raw_status: str, objective: float | None,
+                  values: dict[str, float], omits_zeros: bool, bound: float | None = None) -> Solution:
+    """A ``Solution`` that keeps values and objective only when there is a solution."""
+    has = status in ("optimal", "feasible")
+    return Solution(status=status, objective=objective if has else None, values=values if has else {},
+                    solver=solver, raw_status=raw_status, omits_zeros=omits_zeros, bound=bound,
+                    path=src.where)

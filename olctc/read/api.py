@@ -1,0 +1,63 @@
+"""Read any supported solver's solution file into a ``Solution``, detecting the format from content."""
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from olctc.errors import OlctcError, param_error
+from olctc.read._base import READERS, Source, detect, known_formats, read_source, shown
+from olctc.read.solution import Solution
+
+
+def _unrecognised(src: Source) -> OlctcError:
+    k, first = src.first()
+    return src.fail(f"a solution file of a known format ({known_formats()})", shown(first), line=k + 1)
+
+
+def detect_format(text: str) -> str:
+    """Name of the format ``text`` is written in (one of ``FORMATS``).
+
+    Raises
+    ------
+    OlctcError
+        when no known format matches.
+    """
+    src = Source.from_text(text, "solution text")
+    name = detect(src)
+    if name is None:
+        if not text.strip():
+            raise OlctcError(f"solution text: expected a solution file ({known_formats()}), got an empty text")
+        raise _unrecognised(src)
+    return name
+
+
+def read_solution(path: str | os.PathLike[str], format: str | None = None,
+                  col_names: Sequence[str] | None = None) -> Solution:
+    """Read a solver's solution file.
+
+    Parameters
+    ----------
+    path : the solution file.
+    format : one of ``FORMATS`` to skip detection; the content must still match it.
+    col_names : the model's column names in MPS order. Required by formats that number columns
+        instead of naming them (GLPK ``-w``, HiGHS style 2 and -1); ignored by the others.
+
+    Raises
+    ------
+    OlctcError
+        for a missing, empty, truncated or unrecognised file, a non-finite or non-numeric value, or a
+        ``format`` the content does not match.
+    """
+    if format is not None and format not in READERS:
+        raise param_error("format", f"one of {', '.join(READERS)} (or None to detect)", format)
+    src = read_source(path)
+    found = detect(src)
+    if format is None:
+        if found is None:
+            raise _unrecognised(src)
+        format = found
+    elif not READERS[format].detect(src):
+        reader = READERS[format]
+        got = f"a {found} file" if found else shown(src.first()[1])
+        raise src.fail(f"a {format} solution file ({reader.signature})", got)
+    return READERS[format].parse(src, col_names)

@@ -1,0 +1,51 @@
+"""Gurobi ``.sol`` files (``model.write('x.sol')``, ``gurobi_cl ResultFile=x.sol``).
+
+``# Solution for model <name>``, ``# Objective value = <v>``, then ``name value`` for every column,
+plus one ``MPS_Rg<row>`` column per ranged row of an MPS file (Gurobi models a range as an equality
+with a bounded slack column; ``Solution.to_array`` skips them). Values are written with full
+precision.
+
+A ``.sol`` file carries no status: Gurobi writes one only when an incumbent exists, optimal or
+not. It is therefore read as "feasible" (an incumbent of unproven optimality); the run's log or
+``Status`` attribute tells whether it is optimal.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from olctc.read._base import Reader, Source, make_solution, name_values, parse_number, parse_values, register, \
+    shown, split_lines
+from olctc.read.solution import Solution
+
+_FIRST = "# Solution for model"
+_OBJECTIVE = "# Objective value ="
+
+
+def _detect(src: Source) -> bool:
+    return src.first()[1].startswith(_FIRST)
+
+
+def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
+    src.require_final_newline()
+    objective = None
+    data: list[int] = []
+    for k, line in enumerate(src.lines):
+        text = line.strip()
+        if text.startswith(_OBJECTIVE):
+            objective = parse_number(src, text[len(_OBJECTIVE):].strip(), "a finite objective value", k + 1)
+        elif text and not text.startswith("#"):
+            data.append(k)
+    # Data lines are contiguous after the comments; split them in one go.
+    start = data[0] if data else len(src.lines)
+    if data and data[-1] - start + 1 != len(data):
+        k = next(k for j, k in enumerate(data) if k != start + j)
+        raise src.fail("'name value' lines after the comments", shown(src.lines[k - 1].strip()), line=k)
+    rows = split_lines(src, start, start + len(data), (2,), "'name value'")
+    lines = range(start + 1, start + len(data) + 1)
+    names = [r[0] for r in rows]
+    values = parse_values(src, [r[1] for r in rows], names, lines)
+    return make_solution(src, "gurobi", "feasible", "solution (a Gurobi .sol file has no status)", objective,
+                         name_values(src, names, values, lines), omits_zeros=False)
+
+
+READER = register(Reader("gurobi", "first line '# Solution for model ...'", _detect, _parse))

@@ -1,0 +1,96 @@
+"""The solver-neutral answer every solution reader returns."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from olctc.errors import OlctcError
+
+#: The only values ``Solution.status`` takes.
+STATUSES = ("optimal", "feasible", "infeasible", "unbounded", "no_solution")
+
+#: Columns a solver adds on its own. Skipped by ``to_array`` when the model has no such column.
+#: SCIP names the epigraph variable of a quadratic objective ``quadobjvar``; Gurobi turns each
+#: ranged row r of an MPS file into an equality plus a column ``MPS_Rg<r>``.
+_HELPER_EXACT = {"scip": frozenset({"quadobjvar"})}
+_HELPER_PREFIX = {"gurobi": ("MPS_Rg",)}
+
+
+def is_helper_column(solver: str, name: str) -> bool:
+    """True when ``name`` is a column ``solver`` adds to the model by itself."""
+    prefixes = _HELPER_PREFIX.get(solver)
+    return name in _HELPER_EXACT.get(solver, ()) or bool(prefixes and name.startswith(prefixes))
+
+
+@dataclass
+class Solution:
+    """What a solver's solution file says.
+
+    Parameters
+    ----------
+    status : one of ``STATUSES``. ``"feasible"`` means an incumbent exists but optimality was not
+        proven (a limit was reached, or the format carries no status at all, as Gurobi ``.sol``).
+    objective : objective value of the incumbent; None when there is no solution.
+    values : column name -> value of the incumbent; empty when there is no solution (files that
+        hold an LP relaxation or an infeasible point do not leak it here).
+    solver : ``"cbc"``, ``"highs"``, ``"scip"``, ``"gurobi"``, ``"cplex"`` or ``"glpk"``.
+    raw_status : the solver's own status words.
+    omits_zeros : True when the format leaves zero-valued columns out (CBC, SCIP, HiGHS sparse).
+    bound : best bound when the file states one, else None.
+    path : the file read, for messages.
+    """
+
+    status: str
+    objective: float | None
+    values: dict[str, float]
+    solver: str
+    raw_status: str
+    omits_zeros: bool
+    bound: float | None = None
+    path: str | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+
+    def has_solution(self) -> bool:
+        """True when the file holds a usable incumbent (status optimal or feasible)."""
+        return self.status in ("optimal", "feasible")
+
+    def to_array(self, col_names: Sequence[str]) -> np.ndarray:
+        """The incumbent as a dense float64 vector in the order of ``col_names``.
+
+        Raises
+        ------
+        OlctcError
+            when there is no solution; when a column of ``col_names`` has no value and the format
+            does not omit zeros; when the file names a column absent from ``col_names`` (solver
+            helper columns such as SCIP's ``quadobjvar`` or Gurobi's ``MPS_Rg*`` excepted).
+        """
+        where = self.path or "solution"
+        if not self.has_solution():
+            raise OlctcError(f"{where}: expected a solution to convert to an array, "
+                             f"got status '{self.status}' ({self.raw_status})")
+        names = [str(n) for n in col_names]
+        index = {name: i for i, name in enumerate(names)}
+        keys = list(self.values)
+        pos = np.fromiter((index.get(k, -1) for k in keys), dtype=np.int64, count=len(keys))
+        vals = np.fromiter(self.values.values(), dtype=np.float64, count=len(keys))
+        unknown = np.flatnonzero(pos < 0)
+        if unknown.size:
+            extra = [keys[i] for i in unknown if not is_helper_column(self.solver, keys[i])]
+            if extra:
+                raise OlctcError(f"{where}: expected only columns of the model, got unknown column {extra[0]!r}")
+            keep = pos >= 0
+            pos, vals = pos[keep], vals[keep]
+        x = np.zeros(len(names), dtype=np.float64)
+        x[pos] = vals
+        if not self.omits_zeros and pos.size < len(names):
+            seen = np.zeros(len(names), dtype=bool)
+            seen[pos] = True
+            if not seen.all():
+                first = names[int(np.argmin(seen))]
+                raise OlctcError(f"{where}: expected a value for every column, got none for column {first!r}")
+        return x

@@ -1,0 +1,495 @@
+"""Solution readers: every sample file, round trips through the real solvers, and bad input."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from olctc.errors import OlctcError
+from olctc.read import FORMATS, Solution, detect_format, read_solution
+
+SAMPLES = Path(__file__).parent / "data" / "solvers" / "samples"
+MODEL = SAMPLES / "model.mps"
+OPT = {"x": 4.0, "y": 3.0, "z": 1.0, "v": 3.0, "w": 2.0, "u": 0.0}
+COLS = list(OPT)  # model.mps column order
+CBC = "/usr/bin/cbc"
+GLPSOL = "/usr/bin/glpsol"
+
+
+def _highs_model(path: Path):
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(path))
+    return h
+
+
+@pytest.fixture(scope="module")
+def mknap() -> tuple[list[str], np.ndarray]:
+    """mknap.mps column names and costs, to check an incumbent against its objective."""
+    lp = _highs_model(SAMPLES / "mknap.mps").getLp()
+    return list(lp.col_names_), np.asarray(lp.col_cost_, dtype=float)
+
+
+COL_NAMES = {"model": COLS, "infeasible": ["a", "b"], "msplit": [f"x{i}" for i in range(60)], "none": None}
+
+# file, col_names, solver, status, objective, values ("mknap": check the values against the costs).
+SAMPLE_CASES = [
+    ("cbc_2.10.8_solution.txt", "none", "cbc", "optimal", -21.5, OPT),
+    ("cbc_devel_solution.txt", "none", "cbc", "optimal", -21.5, OPT),
+    ("cbc_2.10.8_printall_solution.txt", "none", "cbc", "optimal", -21.5, OPT),
+    ("cbc_infeasible_solution.txt", "none", "cbc", "infeasible", None, {}),
+    ("cbc_2.10.8_printall_infeasible.txt", "none", "cbc", "infeasible", None, {}),
+    ("cbc_devel_infeasible_solution.txt", "none", "cbc", "infeasible", None, {}),
+    ("cbc_timelimit_solution.txt", "none", "cbc", "no_solution", None, {}),
+    ("cbc_devel_timelimit_solution.txt", "none", "cbc", "no_solution", None, {}),
+    ("cbc_timelimit_incumbent_solution.txt", "none", "cbc", "feasible", -5540.0, "mknap"),
+    ("cplex_solution.sol", "none", "cplex", "optimal", -21.5, OPT),
+    ("glpk_solution_w.txt", "model", "glpk", "optimal", -21.5, OPT),
+    ("glpk_output_o.txt", "none", "glpk", "optimal", -21.5, OPT),
+    ("glpk_infeasible_w.txt", "infeasible", "glpk", "infeasible", None, {}),
+    ("glpk_lp_only_w.txt", "none", "glpk", "no_solution", None, {}),
+    ("glpk_timelimit_incumbent_w.txt", "mknap", "glpk", "feasible", -5546.0, "mknap"),
+    ("glpk_timelimit_nosol_w.txt", "msplit", "glpk", "no_solution", None, {}),
+    ("gurobi_solution.sol", "none", "gurobi", "feasible", -21.5, {**OPT, "MPS_Rgc3": 5.0}),
+    ("highs_solution.sol", "none", "highs", "optimal", -21.5, OPT),
+    ("highs_solution_style-1.sol", "model", "highs", "feasible", None, OPT),
+    ("highs_solution_style1.sol", "none", "highs", "optimal", -21.5, OPT),
+    ("highs_solution_style2.sol", "model", "glpk", "optimal", -21.5, OPT),
+    ("highs_solution_style3.sol", "none", "glpk", "optimal", -21.5, OPT),
+    ("highs_solution_style4.sol", "none", "highs", "optimal", -21.5, {k: v for k, v in OPT.items() if v}),
+    ("highs_infeasible.sol", "none", "highs", "infeasible", None, {}),
+    ("highs_timelimit_incumbent.sol", "none", "highs", "feasible", -5534.999999999999, "mknap"),
+    ("highs_timelimit_nosol.sol", "none", "highs", "no_solution", None, {}),
+    ("scip_solution.sol", "none", "scip", "optimal", -21.5, {k: v for k, v in OPT.items() if v}),
+    ("scip_infeasible.sol", "none", "scip", "infeasible", None, {}),
+    ("scip_timelimit_incumbent.sol", "none", "scip", "feasible", -5542.0, "mknap"),
+]
+
+RAW_STATUS = {
+    "cbc_devel_infeasible_solution.txt": "Integer infeasible",
+    "cbc_timelimit_solution.txt": "Stopped on time (no integer solution - continuous used)",
+    "cbc_timelimit_incumbent_solution.txt": "Stopped on time",
+    "cplex_solution.sol": "101 integer optimal solution",
+    "glpk_lp_only_w.txt": "s bas f f: LP basic solution, primal feasible (not a MIP solution)",
+    "glpk_timelimit_incumbent_w.txt": "s mip f: feasible",
+    "glpk_timelimit_nosol_w.txt": "s mip u: undefined",
+    "gurobi_solution.sol": "solution (a Gurobi .sol file has no status)",
+    "highs_timelimit_nosol.sol": "Time limit reached",
+    "scip_timelimit_incumbent.sol": "time limit reached",
+}
+
+
+def _check_values(sol: Solution, expected, mknap) -> None:
+    if expected == "mknap":
+        names, cost = mknap
+        x = sol.to_array(names)
+        assert set(np.unique(x)) <= {0.0, 1.0}
+        assert float(cost @ x) == pytest.approx(sol.objective, abs=1e-9)
+    else:
+        assert sol.values == expected
+
+
+@pytest.mark.parametrize("name, cols, solver, status, objective, values", SAMPLE_CASES,
+                         ids=[c[0] for c in SAMPLE_CASES])
+def test_sample(name, cols, solver, status, objective, values, mknap) -> None:
+    col_names = mknap[0] if cols == "mknap" else COL_NAMES[cols]
+    sol = read_solution(SAMPLES / name, col_names=col_names)
+    assert (sol.solver, sol.status, sol.objective) == (solver, status, objective)
+    assert sol.path == str(SAMPLES / name)
+    assert sol.has_solution() == (status in ("optimal", "feasible"))
+    assert sol.bound is None
+    if name in RAW_STATUS:
+        assert sol.raw_status == RAW_STATUS[name]
+    _check_values(sol, values, mknap)
+    if values is OPT or (isinstance(values, dict) and "x" in values):
+        assert sol.to_array(COLS).tolist() == [4.0, 3.0, 1.0, 3.0, 2.0, 0.0]
+    assert detect_format((SAMPLES / name).read_text()) == solver
+
+
+def test_omits_zeros_follows_the_format() -> None:
+    expect = {"cbc_2.10.8_solution.txt": True, "scip_solution.sol": True, "highs_solution_style4.sol": True,
+              "highs_solution.sol": False, "gurobi_solution.sol": False, "cplex_solution.sol": False,
+              "glpk_output_o.txt": False}
+    assert {n: read_solution(SAMPLES / n).omits_zeros for n in expect} == expect
+
+
+def test_glpsol_formats_written_by_highs_read_as_highs_when_asked() -> None:
+    for name in ("highs_solution_style2.sol", "highs_solution_style3.sol"):
+        sol = read_solution(SAMPLES / name, format="highs", col_names=COLS)
+        assert (sol.solver, sol.status, sol.objective, sol.values) == ("highs", "optimal", -21.5, OPT)
+
+
+def test_formats_and_detection() -> None:
+    assert set(FORMATS) == {"cbc", "highs", "scip", "gurobi", "cplex", "glpk"}
+    assert detect_format("Optimal - objective value 1.0\n      0 x 1 0\n") == "cbc"
+    assert detect_format("Feasible solution - objective 0.0\n0 x 4.0 -3.0\n") == "cbc"
+    assert detect_format("objective value: 3\nx 1 \t(obj:3)\n") == "scip"
+    assert detect_format("no solution available\n") == "scip"
+
+
+# ---------------------------------------------------------------- round trips with real solvers
+
+
+def _cbc(tmp_path: Path, model: str, *args: str) -> Path:
+    out = tmp_path / "cbc_out.txt"
+    if not (tmp_path / model).exists():
+        shutil.copy(SAMPLES / model, tmp_path / model)
+    subprocess.run([CBC, model, *args, "-solve", "-solu", out.name], cwd=tmp_path, check=True,
+                   capture_output=True, timeout=60)
+    return out
+
+
+@pytest.mark.parametrize("model, args, status, raw", [
+    ("model.mps", (), "optimal", "Optimal"),
+    ("model.mps", ("-printingOptions", "all"), "optimal", "Optimal"),
+    ("infeasible.mps", (), "infeasible", "Infeasible"),
+    ("mknap.mps", ("-maxSolutions", "1"), "feasible", "Stopped on iterations"),
+    ("mknap.mps", ("-maxSolutions", "1", "-printingOptions", "all"), "feasible", "Stopped on iterations"),
+    ("hard_msplit.mps", ("-maxNodes", "0", "-heuristicsOnOff", "off", "-cuts", "off"), "no_solution",
+     "Stopped on iterations (no integer solution - continuous used)"),
+])
+def test_cbc_program(tmp_path, mknap, model, args, status, raw) -> None:
+    sol = read_solution(_cbc(tmp_path, model, *args))
+    assert (sol.solver, sol.status, sol.raw_status) == ("cbc", status, raw)
+    if model == "model.mps":
+        assert (sol.objective, sol.to_array(COLS).tolist()) == (-21.5, [4.0, 3.0, 1.0, 3.0, 2.0, 0.0])
+    if model == "mknap.mps":
+        _check_values(sol, "mknap", mknap)
+
+
+UNBOUNDED_MPS = """NAME UNB FREE
+ROWS
+ N obj
+ L c1
+COLUMNS
+ MARKER 'MARKER' 'INTORG'
+ x obj 1 c1 1
+ MARKER 'MARKER' 'INTEND'
+ y obj 0 c1 1
+RHS
+ RHS c1 4
+BOUNDS
+ MI BND x
+ PL BND x
+ENDATA
+"""
+
+
+def test_unbounded_with_every_program(tmp_path) -> None:
+    (tmp_path / "unb.mps").write_text(UNBOUNDED_MPS)
+    sol = read_solution(_cbc(tmp_path, "unb.mps"))
+    assert (sol.status, sol.raw_status, sol.values) == ("unbounded", "Unbounded", {})
+    subprocess.run([GLPSOL, "--freemps", "unb.mps", "-w", "g.txt"], cwd=tmp_path, check=True, capture_output=True)
+    sol = read_solution(tmp_path / "g.txt", col_names=["x", "y"])
+    assert (sol.status, sol.raw_status) == ("no_solution", "s mip u: undefined")
+    h = _highs_model(tmp_path / "unb.mps")
+    h.run()
+    h.writeSolution(str(tmp_path / "h.sol"), 0)
+    sol = read_solution(tmp_path / "h.sol")
+    assert (sol.status, sol.raw_status) == ("no_solution", "Primal infeasible or unbounded")
+
+
+@pytest.mark.parametrize("phrase, status", [
+    ("Optimal (within gap tolerance)", "optimal"),
+    ("Stopped on time", "feasible"),
+    ("Stopped on iterations", "feasible"),
+    ("Stopped on difficulties", "feasible"),
+    ("Stopped on ctrl-c", "feasible"),
+    ("Stopped on ctrl-c (no integer solution - continuous used)", "no_solution"),
+    ("Status unknown", "no_solution"),
+])
+def test_cbc_status_words(tmp_path, phrase, status) -> None:
+    path = tmp_path / "s.txt"
+    path.write_text(f"{phrase} - objective value -21.50000000\n      0 x 4 0\n      1 y 3 0\n")
+    sol = read_solution(path)
+    assert (sol.status, sol.raw_status) == (status, phrase)
+    assert sol.values == ({"x": 4.0, "y": 3.0} if status == "feasible" or status == "optimal" else {})
+
+
+def test_python_mip_cbc_solution_file(tmp_path) -> None:
+    import mip
+
+    m = mip.Model(solver_name="CBC")
+    m.verbose = 0
+    m.read(str(MODEL))
+    assert m.optimize() == mip.OptimizationStatus.OPTIMAL
+    m.write(str(tmp_path / "pm.sol"))
+    sol = read_solution(tmp_path / "pm.sol")
+    assert (sol.solver, sol.status, sol.objective, sol.omits_zeros) == ("cbc", "feasible", None, True)
+    assert sol.to_array(COLS).tolist() == [4.0, 3.0, 1.0, 3.0, 2.0, 0.0]
+
+
+@pytest.mark.parametrize("model, flag, status", [
+    ("model.mps", "-w", "optimal"), ("model.mps", "-o", "optimal"),
+    ("infeasible.mps", "-w", "infeasible"), ("infeasible.mps", "-o", "infeasible"),
+    ("lp_only.mps", "-w", "no_solution"), ("lp_only.mps", "-o", "no_solution"),
+])
+def test_glpsol_program(tmp_path, model, flag, status) -> None:
+    shutil.copy(SAMPLES / model, tmp_path / model)
+    subprocess.run([GLPSOL, "--freemps", model, flag, "out.txt"], cwd=tmp_path, check=True,
+                   capture_output=True, timeout=60)
+    cols = {"model.mps": COLS, "infeasible.mps": ["a", "b"], "lp_only.mps": ["x", "y"]}[model]
+    sol = read_solution(tmp_path / "out.txt", col_names=cols)
+    assert (sol.solver, sol.status) == ("glpk", status)
+    if status == "optimal":
+        assert (sol.objective, sol.values) == (-21.5, OPT)
+
+
+@pytest.mark.parametrize("style", [-1, 0, 1, 2, 3, 4])
+def test_highspy_styles(tmp_path, mknap, style) -> None:
+    h = _highs_model(MODEL)
+    h.run()
+    h.writeSolution(str(tmp_path / "h.sol"), style)
+    sol = read_solution(tmp_path / "h.sol", col_names=COLS)
+    assert sol.status == ("feasible" if style == -1 else "optimal")
+    assert sol.solver == ("glpk" if style in (2, 3) else "highs")
+    assert sol.to_array(COLS).tolist() == [4.0, 3.0, 1.0, 3.0, 2.0, 0.0]
+    assert sol.objective == (None if style == -1 else -21.5)
+    if style in (2, 3):
+        assert read_solution(tmp_path / "h.sol", format="highs", col_names=COLS).solver == "highs"
+
+    # A solution limit stops HiGHS deterministically with an incumbent.
+    h = _highs_model(SAMPLES / "mknap.mps")
+    h.setOptionValue("mip_max_improving_sols", 1)
+    h.run()
+    h.writeSolution(str(tmp_path / "limit.sol"), style)
+    sol = read_solution(tmp_path / "limit.sol", col_names=mknap[0])
+    assert sol.status == "feasible"
+    assert sol.raw_status in ("Solution limit reached", "s mip f: feasible", "INTEGER NON-OPTIMAL",
+                              "T Primal solution (style -1 has no model status)")
+    if style != -1:  # style -1 has no objective to check against
+        _check_values(sol, "mknap", mknap)
+    assert float(mknap[1] @ sol.to_array(mknap[0])) == h.getInfo().objective_function_value
+
+
+@pytest.mark.parametrize("style", [0, 1, 2, 3, 4])
+def test_highspy_infeasible(tmp_path, style) -> None:
+    h = _highs_model(SAMPLES / "infeasible.mps")
+    h.run()
+    h.writeSolution(str(tmp_path / "h.sol"), style)
+    sol = read_solution(tmp_path / "h.sol", col_names=["a", "b"])
+    assert (sol.status, sol.objective, sol.values) == ("infeasible", None, {})
+
+
+def test_highspy_style_minus_one_infeasible_is_an_empty_file(tmp_path) -> None:
+    h = _highs_model(SAMPLES / "infeasible.mps")
+    h.run()
+    h.writeSolution(str(tmp_path / "h.sol"), -1)
+    with pytest.raises(OlctcError) as err:
+        read_solution(tmp_path / "h.sol")
+    assert str(err.value) == (f"{tmp_path / 'h.sol'}: expected a solution file (cplex, gurobi, scip, cbc, glpk, "
+                              "highs), got an empty file")
+
+
+def test_pyscipopt(tmp_path, mknap) -> None:
+    import pyscipopt
+
+    m = pyscipopt.Model()
+    m.hideOutput()
+    m.readProblem(str(MODEL))
+    m.optimize()
+    m.writeBestSol(str(tmp_path / "best.sol"))
+    m.writeBestSol(str(tmp_path / "zeros.sol"), write_zeros=True)
+    for name, values in (("best.sol", {k: v for k, v in OPT.items() if v}), ("zeros.sol", OPT)):
+        sol = read_solution(tmp_path / name)
+        assert (sol.solver, sol.status, sol.objective, sol.values) == ("scip", "feasible", -21.5, values)
+        assert sol.to_array(COLS).tolist() == [4.0, 3.0, 1.0, 3.0, 2.0, 0.0]
+
+    m = pyscipopt.Model()
+    m.hideOutput()
+    m.readProblem(str(SAMPLES / "infeasible.mps"))
+    m.optimize()
+    m.writeBestSol(str(tmp_path / "inf.sol"))
+    assert read_solution(tmp_path / "inf.sol").status == "no_solution"
+
+    m = pyscipopt.Model()
+    m.hideOutput()
+    m.readProblem(str(SAMPLES / "mknap.mps"))
+    m.setParam("limits/solutions", 1)
+    m.optimize()
+    m.writeBestSol(str(tmp_path / "limit.sol"))
+    sol = read_solution(tmp_path / "limit.sol")
+    assert (sol.status, sol.objective) == ("feasible", m.getObjVal())
+    _check_values(sol, "mknap", mknap)
+
+
+# ---------------------------------------------------------------- to_array
+
+
+def test_to_array_rules() -> None:
+    sol = read_solution(SAMPLES / "gurobi_solution.sol")
+    with pytest.raises(OlctcError) as err:
+        sol.to_array(["x", "y", "z", "v", "w", "u", "t"])
+    assert str(err.value) == f"{SAMPLES / 'gurobi_solution.sol'}: expected a value for every column, got none for column 't'"
+    with pytest.raises(OlctcError) as err:
+        sol.to_array(["x", "y", "z", "v", "w"])
+    assert str(err.value) == f"{SAMPLES / 'gurobi_solution.sol'}: expected only columns of the model, got unknown column 'u'"
+    # A model that really has a column named like a helper gets its value.
+    assert sol.to_array(COLS + ["MPS_Rgc3"]).tolist()[-1] == 5.0
+    # Zero-omitting formats: absent columns are 0.
+    assert read_solution(SAMPLES / "scip_solution.sol").to_array(COLS + ["t"]).tolist()[-2:] == [0.0, 0.0]
+    sol = read_solution(SAMPLES / "cbc_timelimit_solution.txt")
+    with pytest.raises(OlctcError) as err:
+        sol.to_array(COLS)
+    assert str(err.value) == (f"{SAMPLES / 'cbc_timelimit_solution.txt'}: expected a solution to convert to an "
+                              "array, got status 'no_solution' (Stopped on time (no integer solution - continuous "
+                              "used))")
+
+
+def test_to_array_takes_numpy_names() -> None:
+    # olctc's Block.names() gives numpy unicode arrays.
+    sol = read_solution(SAMPLES / "glpk_solution_w.txt", col_names=np.array(COLS))
+    assert sol.values == OPT
+    with pytest.raises(OlctcError) as err:
+        sol.to_array(np.array(COLS + ["t"]))
+    assert str(err.value).endswith("expected a value for every column, got none for column 't'")
+
+
+def test_scip_helper_column_is_skipped() -> None:
+    sol = Solution("optimal", 1.0, {"x": 1.0, "quadobjvar": 3.0}, "scip", "optimal solution found", True)
+    assert sol.to_array(["x", "y"]).tolist() == [1.0, 0.0]
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def _write(tmp_path: Path, text: str, name: str = "bad.sol") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+HIGHS_HEAD = "Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjective -21.5\n"
+
+
+@pytest.mark.parametrize("text, kwargs, message", [
+    ("", {}, ": expected a solution file (cplex, gurobi, scip, cbc, glpk, highs), got an empty file"),
+    ("\n  \n", {}, ": expected a solution file (cplex, gurobi, scip, cbc, glpk, highs), got an empty file"),
+    ("hello world\n", {},
+     ":1: expected a solution file of a known format (cplex, gurobi, scip, cbc, glpk, highs), got 'hello world'"),
+    ("# MIP start\nx 4\n", {},
+     ":1: expected a solution file of a known format (cplex, gurobi, scip, cbc, glpk, highs), got '# MIP start'"),
+    (HIGHS_HEAD + "# Columns 6\nx 4\ny 3\nz 1\n", {},
+     ":10: expected 6 lines after '# Columns 6' (line 7), got 3 (file truncated?)"),
+    (HIGHS_HEAD + "# Columns 6\nx 4\ny 3\n# Rows 5\nc1 8\n", {},
+     ":10: expected 6 lines after '# Columns 6' (line 7), got 2 (file truncated?)"),
+    (HIGHS_HEAD + "# Columns -3\nx 4 0\nz 1 2\n", {},
+     ":9: expected 3 lines after '# Columns -3' (line 7), got 2 (file truncated?)"),
+    (HIGHS_HEAD + "# Columns 2\nx 4\ny 3\n# Rows 2\nc1 8\n", {},
+     ":11: expected 2 lines after '# Rows 2' (line 10), got 1 (file truncated?)"),
+    (HIGHS_HEAD, {}, ":7: expected '# Columns <n>', got end of file (file truncated?)"),
+    (HIGHS_HEAD + "# Columns 2\nx 4\ny nan\n", {},
+     ":9: expected a finite number as the value of column 'y', got 'nan'"),
+    (HIGHS_HEAD + "# Columns 2\nx 4\ny 3..0\n", {},
+     ":9: expected a finite number as the value of column 'y', got '3..0'"),
+    (HIGHS_HEAD + "# Columns 2\nx 1_0\ny 3\n", {},
+     ":8: expected a finite number as the value of column 'x', got '1_0'"),
+    (HIGHS_HEAD + "# Columns 2\nx 4 extra\ny 3\n", {}, ":8: expected 'name value', got 'x 4 extra'"),
+    ("Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjective abc\n# Columns 1\nx 4\n", {},
+     ":6: expected a finite objective value, got 'abc'"),
+    ("Optimal - objective value -21.5\n      0 x 4 0\n      1 y inf 0\n", {},
+     ":3: expected a finite number as the value of column 'y', got 'inf'"),
+    ("Optimal - objective value -21.5\n      0 x 4 0\n      1 y 3\n", {},
+     ":3: expected 'index name value reduced_cost', got '1 y 3'"),
+    ("Optimal - objective value -21.5\n      0 x 4 0\n      1 y 3 0", {},
+     ":3: expected a newline at the end of the last line, got a cut line (file truncated?)"),
+    ("Optimal - objective value -21.5\n      0 x 4 0\n      1 x 3 0\n", {},
+     ":3: expected each column once, got 'x' again (first on line 2)"),
+    ("Solved somehow - objective value 1\n      0 x 4 0\n", {},
+     ":1: expected a CBC status (Optimal, Infeasible, Integer infeasible, Unbounded, Stopped on ...), got "
+     "'Solved somehow'"),
+    ("c Problem: T\nc\ns mip 1 2 o 3\ni 1 3\nj 1 1\nj 2 2\n", {"col_names": ["a", "b"]},
+     ":6: expected 'e o f' as the last line, got end of file after line 6 (file truncated?)"),
+    ("c Problem: T\nc\ns mip 1 2 o 3\ni 1 3\nj 1 1\nj 2 2\ne o f\n", {},
+     ": expected col_names (the MPS column order) to map the column numbers of a GLPK -w file, got none"),
+    ("c Problem: T\nc\ns mip 1 2 o 3\ni 1 3\nj 1 1\nj 2 2\ne o f\n", {"col_names": ["a"]},
+     ":3: expected 2 column names, as the 's' line says, got 1"),
+    ("c Problem: T\nc\ns mip 1 2 o 3\ni 1 3\nj 1 1\ne o f\n", {"col_names": ["a", "b"]},
+     ":6: expected 2 'j' lines, as the 's' line says, got 1 (file truncated?)"),
+    ("c Problem: T\nc\ns mip 1 2 o 3\ni 1 3\nj 1 1\nj 3 2\ne o f\n", {"col_names": ["a", "b"]},
+     ":6: expected 'j 2 VALUE', got 'j 3 2'"),
+    ("c Problem: T\nc\ns mip 1 2 x 3\ne o f\n", {"col_names": ["a", "b"]},
+     ":3: expected a status letter among o, f, n, u, got 'x'"),
+    ('<?xml version="1.0"?>\n<CPLEXSolution version="1.2">\n <header solutionStatusValue="101"\n', {},
+     ":3: expected well-formed CPLEX solution XML, got 'unclosed token: line 3, column 1' (file truncated?)"),
+    ("# Solution for model m\n# Objective value = 1\nx 1\nx 2\n", {},
+     ":4: expected each column once, got 'x' again (first on line 3)"),
+    ("solution status: optimal solution found\nobjective value: 1\nx 1 \t(obj:1)\ny -nan \t(obj:0)\n", {},
+     ":4: expected a finite number as the value of column 'y', got '-nan'"),
+    ("solution status: optimal solution found\n", {},
+     ":2: expected 'objective value: <v>' or 'no solution available', got end of file (file truncated?)"),
+    ("Optimal - objective value -21.5\n      0 x 4 0\n", {"format": "gurobi"},
+     ": expected a gurobi solution file (first line '# Solution for model ...'), got a cbc file"),
+    ("hello\n", {"format": "scip"},
+     ": expected a scip solution file (first line 'solution status: ...' or 'objective value: ...'), got 'hello'"),
+])
+def test_bad_input(tmp_path, text, kwargs, message) -> None:
+    path = _write(tmp_path, text)
+    with pytest.raises(OlctcError) as err:
+        read_solution(path, **kwargs)
+    assert str(err.value) == f"{path}{message}"
+    assert "\n" not in str(err.value)
+
+
+def test_missing_file_and_folder(tmp_path) -> None:
+    with pytest.raises(OlctcError) as err:
+        read_solution(tmp_path / "nope.sol")
+    assert str(err.value) == f"{tmp_path / 'nope.sol'}: expected a solution file, got no such file"
+    with pytest.raises(OlctcError) as err:
+        read_solution(tmp_path)
+    assert str(err.value) == f"{tmp_path}: expected a solution file, got a directory"
+
+
+def test_binary_file(tmp_path) -> None:
+    path = tmp_path / "x.sol.gz"
+    path.write_bytes(b"\x1f\x8b\x08\x00\x00\x00")
+    with pytest.raises(OlctcError) as err:
+        read_solution(path)
+    assert str(err.value) == (f"{path}: expected a text solution file (cplex, gurobi, scip, cbc, glpk, highs), "
+                              "got binary content")
+
+
+def test_unknown_format_name(tmp_path) -> None:
+    with pytest.raises(OlctcError) as err:
+        read_solution(SAMPLES / "highs_solution.sol", format="xpress")
+    assert str(err.value) == ("The 'format' parameter must be one of cplex, gurobi, scip, cbc, glpk, highs "
+                              "(or None to detect). Got 'xpress' instead.")
+
+
+def test_cplex_mip_start_is_not_a_solution() -> None:
+    with pytest.raises(OlctcError) as err:
+        read_solution(SAMPLES / "cplex_mipstart.mst")
+    assert str(err.value) == (f"{SAMPLES / 'cplex_mipstart.mst'}: expected a header with solutionStatusValue "
+                              "(a solution, not a MIP start), got a header without a status")
+
+
+def test_cplex_discrete_only_write_level_is_refused(tmp_path) -> None:
+    text = (SAMPLES / "cplex_solution.sol").read_text().replace('writeLevel="1"', 'writeLevel="2"')
+    path = _write(tmp_path, text)
+    with pytest.raises(OlctcError) as err:
+        read_solution(path)
+    assert str(err.value) == (f"{path}: expected writeLevel 1 (all values) or 3 (nonzero values), got "
+                              "writeLevel 2 (discrete variables only)")
+
+
+def test_cbc_bound_violation_marker(tmp_path) -> None:
+    # CBC prints '** ' before the index of a column outside its bounds (CbcSolver.cpp).
+    text = (SAMPLES / "cbc_2.10.8_solution.txt").read_text().replace("      2 z", "**       2 z")
+    sol = read_solution(_write(tmp_path, text))
+    assert (sol.status, sol.values) == ("optimal", OPT)
+
+
+def test_detect_format_unrecognised() -> None:
+    with pytest.raises(OlctcError) as err:
+        detect_format("\nsomething else\n")
+    assert str(err.value) == ("solution text:2: expected a solution file of a known format (cplex, gurobi, scip, "
+                              "cbc, glpk, highs), got 'something else'")
+    with pytest.raises(OlctcError) as err:
+        detect_format("")
+    assert str(err.value) == ("solution text: expected a solution file (cplex, gurobi, scip, cbc, glpk, highs), "
+                              "got an empty text")
