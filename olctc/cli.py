@@ -12,6 +12,7 @@ from olctc import __version__
 from olctc.errors import OlctcError
 
 EXIT_BAD_INPUT = 2
+EXIT_TOLERANCE = 3  # decoded, but the solver's objective is not the tree's: it exploited its tolerances
 
 
 def _fail(message: str) -> None:
@@ -142,6 +143,66 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
                                         verbose=not quiet)
     click.echo(_result_line(res))
     click.echo(f"solution written to {sol_path}")
+
+
+@cli.command("decode")
+@click.argument("manifest", type=click.Path(dir_okay=False))
+@click.argument("solution", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
+              help="Tree file to write (JSON).")
+@click.option("--refine/--no-refine", default=True, show_default=True,
+              help="Refit the last layer with the exact logistic loss (logistic presets).")
+@click.option("--format", "fmt", default=None, help="Force the solution format (cbc, highs, scip, gurobi, "
+                                                    "cplex, glpk).")
+@click.option("--data", default=None, type=click.Path(dir_okay=False),
+              help="The training CSV, if it moved since compile (its sha256 must match).")
+def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
+    """Turn a solver's SOLUTION of a compiled model into a tree (exit 3 if the solver cheated)."""
+    from olctc.decode import decode_file
+    from olctc.export.json import save
+
+    _check_writable(Path(output))
+    tree, report = decode_file(manifest, solution, data=data, refine=refine, fmt=fmt)
+    for line in report.lines():
+        click.echo(line)
+    if report.refine is not None:
+        r = report.refine
+        click.echo(f"refinement: exact objective {r.objective_before:.10g} -> {r.objective_after:.10g} "
+                   f"(refit nodes {list(r.nodes_refit)})")
+    save(tree, output)
+    click.echo(f"tree written to {output}")
+    if not report.ok:
+        sys.exit(EXIT_TOLERANCE)
+
+
+@cli.command("fit")
+@data_options
+@spec_options
+@click.option("--test-size", type=float, default=0.2, show_default=True,
+              help="Stratified test share held out (0 trains on everything).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Split seed.")
+@click.option("--solver", default=None, help="highs (default), cbc or scip (MIQP presets: scip).")
+@click.option("--time-limit", type=float, default=None, help="Seconds for the whole fit.")
+@click.option("--threads", type=int, default=None)
+@click.option("--refine/--no-refine", default=True, show_default=True)
+@click.option("--quiet", is_flag=True, help="Hide the solver's log.")
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
+              help="Tree file to write (JSON).")
+def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
+            test_size, seed, solver, time_limit, threads, refine, quiet, output) -> None:
+    """Fit a tree in process: split, compile, warm start, solve, decode, refine."""
+    from olctc.export.json import save
+    from olctc.fit import fit, summary_lines
+
+    _check_writable(Path(output))
+    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget)
+    ds = _load_data(data, target, dataset, positive_class)
+    res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
+              seed=seed, refine=refine, verbose=not quiet, echo=click.echo)
+    for line in summary_lines(res.summary):
+        click.echo(line)
+    save(res.tree, output)
+    click.echo(f"tree written to {output}")
 
 
 def _result_line(res) -> str:

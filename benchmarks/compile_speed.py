@@ -1,0 +1,127 @@
+"""Compile speed: olctc (data -> MPS) against building and writing the same model with python-mip.
+
+Usage:
+    python benchmarks/compile_speed.py [--dataset a6a] [--depths 2,3] [--repeat 3] [--mip-depth 2]
+
+Each measurement runs in a fresh subprocess (peak RSS is per process); medians over --repeat runs.
+olctc is timed end to end: read the gzip CSV, encode, standardise, build the MILP, write the MPS.
+python-mip is given the data already standardised and olctc's own sparse rows (so it does the least
+possible work: no formulation logic), and builds every row with ``xsum`` or ``LinExpr``, then writes
+MPS with its HiGHS backend (its CBC backend can only write ``x.mps.mps.gz``).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def run_olctc(dataset: str, depth: int, out: str) -> dict:
+    t0 = time.perf_counter()
+    from olctc.compile import compile_problem
+    from olctc.datasets import load
+    from olctc.emit.mps import write_mps
+    from olctc.spec import make_spec
+
+    ds = load(dataset)
+    t_read = time.perf_counter() - t0
+    comp = compile_problem(ds, make_spec("olct", depth))
+    t_build = time.perf_counter() - t0 - t_read
+    write_mps(comp.milp, out)
+    total = time.perf_counter() - t0
+    return {"read": t_read, "build": t_build, "write": total - t_read - t_build, "total": total,
+            "rows": comp.milp.n_rows, "cols": comp.milp.n_cols, "nnz": comp.milp.nnz,
+            "bytes": os.path.getsize(out)}
+
+
+def run_mip(dataset: str, depth: int, out: str, style: str) -> dict:
+    import mip
+    import numpy as np
+
+    from olctc.compile import compile_problem
+    from olctc.datasets import load
+    from olctc.spec import make_spec
+
+    milp = compile_problem(load(dataset), make_spec("olct", depth)).milp
+    names = milp.col_names()
+    rnames = milp.row_names()
+    A = milp.A
+    t0 = time.perf_counter()
+    m = mip.Model(solver_name="HIGHS")
+    x = [m.add_var(name=str(names[j]), lb=float(milp.lb[j]), ub=float(milp.ub[j]),
+                   var_type=mip.INTEGER if milp.integer[j] else mip.CONTINUOUS, obj=float(milp.c[j]))
+         for j in range(milp.n_cols)]
+    for i in range(milp.n_rows):
+        lo, hi = A.indptr[i], A.indptr[i + 1]
+        idx, val = A.indices[lo:hi], A.data[lo:hi]
+        if style == "xsum":
+            expr = mip.xsum(float(v) * x[j] for j, v in zip(idx, val))
+        else:
+            expr = mip.LinExpr(variables=[x[j] for j in idx], coeffs=val.tolist())
+        s, r = milp.sense[i], float(milp.rhs[i])
+        m.add_constr(expr <= r if s == "L" else expr >= r if s == "G" else expr == r, name=str(rnames[i]))
+    t_build = time.perf_counter() - t0
+    m.write(out)
+    total = time.perf_counter() - t0
+    del np
+    return {"build": t_build, "write": total - t_build, "total": total, "bytes": os.path.getsize(out)}
+
+
+def child(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "model.mps")
+        res = run_olctc(args.dataset, args.depth, out) if args.one == "olctc" else \
+            run_mip(args.dataset, args.depth, out, args.one)
+    res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(res))
+
+
+def measure(kind: str, dataset: str, depth: int, repeat: int) -> dict:
+    runs = []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, __file__, "--one", kind, "--dataset", dataset, "--depth", str(depth)],
+                             check=True, capture_output=True, text=True).stdout
+        runs.append(json.loads(out.strip().splitlines()[-1]))
+    med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+    med["runs"] = [round(r["total"], 3) for r in runs]
+    return med
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dataset", default="a6a")
+    ap.add_argument("--depths", default="2,3")
+    ap.add_argument("--mip-depth", default="2", help="depths also built with python-mip ('' for none)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--depth", type=int, default=2, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one:
+        child(args)
+        return
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"{platform.platform()}")
+    mip_depths = {int(d) for d in args.mip_depth.split(",") if d}
+    for depth in (int(d) for d in args.depths.split(",")):
+        o = measure("olctc", args.dataset, depth, args.repeat)
+        print(f"{args.dataset} depth {depth}: {o['rows']:,} rows, {o['cols']:,} cols, {o['nnz']:,} nonzeros, "
+              f"MPS {o['bytes'] / 1e6:.0f} MB")
+        print(f"  olctc      total {o['total']:.2f} s (read {o['read']:.2f}, build {o['build']:.2f}, "
+              f"write {o['write']:.2f}) peak {o['peak_rss_mb']:.0f} MB  runs {o['runs']}")
+        if depth in mip_depths:
+            for style in ("LinExpr", "xsum"):
+                m = measure(style, args.dataset, depth, 1 if style == "xsum" else args.repeat)
+                print(f"  python-mip {style:<7} total {m['total']:.2f} s (build {m['build']:.2f}, write "
+                      f"{m['write']:.2f}) peak {m['peak_rss_mb']:.0f} MB  -> olctc is {m['total'] / o['total']:.1f}x "
+                      f"faster")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,218 @@
+"""decode(manifest, solution) -> Tree: the inverse of compile, with every check a solution must pass.
+
+1. The solution file is read and mapped onto the model's columns (a column missing where the format
+   does not omit zeros, or a column the model lacks, means the file belongs to another model).
+2. The model is rebuilt from the training data (checked against the manifest's sha256) and the values
+   must satisfy its rows, and give back the solver's objective: otherwise it is another model's
+   solution (other data, depth, C ...).
+3. The tree is (w, b); routing is recomputed from it and compared with z. A MILP solution only
+   guarantees score <= 0 (left) or score >= epsilon (right), so the tree splits at epsilon / 2, folded
+   into b: the decoded tree routes left iff w.x + b <= 0 and agrees with z on every point whenever the
+   solver respected its tolerances.
+4. The true objective (recomputed with that routing) is compared with the solver's; a difference
+   means the solver exploited its tolerances.
+5. Refinement (paper Remark 1) refits the last layer with the exact logistic loss.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from olctc.compile import read_manifest
+from olctc.data import Dataset, Scaler, Schema
+from olctc.errors import OlctcError
+from olctc.formulation import build_milp
+from olctc.formulation.topology import Topology
+from olctc.milp import MILP
+from olctc.objective import tree_objective
+from olctc.spec import TreeSpec
+
+OBJ_RTOL = 1e-5  # solution files print values with 8-17 digits; the objective from them agrees to this
+ROW_TOL = 1e-5  # a row violated by more than this is not satisfied by the file's values
+TRUE_OBJ_RTOL = 1e-6
+
+
+@dataclass
+class DecodeReport:
+    """What decoding found; ``ok`` is False when the solver's objective is not the tree's."""
+
+    solver: str
+    status: str
+    raw_status: str
+    solver_objective: float | None
+    values_objective: float
+    true_objective: float
+    exact_objective: float | None
+    bound: float | None
+    disagreements: list[tuple[int, int, int]] = field(default_factory=list)  # (point, z node, tree node)
+    max_row_violation: float = 0.0
+    refine: Any = None
+
+    @property
+    def tolerance_exploited(self) -> bool:
+        ref = self.solver_objective if self.solver_objective is not None else self.values_objective
+        return abs(self.true_objective - ref) > TRUE_OBJ_RTOL * max(1.0, abs(ref))
+
+    @property
+    def ok(self) -> bool:
+        return not self.tolerance_exploited
+
+    def lines(self) -> list[str]:
+        def f(v):
+            return "-" if v is None else f"{v:.10g}"
+        out = [f"solution: {self.solver} says {self.status} ({self.raw_status}), objective {f(self.solver_objective)}"
+               + (f", bound {f(self.bound)}" if self.bound is not None else ""),
+               f"objective recomputed from the values: {f(self.values_objective)}",
+               f"true objective of the decoded tree (real routing): {f(self.true_objective)}"]
+        if self.exact_objective is not None:
+            out.append(f"exact objective (true logistic loss): {f(self.exact_objective)}")
+        if self.disagreements:
+            shown = ", ".join(f"point {i}: z says node {a}, the tree routes to {b}"
+                              for i, a, b in self.disagreements[:5])
+            out.append(f"routing: {len(self.disagreements)} point(s) routed differently than z ({shown}"
+                       + (", ..." if len(self.disagreements) > 5 else "") + ")")
+        else:
+            out.append("routing: the tree routes every training point as z says")
+        if self.tolerance_exploited:
+            out.append("WARNING: the solver's objective is not the tree's true objective: it used its "
+                       "feasibility/integrality tolerances to route points for free. Solve again with "
+                       "the tight tolerances of the parameter files compile wrote (1e-9).")
+        return out
+
+
+@dataclass
+class Decoded:
+    W: np.ndarray  # folded: the tree routes left iff score <= 0
+    b: np.ndarray
+    spec: TreeSpec
+    milp: MILP
+    X: np.ndarray  # standardised training data
+    y: np.ndarray
+    report: DecodeReport
+
+
+def solution_vector(milp: MILP, solution) -> np.ndarray:
+    """The solution's values in the MILP's column order (OlctcError if it is not this model's)."""
+    names = [str(n) for n in milp.col_names()]
+    where = solution.path or "solution"
+    if not solution.has_solution():
+        raise OlctcError(f"{where}: {solution.solver} reports {solution.status} ({solution.raw_status}); "
+                         "there is no solution to decode")
+    extra = [k for k in solution.values if k not in set(names) and k != "OBJCONST"]
+    if extra:
+        from olctc.read.solution import is_helper_column
+
+        extra = [k for k in extra if not is_helper_column(solution.solver, k)]
+    if extra:
+        raise OlctcError(f"{where}: column {extra[0]!r} is not in this model: the solution belongs to "
+                         f"another model")
+    values = {k: v for k, v in solution.values.items() if k != "OBJCONST"}
+    solution.values = values
+    try:
+        return solution.to_array(names)
+    except OlctcError as exc:
+        raise OlctcError(f"{exc}: the solution belongs to another model") from None
+
+
+def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: np.ndarray,
+                  solution=None) -> Decoded:
+    """Checks and folding on a solution vector ``x`` of ``milp`` (built from X, y, spec)."""
+    where = getattr(solution, "path", None) or "solution"
+    viol = milp.violation(x)
+    worst = max(viol["rows"], viol["bounds"])
+    if worst > ROW_TOL:
+        row, amount = milp.worst_row(x)
+        raise OlctcError(f"{where}: the values violate row {row} of this model by {amount:.3g}: "
+                         "the solution belongs to another model")
+    values_obj = milp.objective(x)
+    solver_obj = getattr(solution, "objective", None)
+    if solver_obj is not None and abs(values_obj - solver_obj) > OBJ_RTOL * max(1.0, abs(solver_obj)):
+        raise OlctcError(f"{where}: the solver's objective {solver_obj:.10g} is not this model's objective "
+                         f"of its values ({values_obj:.10g}): the solution belongs to another model "
+                         "(other data, depth, C or tangents?)")
+    topo = Topology(spec.depth)
+    W = milp.values(x, "w").copy()
+    b = milp.values(x, "b").copy()
+    half = spec.epsilon / 2
+    true = tree_objective(W, b, X, y, spec, threshold=half)
+    exact = tree_objective(W, b, X, y, spec, loss="exact", threshold=half).total \
+        if spec.info.loss == "logistic" else None
+    z = milp.values(x, "z")
+    z_node = topo.last[np.argmax(z, axis=0)]
+    tree_node = topo.route(X @ W.T + b, threshold=half)
+    bad = np.flatnonzero(z_node != tree_node)
+    report = DecodeReport(solver=getattr(solution, "solver", "in-process"),
+                          status=getattr(solution, "status", "optimal"),
+                          raw_status=getattr(solution, "raw_status", ""), solver_objective=solver_obj,
+                          values_objective=values_obj, true_objective=true.total, exact_objective=exact,
+                          bound=getattr(solution, "bound", None),
+                          disagreements=[(int(i), int(z_node[i]), int(tree_node[i])) for i in bad],
+                          max_row_violation=viol["rows"])
+    # Fold the split point epsilon/2 into b so that "left iff score <= 0" reproduces the MILP routing.
+    b[topo.inner] -= half
+    if spec.info.loss == "misclassification":
+        b[topo.last] -= half
+    return Decoded(W, b, spec, milp, X, y, report)
+
+
+def rebuild(man: dict[str, Any], data_path: str | Path | None = None) -> tuple[MILP, TreeSpec, Dataset, Scaler, np.ndarray]:
+    """The model a manifest describes, rebuilt from its (hash-checked) training data."""
+    from olctc.pipeline import training_data
+
+    spec = TreeSpec.from_json(man["spec"])
+    ds = training_data(man, data_path)
+    scaler = Scaler.from_json(man["scaler"])
+    X = scaler.transform(ds.X)
+    milp = build_milp(X, ds.y, spec, name=man.get("name", "model"))
+    m = man["model"]
+    if (milp.n_rows, milp.n_cols, milp.nnz) != (m["n_rows"], m["n_cols"], m["nnz"]):
+        raise OlctcError(f"the model rebuilt from the data has {milp.n_rows} rows, {milp.n_cols} columns, "
+                         f"{milp.nnz} nonzeros; the manifest says {m['n_rows']}, {m['n_cols']}, {m['nnz']} "
+                         "(another olctc version?)")
+    return milp, spec, ds, scaler, X
+
+
+def make_tree(dec: Decoded, man_or_parts: dict[str, Any], ds: Dataset, meta: dict[str, Any]):
+    """Wrap decoded arrays into a Tree with training statistics."""
+    from olctc.tree import Tree
+
+    tree = Tree(W=dec.W, b=dec.b, scaler=Scaler.from_json(man_or_parts["scaler"]),
+                schema=Schema.from_json(man_or_parts["schema"]), classes=tuple(man_or_parts["classes"]),
+                meta=meta)
+    tree.fit_stats(ds.X, ds.y)
+    return tree
+
+
+def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path | None = None,
+                refine: bool = True, fmt: str | None = None):
+    """Decode a solver's solution file of a compiled model into a Tree; returns (tree, report)."""
+    from olctc.read import read_solution
+
+    man = read_manifest(manifest)
+    milp, spec, ds, scaler, X = rebuild(man, data)
+    sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
+    x = solution_vector(milp, sol)
+    dec = decode_arrays(milp, spec, X, ds.y, x, sol)
+    return finish(dec, man, ds, refine)
+
+
+def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool):
+    """Refine (logistic presets) and build the Tree with its meta record."""
+    meta: dict[str, Any] = {"spec": dec.spec.to_json(), "solver": dec.report.solver,
+                            "status": dec.report.status, "solver_objective": dec.report.solver_objective,
+                            "true_objective": dec.report.true_objective, "bound": dec.report.bound,
+                            "data": {k: man["data"][k] for k in ("name", "sha256", "n", "p")}}
+    if refine and dec.spec.info.loss == "logistic":
+        from olctc.refine import refine as refine_tree
+
+        W, b, rep = refine_tree(dec.W, dec.b, dec.X, dec.y, dec.spec, threshold=0.0)
+        dec.W, dec.b = W, b
+        dec.report.refine = rep
+        meta["refine"] = {"objective_before": rep.objective_before, "objective_after": rep.objective_after,
+                          "nodes_refit": [int(t) for t in rep.nodes_refit]}
+    exact = tree_objective(dec.W, dec.b, dec.X, dec.y, dec.spec, loss="exact").total
+    meta["exact_objective"] = exact
+    return make_tree(dec, man, ds, meta), dec.report

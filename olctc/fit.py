@@ -1,0 +1,162 @@
+"""The whole pipeline in process: split, compile, warm start, solve, decode, refine.
+
+``--time-limit`` bounds the whole fit: model building and the warm start are timed and the solver gets
+what is left, minus a reserve for decoding and refinement.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from olctc.compile import compile_problem
+from olctc.data import Dataset
+from olctc.errors import OlctcError, param_error
+from olctc.spec import TreeSpec
+
+DEFAULT_SOLVER = "highs"
+IN_PROCESS = ("highs", "cbc", "scip")
+
+
+@dataclass
+class FitResult:
+    """The fitted tree and the record of how it was obtained."""
+
+    tree: Any
+    summary: dict[str, Any] = field(default_factory=dict)
+    train_rows: np.ndarray | None = None
+    test_rows: np.ndarray | None = None
+
+
+def balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Mean of sensitivity and specificity for labels in {-1, +1}."""
+    y_true = np.asarray(y_true)
+    y_pred = np.asarray(y_pred)
+    rates = [float(np.mean(y_pred[y_true == c] == c)) for c in (-1, 1) if np.any(y_true == c)]
+    return float(np.mean(rates)) if rates else float("nan")
+
+
+def split(ds: Dataset, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stratified train/test row indices (the paper's protocol)."""
+    from sklearn.model_selection import train_test_split
+
+    if not (0.0 <= test_size < 1.0):
+        raise param_error("test_size", "in [0, 1)", test_size)
+    rows = np.arange(ds.n)
+    if test_size == 0.0:
+        return rows, np.array([], dtype=np.int64)
+    try:
+        tr, te = train_test_split(rows, test_size=test_size, random_state=seed, stratify=ds.y)
+    except ValueError as exc:
+        raise OlctcError(f"cannot split {ds.n} points with test size {test_size}: {exc}") from None
+    return np.sort(tr), np.sort(te)
+
+
+def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: float | None = None,
+        threads: int | None = None, test_size: float = 0.0, seed: int = 0, refine: bool = True,
+        verbose: bool = True, echo: Callable[[str], None] = print) -> FitResult:
+    """Fit a tree on ``ds`` (or on its training split when ``test_size > 0``) and report on it."""
+    from olctc.decode import decode_arrays, finish
+    from olctc.solve import solve_milp
+    from olctc.warmstart import warm_start
+
+    solver = solver or DEFAULT_SOLVER
+    if solver not in IN_PROCESS:
+        raise param_error("solver", f"one of {', '.join(IN_PROCESS)} for an in-process fit", solver)
+    if spec.info.quadratic and solver != "scip":
+        raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): fit it with --solver scip")
+    if time_limit is not None and not time_limit > 0:
+        raise param_error("time_limit", "> 0 seconds", time_limit)
+    t0 = time.perf_counter()
+    train, test = split(ds, test_size, seed)
+    tr = ds.subset(train)
+    comp = compile_problem(tr, spec, ds.name, rows=train if test_size else None)
+    t_build = time.perf_counter() - t0
+    x0, ws_info = warm_start(comp.milp, comp.X, tr.y, spec)
+    t_warm = time.perf_counter() - t0 - t_build
+    warm_obj = comp.milp.objective(x0)
+    remaining = None
+    if time_limit is not None:
+        # Keep a reserve for decoding and refinement, which take about as long as building.
+        remaining = time_limit - (time.perf_counter() - t0) - max(0.5, 0.5 * t_build)
+        if remaining < 1.0:
+            raise OlctcError(f"--time-limit {time_limit:g} s leaves no time to solve: building the model and "
+                             f"the warm start took {time.perf_counter() - t0:.1f} s")
+    if verbose:
+        m = comp.milp
+        echo(f"model: {m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), "
+             f"{m.nnz:,} nonzeros; built in {t_build:.2f} s; warm start objective {warm_obj:.6g} "
+             f"({t_warm:.2f} s)")
+    res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose)
+    t_solve = res.runtime
+    if res.x is None:
+        if verbose:
+            echo(f"{solver} found no solution ({res.raw_status}): keeping the warm start")
+        x, used = x0, "warm start"
+    else:
+        x, used = res.x, solver
+    dec = decode_arrays(comp.milp, spec, comp.X, tr.y, x, res if res.x is not None else None)
+    milp_true = dec.report.true_objective
+    tree, report = finish(dec, comp.manifest, tr, refine)
+    t_total = time.perf_counter() - t0
+    summary: dict[str, Any] = {
+        "data": ds.name, "n_train": int(train.size), "n_test": int(test.size), "seed": seed,
+        "spec": spec.to_json(), "solver": solver, "solution_from": used, "status": res.status,
+        "raw_status": res.raw_status, "gap": res.gap, "bound": res.bound,
+        "objective_warm_start": warm_obj, "objective_milp": res.objective,
+        "objective_milp_true": milp_true,
+        "exact_objective_warm_start": _exact(comp, tr, spec, x0) if spec.info.loss == "logistic" else None,
+        "exact_objective_before_refine": report.exact_objective,
+        "exact_objective_after_refine": tree.meta.get("exact_objective"),
+        "routing_disagreements": len(report.disagreements),
+        "tolerance_exploited": report.tolerance_exploited,
+        "time_build": t_build, "time_warm_start": t_warm, "time_solve": t_solve, "time_total": t_total,
+        "nonzero_weights_per_node": [int(v) for v in (np.abs(tree.W) > 1e-9).sum(axis=1)],
+    }
+    summary["train_balanced_accuracy"] = balanced_accuracy(tr.y, _pm(tree, tr.X))
+    if test.size:
+        te = ds.subset(test)
+        summary["test_balanced_accuracy"] = balanced_accuracy(te.y, _pm(tree, te.X))
+    tree.meta["fit"] = {k: v for k, v in summary.items() if k != "spec"}
+    return FitResult(tree, summary, train, test)
+
+
+def _pm(tree, X: np.ndarray) -> np.ndarray:
+    return np.where(tree.decision_function(X) > 0, 1, -1)
+
+
+def _exact(comp, tr, spec, x) -> float:
+    from olctc.objective import tree_objective
+
+    W, b = comp.milp.values(x, "w"), comp.milp.values(x, "b")
+    return tree_objective(W, b, comp.X, tr.y, spec, loss="exact", threshold=spec.epsilon / 2).total
+
+
+def summary_lines(s: dict[str, Any]) -> list[str]:
+    """Human summary of a fit."""
+    def f(v, fmt=".6g"):
+        return "-" if v is None else format(v, fmt)
+    gap = "-" if s["gap"] is None else f"{100 * s['gap']:.3g}%"
+    lines = [f"fit {s['data']} ({s['n_train']} train / {s['n_test']} test points, seed {s['seed']}): "
+             f"{s['spec']['preset']} depth {s['spec']['depth']}, C {s['spec']['C']}",
+             f"solver {s['solver']}: {s['status']} ({s['raw_status']}), gap {gap}, "
+             f"solution from {s['solution_from']}",
+             f"objective: warm start {f(s['objective_warm_start'])} -> MILP {f(s['objective_milp'])} "
+             f"(true {f(s['objective_milp_true'])})"]
+    if s.get("exact_objective_before_refine") is not None:
+        lines.append(f"exact logistic objective: warm start {f(s['exact_objective_warm_start'])}, after MILP "
+                     f"{f(s['exact_objective_before_refine'])}, after refinement "
+                     f"{f(s['exact_objective_after_refine'])}")
+    lines.append(f"balanced accuracy: train {f(s['train_balanced_accuracy'], '.4f')}"
+                 + (f", test {f(s['test_balanced_accuracy'], '.4f')}" if "test_balanced_accuracy" in s else ""))
+    lines.append(f"nonzero weights per node: {s['nonzero_weights_per_node']}")
+    lines.append(f"time: build {s['time_build']:.2f} s, warm start {s['time_warm_start']:.2f} s, "
+                 f"solve {s['time_solve']:.2f} s, total {s['time_total']:.2f} s")
+    if s["routing_disagreements"]:
+        lines.append(f"WARNING: {s['routing_disagreements']} training point(s) routed differently than the "
+                     "solver's z")
+    if s["tolerance_exploited"]:
+        lines.append("WARNING: the solver's objective differs from the tree's true objective (tolerances)")
+    return lines
