@@ -1,0 +1,234 @@
+"""Solver settings: the one table of tolerance and limit parameters, and the files that carry them.
+
+Why the tolerances: the formulations route a point left when its split score is <= 0 and right when it
+is >= epsilon = 1e-5, switched by big-M = 100 constraints. A binary accepted as integral at 1 - 1e-6
+(the usual default integrality tolerance) relaxes a big-M row by 100 * 1e-6 = 1e-4 > epsilon, so a
+solver can route a point to the side it likes for free and report a false optimum (measured: true
+optimum 4.437, HiGHS at default tolerances "optimal" 1.664). At 1e-9 the leak is 1e-7 << epsilon, as in
+the paper (Gurobi IntFeasTol = 1e-9). Every olctc solve, in process or external, uses ``TIGHT_TOL``.
+
+``PARAM_NAMES`` is the registry: per solver interface, the native name of each setting. Every name was
+checked against the program where it is installed here (HiGHS 1.15 CLI and highspy, CBC 2.10.8 and the
+cbcbox CBC devel CLI, python-mip 2.0, SCIP 10 through PySCIPOpt, glpsol 5.0); the Gurobi and CPLEX
+names come from their reference manuals (no licence here to run them).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from olctc.errors import OlctcError, param_error
+from olctc.io import atomic_write_text
+
+#: Integrality and primal feasibility tolerance for every solver. It is also the smallest value Gurobi
+#: (IntFeasTol, FeasibilityTol) and CPLEX (simplex feasibility) accept; HiGHS accepts down to 1e-10.
+TIGHT_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class ParamNames:
+    """Native names of the settings olctc controls; ``None`` where the interface has no such setting.
+
+    ``integrality``: how far from an integer a value may be and still count as integral.
+    ``feasibility``: how far a row or bound may be violated. ``mip_gap``: relative gap at which to stop.
+    """
+
+    integrality: str | None
+    feasibility: str | None
+    time_limit: str | None
+    threads: str | None
+    mip_gap: str | None
+
+
+#: interface -> native parameter names. "highs" serves highspy, the HiGHS options file and the HiGHS
+#: CLI (the CLI takes tolerances only through --options_file). "python-mip" names Model attributes
+#: (the time limit is the ``max_seconds`` argument of ``optimize``). "cbc-cli" and "glpk-cli" are
+#: command-line flags. SCIP has one feasibility tolerance that also decides integrality
+#: (SCIPisFeasIntegral); its LP feasibility tolerance is feastol * numerics/lpfeastolfactor (default 1).
+#: SCIP's branch and bound runs on one thread and glpsol is single-threaded. glpsol has no flag for its
+#: tolerances: its integrality tolerance stays at GLPK's default 1e-5 (see ``UNTUNABLE``).
+PARAM_NAMES: dict[str, ParamNames] = {
+    "highs": ParamNames("mip_feasibility_tolerance", "primal_feasibility_tolerance",
+                        "time_limit", "threads", "mip_rel_gap"),
+    "python-mip": ParamNames("integer_tol", "infeas_tol", "max_seconds", "threads", "max_mip_gap"),
+    "cbc-cli": ParamNames("-integerT", "-primalT", "-sec", "-threads", "-ratio"),
+    "scip": ParamNames("numerics/feastol", "numerics/feastol", "limits/time", None, "limits/gap"),
+    "gurobi": ParamNames("IntFeasTol", "FeasibilityTol", "TimeLimit", "Threads", "MIPGap"),
+    "cplex": ParamNames("CPXPARAM_MIP_Tolerances_Integrality", "CPXPARAM_Simplex_Tolerances_Feasibility",
+                        "CPXPARAM_TimeLimit", "CPXPARAM_Threads", "CPXPARAM_MIP_Tolerances_MIPGap"),
+    "glpk-cli": ParamNames(None, None, "--tmlim", None, "--mipgap"),
+}
+
+#: Interfaces that cannot be given tight tolerances, and why (shown to the user when they are used).
+UNTUNABLE: dict[str, str] = {
+    "glpk-cli": "glpsol has no command-line flag for its tolerances, so it keeps GLPK's integrality "
+                "tolerance 1e-5, which lets big-M = 100 rows leak by up to 1e-3 > epsilon = 1e-5: "
+                "treat a glpk-cli optimum as approximate",
+}
+
+
+def solver_settings(interface: str, *, time_limit: float | None = None, threads: int | None = None,
+                    mip_gap: float | None = None) -> dict[str, float | int]:
+    """The settings for one interface as ``{native name: value}``: tight tolerances plus the given limits.
+
+    Parameters
+    ----------
+    interface : a key of ``PARAM_NAMES``.
+    time_limit, threads, mip_gap : left out when None, or when the interface has no such setting.
+    """
+    if interface not in PARAM_NAMES:
+        raise param_error("interface", f"one of {sorted(PARAM_NAMES)}", interface)
+    validate_limits(time_limit=time_limit, threads=threads, mip_gap=mip_gap)
+    names = PARAM_NAMES[interface]
+    wanted: list[tuple[str | None, float | int | None]] = [
+        (names.integrality, TIGHT_TOL), (names.feasibility, TIGHT_TOL),
+        (names.time_limit, time_limit), (names.threads, threads), (names.mip_gap, mip_gap)]
+    out: dict[str, float | int] = {}
+    for name, value in wanted:
+        if name is not None and value is not None:
+            out[name] = value
+    if interface == "glpk-cli" and "--tmlim" in out:
+        # glpsol rejects a fractional time limit ("Invalid time limit '1.5'")
+        out["--tmlim"] = max(1, math.ceil(float(out["--tmlim"])))
+    return out
+
+
+def validate_limits(*, time_limit: float | None = None, threads: int | None = None,
+                    mip_gap: float | None = None) -> None:
+    """Raise OlctcError for a non-positive time limit, a thread count < 1 or a gap outside [0, 1)."""
+    def real(v: object) -> bool:
+        return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(float(v))
+
+    if time_limit is not None and not (real(time_limit) and time_limit > 0):
+        raise param_error("time_limit", "a positive number of seconds", time_limit)
+    if threads is not None and not (isinstance(threads, numbers.Integral) and not isinstance(threads, bool)
+                                    and threads >= 1):
+        raise param_error("threads", "an integer >= 1", threads)
+    if mip_gap is not None and not (real(mip_gap) and 0 <= mip_gap < 1):
+        raise param_error("mip_gap", "a relative gap in [0, 1)", mip_gap)
+
+
+def format_value(value: float | int) -> str:
+    """A number as solvers' parsers accept it (``1e-09``, ``60``, ``0.5``)."""
+    if isinstance(value, int):
+        return str(value)
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(float(value))
+
+
+def cbc_args(*, time_limit: float | None = None, threads: int | None = None,
+             mip_gap: float | None = None) -> list[str]:
+    """The CBC command-line flags as a list (options go between the model file and ``-solve``)."""
+    out: list[str] = []
+    for flag, value in solver_settings("cbc-cli", time_limit=time_limit, threads=threads,
+                                       mip_gap=mip_gap).items():
+        out += [flag, format_value(value)]
+    return out
+
+
+def glpk_args(*, time_limit: float | None = None, mip_gap: float | None = None) -> list[str]:
+    """The glpsol flags for the limits it supports (it has no tolerance or thread flags)."""
+    out: list[str] = []
+    for flag, value in solver_settings("glpk-cli", time_limit=time_limit, mip_gap=mip_gap).items():
+        out += [flag, format_value(value)]
+    return out
+
+
+def highs_options_text(*, time_limit: float | None = None, threads: int | None = None,
+                       mip_gap: float | None = None) -> str:
+    """A HiGHS options file (``key = value`` lines), for ``highs --options_file`` or ``Highs.readOptions``."""
+    lines = ["# olctc: tight tolerances so that big-M rows cannot leak across epsilon"]
+    lines += [f"{k} = {format_value(v)}" for k, v in
+              solver_settings("highs", time_limit=time_limit, threads=threads, mip_gap=mip_gap).items()]
+    return "\n".join(lines) + "\n"
+
+
+def _scip_text(**limits: float | int | None) -> str:
+    lines = ["# olctc: SCIP settings (scip -c 'set load <this file>' or Model.readParams)"]
+    lines += [f"{k} = {format_value(v)}" for k, v in solver_settings("scip", **limits).items()]
+    return "\n".join(lines) + "\n"
+
+
+def _gurobi_text(**limits: float | int | None) -> str:
+    lines = ["# olctc: Gurobi PRM file (model.read('<this file>') or GRBreadparams)"]
+    lines += [f"{k} {format_value(v)}" for k, v in solver_settings("gurobi", **limits).items()]
+    return "\n".join(lines) + "\n"
+
+
+def _cplex_text(**limits: float | int | None) -> str:
+    # The "CPLEX Parameter File Version" header line is optional and warns when it names another
+    # version, so it is left out. '#' starts a comment in PRM files.
+    lines = ["# olctc: CPLEX PRM file (cplex.parameters.read_file('<this file>') or CPXreadcopyparam)"]
+    lines += [f"{k} {format_value(v)}" for k, v in solver_settings("cplex", **limits).items()]
+    return "\n".join(lines) + "\n"
+
+
+def _cbc_text(**limits: float | int | None) -> str:
+    return " ".join(cbc_args(**limits)) + "\n"
+
+
+def _glpk_text(time_limit: float | None = None, threads: int | None = None,
+               mip_gap: float | None = None) -> str:
+    return " ".join(glpk_args(time_limit=time_limit, mip_gap=mip_gap)) + "\n"
+
+
+def _readme_text(stem: str, **limits: float | int | None) -> str:
+    cbc = " ".join(cbc_args(**limits))
+    glpk = " ".join(glpk_args(time_limit=limits.get("time_limit"), mip_gap=limits.get("mip_gap")))
+    return "\n".join([
+        f"Solver settings for {stem}.mps (integrality and feasibility tolerance {TIGHT_TOL:g}; the",
+        "big-M rows need them: at default tolerances solvers report false optima).",
+        f"  HiGHS:  highs --model_file {stem}.mps --options_file {stem}.highs.opt --solution_file {stem}.highs.sol",
+        f"  CBC:    cbc {stem}.mps {cbc} -solve -solu {stem}.cbc.sol   (flags also in {stem}.cbc.args;",
+        "          keep them between the model file and -solve)",
+        f"  SCIP:   scip -c 'set load {stem}.scip.set read {stem}.mps optimize write solution {stem}.scip.sol quit'",
+        f"  Gurobi: m = gurobipy.read('{stem}.mps'); m.read('{stem}.gurobi.prm'); m.optimize()",
+        f"  CPLEX:  c = cplex.Cplex('{stem}.mps'); c.parameters.read_file('{stem}.cplex.prm'); c.solve()",
+        "  GLPK:   " + " ".join(filter(None, ["glpsol", f"{stem}.mps", glpk, "-w", f"{stem}.glpk.sol"])),
+        f"          ({UNTUNABLE['glpk-cli']})",
+        "",
+    ])
+
+
+#: file suffix -> writer of its text. One entry per external solver plus a README with command lines.
+PARAM_FILES = {
+    "highs.opt": lambda stem, **kw: highs_options_text(**kw),
+    "scip.set": lambda stem, **kw: _scip_text(**kw),
+    "gurobi.prm": lambda stem, **kw: _gurobi_text(**kw),
+    "cplex.prm": lambda stem, **kw: _cplex_text(**kw),
+    "cbc.args": lambda stem, **kw: _cbc_text(**kw),
+    "glpk.args": lambda stem, **kw: _glpk_text(**kw),
+    "solvers.txt": lambda stem, **kw: _readme_text(stem, **kw),
+}
+
+
+def write_param_files(folder: str | os.PathLike[str], stem: str, *, time_limit: float | None = None,
+                      threads: int | None = None, mip_gap: float | None = None) -> list[Path]:
+    """Write the solver settings files beside a model ``folder/stem.mps``.
+
+    Parameters
+    ----------
+    folder : existing folder of the model.
+    stem : model file name without extension; files are ``stem.<suffix>`` for each suffix of
+        ``PARAM_FILES`` (``stem.highs.opt``, ``stem.scip.set``, ``stem.gurobi.prm``, ``stem.cplex.prm``,
+        ``stem.cbc.args``, ``stem.glpk.args``, ``stem.solvers.txt``).
+    time_limit, threads, mip_gap : optional limits written where the solver supports them.
+
+    Returns
+    -------
+    The paths written, in ``PARAM_FILES`` order.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise OlctcError(f"cannot write solver settings: folder {folder} does not exist")
+    if not stem or "/" in stem or os.sep in stem:
+        raise param_error("stem", "a file name without folder", stem)
+    validate_limits(time_limit=time_limit, threads=threads, mip_gap=mip_gap)
+    written = []
+    for suffix, render in PARAM_FILES.items():
+        path = folder / f"{stem}.{suffix}"
+        atomic_write_text(path, render(stem, time_limit=time_limit, threads=threads, mip_gap=mip_gap))
+        written.append(path)
+    return written

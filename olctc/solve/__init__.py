@@ -1,0 +1,186 @@
+"""Solve olctc models: in process (HiGHS, CBC, SCIP) or with external solver programs.
+
+``solve_file(path, solver)`` solves an MPS/LP file, ``solve_milp(milp, solver)`` a MILP object (HiGHS
+straight from the arrays, the others through a temporary MPS file), ``write_native_solution`` writes a
+result in a solver's own solution format. Every solve uses the tight tolerances of
+``olctc.emit.params`` (``TIGHT_TOL``): at default tolerances the big-M rows leak and solvers report
+false optima.
+
+Status mapping (one table per solver, in ``olctc.solve.inprocess``; the external programs' files are
+mapped by ``olctc.read``):
+
+==============  ==================  ======================  ====================
+olctc status    HiGHS               python-mip (CBC)        SCIP
+==============  ==================  ======================  ====================
+optimal         kOptimal            OPTIMAL                 optimal, gaplimit
+feasible        any limit + sol.    FEASIBLE                any limit + sol.
+infeasible      kInfeasible,        INFEASIBLE,             infeasible,
+                kUnboundedOrInf.    INT_INFEASIBLE          inforunbd
+unbounded       kUnbounded          UNBOUNDED               unbounded
+no_solution     any limit, no sol.  NO_SOLUTION_FOUND,      any limit, no sol.
+                                    ERROR, CUTOFF
+==============  ==================  ======================  ====================
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from olctc.emit.params import validate_limits
+from olctc.errors import OlctcError, param_error
+from olctc.solve import inprocess
+from olctc.solve.external import EXTERNAL, solve_external
+from olctc.solve.modelfile import check_model_path, is_quadratic_file
+from olctc.solve.native import write_native_solution
+from olctc.solve.options import SolveOptions, Start
+from olctc.solve.result import STATUSES, SolveResult
+
+if TYPE_CHECKING:
+    from olctc.milp import MILP
+
+#: In-process solvers.
+SOLVERS = ("highs", "cbc", "scip")
+#: External solver programs.
+EXTERNAL_SOLVERS = tuple(EXTERNAL)
+ALL_SOLVERS = SOLVERS + EXTERNAL_SOLVERS
+#: Solvers that accept a quadratic objective (HiGHS solves no MIQP, python-mip has no quadratic
+#: objective and its reader silently drops QUADOBJ, GLPK reads no quadratic section).
+QUADRATIC_SOLVERS = ("scip",)
+
+_FileBackend = Callable[[Path, SolveOptions, bool], SolveResult]
+
+#: solver name -> backend(model path, options, is_quadratic).
+FILE_BACKENDS: dict[str, _FileBackend] = {
+    "highs": lambda p, o, q: inprocess.highs_file(p, o),
+    "cbc": lambda p, o, q: inprocess.cbc_file(p, o),
+    "scip": lambda p, o, q: inprocess.scip_file(p, o, quadratic=q),
+    **{name: (lambda p, o, q, name=name: solve_external(name, p, o)) for name in EXTERNAL},
+}
+
+__all__ = ["ALL_SOLVERS", "EXTERNAL_SOLVERS", "QUADRATIC_SOLVERS", "SOLVERS", "STATUSES", "SolveResult",
+           "solve_file", "solve_milp", "write_native_solution"]
+
+
+def _options(solver: str, *, time_limit: float | None, threads: int | None, mip_gap: float | None,
+             verbose: bool, start: Start | None, start_path: str | os.PathLike[str] | None,
+             solver_path: str | os.PathLike[str] | None, solution_path: str | os.PathLike[str] | None,
+             col_names: Sequence[str] | None) -> SolveOptions:
+    if solver not in ALL_SOLVERS:
+        raise param_error("solver", f"one of {', '.join(ALL_SOLVERS)}", solver)
+    validate_limits(time_limit=time_limit, threads=threads, mip_gap=mip_gap)
+    if start is not None and start_path is not None:
+        raise OlctcError("give either start or start_path, not both")
+    if start_path is not None and not Path(start_path).is_file():
+        raise OlctcError(f"MIP start file {start_path} does not exist")
+    if solver in SOLVERS and (solver_path is not None or solution_path is not None):
+        raise OlctcError(f"solver_path and solution_path apply to external solvers "
+                         f"({', '.join(EXTERNAL_SOLVERS)}), not to {solver}")
+    return SolveOptions(time_limit=None if time_limit is None else float(time_limit),
+                        threads=None if threads is None else int(threads),
+                        mip_gap=None if mip_gap is None else float(mip_gap), verbose=bool(verbose),
+                        start=start, start_path=None if start_path is None else Path(start_path),
+                        solver_path=None if solver_path is None else Path(solver_path),
+                        solution_path=None if solution_path is None else Path(solution_path),
+                        col_names=None if col_names is None else list(col_names))
+
+
+def _refuse_quadratic(name: str, solver: str) -> OlctcError:
+    return OlctcError(f"{name} is a MIQP (quadratic objective), which {solver} cannot solve; "
+                      f"solve it with --solver scip")
+
+
+def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, time_limit: float | None = None,
+               threads: int | None = None, start: Start | None = None,
+               start_path: str | os.PathLike[str] | None = None, verbose: bool = True,
+               mip_gap: float | None = None, solver_path: str | os.PathLike[str] | None = None,
+               solution_path: str | os.PathLike[str] | None = None,
+               col_names: Sequence[str] | None = None) -> SolveResult:
+    """Solve an MPS or LP model file.
+
+    Parameters
+    ----------
+    model_path : the .mps / .lp file.
+    solver : ``"highs"``, ``"cbc"``, ``"scip"`` (in process) or ``"cbc-cli"``, ``"highs-cli"``,
+        ``"glpk-cli"`` (external programs; ``glpk-cli`` cannot be given tight tolerances and warns).
+    time_limit : seconds; None for no limit.
+    threads : thread count (SCIP and glpsol run on one thread and ignore it).
+    start : MIP start, values in the file's column order or ``{name: value}``.
+    start_path : MIP start file. In process: any solution file ``olctc.read`` reads. External: a file in
+        the program's own start format, passed as is (glpsol takes none: ignored with a warning).
+    verbose : stream the solver's log to stdout.
+    mip_gap : relative gap at which to stop; None keeps the solver's default.
+    solver_path : external solvers: the program to run instead of the one on PATH.
+    solution_path : external solvers: where the solver's solution file goes (default beside the model,
+        ``<stem>.cbc.sol``, ``<stem>.highs.sol``, ``<stem>.glpk.sol``).
+    col_names : external solvers: the file's column names in order, when known (saves reading the
+        model once more to map the solver's answer onto columns).
+
+    Returns
+    -------
+    SolveResult with ``x`` in the file's column order.
+    """
+    opts = _options(solver, time_limit=time_limit, threads=threads, mip_gap=mip_gap, verbose=verbose,
+                    start=start, start_path=start_path, solver_path=solver_path,
+                    solution_path=solution_path, col_names=col_names)
+    path = check_model_path(model_path)
+    quadratic = is_quadratic_file(path)
+    if quadratic and solver not in QUADRATIC_SOLVERS:
+        raise _refuse_quadratic(path.name, solver)
+    return FILE_BACKENDS[solver](path, opts, quadratic)
+
+
+def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None = None,
+               threads: int | None = None, start: Start | None = None,
+               start_path: str | os.PathLike[str] | None = None, verbose: bool = True,
+               mip_gap: float | None = None, solver_path: str | os.PathLike[str] | None = None,
+               solution_path: str | os.PathLike[str] | None = None) -> SolveResult:
+    """Solve a MILP object; parameters as in ``solve_file`` (``start`` in the MILP's column order).
+
+    HiGHS gets the arrays directly; the other solvers read a temporary MPS file written by
+    ``olctc.emit.mps.write_mps``. The result's ``x`` and ``col_names`` follow the MILP's columns
+    (helper columns of the file such as ``OBJCONST`` are dropped).
+    """
+    opts = _options(solver, time_limit=time_limit, threads=threads, mip_gap=mip_gap, verbose=verbose,
+                    start=start, start_path=start_path, solver_path=solver_path,
+                    solution_path=solution_path, col_names=None)
+    if milp.is_quadratic and solver not in QUADRATIC_SOLVERS:
+        raise _refuse_quadratic(f"model {milp.name}", solver)
+    names = [str(n) for n in milp.col_names()]
+    if start is not None and not isinstance(start, Mapping):
+        arr = np.asarray(start, dtype=float).ravel()
+        if arr.shape[0] != milp.n_cols:
+            raise OlctcError(f"the MIP start has {arr.shape[0]} values but the model has {milp.n_cols} columns")
+        # The file may hold extra columns (OBJCONST): pass the start by name.
+        opts = replace(opts, start=dict(zip(names, arr.tolist())))
+    if solver == "highs":
+        return inprocess.highs_milp(milp, opts)
+
+    from olctc.emit.mps import write_mps
+
+    with tempfile.TemporaryDirectory(prefix="olctc-milp-") as tmp:
+        path = Path(tmp) / "model.mps"
+        write_mps(milp, path)
+        if solver in EXTERNAL and opts.solution_path is None:
+            opts = replace(opts, solution_path=Path(tmp) / f"model.{solver}.sol")
+        result = FILE_BACKENDS[solver](path, opts, milp.is_quadratic)
+        if opts.solution_path is not None and Path(tmp) in opts.solution_path.parents:
+            result.solution_path = None
+    return _to_milp_columns(result, names)
+
+
+def _to_milp_columns(result: SolveResult, names: list[str]) -> SolveResult:
+    """Reorder a file solve's answer onto the MILP's columns, by name."""
+    if result.x is not None:
+        index = {name: j for j, name in enumerate(result.col_names)}
+        missing = [n for n in names if n not in index]
+        if missing:
+            raise OlctcError(f"the solver's answer lacks column {missing[0]} of the model")
+        result.x = result.x[np.fromiter((index[n] for n in names), dtype=np.int64, count=len(names))]
+    result.col_names = names
+    return result

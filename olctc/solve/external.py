@@ -1,0 +1,235 @@
+"""External solver programs (``cbc``, ``highs``, ``glpsol``): run, stream the log, read the answer back.
+
+Each program gets the tight tolerances of ``olctc.emit.params`` (glpsol has no flag for them and says
+so with a warning), the time limit, threads where supported and a MIP start where the program takes
+one. The solver writes its own solution file, which ``olctc.read.read_solution`` turns back into
+values.
+"""
+from __future__ import annotations
+
+import collections
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from olctc.emit.params import UNTUNABLE, cbc_args, glpk_args, highs_options_text
+from olctc.errors import OlctcError
+from olctc.solve.modelfile import file_columns, model_format, model_stem
+from olctc.solve.options import SolveOptions, start_vector
+from olctc.solve.result import SolveResult
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """Paths of one external run."""
+
+    exe: Path
+    model: Path
+    solution: Path
+    start: Path | None
+    workdir: Path
+
+
+@dataclass(frozen=True)
+class ExternalSolver:
+    """How to find, run and identify one solver program.
+
+    ``start_solver`` is the ``olctc.emit.start.write_start`` solver key of the program's MIP-start
+    format (None: the program takes no start). ``command`` builds the argument list.
+    """
+
+    name: str
+    program: str
+    install: str
+    start_solver: str | None
+    version_patterns: tuple[tuple[str, str], ...]
+    command: Callable[[Invocation, SolveOptions], list[str]]
+    locate_extra: Callable[[], Path | None] = lambda: None
+
+
+def _cbc_command(inv: Invocation, opts: SolveOptions) -> list[str]:
+    # Order matters: the model, then options (the start included), then -solve, then -solu.
+    # The cbcbox (devel) CBC rejects the dash-less forms that CBC 2.10 accepts.
+    cmd = [str(inv.exe), str(inv.model)]
+    if inv.start is not None:
+        cmd += ["-mips", str(inv.start)]
+    cmd += cbc_args(time_limit=opts.time_limit, threads=opts.threads, mip_gap=opts.mip_gap)
+    return cmd + ["-solve", "-solu", str(inv.solution)]
+
+
+def _highs_command(inv: Invocation, opts: SolveOptions) -> list[str]:
+    # The HiGHS CLI has no tolerance flags: they go through an options file.
+    options = inv.workdir / "olctc.highs.opt"
+    options.write_text(highs_options_text(time_limit=opts.time_limit, threads=opts.threads,
+                                          mip_gap=opts.mip_gap))
+    cmd = [str(inv.exe), "--model_file", str(inv.model), "--options_file", str(options)]
+    if inv.start is not None:
+        cmd += ["--read_solution_file", str(inv.start)]
+    return cmd + ["--solution_file", str(inv.solution)]
+
+
+def _glpk_command(inv: Invocation, opts: SolveOptions) -> list[str]:
+    # glpsol reads free MPS by default (--mps would mean fixed columns); LP files need --lp.
+    fmt = ["--lp"] if model_format(inv.model) == "lp" else []
+    return [str(inv.exe), *fmt, str(inv.model), *glpk_args(time_limit=opts.time_limit, mip_gap=opts.mip_gap),
+            "-w", str(inv.solution)]
+
+
+def _highsbox_binary() -> Path | None:
+    try:
+        import highsbox
+    except ImportError:
+        return None
+    path = Path(highsbox.highs_bin_path())
+    return path if path.is_file() else None
+
+
+#: olctc name -> program description. Version patterns are tried in order on the program's output.
+EXTERNAL: dict[str, ExternalSolver] = {
+    "cbc-cli": ExternalSolver(
+        "cbc-cli", "cbc", "apt-get install coinor-cbc (or pip install cbcbox)", "cbc",
+        ((r"Version:\s*(\S+)", "CBC {}"), (r"CBC (devel \(git:\w+\))", "CBC {}")), _cbc_command),
+    "highs-cli": ExternalSolver(
+        "highs-cli", "highs", "pip install highsbox", "highs",
+        ((r"Running HiGHS (\S+)", "HiGHS {}"),), _highs_command, _highsbox_binary),
+    "glpk-cli": ExternalSolver(
+        "glpk-cli", "glpsol", "apt-get install glpk-utils", None,
+        ((r"GLPK LP/MIP Solver,?\s*v?(\S+)", "GLPK {}"),), _glpk_command),
+}
+
+
+def locate(spec: ExternalSolver, solver_path: Path | None) -> tuple[Path, dict[str, str]]:
+    """The program to run and its environment; OlctcError saying how to install it when missing."""
+    if solver_path is not None:
+        # A bare program name is looked up on PATH; a path is used as given. The program runs in a
+        # temporary folder, so the path is made absolute.
+        found = shutil.which(str(solver_path)) if os.sep not in str(solver_path) else None
+        exe = Path(found) if found else Path(solver_path).absolute()
+        if not (exe.is_file() and os.access(exe, os.X_OK)):
+            raise OlctcError(f"solver program {exe} does not exist or is not executable")
+    else:
+        found = shutil.which(spec.program)
+        exe = Path(found) if found else spec.locate_extra()
+        if exe is None:
+            raise OlctcError(f"{spec.name} needs the '{spec.program}' program, which is not on PATH: "
+                             f"install it with `{spec.install}` or pass solver_path")
+    env = dict(os.environ)
+    # highsbox's binary has no RPATH: it finds libhighs only through LD_LIBRARY_PATH (../lib).
+    lib = exe.resolve().parent.parent / "lib"
+    if exe.resolve().parent.parent.name == "highs_dist" and lib.is_dir():
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [str(lib), env.get("LD_LIBRARY_PATH", "")]))
+    return exe, env
+
+
+def _run(cmd: list[str], env: dict[str, str], verbose: bool, hard_timeout: float | None,
+         cwd: Path) -> tuple[int, str, list[str]]:
+    """Run, echoing output lines when verbose. Returns exit code, full output head (for the version)
+    and the last lines (for error messages)."""
+    if verbose:
+        print("running: " + " ".join(cmd), flush=True)
+    tail: collections.deque[str] = collections.deque(maxlen=20)
+    head: list[str] = []
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd,
+                          text=True, encoding="utf-8", errors="replace", bufsize=1) as proc:
+        # A watchdog in case the solver overruns its own time limit by far (CBC can hang in cleanup).
+        timer = threading.Timer(hard_timeout, proc.kill) if hard_timeout else None
+        if timer:
+            timer.start()
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if len(head) < 40:
+                    head.append(line)
+                tail.append(line.rstrip("\n"))
+                if verbose:
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+            code = proc.wait()
+        except BaseException:
+            proc.kill()
+            raise
+        finally:
+            if timer:
+                timer.cancel()
+    return code, "".join(head), list(tail)
+
+
+def _version(spec: ExternalSolver, output: str) -> str:
+    for pattern, fmt in spec.version_patterns:
+        match = re.search(pattern, output)
+        if match:
+            return fmt.format(match.group(1))
+    return f"{spec.program} (version unknown)"
+
+
+def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
+    """Run external solver ``name`` on model file ``path`` and read its solution file back."""
+    from olctc.read import read_solution
+
+    spec = EXTERNAL[name]
+    exe, env = locate(spec, opts.solver_path)
+    if name in UNTUNABLE:
+        warnings.warn(UNTUNABLE[name], stacklevel=3)
+    solution = Path(opts.solution_path) if opts.solution_path is not None else \
+        path.with_name(f"{model_stem(path)}.{spec.program if spec.program != 'glpsol' else 'glpk'}.sol")
+    if not solution.parent.is_dir():
+        raise OlctcError(f"cannot write solution {solution}: folder {solution.parent} does not exist")
+
+    names: list[str] | None = list(opts.col_names) if opts.col_names is not None else None
+    lb = ub = None
+    if names is None or (opts.start is not None and not isinstance(opts.start, np.ndarray)):
+        names, lb, ub = file_columns(path)
+
+    with tempfile.TemporaryDirectory(prefix="olctc-solve-") as tmp:
+        workdir = Path(tmp)
+        start_file: Path | None = None
+        if opts.start is not None or opts.start_path is not None:
+            if spec.start_solver is None:
+                warnings.warn(f"{spec.program} takes no MIP start; the start is ignored", stacklevel=3)
+            elif opts.start_path is not None:
+                start_file = Path(opts.start_path)
+                if not start_file.is_file():
+                    raise OlctcError(f"MIP start file {start_file} does not exist")
+            else:
+                from olctc.emit.start import start_filename, write_start
+
+                x0 = start_vector(opts.start, names, lb, ub)
+                # own subfolder: HiGHS's start and solution files share the name <stem>.highs.sol
+                (workdir / "start").mkdir()
+                start_file = workdir / "start" / start_filename(model_stem(path), spec.start_solver)
+                write_start(start_file, names, x0, spec.start_solver)
+        # The solver writes into the temporary folder; the file is moved to its final name only
+        # when complete, so a failed run never leaves a stale or partial solution behind.
+        raw_solution = workdir / solution.name
+        inv = Invocation(exe=exe, model=path.resolve(), solution=raw_solution, start=start_file, workdir=workdir)
+        cmd = spec.command(inv, opts)
+        hard_timeout = 2 * opts.time_limit + 60 if opts.time_limit is not None else None
+        t0 = time.perf_counter()
+        code, head, tail = _run(cmd, env, opts.verbose, hard_timeout, cwd=workdir)
+        runtime = time.perf_counter() - t0
+        if not raw_solution.is_file() or raw_solution.stat().st_size == 0:
+            last = " | ".join(line for line in tail[-3:] if line.strip())
+            raise OlctcError(f"{spec.program} wrote no solution file (exit code {code}); last output: {last}")
+        sol = read_solution(raw_solution, col_names=names)
+        with contextlib.suppress(OSError):
+            solution.unlink()
+        shutil.move(str(raw_solution), str(solution))
+
+    x = sol.to_array(names) if sol.has_solution() else None
+    # The solution files state no gap (HiGHS's and CBC's logs do, but logs are not a stable format).
+    return SolveResult(status=sol.status, objective=sol.objective if x is not None else None,
+                       bound=sol.bound, gap=None, x=x, col_names=names, solver=name,
+                       solver_version=_version(spec, head), runtime=runtime,
+                       raw_status=str(sol.raw_status), solution_path=solution)

@@ -1,0 +1,294 @@
+"""In-process solves: HiGHS through highspy, CBC through python-mip, SCIP through PySCIPOpt.
+
+Every backend sets the tight tolerances of ``olctc.emit.params`` (the big-M rows need them) and maps
+the solver's status with one table (``HIGHS_STATUS``, ``CBC_STATUS``, ``SCIP_STATUS``; anything not
+listed counts as a limit: "feasible" with an incumbent, else "no_solution").
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import time
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from olctc.emit.params import PARAM_NAMES, solver_settings
+from olctc.errors import OlctcError
+from olctc.solve.options import SolveOptions, start_from_file, start_vector
+from olctc.solve.result import LIMIT, SolveResult, finite_or_none, resolve_status
+
+if TYPE_CHECKING:
+    from olctc.milp import MILP
+
+# ---------------------------------------------------------------- status tables
+#: HiGHS model status (``HighsModelStatus`` member name) -> olctc status.
+HIGHS_STATUS: dict[str, str] = {
+    "kOptimal": "optimal",
+    "kInfeasible": "infeasible",
+    "kUnbounded": "unbounded",
+    # Presolve proves "infeasible or unbounded" without telling which; olctc models have bounded
+    # variables, so it can only be infeasibility. raw_status keeps HiGHS's words.
+    "kUnboundedOrInfeasible": "infeasible",
+    "kModelEmpty": "optimal",
+}
+#: python-mip ``OptimizationStatus`` name -> olctc status.
+CBC_STATUS: dict[str, str] = {
+    "OPTIMAL": "optimal",
+    "FEASIBLE": "feasible",
+    "INFEASIBLE": "infeasible",
+    "INT_INFEASIBLE": "infeasible",
+    "UNBOUNDED": "unbounded",
+    "NO_SOLUTION_FOUND": "no_solution",
+    "CUTOFF": "no_solution",
+    "ERROR": "no_solution",
+    "LOADED": "no_solution",
+}
+#: SCIP ``getStatus()`` -> olctc status.
+SCIP_STATUS: dict[str, str] = {
+    "optimal": "optimal",
+    # Stopping at a user gap (limits/gap) is what HiGHS and CBC report as optimal too.
+    "gaplimit": "optimal",
+    "infeasible": "infeasible",
+    "inforunbd": "infeasible",
+    "unbounded": "unbounded",
+}
+
+
+def _map(table: dict[str, str], raw: str, has_solution: bool) -> str:
+    return resolve_status(table.get(raw, LIMIT), has_solution)
+
+
+def _timed(fn: Any) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+# ---------------------------------------------------------------- HiGHS
+def highs_model(opts: SolveOptions) -> Any:
+    """An empty ``highspy.Highs`` with olctc's settings."""
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", bool(opts.verbose))
+    for name, value in solver_settings("highs", time_limit=opts.time_limit, threads=opts.threads,
+                                       mip_gap=opts.mip_gap).items():
+        value = int(value) if name == PARAM_NAMES["highs"].threads else float(value)
+        if h.setOptionValue(name, value) != highspy.HighsStatus.kOk:
+            raise OlctcError(f"HiGHS rejected option {name} = {value}")
+    if opts.threads is not None:
+        # highspy keeps one task scheduler per process, sized by the first run; a later run asking
+        # for another thread count only logs an error and keeps the old size unless it is reset.
+        highspy.Highs.resetGlobalScheduler(True)
+    return h
+
+
+def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool) -> SolveResult:
+    import highspy
+
+    if start is not None:
+        sol = highspy.HighsSolution()
+        sol.col_value = start.tolist()
+        sol.value_valid = True
+        if h.setSolution(sol) == highspy.HighsStatus.kError:
+            raise OlctcError("HiGHS rejected the MIP start")
+    # Solve in highspy's worker thread so that Ctrl-C cancels the solve (status kInterrupt, incumbent
+    # kept) instead of being ignored until HiGHS returns.
+    h.HandleKeyboardInterrupt = True
+    runtime = _timed(h.solve)
+    model_status = h.getModelStatus()
+    info = h.getInfo()
+    has_solution = int(info.primal_solution_status) == int(highspy.SolutionStatus.kSolutionStatusFeasible)
+    status = _map(HIGHS_STATUS, model_status.name, has_solution)
+    x = objective = None
+    if status in ("optimal", "feasible"):
+        x = np.asarray(h.getSolution().col_value, dtype=float)
+        objective = float(info.objective_function_value)
+    if is_mip:
+        bound, gap = finite_or_none(info.mip_dual_bound), finite_or_none(info.mip_gap)
+    else:
+        bound, gap = (objective, 0.0) if status == "optimal" else (None, None)
+    return SolveResult(status=status, objective=objective, bound=bound, gap=gap, x=x, col_names=names,
+                       solver="highs", solver_version=f"HiGHS {h.version()}", runtime=runtime,
+                       raw_status=h.modelStatusToString(model_status))
+
+
+def highs_file(path: Path, opts: SolveOptions) -> SolveResult:
+    """Solve a model file with highspy."""
+    import highspy
+
+    h = highs_model(opts)
+    if h.readModel(str(path)) == highspy.HighsStatus.kError:
+        raise OlctcError(f"HiGHS cannot read model file {path}")
+    lp = h.getLp()
+    names = list(lp.col_names_) if len(lp.col_names_) == lp.num_col_ else [f"C{j}" for j in range(lp.num_col_)]
+    start = opts.start
+    if opts.start_path is not None:
+        start = start_from_file(opts.start_path, names)
+    x0 = start_vector(start, names, np.asarray(lp.col_lower_), np.asarray(lp.col_upper_))
+    is_mip = bool(np.any(np.asarray(lp.integrality_, dtype=int) > 0)) if len(lp.integrality_) else False
+    return _highs_run(h, names, x0, is_mip)
+
+
+def highs_milp(milp: "MILP", opts: SolveOptions) -> SolveResult:
+    """Solve a MILP from its arrays with highspy (``passModel`` on CSC arrays: no file, no per-row Python)."""
+    import highspy
+
+    h = highs_model(opts)
+    A = milp.A.tocsc()
+    A.sort_indices()
+    inf = highspy.kHighsInf
+    rhs = np.asarray(milp.rhs, dtype=float)
+    sense = np.asarray(milp.sense)
+    row_lower = np.where(sense == "L", -inf, rhs)
+    row_upper = np.where(sense == "G", inf, rhs)
+    status = h.passModel(
+        milp.n_cols, milp.n_rows, int(A.nnz), int(highspy.MatrixFormat.kColwise),
+        int(highspy.ObjSense.kMinimize), float(milp.obj_constant),
+        np.ascontiguousarray(milp.c, dtype=np.float64), np.ascontiguousarray(milp.lb, dtype=np.float64),
+        np.ascontiguousarray(milp.ub, dtype=np.float64), np.ascontiguousarray(row_lower, dtype=np.float64),
+        np.ascontiguousarray(row_upper, dtype=np.float64), A.indptr.astype(np.int32), A.indices.astype(np.int32),
+        A.data.astype(np.float64), np.asarray(milp.integer, dtype=np.int32))
+    if status == highspy.HighsStatus.kError:
+        raise OlctcError(f"HiGHS rejected model {milp.name} (passModel failed)")
+    names = [str(n) for n in milp.col_names()]
+    start = opts.start
+    if opts.start_path is not None:
+        start = start_from_file(opts.start_path, names)
+    return _highs_run(h, names, start_vector(start, names, milp.lb, milp.ub), bool(milp.integer.any()))
+
+
+# ---------------------------------------------------------------- CBC (python-mip)
+def _cbc_x(m: Any) -> np.ndarray:
+    """The incumbent as an array: one C buffer copy instead of a cffi call per variable."""
+    try:
+        from mip.cbc import cbclib, ffi
+
+        ptr = cbclib.Cbc_getColSolution(m.solver._model)
+        return np.frombuffer(ffi.buffer(ptr, m.num_cols * 8), dtype=np.float64).copy()
+    except (ImportError, AttributeError):
+        return np.array([v.x for v in m.vars], dtype=float)
+
+
+def cbc_model(path: Path, opts: SolveOptions) -> tuple[Any, float]:
+    """A python-mip CBC model read from ``path`` with olctc's settings, and the time limit to pass to
+    ``optimize(max_seconds=...)`` (python-mip takes it there, not as an attribute)."""
+    import mip
+
+    m = mip.Model(solver_name=mip.CBC)
+    m.verbose = 1 if opts.verbose else 0
+    m.read(str(path))
+    if m.num_cols == 0:
+        # CBC's reader reports bad lines as warnings and leaves an empty model, which "solves" fine.
+        raise OlctcError(f"CBC read no columns from {path}: the file is empty or not valid {path.suffix[1:]}")
+    settings = solver_settings("python-mip", time_limit=opts.time_limit, threads=opts.threads,
+                               mip_gap=opts.mip_gap)
+    max_seconds = settings.pop(PARAM_NAMES["python-mip"].time_limit, mip.INF)
+    # python-mip keeps these on the Model and hands them to CBC at optimize().
+    for attr, value in settings.items():
+        setattr(m, attr, value)
+    return m, max_seconds
+
+
+def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
+    """Solve a model file with CBC through python-mip (the objective constant must be an OBJCONST
+    column: python-mip's reader drops an RHS on the objective row)."""
+    m, max_seconds = cbc_model(path, opts)
+    col_names = [v.name for v in m.vars]
+    start = opts.start
+    if opts.start_path is not None:
+        start = start_from_file(opts.start_path, col_names)
+    if start is not None:
+        lb = ub = None
+        if not isinstance(start, np.ndarray):
+            lb = np.array([v.lb for v in m.vars]); ub = np.array([v.ub for v in m.vars])
+        x0 = start_vector(start, col_names, lb, ub)
+        # CBC fixes integer columns missing from a start to 0, so the start is always complete.
+        m.start = list(zip(m.vars, x0.tolist()))
+    result: dict[str, Any] = {}
+    runtime = _timed(lambda: result.setdefault("st", m.optimize(max_seconds=max_seconds)))
+    raw = result["st"].name
+    has_solution = m.num_solutions > 0 and raw in ("OPTIMAL", "FEASIBLE")
+    status = _map(CBC_STATUS, raw, has_solution)
+    x = objective = bound = gap = None
+    if status in ("optimal", "feasible"):
+        x = _cbc_x(m)
+        objective = float(m.objective_value)
+    if status in ("optimal", "feasible", "no_solution"):
+        bound = finite_or_none(m.objective_bound)
+        gap = finite_or_none(m.gap) if objective is not None else None
+    if m.num_int == 0 and status == "optimal":   # an LP: python-mip reports no MIP gap
+        bound, gap = objective, 0.0
+    return SolveResult(status=status, objective=objective, bound=bound, gap=gap, x=x, col_names=col_names,
+                       solver="cbc", solver_version=_cbc_version(), runtime=runtime, raw_status=raw)
+
+
+def _cbc_version() -> str:
+    parts = []
+    for dist in ("mip", "cbcbox"):
+        try:
+            parts.append(f"{dist} {importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return "CBC via " + ", ".join(parts)
+
+
+# ---------------------------------------------------------------- SCIP
+#: Helper columns SCIP's readers add for a quadratic objective (after the file's own columns).
+SCIP_HELPER_VARS = ("qmatrixvar", "quadobjvar")
+
+
+def scip_model(path: Path, opts: SolveOptions) -> Any:
+    """A PySCIPOpt model read from ``path`` with olctc's settings."""
+    import pyscipopt
+
+    m = pyscipopt.Model()
+    m.hideOutput(not opts.verbose)
+    m.readProblem(str(path))
+    for name, value in solver_settings("scip", time_limit=opts.time_limit, threads=opts.threads,
+                                       mip_gap=opts.mip_gap).items():
+        m.setParam(name, float(value))
+    if opts.threads is not None and opts.threads > 1:
+        warnings.warn("SCIP's branch and bound runs on one thread; threads is ignored", stacklevel=4)
+    return m
+
+
+def scip_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> SolveResult:
+    """Solve a model file with SCIP through PySCIPOpt (MIQPs included)."""
+    m = scip_model(path, opts)
+    # getVars() lists binaries, integers, then continuous; the creation index is the file order.
+    variables = sorted(m.getVars(), key=lambda v: v.getIndex())
+    if quadratic and variables and variables[-1].name in SCIP_HELPER_VARS:
+        variables = variables[:-1]
+    col_names = [v.name for v in variables]
+    start = opts.start
+    if opts.start_path is not None:
+        start = start_from_file(opts.start_path, col_names)
+    if start is not None:
+        lb = ub = None
+        if not isinstance(start, np.ndarray):
+            lb = np.array([v.getLbOriginal() for v in variables])
+            ub = np.array([v.getUbOriginal() for v in variables])
+        x0 = start_vector(start, col_names, lb, ub)
+        # With a quadratic objective SCIP's helper column must be computed: a partial solution lets
+        # SCIP complete it.
+        sol = m.createPartialSol() if quadratic else m.createSol()
+        for v, val in zip(variables, x0.tolist()):
+            m.setSolVal(sol, v, val)
+        m.addSol(sol, free=True)
+    runtime = _timed(m.optimize)
+    raw = m.getStatus()
+    has_solution = m.getNSols() > 0
+    status = _map(SCIP_STATUS, raw, has_solution)
+    x = objective = None
+    if status in ("optimal", "feasible"):
+        best = m.getBestSol()
+        x = np.array([m.getSolVal(best, v) for v in variables], dtype=float)
+        objective = float(m.getSolObjVal(best))
+    bound = finite_or_none(m.getDualbound()) if status in ("optimal", "feasible", "no_solution") else None
+    gap = finite_or_none(m.getGap()) if objective is not None else None
+    version = f"SCIP {m.getMajorVersion()}.{m.getMinorVersion()}.{m.getTechVersion()}"
+    return SolveResult(status=status, objective=objective, bound=bound, gap=gap, x=x, col_names=col_names,
+                       solver="scip", solver_version=version, runtime=runtime, raw_status=raw)

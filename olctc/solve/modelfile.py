@@ -1,0 +1,97 @@
+"""What olctc needs to know about a model file before handing it to a solver."""
+from __future__ import annotations
+
+import gzip
+import os
+import re
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+
+from olctc.errors import OlctcError
+
+# MPS sections that carry a quadratic objective (QUADOBJ: upper triangle, QMATRIX: full, QSECTION:
+# CPLEX's older name) or quadratic constraints (QCMATRIX). They start at column 1.
+_MPS_QUAD = (b"\nQUADOBJ", b"\nQMATRIX", b"\nQSECTION", b"\nQCMATRIX")
+# LP format writes quadratic terms inside square brackets with ^2 or *: "[ 2 x ^2 + 2 x * y ] / 2".
+# Bracketed names (x[3], Gurobi style) have neither.
+_LP_QUAD = re.compile(rb"\[[^\]\n]*(?:\^|\s\*\s)")
+_CHUNK = 1 << 24
+_OVERLAP = 1 << 16
+
+
+def model_format(path: str | os.PathLike[str]) -> str:
+    """``"mps"`` or ``"lp"`` from the file name (a ``.gz`` suffix is allowed)."""
+    name = Path(path).name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    for ext in ("mps", "lp"):
+        if name.endswith("." + ext):
+            return ext
+    raise OlctcError(f"cannot tell the format of {path}: expected a .mps or .lp file (optionally .gz)")
+
+
+def model_stem(path: str | os.PathLike[str]) -> str:
+    """The file name without ``.mps``/``.lp`` and ``.gz``: ``out/tree.mps.gz`` -> ``tree``."""
+    name = Path(path).name
+    if name.lower().endswith(".gz"):
+        name = name[:-3]
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+def check_model_path(path: str | os.PathLike[str]) -> Path:
+    """The path as a Path, after checking that it is a readable .mps/.lp file."""
+    path = Path(path)
+    if not path.is_file():
+        raise OlctcError(f"model file {path} does not exist")
+    model_format(path)
+    return path
+
+
+def _open(path: Path) -> IO[bytes]:
+    return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
+
+
+def is_quadratic_file(path: str | os.PathLike[str]) -> bool:
+    """True when the model file has a quadratic objective (or quadratic rows).
+
+    Scans the bytes in 16 MB chunks (bytes.find / a regex: C speed); needed because python-mip's CBC reader
+    silently drops a QUADOBJ section and solves the linear part.
+    """
+    path = Path(path)
+    if model_format(path) == "mps":
+        def found(data: bytes) -> bool:
+            return any(data.find(key) >= 0 for key in _MPS_QUAD)
+    else:
+        def found(data: bytes) -> bool:
+            return _LP_QUAD.search(data) is not None
+    tail = b""
+    with _open(path) as fh:
+        while True:
+            chunk = fh.read(_CHUNK)
+            if not chunk:
+                return False
+            if found(tail + chunk):
+                return True
+            tail = chunk[-_OVERLAP:]
+
+
+def file_columns(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Column names, lower and upper bounds of a model file, in the file's column order.
+
+    Read with HiGHS (C++ reader) because CBC omits zero values and GLPK writes columns by index only:
+    turning their solution files into an ``x`` vector needs the names in order.
+    """
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    status = h.readModel(str(path))
+    if status == highspy.HighsStatus.kError:
+        raise OlctcError(f"cannot read model file {path} (HiGHS reader error)")
+    lp = h.getLp()
+    names = list(lp.col_names_)
+    if len(names) != lp.num_col_:
+        names = [f"C{j}" for j in range(lp.num_col_)]
+    return names, np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float)

@@ -1,0 +1,122 @@
+"""Write a SolveResult in a solver's own solution format (HiGHS, CBC ``-solu``, SCIP ``write solution``).
+
+The files match what the solvers write (see the samples in ``tests/data/solvers``) closely enough that
+the solvers read them back as MIP starts (HiGHS ``--read_solution_file``, CBC ``-mips``, SCIP
+``read <file>``) and ``olctc.read.read_solution`` recognises them. Values are written with full
+precision (shortest round-trip repr) instead of the solvers' 8 or 15 significant digits.
+"""
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+
+import numpy as np
+
+from olctc.errors import OlctcError, param_error
+from olctc.io import atomic_write_text
+from olctc.solve.result import SolveResult, limit_kind
+
+# Status words per format: definite statuses first, then an early stop by limit kind (see
+# ``olctc.solve.result.limit_kind``). Taken from the solvers' own writers.
+HIGHS_WORDS = {"optimal": "Optimal", "infeasible": "Infeasible", "unbounded": "Unbounded",
+               "time": "Time limit reached", "iterations": "Iteration limit reached",
+               "nodes": "Solution limit reached", "solutions": "Solution limit reached",
+               "gap": "Solution limit reached", "interrupt": "Interrupted by user", "other": "Unknown"}
+CBC_WORDS = {"optimal": "Optimal", "infeasible": "Infeasible", "unbounded": "Unbounded",
+             "time": "Stopped on time", "interrupt": "Stopped on ctrl-c", "iterations": "Stopped on iterations",
+             "nodes": "Stopped on iterations", "solutions": "Stopped on iterations",
+             "gap": "Stopped on iterations", "other": "Status unknown"}
+SCIP_WORDS = {"optimal": "optimal solution found", "infeasible": "infeasible", "unbounded": "unbounded",
+              "time": "time limit reached", "interrupt": "user interrupt", "nodes": "node limit reached",
+              "gap": "gap limit reached", "solutions": "solution limit reached", "iterations": "unknown",
+              "other": "unknown"}
+
+
+def _words(table: dict[str, str], result: SolveResult) -> str:
+    if result.status in table:
+        return table[result.status]
+    return table[limit_kind(result.raw_status)]
+
+
+def _num(value: float) -> str:
+    """Shortest round-trip text, integers without '.0' (as HiGHS and SCIP print them)."""
+    value = float(value)
+    if value == 0.0:
+        return "0"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    text = repr(value)
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _highs_text(result: SolveResult, costs: np.ndarray | None) -> str:
+    words = result.raw_status if result.solver.startswith("highs") and result.raw_status else \
+        _words(HIGHS_WORDS, result)
+    lines = ["Model status", words, "", "# Primal solution values"]
+    if result.x is None:
+        lines.append("None")
+    else:
+        lines += ["Feasible", f"Objective {_num(result.objective or 0.0)}", f"# Columns {len(result.col_names)}"]
+        lines += [f"{name} {_num(v)}" for name, v in zip(result.col_names, result.x.tolist())]
+    lines += ["", "# Dual solution values", "None", "", "# Basis", "HiGHS_basis_file v2", "None"]
+    return "\n".join(lines) + "\n"
+
+
+def _cbc_text(result: SolveResult, costs: np.ndarray | None) -> str:
+    words = _words(CBC_WORDS, result)
+    if result.status == "no_solution" and words != "Status unknown":
+        # CBC's words for "stopped before any integer solution"; no values follow.
+        words += " (no integer solution - continuous used)"
+    lines = [f"{words} - objective value {(result.objective or 0.0):.8f}"]
+    if result.x is not None:
+        # Only nonzeros, like CBC: a missing column is 0 (also for -mips).
+        for j in np.flatnonzero(result.x).tolist():
+            lines.append(f"{j:7d} {result.col_names[j]:<8} {_num(result.x[j]):>15}{'':9}{'0':>15}")
+    return "\n".join(lines) + "\n"
+
+
+def _scip_text(result: SolveResult, costs: np.ndarray | None) -> str:
+    lines = [f"solution status: {_words(SCIP_WORDS, result)}"]
+    if result.x is None:
+        lines.append("no solution available")
+    else:
+        lines.append(f"objective value:                 {_num(result.objective or 0.0):>20}")
+        for j in np.flatnonzero(result.x).tolist():
+            line = f"{result.col_names[j]:<32} {_num(result.x[j]):>20}"
+            # SCIP prints each column's cost; its reader does not need it.
+            if costs is not None:
+                line += f" \t(obj:{_num(costs[j])})"
+            lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+#: format name -> text renderer. "-cli" solver names map to the same format.
+NATIVE_WRITERS: dict[str, Callable[[SolveResult, np.ndarray | None], str]] = {
+    "highs": _highs_text,
+    "cbc": _cbc_text,
+    "scip": _scip_text,
+}
+
+
+def write_native_solution(result: SolveResult, path: str | os.PathLike[str], solver: str, *,
+                          costs: np.ndarray | None = None) -> None:
+    """Write ``result`` as solver ``solver``'s own solution file.
+
+    Parameters
+    ----------
+    result : a SolveResult (any solver's).
+    path : the file to write (atomically).
+    solver : ``"highs"``, ``"cbc"`` or ``"scip"`` (``"highs-cli"``/``"cbc-cli"`` also accepted).
+    costs : objective coefficients in column order; only SCIP's format shows them (``(obj:c)``).
+    """
+    key = solver[:-4] if solver.endswith("-cli") else solver
+    if key not in NATIVE_WRITERS:
+        raise param_error("solver", f"one of {sorted(NATIVE_WRITERS)}", solver)
+    if result.x is not None and len(result.x) != len(result.col_names):
+        raise OlctcError(f"result has {len(result.x)} values for {len(result.col_names)} columns")
+    if costs is not None:
+        costs = np.asarray(costs, dtype=float)
+        if costs.shape[0] != len(result.col_names):
+            raise OlctcError(f"costs have {costs.shape[0]} entries for {len(result.col_names)} columns")
+    atomic_write_text(path, NATIVE_WRITERS[key](result, costs))

@@ -1,0 +1,69 @@
+"""Settings of one solve call, shared by the in-process and external backends."""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from olctc.errors import OlctcError
+
+#: A MIP start: values in the model's column order, or ``{column name: value}`` (missing columns get 0
+#: clipped into their bounds).
+Start = np.ndarray | Mapping[str, float]
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """Everything ``solve_file`` passes to a backend (see ``solve_file`` for the meaning)."""
+
+    time_limit: float | None = None
+    threads: int | None = None
+    mip_gap: float | None = None
+    verbose: bool = True
+    start: Start | None = None
+    start_path: Path | None = None
+    solver_path: Path | None = None
+    solution_path: Path | None = None
+    col_names: Sequence[str] | None = None
+
+
+def start_vector(start: Start | None, names: Sequence[str], lb: np.ndarray | None = None,
+                 ub: np.ndarray | None = None) -> np.ndarray | None:
+    """A MIP start as a full vector in ``names`` order.
+
+    A mapping fills the columns it names and sets the others to 0 clipped into [lb, ub] (so a column
+    fixed to 1, such as ``OBJCONST``, gets 1); names the model lacks are ignored (a start read from
+    another solver's file may hold helper columns). An array must have one value per column.
+    """
+    if start is None:
+        return None
+    n = len(names)
+    if isinstance(start, Mapping):
+        x = np.zeros(n)
+        if lb is not None and ub is not None:
+            x = np.minimum(np.maximum(x, lb), ub)
+        index = {name: j for j, name in enumerate(names)}
+        for name, value in start.items():
+            j = index.get(name)
+            if j is not None:
+                x[j] = float(value)
+    else:
+        x = np.asarray(start, dtype=float).ravel()
+        if x.shape[0] != n:
+            raise OlctcError(f"the MIP start has {x.shape[0]} values but the model has {n} columns")
+    if not np.all(np.isfinite(x)):
+        raise OlctcError("the MIP start has NaN or infinite values")
+    return x
+
+
+def start_from_file(path: str | os.PathLike[str], names: Sequence[str]) -> dict[str, float]:
+    """``{name: value}`` from any solution file olctc can read, to use as a MIP start in process."""
+    from olctc.read import read_solution
+
+    sol = read_solution(path, col_names=list(names))
+    if not sol.values:
+        raise OlctcError(f"MIP start file {path} holds no solution values (status {sol.status})")
+    return dict(sol.values)

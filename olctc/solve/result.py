@@ -1,0 +1,90 @@
+"""The solver-neutral result of a solve, and the status vocabulary shared by every backend."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+#: The five statuses every backend maps to. "feasible": stopped early (time or other limit) with an
+#: incumbent; "no_solution": stopped without one (or the solver failed).
+STATUSES = ("optimal", "feasible", "infeasible", "unbounded", "no_solution")
+
+#: Marker in the status tables: the solver stopped on a limit, so the status depends on whether it
+#: holds an incumbent ("feasible") or not ("no_solution").
+LIMIT = "limit"
+
+
+@dataclass
+class SolveResult:
+    """What a solve produced, whatever the solver.
+
+    Parameters
+    ----------
+    status : one of ``STATUSES``.
+    objective : objective of the returned solution (constant included), None without a solution.
+    bound : best proven bound on the objective, None when the solver reports none.
+    gap : relative gap as the solver reports (and defines) it, None when unknown.
+    x : solution values in ``col_names`` order (the model's column order), None without a solution.
+    col_names : the model's column names, in order.
+    solver : the olctc solver name (``"highs"``, ``"cbc-cli"`` ...).
+    solver_version : the solver's own version string.
+    runtime : wall-clock seconds of the solve (the optimize call in process, the whole program run
+        for external solvers).
+    raw_status : the solver's own status word(s), unmapped.
+    solution_path : for external solvers, the solution file they wrote; None in process.
+    """
+
+    status: str
+    objective: float | None
+    bound: float | None
+    gap: float | None
+    x: np.ndarray | None
+    col_names: list[str]
+    solver: str
+    solver_version: str
+    runtime: float
+    raw_status: str
+    solution_path: Path | None = field(default=None)
+
+    @property
+    def has_solution(self) -> bool:
+        return self.x is not None
+
+    def values(self) -> dict[str, float]:
+        """``{column name: value}`` of the solution (empty without one)."""
+        if self.x is None:
+            return {}
+        return dict(zip(self.col_names, map(float, self.x)))
+
+
+def resolve_status(mapped: str, has_solution: bool) -> str:
+    """Turn a status-table entry into one of ``STATUSES`` given whether an incumbent exists."""
+    if mapped == LIMIT:
+        return "feasible" if has_solution else "no_solution"
+    if mapped in ("optimal", "feasible") and not has_solution:
+        return "no_solution"
+    return mapped
+
+
+def finite_or_none(value: float | None, *, huge: float = 1e20) -> float | None:
+    """None for missing, NaN, infinite or solver-infinite (|v| >= 1e20, SCIP's infinity) values."""
+    if value is None:
+        return None
+    value = float(value)
+    if not math.isfinite(value) or abs(value) >= huge:
+        return None
+    return value
+
+
+def limit_kind(raw_status: str) -> str:
+    """Classify a solver's raw status of an early stop: time, interrupt, nodes, gap, solutions,
+    iterations or other. Used to choose the status words when writing another solver's format."""
+    raw = raw_status.lower()
+    for needle, kind in (("time", "time"), ("interrupt", "interrupt"), ("ctrl", "interrupt"),
+                         ("user", "interrupt"), ("node", "nodes"), ("gap", "gap"), ("sol", "solutions"),
+                         ("iter", "iterations")):
+        if needle in raw:
+            return kind
+    return "other"

@@ -1,0 +1,165 @@
+"""Solver settings files: content, and that each real solver program accepts them."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from olctc.emit.params import (PARAM_FILES, PARAM_NAMES, TIGHT_TOL, cbc_args, glpk_args, solver_settings,
+                               write_param_files)
+from olctc.errors import OlctcError
+
+DATA = Path(__file__).parent / "data" / "solvers"
+MODEL = DATA / "model.mps"
+
+
+def _highs_cli() -> tuple[str, dict[str, str]] | None:
+    try:
+        import highsbox
+    except ImportError:
+        return None
+    exe = Path(highsbox.highs_bin_path())
+    if not exe.is_file():
+        return None
+    import os
+    env = dict(os.environ, LD_LIBRARY_PATH=highsbox.highs_lib_dir())
+    return str(exe), env
+
+
+def highs_option(h, name: str):
+    """getOptionValue returns (status, value) in highspy 1.15 and the bare value in older versions."""
+    value = h.getOptionValue(name)
+    return value[1] if isinstance(value, tuple) else value
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    paths = write_param_files(tmp_path, "tree", time_limit=30, threads=2, mip_gap=1e-4)
+    return {p.name[len("tree."):]: p for p in paths}
+
+
+def test_writes_one_file_per_solver(files: dict[str, Path]) -> None:
+    assert list(files) == list(PARAM_FILES)
+    assert set(files) == {"highs.opt", "scip.set", "gurobi.prm", "cplex.prm", "cbc.args", "glpk.args",
+                          "solvers.txt"}
+
+
+def test_every_solver_gets_tight_tolerances() -> None:
+    assert TIGHT_TOL == 1e-9
+    for interface, names in PARAM_NAMES.items():
+        settings = solver_settings(interface)
+        if interface == "glpk-cli":
+            assert settings == {}  # glpsol has no tolerance flags
+        else:
+            assert settings[names.integrality] == 1e-9 and settings[names.feasibility] == 1e-9
+
+
+def test_gurobi_and_cplex_files(files: dict[str, Path]) -> None:
+    gurobi = files["gurobi.prm"].read_text().splitlines()
+    assert "IntFeasTol 1e-09" in gurobi and "FeasibilityTol 1e-09" in gurobi
+    assert "TimeLimit 30" in gurobi and "Threads 2" in gurobi and "MIPGap 0.0001" in gurobi
+    cplex = files["cplex.prm"].read_text().splitlines()
+    assert "CPXPARAM_MIP_Tolerances_Integrality 1e-09" in cplex
+    assert "CPXPARAM_Simplex_Tolerances_Feasibility 1e-09" in cplex
+    assert "CPXPARAM_TimeLimit 30" in cplex and "CPXPARAM_Threads 2" in cplex
+    # comments only with '#' at the line start (both PRM readers skip those lines)
+    assert all(not line or line.startswith("#") or len(line.split()) == 2 for line in gurobi + cplex)
+
+
+def test_highs_options_file_read_by_highspy(files: dict[str, Path]) -> None:
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    assert h.readOptions(str(files["highs.opt"])) == highspy.HighsStatus.kOk
+    assert highs_option(h, "mip_feasibility_tolerance") == 1e-9
+    assert highs_option(h, "primal_feasibility_tolerance") == 1e-9
+    assert highs_option(h, "time_limit") == 30.0
+    assert highs_option(h, "threads") == 2
+    assert highs_option(h, "mip_rel_gap") == 1e-4
+
+
+def test_highs_options_file_read_by_highs_cli(files: dict[str, Path], tmp_path: Path) -> None:
+    cli = _highs_cli()
+    if cli is None:
+        pytest.skip("highsbox not installed")
+    exe, env = cli
+    out = subprocess.run([exe, "--model_file", str(MODEL), "--options_file", str(files["highs.opt"])],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60).stdout
+    # the CLI echoes every non-default option it set
+    assert "Set option mip_feasibility_tolerance to 1e-09" in out
+    assert "Set option primal_feasibility_tolerance to 1e-09" in out
+    assert "Set option time_limit to 30" in out
+    assert "Set option threads to 2" in out
+    assert "Optimal" in out
+
+
+def test_scip_settings_read_by_pyscipopt(files: dict[str, Path]) -> None:
+    import pyscipopt
+
+    m = pyscipopt.Model()
+    m.hideOutput()
+    m.readParams(str(files["scip.set"]))
+    assert m.getParam("numerics/feastol") == 1e-9
+    assert m.getParam("limits/time") == 30.0
+    assert m.getParam("limits/gap") == 1e-4
+
+
+@pytest.mark.parametrize("program", ["/usr/bin/cbc", "cbc"])
+def test_cbc_accepts_the_flags(files: dict[str, Path], tmp_path: Path, program: str) -> None:
+    exe = program if Path(program).is_file() else shutil.which(program)
+    if exe is None:
+        pytest.skip(f"{program} not installed")
+    args = files["cbc.args"].read_text().split()
+    assert args == cbc_args(time_limit=30, threads=2, mip_gap=1e-4)
+    sol = tmp_path / "out.txt"
+    out = subprocess.run([exe, str(MODEL), *args, "-solve", "-solu", str(sol)], capture_output=True,
+                         text=True, cwd=tmp_path, timeout=60).stdout
+    assert "Illegal" not in out and "illegal" not in out
+    if "Version: 2.10" in out:   # CBC 2.10 echoes each change
+        assert "integerTolerance was changed from 1e-07 to 1e-09" in out
+        assert "primalTolerance was changed from 1e-07 to 1e-09" in out
+        assert "seconds was changed from 1e+100 to 30" in out
+    else:                        # cbcbox devel lists non-default parameters (not primalT)
+        assert "integerTolerance  1e-06 → 1e-09" in out
+    assert sol.read_text().startswith("Optimal - objective value -21.5")
+
+
+def test_glpsol_accepts_the_flags(files: dict[str, Path], tmp_path: Path) -> None:
+    exe = shutil.which("glpsol")
+    if exe is None:
+        pytest.skip("glpsol not installed")
+    args = files["glpk.args"].read_text().split()
+    assert args == ["--tmlim", "30", "--mipgap", "0.0001"]
+    sol = tmp_path / "out.txt"
+    proc = subprocess.run([exe, str(MODEL), *args, "-w", str(sol)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=60)
+    assert proc.returncode == 0, proc.stdout
+    assert "s mip 5 6 o -21.5" in sol.read_text()
+
+
+def test_glpk_time_limit_rounded_up_to_whole_seconds() -> None:
+    # glpsol answers "Invalid time limit '1.5'" to a fractional value
+    assert glpk_args(time_limit=1.5) == ["--tmlim", "2"]
+
+
+def test_no_limits_gives_tolerances_only(tmp_path: Path) -> None:
+    paths = write_param_files(tmp_path, "m")
+    text = {p.name: p.read_text() for p in paths}
+    assert text["m.cbc.args"] == "-integerT 1e-09 -primalT 1e-09\n"
+    assert "time_limit" not in text["m.highs.opt"] and "threads" not in text["m.highs.opt"]
+    assert "glpsol m.mps -w m.glpk.sol" in text["m.solvers.txt"]
+
+
+@pytest.mark.parametrize("kwargs", [{"time_limit": 0}, {"time_limit": -1.0}, {"threads": 0},
+                                    {"threads": 1.5}, {"mip_gap": 1.5}, {"mip_gap": -0.1}])
+def test_bad_limits_rejected(tmp_path: Path, kwargs: dict) -> None:
+    with pytest.raises(OlctcError):
+        write_param_files(tmp_path, "m", **kwargs)
+
+
+def test_missing_folder_rejected(tmp_path: Path) -> None:
+    with pytest.raises(OlctcError, match="does not exist"):
+        write_param_files(tmp_path / "nope", "m")

@@ -1,0 +1,522 @@
+"""Solving with the real solvers: in process (HiGHS, CBC, SCIP) and external programs (no mocks)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from olctc.errors import OlctcError
+from olctc.milp import MILP, Block
+from olctc.read import read_solution
+from olctc.solve import (EXTERNAL_SOLVERS, SOLVERS, SolveResult, solve_file, solve_milp,
+                         write_native_solution)
+from olctc.solve.inprocess import cbc_model, highs_model, scip_model
+from olctc.solve.options import SolveOptions
+
+DATA = Path(__file__).parent / "data" / "solvers"
+NAMES = ["x", "y", "z", "v", "w", "u"]
+OPTIMUM = np.array([4.0, 3.0, 1.0, 3.0, 2.0, 0.0])
+QP_OPTIMUM = np.array([7 / 3, 5 / 6])   # min -5.5x - 4y + x^2 + xy + y^2, x + y <= 10
+QP_OBJECTIVE = -97 / 12
+
+# What each solver's log says when it took the MIP start.
+START_MARKER = {"highs": "MIP start solution is feasible", "highs-cli": "MIP start solution is feasible",
+                "cbc": "MIPStart provided solution", "cbc-cli": "MIPStart provided solution",
+                "scip": "feasible solution given by solution candidate storage"}
+
+
+def _has_program(solver: str) -> bool:
+    if solver == "highs-cli":
+        try:
+            import highsbox
+        except ImportError:
+            return False
+        return Path(highsbox.highs_bin_path()).is_file()
+    return shutil.which({"cbc-cli": "cbc", "glpk-cli": "glpsol"}[solver]) is not None
+
+
+def need(solver: str) -> None:
+    if solver in EXTERNAL_SOLVERS and not _has_program(solver):
+        pytest.skip(f"{solver} program not installed")
+
+
+@pytest.fixture
+def models(tmp_path: Path) -> Path:
+    """The sample models copied to a scratch folder (external solvers write solutions beside them)."""
+    for f in ("model.mps", "infeasible.mps", "mknap.mps", "hard_msplit.mps", "portable_qp.mps"):
+        shutil.copy(DATA / f, tmp_path / f)
+    return tmp_path
+
+
+def solve_quiet(path: Path, solver: str, **kw) -> SolveResult:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # glpk-cli's tolerance warning
+        return solve_file(path, solver, verbose=False, **kw)
+
+
+# ------------------------------------------------------------------ in process
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_optimal(models: Path, solver: str) -> None:
+    res = solve_file(models / "model.mps", solver, verbose=False)
+    assert res.status == "optimal" and res.solver == solver and res.solver_version
+    assert res.objective == pytest.approx(-21.5)
+    assert res.bound == pytest.approx(-21.5) and res.gap == pytest.approx(0.0, abs=1e-9)
+    assert res.col_names == NAMES   # file order, whatever order the solver keeps internally
+    np.testing.assert_allclose(res.x, OPTIMUM, atol=1e-9)
+    assert res.values()["z"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_infeasible(models: Path, solver: str) -> None:
+    res = solve_file(models / "infeasible.mps", solver, verbose=False)
+    assert res.status == "infeasible" and res.x is None and res.objective is None
+    assert res.col_names == ["a", "b"]
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_time_limit_with_incumbent(models: Path, solver: str) -> None:
+    res = solve_file(models / "mknap.mps", solver, time_limit=1, verbose=False)
+    assert res.status == "feasible", res.raw_status
+    assert res.objective is not None and res.bound is not None and res.bound < res.objective
+    assert res.gap is not None and res.gap > 0
+    assert res.x is not None and len(res.x) == 250
+    assert res.runtime < 10
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_time_limit_without_incumbent(models: Path, solver: str) -> None:
+    res = solve_file(models / "hard_msplit.mps", solver, time_limit=1, verbose=False)
+    assert res.status == "no_solution", res.raw_status
+    assert res.x is None and res.objective is None
+
+
+def test_quadratic_on_scip(models: Path) -> None:
+    res = solve_file(models / "portable_qp.mps", "scip", verbose=False)
+    assert res.status == "optimal"
+    assert res.col_names == ["x", "y_long_name_q"]   # SCIP's helper column qmatrixvar dropped
+    assert res.objective == pytest.approx(QP_OBJECTIVE, abs=1e-6)
+    np.testing.assert_allclose(res.x, QP_OPTIMUM, atol=1e-5)
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc", *EXTERNAL_SOLVERS])
+def test_quadratic_refused(models: Path, solver: str) -> None:
+    # python-mip would silently drop QUADOBJ and answer the LP (-55): refuse instead
+    with pytest.raises(OlctcError, match=r"MIQP \(quadratic objective\).*--solver scip"):
+        solve_file(models / "portable_qp.mps", solver, verbose=False)
+
+
+def test_tight_tolerances_are_set_on_the_solver_objects(models: Path) -> None:
+    opts = SolveOptions(time_limit=7.5, threads=1, mip_gap=0.01, verbose=False)
+
+    def highs_opt(h, name):   # (status, value) in highspy 1.15, the value alone before
+        value = h.getOptionValue(name)
+        return value[1] if isinstance(value, tuple) else value
+
+    h = highs_model(opts)
+    assert highs_opt(h, "mip_feasibility_tolerance") == 1e-9
+    assert highs_opt(h, "primal_feasibility_tolerance") == 1e-9
+    assert highs_opt(h, "time_limit") == 7.5 and highs_opt(h, "threads") == 1
+    assert highs_opt(h, "mip_rel_gap") == 0.01
+
+    m, max_seconds = cbc_model(models / "model.mps", opts)
+    assert m.integer_tol == 1e-9 and m.infeas_tol == 1e-9
+    assert max_seconds == 7.5 and m.threads == 1 and m.max_mip_gap == 0.01
+
+    s = scip_model(models / "model.mps", opts)
+    assert s.getParam("numerics/feastol") == 1e-9
+    assert s.getParam("limits/time") == 7.5 and s.getParam("limits/gap") == 0.01
+
+
+def test_cbc_library_receives_the_tolerance(models: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # python-mip only hands integer_tol to CBC at optimize(): check CBC's own list of changed settings
+    solve_file(models / "model.mps", "cbc", verbose=True)
+    out = capfd.readouterr().out
+    if "Non-default parameters" not in out:
+        pytest.skip("this CBC build does not list changed parameters")
+    assert "integerTolerance  1e-06 → 1e-09" in out
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_mip_start_array(models: Path, solver: str, capfd: pytest.CaptureFixture[str]) -> None:
+    res = solve_file(models / "model.mps", solver, start=OPTIMUM, verbose=True)
+    assert res.status == "optimal" and res.objective == pytest.approx(-21.5)
+    assert START_MARKER[solver] in capfd.readouterr().out
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_mip_start_file(models: Path, solver: str, capfd: pytest.CaptureFixture[str]) -> None:
+    from olctc.emit.start import write_start
+
+    write_start(models / "model.highs.start.sol", NAMES, OPTIMUM, "highs", objective=-21.5)
+    res = solve_file(models / "model.mps", solver, start_path=models / "model.highs.start.sol", verbose=True)
+    assert res.status == "optimal"
+    assert START_MARKER[solver] in capfd.readouterr().out
+
+
+def test_partial_start_by_name_on_a_qp(models: Path) -> None:
+    # SCIP's helper column makes a full start impossible to state: a partial one is completed by SCIP
+    res = solve_file(models / "portable_qp.mps", "scip", start={"x": 2.0, "y_long_name_q": 1.0}, verbose=False)
+    assert res.objective == pytest.approx(QP_OBJECTIVE, abs=1e-6)
+
+
+def test_scip_warns_that_threads_are_ignored(models: Path) -> None:
+    with pytest.warns(UserWarning, match="one thread"):
+        solve_file(models / "model.mps", "scip", threads=2, verbose=False)
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc"])
+def test_threads(models: Path, solver: str) -> None:
+    for threads in (1, 2):
+        assert solve_file(models / "model.mps", solver, threads=threads, verbose=False).status == "optimal"
+
+
+# ------------------------------------------------------------------ objective constants
+OBJCONST_MPS = """NAME OBJC FREE
+ROWS
+ N  obj
+ L  c1
+COLUMNS
+    MARKER                 'MARKER'                 'INTORG'
+    x         obj       -1.5
+    x         c1        1
+    MARKER                 'MARKER'                 'INTEND'
+    OBJCONST  obj       5.25
+RHS
+    RHS       c1        3.5
+BOUNDS
+ UP BND       x         10
+ FX BND       OBJCONST  1
+ENDATA
+"""
+
+
+@pytest.mark.parametrize("solver", [*SOLVERS, *EXTERNAL_SOLVERS])
+def test_objective_constant_column_counts_everywhere(tmp_path: Path, solver: str) -> None:
+    need(solver)
+    path = tmp_path / "objc.mps"
+    path.write_text(OBJCONST_MPS)
+    res = solve_quiet(path, solver)
+    # x = 3 (integer, <= 3.5): -4.5 + 5.25, the same as highspy computes for this file
+    assert res.objective == pytest.approx(0.75)
+    np.testing.assert_allclose(res.x, [3.0, 1.0])
+
+
+# ------------------------------------------------------------------ MILP objects
+def leak_milp(obj_constant: float = 0.0) -> MILP:
+    """One split score s in [-1, 1] and two points with the same feature, z_i = 1 routes point i right:
+    left needs s <= 100 z_i, right needs s >= 1e-5 - 100 (1 - z_i). Rewarding point 1 right and point 2
+    left is impossible (optimum 0); at default tolerances z_1 = 1 - 1e-7 passes as integral and the
+    solver claims -1."""
+    M, eps = 100.0, 1e-5
+    A = sp.csr_matrix(np.array([[1.0, -M, 0.0], [1.0, 0.0, -M], [1.0, -M, 0.0], [1.0, 0.0, -M]]))
+    return MILP(
+        name="leak", c=np.array([0.0, -1.0, 1.0]), A=A, sense=np.array(["L", "L", "G", "G"]),
+        rhs=np.array([0.0, 0.0, eps - M, eps - M]), lb=np.array([-1.0, 0.0, 0.0]), ub=np.ones(3),
+        integer=np.array([False, True, True]),
+        col_blocks=(Block("s", 0, (1,), ("node",), ((1,),)), Block("z", 1, (2,), ("point",), ((1, 2),))),
+        row_blocks=(Block("left", 0, (2,), ("point",), ((1, 2),)), Block("right", 2, (2,), ("point",), ((1, 2),))),
+        obj_constant=obj_constant)
+
+
+def test_leak_model_is_a_real_regression() -> None:
+    """SCIP at its default feasibility tolerance (1e-6, relative) reports the false optimum -1."""
+    import pyscipopt
+
+    milp = leak_milp()
+    m = pyscipopt.Model()
+    m.hideOutput()
+    v = [m.addVar(lb=milp.lb[j], ub=milp.ub[j], vtype="I" if milp.integer[j] else "C") for j in range(3)]
+    m.setObjective(pyscipopt.quicksum(float(milp.c[j]) * v[j] for j in range(3)))
+    dense = milp.A.toarray()
+    for i in range(milp.n_rows):
+        expr = pyscipopt.quicksum(float(dense[i, j]) * v[j] for j in range(3))
+        m.addCons(expr <= milp.rhs[i] if milp.sense[i] == "L" else expr >= milp.rhs[i])
+    m.optimize()
+    assert m.getObjVal() == pytest.approx(-1.0, abs=1e-5)
+
+
+def test_tight_tolerances_fix_the_leak_with_highs_from_arrays() -> None:
+    res = solve_milp(leak_milp(obj_constant=2.5), "highs", verbose=False)
+    assert res.status == "optimal" and res.objective == pytest.approx(2.5, abs=1e-9)
+    assert res.col_names == ["s_1", "z_1", "z_2"]
+
+
+@pytest.mark.parametrize("solver", ["cbc", "scip", *EXTERNAL_SOLVERS])
+def test_tight_tolerances_fix_the_leak_through_a_file(solver: str) -> None:
+    pytest.importorskip("olctc.emit.mps")
+    need(solver)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = solve_milp(leak_milp(obj_constant=2.5), solver, verbose=False)
+    assert res.col_names == ["s_1", "z_1", "z_2"] and len(res.x) == 3   # OBJCONST (if any) dropped
+    if solver == "glpk-cli":
+        # glpsol has no tolerance flags (hence its warning): GLPK 5.0 leaks here and claims 1.5
+        assert res.status == "optimal" and res.objective <= 2.5 + 1e-9
+    else:
+        assert res.objective == pytest.approx(2.5, abs=1e-9)
+
+
+def olct_leak_milp() -> MILP:
+    """A 24-point depth-2 OLCT whose optimum HiGHS misses at its default tolerances."""
+    from olctc.formulation import build_milp
+    from olctc.spec import make_spec
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(24, 2))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=24) > 0, 1, -1)
+    return build_milp(X, y, make_spec("olct", 2, C=1.0, tangents="V0"))
+
+
+def test_tight_tolerances_fix_an_olct_leak_in_highs() -> None:
+    import highspy
+
+    milp = olct_leak_milp()
+    res = solve_milp(milp, "highs", verbose=False)
+    assert res.status == "optimal"
+    assert res.objective == pytest.approx(23.5673515, rel=1e-6)
+    viol = milp.violation(res.x)
+    assert viol["integrality"] <= 1e-9 and viol["rows"] <= 1e-7
+
+    # the same arrays at HiGHS's defaults (mip_feasibility_tolerance 1e-6): a false "optimal"
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    A = milp.A.tocsc()
+    inf = highspy.kHighsInf
+    h.passModel(milp.n_cols, milp.n_rows, A.nnz, 1, 1, milp.obj_constant, milp.c, milp.lb, milp.ub,
+                np.where(milp.sense == "L", -inf, milp.rhs), np.where(milp.sense == "G", inf, milp.rhs),
+                A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data, milp.integer.astype(np.int32))
+    h.run()
+    default = h.getInfo().objective_function_value
+    if default >= res.objective - 1e-6:
+        pytest.skip(f"this HiGHS ({h.version()}) does not leak at default tolerances on this model")
+    assert h.modelStatusToString(h.getModelStatus()) == "Optimal"   # measured: 19.41, claimed optimal
+
+
+@pytest.mark.parametrize("solver", ["cbc", "scip"])
+def test_olct_through_a_file_reaches_the_true_optimum(solver: str) -> None:
+    pytest.importorskip("olctc.emit.mps")
+    res = solve_milp(olct_leak_milp(), solver, verbose=False, time_limit=60)
+    assert res.status == "optimal" and res.objective == pytest.approx(23.5673515, rel=1e-6)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_solve_milp_start_in_milp_order(solver: str, capfd: pytest.CaptureFixture[str]) -> None:
+    if solver != "highs":
+        pytest.importorskip("olctc.emit.mps")
+    res = solve_milp(leak_milp(obj_constant=2.5), solver, start=np.array([0.0, 0.0, 0.0]), verbose=True)
+    assert res.objective == pytest.approx(2.5, abs=1e-9)
+    # HiGHS's presolve empties this model: it checks the start but never reaches its MIP-start message
+    marker = "Assessing feasibility of MIP" if solver == "highs" else START_MARKER[solver]
+    assert marker in capfd.readouterr().out
+
+
+def test_solve_milp_refuses_quadratic_on_highs() -> None:
+    milp = leak_milp()
+    milp.Q = sp.csr_matrix(np.eye(3))
+    with pytest.raises(OlctcError, match="MIQP"):
+        solve_milp(milp, "highs", verbose=False)
+
+
+# ------------------------------------------------------------------ native solution files
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_native_solution_reads_back(models: Path, solver: str, tmp_path: Path) -> None:
+    res = solve_file(models / "model.mps", solver, verbose=False)
+    for fmt in SOLVERS:   # own format and the others'
+        path = tmp_path / f"out.{fmt}.sol"
+        write_native_solution(res, path, fmt)
+        sol = read_solution(path, col_names=NAMES)
+        assert sol.solver == fmt and sol.status == "optimal"
+        assert sol.objective == pytest.approx(-21.5)
+        np.testing.assert_allclose(sol.to_array(NAMES), OPTIMUM)
+
+
+@pytest.mark.parametrize("fmt", SOLVERS)
+def test_native_limit_and_infeasible_statuses_read_back(models: Path, fmt: str, tmp_path: Path) -> None:
+    feasible = SolveResult("feasible", -5.0, -6.0, 0.2, np.array([1.0, 0.5]), ["a", "b"], "highs", "x", 1.0,
+                           "Time limit reached")
+    nothing = SolveResult("no_solution", None, 97.0, None, None, ["a", "b"], "scip", "x", 1.0, "timelimit")
+    infeasible = SolveResult("infeasible", None, None, None, None, ["a", "b"], "cbc", "x", 0.0, "INFEASIBLE")
+    for res in (feasible, nothing, infeasible):
+        path = tmp_path / f"{res.status}.sol"
+        write_native_solution(res, path, fmt)
+        sol = read_solution(path, col_names=["a", "b"])
+        assert sol.status == res.status, path.read_text()
+        if res.x is not None:
+            assert sol.objective == pytest.approx(-5.0)
+            np.testing.assert_allclose(sol.to_array(["a", "b"]), res.x)
+
+
+def test_native_layout_matches_the_solvers_own_files(models: Path, tmp_path: Path) -> None:
+    res = solve_file(models / "model.mps", "highs", verbose=False)
+    write_native_solution(res, tmp_path / "cbc.sol", "cbc")
+    ours = (tmp_path / "cbc.sol").read_text().splitlines()
+    sample = DATA / "cbc_2.10.8_solution.txt"
+    if sample.is_file():
+        cbc = sample.read_text().splitlines()
+        assert ours[0] == cbc[0]
+        # index, name and value columns line up with CBC's (the reduced cost is not known: 0)
+        nonzero = [line for line in cbc[1:] if line.split()[2] != "0"]
+        assert [line[:32] for line in ours[1:]] == [line[:32] for line in nonzero]
+    costs = np.array([-3.0, -2.0, -4.0, -0.5, 1.0, 0.1])
+    write_native_solution(res, tmp_path / "scip.sol", "scip", costs=costs)
+    scip = (tmp_path / "scip.sol").read_text().splitlines()
+    assert scip[0] == "solution status: optimal solution found"
+    assert scip[1] == "objective value:                                -21.5"
+    assert "z                                                   1 \t(obj:-4)" in scip
+    write_native_solution(res, tmp_path / "highs.sol", "highs")
+    highs = (tmp_path / "highs.sol").read_text()
+    assert highs.startswith("Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjective -21.5\n"
+                            "# Columns 6\nx 4\ny 3\nz 1\nv 3\nw 2\nu 0\n")
+
+
+def test_native_files_are_accepted_as_starts_by_the_solvers(models: Path, tmp_path: Path) -> None:
+    import highspy
+    import pyscipopt
+
+    res = solve_file(models / "model.mps", "scip", verbose=False)
+    write_native_solution(res, tmp_path / "h.sol", "highs")
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(models / "model.mps"))
+    assert h.readSolution(str(tmp_path / "h.sol"), 0) == highspy.HighsStatus.kOk
+    np.testing.assert_allclose(h.getSolution().col_value, OPTIMUM)
+
+    write_native_solution(res, tmp_path / "s.sol", "scip")
+    m = pyscipopt.Model()
+    m.hideOutput()
+    m.readProblem(str(models / "model.mps"))
+    m.readSol(str(tmp_path / "s.sol"))
+    m.setParam("limits/solutions", 1)   # stop at the first solution: it must be ours
+    m.optimize()
+    assert m.getObjVal() == pytest.approx(-21.5)
+
+    cbc = shutil.which("cbc")
+    if cbc:
+        write_native_solution(res, tmp_path / "c.sol", "cbc")
+        out = subprocess.run([cbc, str(models / "model.mps"), "-mips", str(tmp_path / "c.sol"), "-solve",
+                              "-solu", str(tmp_path / "c.out")], capture_output=True, text=True, timeout=60).stdout
+        assert "MIPStart provided solution with cost -21.5" in out
+
+
+def test_native_rejects_unknown_format(models: Path, tmp_path: Path) -> None:
+    res = solve_file(models / "model.mps", "highs", verbose=False)
+    with pytest.raises(OlctcError, match="solver"):
+        write_native_solution(res, tmp_path / "x.sol", "gurobi")
+
+
+# ------------------------------------------------------------------ external programs
+@pytest.mark.parametrize("solver", EXTERNAL_SOLVERS)
+def test_external_optimal(models: Path, solver: str) -> None:
+    need(solver)
+    res = solve_quiet(models / "model.mps", solver)
+    assert res.status == "optimal" and res.solver == solver
+    assert res.objective == pytest.approx(-21.5)
+    assert res.col_names == NAMES
+    np.testing.assert_allclose(res.x, OPTIMUM, atol=1e-9)
+    # the solver's own file stays beside the model and reads back the same
+    expected = {"cbc-cli": "model.cbc.sol", "highs-cli": "model.highs.sol", "glpk-cli": "model.glpk.sol"}
+    assert res.solution_path == models / expected[solver]
+    np.testing.assert_allclose(read_solution(res.solution_path, col_names=NAMES).to_array(NAMES), OPTIMUM)
+    assert res.solver_version.split()[0] in ("CBC", "HiGHS", "GLPK")
+
+
+@pytest.mark.parametrize("solver", EXTERNAL_SOLVERS)
+def test_external_infeasible(models: Path, solver: str) -> None:
+    need(solver)
+    res = solve_quiet(models / "infeasible.mps", solver)
+    assert res.status == "infeasible" and res.x is None
+
+
+@pytest.mark.parametrize("solver", EXTERNAL_SOLVERS)
+def test_external_time_limit(models: Path, solver: str) -> None:
+    need(solver)
+    res = solve_quiet(models / "mknap.mps", solver, time_limit=1)
+    assert res.status == "feasible" and res.objective is not None and len(res.x) == 250
+    assert res.runtime < 10
+
+
+@pytest.mark.parametrize("solver", ["cbc-cli", "highs-cli"])
+def test_external_mip_start(models: Path, solver: str, capfd: pytest.CaptureFixture[str]) -> None:
+    need(solver)
+    res = solve_file(models / "model.mps", solver, start=OPTIMUM, verbose=True)
+    assert res.status == "optimal"
+    out = capfd.readouterr().out
+    assert START_MARKER[solver] in out
+    assert "1e-09" in out   # the tolerances reached the program
+
+
+@pytest.mark.parametrize("solver", ["cbc-cli", "highs-cli"])
+def test_external_start_file_passed_as_is(models: Path, solver: str, capfd: pytest.CaptureFixture[str]) -> None:
+    need(solver)
+    from olctc.emit.start import start_filename, write_start
+
+    kind = solver.removesuffix("-cli")
+    path = models / start_filename("given", kind)
+    write_start(path, NAMES, OPTIMUM, kind)
+    res = solve_file(models / "model.mps", solver, start_path=path, verbose=True)
+    assert res.status == "optimal" and START_MARKER[solver] in capfd.readouterr().out
+
+
+def test_cbc_2_10_program(models: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    if not Path("/usr/bin/cbc").is_file():
+        pytest.skip("Debian coinor-cbc not installed")
+    res = solve_file(models / "model.mps", "cbc-cli", solver_path="/usr/bin/cbc", start=OPTIMUM,
+                     solution_path=models / "other.sol", verbose=True)
+    assert res.status == "optimal" and res.solver_version.startswith("CBC 2.10")
+    assert res.solution_path == models / "other.sol" and (models / "other.sol").is_file()
+    out = capfd.readouterr().out
+    assert "integerTolerance was changed from 1e-07 to 1e-09" in out
+    # CBC 2.10.8 prices this start at -21.8 after preprocessing (also in its sample log), then finds -21.5
+    assert "MIPStart provided solution with cost" in out
+
+
+def test_glpk_warns_about_tolerances_and_start(models: Path) -> None:
+    need("glpk-cli")
+    with pytest.warns(UserWarning) as record:
+        res = solve_file(models / "model.mps", "glpk-cli", start=OPTIMUM, verbose=False)
+    messages = " ".join(str(w.message) for w in record)
+    assert "tolerances" in messages and "no MIP start" in messages
+    assert res.status == "optimal"
+
+
+@pytest.mark.parametrize("solver,hint", [("glpk-cli", "apt-get install glpk-utils"),
+                                         ("cbc-cli", "apt-get install coinor-cbc")])
+def test_missing_program_says_how_to_install(models: Path, monkeypatch: pytest.MonkeyPatch, solver: str,
+                                             hint: str) -> None:
+    monkeypatch.setenv("PATH", str(models))
+    with pytest.raises(OlctcError, match=hint):
+        solve_quiet(models / "model.mps", solver)
+
+
+def test_bad_solver_path(models: Path) -> None:
+    with pytest.raises(OlctcError, match="does not exist"):
+        solve_file(models / "model.mps", "cbc-cli", solver_path=models / "nope", verbose=False)
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("kwargs,match", [
+    ({"solver": "gurobi"}, "'solver' parameter"),
+    ({"time_limit": 0}, "time_limit"),
+    ({"threads": 0}, "threads"),
+    ({"mip_gap": 2.0}, "mip_gap"),
+    ({"start": np.zeros(3)}, "3 values but the model has 6"),
+    ({"start": OPTIMUM, "start_path": __file__}, "either start or start_path"),
+    ({"start_path": "/nonexistent.sol"}, "does not exist"),
+    ({"solver_path": "/usr/bin/cbc"}, "external solvers"),
+])
+def test_bad_input(models: Path, kwargs: dict, match: str) -> None:
+    with pytest.raises(OlctcError, match=match):
+        solve_file(models / "model.mps", **{"verbose": False, **kwargs})
+
+
+def test_missing_model_file(tmp_path: Path) -> None:
+    with pytest.raises(OlctcError, match="does not exist"):
+        solve_file(tmp_path / "none.mps", "highs")
+    (tmp_path / "m.txt").write_text("x")
+    with pytest.raises(OlctcError, match=r"\.mps or \.lp"):
+        solve_file(tmp_path / "m.txt", "highs")
