@@ -1,0 +1,80 @@
+"""Exporters: a registry of ``format -> (tree -> bytes)`` and one atomic writer.
+
+Every exported artifact takes raw features (the standardisation is folded into the weights) and
+categorical columns as their original values.
+"""
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+from olctc.errors import OlctcError
+from olctc.io import atomic_write_bytes
+
+
+def _json(tree) -> bytes:
+    from olctc.export.json import dump
+
+    return dump(tree).encode("utf-8")
+
+
+def _python(tree) -> bytes:
+    from olctc.export.python import export
+
+    return export(tree)
+
+
+def _onnx(tree) -> bytes:
+    from olctc.export.onnx import export  # onnx is heavy: import it only when asked for
+
+    return export(tree)
+
+
+def _text(tree) -> bytes:
+    from olctc.export.text import export
+
+    return export(tree)
+
+
+def _dot(tree) -> bytes:
+    from olctc.export.dot import export
+
+    return export(tree)
+
+
+def _png(tree) -> bytes:
+    from olctc.export.plot import export_png
+
+    return export_png(tree)
+
+
+def _svg(tree) -> bytes:
+    from olctc.export.plot import export_svg
+
+    return export_svg(tree)
+
+
+EXPORTERS: dict[str, Callable[..., bytes]] = {
+    "json": _json, "python": _python, "onnx": _onnx, "text": _text, "dot": _dot, "png": _png, "svg": _svg,
+}
+
+# File suffix -> format, to infer ``--format`` from the output name.
+SUFFIXES: dict[str, str] = {
+    ".json": "json", ".py": "python", ".onnx": "onnx", ".txt": "text", ".text": "text", ".dot": "dot",
+    ".gv": "dot", ".png": "png", ".svg": "svg",
+}
+
+BINARY = frozenset({"onnx", "png"})
+
+
+def render(tree, fmt: str) -> bytes:
+    """The artifact of format ``fmt`` as bytes."""
+    if fmt not in EXPORTERS:
+        raise OlctcError(f"unknown export format {fmt!r}; expected one of {', '.join(EXPORTERS)}")
+    return EXPORTERS[fmt](tree)
+
+
+def export_tree(tree, fmt: str, path: str | os.PathLike[str]) -> None:
+    """Write ``tree`` in format ``fmt`` to ``path`` atomically (whole or not at all)."""
+    data = render(tree, fmt)
+    atomic_write_bytes(path, data)

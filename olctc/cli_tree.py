@@ -1,0 +1,156 @@
+"""CLI commands on a trained tree: ``export``, ``predict``, ``explain``.
+
+Plain ``click`` commands; the main group in ``olctc.cli`` registers them and turns OlctcError into
+``error: ...`` with exit code 2.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import click
+
+from olctc.errors import OlctcError
+
+
+def _load_tree(path: str):
+    from olctc.export.json import load
+
+    return load(Path(path))
+
+
+def _columns_needed(tree) -> list[str]:
+    return list(dict.fromkeys(c.name for c in tree.schema.columns))
+
+
+def _cells(tree, path: str, header: list[str], rows: list[list[str]], first_line: int = 2) -> dict[str, list]:
+    """Cells of the columns the tree needs (numbers parsed); errors name the column and the file line.
+
+    A missing column, an empty cell, or a numeric cell that is not a finite number is an error.
+    """
+    from olctc.data import _to_float_column
+
+    kinds = {c.name: c.kind for c in tree.schema.columns}
+    needed = _columns_needed(tree)
+    missing = [c for c in needed if c not in header]
+    if missing:
+        shown = ", ".join(repr(c) for c in missing[:5]) + (" ..." if len(missing) > 5 else "")
+        raise OlctcError(f"{path}: feature column {missing[0]!r} is missing "
+                         f"({len(missing)} missing: {shown}); the tree needs {len(needed)} columns")
+    cells: dict[str, list[str]] = {}
+    for name in needed:
+        i = header.index(name)
+        vals = [r[i].strip() for r in rows]
+        empty = [k for k, v in enumerate(vals) if v == ""]
+        if empty:
+            raise OlctcError(f"{path}: line {empty[0] + first_line} column {name!r}: empty cell; "
+                             "the tree needs a value for every feature")
+        cells[name] = _to_float_column(vals, name, path, first_line) if kinds[name] == "numeric" else vals
+    return cells
+
+
+# ---------------------------------------------------------------- export
+
+@click.command("export")
+@click.argument("tree", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", default=None,
+              help="json, python, onnx, text, dot, png or svg (default: from the -o suffix).")
+@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
+              help="File to write (text formats go to standard output without it).")
+def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
+    """Export the tree in TREE (JSON) as code, ONNX, text, DOT or a picture."""
+    from olctc.export import BINARY, EXPORTERS, SUFFIXES, export_tree, render
+
+    if fmt is None:
+        if output is None or Path(output).suffix.lower() not in SUFFIXES:
+            raise OlctcError(f"say which format with --format ({', '.join(EXPORTERS)}) "
+                             f"or give -o a name ending in {', '.join(SUFFIXES)}")
+        fmt = SUFFIXES[Path(output).suffix.lower()]
+    if fmt not in EXPORTERS:
+        raise OlctcError(f"unknown export format {fmt!r}; expected one of {', '.join(EXPORTERS)}")
+    if output is None and fmt in BINARY:
+        raise OlctcError(f"--format {fmt} writes binary data: give an output file with -o FILE")
+    t = _load_tree(tree)
+    if output is None:
+        click.echo(render(t, fmt).decode("utf-8"), nl=False)
+        return
+    export_tree(t, fmt, output)
+    click.echo(f"{fmt} written to {output}")
+
+
+# ---------------------------------------------------------------- predict
+
+@click.command("predict")
+@click.argument("tree", type=click.Path(dir_okay=False))
+@click.argument("data", type=click.Path(dir_okay=False))
+@click.option("--proba", is_flag=True, help="Add one probability column per class.")
+@click.option("--id-column", default=None, help="Copy this column of DATA.csv into the output.")
+@click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
+              help="CSV to write (standard output without it).")
+def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output: str | None) -> None:
+    """Predict the class of every row of DATA.csv with the tree in TREE."""
+    from olctc.data import read_table
+    from olctc.io import atomic_write_text
+
+    t = _load_tree(tree)
+    header, rows, _, _ = read_table(data)
+    if id_column is not None and id_column not in header:
+        raise OlctcError(f"{data}: --id-column {id_column!r} is not a column; columns are: "
+                         f"{', '.join(header[:12])}" + (" ..." if len(header) > 12 else ""))
+    cells = _cells(t, data, header, rows)
+    extra = [h for h in header if h not in cells and h != id_column]
+    if extra:
+        shown = ", ".join(repr(h) for h in extra[:8]) + (" ..." if len(extra) > 8 else "")
+        click.echo(f"note: ignoring {len(extra)} column(s) the tree does not use: {shown}", err=True)
+    X = t.encode(cells, str(data))
+    labels = t.predict(X)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    head = ([id_column] if id_column else []) + ["prediction"]
+    if proba:
+        head += [f"proba_{c}" for c in t.classes]
+    w.writerow(head)
+    P = t.predict_proba(X) if proba else None
+    ids = [r[header.index(id_column)] for r in rows] if id_column else None
+    for k in range(len(rows)):
+        line = ([ids[k]] if ids else []) + [str(labels[k])]
+        if P is not None:
+            line += [repr(float(P[k, 0])), repr(float(P[k, 1]))]
+        w.writerow(line)
+    if output is None:
+        click.echo(buf.getvalue(), nl=False)
+        return
+    atomic_write_text(output, buf.getvalue())
+    click.echo(f"{len(rows)} prediction(s) written to {output}")
+
+
+# ---------------------------------------------------------------- explain
+
+@click.command("explain")
+@click.argument("tree", type=click.Path(dir_okay=False))
+@click.option("--data", required=True, type=click.Path(dir_okay=False), help="CSV holding the row.")
+@click.option("--row", "row", required=True, type=int, help="Data row to explain, 0-based (0 = first data row).")
+@click.option("--top", default=5, show_default=True, type=int, help="Features shown per node.")
+@click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
+def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None:
+    """Explain one prediction: the path, each node's confidence and its top feature contributions."""
+    from olctc.data import read_table
+    from olctc.export._names import printable
+
+    t = _load_tree(tree)
+    header, rows, _, _ = read_table(data)
+    if not 0 <= row < len(rows):
+        span = f"0 to {len(rows) - 1}" if rows else "none"
+        raise OlctcError(f"--row {row} is out of range: {data} has {len(rows)} data row(s) ({span})")
+    if top < 1:
+        raise OlctcError(f"--top must be at least 1; got {top}")
+    X = t.encode(_cells(t, data, header, [rows[row]], first_line=row + 2), str(data))
+    ex = t.explain(X[0], top=top)
+    if as_json:
+        click.echo(json.dumps({"row": row, **ex.to_dict()}, indent=1, ensure_ascii=False, allow_nan=False))
+        return
+    click.echo(f"row {row} (line {row + 2} of {data})")
+    for line in ex.lines(name=lambda f: printable(f, 60)):
+        click.echo(line)

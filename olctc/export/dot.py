@@ -1,0 +1,59 @@
+"""Tree -> Graphviz DOT text (render with ``dot -Tpng tree.dot -o tree.png``).
+
+Node ids are generated (``n0``, ``n1``, ..., ``c3_neg``); user-controlled text only appears inside
+double-quoted labels, made printable by ``_names.printable`` and escaped for DOT.
+"""
+from __future__ import annotations
+
+from olctc.export._names import printable
+
+
+def quote(text: str) -> str:
+    """A DOT double-quoted string whose content displays ``text`` literally (lines split on '\\n')."""
+    lines = [printable(line, 60).replace("\\", "\\\\").replace('"', '\\"') for line in text.split("\n")]
+    # "\l" left-justifies each line in Graphviz.
+    return '"' + "\\l".join(lines) + '\\l"'
+
+
+def _label(tree, t: int, top: int) -> str:
+    last = t >= 2 ** (tree.depth - 1) - 1
+    lines = [f"node {t} ({'classifier' if last else 'split'})"]
+    if tree.node_n is not None:
+        n = int(tree.node_n[0]) or 1
+        lines.append(f"n={int(tree.node_n[t])} ({100 * tree.node_n[t] / n:.1f}%), "
+                     f"positive {100 * tree.node_pos[t] / max(int(tree.node_n[t]), 1):.1f}%")
+    key = "r" if tree.node_std is not None else "w_std"
+    W, names = tree.W_raw, tree.feature_names
+    ranked = tree.ranked_features(t)
+    for j, v in ranked[:top]:
+        lines.append(f"{key}={v:+.3g} w={float(W[t, j]):.3g} {names[j]}")
+    if len(ranked) > top:
+        lines.append(f"... {len(ranked) - top} more")
+    lines.append(f"b={float(tree.b_raw[t]):.4g}")
+    return quote("\n".join(lines))
+
+
+def to_dot(tree, top: int = 4) -> str:
+    """DOT source: split nodes white, last-layer classifiers grey, class labels as ellipses."""
+    out = ["digraph olctc_tree {",
+           '  graph [rankdir=TB, label="olctc tree: left if score <= 0, right if score > 0", labelloc=t];',
+           '  node [shape=box, style=filled, fillcolor=white, fontname="Helvetica", fontsize=10];',
+           '  edge [fontname="Helvetica", fontsize=9];']
+    first_last = 2 ** (tree.depth - 1) - 1
+    for t in range(tree.n_nodes):
+        fill = ', fillcolor="#c8c8c8"' if t >= first_last else ""
+        out.append(f"  n{t} [label={_label(tree, t, top)}{fill}];")
+    for t in range(first_last):
+        out.append(f'  n{t} -> n{2 * t + 1} [label="<= 0"];')
+        out.append(f'  n{t} -> n{2 * t + 2} [label="> 0"];')
+    for t in range(first_last, tree.n_nodes):
+        for side, cls, edge in (("neg", tree.classes[0], "<= 0"), ("pos", tree.classes[1], "> 0")):
+            out.append(f"  c{t}_{side} [label={quote(str(cls))}, shape=ellipse, fillcolor=white];")
+            out.append(f'  n{t} -> c{t}_{side} [label="{edge}"];')
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def export(tree) -> bytes:
+    """UTF-8 DOT text (registry entry)."""
+    return to_dot(tree).encode("utf-8")

@@ -1,0 +1,302 @@
+"""Tree <-> JSON (format ``olctc-tree``, version 1, schema in ``docs/tree-schema.json``).
+
+Floats are written with ``repr`` (Python's shortest round-tripping form), so ``load(dump(t))`` has
+bitwise-identical arrays. Loading is ``json.loads`` plus validation: nothing in the file is ever executed
+or imported, and every defect is one OlctcError naming the file and the field.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from olctc.data import Column, Scaler, Schema
+from olctc.errors import OlctcError
+from olctc.io import atomic_write_text
+
+FORMAT = "olctc-tree"
+VERSION = 1
+_TOP_KEYS = frozenset({"format", "version", "olctc_version", "depth", "classes", "columns", "feature_names",
+                       "scaler", "nodes", "raw", "meta"})
+
+
+# ---------------------------------------------------------------- writing
+
+def _jsonable(v: Any) -> Any:
+    """Meta values as strict JSON: numpy scalars/arrays to Python, non-finite floats to strings."""
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return _jsonable(v.tolist())
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        # Strict JSON has no NaN/inf; a string keeps the information (e.g. an unbounded MIP bound).
+        return f if math.isfinite(f) else repr(f)
+    if v is None or isinstance(v, (int, str)):
+        return v
+    return str(v)
+
+
+def tree_to_dict(tree) -> dict[str, Any]:
+    """The JSON record of a tree (plain Python types only)."""
+    from olctc import __version__
+
+    def opt(a):
+        return None if a is None else a.tolist()
+
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "olctc_version": __version__,
+        "depth": tree.depth,
+        "classes": list(tree.classes),
+        "columns": tree.schema.to_json(),
+        "feature_names": tree.feature_names,
+        "scaler": {"mean": tree.scaler.mean.tolist(), "scale": tree.scaler.scale.tolist()},
+        "nodes": {"W": tree.W.tolist(), "b": tree.b.tolist(), "n": opt(tree.node_n),
+                  "pos": opt(tree.node_pos), "std": opt(tree.node_std)},
+        "raw": {"W": tree.W_raw.tolist(), "b": tree.b_raw.tolist()},
+        "meta": _jsonable(tree.meta),
+    }
+
+
+def _pretty(v: Any, indent: str = "") -> str:
+    """JSON with one line per list of scalars (a weight row stays on one line), indented objects."""
+    def scalar(x: Any) -> bool:
+        return not isinstance(x, (dict, list))
+
+    def flat(x: Any) -> bool:
+        return scalar(x) or (isinstance(x, list) and all(scalar(y) for y in x))
+
+    if (isinstance(v, list) and all(scalar(x) for x in v)) or (
+            isinstance(v, dict) and all(flat(x) for x in v.values()) and len(json.dumps(v)) <= 120):
+        return json.dumps(v, ensure_ascii=False, allow_nan=False)
+    inner = indent + " "
+    if isinstance(v, list):
+        return "[\n" + ",\n".join(inner + _pretty(x, inner) for x in v) + "\n" + indent + "]"
+    if isinstance(v, dict) and v:
+        items = (inner + json.dumps(str(k), ensure_ascii=False) + ": " + _pretty(x, inner) for k, x in v.items())
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    return json.dumps(v, ensure_ascii=False, allow_nan=False)
+
+
+def dump(tree) -> str:
+    """The tree as JSON text (format ``olctc-tree`` version 1); floats written with ``repr``."""
+    return _pretty(tree_to_dict(tree)) + "\n"
+
+
+def save(tree, path: str | os.PathLike[str]) -> None:
+    """Write the tree's JSON to ``path`` atomically."""
+    atomic_write_text(path, dump(tree))
+
+
+# ---------------------------------------------------------------- reading
+
+class _Doc:
+    """Typed access to the parsed document; every failure names the source and the field."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, where: str, expected: str, got: Any) -> OlctcError:
+        shown = repr(got)
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        return OlctcError(f"{self.source}: {where}: expected {expected}, got {shown}")
+
+    def get(self, d: dict, key: str, where: str = "") -> Any:
+        if key not in d:
+            return self.missing(f"{where}{key}")
+        return d[key]
+
+    def missing(self, where: str) -> Any:
+        raise OlctcError(f"{self.source}: field {where!r} is missing")
+
+    def number_array(self, v: Any, shape: tuple[int, ...], where: str, integer: bool = False) -> np.ndarray:
+        def ok(x: Any) -> bool:
+            if isinstance(x, bool):
+                return False
+            return isinstance(x, int) if integer else isinstance(x, (int, float))
+
+        flat: list[Any] = []
+        if len(shape) == 1:
+            if not isinstance(v, list) or len(v) != shape[0]:
+                raise self.fail(where, f"a list of {shape[0]} numbers", _brief(v))
+            flat = v
+        else:
+            if not isinstance(v, list) or len(v) != shape[0]:
+                raise self.fail(where, f"a list of {shape[0]} rows", _brief(v))
+            for i, row in enumerate(v):
+                if not isinstance(row, list) or len(row) != shape[1]:
+                    raise self.fail(f"{where}[{i}]", f"a list of {shape[1]} numbers", _brief(row))
+            flat = [x for row in v for x in row]
+        for k, x in enumerate(flat):
+            if not ok(x) or (isinstance(x, float) and not math.isfinite(x)):
+                pos = f"[{k}]" if len(shape) == 1 else f"[{k // shape[1]}][{k % shape[1]}]"
+                raise self.fail(f"{where}{pos}", "an integer" if integer else "a finite number", x)
+        return np.asarray(v, dtype=np.int64 if integer else np.float64).reshape(shape)
+
+
+def _brief(v: Any) -> Any:
+    if isinstance(v, list):
+        return f"a list of {len(v)}"
+    if isinstance(v, dict):
+        return "an object"
+    return v
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _columns(doc: _Doc, v: Any) -> Schema:
+    if not isinstance(v, list):
+        raise doc.fail("columns", "a list of column objects", _brief(v))
+    cols = []
+    for i, c in enumerate(v):
+        where = f"columns[{i}]"
+        if not isinstance(c, dict):
+            raise doc.fail(where, "an object", _brief(c))
+        name, kind = doc.get(c, "name", where + "."), doc.get(c, "kind", where + ".")
+        if not isinstance(name, str) or not name:
+            raise doc.fail(where + ".name", "a non-empty string", name)
+        if kind == "numeric":
+            if "categories" in c:
+                raise doc.fail(where + ".categories", "no categories for a numeric column", _brief(c["categories"]))
+            cols.append(Column(name, "numeric"))
+        elif kind == "categorical":
+            cats = doc.get(c, "categories", where + ".")
+            if not isinstance(cats, list) or not cats or not all(isinstance(x, str) for x in cats):
+                raise doc.fail(where + ".categories", "a non-empty list of strings", _brief(cats))
+            if len(set(cats)) != len(cats):
+                raise doc.fail(where + ".categories", "distinct categories", _brief(cats))
+            cols.append(Column(name, "categorical", tuple(cats)))
+        else:
+            raise doc.fail(where + ".kind", "'numeric' or 'categorical'", kind)
+    return Schema(tuple(cols))
+
+
+def tree_from_dict(d: Any, source: str = "tree"):
+    """Validate a parsed ``olctc-tree`` document and build the Tree."""
+    from olctc.tree import Tree
+
+    doc = _Doc(source)
+    if not isinstance(d, dict):
+        raise doc.fail("top level", "a JSON object", _brief(d))
+    fmt = d.get("format")
+    if fmt != FORMAT:
+        raise doc.fail("format", f"{FORMAT!r} (not an olctc tree file?)", fmt)
+    version = d.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise doc.fail("version", "an integer", version)
+    if version != VERSION:
+        raise OlctcError(f"{source}: unsupported olctc-tree version {version}; this olctc reads version "
+                         f"{VERSION}" + (" (written by a newer olctc: upgrade)" if version > VERSION else ""))
+    unknown = sorted(set(d) - _TOP_KEYS)
+    if unknown:
+        raise doc.fail("top level", f"only the fields {sorted(_TOP_KEYS)}", unknown[0])
+    depth = doc.get(d, "depth")
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 30:
+        raise doc.fail("depth", "an integer in [1, 30]", depth)
+    n_nodes = 2 ** depth - 1
+    classes = doc.get(d, "classes")
+    if (not isinstance(classes, list) or len(classes) != 2
+            or not all(isinstance(c, (int, float, str)) and not isinstance(c, bool) for c in classes)):
+        raise doc.fail("classes", "a list of two labels (numbers or strings)", _brief(classes))
+    schema = _columns(doc, doc.get(d, "columns"))
+    p = schema.n_features
+    names = doc.get(d, "feature_names")
+    if names != schema.feature_names:
+        raise doc.fail("feature_names", f"the {p} names the columns encode", _brief(names))
+    scaler_d = doc.get(d, "scaler")
+    if not isinstance(scaler_d, dict):
+        raise doc.fail("scaler", "an object", _brief(scaler_d))
+    mean = doc.number_array(doc.get(scaler_d, "mean", "scaler."), (p,), "scaler.mean")
+    scale = doc.number_array(doc.get(scaler_d, "scale", "scaler."), (p,), "scaler.scale")
+    if (scale <= 0).any():
+        raise doc.fail("scaler.scale", "positive numbers", float(scale[scale <= 0][0]))
+    nodes = doc.get(d, "nodes")
+    if not isinstance(nodes, dict):
+        raise doc.fail("nodes", "an object", _brief(nodes))
+    unknown = sorted(set(nodes) - {"W", "b", "n", "pos", "std"})
+    if unknown:
+        raise doc.fail("nodes", "only the fields W, b, n, pos, std", unknown[0])
+    W = doc.number_array(doc.get(nodes, "W", "nodes."), (n_nodes, p), "nodes.W")
+    b = doc.number_array(doc.get(nodes, "b", "nodes."), (n_nodes,), "nodes.b")
+    stats = {}
+    for key, shape, integer in (("n", (n_nodes,), True), ("pos", (n_nodes,), True), ("std", (n_nodes, p), False)):
+        v = nodes.get(key)
+        stats[key] = None if v is None else doc.number_array(v, shape, f"nodes.{key}", integer)
+        if stats[key] is not None and (stats[key] < 0).any():
+            raise doc.fail(f"nodes.{key}", "non-negative numbers", _brief(v))
+    if stats["n"] is not None and stats["pos"] is not None and (stats["pos"] > stats["n"]).any():
+        raise doc.fail("nodes.pos", "at most nodes.n positive points per node", stats["pos"].tolist())
+    meta = d.get("meta", {})
+    if not isinstance(meta, dict):
+        raise doc.fail("meta", "an object", _brief(meta))
+    try:
+        tree = Tree(W, b, Scaler(mean, scale), schema, tuple(classes), stats["n"], stats["pos"], stats["std"], meta)
+    except OlctcError as exc:
+        raise OlctcError(f"{source}: {exc}") from None
+    _check_raw(doc, d.get("raw"), tree)
+    return tree
+
+
+def _check_raw(doc: _Doc, raw: Any, tree) -> None:
+    """The raw-space weights are derived; if present they must agree with W and the scaler."""
+    if raw is None:
+        return
+    if not isinstance(raw, dict):
+        raise doc.fail("raw", "an object", _brief(raw))
+    Wr = doc.number_array(doc.get(raw, "W", "raw."), tree.W.shape, "raw.W")
+    br = doc.number_array(doc.get(raw, "b", "raw."), tree.b.shape, "raw.b")
+    terms = np.abs(tree.W * (tree.scaler.mean / tree.scaler.scale)).sum(axis=1) + np.abs(tree.b)
+    if not (np.allclose(Wr, tree.W_raw, rtol=1e-9, atol=0)
+            and (np.abs(br - tree.b_raw) <= 1e-9 * (1 + terms)).all()):
+        raise OlctcError(f"{doc.source}: raw.W/raw.b disagree with nodes.W, nodes.b and the scaler "
+                         "(edited by hand? raw is derived: delete it or fix nodes)")
+
+
+def loads(text: str, source: str = "<string>"):
+    """Parse and validate JSON text into a Tree."""
+    try:
+        d = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise OlctcError(f"{source}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg}); "
+                         "the file is corrupted or truncated") from None
+    except (ValueError, RecursionError) as exc:
+        raise OlctcError(f"{source}: not valid JSON ({exc})") from None
+    return tree_from_dict(d, source)
+
+
+def load(text_or_path: str | bytes | os.PathLike[str]):
+    """Read a tree from JSON text or from a file path."""
+    if isinstance(text_or_path, bytes):
+        try:
+            return loads(text_or_path.decode("utf-8-sig"))
+        except UnicodeDecodeError as exc:
+            raise OlctcError(f"<bytes>: not UTF-8 text (byte {exc.start})") from None
+    if isinstance(text_or_path, str) and text_or_path.lstrip().startswith(("{", "[")):
+        return loads(text_or_path)
+    path = Path(text_or_path)
+    if not path.exists():
+        raise OlctcError(f"{path}: no such file")
+    if path.is_dir():
+        raise OlctcError(f"{path}: is a folder, expected a tree JSON file")
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        raise OlctcError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise OlctcError(f"{path}: not UTF-8 text (byte {exc.start}); not an olctc tree file?") from None
+    return loads(text, str(path))

@@ -1,0 +1,359 @@
+"""The trained tree: parallel arrays in heap order (scikit-learn's ``tree_`` style).
+
+Node t has children 2t+1 (left, score <= 0) and 2t+2 (right, score > 0). All nodes are branch nodes;
+the last layer's nodes are binary classifiers themselves (there are no leaves). Weights live in the
+standardised feature space the model was trained in; ``W_raw``/``b_raw`` fold the standardisation in so
+that every prediction method (and every exporter) takes the encoded, unstandardised matrix of
+``Dataset.X``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from olctc.data import Column, Scaler, Schema
+from olctc.errors import OlctcError
+from olctc.formulation.topology import Topology
+
+Label = int | float | str
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    """Logistic function, without overflow for large |z|.
+
+    Both branches evaluate exp(-|z|) <= 1, so nothing overflows; the exporters use the same formula.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    with np.errstate(under="ignore"):  # exp(-|z|) -> 0 is the right answer for huge |z|
+        e = np.exp(-np.abs(z))
+    return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _check_label(v: Any, what: str) -> Label:
+    if isinstance(v, (bool, np.bool_)):
+        raise OlctcError(f"{what} must be an int, float or str; got the bool {v!r}")
+    if isinstance(v, np.integer):
+        v = int(v)
+    elif isinstance(v, np.floating):
+        v = float(v)
+    elif isinstance(v, np.str_):
+        v = str(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        raise OlctcError(f"{what} must be finite; got {v!r}")
+    if not isinstance(v, (int, float, str)):
+        raise OlctcError(f"{what} must be an int, float or str; got {type(v).__name__} {v!r}")
+    return v
+
+
+def class_array(classes: Sequence[Label]) -> np.ndarray:
+    """The two labels as an array: int64 for ints, float64 for numbers, object otherwise.
+
+    Mixed labels (e.g. ``(3, "not 3")``) stay Python objects instead of being coerced to strings.
+    """
+    if all(isinstance(c, int) for c in classes):
+        return np.asarray(classes, dtype=np.int64)
+    if all(isinstance(c, (int, float)) for c in classes):
+        return np.asarray(classes, dtype=np.float64)
+    out = np.empty(len(classes), dtype=object)
+    out[:] = list(classes)
+    return out
+
+
+@dataclass
+class NodeStep:
+    """One node on a sample's path."""
+
+    node: int
+    layer: int
+    score: float            # w_t . x + b_t (the standardisation folded in)
+    confidence: float       # sigmoid(score): P(right) at a routing node, P(positive) at the last layer
+    direction: str          # "left" | "right" at routing nodes, "classify" at the last layer
+    contributions: list[tuple[str, float, float]]  # (feature, encoded value, w_j * standardised x_j),
+    #                                                  top |contribution| first
+    bias: float             # b_t in the standardised space: score = bias + sum of all contributions
+
+
+@dataclass
+class Explanation:
+    """The path of one sample through the tree and the resulting prediction."""
+
+    steps: list[NodeStep]
+    label: Label
+    probability: float      # P(positive class)
+    classes: tuple[Label, Label]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "probability": self.probability, "classes": list(self.classes),
+                "path": [{"node": s.node, "layer": s.layer, "score": s.score, "confidence": s.confidence,
+                          "direction": s.direction, "bias": s.bias,
+                          "contributions": [{"feature": f, "value": v, "contribution": c}
+                                            for f, v, c in s.contributions]}
+                         for s in self.steps]}
+
+    def lines(self, name: Any = repr) -> list[str]:
+        """Human-readable lines; ``name`` formats feature names (default ``repr``: one line each)."""
+        out = []
+        for s in self.steps:
+            if s.direction == "classify":
+                what = (f"classifier: P({self.classes[1]!r}) = sigmoid({s.score:.6g}) = {s.confidence:.4f}")
+            else:
+                conf = s.confidence if s.direction == "right" else 1.0 - s.confidence
+                what = f"score {s.score:.6g} -> {s.direction} (confidence {conf:.4f})"
+            out.append(f"node {s.node} (layer {s.layer}): {what}")
+            for f, v, c in s.contributions:
+                out.append(f"    {c:+.4g}  {name(f)} = {v:.6g}")
+        out.append(f"prediction: {self.label!r} with probability "
+                   f"{self.probability if self.label == self.classes[1] else 1 - self.probability:.4f}")
+        return out
+
+
+@dataclass
+class Tree:
+    """An oblique binary classification tree whose last-layer nodes are (logistic) classifiers.
+
+    Attributes
+    ----------
+    W : (n_nodes, p) weights in the standardised encoded feature space.
+    b : (n_nodes,) intercepts.
+    scaler : mean/scale of the encoded features (fitted on the training data).
+    schema : raw input columns -> encoded features.
+    classes : (negative label, positive label).
+    node_n, node_pos : (n_nodes,) training points / positive training points reaching each node.
+    node_std : (n_nodes, p) population std of each standardised feature among those points.
+    meta : JSON-able record of how the tree was obtained.
+    """
+
+    W: np.ndarray
+    b: np.ndarray
+    scaler: Scaler
+    schema: Schema
+    classes: tuple
+    node_n: np.ndarray | None = None
+    node_pos: np.ndarray | None = None
+    node_std: np.ndarray | None = None
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.W = np.array(self.W, dtype=np.float64, ndmin=2)
+        self.b = np.array(self.b, dtype=np.float64).reshape(-1)
+        n_nodes, p = self.W.shape
+        depth = int(round(math.log2(n_nodes + 1)))
+        if n_nodes < 1 or 2 ** depth - 1 != n_nodes:
+            raise OlctcError(f"W must have 2^depth - 1 rows (1, 3, 7, ...); got {n_nodes}")
+        if self.b.shape != (n_nodes,):
+            raise OlctcError(f"b must have one entry per node ({n_nodes}); got shape {self.b.shape}")
+        if not (np.isfinite(self.W).all() and np.isfinite(self.b).all()):
+            raise OlctcError("W and b must be finite")
+        if self.schema.n_features != p:
+            raise OlctcError(f"the schema encodes {self.schema.n_features} features; W has {p} columns")
+        mean = np.asarray(self.scaler.mean, dtype=np.float64).reshape(-1)
+        scale = np.asarray(self.scaler.scale, dtype=np.float64).reshape(-1)
+        if mean.shape != (p,) or scale.shape != (p,):
+            raise OlctcError(f"the scaler must have {p} means and scales; got {mean.shape[0]} and {scale.shape[0]}")
+        if not (np.isfinite(mean).all() and np.isfinite(scale).all() and (scale > 0).all()):
+            raise OlctcError("the scaler's means must be finite and its scales finite and positive")
+        self.scaler = Scaler(mean, scale)
+        if len(self.classes) != 2:
+            raise OlctcError(f"classes must be two labels (negative, positive); got {len(self.classes)}")
+        self.classes = (_check_label(self.classes[0], "the negative class"),
+                        _check_label(self.classes[1], "the positive class"))
+        if self.classes[0] == self.classes[1]:
+            raise OlctcError(f"the two classes must differ; got {self.classes[0]!r} twice")
+        for c in self.schema.columns:
+            if c.kind not in ("numeric", "categorical"):
+                raise OlctcError(f"column {c.name!r}: kind must be 'numeric' or 'categorical'; got {c.kind!r}")
+        self.node_n = self._stat(self.node_n, (n_nodes,), "node_n")
+        self.node_pos = self._stat(self.node_pos, (n_nodes,), "node_pos")
+        self.node_std = self._stat(self.node_std, (n_nodes, p), "node_std")
+
+    @staticmethod
+    def _stat(a: Any, shape: tuple[int, ...], name: str) -> np.ndarray | None:
+        if a is None:
+            return None
+        a = np.asarray(a, dtype=np.float64 if name == "node_std" else np.int64)
+        if a.shape != shape:
+            raise OlctcError(f"{name} must have shape {shape}; got {a.shape}")
+        return a
+
+    # ------------------------------------------------------------------ shape
+
+    @property
+    def depth(self) -> int:
+        return int(round(math.log2(self.W.shape[0] + 1)))
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.W.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.W.shape[1])
+
+    @property
+    def feature_names(self) -> list[str]:
+        return self.schema.feature_names
+
+    @property
+    def topology(self) -> Topology:
+        return Topology(self.depth)
+
+    @property
+    def W_raw(self) -> np.ndarray:
+        """(n_nodes, p) weights on the encoded, unstandardised features."""
+        return self.W / self.scaler.scale
+
+    @property
+    def b_raw(self) -> np.ndarray:
+        """(n_nodes,) intercepts on the encoded, unstandardised features."""
+        return self.b - (self.W * (self.scaler.mean / self.scaler.scale)).sum(axis=1)
+
+    # ------------------------------------------------------------------ prediction
+
+    def _check_X(self, X: Any) -> np.ndarray:
+        try:
+            X = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise OlctcError("X must be the numeric encoded feature matrix; use Tree.encode for raw cells") from None
+        if X.ndim == 1:
+            X = X[None, :]
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise OlctcError(f"X must have shape (n, {self.n_features}); got {X.shape}")
+        if not np.isfinite(X).all():
+            i, j = np.argwhere(~np.isfinite(X))[0]
+            raise OlctcError(f"X has a non-finite value {float(X[i, j])!r} at row {i}, feature "
+                             f"{self.feature_names[j]!r}")
+        return X
+
+    def scores(self, X: Any) -> np.ndarray:
+        """(n, n_nodes) scores w_t . x + b_t of every node on encoded (unstandardised) rows X."""
+        X = self._check_X(X)
+        return X @ self.W_raw.T + self.b_raw
+
+    def apply(self, X: Any) -> np.ndarray:
+        """(n,) id of the last-layer node each row reaches (left iff score <= 0)."""
+        return self.topology.route(self.scores(X))
+
+    def decision_path(self, X: Any) -> sp.csr_matrix:
+        """(n, n_nodes) CSR indicator of the nodes on each row's path."""
+        mask = self.topology.path_mask(self.apply(X))
+        return sp.csr_matrix(mask.astype(np.int8))
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """(n,) score of the last-layer node each row reaches: the log-odds of the positive class."""
+        S = self.scores(X)
+        leaf = self.topology.route(S)
+        return S[np.arange(S.shape[0]), leaf]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """(n,) labels: the positive class iff the reached node's score is > 0."""
+        return class_array(self.classes)[(self.decision_function(X) > 0).astype(np.intp)]
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """(n, 2) probabilities [1 - sigmoid, sigmoid], columns in ``classes`` order."""
+        p = sigmoid(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
+
+    def encode(self, table: dict[str, Sequence[Any]], source: str = "data") -> np.ndarray:
+        """Encoded matrix from raw cells (column name -> values), as the schema prescribes."""
+        return self.schema.encode(table, source)
+
+    # ------------------------------------------------------------------ training statistics
+
+    def fit_stats(self, X_encoded: Any, y_pm: Any) -> None:
+        """Fill ``node_n``, ``node_pos``, ``node_std`` from training rows (encoded) and labels in {-1, +1}."""
+        X = self._check_X(X_encoded)
+        y = np.asarray(y_pm).reshape(-1)
+        if y.shape[0] != X.shape[0]:
+            raise OlctcError(f"y must have one label per row of X ({X.shape[0]}); got {y.shape[0]}")
+        mask = self.topology.path_mask(self.apply(X))
+        pos = y > 0
+        self.node_n = mask.sum(axis=0).astype(np.int64)
+        self.node_pos = (mask & pos[:, None]).sum(axis=0).astype(np.int64)
+        Xs = self.scaler.transform(X)
+        std = np.zeros((self.n_nodes, self.n_features))
+        for t in range(self.n_nodes):  # one pass per node, not per row: n_nodes is tiny
+            if self.node_n[t]:
+                std[t] = Xs[mask[:, t]].std(axis=0)
+        self.node_std = std
+
+    def influence(self) -> np.ndarray:
+        """(n_nodes, p) feature influence r_{j,t} = w_{t,j} * std of feature j among the points reaching t."""
+        if self.node_std is None:
+            raise OlctcError("this tree has no training statistics (node_std); call fit_stats(X, y) first")
+        return self.W * self.node_std
+
+    def ranked_features(self, t: int, k: int | None = None) -> list[tuple[int, float]]:
+        """Nonzero-weight features of node t as (index, value), largest |influence| first.
+
+        Without training statistics, |weight| (standardised space) ranks them instead.
+        """
+        vals = self.influence()[t] if self.node_std is not None else self.W[t]
+        idx = np.flatnonzero(self.W[t] != 0)
+        idx = idx[np.argsort(-np.abs(vals[idx]), kind="stable")]
+        if k is not None:
+            idx = idx[:k]
+        return [(int(j), float(vals[j])) for j in idx]
+
+    def explain(self, x_row: Any, top: int = 5) -> Explanation:
+        """Path of one sample (encoded row, or dict of raw cells) with per-node confidence and top features."""
+        if isinstance(x_row, dict):
+            x = self.encode({k: [v] for k, v in x_row.items()}, "row")
+        else:
+            x = self._check_X(x_row)
+        if x.shape[0] != 1:
+            raise OlctcError(f"explain takes one row; got {x.shape[0]}")
+        s = self.scores(x)[0]
+        xs = self.scaler.transform(x)[0]
+        topo = self.topology
+        steps, t = [], 0
+        names = self.feature_names
+        for h in range(1, self.depth + 1):
+            contrib = self.W[t] * xs
+            idx = np.flatnonzero(self.W[t] != 0)
+            idx = idx[np.argsort(-np.abs(contrib[idx]), kind="stable")][:top]
+            last = h == self.depth
+            direction = "classify" if last else ("right" if s[t] > 0 else "left")
+            steps.append(NodeStep(int(t), int(topo.layer(t)), float(s[t]), float(sigmoid(s[t])), direction,
+                                  [(names[j], float(x[0, j]), float(contrib[j])) for j in idx],
+                                  float(self.b[t])))
+            if not last:
+                t = 2 * t + (2 if s[t] > 0 else 1)
+        score = s[t]
+        return Explanation(steps, self.classes[1] if score > 0 else self.classes[0], float(sigmoid(score)),
+                           self.classes)
+
+    # ------------------------------------------------------------------ construction and records
+
+    @classmethod
+    def from_arrays(cls, W: Any, b: Any, *, feature_names: Sequence[str] | None = None,
+                    schema: Schema | None = None, scaler: Scaler | None = None,
+                    classes: Sequence[Label] = (-1, 1), meta: dict | None = None) -> "Tree":
+        """Build a tree from weights (standardised space) and intercepts.
+
+        Without ``schema`` the features are numeric columns named ``feature_names`` (default x0, x1, ...);
+        without ``scaler`` the weights are taken as raw-space weights (identity scaler).
+        """
+        W = np.array(W, dtype=np.float64, ndmin=2)
+        p = W.shape[1]
+        if schema is None:
+            names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(p)]
+            schema = Schema(tuple(Column(str(n), "numeric") for n in names))
+        return cls(W, b, scaler if scaler is not None else Scaler.identity(p), schema, tuple(classes),
+                   meta=dict(meta or {}))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON record (format ``olctc-tree`` version 1, see ``docs/tree-schema.json``)."""
+        from olctc.export.json import tree_to_dict
+
+        return tree_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], source: str = "tree") -> "Tree":
+        """Inverse of ``to_dict``; validates everything and raises OlctcError naming ``source``."""
+        from olctc.export.json import tree_from_dict
+
+        return tree_from_dict(d, source)

@@ -1,0 +1,230 @@
+"""CLI commands export / predict / explain, run with click's CliRunner on the commands themselves."""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from olctc.cli_tree import explain_cmd, export_cmd, predict_cmd
+from olctc.datasets import dataset_path
+from olctc.errors import OlctcError
+from olctc.export.json import dump, save
+from test_tree import dataset, greedy_tree, hostile_dataset, raw_cells, tree_for
+
+
+def run(cmd, args):
+    return CliRunner().invoke(cmd, [str(a) for a in args])
+
+
+def fails(result, message: str) -> None:
+    """The command raised OlctcError (the main CLI prints it as `error: ...`, exit 2)."""
+    assert result.exit_code != 0
+    assert isinstance(result.exception, OlctcError), result.output
+    assert message in str(result.exception), str(result.exception)
+
+
+@pytest.fixture
+def heart(tmp_path):
+    """(tree file, CSV of the heart data set with its label column 'y', tree)."""
+    tree = tree_for("heart", 2)
+    tree_path = tmp_path / "tree.json"
+    save(tree, tree_path)
+    csv_path = tmp_path / "heart.csv"
+    csv_path.write_bytes(gzip.decompress(dataset_path("heart").read_bytes()))
+    return tree_path, csv_path, tree
+
+
+def _csv(path) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(path.read_text() if hasattr(path, "read_text") else path)))
+
+
+# ---------------------------------------------------------------- export
+
+@pytest.mark.parametrize("fmt,suffix,magic", [
+    ("json", ".json", b"{"), ("python", ".py", b"# Generated"), ("onnx", ".onnx", b"\x08"),
+    ("text", ".txt", b"olctc tree"), ("dot", ".dot", b"digraph"), ("png", ".png", b"\x89PNG"),
+    ("svg", ".svg", b"<?xml"),
+])
+def test_export_every_format(heart, tmp_path, fmt, suffix, magic):
+    tree_path, _, _ = heart
+    out = tmp_path / f"out{suffix}"
+    res = run(export_cmd, [tree_path, "--format", fmt, "-o", out])
+    assert res.exit_code == 0, res.output
+    assert out.read_bytes().startswith(magic) and f"written to {out}" in res.output
+    out.unlink()
+    res = run(export_cmd, [tree_path, "-o", out])  # the format follows the suffix
+    assert res.exit_code == 0 and out.read_bytes().startswith(magic)
+
+
+def test_export_text_formats_to_stdout(heart):
+    tree_path, _, tree = heart
+    res = run(export_cmd, [tree_path, "--format", "text"])
+    assert res.exit_code == 0 and res.stdout.startswith("olctc tree: depth 2")
+    res = run(export_cmd, [tree_path, "--format", "json"])
+    assert json.loads(res.stdout)["format"] == "olctc-tree"
+
+
+def test_export_bad_requests(heart, tmp_path):
+    tree_path, _, _ = heart
+    fails(run(export_cmd, [tree_path, "--format", "xls", "-o", tmp_path / "t.xls"]), "unknown export format 'xls'")
+    fails(run(export_cmd, [tree_path, "--format", "onnx"]), "writes binary data: give an output file with -o")
+    fails(run(export_cmd, [tree_path, "-o", tmp_path / "t.xyz"]), "say which format with --format")
+    fails(run(export_cmd, [tmp_path / "missing.json", "--format", "text"]), "missing.json: no such file")
+
+
+def test_export_rejects_bad_tree_files(heart, tmp_path):
+    tree_path, _, _ = heart
+    doc = json.loads(tree_path.read_text())
+    doc["version"] = 7
+    bad = tmp_path / "v7.json"
+    bad.write_text(json.dumps(doc))
+    fails(run(export_cmd, [bad, "--format", "text"]), f"{bad}: unsupported olctc-tree version 7")
+    broken = tmp_path / "broken.json"
+    broken.write_text(tree_path.read_text()[:-200])
+    fails(run(export_cmd, [broken, "--format", "text"]), f"{broken}: not valid JSON")
+    assert not (tmp_path / "out.txt").exists()
+
+
+# ---------------------------------------------------------------- predict
+
+def test_predict_matches_the_tree(heart, tmp_path):
+    tree_path, csv_path, tree = heart
+    out = tmp_path / "pred.csv"
+    res = run(predict_cmd, [tree_path, csv_path, "--proba", "-o", out])
+    assert res.exit_code == 0, res.output
+    assert "note: ignoring 1 column(s) the tree does not use: 'y'" in res.stderr
+    rows = _csv(out)
+    X = dataset("heart").X
+    assert [r["prediction"] for r in rows] == [str(v) for v in tree.predict(X)]
+    P = np.array([[float(r["proba_0"]), float(r["proba_1"])] for r in rows])
+    assert np.array_equal(P, tree.predict_proba(X))  # written with repr: exact
+
+
+def test_predict_id_column_and_stdout(heart):
+    tree_path, csv_path, tree = heart
+    res = run(predict_cmd, [tree_path, csv_path, "--id-column", "age"])
+    assert res.exit_code == 0
+    rows = _csv(res.stdout)
+    assert list(rows[0]) == ["age", "prediction"] and len(rows) == 297
+    assert rows[0]["age"] == csv_path.read_text().splitlines()[1].split(",")[0]
+    fails(run(predict_cmd, [tree_path, csv_path, "--id-column", "nope"]), "--id-column 'nope' is not a column")
+
+
+def _edit_csv(csv_path, tmp_path, edit) -> str:
+    lines = csv_path.read_text().splitlines()
+    edit(lines)
+    path = tmp_path / "edited.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_predict_bad_data(heart, tmp_path):
+    tree_path, csv_path, _ = heart
+
+    def drop_chol(lines):
+        for k, line in enumerate(lines):
+            cells = line.split(",")
+            del cells[4]
+            lines[k] = ",".join(cells)
+
+    def nan_at_line_7(lines):
+        cells = lines[6].split(",")
+        cells[4] = "nan"
+        lines[6] = ",".join(cells)
+
+    def empty_at_line_9(lines):
+        cells = lines[8].split(",")
+        cells[2] = " "
+        lines[8] = ",".join(cells)
+
+    def word_at_line_3(lines):
+        cells = lines[2].split(",")
+        cells[0] = "old"
+        lines[2] = ",".join(cells)
+
+    fails(run(predict_cmd, [tree_path, _edit_csv(csv_path, tmp_path, drop_chol)]),
+          "feature column 'chol' is missing")
+    fails(run(predict_cmd, [tree_path, _edit_csv(csv_path, tmp_path, nan_at_line_7)]),
+          "column 'chol' line 7: expected a finite number, got 'nan'")
+    fails(run(predict_cmd, [tree_path, _edit_csv(csv_path, tmp_path, empty_at_line_9)]),
+          "line 9 column 'cp': empty cell")
+    fails(run(predict_cmd, [tree_path, _edit_csv(csv_path, tmp_path, word_at_line_3)]),
+          "column 'age' line 3: expected a number, got 'old'")
+    fails(run(predict_cmd, [tree_path, tmp_path / "none.csv"]), "none.csv: no such file")
+    assert not (tmp_path / "pred.csv").exists()
+
+
+def test_predict_categorical_and_hostile_columns(tmp_path):
+    marker = tmp_path / "pwned"
+    ds = hostile_dataset(str(marker), n=120, csv_safe=True)
+    tree = greedy_tree(ds, 2)
+    tree_path = tmp_path / "t.json"
+    save(tree, tree_path)
+    cells = raw_cells(ds.schema, ds.X)
+    names = list(dict.fromkeys(c.name for c in ds.schema.columns))
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(names)
+    for k in range(ds.n):
+        w.writerow([repr(cells[n][k]) if isinstance(cells[n][k], float) else cells[n][k] for n in names])
+    data = tmp_path / "hostile.csv"
+    data.write_text(buf.getvalue())
+    res = run(predict_cmd, [tree_path, data, "--proba"])
+    assert res.exit_code == 0, res.output
+    rows = list(csv.reader(io.StringIO(res.stdout)))
+    assert rows[0] == ["prediction"] + [f"proba_{c}" for c in tree.classes]
+    assert [r[0] for r in rows[1:]] == tree.predict(ds.X).tolist()
+    assert not marker.exists()
+
+
+# ---------------------------------------------------------------- explain
+
+def test_explain_a_row(heart):
+    tree_path, csv_path, tree = heart
+    X = dataset("heart").X
+    res = run(explain_cmd, [tree_path, "--data", csv_path, "--row", 10, "--top", 2])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines[0] == f"row 10 (line 12 of {csv_path})"
+    assert lines[1].startswith("node 0 (layer 1): score")
+    assert lines[-1].startswith(f"prediction: {tree.predict(X[10:11]).tolist()[0]!r} with probability")
+    res = run(explain_cmd, [tree_path, "--data", csv_path, "--row", 0, "--json"])
+    d = json.loads(res.stdout)
+    assert d["row"] == 0 and d["probability"] == tree.predict_proba(X[:1])[0, 1]
+    assert [s["node"] for s in d["path"]] == sorted(tree.decision_path(X[:1]).indices.tolist())
+
+
+def test_explain_bad_rows(heart, tmp_path):
+    tree_path, csv_path, _ = heart
+    fails(run(explain_cmd, [tree_path, "--data", csv_path, "--row", 297]),
+          f"--row 297 is out of range: {csv_path} has 297 data row(s) (0 to 296)")
+    fails(run(explain_cmd, [tree_path, "--data", csv_path, "--row", -1]), "--row -1 is out of range")
+    lines = csv_path.read_text().splitlines()
+    cells = lines[41].split(",")
+    cells[4] = "NaN"
+    lines[41] = ",".join(cells)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("\n".join(lines) + "\n")
+    fails(run(explain_cmd, [tree_path, "--data", bad, "--row", 40]), "column 'chol' line 42: expected a finite")
+    assert run(explain_cmd, [tree_path, "--data", bad, "--row", 39]).exit_code == 0  # other rows are fine
+
+
+def test_main_cli_turns_errors_into_exit_2(heart, capsys):
+    cli = pytest.importorskip("olctc.cli")
+    tree_path, csv_path, _ = heart
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["explain", str(tree_path), "--data", str(csv_path), "--row", "1000"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.startswith("error: --row 1000 is out of range")
+    doc = json.loads(dump(tree_for("heart", 2)))
+    doc["version"] = 99
+    bad = tree_path.parent / "v99.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["predict", str(bad), str(csv_path)])
+    assert exc.value.code == 2 and "unsupported olctc-tree version 99" in capsys.readouterr().err

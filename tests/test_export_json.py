@@ -1,0 +1,157 @@
+"""JSON export: exact round trips on every vendored data set, the documented schema, hostile input."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from olctc.errors import OlctcError
+from olctc.export.json import dump, load, loads, save
+from olctc.tree import Tree
+from test_tree import cases, dataset, greedy_tree, hostile_dataset, tree_for
+
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "docs" / "tree-schema.json"
+
+
+def _same(a: Tree, b: Tree) -> None:
+    for field in ("W", "b", "node_n", "node_pos", "node_std", "W_raw", "b_raw"):
+        x, y = getattr(a, field), getattr(b, field)
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes(), field  # bitwise
+    np.testing.assert_array_equal(a.scaler.mean, b.scaler.mean)
+    np.testing.assert_array_equal(a.scaler.scale, b.scaler.scale)
+    assert a.schema == b.schema
+    assert a.classes == b.classes and [type(c) for c in a.classes] == [type(c) for c in b.classes]
+
+
+@pytest.mark.parametrize("name,depth", cases())
+def test_round_trip_is_exact(name, depth):
+    tree, ds = tree_for(name, depth), dataset(name)
+    text = dump(tree)
+    back = load(text)
+    _same(tree, back)
+    assert back.meta == tree.meta
+    assert dump(back) == text
+    np.testing.assert_array_equal(back.predict(ds.X), tree.predict(ds.X))
+    assert back.predict_proba(ds.X).tobytes() == tree.predict_proba(ds.X).tobytes()
+
+
+def test_documented_schema_accepts_what_we_write():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads(SCHEMA_PATH.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    for name, depth in [("heart", 2), ("tic-tac-toe", 3), ("ionosphere", 2)]:
+        validator.validate(json.loads(dump(tree_for(name, depth))))
+    bare = Tree.from_arrays([[1.0, 2.0]], [0.0])  # no training statistics: nulls
+    validator.validate(json.loads(dump(bare)))
+    doc = json.loads(dump(bare))
+    doc["version"] = 2
+    assert not validator.is_valid(doc)
+
+
+def test_meta_is_made_strict_json():
+    tree = Tree.from_arrays([[1.0]], [0.0], meta={"bound": float("inf"), "gap": np.float64(0.25),
+                                                 "n": np.int64(3), "nodes": np.array([1, 2]), "t": (1, None)})
+    doc = json.loads(dump(tree))
+    assert doc["meta"] == {"bound": "inf", "gap": 0.25, "n": 3, "nodes": [1, 2], "t": [1, None]}
+
+
+def test_save_and_load_paths(tmp_path):
+    tree = tree_for("heart", 2)
+    path = tmp_path / "tree.json"
+    save(tree, path)
+    for source in (path, str(path), path.read_bytes()):
+        _same(tree, load(source))
+    assert [p.name for p in tmp_path.iterdir()] == ["tree.json"]  # no temporary left behind
+
+
+def test_hostile_names_round_trip_and_run_nothing(tmp_path):
+    marker = tmp_path / "pwned"
+    ds = hostile_dataset(str(marker))
+    tree = greedy_tree(ds, 2)
+    back = load(dump(tree))
+    _same(tree, back)
+    assert back.feature_names == tree.feature_names and len(back.feature_names[5]) == 10_000
+    np.testing.assert_array_equal(back.predict(ds.X), tree.predict(ds.X))
+    assert not marker.exists()
+
+
+def _doc(tree_name="heart") -> dict:
+    return json.loads(dump(tree_for(tree_name, 2)))
+
+
+def _write(tmp_path, doc_or_text) -> Path:
+    path = tmp_path / "bad.json"
+    path.write_text(doc_or_text if isinstance(doc_or_text, str) else json.dumps(doc_or_text))
+    return path
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda d: d.update(version=2), "unsupported olctc-tree version 2; this olctc reads version 1"),
+    (lambda d: d.update(version="1"), "version: expected an integer, got '1'"),
+    (lambda d: d.update(format="other"), "format: expected 'olctc-tree'"),
+    (lambda d: d.pop("nodes"), "field 'nodes' is missing"),
+    (lambda d: d["nodes"]["W"].pop(), "nodes.W: expected a list of 3 rows, got 'a list of 2'"),
+    (lambda d: d["nodes"]["W"][1].pop(), r"nodes.W\[1\]: expected a list of 13 numbers"),
+    (lambda d: d["nodes"]["W"][2].__setitem__(4, "1.0"), r"nodes.W\[2\]\[4\]: expected a finite number, got '1.0'"),
+    (lambda d: d["nodes"]["b"].append(0.0), "nodes.b: expected a list of 3 numbers"),
+    (lambda d: d.update(depth=3), "nodes.W: expected a list of 7 rows"),
+    (lambda d: d["nodes"].update(n=[1, 2, True]), r"nodes.n\[2\]: expected an integer, got True"),
+    (lambda d: d["nodes"].update(pos=[10**6, 0, 0]), "at most nodes.n positive points"),
+    (lambda d: d["scaler"]["scale"].__setitem__(0, 0.0), "scaler.scale: expected positive numbers"),
+    (lambda d: d.update(classes=[0]), "classes: expected a list of two labels"),
+    (lambda d: d.update(classes=[1, 1]), "the two classes must differ"),
+    (lambda d: d["columns"][0].update(kind="date"), r"columns\[0\].kind: expected 'numeric' or 'categorical'"),
+    (lambda d: d["feature_names"].reverse(), "feature_names: expected the 13 names the columns encode"),
+    (lambda d: d["raw"]["b"].__setitem__(0, 123.0), "raw.W/raw.b disagree"),
+    (lambda d: d.update(code="__import__('os')"), "top level: expected only the fields"),
+    (lambda d: d.update(meta=[1]), "meta: expected an object"),
+])
+def test_bad_documents_are_rejected_with_the_file_and_field(tmp_path, edit, message):
+    doc = _doc()
+    edit(doc)
+    path = _write(tmp_path, doc)
+    with pytest.raises(OlctcError, match=message) as err:
+        load(path)
+    assert str(err.value).startswith(str(path))
+
+
+@pytest.mark.parametrize("text,message", [
+    ("", "not valid JSON"),
+    ("{", "not valid JSON \\(line 1 column 2"),
+    ('{"format": "olctc-tree", "version": NaN}', "NaN is not valid JSON"),
+    ("[1, 2]", "top level: expected a JSON object"),
+    ("null", "top level: expected a JSON object"),
+])
+def test_corrupted_json_is_rejected(tmp_path, text, message):
+    path = _write(tmp_path, text)
+    with pytest.raises(OlctcError, match=message) as err:
+        load(path)
+    assert str(path) in str(err.value)
+
+
+def test_truncated_and_non_utf8_files(tmp_path):
+    text = dump(tree_for("heart", 2))
+    path = _write(tmp_path, text[: len(text) // 2])
+    with pytest.raises(OlctcError, match="not valid JSON .* corrupted or truncated"):
+        load(path)
+    path.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(OlctcError, match="not UTF-8"):
+        load(path)
+    with pytest.raises(OlctcError, match="no such file"):
+        load(tmp_path / "missing.json")
+    with pytest.raises(OlctcError, match="is a folder"):
+        load(tmp_path)
+
+
+def test_infinite_numbers_are_rejected():
+    d = json.loads(dump(tree_for("heart", 2)))
+    d["nodes"]["b"][0] = "HUGE"
+    # 1e999 is valid JSON syntax but overflows to inf: validation catches it
+    text = json.dumps(d).replace('"HUGE"', "1e999")
+    with pytest.raises(OlctcError, match=r"nodes.b\[0\]: expected a finite number, got inf"):
+        loads(text)
+    with pytest.raises(OlctcError, match="Infinity is not valid JSON"):
+        loads(text.replace("1e999", "-Infinity"))

@@ -1,0 +1,148 @@
+"""Python export: the generated module runs in a fresh interpreter with the standard library only
+(``python -I -S``: no site-packages, so no numpy, no olctc) and agrees with Tree on every row."""
+from __future__ import annotations
+
+import ast
+import io
+import json
+import subprocess
+import sys
+import tokenize
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from olctc.export.python import to_python
+from test_tree import cases, dataset, greedy_tree, hostile_dataset, raw_rows, tree_for
+
+RUNNER = r"""
+import importlib.util, json, sys
+jobs = json.load(open(sys.argv[1], encoding="utf-8"))
+results = []
+for k, job in enumerate(jobs):
+    spec = importlib.util.spec_from_file_location("exported_%d" % k, job["module"])
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rows = job["rows"]
+    if job["as_dict"]:
+        rows = [dict(zip(mod.FEATURES, r)) for r in rows]
+    results.append({
+        "features": mod.FEATURES, "classes": mod.CLASSES,
+        "pred": [mod.predict(r) for r in rows],
+        "proba": [mod.predict_proba(r) for r in rows],
+        "apply": [mod.apply(r) for r in rows],
+        "modules": sorted(m for m in sys.modules if m.split(".")[0] in ("numpy", "olctc", "scipy")),
+    })
+json.dump(results, open(sys.argv[2], "w", encoding="utf-8"))
+"""
+
+
+def run_fresh(tmp_path: Path, jobs: list[dict]) -> list[dict]:
+    """Import each generated module in one fresh, isolated interpreter and predict its rows."""
+    jobs_path, out_path, runner = tmp_path / "jobs.json", tmp_path / "out.json", tmp_path / "runner.py"
+    jobs_path.write_text(json.dumps(jobs), encoding="utf-8")
+    runner.write_text(RUNNER, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-I", "-S", str(runner), str(jobs_path), str(out_path)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(out_path.read_text(encoding="utf-8"))
+
+
+def _check(tree, X, res) -> None:
+    assert res["modules"] == []
+    assert res["classes"] == list(tree.classes)
+    assert res["pred"] == tree.predict(X).tolist()  # 100% of rows
+    np.testing.assert_array_equal(res["apply"], tree.apply(X))
+    assert np.abs(np.asarray(res["proba"]) - tree.predict_proba(X)).max() <= 1e-9
+
+
+def test_every_data_set_agrees_in_a_fresh_interpreter(tmp_path):
+    jobs, trees = [], []
+    for k, (name, depth) in enumerate(cases()):
+        tree, ds = tree_for(name, depth), dataset(name)
+        path = tmp_path / f"tree_{k}.py"
+        path.write_text(to_python(tree), encoding="utf-8")
+        # tic-tac-toe goes in as dicts of raw categories; the others as sequences in FEATURES order
+        jobs.append({"module": str(path), "rows": raw_rows(ds.schema, ds.X), "as_dict": not ds.schema.is_numeric})
+        trees.append((tree, ds))
+    for (tree, ds), res in zip(trees, run_fresh(tmp_path, jobs)):
+        assert res["features"] == [c.name for c in ds.schema.columns]
+        _check(tree, ds.X, res)
+
+
+ALLOWED_NAMES = {"math", "float", "str", "abs", "isinstance", "dict", "list", "len", "KeyError", "ValueError",
+                 "row", "values", "name", "missing", "value", "k", "v", "x", "c", "s", "z", "e", "p",
+                 "FEATURES", "CLASSES", "__all__", "_inputs", "_number", "_encode", "_reach",
+                 "decision_function", "apply", "predict", "predict_proba"}
+
+
+def _code_names(src: str) -> set[str]:
+    tree = ast.parse(src)
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    names |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    imports = [a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
+    assert imports == ["math"]
+    return names
+
+
+def test_hostile_names_stay_data(tmp_path):
+    marker = tmp_path / "pwned"
+    ds = hostile_dataset(str(marker))
+    tree = greedy_tree(ds, 3)
+    src = to_python(tree)
+    # every identifier in the module is one of ours: no name ever became code
+    assert {n for n in _code_names(src) if not n.startswith("_node_")} <= ALLOWED_NAMES
+    # comments are single tokens of bounded length: a name cannot break out of one or flood it
+    comments = [t.string for t in tokenize.generate_tokens(io.StringIO(src).readline) if t.type == tokenize.COMMENT]
+    assert len(comments) > tree.n_features and max(map(len, comments)) <= 100
+    path = tmp_path / "hostile.py"
+    path.write_text(src, encoding="utf-8")
+    rows = raw_rows(ds.schema, ds.X)
+    out = run_fresh(tmp_path, [{"module": str(path), "rows": rows, "as_dict": False},
+                               {"module": str(path), "rows": rows, "as_dict": True}])
+    for res in out:
+        assert res["features"] == [c.name for c in ds.schema.columns]
+        _check(tree, ds.X, res)
+    assert set(res["pred"]) == set(tree.classes)  # both hostile labels come out as data
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("classes", [(0, 1), (0.5, 2.25), ("no", "yes"), (3, "not 3")])
+def test_labels_of_every_type(tmp_path, classes):
+    ds = dataset("heart")
+    tree = greedy_tree(ds, 2)
+    tree.classes = classes
+    path = tmp_path / "t.py"
+    path.write_text(to_python(tree), encoding="utf-8")
+    (res,) = run_fresh(tmp_path, [{"module": str(path), "rows": raw_rows(ds.schema, ds.X[:50]), "as_dict": False}])
+    assert res["pred"] == tree.predict(ds.X[:50]).tolist()
+    assert [type(c) for c in res["classes"]] == [type(c) for c in classes]
+
+
+def test_module_api_in_process():
+    tree, ds = tree_for("tic-tac-toe", 2), dataset("tic-tac-toe")
+    ns: dict = {}
+    exec(compile(to_python(tree), "tree.py", "exec"), ns)
+    row = raw_rows(ds.schema, ds.X[:1])[0]
+    assert ns["predict"](row) == tree.predict(ds.X[:1])[0]
+    assert ns["decision_function"](row) == pytest.approx(tree.decision_function(ds.X[:1])[0], abs=1e-12)
+    unseen = ["?"] * len(row)  # unseen categories contribute nothing, as in Schema.encode
+    assert ns["predict"](unseen) == tree.predict(np.zeros((1, tree.n_features)))[0]
+    with pytest.raises(ValueError, match="expected 9 values"):
+        ns["predict"](row[:3])
+    with pytest.raises(KeyError, match="missing input column"):
+        ns["predict"]({"top_left": "x"})
+    numeric = {}
+    exec(compile(to_python(tree_for("heart", 2)), "heart.py", "exec"), numeric)
+    with pytest.raises(ValueError, match="must be a finite number"):
+        numeric["predict"]([float("nan")] * 13)
+    assert numeric["predict"](["1e0"] * 13) == numeric["predict"]([1.0] * 13)  # numeric strings work
+
+
+def test_code_is_readable():
+    tree = tree_for("heart", 2)
+    src = to_python(tree)
+    assert "if _node_0(x) <= 0.0:" in src and "return 1, _node_1(x)" in src
+    j = int(np.flatnonzero(tree.W_raw[0])[0])
+    assert f"s += {float(tree.W_raw[0, j])!r} * x[{j}]  # {tree.feature_names[j]!r}" in src

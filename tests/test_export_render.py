@@ -1,0 +1,188 @@
+"""Text, DOT and picture exports, and the exporter registry."""
+from __future__ import annotations
+
+import io
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from olctc.data import Column, Schema
+from olctc.errors import OlctcError
+from olctc.export import EXPORTERS, export_tree, render
+from olctc.export.dot import to_dot
+from olctc.export.text import to_text
+from olctc.tree import Tree
+from test_tree import dataset, greedy_tree, hostile_dataset, tree_for
+
+# ---------------------------------------------------------------- a strict little DOT parser
+
+_TOKEN = re.compile(r'\s*(?:(?P<arrow>->)|(?P<punct>[{}\[\];,=])|(?P<id>[A-Za-z_][A-Za-z0-9_]*)'
+                    r'|(?P<num>-?(?:\d+\.?\d*|\.\d+))|(?P<str>"(?:[^"\\\n]|\\.)*"))')
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out, pos = [], 0
+    text = text.rstrip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise ValueError(f"bad DOT at {pos}: {text[pos:pos + 30]!r}")
+        kind = m.lastgroup
+        out.append((kind, m.group(kind)))
+        pos = m.end()
+    return out
+
+
+def parse_dot(text: str) -> tuple[set[str], list[tuple[str, str]]]:
+    """Nodes and edges of a ``digraph``; raises ValueError on anything outside the grammar we emit."""
+    toks = _tokens(text) + [("eof", "")]
+    k = 0
+
+    def take(kind: str, value: str | None = None) -> str:
+        nonlocal k
+        if toks[k][0] != kind or (value is not None and toks[k][1] != value):
+            raise ValueError(f"expected {value or kind} at token {k}: {toks[k:k + 3]}")
+        k += 1
+        return toks[k - 1][1]
+
+    def attrs() -> None:
+        nonlocal k
+        take("punct", "[")
+        while toks[k] != ("punct", "]"):
+            take("id")
+            take("punct", "=")
+            if toks[k][0] not in ("id", "str", "num"):
+                raise ValueError(f"bad attribute value {toks[k]}")
+            k += 1
+            if toks[k] == ("punct", ","):
+                k += 1
+        take("punct", "]")
+
+    take("id", "digraph")
+    take("id")
+    take("punct", "{")
+    nodes: set[str] = set()
+    edges: list[tuple[str, str]] = []
+    while toks[k] != ("punct", "}"):
+        a = take("id")
+        if a in ("graph", "node", "edge"):
+            attrs()
+        elif toks[k][0] == "arrow":
+            k += 1
+            edges.append((a, take("id")))
+            if toks[k] == ("punct", "["):
+                attrs()
+        else:
+            nodes.add(a)
+            if toks[k] == ("punct", "["):
+                attrs()
+        take("punct", ";")
+    take("punct", "}")
+    take("eof")
+    missing = {x for e in edges for x in e} - nodes
+    if missing:
+        raise ValueError(f"edges to undeclared nodes {missing}")
+    return nodes, edges
+
+
+def test_the_parser_rejects_broken_dot():
+    good = 'digraph g {\n  a [label="x\\"y"];\n  b;\n  a -> b;\n}\n'
+    assert parse_dot(good) == ({"a", "b"}, [("a", "b")])
+    for bad in (good.replace("}", ""), good.replace('\\"', '"'), good.replace("b;", "b"),
+                good.replace('"x', '"x\n'), good.replace("a -> b", "a -> c")):
+        with pytest.raises(ValueError):
+            parse_dot(bad)
+
+
+@pytest.mark.parametrize("name,depth", [("heart", 1), ("heart", 2), ("tic-tac-toe", 3)])
+def test_dot_parses_with_every_node_and_edge(name, depth):
+    tree = greedy_tree(dataset(name), depth)
+    nodes, edges = parse_dot(to_dot(tree))
+    n = 2 ** depth - 1
+    n_last = 2 ** (depth - 1)
+    assert len(nodes) == n + 2 * n_last and len(edges) == 2 * n
+    assert {f"n{t}" for t in range(n)} <= nodes
+
+
+def test_dot_with_hostile_names(tmp_path):
+    marker = tmp_path / "pwned"
+    tree = greedy_tree(hostile_dataset(str(marker)), 2)
+    text = to_dot(tree)
+    nodes, edges = parse_dot(text)
+    assert len(edges) == 6
+    assert max(len(line) for line in text.splitlines()) < 1500
+    assert "x" * 100 not in text
+
+
+# ---------------------------------------------------------------- text
+
+def test_text_rules_show_nodes_features_and_classes():
+    tree = tree_for("heart", 2)
+    text = to_text(tree, top=3)
+    for t in range(3):
+        assert f"node {t} (" in text
+    assert text.count("|--- score <= 0") == 3 and text.count(": class 1") == 2
+    j, r = tree.ranked_features(0, 1)[0]
+    assert f"{tree.feature_names[j]}: w=" in text and f"influence={r:.4g}" in text
+    assert f"[n={tree.node_n[0]} (100.0%)" in text
+
+
+def test_text_with_hostile_names():
+    tree = greedy_tree(hostile_dataset("/nonexistent/marker"), 3)
+    text = to_text(tree, top=50)
+    lines = text.splitlines()
+    # structure: every line is a header, a node line, a feature line or a branch line
+    assert all(re.match(r"^(olctc tree|every node|(\|   |  )*(\|--- |node |  ))", line) for line in lines)
+    assert "x\ny" not in text and "\x00" not in text and "\u2028" not in text
+    assert max(len(line) for line in lines) < 300
+
+
+# ---------------------------------------------------------------- pictures
+
+def test_png_is_valid_and_grows_with_depth():
+    Image = pytest.importorskip("PIL.Image")
+    ds = dataset("heart")
+    sizes = {}
+    for depth in (1, 3):
+        png = render(greedy_tree(ds, depth), "png")
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        img = Image.open(io.BytesIO(png))
+        img.verify()
+        sizes[depth] = (len(png), Image.open(io.BytesIO(png)).size)
+    assert sizes[3][0] > sizes[1][0]
+    assert sizes[3][1][0] > sizes[1][1][0] and sizes[3][1][1] > sizes[1][1][1]
+
+
+def test_svg_is_xml_and_pictures_take_hostile_names():
+    tree = greedy_tree(hostile_dataset("/nonexistent/marker"), 2)
+    svg = render(tree, "svg")
+    assert ET.fromstring(svg).tag.endswith("svg")
+    assert render(tree, "png")[:4] == b"\x89PNG"
+    bare = Tree.from_arrays([[1.0, 0.0]], [0.0])  # no training statistics
+    assert render(bare, "png")[:4] == b"\x89PNG"
+
+
+# ---------------------------------------------------------------- registry
+
+def test_registry_writes_every_format(tmp_path):
+    assert set(EXPORTERS) == {"json", "python", "onnx", "text", "dot", "png", "svg"}
+    tree = tree_for("tic-tac-toe", 2)
+    for fmt in EXPORTERS:
+        path = tmp_path / f"tree.{fmt}"
+        export_tree(tree, fmt, path)
+        assert path.stat().st_size > 100
+    assert len(list(tmp_path.iterdir())) == len(EXPORTERS)  # no temporaries left
+
+
+def test_failed_export_writes_nothing(tmp_path):
+    schema = Schema((Column("label", "categorical", ("a", "b")),))
+    tree = Tree.from_arrays(np.ones((1, 2)), [0.0], schema=schema)
+    with pytest.raises(OlctcError, match="name of an ONNX output"):
+        export_tree(tree, "onnx", tmp_path / "t.onnx")
+    with pytest.raises(OlctcError, match="unknown export format 'xls'"):
+        export_tree(tree_for("heart", 2), "xls", tmp_path / "t.xls")
+    with pytest.raises(OlctcError, match="does not exist"):
+        export_tree(tree_for("heart", 2), "json", tmp_path / "no" / "t.json")
+    assert list(tmp_path.iterdir()) == []
