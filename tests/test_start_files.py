@@ -34,7 +34,8 @@ def _write(tmp_path: Path, solver: str, x: np.ndarray = START, objective: float 
 def test_start_filename() -> None:
     assert START_FORMATS == ("gurobi", "cplex", "cbc", "highs", "scip")
     assert [start_filename("run/tree", s) for s in START_FORMATS] == [
-        "run/tree.gurobi.mst", "run/tree.cplex.mst", "run/tree.cbc.start", "run/tree.highs.sol", "run/tree.scip.sol"]
+        "run/tree.start.gurobi.mst", "run/tree.start.cplex.mst", "run/tree.start.cbc", "run/tree.start.highs.sol",
+        "run/tree.start.scip.sol"]
     with pytest.raises(OlctcError) as err:
         start_filename("tree", "glpk")
     assert str(err.value) == ("The 'solver' parameter must be one of gurobi, cplex, cbc, highs, scip. "
@@ -101,7 +102,7 @@ def test_highs_layout(tmp_path) -> None:
     assert text[:1] + text[2:] == sample[:1] + sample[2:]
     assert (text[1], sample[1]) == ("Unknown", "Optimal")
     # The same layout reads back as a HiGHS solution.
-    sol = read_solution(tmp_path / "model.highs.sol")
+    sol = read_solution(tmp_path / start_filename("model", "highs"))
     assert (sol.solver, sol.status, sol.objective, sol.to_array(COLS).tolist()) == (
         "highs", "feasible", -21.5, OPT.tolist())
 

@@ -114,7 +114,10 @@ def _check_solver(solver: str) -> None:
 
 
 def start_filename(stem: str, solver: str) -> str:
-    """File name of ``solver``'s start for ``stem``: ``stem + ".gurobi.mst"``, ``".cbc.start"`` ...
+    """File name of ``solver``'s start for ``stem``: ``stem + ".start.gurobi.mst"``, ``".start.cbc"`` ...
+
+    The ``.start`` infix keeps starts apart from solution files (``stem.highs.sol`` is what
+    ``olctc solve`` writes by default).
 
     Raises
     ------
@@ -122,7 +125,7 @@ def start_filename(stem: str, solver: str) -> str:
         for a solver not in ``START_FORMATS``.
     """
     _check_solver(solver)
-    return stem + _WRITERS[solver][0]
+    return stem + ".start" + _WRITERS[solver][0].replace(".cbc.start", ".cbc")
 
 
 def _check_names(names: Sequence[str], path: Path) -> None:

@@ -199,7 +199,7 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
             if spec.start_solver is None:
                 warnings.warn(f"{spec.program} takes no MIP start; the start is ignored", stacklevel=3)
             elif opts.start_path is not None:
-                start_file = Path(opts.start_path)
+                start_file = Path(opts.start_path).resolve()  # the solver runs in its own folder
                 if not start_file.is_file():
                     raise OlctcError(f"MIP start file {start_file} does not exist")
             else:
