@@ -1,0 +1,241 @@
+"""Round trips through real solver programs: compile -> solve (in process and programs) -> decode.
+
+Every path must give the same tree (the same predictions on every training point), with and without
+the warm start; solutions of other models and broken files are refused with one-line errors.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from olctc.cli import main
+from olctc.export.json import load as load_tree
+
+HABERMAN = "age,year_of_operation,positive_axillary_nodes,y"
+
+
+def olctc(*args: str) -> tuple[int, str, str]:
+    """Run the CLI in a fresh interpreter, as a user would."""
+    p = subprocess.run([sys.executable, "-m", "olctc.cli", *args], capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.fixture(scope="module")
+def small_csv(tmp_path_factory) -> Path:
+    """Every 12th haberman point: 26 points, depth 2 solves to optimality in about a second."""
+    from olctc.datasets import load
+
+    ds = load("haberman")
+    rows = np.arange(0, ds.n, 12)
+    folder = tmp_path_factory.mktemp("data")
+    path = folder / "haberman26.csv"
+    lines = [HABERMAN] + [",".join([*(f"{v:g}" for v in ds.X[i]), str(ds.classes[(ds.y[i] + 1) // 2])])
+                          for i in rows]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def compiled(small_csv, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("model") / "h26.mps"
+    code, stdout, stderr = olctc("compile", str(small_csv), "--target", "y", "--depth", "2", "--C", "1,10",
+                                 "-o", str(out))
+    assert code == 0, stderr
+    return out
+
+
+def training_predictions(tree_path: Path, csv: Path) -> np.ndarray:
+    from olctc.data import read_csv
+
+    tree = load_tree(tree_path)
+    ds = read_csv(csv, "y")
+    return tree.predict(ds.X)
+
+
+SOLVERS = [("highs", []), ("cbc", []), ("scip", []), ("cbc-cli", ["--solver-path", "/usr/bin/cbc"]),
+           ("highs-cli", []), ("glpk-cli", ["--solver-path", "/usr/bin/glpsol"])]
+
+
+@pytest.mark.parametrize("start", ["--start", "--no-start"])
+def test_every_solver_gives_the_same_tree(compiled, small_csv, start, tmp_path):
+    objectives, predictions = {}, {}
+    for solver, extra in SOLVERS:
+        sol = tmp_path / f"{solver}.sol"
+        code, out, err = olctc("solve", str(compiled), "--solver", solver, "--quiet", start, "-o", str(sol), *extra)
+        assert code == 0, (solver, err)
+        assert "status optimal" in out, (solver, out)
+        tree = tmp_path / f"{solver}.json"
+        code, out, err = olctc("decode", str(compiled.with_name("h26.olctc.json")), str(sol), "-o", str(tree))
+        assert code == 0, (solver, out, err)
+        assert "the tree routes every training point as z says" in out
+        objectives[solver] = float(out.split("true objective of the decoded tree (real routing): ")[1].split()[0])
+        predictions[solver] = training_predictions(tree, small_csv)
+    ref = objectives["highs"]
+    for solver in objectives:
+        assert objectives[solver] == pytest.approx(ref, rel=1e-6), objectives
+        assert np.array_equal(predictions[solver], predictions["highs"]), solver
+
+
+def test_start_files_are_used(compiled, tmp_path):
+    code, out, err = olctc("solve", str(compiled), "--solver", "cbc-cli", "--solver-path", "/usr/bin/cbc",
+                           "-o", str(tmp_path / "c.sol"))
+    assert code == 0, err
+    assert "MIPStart values read for" in out and "opening mipstart file" in out
+    code, out, err = olctc("solve", str(compiled), "--solver", "highs-cli", "-o", str(tmp_path / "h.sol"))
+    assert "MIP start solution is feasible" in out or "MIP start" in out
+
+
+@pytest.fixture(scope="module")
+def highs_solution(compiled, tmp_path_factory) -> Path:
+    sol = tmp_path_factory.mktemp("sol") / "h26.highs.sol"
+    code, _, err = olctc("solve", str(compiled), "--solver", "highs", "--quiet", "-o", str(sol))
+    assert code == 0, err
+    return sol
+
+
+@pytest.mark.parametrize("change,message", [
+    (["--depth", "3", "--C", "1,10,10"], "the solution belongs to another model"),
+    (["--C", "5,10"], "the solution belongs to another model (other data, depth, C or tangents?)"),
+    (["--tangents", "V1"], "of this model by 0.206: the solution belongs to another model"),
+])
+def test_solution_of_another_model_is_refused(small_csv, highs_solution, tmp_path, change, message):
+    out = tmp_path / "other.mps"
+    args = ["compile", str(small_csv), "--target", "y", "--depth", "2", "--C", "1,10", "-o", str(out)]
+    for k in range(0, len(change), 2):
+        i = args.index(change[k]) if change[k] in args else None
+        if i is None:
+            args[-2:-2] = change[k:k + 2]
+        else:
+            args[i + 1] = change[k + 1]
+    assert olctc(*args)[0] == 0
+    code, stdout, stderr = olctc("decode", str(out.with_name("other.olctc.json")), str(highs_solution), "-o",
+                                 str(tmp_path / "t.json"))
+    assert code == 2, stderr
+    assert message in stderr and "Traceback" not in stderr
+    assert stderr.count("\n") == 1
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_solution_of_other_data_is_refused(small_csv, highs_solution, tmp_path):
+    other = tmp_path / "other.csv"
+    lines = small_csv.read_text().splitlines()
+    lines[1], lines[2] = lines[2], lines[1]  # same shape, other order: other model
+    other.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "other.mps"
+    assert olctc("compile", str(other), "--target", "y", "--C", "1,10", "-o", str(out))[0] == 0
+    code, _, stderr = olctc("decode", str(out.with_name("other.olctc.json")), str(highs_solution), "-o",
+                            str(tmp_path / "t.json"))
+    assert code == 2 and "belongs to another model" in stderr
+
+
+def test_glpk_tolerance_leak_is_reported(tmp_path):
+    """glpsol takes no tolerance settings; on this instance it routes a point for free: exit code 3."""
+    csv = tmp_path / "tiny.csv"
+    X = np.array([[0.5, -1.25], [1.5, 0.75], [-0.25, 2.0], [-1.0, -0.5], [2.0, 1.0]])
+    y = [1, -1, 1, -1, -1]
+    csv.write_text("a,b,y\n" + "".join(f"{r[0]},{r[1]},{c}\n" for r, c in zip(X, y)))
+    model = tmp_path / "tiny.mps"
+    assert olctc("compile", str(csv), "--target", "y", "--C", "1,0.5", "--tangents", "V1", "-o", str(model))[0] == 0
+    sol = tmp_path / "tiny.glpk.sol"
+    code, out, err = olctc("solve", str(model), "--solver", "glpk-cli", "--solver-path", "/usr/bin/glpsol", "-o", str(sol))
+    assert code == 0, err
+    code, out, err = olctc("decode", str(tmp_path / "tiny.olctc.json"), str(sol), "-o", str(tmp_path / "t.json"))
+    assert code == 3, (out, err)
+    assert "WARNING: the solver's objective is not the tree's true objective" in out
+    # at tight tolerances HiGHS finds the true optimum, and decode agrees with it
+    sol2 = tmp_path / "tiny.highs.sol"
+    assert olctc("solve", str(model), "--solver", "highs", "--quiet", "-o", str(sol2))[0] == 0
+    code, out, err = olctc("decode", str(tmp_path / "tiny.olctc.json"), str(sol2), "-o", str(tmp_path / "t2.json"))
+    assert code == 0, (out, err)
+
+
+def decode_error(compiled: Path, solution: Path, tmp_path: Path) -> tuple[int, str]:
+    code, _, stderr = olctc("decode", str(compiled.with_name("h26.olctc.json")), str(solution), "-o",
+                            str(tmp_path / "t.json"))
+    assert not (tmp_path / "t.json").exists()
+    assert "Traceback" not in stderr
+    return code, stderr.strip()
+
+
+def test_bad_solution_files(compiled, highs_solution, tmp_path):
+    empty = tmp_path / "empty.sol"
+    empty.write_text("")
+    assert decode_error(compiled, empty, tmp_path) == (2, f"error: {empty}: expected a solution file (cplex, gurobi, scip, cbc, glpk, highs), got an empty file")
+    trunc = tmp_path / "trunc.sol"
+    trunc.write_text("\n".join(highs_solution.read_text().splitlines()[:12]) + "\n")
+    code, msg = decode_error(compiled, trunc, tmp_path)
+    assert code == 2 and msg.startswith(f"error: {trunc}:12: expected 134 lines after '# Columns 134'") and "truncated" in msg
+    nan = tmp_path / "nan.sol"
+    text = highs_solution.read_text().splitlines()
+    k = next(i for i, line in enumerate(text) if line.startswith("w_0_0 "))
+    text[k] = "w_0_0 nan"
+    nan.write_text("\n".join(text) + "\n")
+    code, msg = decode_error(compiled, nan, tmp_path)
+    assert code == 2 and "w_0_0" in msg
+    garbage = tmp_path / "garbage.sol"
+    garbage.write_text("hello world\n")
+    code, msg = decode_error(compiled, garbage, tmp_path)
+    assert (code, msg) == (2, f"error: {garbage}:1: expected a solution file of a known format (cplex, gurobi, "
+                              "scip, cbc, glpk, highs), got 'hello world'")
+
+
+def test_infeasible_and_no_incumbent_statuses(compiled, tmp_path):
+    infeasible = tmp_path / "inf.sol"
+    shutil.copy(Path(__file__).parent / "data" / "solvers" / "samples" / "cbc_infeasible_solution.txt", infeasible)
+    code, msg = decode_error(compiled, infeasible, tmp_path)
+    assert code == 2 and "cbc reports infeasible" in msg
+    nosol = tmp_path / "nosol.sol"
+    shutil.copy(Path(__file__).parent / "data" / "solvers" / "samples" / "highs_timelimit_nosol.sol", nosol)
+    code, msg = decode_error(compiled, nosol, tmp_path)
+    assert code == 2 and "highs reports no_solution (Time limit reached)" in msg
+
+
+def test_changed_model_and_missing_manifest(compiled, highs_solution, tmp_path):
+    folder = tmp_path / "copy"
+    shutil.copytree(compiled.parent, folder)
+    model = folder / "h26.mps"
+    model.write_text(model.read_text().replace("ENDATA", "ENDATA\n"))
+    code, msg = decode_error(model, highs_solution, tmp_path)
+    assert code == 2 and "the model file changed since it was compiled" in msg
+    code, _, stderr = olctc("decode", str(folder / "nope.olctc.json"), str(highs_solution), "-o", str(tmp_path / "t.json"))
+    assert code == 2 and "no such manifest" in stderr
+
+
+def test_fit_breast_reaches_the_papers_accuracy(tmp_path):
+    """The issue's acceptance run: depth 2 on breast, 60 s for everything, test balanced accuracy >= 94%."""
+    out = tmp_path / "tree.json"
+    code, stdout, stderr = olctc("fit", "--dataset", "breast", "--depth", "2", "--time-limit", "60", "--quiet",
+                                 "-o", str(out))
+    assert code == 0, stderr
+    line = next(line for line in stdout.splitlines() if line.startswith("balanced accuracy"))
+    test_bacc = float(line.split("test ")[1])
+    assert test_bacc >= 0.94, stdout
+    meta = json.loads(out.read_text())["meta"]
+    assert meta["fit"]["time_total"] <= 60.0
+
+
+def test_cli_compile_bad_inputs_write_nothing(tmp_path, capsys):
+    out = tmp_path / "m.mps"
+    cases = [
+        (["compile", "--dataset", "nope", "-o", str(out)], "unknown data set 'nope'; known: a6a, breast"),
+        (["compile", "--dataset", "heart", "--preset", "cart", "-o", str(out)], "The 'preset' parameter must be"),
+        (["compile", "--dataset", "heart", "--depth", "0", "-o", str(out)], "The 'depth' parameter must be an integer >= 1"),
+        (["compile", "--dataset", "heart", "--epsilon", "0", "-o", str(out)], "The 'epsilon' parameter must be > 0"),
+        (["compile", "--dataset", "heart", "-o", str(tmp_path / "no" / "m.mps")], "folder"),
+        (["compile", "--dataset", "heart", "-o", str(tmp_path / "m.txt")], "the model file must end in .mps or .lp"),
+        (["compile", str(tmp_path / "missing.csv"), "--target", "y", "-o", str(out)], "no such file"),
+        (["compile", "--dataset", "a6a", "--depth", "12", "-o", str(out)], "the model would have"),
+    ]
+    for args, message in cases:
+        with pytest.raises(SystemExit) as exc:
+            main(args)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2, (args, err)
+        assert err.startswith("error: ") and message in err and err.count("\n") == 1, (args, err)
+    assert list(tmp_path.iterdir()) == []
