@@ -129,6 +129,9 @@ def parse_tangents(value: str | Sequence[float] | None) -> tuple[tuple[float, ..
         raise param_error("tangents", "numbers or +-inf, not NaN", value)
     if not pts:
         raise param_error("tangents", "a non-empty list of tangent points", value)
+    if all(v == math.inf for v in pts):
+        # +inf is the bound xi >= 0, always present: with nothing else the model would have no loss.
+        raise param_error("tangents", "a list with at least one point other than +inf", value)
     return tuple(sorted(set(pts))), label
 
 

@@ -160,6 +160,8 @@ SPEC_ERRORS = [
                           "numbers such as '-inf,-1.9,0,1.9,inf'. Got 'V9' instead."),
     (dict(tangents="0,,1"), "The 'tangents' parameter must be V0, V1, V2, V3 or a comma-separated list of "
                             "numbers such as '-inf,-1.9,0,1.9,inf'. Got '0,,1' instead."),
+    (dict(tangents="inf"), "The 'tangents' parameter must be a list with at least one point other than +inf. "
+                           "Got 'inf' instead."),
     (dict(budget=0), "The 'budget' parameter must be an integer >= 1. Got 0 instead."),
     (dict(big_m=-1.0), "The 'big_m' parameter must be a finite number > 0. Got -1.0 instead."),
 ]

@@ -1,0 +1,280 @@
+"""Refinement of a trained tree (paper Remark 1): refit the last layer with the exact logistic loss.
+
+The MILP minimises a piecewise-linear under-estimate of the logistic loss. Once routing is fixed, each
+last-layer node s is an independent L1-regularised logistic regression on the points routed to it:
+its share of the exact objective is ``||w_s||_1 + C_d sum_{i -> s} log(1 + exp(-y_i (w_s.x_i + b_s)))``
+with an unpenalised intercept. Refitting it exactly cannot change the routing (only last-layer nodes
+change), so the exact tree objective changes by the node's share only; a refit is kept only if the
+exact objective does not increase.
+
+The node problem is solved by ``fit_l1_logistic``: scikit-learn's liblinear (which penalises the
+intercept, so it is given a large ``intercept_scaling`` that makes that penalty negligible), then
+polished to the exact optimum by L-BFGS-B on the smooth split form ``w = w+ - w-, w+, w- >= 0``. The
+solver ``saga`` does not penalise the intercept but, measured on the vendored data at C = 100, stops
+3 % above the optimum after 40 s (breast), so it is not used.
+"""
+from __future__ import annotations
+
+import inspect
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit
+from threadpoolctl import threadpool_limits
+
+from olctc.errors import OlctcError
+from olctc.formulation.topology import Topology
+from olctc.objective import tree_objective
+from olctc.spec import TreeSpec
+
+__all__ = ["RefineReport", "NodeRefit", "refine", "fit_l1_logistic", "l1_logistic_objective"]
+
+#: liblinear adds a constant feature of this value and penalises its weight: the intercept's penalty is
+#: |b| / scaling, negligible next to the objective; the L-BFGS-B polish then removes it exactly.
+_INTERCEPT_SCALING = 1e3
+
+
+# ---------------------------------------------------------------- the node problem
+
+def l1_logistic_objective(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, C: float) -> float:
+    """``||w||_1 + C sum_i log(1 + exp(-y_i (w.x_i + b)))`` (the intercept is not penalised).
+
+    Parameters
+    ----------
+    w, b : weights (p,) and intercept.
+    X, y : points (n, p) and labels in {-1, +1}.
+    C : loss weight.
+    """
+    return float(np.abs(w).sum() + C * np.logaddexp(0.0, -y * (X @ w + b)).sum())
+
+
+def _sklearn_l1_logistic(C: float, random_state: int | None) -> Any:
+    from sklearn.linear_model import LogisticRegression
+
+    kw: dict[str, Any] = dict(C=C, solver="liblinear", intercept_scaling=_INTERCEPT_SCALING, tol=1e-6,
+                              max_iter=10_000, random_state=random_state)
+    # scikit-learn >= 1.8 deprecates `penalty` in favour of l1_ratio (1.0 is the pure L1 penalty).
+    if inspect.signature(LogisticRegression).parameters["penalty"].default == "deprecated":
+        kw["l1_ratio"] = 1.0
+    else:
+        kw["penalty"] = "l1"
+    return LogisticRegression(**kw)
+
+
+def sklearn_l1_logistic(X: np.ndarray, y: np.ndarray, C: float,
+                        random_state: int | None = 0) -> tuple[np.ndarray, float]:
+    """scikit-learn's L1 logistic regression (liblinear, large intercept scaling): (w, b), unpolished."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    model = _sklearn_l1_logistic(C, random_state)
+    with warnings.catch_warnings():
+        # The polish below finishes the job; an early stop of liblinear is not a problem.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    return np.asarray(model.coef_[0], dtype=float).copy(), float(model.intercept_[0])
+
+
+def _polish(X: np.ndarray, y: np.ndarray, C: float, w0: np.ndarray, b0: float) -> tuple[np.ndarray, float]:
+    """L-BFGS-B on the smooth bound-constrained split form, started at (w0, b0)."""
+    p = X.shape[1]
+
+    def fun(v: np.ndarray) -> tuple[float, np.ndarray]:
+        wp, wn, b = v[:p], v[p:2 * p], v[-1]
+        m = y * (X @ (wp - wn) + b)
+        # d/ds log(1 + exp(-y s)) = -y sigma(-m); expit keeps it finite for any margin.
+        ds = -C * y * expit(-m)
+        gw = X.T @ ds
+        f = wp.sum() + wn.sum() + C * np.logaddexp(0.0, -m).sum()
+        return float(f), np.concatenate([1.0 + gw, 1.0 - gw, [ds.sum()]])
+
+    v0 = np.concatenate([np.maximum(w0, 0.0), np.maximum(-w0, 0.0), [b0]])
+    bounds = [(0.0, None)] * (2 * p) + [(None, None)]
+    # One BLAS thread: scipy's L-BFGS-B calls BLAS on tiny vectors, and a multi-threaded BLAS makes each
+    # iteration ~10x slower (measured: 7 ms instead of 0.1 ms per iteration on 2 cores).
+    with threadpool_limits(1, user_api="blas"):
+        res = minimize(fun, v0, jac=True, method="L-BFGS-B", bounds=bounds,
+                       options={"maxiter": 20_000, "maxcor": 30, "ftol": 1e-15, "gtol": 1e-10})
+    v = res.x
+    return v[:p] - v[p:2 * p], float(v[-1])
+
+
+def fit_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, *, random_state: int | None = 0,
+                    polish: bool = True) -> tuple[np.ndarray, float]:
+    """Minimise ``||w||_1 + C sum_i log(1 + exp(-y_i (w.x_i + b)))`` with b unpenalised.
+
+    Parameters
+    ----------
+    X : (n, p) points; p may be 0 (intercept only).
+    y : (n,) labels in {-1, +1}, both classes present.
+    C : loss weight (> 0).
+    random_state : passed to liblinear.
+    polish : run the L-BFGS-B polish (exact optimum); False keeps liblinear's answer.
+
+    Returns
+    -------
+    (w, b) : the better (lower objective) of liblinear's solution and its polish.
+    """
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n_pos, n = int((y > 0).sum()), y.shape[0]
+    if n_pos == 0 or n_pos == n:
+        raise OlctcError(f"an L1 logistic fit needs both classes; got {n} point(s) of one class")
+    if X.shape[1] == 0:
+        # Intercept only: the logistic loss is minimised by the log-odds.
+        return np.zeros(0), float(np.log(n_pos / (n - n_pos)))
+    w, b = sklearn_l1_logistic(X, y, C, random_state)
+    if not polish:
+        return w, b
+    best = (w, b, l1_logistic_objective(w, b, X, y, C))
+    w2, b2 = _polish(X, y, C, w, b)
+    f2 = l1_logistic_objective(w2, b2, X, y, C)
+    if f2 <= best[2]:
+        best = (w2, b2, f2)
+    return best[0], best[1]
+
+
+# ---------------------------------------------------------------- refinement
+
+@dataclass
+class NodeRefit:
+    """What refinement did at one last-layer node.
+
+    ``status`` is ``"refit"`` (kept), ``"worse"`` (refit discarded: the exact objective would increase),
+    ``"one class"`` or ``"empty"`` (no refit attempted). Shares are the node's part of the exact
+    objective, ``||w||_1 + C_d * logloss`` over its points.
+    """
+
+    node: int
+    n_points: int
+    n_positive: int
+    status: str
+    share_before: float
+    share_after: float
+    features: list[int] = field(default_factory=list)
+
+
+@dataclass
+class RefineReport:
+    """Exact objective before and after refinement, and what happened at each last-layer node."""
+
+    objective_before: float
+    objective_after: float
+    nodes_refit: list[int]
+    nodes_kept: list[int]
+    details: list[NodeRefit]
+    message: str = ""
+
+    @property
+    def improvement(self) -> float:
+        return self.objective_before - self.objective_after
+
+
+def check_tree_inputs(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray,
+                      spec: TreeSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Validate (W, b, X, y) against the spec; float copies, or OlctcError naming the problem."""
+    X = _as_matrix(X, "X")
+    y = check_labels(y, X.shape[0])
+    n_nodes = 2 ** spec.depth - 1
+    W = np.array(W, dtype=float, copy=True)
+    b = np.array(b, dtype=float, copy=True)
+    if W.shape != (n_nodes, X.shape[1]):
+        raise OlctcError(f"W must have shape ({n_nodes}, {X.shape[1]}) (branch nodes of depth {spec.depth}, "
+                         f"features of X); got {W.shape}")
+    if b.shape != (n_nodes,):
+        raise OlctcError(f"b must have shape ({n_nodes},); got {b.shape}")
+    if not (np.isfinite(W).all() and np.isfinite(b).all()):
+        raise OlctcError("W and b must be finite")
+    return W, b, X, y
+
+
+def _as_matrix(X: Any, name: str) -> np.ndarray:
+    try:
+        X = np.asarray(X, dtype=float)
+    except (TypeError, ValueError):
+        raise OlctcError(f"{name} must be a numeric array") from None
+    if X.ndim != 2:
+        raise OlctcError(f"{name} must be a 2-D array; got {X.ndim} dimension(s)")
+    if not np.isfinite(X).all():
+        raise OlctcError(f"{name} must be finite")
+    return X
+
+
+def check_labels(y: Any, n: int) -> np.ndarray:
+    """y as float labels in {-1, +1}, one per point, or OlctcError."""
+    try:
+        y = np.asarray(y, dtype=float)
+    except (TypeError, ValueError):
+        raise OlctcError("y must hold labels -1 and +1") from None
+    if y.shape != (n,):
+        raise OlctcError(f"y must be 1-D with one label per row of X ({n}); got shape {y.shape}")
+    if not np.isin(y, (-1.0, 1.0)).all():
+        bad = y[~np.isin(y, (-1.0, 1.0))][0]
+        raise OlctcError(f"y must hold labels -1 and +1 only; got {bad!r}")
+    return y
+
+
+def _share(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, C: float) -> float:
+    return l1_logistic_objective(w, b, X, y, C) if y.size else float(np.abs(w).sum())
+
+
+def refine(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *,
+           threshold: float = 0.0) -> tuple[np.ndarray, np.ndarray, RefineReport]:
+    """Refit each last-layer node with exact L1 logistic regression; keep refits that do not hurt.
+
+    Parameters
+    ----------
+    W, b : the tree, (n_nodes, p) and (n_nodes,), on standardised features.
+    X, y : standardised training points and labels in {-1, +1}.
+    spec : the tree spec; refinement applies to the logistic presets (``olct``, ``olct-univariate``).
+        For ``olct-univariate`` a node is refit on the features it already uses (at most the budget B),
+        so the hard budget still holds. Other presets are returned unchanged.
+    threshold : routing goes right iff score > threshold (as ``tree_objective``).
+
+    Returns
+    -------
+    (W, b, report) : refined copies and a RefineReport with the exact objective before and after.
+    """
+    W, b, X, y = check_tree_inputs(W, b, X, y, spec)
+    before = tree_objective(W, b, X, y, spec, loss="exact", threshold=threshold).total
+    topo = Topology(spec.depth)
+    last = [int(t) for t in topo.last]
+    if spec.info.loss != "logistic":
+        return W, b, RefineReport(before, before, [], last, [],
+                                  f"refinement applies to logistic presets (olct, olct-univariate); "
+                                  f"preset {spec.preset!r} ({spec.info.loss} loss) is returned unchanged")
+    C = float(spec.C[-1])
+    reached = topo.route(X @ W.T + b[None, :], threshold)
+    hfs = spec.info.l0 == "hfs"
+    current = before
+    refit, kept, details = [], [], []
+    for s in last:
+        idx = np.flatnonzero(reached == s)
+        Xs, ys = X[idx], y[idx]
+        n_pos = int((ys > 0).sum())
+        share = _share(W[s], b[s], Xs, ys, C)
+        # With one class the node problem has no minimiser (b -> +-inf): nothing to refit.
+        status = "empty" if idx.size == 0 else "one class" if n_pos in (0, idx.size) else ""
+        feats = np.flatnonzero(W[s] != 0) if hfs else np.arange(X.shape[1])
+        if status:
+            kept.append(s)
+            details.append(NodeRefit(s, int(idx.size), n_pos, status, share, share, feats.tolist()))
+            continue
+        w_sub, b_new = fit_l1_logistic(Xs[:, feats], ys, C)
+        w_new = np.zeros(X.shape[1])
+        w_new[feats] = w_sub
+        W2, b2 = W.copy(), b.copy()
+        W2[s], b2[s] = w_new, b_new
+        obj = tree_objective(W2, b2, X, y, spec, loss="exact", threshold=threshold).total
+        new_share = _share(w_new, b_new, Xs, ys, C)
+        if obj <= current:
+            W, b, current = W2, b2, obj
+            refit.append(s)
+            details.append(NodeRefit(s, int(idx.size), n_pos, "refit", share, new_share, feats.tolist()))
+        else:
+            kept.append(s)
+            details.append(NodeRefit(s, int(idx.size), n_pos, "worse", share, share, feats.tolist()))
+    msg = "" if not hfs else "olct-univariate: each node refit on the feature(s) it already uses (budget kept)"
+    return W, b, RefineReport(before, current, refit, kept, details, msg)

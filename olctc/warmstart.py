@@ -1,0 +1,461 @@
+"""Warm start (paper Sec. 5.1): a greedy top-down tree, completed into a full feasible MILP assignment.
+
+``greedy_tree`` fits each branch node on the training points that reach it, top-down, and routes them
+by the sign of the score. ``complete_start`` turns any tree (W, b) into a value for EVERY column of the
+MILP (CBC fixes integer columns missing from a start to 0, SCIP every missing column), after making the
+tree admissible for the model's big-M / epsilon logic:
+
+* |score| <= cap for every point at every node (cap = M - epsilon, tightened so that the big-M-relaxed
+  loss rows of nodes a point does not pass never bind), else the node's (w, b) is scaled down;
+* no point reaching a node that routes (or, for OCT-H, predicts) scores in the open band (0, epsilon),
+  which the model can route neither way, else the node's b is shifted down (``_band_shift``).
+
+``warm_start`` chains the two and verifies the result against the MILP's rows, bounds and integrality,
+and the MILP objective against ``tree_objective`` (they agree because of the cap above).
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from olctc.errors import OlctcError
+from olctc.formulation.losses import loss_layers, tangent_lines
+from olctc.formulation.topology import Topology
+from olctc.milp import MILP
+from olctc.objective import ZERO_WEIGHT, tree_objective
+from olctc.refine import _as_matrix, check_labels, check_tree_inputs, fit_l1_logistic
+from olctc.spec import TreeSpec
+
+__all__ = ["greedy_tree", "complete_start", "warm_start", "score_cap"]
+
+ROW_TOL = 1e-9  # the start must satisfy every row to this absolute tolerance
+OBJ_RTOL = 1e-7  # MILP objective of the start vs tree_objective, relative
+
+
+# ---------------------------------------------------------------- admissibility
+
+def score_cap(spec: TreeSpec) -> float:
+    """Largest |score| a start may have at any node, for any point.
+
+    The relaxed routing rows of a node a point does not take need ``eps - M <= score <= M``. The relaxed
+    loss rows ``xi >= c - g y score - M`` of a node the point does not pass stay slack (<= 0) iff
+    ``|score| <= (M - c) / g`` for every tangent (g, c): M for logistic V0, M - 1 for hinge. That
+    tightening is used only when it is not absurd (>= cap / 2, i.e. M >= 2 for hinge); otherwise those
+    rows may bind and the start's MILP objective exceeds the tree's.
+    """
+    cap = spec.big_m - spec.epsilon
+    if spec.info.loss in ("logistic", "hinge"):
+        g, c = tangent_lines(spec)
+        loss_cap = float(np.min((spec.big_m - c) / g)) if g.size else cap
+        if loss_cap >= cap / 2:
+            cap = min(cap, loss_cap)
+    return cap
+
+
+def _slack(spec: TreeSpec, scale: float) -> float:
+    """Distance below 0 where band points land: far above rounding, far below epsilon."""
+    return max(1e-3 * spec.epsilon, 64 * np.finfo(float).eps * (1.0 + scale))
+
+
+def _band_shift(s: np.ndarray, spec: TreeSpec) -> float:
+    """Downward shift D of b after which no score s_i - D lies in (0, epsilon).
+
+    Repeat: B = points with score in (0, eps); if B is empty stop; shift by max(B) + slack, which sends
+    every point of B to <= -slack < 0. Scores only decrease, so the set of positive scores loses all of
+    B and gains nothing: it shrinks by at least one point per pass, and the loop ends after at most
+    n passes. The total shift is (one original positive score) + slack and at most n (eps + slack).
+    """
+    eps = spec.epsilon
+    slack = _slack(spec, float(np.abs(s).max(initial=0.0)))
+    D = 0.0
+    for _ in range(s.shape[0] + 1):
+        t = s - D
+        band = (t > 0.0) & (t < eps)
+        if not band.any():
+            return D
+        D = D + float(t[band].max()) + slack
+    raise AssertionError("band shift did not terminate within n passes")  # impossible, see docstring
+
+
+@dataclass
+class _Admit:
+    """Adjustments made to a tree to fit the model, one line per change."""
+
+    notes: list[str] = field(default_factory=list)
+
+
+def _admit_node(w: np.ndarray, b: float, X: np.ndarray, reach: np.ndarray, spec: TreeSpec, t: int,
+                band: bool, log: _Admit) -> tuple[np.ndarray, float]:
+    """Make node t's (w, b) admissible: scale into the cap, L0 clean-up, shift out of the band."""
+    w = w.copy()
+    info = spec.info
+    n = X.shape[0]
+    cap = score_cap(spec)
+    slack = _slack(spec, cap)
+    # Zeroing weights <= ZERO_WEIGHT (below) moves a score by at most this much.
+    clean = ZERO_WEIGHT * float(np.abs(X).sum(axis=1).max(initial=0.0)) if info.l0 is not None else 0.0
+    # Scale a little inside the cap (slack: rounding of the scaled scores), and leave room for the band
+    # shift, which lowers scores by at most min(cap_s + slack, n (eps + slack)).
+    room = slack + clean
+    cap_s = max(cap - n * (spec.epsilon + slack) - room, cap / 2 - room) if band else cap - room
+    factors, reasons = [1.0], []
+    m = float(np.abs(X @ w + b).max(initial=0.0))
+    if m > cap_s:
+        factors.append(cap_s / m)
+        reasons.append(f"|score| <= {cap_s:.6g} (big-M {spec.big_m:g})")
+    if info.l0 is not None and info.regulariser != "l1_norm_bound":
+        mw = float(np.abs(w).max(initial=0.0))
+        if mw > spec.big_m:
+            factors.append(spec.big_m / mw)
+            reasons.append(f"|w_j| <= big-M {spec.big_m:g}")
+    if info.regulariser == "l1_norm_bound":
+        l1 = float(np.abs(w).sum())
+        if l1 > 1.0:
+            factors.append(1.0 / l1)
+            reasons.append("||w||_1 <= 1 (OCT-H)")
+    f = min(factors)
+    if f < 1.0:
+        w, b = w * f, b * f
+        log.notes.append(f"node {t}: (w, b) scaled by {f:.6g} so that " + " and ".join(reasons))
+    if info.l0 is not None:
+        # delta = 1 iff w != 0 in the MILP, |w| > ZERO_WEIGHT in tree_objective: make them agree
+        # (after scaling, which can make a weight tiny).
+        tiny = (w != 0) & (np.abs(w) <= ZERO_WEIGHT)
+        if tiny.any():
+            w[tiny] = 0.0
+            log.notes.append(f"node {t}: {int(tiny.sum())} weight(s) of size <= {ZERO_WEIGHT:g} set to 0")
+    if band and reach.any():
+        D = _band_shift(X[reach] @ w + b, spec)
+        if D > 0.0:
+            b = b - D
+            log.notes.append(f"node {t}: b shifted by {-D:.3g} so that no point scores in (0, epsilon)")
+    return w, b
+
+
+def _band_nodes(spec: TreeSpec, h: int) -> bool:
+    """Layer h routes (inner) or, for OCT-H, predicts with the score >= epsilon rule."""
+    return h < spec.depth or spec.info.loss == "misclassification"
+
+
+def _route_layer(node_of: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """Children reached from node_of: right iff score > 0 (admissible trees have no (0, eps) band)."""
+    right = S[np.arange(S.shape[0]), node_of] > 0.0
+    return 2 * node_of + 1 + right
+
+
+def admissible_tree(W: np.ndarray, b: np.ndarray, X: np.ndarray,
+                    spec: TreeSpec) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Top-down, make every node admissible (see module docstring); returns copies and the notes."""
+    topo = Topology(spec.depth)
+    W, b = W.copy(), b.copy()
+    log = _Admit()
+    node_of = np.zeros(X.shape[0], dtype=np.int64)
+    for h in range(1, spec.depth + 1):
+        for t in topo.layer_nodes(h):
+            W[t], b[t] = _admit_node(W[t], b[t], X, node_of == t, spec, int(t), _band_nodes(spec, h), log)
+        if h < spec.depth:
+            node_of = _route_layer(node_of, X @ W.T + b[None, :])
+    return W, b, log.notes
+
+
+# ---------------------------------------------------------------- greedy tree
+
+def _constant_b(y: np.ndarray, spec: TreeSpec) -> float:
+    """Intercept of a constant node (w = 0): the minimiser of the node's model loss over b.
+
+    The model loss is convex piecewise linear in b, so its minimum is at 0 or a kink: the kinks of
+    L(u) = max(0, max_k c_k - g_k u) at u and -u. OCT-H (0/1 loss): +-1 toward the majority.
+    """
+    n_pos = int((y > 0).sum())
+    n_neg = y.shape[0] - n_pos
+    if y.shape[0] == 0:
+        return 0.0
+    if spec.info.loss == "misclassification":
+        return 1.0 if n_pos > n_neg else -1.0
+    g, c = tangent_lines(spec)
+    if g.size == 0:  # tangent set {+inf} only: the model loss is identically 0
+        return 0.0
+    kinks = [0.0] + list(c / g)  # where each tangent reaches 0
+    for i in range(g.size):
+        for j in range(i + 1, g.size):
+            if g[i] != g[j]:
+                kinks.append((c[i] - c[j]) / (g[i] - g[j]))
+    cap = score_cap(spec) / 2
+    cand = np.unique(np.clip(np.concatenate([kinks, -np.asarray(kinks)]), -cap, cap))
+
+    def L(u: np.ndarray) -> np.ndarray:
+        return np.maximum(0.0, np.max(c[None, :] - g[None, :] * u[:, None], axis=1))
+
+    phi = n_pos * L(cand) + n_neg * L(-cand)
+    best = np.flatnonzero(phi <= phi.min() + 1e-12)
+    return float(cand[best[np.argmin(np.abs(cand[best]))]])
+
+
+def _hinge_fit(X: np.ndarray, y: np.ndarray, C: float) -> tuple[np.ndarray, float]:
+    """Linear SVM: min 1/2 ||w||^2 + C sum hinge, intercept unpenalised (libsvm's SVC).
+
+    libsvm's default tolerance: at 1e-6 it took 50 s on a 168-point node of heart whose optimum is
+    (nearly) constant, for a 1e-5 relative gain. A warm start does not need more.
+    """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import SVC
+
+    if X.shape[1] == 0:
+        return np.zeros(0), 1.0 if (y > 0).sum() > (y < 0).sum() else -1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        m = SVC(kernel="linear", C=C, tol=1e-3, max_iter=1_000_000).fit(X, y)
+    return np.asarray(m.coef_[0], dtype=float).copy(), float(m.intercept_[0])
+
+
+def _top_features(w: np.ndarray, B: int) -> np.ndarray:
+    """Indices of the B largest |w_j| (nonzero ones only), sorted."""
+    nz = np.flatnonzero(w != 0)
+    keep = nz[np.argsort(-np.abs(w[nz]), kind="stable")[:B]]
+    return np.sort(keep)
+
+
+def _refit_on(fit: Any, X: np.ndarray, y: np.ndarray, feats: np.ndarray) -> tuple[np.ndarray, float]:
+    w_sub, b = fit(X[:, feats], y)
+    w = np.zeros(X.shape[1])
+    w[feats] = w_sub
+    return w, b
+
+
+def _hinge_share(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, C: float, spec: TreeSpec) -> float:
+    nnz = int((np.abs(w) > ZERO_WEIGHT).sum())
+    l0 = spec.alpha * max(0, nnz - (spec.effective_budget or 0)) if spec.info.l0 == "sfs" else 0.0
+    return float(C * np.maximum(0.0, 1.0 - y * (X @ w + b)).sum() + 0.5 * w @ w + l0)
+
+
+def _fit_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, min_points: int,
+              random_state: int | None) -> tuple[np.ndarray, float]:
+    """Greedy classifier of one node at layer h from the points (X, y) that reach it."""
+    p = X.shape[1]
+    n_pos = int((y > 0).sum())
+    if y.shape[0] < min_points or n_pos in (0, y.shape[0]):
+        return np.zeros(p), _constant_b(y, spec)
+    info = spec.info
+    C = float(spec.C[h - 1])
+    B = spec.effective_budget
+    if info.loss == "hinge":
+        fit = lambda Xf, yf: _hinge_fit(Xf, yf, C)  # noqa: E731
+        w, b = fit(X, y)
+        if info.l0 in ("hfs", "sfs") and np.count_nonzero(w) > B:
+            w2, b2 = _refit_on(fit, X, y, _top_features(w, B))
+            # HFS must keep the budget; SFS keeps whichever is better for the node's objective share.
+            if info.l0 == "hfs" or _hinge_share(w2, b2, X, y, C, spec) <= _hinge_share(w, b, X, y, C, spec):
+                w, b = w2, b2
+        b0 = _constant_b(y, spec)
+        if _hinge_share(np.zeros(p), b0, X, y, C, spec) <= _hinge_share(w, b, X, y, C, spec):
+            return np.zeros(p), b0
+        return w, b
+    fit = lambda Xf, yf: fit_l1_logistic(Xf, yf, C, random_state=random_state)  # noqa: E731
+    w, b = fit(X, y)
+    if info.l0 == "hfs" and np.count_nonzero(w) > B:
+        w, b = _refit_on(fit, X, y, _top_features(w, B))
+    if info.loss == "misclassification":
+        # OCT-H: the logistic direction, normalised into ||w||_1 <= 1 (same signs, same routing).
+        l1 = float(np.abs(w).sum())
+        if l1 > 1.0:
+            w, b = w / l1, b / l1
+        if h == spec.depth:
+            # A last-layer node keeps it only if it beats the constant on C * errors + alpha * ||w||_0.
+            errs = int(((X @ w + b > 0) != (y > 0)).sum())
+            const_errs = int(min(n_pos, y.shape[0] - n_pos))
+            if C * errs + spec.alpha * np.count_nonzero(w) >= C * const_errs:
+                return np.zeros(p), _constant_b(y, spec)
+    if not np.any(w):
+        return np.zeros(p), _constant_b(y, spec)
+    return w, b
+
+
+def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int = 10,
+                random_state: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Top-down greedy tree (paper Sec. 5.1), admissible for the spec's MILP.
+
+    Each node is fit on the points that reach it: L1 logistic regression with that layer's C (olct,
+    olct-univariate, OCT-H direction), a linear SVM (MARGOT presets); under a hard budget B only the B
+    largest |w_j| are kept and the node is refit on them; OCT-H weights are normalised to
+    ||w||_1 <= 1. A node with one class or fewer than ``min_points`` points is constant (w = 0, b the
+    best constant). Points are routed right iff score > 0, after the node is made admissible
+    (scores within big-M, none in (0, epsilon)), so the children see the routing the MILP will use.
+
+    Parameters
+    ----------
+    X : (n, p) standardised features.
+    y : (n,) labels in {-1, +1}.
+    spec : the tree spec.
+    min_points : nodes with fewer points get a constant classifier.
+    random_state : passed to scikit-learn.
+
+    Returns
+    -------
+    (W, b) : (n_nodes, p) and (n_nodes,) in heap order.
+    """
+    X = _as_matrix(X, "X")
+    y = check_labels(y, X.shape[0])
+    if isinstance(min_points, bool) or not isinstance(min_points, (int, np.integer)) or min_points < 1:
+        raise OlctcError(f"The 'min_points' parameter must be an integer >= 1. Got {min_points!r} instead.")
+    topo = Topology(spec.depth)
+    n, p = X.shape
+    W = np.zeros((topo.n_nodes, p))
+    b = np.zeros(topo.n_nodes)
+    log = _Admit()
+    node_of = np.zeros(n, dtype=np.int64)
+    for h in range(1, spec.depth + 1):
+        for t in topo.layer_nodes(h):
+            reach = node_of == t
+            w_t, b_t = _fit_node(X[reach], y[reach], spec, h, int(min_points), random_state)
+            W[t], b[t] = _admit_node(w_t, b_t, X, reach, spec, int(t), _band_nodes(spec, h), log)
+        if h < spec.depth:
+            node_of = _route_layer(node_of, X @ W.T + b[None, :])
+    return W, b
+
+
+# ---------------------------------------------------------------- complete start
+
+def _check_milp(milp: MILP, X: np.ndarray, spec: TreeSpec) -> None:
+    n, p = X.shape
+    n_nodes = 2 ** spec.depth - 1
+    if milp.col_block("w").shape != (n_nodes, p):
+        raise OlctcError(f"the MILP's w block has shape {milp.col_block('w').shape}; the spec (depth "
+                         f"{spec.depth}) and X ({p} features) need ({n_nodes}, {p})")
+    if milp.col_block("z").shape != (2 ** (spec.depth - 1), n):
+        raise OlctcError(f"the MILP's z block has shape {milp.col_block('z').shape}; X has {n} points and "
+                         f"depth {spec.depth} has {2 ** (spec.depth - 1)} last-layer nodes")
+    if milp.has_col_block("q") != (spec.info.loss == "misclassification"):
+        raise OlctcError(f"the MILP was not built for preset {spec.preset!r} (q block "
+                         f"{'present' if milp.has_col_block('q') else 'missing'})")
+    layers = tuple(int(v) for v in milp.col_block("xi").labels[0])
+    if layers != tuple(int(v) for v in loss_layers(spec)):
+        raise OlctcError(f"the MILP's loss layers {layers} do not match preset {spec.preset!r}")
+
+
+def _xi_from_rows(milp: MILP, x: np.ndarray) -> np.ndarray:
+    """Smallest xi satisfying every row that contains xi, given all other columns of x.
+
+    Each such row holds exactly one xi column with coefficient a: ``a xi + rest (sense) rhs``. Rows
+    that bound xi below (G with a > 0, L with a < 0) give xi >= (rhs - rest) / a; equality rows fix it.
+    Computed from the MILP's own rows, so it is right for every loss, tangent set and big-M relaxation.
+    """
+    blk = milp.col_block("xi")
+    x = x.copy()
+    x[blk.slice] = 0.0
+    rest = milp.A @ x
+    A_xi = milp.A[:, blk.slice].tocoo()
+    rows, cols, a = A_xi.row, A_xi.col, A_xi.data
+    if np.bincount(rows, minlength=milp.n_rows).max(initial=0) > 1:
+        raise AssertionError("a row holds more than one xi column; _xi_from_rows assumes one")
+    need = (milp.rhs[rows] - rest[rows]) / a
+    sense = milp.sense[rows]
+    lower = ((sense == "G") & (a > 0)) | ((sense == "L") & (a < 0))
+    xi = milp.lb[blk.slice].copy()
+    np.maximum.at(xi, cols[lower], need[lower])
+    eq = sense == "E"
+    xi[cols[eq]] = need[eq]
+    return xi
+
+
+def _assemble(milp: MILP, X: np.ndarray, spec: TreeSpec, W: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Every column from an admissible (W, b)."""
+    topo = Topology(spec.depth)
+    n = X.shape[0]
+    x = np.zeros(milp.n_cols)
+    x[milp.col_block("w").slice] = W.ravel()
+    x[milp.col_block("b").slice] = b
+    if milp.has_col_block("w_pos"):
+        x[milp.col_block("w_pos").slice] = np.maximum(W, 0.0).ravel()
+        x[milp.col_block("w_neg").slice] = np.maximum(-W, 0.0).ravel()
+    if milp.has_col_block("delta"):
+        x[milp.col_block("delta").slice] = (W != 0).astype(float).ravel()
+    if milp.has_col_block("excess"):
+        nnz = (W != 0).sum(axis=1)
+        x[milp.col_block("excess").slice] = np.maximum(0, nnz - spec.effective_budget)
+    S = X @ W.T + b[None, :]
+    reached = topo.route(S, 0.0)
+    z = np.zeros((topo.last.size, n))
+    z[reached - topo.last[0], np.arange(n)] = 1.0
+    x[milp.col_block("z").slice] = z.ravel()
+    if milp.has_col_block("q"):
+        x[milp.col_block("q").slice] = (S[np.arange(n), reached] >= spec.epsilon).astype(float)
+    x[milp.col_block("xi").slice] = _xi_from_rows(milp, x)
+    return x
+
+
+def _verify(milp: MILP, x: np.ndarray) -> dict[str, float]:
+    viol = milp.violation(x)
+    if viol["rows"] > ROW_TOL or viol["bounds"] > 0.0 or viol["integrality"] > 0.0:
+        name, v = milp.worst_row(x)
+        raise AssertionError(f"warm start infeasible: worst row {name} violated by {v:.3g} "
+                             f"(rows {viol['rows']:.3g}, bounds {viol['bounds']:.3g}, "
+                             f"integrality {viol['integrality']:.3g})")
+    return viol
+
+
+def _complete(milp: MILP, X: Any, y: Any, spec: TreeSpec, W: Any,
+              b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    W, b, X, y = check_tree_inputs(W, b, X, y, spec)
+    _check_milp(milp, X, spec)
+    if spec.info.l0 == "hfs":
+        nnz = (W != 0).sum(axis=1)
+        if (nnz > spec.effective_budget).any():
+            t = int(np.argmax(nnz > spec.effective_budget))
+            raise OlctcError(f"W row {t} has {int(nnz[t])} nonzero weights; preset {spec.preset!r} allows at "
+                             f"most {spec.effective_budget} per node (hard budget)")
+    W, b, notes = admissible_tree(W, b, X, spec)
+    x = _assemble(milp, X, spec, W, b)
+    _verify(milp, x)
+    return x, W, b, notes
+
+
+def complete_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, W: np.ndarray,
+                   b: np.ndarray) -> np.ndarray:
+    """A value for every MILP column from the tree (W, b), feasible for the MILP.
+
+    The tree is first made admissible (module docstring; each change is reported as a warning),
+    then w, b, w_pos/w_neg, delta (1 iff w != 0), excess (max(0, nnz - B)), z (routing), q (OCT-H:
+    1 iff the last-layer score >= epsilon) are derived, and xi is the smallest value satisfying every
+    row that contains it.
+
+    Parameters
+    ----------
+    milp : the MILP built by ``build_milp(X, y, spec)``.
+    X, y : its standardised features and labels in {-1, +1}.
+    spec : its spec.
+    W, b : the tree, (n_nodes, p) and (n_nodes,).
+
+    Returns
+    -------
+    x : (n_cols,) start; rows hold to 1e-9, bounds and integrality exactly.
+    """
+    x, _, _, notes = _complete(milp, X, y, spec, W, b)
+    for note in notes:
+        warnings.warn(f"complete_start: {note}", stacklevel=2)
+    return x
+
+
+def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int = 10,
+               random_state: int | None = 0) -> tuple[np.ndarray, dict[str, Any]]:
+    """Greedy tree, completed into a verified MIP start.
+
+    Returns
+    -------
+    (x, info) : the start and a dict with ``objective`` (MILP objective of x), ``tree_objective``
+        (``tree_objective`` of the tree at threshold epsilon/2), ``objective_matches``, ``violation``,
+        ``adjustments`` (changes made to the greedy tree, normally none), ``W`` and ``b``.
+    """
+    X = _as_matrix(X, "X")
+    W0, b0 = greedy_tree(X, y, spec, min_points=min_points, random_state=random_state)
+    x, W, b, notes = _complete(milp, X, y, spec, W0, b0)
+    obj = milp.objective(x)
+    tree_obj = tree_objective(W, b, X, np.asarray(y, dtype=float), spec, threshold=spec.epsilon / 2).total
+    matches = abs(obj - tree_obj) <= OBJ_RTOL * max(1.0, abs(tree_obj))
+    if not matches:
+        warnings.warn(f"warm start: MILP objective {obj!r} differs from the tree's objective {tree_obj!r} "
+                      "(big-M-relaxed rows bind)", stacklevel=2)
+    return x, {"objective": obj, "tree_objective": tree_obj, "objective_matches": matches,
+               "violation": milp.violation(x), "adjustments": notes, "W": W, "b": b}
