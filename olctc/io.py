@@ -27,6 +27,8 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     binary = "b" in mode
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
+        # mkstemp makes the file private (0600); a written file gets the usual mode, as open() would.
+        os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, mode, encoding=None if binary else encoding,
                        newline=None if binary else "\n") as fh:
             yield fh
@@ -35,6 +37,12 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:

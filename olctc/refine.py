@@ -77,6 +77,19 @@ def sklearn_l1_logistic(X: np.ndarray, y: np.ndarray, C: float,
     return np.asarray(model.coef_[0], dtype=float).copy(), float(model.intercept_[0])
 
 
+def _cheap_l1_logistic(X: np.ndarray, y: np.ndarray, C: float,
+                       random_state: int | None) -> tuple[np.ndarray, float]:
+    """A fast, approximate liblinear fit (loose tolerance, moderate intercept scaling)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    model = _sklearn_l1_logistic(C, random_state)
+    model.set_params(tol=1e-3, intercept_scaling=10.0, max_iter=1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    return np.asarray(model.coef_[0], dtype=float).copy(), float(model.intercept_[0])
+
+
 def _polish(X: np.ndarray, y: np.ndarray, C: float, w0: np.ndarray, b0: float) -> tuple[np.ndarray, float]:
     """L-BFGS-B on the smooth bound-constrained split form, started at (w0, b0)."""
     p = X.shape[1]
@@ -111,7 +124,7 @@ def fit_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, *, random_state: int
     y : (n,) labels in {-1, +1}, both classes present.
     C : loss weight (> 0).
     random_state : passed to liblinear.
-    polish : run the L-BFGS-B polish (exact optimum); False keeps liblinear's answer.
+    polish : run the L-BFGS-B polish (exact optimum); False returns a fast liblinear fit (tol 1e-3).
 
     Returns
     -------
@@ -125,14 +138,18 @@ def fit_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, *, random_state: int
     if X.shape[1] == 0:
         # Intercept only: the logistic loss is minimised by the log-odds.
         return np.zeros(0), float(np.log(n_pos / (n - n_pos)))
-    w, b = sklearn_l1_logistic(X, y, C, random_state)
     if not polish:
-        return w, b
+        return _cheap_l1_logistic(X, y, C, random_state)
+    # A loose liblinear fit is a cheap start; liblinear to tol 1e-6 with a large intercept scaling took
+    # 39 s on one a6a node, while L-BFGS-B on the split form reaches the optimum in 2-3 s. The cold start
+    # from zero guards against liblinear's start being a poor basin for the bound-constrained polish.
+    w, b = _cheap_l1_logistic(X, y, C, random_state)
     best = (w, b, l1_logistic_objective(w, b, X, y, C))
-    w2, b2 = _polish(X, y, C, w, b)
-    f2 = l1_logistic_objective(w2, b2, X, y, C)
-    if f2 <= best[2]:
-        best = (w2, b2, f2)
+    for w0, b0 in ((w, b), (np.zeros(X.shape[1]), float(np.log(n_pos / (n - n_pos))))):
+        w2, b2 = _polish(X, y, C, w0, b0)
+        f2 = l1_logistic_objective(w2, b2, X, y, C)
+        if f2 <= best[2]:
+            best = (w2, b2, f2)
     return best[0], best[1]
 
 
