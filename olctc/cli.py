@@ -181,7 +181,7 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("--test-size", type=float, default=0.2, show_default=True,
               help="Stratified test share held out (0 trains on everything).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Split seed.")
-@click.option("--solver", default=None, help="highs (default), cbc or scip (MIQP presets: scip).")
+@click.option("--solver", default=None, help="cbc (default), highs or scip (MIQP presets: scip, the default).")
 @click.option("--time-limit", type=float, default=None, help="Seconds for the whole fit.")
 @click.option("--threads", type=int, default=None)
 @click.option("--refine/--no-refine", default=True, show_default=True)
@@ -224,11 +224,25 @@ def _check_writable(out: Path) -> None:
 def _register_optional() -> None:
     """Commands that live in their own modules."""
     try:
+        from olctc import cli_bench
+    except ImportError:
+        cli_bench = None
+    if cli_bench is not None:
+        cli.add_command(cli_bench.bench, "bench")
+    try:
         from olctc import cli_tree
     except ImportError:
         return
     for name in ("export", "predict", "explain"):
         cmd = getattr(cli_tree, f"{name}_cmd", None) or getattr(cli_tree, name, None)
+        if isinstance(cmd, click.Command):
+            cli.add_command(cmd, name)
+    try:
+        from olctc import cli_cluster
+    except ImportError:
+        return
+    for name in ("grid", "collect"):
+        cmd = getattr(cli_cluster, f"{name}_cmd", None)
         if isinstance(cmd, click.Command):
             cli.add_command(cmd, name)
 
@@ -244,8 +258,13 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("interrupted", err=True)
         sys.exit(130)
     except click.ClickException as exc:
-        exc.show()
-        sys.exit(EXIT_BAD_INPUT)
+        if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
+            exc.show()  # bare `olctc`: the help text, not an error line
+            sys.exit(EXIT_BAD_INPUT)
+        message = " ".join(exc.format_message().split())
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            message += f" (see '{exc.ctx.command_path} --help')"
+        _fail(message)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)

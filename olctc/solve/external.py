@@ -66,6 +66,9 @@ def _cbc_command(inv: Invocation, opts: SolveOptions) -> list[str]:
     if inv.start is not None:
         cmd += ["-mips", str(inv.start)]
     cmd += cbc_args(time_limit=opts.time_limit, threads=opts.threads, mip_gap=opts.mip_gap)
+    if opts.time_limit is not None:
+        # CBC's -sec counts CPU time unless told otherwise; a time limit means wall time to users.
+        cmd += ["-timeMode", "elapsed"]
     return cmd + ["-solve", "-solu", str(inv.solution)]
 
 
