@@ -1,0 +1,17 @@
+#!/bin/bash
+# Cross-validate C on a Slurm cluster: one MILP per (fold, C combination), solved as a job array.
+# Usage: examples/slurm_grid.sh [GRID_FOLDER]   (without sbatch on PATH it runs the tasks locally)
+set -euo pipefail
+GRID=${1:-heart-grid}
+TIME_LIMIT=${TIME_LIMIT:-60}   # seconds per task; the paper used 600 per instance
+
+olctc grid --dataset heart --depth 2 --C-values 0.1,1 --folds 4 --test-size 0.2 --seed 0 \
+    --solver cbc-cli --time-limit "$TIME_LIMIT" --cpus-per-task 1 --mem 2G -o "$GRID"
+
+if command -v sbatch > /dev/null && sinfo > /dev/null 2>&1; then   # a reachable Slurm cluster
+    (cd "$GRID" && sbatch --wait submit.slurm)   # or submit, log out, and come back later
+else
+    "$GRID/run_local.sh"
+fi
+
+olctc collect "$GRID" -o "$GRID/heart_tree.json" --quiet   # CV table, best C, final tree on all training data

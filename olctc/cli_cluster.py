@@ -1,0 +1,112 @@
+"""`olctc grid` and `olctc collect`: cross-validation grids solved as a Slurm job array (or locally)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from olctc.cli import _load_data, _spec, data_options, spec_options
+from olctc.errors import OlctcError
+
+
+@click.command("grid")
+@data_options
+@spec_options
+@click.option("--C-values", "C_values", default="0.01,0.1,1,10,100", show_default=True,
+              help="Values of C per layer; the grid is their product over the layers.")
+@click.option("--folds", type=int, default=4, show_default=True, help="Stratified CV folds.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the test split and folds.")
+@click.option("--test-size", type=float, default=0.2, show_default=True,
+              help="Stratified test share held out (0: none).")
+@click.option("--solver", default="cbc-cli", show_default=True,
+              help="cbc-cli, highs-cli, glpk-cli, gurobi-cli, or olctc (in-process HiGHS via `olctc solve`).")
+@click.option("--time-limit", type=float, default=600.0, show_default=True, help="Seconds per task.")
+@click.option("--threads", type=int, default=None, help="Solver threads per task.")
+@click.option("--cpus-per-task", type=int, default=1, show_default=True)
+@click.option("--mem", default="4G", show_default=True)
+@click.option("--partition", default=None)
+@click.option("--account", default=None)
+@click.option("--olctc-cmd", default=None,
+              help="How jobs call olctc (default: `olctc` if on PATH, else this Python -m olctc.cli).")
+@click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False),
+              help="Grid folder to create.")
+def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
+             C_values, folds, seed, test_size, solver, time_limit, threads, cpus_per_task, mem, partition,
+             account, olctc_cmd, output) -> None:
+    """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
+    from olctc.cluster import SlurmOptions, make_grid, olctc_command, sbatch_available
+
+    if cpus_per_task < 1:
+        raise OlctcError(f"The 'cpus_per_task' parameter must be >= 1. Got {cpus_per_task!r} instead.")
+    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget)
+    ds = _load_data(data, target, dataset, positive_class)
+    if threads is None and cpus_per_task > 1:
+        threads = cpus_per_task
+    g = make_grid(ds, spec, output, C_values=C_values, folds=folds, seed=seed, test_size=test_size,
+                  solver=solver, time_limit=time_limit, threads=threads,
+                  slurm=SlurmOptions(cpus_per_task, mem, partition, account),
+                  olctc_cmd=olctc_cmd or olctc_command(), echo=click.echo)
+    n = len(g.tasks)
+    info = g.info
+    click.echo(f"grid {ds.name}: {len(info['train_rows'])} train / {len(info['test_rows'])} test points, "
+               f"{folds} folds x {len(info['C_grid'])} C combinations = {n} tasks in {output}")
+    click.echo(f"  submit:  cd {output} && sbatch submit.slurm")
+    click.echo(f"  locally: {output}/run_local.sh")
+    click.echo(f"  then:    olctc collect {output}")
+    if not sbatch_available():
+        click.echo("note: sbatch is not on PATH here: copy the folder to a Slurm cluster, or run "
+                   f"{output}/run_local.sh")
+
+
+@click.command("collect")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("-o", "--output", "output", default=None, type=click.Path(dir_okay=False),
+              help="Final tree file (JSON); default FOLDER/final_tree.json.")
+@click.option("--emit-final", is_flag=True,
+              help="Write the final instance (FOLDER/final/model.mps) instead of fitting it in process.")
+@click.option("--solver", default=None, help="In-process solver of the final fit (highs; scip for MIQP).")
+@click.option("--time-limit", type=float, default=None,
+              help="Seconds for the final fit (default: the grid's time limit).")
+@click.option("--threads", type=int, default=None)
+@click.option("--data", default=None, type=click.Path(dir_okay=False),
+              help="The grid's CSV, if it moved since `olctc grid` (its sha256 must match).")
+@click.option("--quiet", is_flag=True, help="Hide the solver's log of the final fit.")
+def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet) -> None:
+    """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
+    from olctc.cluster import collect, emit_final as write_final, fit_final, load_grid_data, table_lines
+    from olctc.io import atomic_write_text
+
+    col = collect(folder, data_path=data)
+    for line in table_lines(col):
+        click.echo(line)
+    atomic_write_text(Path(folder) / "cv_results.json", json.dumps(
+        {"table": col.table, "best": None if col.best is None else list(col.best),
+         "tasks": [{"task": r.task, "fold": r.fold, "C": list(r.C), "score": r.score, "problem": r.problem}
+                   for r in col.results]}, indent=1) + "\n")
+    if col.best is None:
+        raise OlctcError(f"{folder}: no C combination has every fold scored ({sum(r.score is not None for r in col.results)}"
+                         f" of {len(col.results)} tasks usable); too little is left to choose C: run the "
+                         "missing tasks again (resubmit; solved tasks are skipped)")
+    best = ",".join(f"{c:g}" for c in col.best)
+    click.echo(f"best C: {best} (mean validation balanced accuracy "
+               f"{next(r['mean'] for r in col.table if tuple(r['C']) == col.best):.4f})")
+    ds = load_grid_data(col.info, data)
+    if emit_final:
+        written = write_final(folder, col.info, ds, col.best)
+        click.echo(f"final instance (all {len(col.info['train_rows'])} training points, C {best}):")
+        for role, path in written.items():
+            click.echo(f"  {role:<10} {path}")
+        return
+    from olctc.export.json import save
+
+    out = Path(output) if output else Path(folder) / "final_tree.json"
+    res, test_acc = fit_final(col.info, ds, col.best, solver=solver, time_limit=time_limit, threads=threads,
+                              verbose=not quiet)
+    s = res.summary
+    gap = "-" if s["gap"] is None else f"{100 * s['gap']:.3g}%"
+    click.echo(f"final fit on {s['n_train']} training points: {s['status']} (gap {gap}), train balanced "
+               f"accuracy {s['train_balanced_accuracy']:.4f}"
+               + (f", test balanced accuracy {test_acc:.4f}" if test_acc is not None else ""))
+    save(res.tree, out)
+    click.echo(f"tree written to {out}")

@@ -1,0 +1,581 @@
+"""Cross-validation grids as independent MILP files: one instance per (fold, C combination), a Slurm job
+array to solve them anywhere, and ``collect`` to decode, score, pick C and fit the final tree.
+
+Layout of a grid folder ``DIR``::
+
+    DIR/grid.json        everything collect needs: data source + sha256, split rows, folds, spec, C grid
+    DIR/jobs.tsv         task id, fold, C per layer, model, solution, command, gurobi_command
+    DIR/submit.slurm     the job array (submit from DIR: ``cd DIR && sbatch submit.slurm``)
+    DIR/run_local.sh     the same tasks one after the other, without Slurm
+    DIR/tasks/NNNN/      model.mps, its manifest, parameter and start files, solution, solve.log
+
+Protocol (the paper's): a stratified test part is split off (``test_size``, seed ``seed``), the training
+part is cut into ``folds`` stratified folds; each task trains on all folds but one and is scored by
+balanced accuracy on the held-out fold. The C grid is the product of ``C_values`` over the layers.
+Choice of C: the highest mean validation balanced accuracy among the combinations with every fold
+scored; ties (within 1e-12) go to the smaller sum of C (the stronger regularisation), then to the
+lexicographically smaller C tuple (root first).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from olctc.errors import OlctcError, param_error
+
+GRID_FORMAT = "olctc-grid"
+GRID_VERSION = 1
+JOBS_COLUMNS = ("task", "fold", "C", "model", "solution", "command", "gurobi_command")
+#: --solver value -> the `olctc solve` solver it runs ("gurobi-cli" runs gurobi_cl directly).
+GRID_SOLVERS = {"cbc-cli": "cbc-cli", "highs-cli": "highs-cli", "glpk-cli": "glpk-cli",
+                "gurobi-cli": None, "olctc": "highs", "highs": "highs", "cbc": "cbc", "scip": "scip"}
+SLURM_MARGIN_S = 300  # job time = solver time limit + this margin (decoding is done later by collect)
+TIE_TOL = 1e-12
+
+
+# ------------------------------------------------------------------------------------------ building
+
+def parse_C_values(text: str | Sequence[float]) -> list[float]:
+    """``"0.01,0.1,1"`` -> [0.01, 0.1, 1.0]; every value finite and > 0, no repeats."""
+    if isinstance(text, str):
+        try:
+            vals = [float(s) for s in text.split(",") if s.strip()]
+        except ValueError:
+            raise param_error("C_values", "numbers separated by commas such as '0.1,1,10'", text) from None
+    else:
+        vals = [float(v) for v in text]
+    if not vals:
+        raise param_error("C_values", "at least one value", text)
+    if any(not (v > 0) or math.isinf(v) for v in vals):
+        raise param_error("C_values", "finite and > 0", text)
+    if len(set(vals)) != len(vals):
+        raise param_error("C_values", "distinct values", text)
+    return vals
+
+
+def C_grid(C_values: Sequence[float], depth: int) -> list[tuple[float, ...]]:
+    """One C per layer from ``C_values``: the product over the ``depth`` layers (root first)."""
+    return [tuple(c) for c in itertools.product([float(v) for v in C_values], repeat=depth)]
+
+
+def make_folds(y: np.ndarray, train_rows: np.ndarray, folds: int, seed: int) -> list[dict[str, list[int]]]:
+    """Stratified folds of ``train_rows`` (source row indices): [{"train": rows, "val": rows}, ...]."""
+    from sklearn.model_selection import StratifiedKFold
+
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        raise param_error("folds", "an integer >= 2", folds)
+    yt = y[train_rows]
+    smallest = int(min((yt > 0).sum(), (yt < 0).sum()))
+    if smallest < folds:
+        raise OlctcError(f"cannot make {folds} stratified folds: the training part has only {smallest} "
+                         f"point(s) of one class; use --folds {max(2, smallest)} or more data")
+    skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    out = []
+    for tr, va in skf.split(np.zeros(len(train_rows)), yt):
+        out.append({"train": [int(r) for r in np.sort(train_rows[tr])],
+                    "val": [int(r) for r in np.sort(train_rows[va])]})
+    return out
+
+
+@dataclass
+class SlurmOptions:
+    """Resources of the job array."""
+
+    cpus_per_task: int = 1
+    mem: str = "4G"
+    partition: str | None = None
+    account: str | None = None
+    job_name: str = "olctc-grid"
+    margin_s: int = SLURM_MARGIN_S
+
+
+@dataclass
+class Grid:
+    """What ``make_grid`` wrote."""
+
+    folder: Path
+    info: dict[str, Any]
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _solve_command(solver: str, model: str, solution: str, log: str, time_limit: float,
+                   threads: int | None, olctc_cmd: str) -> str:
+    """A shell line that solves ``model`` into ``solution`` atomically (``.part`` then ``mv``)."""
+    part = solution + ".part"
+    if solver == "gurobi-cli":
+        return _gurobi_command(model, solution, log, time_limit, threads)
+    threads_opt = f" --threads {int(threads)}" if threads else ""
+    return (f"{olctc_cmd} solve {shlex.quote(model)} --solver {GRID_SOLVERS[solver]} --time-limit {time_limit:g}"
+            f"{threads_opt} -o {shlex.quote(part)} > {shlex.quote(log)} 2>&1 && mv {shlex.quote(part)} "
+            f"{shlex.quote(solution)}")
+
+
+def _gurobi_command(model: str, solution: str, log: str, time_limit: float, threads: int | None) -> str:
+    from olctc.emit.start import start_filename
+
+    stem = model[: -len(".mps")]
+    name = Path(stem).name
+    folder = str(Path(model).parent)
+    prm = f"{folder}/{name}.gurobi.prm"
+    mst = f"{folder}/{start_filename(name, 'gurobi')}"
+    part = solution + ".part.sol"  # gurobi_cl picks the format from the suffix
+    threads_opt = f" Threads={int(threads)}" if threads else ""
+    return (f"gurobi_cl ParamFile={shlex.quote(prm)} TimeLimit={time_limit:g}{threads_opt} "
+            f"ResultFile={shlex.quote(part)} InputFile={shlex.quote(mst)} {shlex.quote(model)} "
+            f"> {shlex.quote(log)} 2>&1 && mv {shlex.quote(part)} {shlex.quote(solution)}")
+
+
+def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: int = 4, seed: int = 0,
+              test_size: float = 0.2, solver: str = "cbc-cli", time_limit: float = 600.0,
+              threads: int | None = None, slurm: SlurmOptions | None = None, olctc_cmd: str = "olctc",
+              echo: Callable[[str], None] | None = None) -> Grid:
+    """Compile every (fold, C combination) instance of a CV grid into ``out`` with jobs.tsv and scripts.
+
+    Parameters
+    ----------
+    ds : the whole Dataset (its ``source`` and ``sha256`` are recorded so collect can reload it).
+    spec : TreeSpec; its C is replaced by each combination of the grid.
+    out : grid folder (created; must not already hold a grid).
+    C_values : the values each layer's C takes.
+    solver : cbc-cli, highs-cli, glpk-cli, gurobi-cli, or olctc (in-process HiGHS through `olctc solve`).
+    """
+    from dataclasses import replace
+
+    from olctc.compile import compile_problem
+    from olctc.fit import split
+    from olctc.pipeline import write_compiled
+
+    if solver not in GRID_SOLVERS:
+        raise param_error("solver", f"one of {', '.join(GRID_SOLVERS)}", solver)
+    if spec.info.quadratic and solver in ("cbc-cli", "highs-cli", "glpk-cli", "olctc", "highs", "cbc"):
+        raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): use --solver gurobi-cli "
+                         "or scip")
+    if not (time_limit > 0) or math.isinf(time_limit):
+        raise param_error("time_limit", "a finite number of seconds > 0", time_limit)
+    if not ds.source:
+        raise OlctcError("the data has no source to reload it from; grids need a CSV file or --dataset")
+    slurm = slurm or SlurmOptions()
+    out = Path(out)
+    if (out / "grid.json").exists() or (out / "jobs.tsv").exists():
+        raise OlctcError(f"{out} already holds a grid; choose a new folder (or delete it)")
+    if out.exists() and not out.is_dir():
+        raise OlctcError(f"{out} exists and is not a folder")
+    Cs = C_grid(parse_C_values(C_values), spec.depth)
+    train, test = split(ds, test_size, seed)
+    fold_rows = make_folds(ds.y, train, folds, seed)
+    (out / "tasks").mkdir(parents=True, exist_ok=True)
+    (out / "logs").mkdir(exist_ok=True)
+    tasks: list[dict[str, Any]] = []
+    tid = 0
+    for f, fr in enumerate(fold_rows):
+        rows = np.asarray(fr["train"], dtype=np.int64)
+        sub = ds.subset(rows)
+        for C in Cs:
+            folder = f"tasks/{tid:04d}"
+            model = f"{folder}/model.mps"
+            sol = f"{folder}/model.{(GRID_SOLVERS[solver] or solver).replace('-cli', '')}.sol"
+            log = f"{folder}/solve.log"
+            comp = compile_problem(sub, replace(spec, C=C), f"task{tid:04d}", rows=rows)
+            (out / folder).mkdir(exist_ok=True)
+            write_compiled(comp, out / model)
+            cmd = _solve_command(solver, model, sol, log, time_limit, threads, olctc_cmd)
+            gcmd = _gurobi_command(model, f"{folder}/model.gurobi.sol", log, time_limit, threads)
+            tasks.append({"task": tid, "fold": f, "C": list(C), "model": model, "solution": sol,
+                          "command": cmd, "gurobi_command": gcmd})
+            if echo:
+                echo(f"  task {tid:04d}: fold {f}, C {_c_str(C)} ({comp.milp.n_rows:,} rows, "
+                     f"{comp.milp.n_cols:,} columns)")
+            tid += 1
+    info = {
+        "format": GRID_FORMAT, "version": GRID_VERSION,
+        "data": {"name": ds.name, "source": ds.source, "sha256": ds.sha256, "target": ds.target,
+                 "positive_class": _json_label(ds.classes[1]), "n": ds.n, "p": ds.p},
+        "seed": seed, "test_size": test_size,
+        "train_rows": [int(r) for r in train], "test_rows": [int(r) for r in test],
+        "folds": fold_rows, "spec": spec.to_json(), "C_values": [float(v) for v in parse_C_values(C_values)],
+        "C_grid": [list(C) for C in Cs], "solver": solver, "time_limit": time_limit, "threads": threads,
+        "tasks": [{k: t[k] for k in ("task", "fold", "C", "model", "solution")} for t in tasks],
+    }
+    from olctc.io import atomic_write_text
+
+    atomic_write_text(out / "grid.json", json.dumps(info, indent=1) + "\n")
+    atomic_write_text(out / "jobs.tsv", _jobs_text(tasks))
+    atomic_write_text(out / "submit.slurm", slurm_script(len(tasks), time_limit, slurm))
+    atomic_write_text(out / "run_local.sh", local_script())
+    for name in ("submit.slurm", "run_local.sh"):
+        os.chmod(out / name, 0o755)
+    return Grid(out, info, tasks)
+
+
+def _json_label(v: Any) -> Any:
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    return v
+
+
+def _c_str(C: Sequence[float]) -> str:
+    return ",".join(f"{c:g}" for c in C)
+
+
+def _jobs_text(tasks: list[dict[str, Any]]) -> str:
+    lines = ["\t".join(JOBS_COLUMNS)]
+    for t in tasks:
+        for k in ("command", "gurobi_command"):
+            if "\t" in t[k] or "\n" in t[k]:
+                raise OlctcError(f"task {t['task']}: a path contains a tab or newline; use plain folder names")
+        lines.append("\t".join([str(t["task"]), str(t["fold"]), _c_str(t["C"]), t["model"], t["solution"],
+                                t["command"], t["gurobi_command"]]))
+    return "\n".join(lines) + "\n"
+
+
+def _slurm_time(seconds: float) -> str:
+    s = int(math.ceil(seconds))
+    d, s = divmod(s, 86400)
+    h, s = divmod(s, 3600)
+    m, s = divmod(s, 60)
+    return f"{d}-{h:02d}:{m:02d}:{s:02d}" if d else f"{h:02d}:{m:02d}:{s:02d}"
+
+
+# The task runner shared by submit.slurm and run_local.sh: run line $1 of jobs.tsv unless solved.
+_RUN_TASK = r'''run_task() {
+    local id="$1" col="${OLCTC_COMMAND_COLUMN:-command}" line sol cmd
+    line=$(awk -F'\t' -v id="$id" 'NR > 1 && $1 == id' jobs.tsv)
+    if [ -z "$line" ]; then echo "task $id: not in jobs.tsv" >&2; return 2; fi
+    sol=$(printf '%s\n' "$line" | cut -f5)
+    if [ "$col" = gurobi_command ]; then
+        cmd=$(printf '%s\n' "$line" | cut -f7); sol="${sol%/*}/model.gurobi.sol"
+    else
+        cmd=$(printf '%s\n' "$line" | cut -f6)
+    fi
+    if [ -s "$sol" ]; then echo "task $id: $sol exists, skipped"; return 0; fi
+    echo "task $id: $cmd"
+    bash -c "$cmd"
+}
+'''
+
+
+def slurm_script(n_tasks: int, time_limit: float, opts: SlurmOptions) -> str:
+    """The job array: task k runs line k of jobs.tsv (submit from the grid folder)."""
+    lines = ["#!/bin/bash",
+             f"#SBATCH --job-name={opts.job_name}",
+             f"#SBATCH --array=0-{n_tasks - 1}",
+             f"#SBATCH --cpus-per-task={opts.cpus_per_task}",
+             f"#SBATCH --mem={opts.mem}",
+             f"#SBATCH --time={_slurm_time(time_limit + opts.margin_s)}",
+             "#SBATCH --output=logs/task-%a.out"]
+    if opts.partition:
+        lines.append(f"#SBATCH --partition={opts.partition}")
+    if opts.account:
+        lines.append(f"#SBATCH --account={opts.account}")
+    lines += ["# olctc grid: submit from the grid folder (cd DIR && sbatch submit.slurm).",
+              "# Safe to resubmit: tasks whose solution exists are skipped.",
+              "# OLCTC_COMMAND_COLUMN=gurobi_command sbatch submit.slurm runs gurobi_cl instead.",
+              "set -u",
+              'cd "${SLURM_SUBMIT_DIR:-.}"',
+              '[ -f jobs.tsv ] || { echo "jobs.tsv not found in $(pwd): submit from the grid folder" >&2; exit 2; }',
+              _RUN_TASK,
+              'run_task "${SLURM_ARRAY_TASK_ID:?not running as a Slurm array task}"', ""]
+    return "\n".join(lines)
+
+
+def local_script() -> str:
+    """Run every task of jobs.tsv in turn, without Slurm (skips solved tasks)."""
+    return "\n".join([
+        "#!/bin/bash",
+        "# olctc grid without Slurm: runs every task of jobs.tsv in turn (solved tasks are skipped).",
+        "set -u",
+        'cd "$(dirname "$0")"',
+        _RUN_TASK,
+        "status=0",
+        "for id in $(awk -F'\\t' 'NR > 1 {print $1}' jobs.tsv); do",
+        '    run_task "$id" || { echo "task $id failed (see its solve.log)" >&2; status=1; }',
+        "done",
+        'exit "$status"', ""])
+
+
+def sbatch_available() -> bool:
+    """True when ``sbatch`` is on PATH."""
+    return shutil.which("sbatch") is not None
+
+
+# ------------------------------------------------------------------------------------------ reading
+
+def read_grid(folder: str | Path) -> dict[str, Any]:
+    """grid.json of ``folder``, checked, with its tasks checked against jobs.tsv."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise OlctcError(f"{folder}: not a folder")
+    path = folder / "grid.json"
+    if not path.exists():
+        raise OlctcError(f"{folder} is not an olctc grid folder (no grid.json); create one with `olctc grid`")
+    try:
+        info = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise OlctcError(f"{path}: not readable JSON ({exc})") from None
+    if not isinstance(info, dict) or info.get("format") != GRID_FORMAT:
+        raise OlctcError(f"{path}: not an olctc grid file (format is not {GRID_FORMAT!r})")
+    if info.get("version") != GRID_VERSION:
+        raise OlctcError(f"{path}: grid version {info.get('version')!r}; this olctc reads version {GRID_VERSION}")
+    for key in ("data", "train_rows", "test_rows", "folds", "spec", "C_grid", "tasks"):
+        if key not in info:
+            raise OlctcError(f"{path}: the key {key!r} is missing; the file is damaged")
+    check_jobs(folder, info)
+    return info
+
+
+def check_jobs(folder: Path, info: dict[str, Any]) -> None:
+    """jobs.tsv must list the tasks of grid.json, one per line, with the same fold, C, model and solution."""
+    path = folder / "jobs.tsv"
+    if not path.exists():
+        raise OlctcError(f"{path}: missing; the grid folder is incomplete")
+    lines = path.read_text().splitlines()
+    if not lines or tuple(lines[0].split("\t")) != JOBS_COLUMNS:
+        raise OlctcError(f"{path} line 1: the header must be {' | '.join(JOBS_COLUMNS)} (tab-separated)")
+    tasks = {t["task"]: t for t in info["tasks"]}
+    seen: set[int] = set()
+    for k, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        where = f"{path} line {k}"
+        if len(cells) != len(JOBS_COLUMNS):
+            raise OlctcError(f"{where}: {len(cells)} tab-separated fields, expected {len(JOBS_COLUMNS)}")
+        try:
+            tid = int(cells[0])
+        except ValueError:
+            raise OlctcError(f"{where}: task id {cells[0]!r} is not a number") from None
+        if tid not in tasks:
+            raise OlctcError(f"{where}: task {tid} is not in grid.json (tasks 0..{len(tasks) - 1})")
+        if tid in seen:
+            raise OlctcError(f"{where}: task {tid} is listed twice")
+        seen.add(tid)
+        t = tasks[tid]
+        try:
+            C = [float(c) for c in cells[2].split(",")]
+        except ValueError:
+            C = None
+        expected = (str(t["fold"]), t["C"], t["model"], t["solution"])
+        got = (cells[1], C, cells[3], cells[4])
+        for name, e, g in zip(("fold", "C", "model", "solution"), expected, got):
+            if name == "C":
+                if g is None or len(g) != len(e) or any(not math.isclose(a, b) for a, b in zip(e, g)):
+                    raise OlctcError(f"{where}: task {tid} has C {cells[2]!r}, grid.json says {_c_str(e)}")
+            elif e != g:
+                raise OlctcError(f"{where}: task {tid} has {name} {g!r}, grid.json says {e!r}")
+    missing = sorted(set(tasks) - seen)
+    if missing:
+        raise OlctcError(f"{path}: task(s) {missing[:10]} of grid.json are not listed")
+
+
+def load_grid_data(info: dict[str, Any], data_path: str | Path | None = None):
+    """The whole source Dataset of a grid, checked against its sha256."""
+    from olctc.data import read_csv
+    from olctc.datasets import load
+
+    d = info["data"]
+    src = str(data_path) if data_path else d["source"]
+    if src.startswith("dataset:"):
+        ds = load(src.split(":", 1)[1], d.get("positive_class"))
+    else:
+        if not Path(src).exists():
+            raise OlctcError(f"the grid's data {src} is not there; pass its path with --data")
+        ds = read_csv(src, d["target"], d.get("positive_class"))
+    if ds.sha256 != d["sha256"]:
+        raise OlctcError(f"{src}: the data changed since `olctc grid` (sha256 {ds.sha256[:12]}... != "
+                         f"{d['sha256'][:12]}...)")
+    return ds
+
+
+@dataclass
+class TaskResult:
+    """One task's outcome: a validation score, or why there is none."""
+
+    task: int
+    fold: int
+    C: tuple[float, ...]
+    score: float | None = None
+    problem: str | None = None  # None when scored
+    status: str | None = None   # the solver's status when decoded
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Collected:
+    """Everything collect found: per-task results, the CV table and the choice."""
+
+    results: list[TaskResult]
+    table: list[dict[str, Any]]
+    best: tuple[float, ...] | None
+    info: dict[str, Any]
+
+
+def _log_tail(path: Path, n: int = 1) -> str:
+    try:
+        lines = [ln.strip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    return " | ".join(lines[-n:])
+
+
+def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str | Path | None = None,
+                refine: bool = True) -> list[TaskResult]:
+    """Decode every solution present and score it on its validation fold (balanced accuracy)."""
+    from olctc.decode import decode_file
+    from olctc.compile import manifest_path
+    from olctc.fit import balanced_accuracy
+
+    folder = Path(folder)
+    out = []
+    for t in info["tasks"]:
+        r = TaskResult(int(t["task"]), int(t["fold"]), tuple(float(c) for c in t["C"]))
+        sol = folder / t["solution"]
+        model = folder / t["model"]
+        alt = sol.parent / "model.gurobi.sol"  # written by the gurobi_command column instead
+        if (not sol.exists() or sol.stat().st_size == 0) and alt.exists():
+            sol = alt
+        if not sol.exists() or sol.stat().st_size == 0:
+            tail = _log_tail(sol.parent / "solve.log")
+            r.problem = "missing solution" + (f" (last line of solve.log: {tail})" if tail else " (not run yet?)")
+            out.append(r)
+            continue
+        try:
+            tree, report = decode_file(manifest_path(model), sol, data=data_path, refine=refine)
+        except OlctcError as exc:
+            r.problem = f"unusable solution: {exc}"
+            out.append(r)
+            continue
+        except Exception as exc:  # a corrupt file must not stop the other tasks
+            r.problem = f"unusable solution: {type(exc).__name__}: {exc}"
+            out.append(r)
+            continue
+        r.status = getattr(report, "status", None)
+        if not report.ok:
+            r.warnings.append("the solver's objective differs from the tree's (tolerances)")
+        val = np.asarray(info["folds"][r.fold]["val"], dtype=np.int64)
+        pred = np.where(tree.decision_function(ds.X[val]) > 0, 1, -1)
+        r.score = balanced_accuracy(ds.y[val], pred)
+        out.append(r)
+    return out
+
+
+def cv_table(results: list[TaskResult], info: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per C combination: folds scored, mean and std of the validation balanced accuracy."""
+    n_folds = len(info["folds"])
+    rows = []
+    for C in info["C_grid"]:
+        C = tuple(float(c) for c in C)
+        mine = [r for r in results if r.C == C]
+        scores = [r.score for r in mine if r.score is not None]
+        rows.append({"C": list(C), "folds_scored": len(scores), "folds": n_folds,
+                     "mean": float(np.mean(scores)) if scores else None,
+                     "std": float(np.std(scores)) if scores else None,
+                     "scores": {str(r.fold): r.score for r in mine if r.score is not None}})
+    return rows
+
+
+def pick_best(table: list[dict[str, Any]]) -> tuple[float, ...] | None:
+    """The C of the best complete row: highest mean; ties -> smaller C sum, then smaller C tuple."""
+    complete = [r for r in table if r["folds_scored"] == r["folds"] and r["mean"] is not None]
+    if not complete:
+        return None
+    top = max(r["mean"] for r in complete)
+    tied = [r for r in complete if r["mean"] >= top - TIE_TOL]
+    best = min(tied, key=lambda r: (sum(r["C"]), tuple(r["C"])))
+    return tuple(best["C"])
+
+
+def collect(folder: str | Path, *, data_path: str | Path | None = None, refine: bool = True) -> Collected:
+    """Read a grid folder's solutions, score them, build the CV table and pick C (no final fit)."""
+    info = read_grid(folder)
+    ds = load_grid_data(info, data_path)
+    results = score_tasks(folder, info, ds, data_path=data_path, refine=refine)
+    table = cv_table(results, info)
+    return Collected(results, table, pick_best(table), info)
+
+
+def table_lines(col: Collected) -> list[str]:
+    """The CV table and the problems, for humans."""
+    depth = len(col.table[0]["C"]) if col.table else 0
+    head = "  ".join(f"C{h + 1:<7}" for h in range(depth))
+    lines = [f"{head}  folds  mean bal.acc   std"]
+    for r in col.table:
+        cs = "  ".join(f"{c:<8g}" for c in r["C"])
+        mean = "-" if r["mean"] is None else f"{r['mean']:.4f}"
+        std = "-" if r["std"] is None else f"{r['std']:.4f}"
+        mark = " <- best" if col.best is not None and tuple(r["C"]) == col.best else ""
+        lines.append(f"{cs}  {r['folds_scored']}/{r['folds']}    {mean:<12}  {std}{mark}")
+    incomplete = [r for r in col.table if r["folds_scored"] < r["folds"]]
+    if incomplete:
+        lines.append(f"note: {len(incomplete)} C combination(s) without every fold scored are not candidates")
+    bad = [r for r in col.results if r.problem]
+    n = len(col.results)
+    lines.append(f"tasks: {n - len(bad)} of {n} scored")
+    for r in bad:
+        lines.append(f"  task {r.task:04d} (fold {r.fold}, C {_c_str(r.C)}): {r.problem}")
+    for r in col.results:
+        for w in r.warnings:
+            lines.append(f"  task {r.task:04d}: warning: {w}")
+    return lines
+
+
+def final_dataset(info: dict[str, Any], ds):
+    """The training part of the grid's data (all folds together)."""
+    return ds.subset(np.asarray(info["train_rows"], dtype=np.int64))
+
+
+def final_spec(info: dict[str, Any], C: Sequence[float]):
+    """The grid's spec with the chosen C."""
+    from dataclasses import replace
+
+    from olctc.spec import TreeSpec
+
+    return replace(TreeSpec.from_json(info["spec"]), C=tuple(float(c) for c in C))
+
+
+def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | None = None,
+              time_limit: float | None = None, threads: int | None = None, verbose: bool = False):
+    """Fit the final tree in process on the whole training part; returns (FitResult, test balanced accuracy)."""
+    from olctc.fit import balanced_accuracy, fit
+
+    spec = final_spec(info, C)
+    tr = final_dataset(info, ds)
+    if solver is None:
+        solver = "scip" if spec.info.quadratic else "highs"
+    res = fit(tr, spec, solver=solver, time_limit=time_limit if time_limit is not None else info.get("time_limit"),
+              threads=threads, test_size=0.0, verbose=verbose)
+    test_acc = None
+    if info["test_rows"]:
+        te = ds.subset(np.asarray(info["test_rows"], dtype=np.int64))
+        test_acc = balanced_accuracy(te.y, np.where(res.tree.decision_function(te.X) > 0, 1, -1))
+        res.tree.meta.setdefault("fit", {})["test_balanced_accuracy"] = test_acc
+    res.tree.meta["grid"] = {"C": list(C), "folds": len(info["folds"]), "seed": info["seed"]}
+    return res, test_acc
+
+
+def emit_final(folder: str | Path, info: dict[str, Any], ds, C: Sequence[float]) -> dict[str, Path]:
+    """Write the final instance (training part, chosen C) to ``folder/final/model.mps``."""
+    from olctc.compile import compile_problem
+    from olctc.pipeline import write_compiled
+
+    out = Path(folder) / "final"
+    out.mkdir(exist_ok=True)
+    rows = np.asarray(info["train_rows"], dtype=np.int64)
+    comp = compile_problem(ds.subset(rows), final_spec(info, C), "final", rows=rows)
+    return write_compiled(comp, out / "model.mps")
+
+
+def olctc_command() -> str:
+    """How jobs call olctc: ``olctc`` when it is on PATH, else this Python running the CLI module."""
+    return "olctc" if shutil.which("olctc") else f"{shlex.quote(sys.executable)} -m olctc.cli"

@@ -1,0 +1,391 @@
+"""scikit-learn estimators: an OLCT (or MARGOT, OCT-H) tree trained in process by ``olctc.fit.fit``.
+
+``OLCTClassifier(preset="olct", depth=2, C=1.0, ...)`` follows scikit-learn's conventions: parameters
+are stored untouched in ``__init__`` and validated in ``fit``; fitted attributes end with ``_``.
+
+Classes
+-------
+``classes_`` is sorted (``np.unique``). The positive class (the one the tree's last-layer classifiers
+score, ``+1`` in the MILP) is ``positive_class`` or, by default, ``classes_[1]``. Whatever the positive
+class, ``predict_proba`` columns follow ``classes_`` and ``decision_function`` is positive for
+``classes_[1]`` (scikit-learn's convention): with ``positive_class=classes_[0]`` it is the negated tree
+score.
+
+ONNX: importing this module registers the estimators with skl2onnx (when skl2onnx is installed), so
+``skl2onnx.to_onnx(fitted, X[:1])`` works; the converter inlines the graph of ``olctc.export.onnx``.
+"""
+from __future__ import annotations
+
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from olctc.errors import OlctcError, param_error
+
+QUADRATIC_SOLVER = "scip"
+
+
+class OLCTClassifier(ClassifierMixin, BaseEstimator):
+    """Loss-optimal classification tree trained as a MILP (the OLCT paper), scikit-learn style.
+
+    Parameters
+    ----------
+    preset : str, default "olct"
+        A key of ``olctc.spec.PRESETS`` (olct, olct-univariate, margot, margot-sfs, margot-hfs, oct-h).
+    depth : int, default 2
+        Branching layers.
+    C : float or tuple of float, default 1.0
+        Loss weight: one value, or one per layer (root first).
+    tangents : str or sequence of float, default "V0"
+        Logistic tangent set (V0..V3) or explicit points.
+    big_m, epsilon, alpha, budget
+        Routing constants and L0 knobs (see ``olctc.spec.make_spec``).
+    solver : str or None, default None
+        In-process solver: "highs" (default), "cbc" or "scip" (default for MIQP presets).
+    time_limit : float or None, default 60
+        Seconds for the whole fit (build + warm start + solve + refine).
+    threads : int or None
+        Solver threads.
+    refine : bool, default True
+        Refit the last layer with exact L1 logistic regression (logistic presets).
+    positive_class : label or None
+        Class scored as positive by the tree (default ``classes_[1]``).
+    verbose : bool, default False
+        Show the solver log.
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_ (when X has string column names), tree_ (olctc Tree),
+    positive_class_, mip_gap_, objective_, solve_time_, summary_ (the fit record).
+    """
+
+    _default_preset = "olct"
+
+    def __init__(self, preset: str = "olct", depth: int = 2, C: Any = 1.0, tangents: Any = "V0",
+                 big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
+                 solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
+                 refine: bool = True, positive_class: Any = None, verbose: bool = False) -> None:
+        self.preset = preset
+        self.depth = depth
+        self.C = C
+        self.tangents = tangents
+        self.big_m = big_m
+        self.epsilon = epsilon
+        self.alpha = alpha
+        self.budget = budget
+        self.solver = solver
+        self.time_limit = time_limit
+        self.threads = threads
+        self.refine = refine
+        self.positive_class = positive_class
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ scikit-learn plumbing
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.allow_nan = False
+        tags.non_deterministic = False
+        return tags
+
+    def _spec(self):
+        from olctc.spec import make_spec
+
+        C = self.C
+        if isinstance(C, np.ndarray):
+            C = C.tolist()
+        if isinstance(C, numbers.Real) and not isinstance(C, bool):
+            C = float(C)
+        depth = int(self.depth) if isinstance(self.depth, numbers.Integral) and not isinstance(self.depth, bool) \
+            else self.depth
+        budget = int(self.budget) if isinstance(self.budget, numbers.Integral) and not isinstance(self.budget, bool) \
+            else self.budget
+        return make_spec(preset=self.preset, depth=depth, C=C, tangents=self.tangents, big_m=self.big_m,
+                         epsilon=self.epsilon, alpha=self.alpha, budget=budget)
+
+    def _solver(self, spec) -> str:
+        if self.solver is not None:
+            return self.solver
+        return QUADRATIC_SOLVER if spec.info.quadratic else "highs"
+
+    # ------------------------------------------------------------------ fit / predict
+    def fit(self, X: Any, y: Any) -> "OLCTClassifier":
+        """Fit the tree on (X, y); y must hold exactly two classes.
+
+        Returns
+        -------
+        self
+        """
+        from olctc.data import from_arrays
+        from olctc.fit import fit as olctc_fit
+
+        spec = self._spec()
+        solver = self._solver(spec)
+        names = _generic_column_names(X)
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        y = _homogeneous_labels(y)
+        if names is not None and not hasattr(self, "feature_names_in_") and len(names) == X.shape[1]:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        check_classification_targets(y)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        classes = np.unique(y)
+        if classes.size < 2:
+            raise OlctcError(f"{type(self).__name__} needs two classes to train; y has one class only "
+                             f"({classes[0]!r})")
+        if y_type != "binary":
+            raise OlctcError(f"Only binary classification is supported. The type of the target is {y_type} "
+                             f"({classes.size} classes); wrap the estimator in "
+                             "sklearn.multiclass.OneVsRestClassifier for more classes.")
+        self.classes_ = classes
+        if self.positive_class is None:
+            pos = 1
+        else:
+            hits = [k for k, c in enumerate(classes) if c == self.positive_class
+                    or str(c) == str(self.positive_class)]
+            if not hits:
+                raise param_error("positive_class", f"one of the classes {classes.tolist()}",
+                                  self.positive_class)
+            pos = hits[0]
+        self._pos_index = pos
+        self.positive_class_ = classes[pos]
+        feature_names = ([str(n) for n in self.feature_names_in_] if hasattr(self, "feature_names_in_")
+                         else None)
+        y01 = (y == classes[pos]).astype(np.int64)
+        ds = from_arrays(X, y01, feature_names, positive_class=1, name=type(self).__name__)
+        res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
+                        test_size=0.0, refine=bool(self.refine), verbose=bool(self.verbose),
+                        echo=print)
+        self.tree_ = res.tree
+        self.summary_ = res.summary
+        self.mip_gap_ = res.summary.get("gap")
+        self.objective_ = (res.summary.get("exact_objective_after_refine")
+                           if res.summary.get("exact_objective_after_refine") is not None
+                           else res.summary.get("objective_milp_true"))
+        self.solve_time_ = res.summary.get("time_solve")
+        return self
+
+    def _scores(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        names = _generic_column_names(X)
+        with warnings.catch_warnings():
+            if names is not None:  # names scikit-learn cannot see: checked below instead
+                warnings.filterwarnings("ignore", message="X does not have valid feature names")
+            X = validate_data(self, X, reset=False, dtype=np.float64)
+        if names is not None and hasattr(self, "feature_names_in_") and \
+                list(names) != [str(n) for n in self.feature_names_in_]:
+            raise ValueError(f"The feature names should match those that were passed during fit: "
+                             f"got {list(names)}, fitted with {list(self.feature_names_in_)}")
+        return self.tree_.decision_function(X)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Score of ``classes_[1]`` (the reached last-layer node's w.x + b, sign-adjusted), shape (n,)."""
+        z = self._scores(X)
+        return z if self._pos_index == 1 else -z
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """(n, 2) class probabilities, columns in ``classes_`` order."""
+        from olctc.tree import sigmoid
+
+        p_pos = sigmoid(self._scores(X))
+        P = np.empty((p_pos.shape[0], 2))
+        P[:, self._pos_index] = p_pos
+        P[:, 1 - self._pos_index] = 1.0 - p_pos
+        return P
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Labels: the positive class where the tree's score is > 0 (as ``Tree.predict``)."""
+        z = self._scores(X)
+        idx = np.where(z > 0, self._pos_index, 1 - self._pos_index)
+        return self.classes_[idx]
+
+    def export_tree(self):
+        """The fitted tree with the original class labels (negative, positive), for olctc's exporters."""
+        import copy
+
+        check_is_fitted(self, "tree_")
+        t = copy.copy(self.tree_)
+        t.meta = dict(self.tree_.meta)
+        t.classes = (_py_label(self.classes_[1 - self._pos_index]), _py_label(self.classes_[self._pos_index]))
+        return t
+
+
+class MARGOTClassifier(OLCTClassifier):
+    """MARGOT (hinge loss + L2, a MIQP): ``OLCTClassifier`` with preset "margot", solved by SCIP."""
+
+    def __init__(self, preset: str = "margot", depth: int = 2, C: Any = 1.0, tangents: Any = "V0",
+                 big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
+                 solver: str | None = "scip", time_limit: float | None = 60, threads: int | None = None,
+                 refine: bool = True, positive_class: Any = None, verbose: bool = False) -> None:
+        super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
+                         alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
+                         refine=refine, positive_class=positive_class, verbose=verbose)
+
+
+class OCTHClassifier(OLCTClassifier):
+    """OCT-H (misclassification at the last layer, L0 penalty alpha): preset "oct-h"."""
+
+    def __init__(self, preset: str = "oct-h", depth: int = 2, C: Any = 1.0, tangents: Any = "V0",
+                 big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
+                 solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
+                 refine: bool = True, positive_class: Any = None, verbose: bool = False) -> None:
+        super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
+                         alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
+                         refine=refine, positive_class=positive_class, verbose=verbose)
+
+
+def _generic_column_names(X: Any) -> list[str] | None:
+    """String column names of a DataFrame-like object (anything with a ``columns`` attribute), or None."""
+    cols = getattr(X, "columns", None)
+    if cols is None or isinstance(X, np.ndarray):
+        return None
+    try:
+        names = list(cols)
+    except TypeError:
+        return None
+    if not names or not all(isinstance(n, str) for n in names):
+        return None
+    return names
+
+
+def _homogeneous_labels(y: np.ndarray) -> np.ndarray:
+    """An object array of plain ints (or of plain strs) as an int (str) array, so sklearn sees its type."""
+    if y.dtype != object or y.size == 0:
+        return y
+    items = y.tolist()
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in items):
+        return np.asarray(items, dtype=np.int64)
+    if all(isinstance(v, str) for v in items):
+        return np.asarray(items, dtype=str)
+    return y
+
+
+def _py_label(v: Any) -> Any:
+    if isinstance(v, (bool, np.bool_)):
+        return int(v)
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    if isinstance(v, np.str_):
+        return str(v)
+    return v
+
+
+# ---------------------------------------------------------------------- skl2onnx registration
+
+def _onnx_shape_calculator(operator) -> None:
+    from skl2onnx.common.data_types import (DoubleTensorType, FloatTensorType, Int64TensorType,
+                                            StringTensorType)
+
+    est = operator.raw_operator
+    n = operator.inputs[0].get_first_dimension()
+    labels = est.classes_
+    if np.issubdtype(labels.dtype, np.integer) or labels.dtype == np.bool_:
+        operator.outputs[0].type = Int64TensorType([n])
+    elif np.issubdtype(labels.dtype, np.floating):
+        if not all(float(c).is_integer() for c in labels):
+            raise OlctcError("ONNX export needs integer or string class labels (skl2onnx's label types); "
+                             f"got {labels.tolist()}")
+        operator.outputs[0].type = Int64TensorType([n])
+    else:
+        operator.outputs[0].type = StringTensorType([n])
+    in_type = operator.inputs[0].type
+    # ZipMap (skl2onnx's default post-processing) takes float only: double probabilities need zipmap=False.
+    zipmap = True
+    scope = getattr(operator, "scope_inst", None)
+    if scope is not None:
+        zipmap = scope.get_options(est, dict(zipmap=True)).get("zipmap", True)
+    double = isinstance(in_type, DoubleTensorType) and zipmap is False
+    prob_type = DoubleTensorType if double else FloatTensorType
+    if len(operator.outputs) > 1:
+        operator.outputs[1].type = prob_type([n, 2])
+
+
+def _export_tree_for_onnx(est):
+    tree = est.export_tree()
+    labels = est.classes_
+    if np.issubdtype(labels.dtype, np.integer) or np.issubdtype(labels.dtype, np.floating) \
+            or labels.dtype == np.bool_:
+        tree.classes = tuple(int(c) for c in tree.classes)
+    else:
+        tree.classes = tuple(str(c) for c in tree.classes)
+    return tree
+
+
+def _onnx_converter(scope, operator, container) -> None:
+    """Inline olctc's own ONNX graph of the tree, renaming its values into skl2onnx's scope."""
+    from onnx import TensorProto, helper, numpy_helper
+    from skl2onnx.common.data_types import DoubleTensorType, guess_proto_type
+
+    from olctc.export.onnx import to_onnx as tree_to_onnx
+
+    if container.target_opset < 13:
+        raise OlctcError(f"the olctc tree graph needs ONNX opset >= 13; got target_opset "
+                         f"{container.target_opset}")
+    est = operator.raw_operator
+    tree = _export_tree_for_onnx(est)
+    model = tree_to_onnx(tree)
+    g = model.graph
+    x_in = operator.inputs[0]
+    if isinstance(x_in.type, DoubleTensorType):
+        x_name = x_in.full_name
+    else:
+        x_name = scope.get_unique_variable_name("olctc_input_double")
+        container.add_node("Cast", [x_in.full_name], [x_name], to=TensorProto.DOUBLE,
+                           name=scope.get_unique_operator_name("OlctcCastIn"))
+    label_out = operator.outputs[0].full_name
+    prob_out = operator.outputs[1].full_name if len(operator.outputs) > 1 else None
+    prob_tmp = scope.get_unique_variable_name("olctc_probabilities")
+    rename: dict[str, str] = {"input": x_name, "label": label_out, "probabilities": prob_tmp}
+
+    def new(name: str) -> str:
+        if name == "":
+            return name
+        if name not in rename:
+            rename[name] = scope.get_unique_variable_name("olctc_" + name.replace(".", "_"))
+        return rename[name]
+
+    for init in g.initializer:
+        arr = numpy_helper.to_array(init)
+        t = numpy_helper.from_array(arr, new(init.name))
+        container.initializers.append(t)
+    for node in g.node:
+        attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+        container.add_node(node.op_type, [new(i) for i in node.input], [new(o) for o in node.output],
+                           op_version=13, name=scope.get_unique_operator_name("Olctc" + node.op_type), **attrs)
+    if prob_out is None:
+        return
+    # olctc's columns are (negative, positive); scikit-learn's follow classes_.
+    if est._pos_index == 0:
+        order = scope.get_unique_variable_name("olctc_column_order")
+        container.add_initializer(order, TensorProto.INT64, [2], [1, 0])
+        swapped = scope.get_unique_variable_name("olctc_probabilities_sorted")
+        container.add_node("Gather", [prob_tmp, order], [swapped], axis=1,
+                           name=scope.get_unique_operator_name("OlctcGather"))
+        prob_tmp = swapped
+    out_proto = guess_proto_type(operator.outputs[1].type)
+    if out_proto == TensorProto.DOUBLE:
+        container.add_node("Identity", [prob_tmp], [prob_out], name=scope.get_unique_operator_name("OlctcId"))
+    else:
+        container.add_node("Cast", [prob_tmp], [prob_out], to=out_proto,
+                           name=scope.get_unique_operator_name("OlctcCastOut"))
+
+
+def register_skl2onnx() -> bool:
+    """Register the estimators with skl2onnx; False when skl2onnx is not installed."""
+    try:
+        from skl2onnx import update_registered_converter
+    except ImportError:
+        return False
+    for cls in (OLCTClassifier, MARGOTClassifier, OCTHClassifier):
+        update_registered_converter(cls, f"Olctc{cls.__name__}", _onnx_shape_calculator, _onnx_converter,
+                                    options={"zipmap": [True, False, "columns"], "nocl": [True, False]})
+    return True
+
+
+register_skl2onnx()

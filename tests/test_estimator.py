@@ -1,0 +1,195 @@
+"""scikit-learn estimators: conventions (estimator checks), meta-estimators, ONNX through skl2onnx."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from olctc.datasets import load_dataset
+from olctc.estimator import MARGOTClassifier, OCTHClassifier, OLCTClassifier
+
+# Every check passes at depth 1 (an LP: deterministic, < 0.1 s per fit); none is skipped or xfailed.
+# Two are skipped by scikit-learn itself in this environment: check_array_api_input (SCIPY_ARRAY_API
+# unset) and check_classifier_data_not_an_array's pandas part (pandas not installed).
+# Depth 2 passes them too (measured: 56 checks in 37 s with time_limit=2), too slow for the suite.
+
+
+@parametrize_with_checks([OLCTClassifier(depth=1, time_limit=5)])
+def test_sklearn_conventions(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def heart_small():
+    """60 rows of heart (30 per class), integer labels 0/1."""
+    X, y, names = load_dataset("heart")
+    y = y.astype(np.int64)
+    rows = np.concatenate([np.flatnonzero(y == 1)[:30], np.flatnonzero(y == 0)[:30]])
+    return X[rows], y[rows], names
+
+
+class Frame:
+    """A DataFrame-like object without pandas: ``columns`` plus ``__array__``."""
+
+    def __init__(self, X, columns):
+        self._X = np.asarray(X)
+        self.columns = list(columns)
+        self.shape = self._X.shape
+
+    def __array__(self, dtype=None, copy=None):
+        return self._X if dtype is None else self._X.astype(dtype)
+
+    def __len__(self):
+        return self._X.shape[0]
+
+
+def test_fit_attributes_and_predictions(heart_small):
+    X, y, names = heart_small
+    est = OLCTClassifier(depth=2, C=10, time_limit=20).fit(X, y)
+    assert list(est.classes_) == [0, 1] and est.positive_class_ == 1
+    assert est.n_features_in_ == X.shape[1]
+    assert not hasattr(est, "feature_names_in_")
+    assert est.tree_.depth == 2
+    assert est.mip_gap_ is not None and est.mip_gap_ <= 1e-3  # optimal within HiGHS's default relative gap
+    assert est.objective_ > 0 and est.solve_time_ >= 0
+    assert est.summary_["status"] == "optimal"
+    P = est.predict_proba(X)
+    assert P.shape == (60, 2) and np.allclose(P.sum(axis=1), 1)
+    d = est.decision_function(X)
+    assert np.array_equal(est.predict(X), est.classes_[(d > 0).astype(int)])
+    assert np.array_equal(np.argmax(P, axis=1), (d > 0).astype(int))
+    assert est.score(X, y) > 0.8
+    # the estimator's predictions are the tree's
+    assert np.array_equal(est.predict(X), est.tree_.predict(X))
+
+
+def test_positive_class_mapping_with_string_labels(heart_small):
+    X, y, _ = heart_small
+    ys = np.where(y == 1, "sick", "healthy")
+    est = OLCTClassifier(depth=1, C=1, positive_class="healthy", time_limit=10).fit(X, ys)
+    assert list(est.classes_) == ["healthy", "sick"]
+    assert est.positive_class_ == "healthy"
+    z = est.tree_.decision_function(X)  # the tree scores "healthy"
+    P = est.predict_proba(X)
+    d = est.decision_function(X)
+    assert np.allclose(d, -z)  # sklearn's convention: positive for classes_[1]
+    assert np.allclose(P[:, 0], 1 / (1 + np.exp(-z)))  # column order = classes_
+    pred = est.predict(X)
+    assert np.array_equal(pred == "healthy", z > 0)
+    assert np.array_equal(pred, est.classes_[np.argmax(P, axis=1)])
+    with pytest.raises(ValueError, match="positive_class"):
+        OLCTClassifier(depth=1, positive_class="maybe", time_limit=5).fit(X, ys)
+
+
+def test_errors(heart_small):
+    X, y, _ = heart_small
+    est = OLCTClassifier(depth=1, time_limit=5)
+    with pytest.raises(NotFittedError):
+        est.predict(X)
+    y3 = np.arange(X.shape[0]) % 3
+    with pytest.raises(ValueError, match="Only binary classification is supported.*multiclass"):
+        est.fit(X, y3)
+    with pytest.raises(ValueError, match="one class"):
+        est.fit(X, np.zeros(X.shape[0], dtype=int))
+    with pytest.raises(ValueError, match="The 'depth' parameter must be an integer >= 1"):
+        OLCTClassifier(depth=0).fit(X, y)
+    with pytest.raises(ValueError, match="The 'preset' parameter"):
+        OLCTClassifier(preset="nope").fit(X, y)
+    est.fit(X, y)
+    with pytest.raises(ValueError, match="13 features"):
+        est.predict(X[:, :5])
+
+
+def test_feature_names_from_dataframe_like(heart_small):
+    X, y, names = heart_small
+    est = OLCTClassifier(depth=1, time_limit=5).fit(Frame(X, names), y)
+    assert list(est.feature_names_in_) == names
+    assert est.tree_.feature_names == names
+    assert np.array_equal(est.predict(Frame(X, names)), est.predict(Frame(X, names)))
+    with pytest.warns(UserWarning, match="valid feature names"):  # scikit-learn's own warning
+        assert np.array_equal(est.predict(X), est.predict(Frame(X, names)))
+    with pytest.raises(ValueError, match="feature names should match"):
+        est.predict(Frame(X, names[::-1]))
+
+
+def test_object_labels_from_load_dataset():
+    X, y, _ = load_dataset("heart")  # y is an object array of ints
+    est = OLCTClassifier(depth=1, time_limit=10).fit(X[:80], y[:80])
+    assert est.classes_.dtype.kind == "i"
+
+
+def test_pipeline_cross_val_clone_gridsearch(heart_small):
+    X, y, _ = heart_small
+    pipe = make_pipeline(StandardScaler(), OLCTClassifier(depth=1, time_limit=10))
+    scores = cross_val_score(pipe, X, y, cv=3, scoring="balanced_accuracy")
+    assert scores.shape == (3,) and scores.mean() > 0.7
+    est = OLCTClassifier(depth=2, C=(1.0, 10.0), time_limit=10)
+    c = clone(est)
+    assert c.get_params() == est.get_params() and not hasattr(c, "tree_")
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    gs = GridSearchCV(OLCTClassifier(depth=1, time_limit=10), {"C": [0.01, 1.0, 100.0]}, cv=cv,
+                      scoring="balanced_accuracy", n_jobs=2).fit(X, y)
+    assert gs.best_params_["C"] in (0.01, 1.0, 100.0)
+    assert gs.best_estimator_.tree_ is not None
+    assert len(gs.cv_results_["mean_test_score"]) == 3
+
+
+def _ort(model):
+    import onnxruntime as ort
+
+    return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+
+@pytest.mark.parametrize("labels,positive", [("int", None), ("int", 0), ("str", "healthy")])
+def test_skl2onnx(heart_small, labels, positive):
+    from skl2onnx import to_onnx
+
+    X, y, _ = heart_small
+    X, y = X[10:50], y[10:50]  # 20 per class: depth 2 solves to optimality in about a second
+    if labels == "str":
+        y = np.where(y == 1, "sick", "healthy")
+    est = OLCTClassifier(depth=2, C=10, time_limit=10, positive_class=positive).fit(X, y)
+    # double input, plain probabilities
+    model = to_onnx(est, X[:1].astype(np.float64), options={id(est): {"zipmap": False}})
+    sess = _ort(model)
+    label, proba = sess.run(None, {sess.get_inputs()[0].name: X.astype(np.float64)})
+    assert np.array_equal(label, est.predict(X))
+    assert np.allclose(proba, est.predict_proba(X), atol=1e-12)
+    # float input and skl2onnx's default ZipMap output
+    Xf = X.astype(np.float32)
+    model = to_onnx(est, Xf[:1])
+    sess = _ort(model)
+    label, maps = sess.run(None, {sess.get_inputs()[0].name: Xf})
+    assert np.array_equal(label, est.predict(Xf))
+    P = est.predict_proba(Xf)
+    got = np.array([[m[c] for c in est.classes_] for m in maps])
+    assert np.allclose(got, P, atol=1e-5)
+
+
+def test_in_pipeline_to_onnx(heart_small):
+    from skl2onnx import to_onnx
+
+    X, y, _ = heart_small
+    pipe = make_pipeline(StandardScaler(), OLCTClassifier(depth=1, time_limit=10)).fit(X, y)
+    model = to_onnx(pipe, X[:1].astype(np.float64), options={id(pipe[-1]): {"zipmap": False}})
+    sess = _ort(model)
+    label, proba = sess.run(None, {sess.get_inputs()[0].name: X.astype(np.float64)})
+    assert np.array_equal(label, pipe.predict(X))
+    assert np.allclose(proba, pipe.predict_proba(X), atol=1e-9)
+
+
+def test_margot_and_octh(heart_small):
+    X, y, _ = heart_small
+    m = MARGOTClassifier(depth=1, time_limit=20).fit(X, y)
+    assert m.get_params()["preset"] == "margot" and m.summary_["solver"] == "scip"
+    assert m.score(X, y) > 0.7
+    o = OCTHClassifier(depth=1, time_limit=5).fit(X, y)  # misclassification MILP: stops at the limit
+    assert o.summary_["spec"]["preset"] == "oct-h"
+    assert o.score(X, y) > 0.6
+    with pytest.raises(ValueError, match="MIQP"):
+        OLCTClassifier(preset="margot", solver="highs", depth=1).fit(X, y)
