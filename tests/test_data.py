@@ -74,6 +74,11 @@ def test_scaler_is_population_std_and_handles_constant_columns():
 def test_public_load_dataset_exported():
     X, y, names = olctc.load_dataset("wholesale")
     assert X.shape == (440, 7) and names[0] == "Region"
+    assert y.dtype == np.int64 and set(y.tolist()) == {1, 2}
+    from sklearn.metrics import balanced_accuracy_score
+
+    _, y2, _ = olctc.load_dataset("ionosphere")  # text labels: a str array scikit-learn accepts
+    assert y2.dtype.kind == "U" and balanced_accuracy_score(y2, y2) == 1.0
 
 
 def write(tmp_path, text: str, name: str = "d.csv"):

@@ -43,4 +43,8 @@ def load_dataset(name: str) -> tuple[np.ndarray, np.ndarray, list[str]]:
     original class labels, feature_names the encoded feature names.
     """
     ds = load(name)
-    return ds.X, ds.labels(ds.y), ds.feature_names
+    labels = ds.labels(ds.y)
+    # A typed array (int64, float64 or str), not objects: scikit-learn's metrics reject object labels.
+    kinds = {type(c) for c in ds.classes}
+    dtype = np.int64 if kinds == {int} else np.float64 if kinds <= {int, float} else str
+    return ds.X, labels.astype(dtype), ds.feature_names
