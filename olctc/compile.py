@@ -6,11 +6,12 @@ and sha256 hashes of the data and of the model file.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -210,6 +211,12 @@ def read_manifest(path: str | Path, check_model: bool = True) -> dict[str, Any]:
     if man.get("version") != MANIFEST_VERSION:
         raise OlctcError(f"{path}: manifest version {man.get('version')!r} is not supported "
                          f"(this olctc reads version {MANIFEST_VERSION})")
+    for key, kind in (("spec", dict), ("data", dict), ("schema", list), ("classes", list), ("scaler", dict),
+                      ("model", dict), ("blocks", dict)):
+        if not isinstance(man.get(key), kind):
+            raise OlctcError(f"{path}: damaged manifest: field {key!r} is missing or malformed; compile again")
+    if check_model and not all(isinstance(man["model"].get(k), str) for k in ("file", "sha256")):
+        raise OlctcError(f"{path}: damaged manifest: field 'model' is missing or malformed; compile again")
     if check_model:
         model = path.parent / man["model"]["file"]
         if not model.exists():
@@ -219,6 +226,15 @@ def read_manifest(path: str | Path, check_model: bool = True) -> dict[str, Any]:
             raise OlctcError(f"{model}: the model file changed since it was compiled (sha256 {digest[:12]}... "
                              f"!= {man['model']['sha256'][:12]}... in {path.name}); compile it again")
     return man
+
+
+@contextlib.contextmanager
+def manifest_fields(path: str | Path) -> Iterator[None]:
+    """Turn a missing or malformed field deep inside a manifest into one clear error."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise OlctcError(f"{path}: damaged manifest: field {exc} is missing or malformed; compile again") from None
 
 
 def is_finite_json(x: float) -> bool:

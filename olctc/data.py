@@ -374,7 +374,11 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise OlctcError(f"X has a non-finite value {float(Xa[i, j])!r} at row {i}, column {j}")
+    if Xa.shape[1] < 1:
+        raise OlctcError("X has no feature columns; at least 1 is needed")
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(Xa.shape[1])]
+    if len(names) != Xa.shape[1]:
+        raise OlctcError(f"feature_names has {len(names)} name(s) for the {Xa.shape[1]} column(s) of X")
     yv, classes = binarise_labels(list(ya), positive_class, name, "y")
     schema = Schema(tuple(Column(str(n), "numeric") for n in names))
     digest = hashlib.sha256(Xa.tobytes() + yv.tobytes()).hexdigest()

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from olctc.compile import read_manifest
+from olctc.compile import manifest_fields, read_manifest
 from olctc.data import Dataset, Scaler, Schema
 from olctc.errors import OlctcError
 from olctc.formulation import build_milp
@@ -199,7 +199,8 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
     from olctc.read import read_solution
 
     man = read_manifest(manifest)
-    milp, spec, ds, scaler, X = rebuild(man, data)
+    with manifest_fields(manifest):
+        milp, spec, ds, scaler, X = rebuild(man, data)
     sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
     x = solution_vector(milp, sol)
     dec = decode_arrays(milp, spec, X, ds.y, x, sol)

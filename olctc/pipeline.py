@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from olctc.compile import Compiled, manifest_path, read_manifest, write_manifest
+from olctc.compile import Compiled, manifest_fields, manifest_path, read_manifest, write_manifest
 from olctc.errors import OlctcError
 from olctc.io import sha256_file
+from olctc.milp import names_from_block_map
 
 START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
                             "cbc-cli": "cbc", "highs-cli": "highs", "glpk-cli": None}
@@ -79,26 +80,13 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
         raise OlctcError(f"{model}: no such model file")
     mpath = manifest_path(model)
     man = read_manifest(mpath) if mpath.exists() else None
-    start_path = None
-    if use_start and man is not None:
-        kind = START_SOLVERS_BY_BACKEND.get(solver)
-        entry = man.get("files", {}).get("start", {}).get(kind) if kind else None
-        if entry:
-            candidate = model.parent / entry["file"]
-            if candidate.exists():
-                if sha256_file(candidate) != entry["sha256"]:
-                    raise OlctcError(f"{candidate}: the MIP start changed since compile (hash mismatch); "
-                                     "compile again or pass --no-start")
-                start_path = candidate
+    with manifest_fields(mpath):
+        start_path = _start_file(model, man, solver) if use_start and man is not None else None
+        names = None if man is None else [str(n) for n in names_from_block_map(man["blocks"]["columns"])]
     stem = model.name[: -len(model.suffix)]
     sol = Path(output) if output else model.with_name(f"{stem}.{solver.replace('-cli', '')}.sol")
     if not sol.parent.is_dir():
         raise OlctcError(f"cannot write {sol}: folder {sol.parent} does not exist")
-    names = None
-    if man is not None:
-        from olctc.milp import names_from_block_map
-
-        names = [str(n) for n in names_from_block_map(man["blocks"]["columns"])]
     external = solver.endswith("-cli")
     res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
                      verbose=verbose, solver_path=solver_path, solution_path=sol if external else None,
@@ -108,6 +96,21 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
             raise OlctcError(f"{solver} found no solution ({res.raw_status}); nothing written")
         write_native_solution(res, sol, solver)
     return res, sol
+
+
+def _start_file(model: Path, man: dict[str, Any], solver: str) -> Path | None:
+    """The MIP start compile wrote for this solver, checked against the manifest's hash."""
+    kind = START_SOLVERS_BY_BACKEND.get(solver)
+    entry = man.get("files", {}).get("start", {}).get(kind) if kind else None
+    if not entry:
+        return None
+    candidate = model.parent / entry["file"]
+    if not candidate.exists():
+        return None
+    if sha256_file(candidate) != entry["sha256"]:
+        raise OlctcError(f"{candidate}: the MIP start changed since compile (hash mismatch); "
+                         "compile again or pass --no-start")
+    return candidate
 
 
 def training_data(man: dict[str, Any], data_path: str | Path | None = None):

@@ -241,3 +241,23 @@ def test_cli_compile_bad_inputs_write_nothing(tmp_path, capsys):
         assert exc.value.code == 2, (args, err)
         assert err.startswith("error: ") and message in err and err.count("\n") == 1, (args, err)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("damage", ["spec", "source", "scale"])
+def test_manifest_damaged_inside_a_section(compiled, highs_solution, tmp_path, damage):
+    folder = tmp_path / "copy"
+    shutil.copytree(compiled.parent, folder)
+    mpath = folder / "h26.olctc.json"
+    man = json.loads(mpath.read_text())
+    if damage == "spec":
+        man["spec"] = {"preset": "olct"}
+    elif damage == "source":
+        del man["data"]["source"]
+    else:
+        man["scaler"] = {"mean": [0]}
+    mpath.write_text(json.dumps(man))
+    code, _, stderr = olctc("decode", str(mpath), str(highs_solution), "-o", str(tmp_path / "t.json"))
+    assert code == 2 and "Traceback" not in stderr, stderr
+    assert stderr.startswith(f"error: {mpath}: damaged manifest: field ") and stderr.count("\n") == 1
+    code, _, stderr = olctc("solve", str(folder / "h26.mps"), "--quiet", "-o", str(tmp_path / "s.sol"))
+    assert "Traceback" not in stderr

@@ -1,0 +1,413 @@
+"""One table of malformed inputs, each run through the real `olctc` entry point.
+
+Every case asserts the whole error line, exit code 2, no traceback and no file left behind. The
+`from_arrays` cases go through the library (no command takes arrays) and assert the exact OlctcError.
+A module fixture compiles a 6-point CSV at depth 1, solves it with HiGHS and decodes it once, so the
+decode / export / predict / explain cases work on real files.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pytest
+
+from olctc.cli import main
+from olctc.data import from_arrays
+from olctc.errors import OlctcError
+
+SAMPLES = Path(__file__).parent / "data" / "solvers" / "samples"
+TINY = "a,b,c,y\n0.5,-1.25,x,1\n1.5,0.75,y,-1\n-0.25,2.0,x,1\n-1.0,-0.5,y,-1\n2.0,1.0,x,-1\n0.1,0.3,y,1\n"
+
+
+def run_main(args: list[str], capsys) -> tuple[int, str, str]:
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def run_sub(args: list[str], cwd: Path) -> tuple[int, str, str]:
+    p = subprocess.run([sys.executable, "-m", "olctc.cli", *args], capture_output=True, text=True, cwd=cwd,
+                       timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> Path:
+    """A folder holding a real model, solution, manifest and tree, and the broken files of the table."""
+    d = tmp_path_factory.mktemp("bad")
+    cwd = os.getcwd()
+    os.chdir(d)
+    try:
+        (d / "tiny.csv").write_text(TINY)
+        for args in (["compile", "tiny.csv", "--target", "y", "--depth", "1", "-o", "m.mps"],
+                     ["solve", "m.mps", "--solver", "highs", "--quiet", "-o", "m.highs.sol"],
+                     ["decode", "m.olctc.json", "m.highs.sol", "-o", "tree.json"]):
+            with pytest.raises(SystemExit) as exc:
+                main(args)
+            assert exc.value.code == 0, args
+    finally:
+        os.chdir(cwd)
+    _broken_files(d)
+    return d
+
+
+def _broken_files(d: Path) -> None:
+    man = json.loads((d / "m.olctc.json").read_text())
+
+    def manifest(name: str, **changes) -> None:
+        doc = json.loads(json.dumps(man))
+        for key, value in changes.items():
+            if value is None:
+                doc.pop(key)
+            else:
+                doc[key] = value
+        (d / name).write_text(json.dumps(doc))
+
+    manifest("v99.olctc.json", version=99)
+    manifest("nomodel.olctc.json", model=None)
+    manifest("nospec.olctc.json", spec="olct")
+    manifest("gone.olctc.json", data={**man["data"], "source": "gone.csv"})
+    (d / "list.olctc.json").write_text("[1, 2]")
+    (d / "cut.olctc.json").write_text('{"format": "olctc-manifest", "version": 1,')
+    (d / "latin.olctc.json").write_bytes(b"\xff\xfe{}")
+    (d / "lonely").mkdir()
+    shutil.copy(d / "m.olctc.json", d / "lonely" / "m.olctc.json")
+    (d / "folder").mkdir()
+
+    sol = (d / "m.highs.sol").read_text()
+    assert "\nb_0 " in sol
+    (d / "unknown.sol").write_text(sol.replace("\nb_0 ", "\nzzz_0 ", 1))
+
+    tree = json.loads((d / "tree.json").read_text())
+
+    def tree_file(name: str, edit: Callable[[dict], None]) -> None:
+        doc = json.loads(json.dumps(tree))
+        edit(doc)
+        (d / name).write_text(json.dumps(doc))
+
+    tree_file("t99.json", lambda t: t.update(version=99))
+    tree_file("tdepth.json", lambda t: t.update(depth=0))
+    tree_file("tformat.json", lambda t: t.update(format="sklearn-tree"))
+    tree_file("textra.json", lambda t: t.update(extra=1))
+    tree_file("tscale.json", lambda t: (t.pop("raw"), t["scaler"]["scale"].__setitem__(1, 0.0)))
+    tree_file("tweight.json", lambda t: t["nodes"]["W"][0].__setitem__(0, "x"))
+    tree_file("traw.json", lambda t: t["raw"]["b"].__setitem__(0, t["raw"]["b"][0] + 1.0))
+    tree_file("tclasses.json", lambda t: t.update(classes=[0, 1, 2]))
+    tree_file("tbool.json", lambda t: t.update(version=True))
+    (d / "tnan.json").write_text((d / "tree.json").read_text().replace('"b": [', '"b": [NaN, ', 1))
+    (d / "tbin.json").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    (d / "tempty.json").write_text("")
+    (d / "tlist.json").write_text("[1]")
+
+    files = {
+        "feat.csv": "a,b,c\n1,2,x\n3,4,y\n",
+        "miss.csv": "a,c\n1,x\n2,y\n",
+        "cat.csv": "a,b,c,y\n1,2,z,1\n3,4,x,-1\n",
+        "empty.csv": "",
+        "header.csv": "a,b,c\n",
+        "ragged.csv": "a,b,c\n1,2,x\n3,4\n",
+        "dup.csv": "a,b,b,c\n1,2,2,x\n3,4,4,y\n",
+        "blank.csv": "a,b,y\n1,2,1\n\n3,4,0\n",
+        "noname.csv": "a,,y\n1,2,1\n3,4,0\n",
+        "one.csv": "a,b,c,y\n1,2,x,1\n",
+        "other.csv": TINY.replace("0.1,0.3", "0.1,0.4"),
+        "oneclass.csv": "a,b,y\n1,2,1\n3,4,1\n",
+    }
+    for name, text in files.items():
+        (d / name).write_text(text)
+    (d / "latin1.csv").write_bytes(b"a,b,c,y\n1,2,\xe9,1\n3,4,x,-1\n")
+    (d / "cut.csv.gz").write_bytes(gzip.compress(TINY.encode())[:30])
+
+
+def sha12(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    args: tuple[str, ...]
+    message: str  # the line after "error: "; {sample} is the samples folder
+    runner: str = "main"  # "main": olctc.cli.main in process; "sub": python -m olctc.cli
+
+
+def C(id: str, args: str, message: str, runner: str = "main") -> Case:
+    return Case(id, tuple(args.split()), message, runner)
+
+
+HELP = "(see 'olctc {} --help')"
+
+CASES = [
+    # ---- CSV files (through compile / fit / decode --data)
+    C("csv-blank-line", "compile blank.csv --target y -o x.mps",
+      "blank.csv: line 3 is blank; remove blank lines inside the data"),
+    C("csv-empty-header-name", "compile noname.csv --target y -o x.mps",
+      "noname.csv: the header has an empty column name"),
+    C("csv-not-utf8", "compile latin1.csv --target y -o x.mps",
+      "latin1.csv: not UTF-8 text (byte 12); save the CSV as UTF-8"),
+    C("csv-cut-gzip", "compile cut.csv.gz --target y -o x.mps",
+      "cut.csv.gz: cannot read: Compressed file ended before the end-of-stream marker was reached"),
+    C("csv-is-folder", "compile folder --target y -o x.mps",
+      "Invalid value for '[DATA]': File 'folder' is a directory. " + HELP.format("compile")),
+    C("csv-no-target-option", "compile tiny.csv -o x.mps",
+      "tiny.csv: say which column holds the class with --target COLUMN"),
+    C("csv-and-dataset", "compile tiny.csv --target y --dataset heart -o x.mps",
+      "give either a CSV file (DATA.csv --target COLUMN) or --dataset NAME"),
+    C("no-data-at-all", "fit -o t.json", "give either a CSV file (DATA.csv --target COLUMN) or --dataset NAME"),
+    C("dataset-with-target", "compile --dataset heart --target cls -o x.mps",
+      "--target applies to a CSV file; vendored data sets have their label in 'y'"),
+    C("csv-unknown-positive-class", "compile tiny.csv --target y --positive-class 7 -o x.mps",
+      "tiny.csv: positive class '7' is not a value of target 'y'; its values are [-1, 1]"),
+    C("csv-one-class-fit", "fit oneclass.csv --target y -o t.json",
+      "oneclass.csv: target 'y' has one class only (1); a classifier needs two"),
+    # ---- spec options
+    C("C-wrong-length", "compile tiny.csv --target y --C 1,2,3 -o x.mps",
+      "The 'C' parameter must be one value or 2 values (one per layer, root first) for depth 2. "
+      "Got '1,2,3' instead."),
+    C("C-not-a-number", "fit tiny.csv --target y --C abc -o t.json",
+      "The 'C' parameter must be a positive number or one per layer separated by commas. Got 'abc' instead."),
+    C("C-negative", "compile tiny.csv --target y --C -1 -o x.mps",
+      "The 'C' parameter must be finite and > 0 for every layer. Got '-1' instead."),
+    C("tangents-unknown-set", "compile tiny.csv --target y --tangents V9 -o x.mps",
+      "The 'tangents' parameter must be V0, V1, V2, V3 or a comma-separated list of numbers such as "
+      "'-inf,-1.9,0,1.9,inf'. Got 'V9' instead."),
+    C("big-m-zero", "compile tiny.csv --target y --big-m 0 -o x.mps",
+      "The 'big_m' parameter must be a finite number > 0. Got 0.0 instead."),
+    C("budget-zero", "compile tiny.csv --target y --preset margot-hfs --budget 0 -o x.mps",
+      "The 'budget' parameter must be an integer >= 1. Got 0 instead."),
+    C("alpha-negative", "compile tiny.csv --target y --preset oct-h --alpha -1 -o x.mps",
+      "The 'alpha' parameter must be a finite number >= 0. Got -1.0 instead."),
+    C("max-nonzeros", "compile tiny.csv --target y --max-nonzeros 10 -o x.mps",
+      "the model would have 66 rows, 63 columns, about 360 nonzeros, over the budget of 10 nonzeros "
+      "(--max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
+    C("model-suffix-gz", "compile tiny.csv --target y -o x.MPS.gz",
+      "x.MPS.gz: the model file must end in .mps or .lp (got '.gz')"),
+    # ---- option syntax (click), one line like every other error
+    C("depth-not-integer", "compile --dataset heart --depth abc -o x.mps",
+      "Invalid value for '--depth': 'abc' is not a valid integer. " + HELP.format("compile")),
+    C("compile-without-output", "compile --dataset heart",
+      "Missing option '-o' / '--output'. " + HELP.format("compile")),
+    C("unknown-top-option", "--bogus", "No such option '--bogus'. (see 'olctc --help')"),
+    C("datasets-extra-argument", "datasets extra",
+      "Got unexpected extra argument (extra) " + HELP.format("datasets")),
+    C("datasets-unknown-option", "datasets --all", "No such option '--all'. " + HELP.format("datasets"),
+      runner="sub"),
+    # ---- solve
+    C("solve-missing-model", "solve nope.mps", "nope.mps: no such model file"),
+    C("solve-unknown-solver", "solve m.mps --solver gurobi",
+      "The 'solver' parameter must be one of highs, cbc, scip, cbc-cli, highs-cli, glpk-cli. "
+      "Got 'gurobi' instead."),
+    C("solve-threads-0", "solve m.mps --threads 0",
+      "The 'threads' parameter must be an integer >= 1. Got 0 instead.", runner="sub"),
+    C("solve-threads-text", "solve m.mps --threads two",
+      "Invalid value for '--threads': 'two' is not a valid integer. " + HELP.format("solve")),
+    C("solve-time-limit-negative", "solve m.mps --time-limit -1",
+      "The 'time_limit' parameter must be a positive number of seconds. Got -1.0 instead."),
+    C("solve-time-limit-nan", "solve m.mps --time-limit nan",
+      "The 'time_limit' parameter must be a positive number of seconds. Got nan instead."),
+    C("solve-missing-program", "solve m.mps --solver cbc-cli --solver-path /nonexistent/cbc",
+      "solver program /nonexistent/cbc does not exist or is not executable"),
+    C("solve-path-for-inprocess", "solve m.mps --solver highs --solver-path /usr/bin/cbc",
+      "solver_path and solution_path apply to external solvers (cbc-cli, highs-cli, glpk-cli), not to highs"),
+    C("solve-output-folder-missing", "solve m.mps -o nodir/x.sol",
+      "cannot write nodir/x.sol: folder nodir does not exist"),
+    C("solve-not-a-model", "solve tiny.csv",
+      "cannot tell the format of tiny.csv: expected a .mps or .lp file (optionally .gz)"),
+    # ---- fit
+    C("fit-test-size", "fit tiny.csv --target y --test-size 1.5 -o t.json",
+      "The 'test_size' parameter must be in [0, 1). Got 1.5 instead."),
+    C("fit-unknown-solver", "fit tiny.csv --target y --solver gurobi -o t.json",
+      "The 'solver' parameter must be one of highs, cbc, scip for an in-process fit. Got 'gurobi' instead."),
+    C("fit-threads-0", "fit tiny.csv --target y --threads 0 -o t.json",
+      "The 'threads' parameter must be an integer >= 1. Got 0 instead."),
+    C("fit-time-limit-negative", "fit tiny.csv --target y --time-limit -1 -o t.json",
+      "The 'time_limit' parameter must be > 0 seconds. Got -1.0 instead."),
+    C("fit-miqp-with-highs", "fit tiny.csv --target y --preset margot --solver highs -o t.json",
+      "preset margot is a MIQP (quadratic objective): fit it with --solver scip"),
+    C("fit-output-folder-missing", "fit tiny.csv --target y -o nodir/t.json",
+      "cannot write nodir/t.json: folder nodir does not exist"),
+    # ---- manifests
+    C("manifest-version-99", "decode v99.olctc.json m.highs.sol -o o.json",
+      "v99.olctc.json: manifest version 99 is not supported (this olctc reads version 1)", runner="sub"),
+    C("manifest-not-json", "decode cut.olctc.json m.highs.sol -o o.json",
+      "cut.olctc.json: not a valid manifest (JSON error: Expecting property name enclosed in double quotes: "
+      "line 1 column 43 (char 42))"),
+    C("manifest-not-utf8", "decode latin.olctc.json m.highs.sol -o o.json",
+      "latin.olctc.json: not a valid manifest (JSON error: 'utf-8' codec can't decode byte 0xff in position 0: "
+      "invalid start byte)"),
+    C("manifest-a-list", "decode list.olctc.json m.highs.sol -o o.json",
+      'list.olctc.json: not an olctc manifest (no "format": "olctc-manifest")'),
+    C("manifest-without-model", "decode nomodel.olctc.json m.highs.sol -o o.json",
+      "nomodel.olctc.json: damaged manifest: field 'model' is missing or malformed; compile again"),
+    C("manifest-spec-not-object", "decode nospec.olctc.json m.highs.sol -o o.json",
+      "nospec.olctc.json: damaged manifest: field 'spec' is missing or malformed; compile again"),
+    C("manifest-is-folder", "decode folder m.highs.sol -o o.json",
+      "Invalid value for 'MANIFEST': File 'folder' is a directory. " + HELP.format("decode")),
+    C("manifest-model-file-missing", "decode lonely/m.olctc.json m.highs.sol -o o.json",
+      "lonely/m.olctc.json: its model file lonely/m.mps is missing"),
+    C("manifest-training-data-gone", "decode gone.olctc.json m.highs.sol -o o.json",
+      "the training data gone.csv is not there; pass its path with --data"),
+    # ---- decode options and solution files
+    C("decode-unknown-format", "decode m.olctc.json m.highs.sol --format xml -o o.json",
+      "The 'format' parameter must be one of cplex, gurobi, scip, cbc, glpk, highs (or None to detect). "
+      "Got 'xml' instead."),
+    C("decode-format-mismatch", "decode m.olctc.json m.highs.sol --format cbc -o o.json",
+      "m.highs.sol: expected a cbc solution file (first line '<status> - objective value <v>'), got a highs file"),
+    C("decode-output-folder-missing", "decode m.olctc.json m.highs.sol -o nodir/o.json",
+      "cannot write nodir/o.json: folder nodir does not exist"),
+    C("decode-data-too-short", "decode m.olctc.json m.highs.sol --data one.csv -o o.json",
+      "one.csv: 1 data row(s); at least 2 points are needed"),
+    C("decode-data-changed", "decode m.olctc.json m.highs.sol --data other.csv -o o.json",
+      "other.csv: the data changed since compile (sha256 {sha:other.csv}... != {sha:tiny.csv}...)"),
+    C("solution-unknown-column", "decode m.olctc.json unknown.sol -o o.json",
+      "unknown.sol: column 'zzz_0' is not in this model: the solution belongs to another model"),
+    C("solution-is-a-mip-start", "decode m.olctc.json m.start.cbc -o o.json",
+      "m.start.cbc: cbc reports no_solution (Status unknown); there is no solution to decode"),
+    C("solution-is-the-model", "decode m.olctc.json m.mps -o o.json",
+      "m.mps:1: expected a solution file of a known format (cplex, gurobi, scip, cbc, glpk, highs), "
+      "got 'NAME m FREE'"),
+    C("solution-is-a-folder", "decode m.olctc.json folder -o o.json",
+      "Invalid value for 'SOLUTION': File 'folder' is a directory. " + HELP.format("decode")),
+    C("solution-of-another-model-gurobi", "decode m.olctc.json {sample}/gurobi_solution.sol -o o.json",
+      "{sample}/gurobi_solution.sol: column 'x' is not in this model: the solution belongs to another model"),
+    C("solution-of-another-model-glpk", "decode m.olctc.json {sample}/glpk_solution_w.txt -o o.json",
+      "{sample}/glpk_solution_w.txt:8: expected 6 column names, as the 's' line says, got 25"),
+    # ---- tree files (export / predict / explain)
+    C("export-unknown-format", "export tree.json --format xml -o o.xml",
+      "unknown export format 'xml'; expected one of json, python, onnx, text, dot, png, svg"),
+    C("export-png-to-stdout", "export tree.json --format png",
+      "--format png writes binary data: give an output file with -o FILE"),
+    C("export-output-folder-missing", "export tree.json --format python -o nodir/t.py",
+      "cannot write nodir/t.py: folder nodir does not exist"),
+    C("tree-version-99", "export t99.json --format text",
+      "t99.json: unsupported olctc-tree version 99; this olctc reads version 1 (written by a newer olctc: upgrade)"),
+    C("tree-version-true", "export tbool.json --format text", "tbool.json: version: expected an integer, got True"),
+    C("tree-depth-0", "export tdepth.json --format text", "tdepth.json: depth: expected an integer in [1, 30], got 0"),
+    C("tree-foreign-format", "export tformat.json --format dot",
+      "tformat.json: format: expected 'olctc-tree' (not an olctc tree file?), got 'sklearn-tree'"),
+    C("tree-unknown-field", "export textra.json --format text",
+      "textra.json: top level: expected only the fields ['classes', 'columns', 'depth', 'feature_names', "
+      "'format', 'meta', 'nodes', 'olctc_version', 'raw', 'scaler', 'version'], got 'extra'"),
+    C("tree-zero-scale", "export tscale.json --format text",
+      "tscale.json: scaler.scale: expected positive numbers, got 0.0"),
+    C("tree-text-weight", "export tweight.json --format text",
+      "tweight.json: nodes.W[0][0]: expected a finite number, got 'x'"),
+    C("tree-raw-disagrees", "export traw.json --format text",
+      "traw.json: raw.W/raw.b disagree with nodes.W, nodes.b and the scaler (edited by hand? raw is derived: "
+      "delete it or fix nodes)"),
+    C("tree-three-classes", "predict tclasses.json feat.csv",
+      "tclasses.json: classes: expected a list of two labels (numbers or strings), got 'a list of 3'"),
+    C("tree-nan-literal", "export tnan.json --format text", "tnan.json: not valid JSON (NaN is not valid JSON)"),
+    C("tree-binary", "export tbin.json --format text", "tbin.json: not UTF-8 text (byte 0); not an olctc tree file?"),
+    C("tree-empty", "explain tempty.json --data feat.csv --row 0",
+      "tempty.json: not valid JSON (line 1 column 1: Expecting value); the file is corrupted or truncated"),
+    C("tree-a-list", "export tlist.json --format text", "tlist.json: top level: expected a JSON object, got 'a list of 1'"),
+    C("tree-is-folder", "export folder --format text",
+      "Invalid value for 'TREE': File 'folder' is a directory. " + HELP.format("export")),
+    # ---- predict
+    C("predict-missing-column", "predict tree.json miss.csv",
+      "miss.csv: feature column 'b' is missing (1 missing: 'b'); the tree needs 3 columns"),
+    C("predict-unknown-id-column", "predict tree.json cat.csv --id-column id",
+      "cat.csv: --id-column 'id' is not a column; columns are: a, b, c, y"),
+    C("predict-empty-csv", "predict tree.json empty.csv", "empty.csv: the file is empty"),
+    C("predict-ragged-csv", "predict tree.json ragged.csv", "ragged.csv: line 3 has 2 fields, the header has 3"),
+    C("predict-duplicate-header", "predict tree.json dup.csv", "dup.csv: the header names column 'b' twice"),
+    C("predict-output-folder-missing", "predict tree.json feat.csv -o nodir/p.csv",
+      "cannot write nodir/p.csv: folder nodir does not exist"),
+    # ---- explain
+    C("explain-row-out-of-range", "explain tree.json --data tiny.csv --row 6",
+      "--row 6 is out of range: tiny.csv has 6 data row(s) (0 to 5)"),
+    C("explain-no-rows", "explain tree.json --data header.csv --row 0",
+      "--row 0 is out of range: header.csv has 0 data row(s) (none)"),
+    C("explain-top-0", "explain tree.json --data tiny.csv --row 0 --top 0", "--top must be at least 1; got 0"),
+    C("explain-tree-version-99", "explain t99.json --data tiny.csv --row 0",
+      "t99.json: unsupported olctc-tree version 99; this olctc reads version 1 (written by a newer olctc: upgrade)"),
+    C("explain-missing-column", "explain tree.json --data miss.csv --row 1",
+      "miss.csv: feature column 'b' is missing (1 missing: 'b'); the tree needs 3 columns"),
+]
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in folder.rglob("*")}
+
+
+def expand(text: str, base: Path) -> str:
+    text = text.replace("{sample}", str(SAMPLES))
+    while "{sha:" in text:
+        start = text.index("{sha:")
+        end = text.index("}", start)
+        text = text[:start] + sha12(base / text[start + 5:end]) + text[end + 1:]
+    return text
+
+
+def test_table_is_big_and_unique():
+    assert len(CASES) >= 40
+    assert len({c.id for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input(case: Case, base: Path, capsys, monkeypatch):
+    monkeypatch.chdir(base)
+    args = [expand(a, base) for a in case.args]
+    before = snapshot(base)
+    if case.runner == "sub":
+        code, out, err = run_sub(args, base)
+    else:
+        code, out, err = run_main(args, capsys)
+    assert "Traceback" not in err, err
+    assert err == f"error: {expand(case.message, base)}\n", err
+    assert code == 2, (code, out, err)
+    assert snapshot(base) == before, "the failed command left or changed files"
+
+
+# ---------------------------------------------------------------- arrays passed to the library
+
+ARRAY_CASES = [
+    ("text-X", lambda: from_arrays([["a", "b"], ["c", "d"]], [0, 1]),
+     "X must be numeric; encode text columns first (or use a CSV file)"),
+    ("ragged-X", lambda: from_arrays([[1.0, 2.0], [3.0]], [0, 1]),
+     "X must be numeric; encode text columns first (or use a CSV file)"),
+    ("1-D-X", lambda: from_arrays([1.0, 2.0, 3.0], [0, 1, 0]), "X must be a 2-D array; got 1 dimension(s)"),
+    ("3-D-X", lambda: from_arrays(np.zeros((2, 2, 2)), [0, 1]), "X must be a 2-D array; got 3 dimension(s)"),
+    ("2-D-y", lambda: from_arrays(np.zeros((3, 2)), [[0], [1], [0]]),
+     "y must be 1-D with one label per row of X (3); got shape (3, 1)"),
+    ("scalar-y", lambda: from_arrays(np.zeros((3, 2)), 5),
+     "y must be 1-D with one label per row of X (3); got shape ()"),
+    ("one-row", lambda: from_arrays(np.zeros((1, 2)), [0]), "at least 2 points are needed; got 1"),
+    ("minus-inf", lambda: from_arrays([[1.0, 2.0], [1.0, -np.inf]], [0, 1]),
+     "X has a non-finite value -inf at row 1, column 1"),
+    ("None-in-object-X", lambda: from_arrays(np.array([[1, None], [2, 3]], dtype=object), [0, 1]),
+     "X has a non-finite value nan at row 0, column 1"),
+    ("one-class", lambda: from_arrays(np.zeros((3, 2)), [1, 1, 1]),
+     "arrays: target 'y' has one class only (1); a classifier needs two"),
+    ("three-classes", lambda: from_arrays(np.zeros((3, 2)), ["a", "b", "c"], name="mine"),
+     "mine: target 'y' has 3 classes ['a', 'b', 'c']; olctc trains binary trees: pick one with "
+     "--positive-class (one class against the rest)"),
+    ("unknown-positive-class", lambda: from_arrays(np.zeros((3, 2)), [1, 2, 1], positive_class=5),
+     "arrays: positive class 5 is not a value of target 'y'; its values are [1, 2]"),
+    ("feature-names-length", lambda: from_arrays(np.zeros((3, 2)), [1, 2, 1], feature_names=["a"]),
+     "feature_names has 1 name(s) for the 2 column(s) of X"),
+    ("no-columns", lambda: from_arrays(np.zeros((3, 0)), [1, 2, 1]),
+     "X has no feature columns; at least 1 is needed"),
+]
+
+
+@pytest.mark.parametrize("make,message", [c[1:] for c in ARRAY_CASES], ids=[c[0] for c in ARRAY_CASES])
+def test_bad_arrays(make, message):
+    with pytest.raises(OlctcError) as exc:
+        make()
+    assert str(exc.value) == message
+    assert "\n" not in str(exc.value)
