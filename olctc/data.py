@@ -360,6 +360,8 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
                 name: str = "arrays") -> Dataset:
     """Validate numeric arrays (as the estimators receive them) into a Dataset."""
     try:
+        if np.iscomplexobj(X):
+            raise OlctcError("X has complex values; olctc needs real numbers")
         Xa = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):
         raise OlctcError("X must be numeric; encode text columns first (or use a CSV file)") from None
@@ -379,6 +381,9 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
     names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(Xa.shape[1])]
     if len(names) != Xa.shape[1]:
         raise OlctcError(f"feature_names has {len(names)} name(s) for the {Xa.shape[1]} column(s) of X")
+    dup = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    if dup is not None:
+        raise OlctcError(f"feature_names names {str(dup)!r} twice; feature names must be unique")
     yv, classes = binarise_labels(list(ya), positive_class, name, "y")
     schema = Schema(tuple(Column(str(n), "numeric") for n in names))
     digest = hashlib.sha256(Xa.tobytes() + yv.tobytes()).hexdigest()

@@ -48,6 +48,8 @@ def split(ds: Dataset, test_size: float, seed: int) -> tuple[np.ndarray, np.ndar
 
     if not (0.0 <= test_size < 1.0):
         raise param_error("test_size", "in [0, 1)", test_size)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 32:
+        raise param_error("seed", "an integer in [0, 4294967295]", seed)
     rows = np.arange(ds.n)
     if test_size == 0.0:
         return rows, np.array([], dtype=np.int64)

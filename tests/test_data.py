@@ -146,6 +146,18 @@ def test_from_arrays_errors():
         from_arrays([[0.0], [np.nan]], [0, 1])
     with pytest.raises(OlctcError, match=r"y must be 1-D with one label per row of X \(2\)"):
         from_arrays([[0.0], [1.0]], [0, 1, 1])
+    with pytest.raises(OlctcError, match=r"^X has complex values; olctc needs real numbers$"):
+        from_arrays([[1 + 1j], [2.0]], [0, 1])
+    with pytest.raises(OlctcError, match=r"^feature_names names 'a' twice; feature names must be unique$"):
+        from_arrays([[1.0, 2.0], [3.0, 4.0]], [0, 1], ["a", "a"])
+
+
+def test_fit_seed_must_be_a_valid_integer():
+    from olctc.fit import split
+
+    ds = load("haberman")
+    with pytest.raises(OlctcError, match=r"^The 'seed' parameter must be an integer in \[0, 4294967295\]. Got -1 instead.$"):
+        split(ds, 0.2, -1)
 
 
 SPEC_ERRORS = [
