@@ -360,8 +360,12 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
                 name: str = "arrays") -> Dataset:
     """Validate numeric arrays (as the estimators receive them) into a Dataset."""
     try:
-        if np.iscomplexobj(X):
-            raise OlctcError("X has complex values; olctc needs real numbers")
+        complex_x = bool(np.iscomplexobj(X))
+    except (TypeError, ValueError):  # ragged input: the conversion below says so
+        complex_x = False
+    if complex_x:
+        raise OlctcError("X has complex values; olctc needs real numbers")
+    try:
         Xa = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):
         raise OlctcError("X must be numeric; encode text columns first (or use a CSV file)") from None
