@@ -185,11 +185,13 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("--time-limit", type=float, default=None, help="Seconds for the whole fit.")
 @click.option("--threads", type=int, default=None)
 @click.option("--refine/--no-refine", default=True, show_default=True)
+@click.option("--keep-incumbent", is_flag=True,
+              help="If interrupted during the solve, still decode and write the best tree found (HiGHS).")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Tree file to write (JSON).")
 def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
-            test_size, seed, solver, time_limit, threads, refine, quiet, output) -> None:
+            test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet, output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine."""
     from olctc.export.json import save
     from olctc.fit import fit, summary_lines
@@ -198,7 +200,7 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget)
     ds = _load_data(data, target, dataset, positive_class)
     res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
-              seed=seed, refine=refine, verbose=not quiet, echo=click.echo)
+              seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent)
     for line in summary_lines(res.summary):
         click.echo(line)
     save(res.tree, output)
@@ -247,8 +249,18 @@ def _register_optional() -> None:
             cli.add_command(cmd, name)
 
 
+def _terminate(signum: int, frame: object) -> None:
+    # SIGTERM (a scheduler's kill, `timeout`) takes the same path as Ctrl-C, so every file being
+    # written is removed and nothing partial stays under a final name.
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: bad input prints one line and exits 2, never a traceback."""
+    import signal
+
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminate)
     _register_optional()
     try:
         cli.main(args=argv, prog_name="olctc", standalone_mode=False)

@@ -62,8 +62,13 @@ def split(ds: Dataset, test_size: float, seed: int) -> tuple[np.ndarray, np.ndar
 
 def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: float | None = None,
         threads: int | None = None, test_size: float = 0.0, seed: int = 0, refine: bool = True,
-        verbose: bool = True, echo: Callable[[str], None] = print) -> FitResult:
-    """Fit a tree on ``ds`` (or on its training split when ``test_size > 0``) and report on it."""
+        verbose: bool = True, echo: Callable[[str], None] = print, keep_incumbent: bool = False) -> FitResult:
+    """Fit a tree on ``ds`` (or on its training split when ``test_size > 0``) and report on it.
+
+    An interrupt (Ctrl-C, SIGTERM through the CLI) during the solve stops the fit with KeyboardInterrupt,
+    unless ``keep_incumbent``: then the best tree found so far is decoded, refined and returned (HiGHS
+    hands back its incumbent when interrupted; CBC and SCIP finish their C call first).
+    """
     from olctc.decode import decode_arrays, finish
     from olctc.solve import solve_milp
     from olctc.warmstart import warm_start
@@ -98,6 +103,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
              f"({t_warm:.2f} s)")
     res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose)
     t_solve = res.runtime
+    if "interrupt" in res.raw_status.lower() and not keep_incumbent:
+        raise KeyboardInterrupt
     if res.x is None:
         if verbose:
             echo(f"{solver} found no solution ({res.raw_status}): keeping the warm start")
