@@ -1,0 +1,612 @@
+"""Run one experiment into a bench folder: one JSON line per run in DIR/runs.jsonl, resumable.
+
+Folder contract: DIR/bench.json (experiment, options, olctc version) is written when the folder is
+created; a folder without it (and not empty), or with files bench does not write, is refused; a
+bench.json with another experiment or options is refused. Nothing in the folder is ever deleted or
+rewritten: records are appended, one whole buffer per task, by the parent process only.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from olctc import __version__
+from olctc.bench.experiments import (C_GRID, EXPERIMENTS, Experiment, ModelDef, cv_grid, get_experiment,
+                                     resolve_C)
+from olctc.bench.metrics import brier_score, expected_calibration_error
+from olctc.errors import OlctcError, param_error
+
+BENCH_JSON = "bench.json"
+RUNS = "runs.jsonl"
+REPORT_DIR = "report"
+OWN_FILES = frozenset({BENCH_JSON, RUNS, REPORT_DIR})
+TEST_SIZE = 0.2
+THREADS = 1  # the paper's comparisons are per run; parallelism comes from --jobs, one thread each
+SOLVERS = ("highs", "cbc", "scip")
+
+
+# ---- options ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BenchOptions:
+    """Everything that defines the set of runs (not how many run at once)."""
+
+    experiment: str
+    datasets: tuple[str, ...]
+    seeds: tuple[int, ...]
+    models: tuple[str, ...]
+    solver: str = "highs"
+    time_limit: float = 300.0
+    fixed_C: str = "anchors"
+    cv: int | None = None
+    C_grid: tuple[float, ...] = C_GRID
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+
+def parse_seeds(text: str | None, default: Iterable[int]) -> tuple[int, ...]:
+    """'0,42,314' -> (0, 42, 314); OlctcError unless every item is an integer."""
+    if text is None:
+        return tuple(default)
+    parts = [s.strip() for s in str(text).split(",")]
+    try:
+        seeds = tuple(int(s) for s in parts)
+    except ValueError:
+        raise param_error("seeds", "comma-separated integers such as '0,42,314'", text) from None
+    if len(set(seeds)) != len(seeds):
+        raise param_error("seeds", "distinct integers", text)
+    return seeds
+
+
+def parse_datasets(text: str | None, default: Iterable[str]) -> tuple[str, ...]:
+    """'a,b' -> ('a', 'b'), each a vendored data set; OlctcError naming the first unknown one."""
+    from olctc.datasets import dataset_names
+
+    names = tuple(default) if text is None else tuple(s.strip() for s in str(text).split(","))
+    known = dataset_names()
+    for n in names:
+        if n not in known:
+            raise OlctcError(f"unknown data set {n!r}; known: {', '.join(known)}")
+    if not names or len(set(names)) != len(names):
+        raise param_error("datasets", "distinct data set names separated by commas", text)
+    return names
+
+
+def parse_models(text: str | None, exp: Experiment) -> tuple[str, ...]:
+    """Model names of ``exp`` (default: its default list)."""
+    if text is None:
+        return exp.defaults
+    names = tuple(s.strip() for s in str(text).split(","))
+    for n in names:
+        exp.model(n)
+    return names
+
+
+def parse_grid(text: str | None) -> tuple[float, ...]:
+    """'0.01,1,100' -> floats > 0 (the per-layer C grid of --cv)."""
+    if text is None:
+        return C_GRID
+    try:
+        vals = tuple(float(s) for s in str(text).split(","))
+    except ValueError:
+        raise param_error("C_grid", "positive numbers separated by commas", text) from None
+    if not vals or any(not v > 0 for v in vals):
+        raise param_error("C_grid", "positive numbers separated by commas", text)
+    return vals
+
+
+def make_options(experiment: str, *, datasets: str | None = None, seeds: str | None = None,
+                 models: str | None = None, solver: str = "highs", time_limit: float = 300.0,
+                 fixed_C: str = "anchors", cv: int | None = None, C_grid: str | None = None) -> BenchOptions:
+    """Validate every bench option (OlctcError with a one-line message) and build BenchOptions."""
+    exp = get_experiment(experiment)
+    if solver not in SOLVERS:
+        raise param_error("solver", f"one of {', '.join(SOLVERS)}", solver)
+    if not (time_limit > 0):
+        raise param_error("time_limit", "> 0 seconds", time_limit)
+    if cv is not None and (isinstance(cv, bool) or cv < 2):
+        raise param_error("cv", "an integer >= 2 (folds)", cv)
+    if fixed_C != "anchors":
+        from olctc.spec import parse_C
+
+        parse_C(fixed_C, exp.depth)
+    return BenchOptions(exp.name, parse_datasets(datasets, exp.datasets), parse_seeds(seeds, exp.seeds),
+                        parse_models(models, exp), solver, float(time_limit),
+                        "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid))
+
+
+# ---- folder ----------------------------------------------------------------------------------------
+
+def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
+    """Create DIR with bench.json, or check that an existing DIR is this very bench; never deletes."""
+    d = Path(out)
+    if d.exists() and not d.is_dir():
+        raise OlctcError(f"bench folder {d} is a file, not a folder")
+    if not d.exists():
+        parent = d.parent if str(d.parent) else Path(".")
+        if not parent.is_dir():
+            raise OlctcError(f"cannot create bench folder {d}: folder {parent} does not exist")
+        if not os.access(parent, os.W_OK):
+            raise OlctcError(f"cannot create bench folder {d}: folder {parent} is not writable")
+        d.mkdir()
+    names = {p.name for p in d.iterdir()}
+    if not os.access(d, os.W_OK):
+        raise OlctcError(f"bench folder {d} is not writable")
+    if names and BENCH_JSON not in names:
+        raise OlctcError(f"{d} is not a bench folder (no {BENCH_JSON}) and is not empty: "
+                         "give a new or empty folder")
+    foreign = sorted(names - OWN_FILES)
+    if foreign:
+        raise OlctcError(f"{d} holds files bench did not write ({', '.join(foreign[:3])}): "
+                         "give a new or empty folder")
+    meta_path = d / BENCH_JSON
+    if BENCH_JSON in names:
+        meta = read_bench_json(d)
+        if meta.get("experiment") != opts.experiment:
+            raise OlctcError(f"{d} holds the bench of experiment {meta.get('experiment')!r}, not "
+                             f"{opts.experiment!r}: give another folder")
+        old = meta.get("options", {})
+        new = opts.to_json()
+        diff = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+        if diff:
+            k = diff[0]
+            raise OlctcError(f"{d} was started with other options ({k}: {old.get(k)!r} there, "
+                             f"{new.get(k)!r} now): rerun with the same options or give another folder")
+        return d
+    meta = {"experiment": opts.experiment, "options": opts.to_json(), "olctc_version": __version__,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine_info()}
+    tmp = d / (BENCH_JSON + ".tmp")
+    tmp.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, meta_path)
+    return d
+
+
+def read_bench_json(d: Path) -> dict[str, Any]:
+    """DIR/bench.json; OlctcError if missing or unreadable."""
+    p = Path(d) / BENCH_JSON
+    if not p.is_file():
+        raise OlctcError(f"{d} is not a bench folder (no {BENCH_JSON})")
+    try:
+        meta = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise OlctcError(f"{p} is not readable JSON: {exc}") from None
+    if not isinstance(meta, dict) or meta.get("experiment") not in EXPERIMENTS:
+        raise OlctcError(f"{p} names no known experiment")
+    return meta
+
+
+def machine_info() -> dict[str, Any]:
+    """CPU model, core count and Python of this machine (recorded in bench.json)."""
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "nproc": os.cpu_count(), "python": platform.python_version(),
+            "platform": platform.platform()}
+
+
+# ---- runs.jsonl ------------------------------------------------------------------------------------
+
+def read_runs(d: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], int]:
+    """(records, number of unreadable lines) of DIR/runs.jsonl; a partial line from a kill is skipped."""
+    p = Path(d) / RUNS
+    if not p.exists():
+        return [], 0
+    recs, bad = [], 0
+    with open(p, "rb") as f:
+        for raw in f:
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                bad += 1
+                continue
+            if isinstance(rec, dict) and "key" in rec:
+                recs.append(rec)
+            else:
+                bad += 1
+    return recs, bad
+
+
+def append_records(d: str | os.PathLike[str], records: list[dict[str, Any]]) -> None:
+    """Append whole lines in one write; start on a fresh line if a kill left a partial one."""
+    p = Path(d) / RUNS
+    data = "".join(json.dumps(r, default=_jsonable, allow_nan=True) + "\n" for r in records).encode()
+    fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size:
+            with open(p, "rb") as f:
+                f.seek(size - 1)
+                if f.read(1) != b"\n":
+                    data = b"\n" + data  # keep the partial line as it is, on its own line
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating,)):
+        return float(v)
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return str(v)
+
+
+def run_key(dataset: str, seed: int, model: str) -> str:
+    """The identity of a record in runs.jsonl."""
+    return f"{dataset}|{seed}|{model}"
+
+
+# ---- tasks -----------------------------------------------------------------------------------------
+
+def make_tasks(opts: BenchOptions) -> list[dict[str, Any]]:
+    """One task per (data set, seed, model); each carries the record keys it will write."""
+    exp = EXPERIMENTS[opts.experiment]
+    tasks = []
+    for ds in opts.datasets:
+        for seed in opts.seeds:
+            for name in opts.models:
+                m = exp.model(name)
+                tasks.append({"experiment": exp.name, "dataset": ds, "seed": seed, "model": name,
+                              "depth": exp.depth, "options": opts.to_json(),
+                              "keys": [run_key(ds, seed, r) for r in m.record_names]})
+    return tasks
+
+
+def solver_version(solver: str) -> str:
+    """Version of the Python package behind an in-process solver."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    pkg = {"highs": "highspy", "cbc": "mip", "scip": "pyscipopt"}.get(solver, solver)
+    try:
+        return f"{pkg} {version(pkg)}"
+    except PackageNotFoundError:
+        return f"{pkg} (unknown version)"
+
+
+def execute_task(task: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run one task and return its records; failures become records with status "error"."""
+    exp = EXPERIMENTS[task["experiment"]]
+    m = exp.model(task["model"])
+    base = {"experiment": exp.name, "dataset": task["dataset"], "seed": task["seed"], "depth": exp.depth,
+            "threads": THREADS, "time_limit": task["options"]["time_limit"], "olctc_version": __version__,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "pid": os.getpid()}
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            recs = KIND_RUNNERS[m.kind](m, task)
+    except Exception as exc:  # one failed run must not stop a bench; the record says why
+        recs = [{"model": r, "status": "error", "error": f"{type(exc).__name__}: {exc}"} for r in m.record_names]
+    wall = time.perf_counter() - t0
+    out = []
+    for r in recs:
+        rec = dict(base)
+        rec.update(r)
+        rec["key"] = run_key(task["dataset"], task["seed"], rec["model"])
+        rec["wall_time"] = wall
+        out.append(rec)
+    return out
+
+
+def _load_split(task: dict[str, Any]):
+    from olctc.datasets import load
+    from olctc.fit import split
+
+    ds = load(task["dataset"])
+    train, test = split(ds, TEST_SIZE, int(task["seed"]))
+    return ds, train, test
+
+
+def _scores(y_tr, pred_tr, y_te, pred_te, p_te) -> dict[str, Any]:
+    from olctc.fit import balanced_accuracy
+
+    return {"train_balanced_accuracy": balanced_accuracy(y_tr, pred_tr),
+            "test_balanced_accuracy": balanced_accuracy(y_te, pred_te),
+            "test_brier": brier_score(y_te, p_te), "test_ece": expected_calibration_error(y_te, p_te)}
+
+
+def _tree_scores(tree, tr, te) -> dict[str, Any]:
+    def pm(X):
+        return np.where(tree.decision_function(X) > 0, 1, -1)
+    return _scores(tr.y, pm(tr.X), te.y, pm(te.X), tree.predict_proba(te.X)[:, 1])
+
+
+def _nonzero(W: np.ndarray) -> dict[str, Any]:
+    nz = [int(v) for v in (np.abs(W) > 1e-9).sum(axis=1)]
+    return {"nonzero_weights_per_node": nz, "mean_nonzero_per_node": float(np.mean(nz)) if nz else 0.0}
+
+
+def _solver_for(m: ModelDef, task: dict[str, Any]) -> str:
+    return m.needs_solver or task["options"]["solver"]
+
+
+def _make_spec(m: ModelDef, depth: int, C: tuple[float, ...], alpha: float | None):
+    from olctc.spec import make_spec
+
+    kw: dict[str, Any] = {"preset": m.preset, "depth": depth, "C": list(C), "tangents": m.tangents}
+    if alpha is not None:
+        kw["alpha"] = alpha
+    return make_spec(**kw)
+
+
+def _choose_config(m: ModelDef, task: dict[str, Any], tr) -> tuple[tuple[float, ...], float | None,
+                                                                    str, dict[str, Any]]:
+    """C (and alpha) for a tree model: the fixed setting, or K-fold CV on the training part."""
+    opts = task["options"]
+    depth = task["depth"]
+    if opts["cv"] is None:
+        C, source = resolve_C(m, task["dataset"], depth, opts["fixed_C"])
+        return C, m.alpha, source, {}
+    return cross_validate(m, tr, depth, int(opts["cv"]), tuple(opts["C_grid"]), _solver_for(m, task),
+                          float(opts["time_limit"]), int(task["seed"]))
+
+
+def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...], solver: str,
+                   time_limit: float, seed: int) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
+    """K-fold stratified CV of a tree model over the paper's grid; the mean validation balanced accuracy
+    picks the configuration (ties: the first in grid order).
+
+    Returns (C, alpha, "cv", info with the grid scores and the CV time).
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    from olctc.fit import balanced_accuracy, fit
+
+    t0 = time.perf_counter()
+    folds = list(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(tr.X, tr.y))
+    scores = []
+    grid = cv_grid(m, depth, c_grid)
+    for cfg in grid:
+        spec = _make_spec(m, depth, cfg["C"], cfg["alpha"])
+        vals = []
+        for fit_rows, val_rows in folds:
+            res = fit(tr.subset(fit_rows), spec, solver=solver, time_limit=time_limit, threads=THREADS,
+                      test_size=0.0, seed=seed, refine=m.refine, verbose=False)
+            va = tr.subset(val_rows)
+            vals.append(balanced_accuracy(va.y, np.where(res.tree.decision_function(va.X) > 0, 1, -1)))
+        scores.append(float(np.mean(vals)))
+    best = int(np.argmax(scores))
+    info = {"cv_folds": k, "cv_grid": [{"C": list(c["C"]), "alpha": c["alpha"], "score": s}
+                                       for c, s in zip(grid, scores)],
+            "time_cv": time.perf_counter() - t0}
+    return tuple(grid[best]["C"]), grid[best]["alpha"], "cv", info
+
+
+def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
+    from olctc.fit import fit
+
+    ds, train, test = _load_split(task)
+    tr, te = ds.subset(train), ds.subset(test)
+    C, alpha, source, cvinfo = _choose_config(m, task, tr)
+    spec = _make_spec(m, task["depth"], C, alpha)
+    solver = _solver_for(m, task)
+    res = fit(ds, spec, solver=solver, time_limit=float(task["options"]["time_limit"]), threads=THREADS,
+              test_size=TEST_SIZE, seed=int(task["seed"]), refine=m.refine, verbose=False)
+    s = res.summary
+    rec = {"model": m.name, "preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C),
+           "alpha": spec.alpha if m.preset in ("margot-sfs", "oct-h") else None, "C_source": source,
+           "solver": solver, "solver_version": solver_version(solver), "status": s["status"],
+           "raw_status": s["raw_status"], "gap": s["gap"], "bound": s["bound"],
+           "solution_from": s["solution_from"],
+           "objective_warm_start": s["objective_warm_start"], "objective_milp": s["objective_milp"],
+           "objective_milp_true": s["objective_milp_true"],
+           "exact_objective_warm_start": s["exact_objective_warm_start"],
+           "exact_objective_before_refine": s["exact_objective_before_refine"],
+           "exact_objective": s["exact_objective_after_refine"],
+           "routing_disagreements": s["routing_disagreements"],
+           "time_build": s["time_build"], "time_warm_start": s["time_warm_start"],
+           "time_solve": s["time_solve"], "time_total": s["time_total"], "refined": m.refine}
+    if spec.info.loss != "logistic":
+        # "Exact" means the true logistic loss; other presets' objectives are exact already (objective_milp_true).
+        rec["exact_objective"] = None
+    rec.update(_nonzero(res.tree.W))
+    rec.update(_tree_scores(res.tree, tr, te))
+    rec.update(cvinfo)
+    return [rec]
+
+
+def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
+    """One warm start + one solve, three trees: warm start, MILP, MILP + refinement (paper Sec. 5.2).
+
+    Mirrors ``olctc.fit.fit`` step by step so that the three trees share the very same solve.
+    """
+    from olctc.compile import compile_problem
+    from olctc.decode import decode_arrays, finish
+    from olctc.solve import solve_milp
+    from olctc.warmstart import warm_start
+
+    ds, train, test = _load_split(task)
+    tr, te = ds.subset(train), ds.subset(test)
+    C, alpha, source, cvinfo = _choose_config(m, task, tr)
+    spec = _make_spec(m, task["depth"], C, alpha)
+    solver = _solver_for(m, task)
+    limit = float(task["options"]["time_limit"])
+    t0 = time.perf_counter()
+    comp = compile_problem(tr, spec, ds.name, rows=train)
+    t_build = time.perf_counter() - t0
+    x0, _ = warm_start(comp.milp, comp.X, tr.y, spec)
+    t_warm = time.perf_counter() - t0 - t_build
+    # The same reserve as fit: decoding and refinement take about as long as building.
+    remaining = max(1.0, limit - (time.perf_counter() - t0) - max(0.5, 0.5 * t_build))
+    res = solve_milp(comp.milp, solver, time_limit=remaining, threads=THREADS, start=x0, verbose=False)
+    x = res.x if res.x is not None else x0
+    common = {"preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C), "alpha": None,
+              "C_source": source, "solver": solver, "solver_version": solver_version(solver),
+              "status": res.status, "raw_status": res.raw_status, "gap": res.gap, "bound": res.bound,
+              "solution_from": solver if res.x is not None else "warm start",
+              "objective_warm_start": comp.milp.objective(x0), "objective_milp": res.objective,
+              "time_build": t_build, "time_warm_start": t_warm, "time_solve": res.runtime, **cvinfo}
+    recs = []
+    phases = [(m.outputs[0], x0, None, False), (m.outputs[1], x, res if res.x is not None else None, False),
+              (m.outputs[2], x, res if res.x is not None else None, True)]
+    for name, xv, sol, refine in phases:
+        dec = decode_arrays(comp.milp, spec, comp.X, tr.y, xv, sol)
+        tree, report = finish(dec, comp.manifest, tr, refine)
+        rec = dict(common, model=name, refined=refine, phase=name,
+                   objective_milp_true=report.true_objective,
+                   exact_objective_before_refine=report.exact_objective,
+                   exact_objective=tree.meta.get("exact_objective"),
+                   routing_disagreements=len(report.disagreements),
+                   time_total=time.perf_counter() - t0)
+        if name == m.outputs[0]:
+            # The warm-start tree used no solver time: its "solve" is the greedy fit.
+            rec.update(status="warm start", gap=None, time_solve=0.0, time_total=t_build + t_warm)
+        rec.update(_nonzero(tree.W))
+        rec.update(_tree_scores(tree, tr, te))
+        recs.append(rec)
+    return recs
+
+
+def _run_cart(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
+    from sklearn.tree import DecisionTreeClassifier
+
+    ds, train, test = _load_split(task)
+    tr, te = ds.subset(train), ds.subset(test)
+    t0 = time.perf_counter()
+    clf = DecisionTreeClassifier(max_depth=task["depth"], random_state=int(task["seed"])).fit(tr.X, tr.y)
+    t = time.perf_counter() - t0
+    inner = clf.tree_.children_left >= 0
+    nz = [1] * int(inner.sum())  # one feature per split node actually grown
+    rec = {"model": m.name, "solver": "scikit-learn", "solver_version": solver_version("scikit-learn"),
+           "status": "optimal", "gap": None, "time_solve": t, "time_total": t, "C": None, "C_source": None,
+           "nonzero_weights_per_node": nz, "mean_nonzero_per_node": 1.0 if nz else 0.0,
+           "tree_depth": int(clf.get_depth())}
+    rec.update(_scores(tr.y, clf.predict(tr.X), te.y, clf.predict(te.X), clf.predict_proba(te.X)[:, 1]))
+    return [rec]
+
+
+def _run_l1lr(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
+    """L1 logistic regression on standardised features, C by K-fold CV (K = --cv or 4) over the C grid."""
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from olctc.refine import _sklearn_l1_logistic
+
+    ds, train, test = _load_split(task)
+    tr, te = ds.subset(train), ds.subset(test)
+    k = int(task["options"]["cv"] or 4)
+    t0 = time.perf_counter()
+    pipe = make_pipeline(StandardScaler(), _sklearn_l1_logistic(1.0, 0))
+    grid = GridSearchCV(pipe, {"logisticregression__C": list(task["options"]["C_grid"])},
+                        scoring="balanced_accuracy",
+                        cv=StratifiedKFold(k, shuffle=True, random_state=int(task["seed"]))).fit(tr.X, tr.y)
+    t = time.perf_counter() - t0
+    best = grid.best_estimator_
+    W = best[-1].coef_
+    rec = {"model": m.name, "solver": "scikit-learn liblinear",
+           "solver_version": solver_version("scikit-learn"), "status": "optimal", "gap": None,
+           "time_solve": t, "time_total": t, "C": [float(grid.best_params_["logisticregression__C"])],
+           "C_source": "cv", **_nonzero(W)}
+    rec.update(_scores(tr.y, best.predict(tr.X), te.y, best.predict(te.X), best.predict_proba(te.X)[:, 1]))
+    return [rec]
+
+
+def _run_pystreed(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
+    try:
+        import pystreed  # noqa: F401
+    except ImportError:
+        return [{"model": m.name, "status": "skipped", "error": "pystreed is not installed"}]
+    raise OlctcError("STreeD runs are not implemented yet (needs binarised features)")
+
+
+KIND_RUNNERS: dict[str, Callable[[ModelDef, dict[str, Any]], list[dict[str, Any]]]] = {
+    "tree": _run_tree, "phases": _run_phases, "cart": _run_cart, "l1lr": _run_l1lr, "pystreed": _run_pystreed,
+}
+
+
+# ---- the loop --------------------------------------------------------------------------------------
+
+class Progress:
+    """Plain-text progress on stderr: a bar, runs done / left, elapsed time."""
+
+    def __init__(self, total: int, stream=None, width: int = 30) -> None:
+        self.total, self.done, self.width = total, 0, width
+        self.stream = stream if stream is not None else sys.stderr
+        self.t0 = time.perf_counter()
+
+    def line(self) -> str:
+        frac = self.done / self.total if self.total else 1.0
+        n = int(round(frac * self.width))
+        el = int(time.perf_counter() - self.t0)
+        return (f"[{'#' * n}{'.' * (self.width - n)}] {self.done}/{self.total} runs done, "
+                f"{self.total - self.done} left, elapsed {el // 60}:{el % 60:02d}")
+
+    def step(self, k: int = 1) -> None:
+        self.done += k
+        self.stream.write(self.line() + "\n")
+        self.stream.flush()
+
+
+@dataclass
+class BenchSummary:
+    """What a bench call did."""
+
+    folder: Path
+    total: int
+    skipped: int
+    ran: int
+    errors: int
+    bad_lines: int
+
+
+def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
+              echo: Callable[[str], None] = print, progress_stream=None) -> BenchSummary:
+    """Run every task of ``opts`` not yet in DIR/runs.jsonl, ``jobs`` at a time (1 thread each)."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise param_error("jobs", "an integer >= 1", jobs)
+    d = prepare_folder(out, opts)
+    recs, bad = read_runs(d)
+    if bad:
+        echo(f"{d / RUNS}: ignored {bad} unreadable line(s) (a run killed while writing); "
+             "those runs will be redone")
+    done = {r["key"] for r in recs}
+    tasks = make_tasks(opts)
+    todo = [t for t in tasks if not all(k in done for k in t["keys"])]
+    skipped = len(tasks) - len(todo)
+    if skipped:
+        echo(f"{skipped} of {len(tasks)} run(s) already in {d / RUNS}: skipped")
+    prog = Progress(len(tasks), progress_stream)
+    prog.done = skipped
+    if todo:
+        prog.step(0)  # show the bar before the first (possibly long) run
+    errors = 0
+
+    def keep(records: list[dict[str, Any]]) -> None:
+        nonlocal errors
+        append_records(d, records)
+        errors += sum(r.get("status") == "error" for r in records)
+        prog.step()
+
+    if jobs == 1 or len(todo) <= 1:
+        for t in todo:
+            keep(execute_task(t))
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(execute_task, t) for t in todo]
+            for f in as_completed(futures):
+                keep(f.result())
+    return BenchSummary(d, len(tasks), skipped, len(todo), errors, bad)

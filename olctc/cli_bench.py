@@ -1,0 +1,79 @@
+"""`olctc bench EXPERIMENT ... -o DIR` and `olctc bench report DIR`: the paper's experiments (Sec. 5)."""
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from olctc.bench.experiments import EXPERIMENTS
+from olctc.errors import OlctcError
+
+
+class BenchGroup(click.Group):
+    """A group whose unknown subcommand is an OlctcError (one line, exit 2), naming the experiments."""
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        name = args[0] if args else None
+        if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:
+            raise OlctcError(f"unknown experiment {name!r}; known: {', '.join(EXPERIMENTS)} "
+                             "(or `report DIR`)")
+        return super().resolve_command(ctx, args)
+
+
+@click.group("bench", cls=BenchGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def bench() -> None:
+    """Run the paper's experiments into a resumable folder (runs.jsonl), then `bench report DIR`."""
+
+
+def _experiment_command(name: str) -> click.Command:
+    exp = EXPERIMENTS[name]
+
+    section, _, what = exp.description.partition(": ")
+    # click cuts the short help at the first period, which "Sec. 5.1" would hit at once.
+    @click.command(name, short_help=f"{what} ({section})", help=f"{exp.description}. Default data sets: {', '.join(exp.datasets)}; models: "
+                              f"{', '.join(exp.defaults)}.")
+    @click.option("--datasets", default=None, help="Comma-separated data sets (default: the paper's).")
+    @click.option("--seeds", default=None,
+                  help=f"Comma-separated split seeds (default {','.join(map(str, exp.seeds))}).")
+    @click.option("--models", default=None,
+                  help=f"Comma-separated models among {', '.join(m.name for m in exp.models)}.")
+    @click.option("--solver", default="highs", show_default=True,
+                  help="highs, cbc or scip for MILPs (MIQP models always use scip).")
+    @click.option("--time-limit", type=float, default=300.0, show_default=True,
+                  help="Seconds per fit (the paper: 300).")
+    @click.option("--cv", type=int, default=None, help="K-fold CV over the C grid per layer (expensive).")
+    @click.option("--fixed-C", "fixed_C", default=None,
+                  help="'anchors' (the authors' C table; default without --cv) or C values ('1' or '1,10').")
+    @click.option("--C-grid", "C_grid", default=None, help="Per-layer C grid for --cv (default the paper's "
+                                                           "0.01,0.1,1,10,100).")
+    @click.option("--jobs", type=int, default=1, show_default=True, help="Runs in parallel (1 thread each).")
+    @click.option("-o", "--output", "output", required=True,
+                  help="Bench folder (created; resumed if it holds this bench).")
+    def cmd(datasets, seeds, models, solver, time_limit, cv, fixed_C, C_grid, jobs, output) -> None:
+        from olctc.bench.runner import RUNS, make_options, run_bench
+
+        if cv is not None and fixed_C is not None:
+            raise OlctcError("give either --cv K or --fixed-C, not both")
+        opts = make_options(name, datasets=datasets, seeds=seeds, models=models, solver=solver,
+                            time_limit=time_limit, fixed_C=fixed_C or "anchors", cv=cv, C_grid=C_grid)
+        s = run_bench(opts, output, jobs=jobs, echo=lambda m: click.echo(m, err=True))
+        click.echo(f"bench {name}: {s.ran} run(s) done now, {s.skipped} skipped (already done), "
+                   f"{s.errors} failed; results in {s.folder / RUNS}")
+
+    return cmd
+
+
+for _name in EXPERIMENTS:
+    bench.add_command(_experiment_command(_name))
+
+
+@bench.command("report")
+@click.argument("folder")
+def report_cmd(folder: Any) -> None:
+    """Markdown and CSV tables (with the authors' anchors) and the paper's figures (PNG) of a bench."""
+    from olctc.bench.report import write_report
+
+    rep = write_report(folder, echo=lambda m: click.echo(m, err=True))
+    for p in rep.files:
+        click.echo(f"  {p}")
+    click.echo(f"report written to {rep.folder}")

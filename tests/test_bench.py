@@ -1,0 +1,294 @@
+"""olctc bench: tiny real runs through the CLI, resume, partial lines, report, bad input, metrics."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from olctc.bench import experiments as ex
+from olctc.bench import runner
+from olctc.bench.metrics import (brier_score, expected_calibration_error, gap_cdf, performance_profile,
+                                 performance_ratios)
+from olctc.cli import main
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+RECORD_FIELDS = ("experiment", "dataset", "seed", "model", "C", "solver", "solver_version", "threads",
+                 "time_limit", "status", "gap", "objective_milp", "objective_milp_true", "exact_objective",
+                 "time_build", "time_warm_start", "time_solve", "train_balanced_accuracy",
+                 "test_balanced_accuracy", "nonzero_weights_per_node", "test_brier", "test_ece", "key")
+
+
+def cli(args: list[str], capsys) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as e:
+        main(args)
+    cap = capsys.readouterr()
+    return e.value.code, cap.out, cap.err
+
+
+def lines(d: Path) -> list[str]:
+    return (d / "runs.jsonl").read_text().splitlines()
+
+
+def snapshot(d: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()}
+
+
+# ---- a tiny real bench: phases on two data sets, one seed, 2 s per MILP ----------------------------
+
+@pytest.fixture(scope="module")
+def phases_dir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("bench") / "phases"
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "phases", "--datasets", "haberman,wholesale", "--seeds", "0", "--time-limit", "2",
+              "--jobs", "1", "-o", str(d)])
+    assert e.value.code == 0
+    return d
+
+
+def test_phases_run_records(phases_dir: Path) -> None:
+    recs = [json.loads(s) for s in lines(phases_dir)]
+    assert sorted(r["key"] for r in recs) == sorted(
+        f"{ds}|0|{m}" for ds in ("haberman", "wholesale") for m in ("OLCT-W", "OLCT-V0", "OLCT-V0R"))
+    for r in recs:
+        for f in RECORD_FIELDS:
+            assert f in r, f
+        assert r["threads"] == 1 and r["solver"] == "highs" and r["time_limit"] == 2.0
+        assert 0.0 <= r["test_balanced_accuracy"] <= 1.0 and 0.0 <= r["test_ece"] <= 1.0
+        assert r["C"] == list(ex.fixed_C_table()[r["dataset"]])  # --fixed-C anchors is the default
+    by = {r["key"]: r for r in recs}
+    for ds in ("haberman", "wholesale"):
+        w, v, vr = (by[f"{ds}|0|{m}"] for m in ("OLCT-W", "OLCT-V0", "OLCT-V0R"))
+        # Refinement keeps a refit only if the exact objective does not increase.
+        assert vr["exact_objective"] <= v["exact_objective"] + 1e-6
+        assert w["time_solve"] == 0.0 and v["time_solve"] == vr["time_solve"] > 0
+    meta = json.loads((phases_dir / "bench.json").read_text())
+    assert meta["experiment"] == "phases" and meta["options"]["seeds"] == [0]
+    assert meta["olctc_version"]
+
+
+def test_resume_skips_finished_runs(phases_dir: Path, capsys, monkeypatch) -> None:
+    import olctc.solve
+
+    calls = []
+    real = olctc.solve.solve_milp
+    monkeypatch.setattr(olctc.solve, "solve_milp", lambda *a, **k: calls.append(1) or real(*a, **k))
+    before = snapshot(phases_dir)
+    code, out, err = cli(["bench", "phases", "--datasets", "haberman,wholesale", "--seeds", "0",
+                          "--time-limit", "2", "-o", str(phases_dir)], capsys)
+    assert code == 0 and calls == []
+    assert "2 of 2 run(s) already in" in err
+    assert "0 run(s) done now, 2 skipped" in out
+    assert snapshot(phases_dir) == before
+
+
+def test_report_tables_and_pngs(phases_dir: Path, capsys) -> None:
+    code, out, err = cli(["bench", "report", str(phases_dir)], capsys)
+    assert code == 0, err
+    rep = phases_dir / "report"
+    md = (rep / "summary.md").read_text()
+    assert "| data set | OLCT-W | OLCT-V0 | OLCT-V0R |" in md
+    # The anchor (authors' seed-0 value) sits beside our refined OLCT.
+    assert "[54.93]" in md and "[88.69]" in md
+    rows = (rep / "summary.csv").read_text().splitlines()
+    assert rows[0].startswith("dataset,model,runs,errors,test_bacc_mean,test_bacc_std,anchor_mean")
+    assert len(rows) == 1 + 6
+    for png in ("bacc_gap_cdf.png", "train_loss_gap_cdf.png", "time_profile.png", "sparsity_profile.png"):
+        assert (rep / png).read_bytes()[:8] == PNG_MAGIC
+    # Running the report again overwrites only its own files.
+    assert cli(["bench", "report", str(phases_dir)], capsys)[0] == 0
+
+
+# ---- cheap runs (CART, L1-LR: no solver) for resume after a kill -----------------------------------
+
+def _baselines(d: Path, capsys, seeds: str = "0,1") -> tuple[int, str, str]:
+    return cli(["bench", "models", "--models", "CART,L1-LR", "--datasets", "haberman", "--seeds", seeds,
+                "-o", str(d)], capsys)
+
+
+def test_truncated_last_line_is_ignored_and_redone(tmp_path: Path, capsys) -> None:
+    d = tmp_path / "b"
+    assert _baselines(d, capsys)[0] == 0
+    text = (d / "runs.jsonl").read_bytes()
+    assert text.count(b"\n") == 4
+    last = text.rstrip(b"\n").rsplit(b"\n", 1)[1]
+    cut_key = json.loads(last)["key"]
+    (d / "runs.jsonl").write_bytes(text[: len(text) - len(last) // 2 - 1])  # a kill in mid-write
+    code, out, err = _baselines(d, capsys)
+    assert code == 0
+    assert "ignored 1 unreadable line(s)" in err
+    assert "1 run(s) done now, 3 skipped" in out
+    raw = (d / "runs.jsonl").read_bytes()
+    assert raw.startswith(text[: len(text) - len(last) // 2 - 1])  # nothing lost or rewritten
+    recs, bad = runner.read_runs(d)
+    assert bad == 1 and sorted(r["key"] for r in recs).count(cut_key) == 1 and len(recs) == 4
+    code, out, err = cli(["bench", "report", str(d)], capsys)
+    assert code == 0 and "ignored 1 unreadable line(s)" in err
+
+
+def test_progress_bar_text(tmp_path: Path) -> None:
+    import io
+
+    s = io.StringIO()
+    p = runner.Progress(4, s, width=8)
+    p.step()
+    assert s.getvalue().startswith("[##......] 1/4 runs done, 3 left, elapsed 0:0")
+
+
+# ---- bad input: one line, exit 2, nothing lost -------------------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    (["bench", "nope", "-o", "X"],
+     "error: unknown experiment 'nope'; known: tangents, phases, models, large, depth3 (or `report DIR`)"),
+    (["bench", "phases", "--datasets", "haberman,nosuch", "-o", "X"], "error: unknown data set 'nosuch'; known: "),
+    (["bench", "phases", "--seeds", "0,4.2", "-o", "X"],
+     "error: The 'seeds' parameter must be comma-separated integers such as '0,42,314'. Got '0,4.2' instead."),
+    (["bench", "phases", "--seeds", "a", "-o", "X"],
+     "error: The 'seeds' parameter must be comma-separated integers such as '0,42,314'. Got 'a' instead."),
+    (["bench", "models", "--models", "XGB", "-o", "X"],
+     "error: The 'models' parameter must be names among OLCT, MARGOT, SFS-MARGOT, OCT-H, CART, L1-LR, STreeD. "
+     "Got 'XGB' instead."),
+    (["bench", "phases", "--cv", "4", "--fixed-C", "anchors", "-o", "X"],
+     "error: give either --cv K or --fixed-C, not both"),
+])
+def test_bad_options(tmp_path: Path, capsys, monkeypatch, args, message) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli(args, capsys)
+    assert code == 2
+    assert err.startswith(message) and err.count("\n") == 1
+    assert not (tmp_path / "X").exists()
+
+
+def test_unwritable_and_foreign_folders(tmp_path: Path, capsys) -> None:
+    missing = tmp_path / "no" / "dir"
+    code, _, err = _baselines(missing, capsys)
+    assert (code, err) == (2, f"error: cannot create bench folder {missing}: folder {missing.parent} does not "
+                              "exist\n")
+    f = tmp_path / "file"
+    f.write_text("x")
+    code, _, err = _baselines(f, capsys)
+    assert (code, err) == (2, f"error: bench folder {f} is a file, not a folder\n")
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    code, _, err = _baselines(foreign, capsys)
+    assert (code, err) == (2, f"error: {foreign} is not a bench folder (no bench.json) and is not empty: "
+                              "give a new or empty folder\n")
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
+    code, _, err = cli(["bench", "report", str(foreign)], capsys)
+    assert (code, err) == (2, f"error: {foreign} is not a bench folder (no bench.json)\n")
+
+
+def test_unwritable_parent_is_refused(tmp_path: Path, capsys, monkeypatch) -> None:
+    # Tests run as root, where chmod does not stop writes: make the permission check say no.
+    monkeypatch.setattr(runner.os, "access", lambda *a, **k: False)
+    d = tmp_path / "b"
+    code, _, err = _baselines(d, capsys)
+    assert (code, err) == (2, f"error: cannot create bench folder {d}: folder {tmp_path} is not writable\n")
+    assert not d.exists()
+
+
+def test_fixed_C_values_and_bad_values() -> None:
+    o = runner.make_options("phases", datasets="haberman", seeds="0", fixed_C="1,10")
+    assert o.fixed_C == "1,10"
+    (task,) = runner.make_tasks(o)
+    assert ex.resolve_C(ex.OLCT, "haberman", 2, o.fixed_C) == ((1.0, 10.0), "fixed")
+    with pytest.raises(runner.OlctcError, match="The 'C' parameter must be one value or 2 values"):
+        runner.make_options("phases", fixed_C="1,2,3")
+    with pytest.raises(runner.OlctcError, match="The 'time_limit' parameter must be > 0 seconds. Got 0"):
+        runner.make_options("phases", time_limit=0)
+    with pytest.raises(runner.OlctcError, match="The 'jobs' parameter must be an integer >= 1. Got 0"):
+        runner.run_bench(o, "unused", jobs=0)
+
+
+def test_other_bench_in_folder_is_refused_and_kept(tmp_path: Path, capsys) -> None:
+    d = tmp_path / "b"
+    assert _baselines(d, capsys)[0] == 0
+    before = snapshot(d)
+    code, _, err = cli(["bench", "phases", "--datasets", "haberman", "-o", str(d)], capsys)
+    assert (code, err) == (2, f"error: {d} holds the bench of experiment 'models', not 'phases': "
+                              "give another folder\n")
+    code, _, err = _baselines(d, capsys, seeds="0,2")
+    assert (code, err) == (2, f"error: {d} was started with other options (seeds: [0, 1] there, [0, 2] now): "
+                              "rerun with the same options or give another folder\n")
+    (d / "stray.csv").write_text("x")
+    code, _, err = _baselines(d, capsys)
+    assert (code, err) == (2, f"error: {d} holds files bench did not write (stray.csv): "
+                              "give a new or empty folder\n")
+    after = snapshot(d)
+    after.pop("stray.csv")
+    assert after == before
+
+
+# ---- CV on something tiny ----------------------------------------------------------------------------
+
+def test_cv_grid_sizes() -> None:
+    assert len(ex.cv_grid(ex.OLCT, 2, ex.C_GRID)) == 25
+    assert len(ex.cv_grid(ex.SFS_MARGOT, 2, ex.C_GRID)) == 27
+    assert len(ex.cv_grid(ex.OCT_H, 2, ex.C_GRID)) == 12
+    assert len(ex.cv_grid(ex.OLCT, 3, (1.0, 10.0))) == 8
+
+
+def test_cv_tiny_real_run() -> None:
+    # 4 s: olctc.fit keeps a reserve (10 % + 1 s) and refuses limits that leave under 1 s to the solver.
+    opts = runner.make_options("models", datasets="haberman", seeds="0", models="OLCT", time_limit=4, cv=2,
+                               C_grid="1")
+    (task,) = runner.make_tasks(opts)
+    (rec,) = runner.execute_task(task)
+    assert rec["status"] != "error", rec.get("error")
+    assert rec["C_source"] == "cv" and rec["C"] == [1.0, 1.0] and rec["cv_folds"] == 2
+    assert len(rec["cv_grid"]) == 1 and 0.0 <= rec["cv_grid"][0]["score"] <= 1.0 and rec["time_cv"] > 0
+
+
+# ---- the summaries, against hand computations --------------------------------------------------------
+
+def test_gap_cdf_hand_example() -> None:
+    # 3 instances x 2 models (accuracy, %). Best per instance: 80, 90, 70.
+    s = np.array([[80.0, 75.0], [88.0, 90.0], [70.0, np.nan]])
+    # gaps: model A = [0, 2, 0]; model B = [5, 0, inf (failed)]
+    F = gap_cdf(s, np.array([0.0, 1.0, 2.0, 5.0, 100.0]))
+    np.testing.assert_allclose(F[0], [2 / 3, 2 / 3, 1, 1, 1])
+    np.testing.assert_allclose(F[1], [1 / 3, 1 / 3, 1 / 3, 2 / 3, 2 / 3])
+    # Losses: lower is better; best per instance 1.0 and 2.0; gaps A = [0, 3], B = [0.5, 0].
+    L = gap_cdf(np.array([[1.0, 1.5], [5.0, 2.0]]), np.array([0.0, 0.5, 3.0]), higher_is_better=False)
+    np.testing.assert_allclose(L, [[0.5, 0.5, 1.0], [0.5, 1.0, 1.0]])
+
+
+def test_dolan_more_hand_example() -> None:
+    # Times of 3 models on 4 problems; model C fails problem 3.
+    c = np.array([[1.0, 2.0, 4.0],
+                  [3.0, 3.0, 1.0],
+                  [2.0, 10.0, np.nan],
+                  [5.0, 1.0, 5.0]])
+    r = performance_ratios(c)
+    np.testing.assert_allclose(r[:, 0], [1, 3, 1, 5])
+    np.testing.assert_allclose(r[:, 1], [2, 3, 5, 1])
+    assert r[2, 2] == math.inf and r[0, 2] == 4
+    rho = performance_profile(c, np.array([1.0, 2.0, 3.0, 5.0, 1e9]))
+    np.testing.assert_allclose(rho[0], [0.5, 0.5, 0.75, 1.0, 1.0])
+    np.testing.assert_allclose(rho[1], [0.25, 0.5, 0.75, 1.0, 1.0])
+    np.testing.assert_allclose(rho[2], [0.25, 0.25, 0.25, 0.75, 0.75])  # the failure never counts
+    # Sparsity with zero costs: shift 1 gives (0 + 1) / (0 + 1) = 1 and (2 + 1) / 1 = 3.
+    np.testing.assert_allclose(performance_ratios(np.array([[0.0, 2.0]]), shift=1.0), [[1.0, 3.0]])
+
+
+def test_brier_and_ece_hand_example() -> None:
+    y = np.array([1, -1, 1, -1])
+    p = np.array([0.9, 0.2, 0.6, 0.6])
+    assert brier_score(y, p) == pytest.approx((0.01 + 0.04 + 0.16 + 0.36) / 4)
+    # bins: 0.9 -> bin 9 (mean p 0.9, freq 1); 0.2 -> bin 2 (0.2 vs 0); 0.6, 0.6 -> bin 6 (0.6 vs 0.5)
+    assert expected_calibration_error(y, p) == pytest.approx((0.1 + 0.2 + 2 * 0.1) / 4)
+    assert expected_calibration_error(np.array([1]), np.array([1.0])) == 0.0
+
+
+def test_anchors_are_packaged() -> None:
+    assert ex.fixed_C_table()["haberman"] == (0.1, 100.0)
+    assert ex.anchor_for("models", "OLCT", "tic-tac-toe", 0) == 97.01
+    assert ex.anchor_for("models", "OLCT", "breast") == 97.36
+    assert ex.anchor_for("phases", "OLCT-V0R", "wholesale", 42) == 94.88
+    assert ex.anchor_for("phases", "OLCT-W", "wholesale", 42) is None
+    assert ex.anchor_for("depth3", "OLCT", "spectf", 0) == 63.53
+    assert ex.resolve_C(ex.OLCT, "spectf", 3, "anchors") == ((100.0, 10.0, 10.0), "anchors")
+    assert ex.resolve_C(ex.OLCT, "a6a", 2, "anchors") == ((1.0, 1.0), "default (no anchor)")
