@@ -381,21 +381,9 @@ def check_jobs(folder: Path, info: dict[str, Any]) -> None:
 
 def load_grid_data(info: dict[str, Any], data_path: str | Path | None = None):
     """The whole source Dataset of a grid, checked against its sha256."""
-    from olctc.data import read_csv
-    from olctc.datasets import load
+    from olctc.pipeline import load_source
 
-    d = info["data"]
-    src = str(data_path) if data_path else d["source"]
-    if src.startswith("dataset:"):
-        ds = load(src.split(":", 1)[1], d.get("positive_class"))
-    else:
-        if not Path(src).exists():
-            raise OlctcError(f"the grid's data {src} is not there; pass its path with --data")
-        ds = read_csv(src, d["target"], d.get("positive_class"))
-    if ds.sha256 != d["sha256"]:
-        raise OlctcError(f"{src}: the data changed since `olctc grid` (sha256 {ds.sha256[:12]}... != "
-                         f"{d['sha256'][:12]}...)")
-    return ds
+    return load_source(info["data"], data_path, what="the grid's data", since="`olctc grid`")
 
 
 @dataclass

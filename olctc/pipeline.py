@@ -113,22 +113,29 @@ def _start_file(model: Path, man: dict[str, Any], solver: str) -> Path | None:
     return candidate
 
 
-def training_data(man: dict[str, Any], data_path: str | Path | None = None):
-    """The Dataset a manifest was compiled from, checked against its sha256 (rows subset applied)."""
+def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, what: str = "the training data",
+                since: str = "compile"):
+    """The whole source Dataset a manifest or grid names (``info["data"]``), checked against its sha256."""
     from olctc.data import read_csv
     from olctc.datasets import load
 
-    info = man["data"]
     src = str(data_path) if data_path else info["source"]
     if src.startswith("dataset:"):
         ds = load(src.split(":", 1)[1], info.get("positive_class"))
     else:
         if not Path(src).exists():
-            raise OlctcError(f"the training data {src} is not there; pass its path with --data")
+            raise OlctcError(f"{what} {src} is not there; pass its path with --data")
         ds = read_csv(src, info["target"], info.get("positive_class"))
     if ds.sha256 != info["sha256"]:
-        raise OlctcError(f"{src}: the data changed since compile (sha256 {ds.sha256[:12]}... != "
+        raise OlctcError(f"{src}: the data changed since {since} (sha256 {ds.sha256[:12]}... != "
                          f"{info['sha256'][:12]}...)")
+    return ds
+
+
+def training_data(man: dict[str, Any], data_path: str | Path | None = None):
+    """The Dataset a manifest was compiled from, checked against its sha256 (rows subset applied)."""
+    info = man["data"]
+    ds = load_source(info, data_path)
     if info.get("rows") is not None:
         ds = ds.subset(np.asarray(info["rows"], dtype=np.int64))
     return ds

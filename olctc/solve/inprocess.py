@@ -10,7 +10,7 @@ import importlib.metadata
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -196,19 +196,29 @@ def cbc_model(path: Path, opts: SolveOptions) -> tuple[Any, float]:
     return m, max_seconds
 
 
+def _start_values(opts: SolveOptions, col_names: list[str],
+                  bounds: Callable[[], tuple[np.ndarray, np.ndarray]]) -> np.ndarray | None:
+    """The MIP start (array, mapping or file) as a full vector in ``col_names`` order, or None.
+
+    ``bounds`` is only called for a by-name start, whose missing columns are clipped into their bounds.
+    """
+    start = opts.start
+    if opts.start_path is not None:
+        start = start_from_file(opts.start_path, col_names)
+    if start is None:
+        return None
+    lb, ub = (None, None) if isinstance(start, np.ndarray) else bounds()
+    return start_vector(start, col_names, lb, ub)
+
+
 def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
     """Solve a model file with CBC through python-mip (the objective constant must be an OBJCONST
     column: python-mip's reader drops an RHS on the objective row)."""
     m, max_seconds = cbc_model(path, opts)
     col_names = [v.name for v in m.vars]
-    start = opts.start
-    if opts.start_path is not None:
-        start = start_from_file(opts.start_path, col_names)
-    if start is not None:
-        lb = ub = None
-        if not isinstance(start, np.ndarray):
-            lb = np.array([v.lb for v in m.vars]); ub = np.array([v.ub for v in m.vars])
-        x0 = start_vector(start, col_names, lb, ub)
+    x0 = _start_values(opts, col_names, lambda: (np.array([v.lb for v in m.vars]),
+                                                 np.array([v.ub for v in m.vars])))
+    if x0 is not None:
         # CBC fixes integer columns missing from a start to 0, so the start is always complete.
         m.start = list(zip(m.vars, x0.tolist()))
     result: dict[str, Any] = {}
@@ -267,15 +277,9 @@ def scip_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> Sol
     if quadratic and variables and variables[-1].name in SCIP_HELPER_VARS:
         variables = variables[:-1]
     col_names = [v.name for v in variables]
-    start = opts.start
-    if opts.start_path is not None:
-        start = start_from_file(opts.start_path, col_names)
-    if start is not None:
-        lb = ub = None
-        if not isinstance(start, np.ndarray):
-            lb = np.array([v.getLbOriginal() for v in variables])
-            ub = np.array([v.getUbOriginal() for v in variables])
-        x0 = start_vector(start, col_names, lb, ub)
+    x0 = _start_values(opts, col_names, lambda: (np.array([v.getLbOriginal() for v in variables]),
+                                                 np.array([v.getUbOriginal() for v in variables])))
+    if x0 is not None:
         # With a quadratic objective SCIP's helper column must be computed: a partial solution lets
         # SCIP complete it.
         sol = m.createPartialSol() if quadratic else m.createSol()
