@@ -24,28 +24,14 @@ import numpy as np
 
 
 def greedy_tree(ds, depth: int):
-    """Top-down greedy olctc Tree: an L1 logistic regression on the points reaching each node."""
-    from sklearn.linear_model import LogisticRegression
-
+    """The warm start's greedy tree (an L1 logistic regression per node) as an olctc Tree."""
     from olctc.data import Scaler
+    from olctc.spec import make_spec
     from olctc.tree import Tree
+    from olctc.warmstart import greedy_tree as greedy_weights
 
     scaler = Scaler.fit(ds.X)
-    Xs = scaler.transform(ds.X)
-    n_nodes = 2 ** depth - 1
-    W, b = np.zeros((n_nodes, ds.p)), np.zeros(n_nodes)
-    reach = {0: np.arange(ds.n)}
-    for t in range(n_nodes):
-        rows = reach.get(t, np.array([], dtype=int))
-        y = ds.y[rows]
-        if len(np.unique(y)) == 2:
-            m = LogisticRegression(l1_ratio=1.0, solver="liblinear", C=1.0).fit(Xs[rows], y)
-            W[t], b[t] = m.coef_[0], m.intercept_[0]
-        elif len(y):
-            b[t] = 2.0 if y[0] > 0 else -2.0
-        if t < 2 ** (depth - 1) - 1:
-            s = Xs[rows] @ W[t] + b[t]
-            reach[2 * t + 1], reach[2 * t + 2] = rows[s <= 0], rows[s > 0]
+    W, b = greedy_weights(scaler.transform(ds.X), ds.y, make_spec("olct", depth))
     tree = Tree(W, b, scaler, ds.schema, ds.classes)
     tree.fit_stats(ds.X, ds.y)
     return tree

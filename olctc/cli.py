@@ -1,7 +1,6 @@
 """The `olctc` command line: thin wrappers over the library; OlctcError -> one line, exit code 2."""
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ import click
 
 from olctc import __version__
 from olctc.errors import OlctcError
+from olctc.io import check_writable
 
 EXIT_BAD_INPUT = 2
 EXIT_TOLERANCE = 3  # decoded, but the solver's objective is not the tree's: it exploited its tolerances
@@ -109,7 +109,7 @@ def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangent
 
     out = Path(output)
     model_format(out)
-    _check_writable(out)
+    check_writable(out)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget)
     ds = _load_data(data, target, dataset, positive_class)
     comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
@@ -161,7 +161,7 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
     from olctc.decode import decode_file
     from olctc.export.json import save
 
-    _check_writable(Path(output))
+    check_writable(Path(output))
     tree, report = decode_file(manifest, solution, data=data, refine=refine, fmt=fmt)
     for line in report.lines():
         click.echo(line)
@@ -196,7 +196,7 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
     from olctc.export.json import save
     from olctc.fit import fit, summary_lines
 
-    _check_writable(Path(output))
+    check_writable(Path(output))
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget)
     ds = _load_data(data, target, dataset, positive_class)
     res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
@@ -213,14 +213,6 @@ def _result_line(res) -> str:
     gap = "-" if res.gap is None else f"{100 * res.gap:.4g}%"
     return (f"status {res.status} ({res.solver}: {res.raw_status}), objective {fmt(res.objective)}, "
             f"bound {fmt(res.bound)}, gap {gap}, {res.runtime:.2f} s")
-
-
-def _check_writable(out: Path) -> None:
-    folder = out.parent if str(out.parent) else Path(".")
-    if not folder.is_dir():
-        raise OlctcError(f"cannot write {out}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise OlctcError(f"cannot write {out}: folder {folder} is not writable")
 
 
 def _register_optional() -> None:

@@ -95,9 +95,9 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
     from olctc.io import atomic_write_text
 
     if output is not None:
-        from olctc.cli import _check_writable
+        from olctc.io import check_writable
 
-        _check_writable(Path(output))  # before any work or note
+        check_writable(output)  # before any work or note
     t = _load_tree(tree)
     header, rows, _, _ = read_table(data)
     if id_column is not None and id_column not in header:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -162,37 +161,6 @@ def model_format(path: str | Path) -> str:
     return suffix
 
 
-def write_model(compiled: Compiled, out: str | Path, *, params: bool = True) -> dict[str, Path]:
-    """Write the model file (``.mps`` or ``.lp`` by suffix), solver parameter files, and the manifest.
-
-    The manifest is written last, with the model file's sha256, so a manifest never vouches for a
-    model that is not whole.
-    """
-    from olctc.emit.lp import write_lp
-    from olctc.emit.mps import write_mps
-
-    out = Path(out)
-    fmt = model_format(out)
-    writer = write_mps if fmt == "mps" else write_lp
-    digest = writer(compiled.milp, out)
-    written: dict[str, Path] = {"model": out}
-    stem = out.name[: -len(fmt) - 1]
-    man = compiled.manifest
-    man["model"].update({"file": out.name, "format": fmt, "sha256": digest})
-    if params:
-        from olctc.emit.params import write_param_files
-
-        files = write_param_files(out.parent, stem)
-        man["files"]["params"] = {f.name.split(".")[-2] if f.name.count(".") >= 2 else f.name: f.name
-                                  for f in files}
-        for f in files:
-            written[f"params:{f.name}"] = f
-    mpath = manifest_path(out)
-    write_manifest(man, mpath)
-    written["manifest"] = mpath
-    return written
-
-
 def write_manifest(manifest: dict[str, Any], path: str | Path) -> None:
     atomic_write_text(path, json.dumps(manifest, indent=1, sort_keys=False, allow_nan=False) + "\n")
 
@@ -235,7 +203,3 @@ def manifest_fields(path: str | Path) -> Iterator[None]:
         yield
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
         raise OlctcError(f"{path}: damaged manifest: field {exc} is missing or malformed; compile again") from None
-
-
-def is_finite_json(x: float) -> bool:
-    return math.isfinite(x)

@@ -15,6 +15,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,7 +109,8 @@ def solution_vector(milp: MILP, solution) -> np.ndarray:
     if not solution.has_solution():
         raise OlctcError(f"{where}: {solution.solver} reports {solution.status} ({solution.raw_status}); "
                          "there is no solution to decode")
-    extra = [k for k in solution.values if k not in set(names) and k != "OBJCONST"]
+    known = set(names)
+    extra = [k for k in solution.values if k not in known and k != "OBJCONST"]
     if extra:
         from olctc.read.solution import is_helper_column
 
@@ -116,8 +118,8 @@ def solution_vector(milp: MILP, solution) -> np.ndarray:
     if extra:
         raise OlctcError(f"{where}: column {extra[0]!r} is not in this model: the solution belongs to "
                          f"another model")
-    values = {k: v for k, v in solution.values.items() if k != "OBJCONST"}
-    solution.values = values
+    # OBJCONST (the objective-constant column of the file format) is not a column of the MILP.
+    solution = dataclasses.replace(solution, values={k: v for k, v in solution.values.items() if k != "OBJCONST"})
     try:
         return solution.to_array(names)
     except OlctcError as exc:

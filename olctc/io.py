@@ -11,6 +11,20 @@ from typing import IO, Iterator
 from olctc.errors import OlctcError
 
 
+def check_writable(path: str | os.PathLike[str]) -> Path:
+    """The folder of ``path``, after checking it exists and is writable (OlctcError otherwise).
+
+    Commands call it before any long work, so a bad output path fails at once.
+    """
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise OlctcError(f"cannot write {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise OlctcError(f"cannot write {path}: folder {folder} is not writable")
+    return folder
+
+
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
     """Open a temporary file beside ``path``; rename it to ``path`` only if the block succeeds.
@@ -19,11 +33,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     under ``path``.
     """
     path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise OlctcError(f"cannot write {path}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise OlctcError(f"cannot write {path}: folder {folder} is not writable")
+    folder = check_writable(path)
     binary = "b" in mode
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:

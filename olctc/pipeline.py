@@ -49,15 +49,16 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             from olctc.warmstart import warm_start
 
             x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec)
+            start_objective = comp.milp.objective(x)
             names = [str(n) for n in comp.milp.col_names()]
             starts: dict[str, Any] = {}
             for solver in START_FORMATS:
                 path = out.parent / start_filename(stem, solver)
-                write_start(path, names, x, solver, objective=comp.milp.objective(x))
+                write_start(path, names, x, solver, objective=start_objective)
                 written[f"start:{solver}"] = path
                 starts[solver] = {"file": path.name, "sha256": sha256_file(path)}
             man["files"]["start"] = starts
-            man["warm_start"] = {"objective": float(comp.milp.objective(x))}
+            man["warm_start"] = {"objective": float(start_objective)}
         mpath = manifest_path(out)
         write_manifest(man, mpath)
         written["manifest"] = mpath
