@@ -65,6 +65,13 @@ def spec_options(f):
     return f
 
 
+def max_nonzeros_option(f):
+    """--max-nonzeros, on every command that builds a model."""
+    return click.option("--max-nonzeros", type=int, default=None,
+                        help="Refuse, before building anything, a model above this many nonzeros "
+                             "(default 400,000,000: about 16 GB while building).")(f)
+
+
 def _spec(preset: str, depth: int, C: str, tangents: str, big_m: float, epsilon: float, alpha: float,
           budget: int | None):
     from olctc.spec import make_spec
@@ -100,11 +107,11 @@ def datasets_cmd() -> None:
               help="Write warm-start (MIP start) files for Gurobi/CPLEX, CBC, HiGHS and SCIP.")
 @click.option("--params/--no-params", default=True, show_default=True,
               help="Write solver parameter files with the tight tolerances the model needs.")
-@click.option("--max-nonzeros", type=int, default=None, help="Refuse models above this many nonzeros.")
+@max_nonzeros_option
 def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha,
                 budget, output, start, params, max_nonzeros) -> None:
     """Compile DATA.csv (or --dataset NAME) into a MILP file any solver can run."""
-    from olctc.compile import DEFAULT_MAX_NONZEROS, compile_problem, model_format
+    from olctc.compile import compile_problem, model_format
     from olctc.pipeline import write_compiled
 
     out = Path(output)
@@ -113,7 +120,7 @@ def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangent
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget)
     ds = _load_data(data, target, dataset, positive_class)
     comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
-                           max_nonzeros=max_nonzeros or DEFAULT_MAX_NONZEROS)
+                           max_nonzeros=max_nonzeros)
     written = write_compiled(comp, out, params=params, start=start)
     m = comp.milp
     click.echo(f"compiled {ds.name} ({ds.n} points, {ds.p} features) as {spec.preset} depth {spec.depth}: "
@@ -188,10 +195,12 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("--keep-incumbent", is_flag=True,
               help="If interrupted during the solve, still decode and write the best tree found (HiGHS).")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
+@max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Tree file to write (JSON).")
 def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
-            test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet, output) -> None:
+            test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet, max_nonzeros,
+            output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine."""
     from olctc.export.json import save
     from olctc.fit import fit, summary_lines
@@ -200,7 +209,8 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget)
     ds = _load_data(data, target, dataset, positive_class)
     res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
-              seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent)
+              seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent,
+              max_nonzeros=max_nonzeros)
     for line in summary_lines(res.summary):
         click.echo(line)
     save(res.tree, output)
@@ -247,20 +257,34 @@ def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _interrupted() -> None:
+    """Exit 130 after an interrupt that every open file has already been cleaned up after."""
+    click.echo("interrupted", err=True)
+    # CPython 3.11 remembers an interrupt that landed inside PyRun_String (pybind11 modules such as onnx
+    # run code that way while importing) as "unhandled" even once caught, and then ends the process by
+    # SIGINT (exit -2) instead of our 130. The interrupt was handled: clear that flag.
+    try:
+        import ctypes
+
+        ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
+    except (ImportError, ValueError, AttributeError):
+        pass  # other Pythons keep the flag elsewhere (or not at all)
+    sys.exit(130)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: bad input prints one line and exits 2, never a traceback."""
     import signal
 
     if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
         signal.signal(signal.SIGTERM, _terminate)
-    _register_optional()
     try:
+        _register_optional()
         cli.main(args=argv, prog_name="olctc", standalone_mode=False)
     except OlctcError as exc:
         _fail(str(exc))
     except click.exceptions.Abort:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+        _interrupted()
     except click.ClickException as exc:
         if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
             exc.show()  # bare `olctc`: the help text, not an error line
@@ -270,8 +294,7 @@ def main(argv: list[str] | None = None) -> None:
             message += f" (see '{exc.ctx.command_path} --help')"
         _fail(message)
     except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+        _interrupted()
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     sys.exit(0)

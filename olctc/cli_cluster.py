@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from olctc.cli import _load_data, _spec, data_options, spec_options
+from olctc.cli import _load_data, _spec, data_options, max_nonzeros_option, spec_options
 from olctc.errors import OlctcError
 
 
@@ -29,11 +29,12 @@ from olctc.errors import OlctcError
 @click.option("--account", default=None)
 @click.option("--olctc-cmd", default=None,
               help="How jobs call olctc (default: `olctc` if on PATH, else this Python -m olctc.cli).")
+@max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False),
               help="Grid folder to create.")
 def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
              C_values, folds, seed, test_size, solver, time_limit, threads, cpus_per_task, mem, partition,
-             account, olctc_cmd, output) -> None:
+             account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
     from olctc.cluster import SlurmOptions, make_grid, olctc_command, sbatch_available
 
@@ -46,7 +47,7 @@ def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, 
     g = make_grid(ds, spec, output, C_values=C_values, folds=folds, seed=seed, test_size=test_size,
                   solver=solver, time_limit=time_limit, threads=threads,
                   slurm=SlurmOptions(cpus_per_task, mem, partition, account),
-                  olctc_cmd=olctc_cmd or olctc_command(), echo=click.echo)
+                  olctc_cmd=olctc_cmd or olctc_command(), echo=click.echo, max_nonzeros=max_nonzeros)
     n = len(g.tasks)
     info = g.info
     click.echo(f"grid {ds.name}: {len(info['train_rows'])} train / {len(info['test_rows'])} test points, "

@@ -138,7 +138,7 @@ def _gurobi_command(model: str, solution: str, log: str, time_limit: float, thre
 def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: int = 4, seed: int = 0,
               test_size: float = 0.2, solver: str = "cbc-cli", time_limit: float = 600.0,
               threads: int | None = None, slurm: SlurmOptions | None = None, olctc_cmd: str = "olctc",
-              echo: Callable[[str], None] | None = None) -> Grid:
+              echo: Callable[[str], None] | None = None, max_nonzeros: int | None = None) -> Grid:
     """Compile every (fold, C combination) instance of a CV grid into ``out`` with jobs.tsv and scripts.
 
     Parameters
@@ -148,10 +148,12 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
     out : grid folder (created; must not already hold a grid).
     C_values : the values each layer's C takes.
     solver : cbc-cli, highs-cli, glpk-cli, gurobi-cli, or olctc (in-process HiGHS through `olctc solve`).
+    max_nonzeros : refuse the grid, before writing anything, if the final model (all training points,
+        the largest of the grid) would exceed this many nonzeros; kept for collect's final fit.
     """
     from dataclasses import replace
 
-    from olctc.compile import compile_problem
+    from olctc.compile import check_size, compile_problem
     from olctc.fit import split
     from olctc.pipeline import write_compiled
 
@@ -172,6 +174,7 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
         raise OlctcError(f"{out} exists and is not a folder")
     Cs = C_grid(parse_C_values(C_values), spec.depth)
     train, test = split(ds, test_size, seed)
+    check_size(len(train), ds.p, spec, max_nonzeros)
     fold_rows = make_folds(ds.y, train, folds, seed)
     (out / "tasks").mkdir(parents=True, exist_ok=True)
     (out / "logs").mkdir(exist_ok=True)
@@ -185,7 +188,8 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
             model = f"{folder}/model.mps"
             sol = f"{folder}/model.{(GRID_SOLVERS[solver] or solver).replace('-cli', '')}.sol"
             log = f"{folder}/solve.log"
-            comp = compile_problem(sub, replace(spec, C=C), f"task{tid:04d}", rows=rows)
+            comp = compile_problem(sub, replace(spec, C=C), f"task{tid:04d}", rows=rows,
+                                   max_nonzeros=max_nonzeros)
             (out / folder).mkdir(exist_ok=True)
             write_compiled(comp, out / model)
             cmd = _solve_command(solver, model, sol, log, time_limit, threads, olctc_cmd)
@@ -204,6 +208,7 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
         "train_rows": [int(r) for r in train], "test_rows": [int(r) for r in test],
         "folds": fold_rows, "spec": spec.to_json(), "C_values": [float(v) for v in parse_C_values(C_values)],
         "C_grid": [list(C) for C in Cs], "solver": solver, "time_limit": time_limit, "threads": threads,
+        "max_nonzeros": max_nonzeros,
         "tasks": [{k: t[k] for k in ("task", "fold", "C", "model", "solution")} for t in tasks],
     }
     from olctc.io import atomic_write_text
@@ -542,7 +547,7 @@ def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | Non
     if solver is None:
         solver = "scip" if spec.info.quadratic else "highs"
     res = fit(tr, spec, solver=solver, time_limit=time_limit if time_limit is not None else info.get("time_limit"),
-              threads=threads, test_size=0.0, verbose=verbose)
+              threads=threads, test_size=0.0, verbose=verbose, max_nonzeros=info.get("max_nonzeros"))
     test_acc = None
     if info["test_rows"]:
         te = ds.subset(np.asarray(info["test_rows"], dtype=np.int64))
@@ -560,7 +565,8 @@ def emit_final(folder: str | Path, info: dict[str, Any], ds, C: Sequence[float])
     out = Path(folder) / "final"
     out.mkdir(exist_ok=True)
     rows = np.asarray(info["train_rows"], dtype=np.int64)
-    comp = compile_problem(ds.subset(rows), final_spec(info, C), "final", rows=rows)
+    comp = compile_problem(ds.subset(rows), final_spec(info, C), "final", rows=rows,
+                           max_nonzeros=info.get("max_nonzeros"))
     return write_compiled(comp, out / "model.mps")
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from olctc import __version__
 from olctc.data import Dataset, Scaler
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, param_error
 from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
@@ -92,18 +92,31 @@ class Compiled:
     manifest: dict[str, Any] = field(default_factory=dict)
 
 
+def check_size(n: int, p: int, spec: TreeSpec, max_nonzeros: int | None = None) -> SizeEstimate:
+    """The size of the model ``spec`` makes of ``n`` x ``p`` data; OlctcError when over ``max_nonzeros``.
+
+    Cheap (no allocation): called before anything large is built or any file is written.
+    """
+    if max_nonzeros is None:
+        max_nonzeros = DEFAULT_MAX_NONZEROS
+    if isinstance(max_nonzeros, bool) or not isinstance(max_nonzeros, (int, np.integer)) or max_nonzeros < 1:
+        raise param_error("max_nonzeros", "an integer >= 1", max_nonzeros)
+    est = estimate_size(n, p, spec)
+    if est.nonzeros > max_nonzeros:
+        raise OlctcError(f"the model would have {est.describe()}, over the budget of {int(max_nonzeros):,} "
+                         f"nonzeros (--max-nonzeros); use a smaller depth, fewer tangents or fewer points")
+    return est
+
+
 def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
-                    standardise: bool = True, max_nonzeros: int = DEFAULT_MAX_NONZEROS,
+                    standardise: bool = True, max_nonzeros: int | None = None,
                     rows: np.ndarray | None = None) -> Compiled:
     """Standardise ``dataset`` on itself and build the MILP of ``spec``.
 
     ``rows`` records which rows of the source data this dataset is (a training split), for the manifest.
     Raises OlctcError, before allocating anything large, when the model would exceed ``max_nonzeros``.
     """
-    est = estimate_size(dataset.n, dataset.p, spec)
-    if est.nonzeros > max_nonzeros:
-        raise OlctcError(f"the model would have {est.describe()}, over the budget of {max_nonzeros:,} "
-                         f"nonzeros (--max-nonzeros); use a smaller depth, fewer tangents or fewer points")
+    check_size(dataset.n, dataset.p, spec, max_nonzeros)
     scaler = Scaler.fit(dataset.X) if standardise else Scaler.identity(dataset.p)
     X = scaler.transform(dataset.X)
     milp = build_milp(X, dataset.y, spec, name=_mps_name(name))

@@ -62,12 +62,14 @@ def split(ds: Dataset, test_size: float, seed: int) -> tuple[np.ndarray, np.ndar
 
 def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: float | None = None,
         threads: int | None = None, test_size: float = 0.0, seed: int = 0, refine: bool = True,
-        verbose: bool = True, echo: Callable[[str], None] = print, keep_incumbent: bool = False) -> FitResult:
+        verbose: bool = True, echo: Callable[[str], None] = print, keep_incumbent: bool = False,
+        max_nonzeros: int | None = None) -> FitResult:
     """Fit a tree on ``ds`` (or on its training split when ``test_size > 0``) and report on it.
 
     An interrupt (Ctrl-C, SIGTERM through the CLI) during the solve stops the fit with KeyboardInterrupt,
     unless ``keep_incumbent``: then the best tree found so far is decoded, refined and returned (HiGHS
     hands back its incumbent when interrupted; CBC and SCIP finish their C call first).
+    ``max_nonzeros`` refuses, before building it, a model above that size (default: the compile budget).
     """
     from olctc.decode import decode_arrays, finish
     from olctc.solve import solve_milp
@@ -83,7 +85,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     t0 = time.perf_counter()
     train, test = split(ds, test_size, seed)
     tr = ds.subset(train)
-    comp = compile_problem(tr, spec, ds.name, rows=train if test_size else None)
+    comp = compile_problem(tr, spec, ds.name, rows=train if test_size else None, max_nonzeros=max_nonzeros)
     t_build = time.perf_counter() - t0
     x0, ws_info = warm_start(comp.milp, comp.X, tr.y, spec)
     t_warm = time.perf_counter() - t0 - t_build

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +71,18 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     return written
 
 
+#: Seconds kept back from ``olctc solve --time-limit`` for writing the solution file.
+SOLUTION_RESERVE = 0.2
+
+
 def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | None = None,
                         threads: int | None = None, use_start: bool = True, solver_path: str | None = None,
                         output: str | Path | None = None, verbose: bool = True):
     """Solve a model file; use the MIP start compile wrote beside it; write the native solution file."""
     from olctc.solve import solve_file, write_native_solution
+    from olctc.solve.options import MIN_SOLVE_SECONDS
 
+    started = time.monotonic()
     model = Path(model)
     if not model.exists():
         raise OlctcError(f"{model}: no such model file")
@@ -89,6 +96,14 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     if not sol.parent.is_dir():
         raise OlctcError(f"cannot write {sol}: folder {sol.parent} does not exist")
     external = solver.endswith("-cli")
+    if time_limit is not None and time_limit > 0:
+        # The limit is the whole command's: what reading the manifest and checking the start took is
+        # not the solver's. A reserve covers writing the solution afterwards.
+        spent = time.monotonic() - started
+        if time_limit - spent - SOLUTION_RESERVE < MIN_SOLVE_SECONDS:
+            raise OlctcError(f"--time-limit {time_limit:g} s leaves no time to solve: checking the model's "
+                             f"files took {spent:.1f} s")
+        time_limit -= spent + SOLUTION_RESERVE
     res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
                      verbose=verbose, solver_path=solver_path, solution_path=sol if external else None,
                      col_names=names if external else None)

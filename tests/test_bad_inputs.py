@@ -192,6 +192,14 @@ CASES = [
     C("max-nonzeros", "compile tiny.csv --target y --max-nonzeros 10 -o x.mps",
       "the model would have 66 rows, 63 columns, about 360 nonzeros, over the budget of 10 nonzeros "
       "(--max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
+    C("max-nonzeros-fit", "fit tiny.csv --target y --max-nonzeros 10 -o t.json",
+      "the model would have 48 rows, 55 columns, about 252 nonzeros, over the budget of 10 nonzeros "
+      "(--max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
+    C("max-nonzeros-grid", "grid tiny.csv --target y --folds 2 --max-nonzeros 200 -o g",
+      "the model would have 48 rows, 55 columns, about 252 nonzeros, over the budget of 200 nonzeros "
+      "(--max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
+    C("max-nonzeros-zero", "compile tiny.csv --target y --max-nonzeros 0 -o x.mps",
+      "The 'max_nonzeros' parameter must be an integer >= 1. Got 0 instead."),
     C("model-suffix-gz", "compile tiny.csv --target y -o x.MPS.gz",
       "x.MPS.gz: the model file must end in .mps or .lp (got '.gz')"),
     # ---- option syntax (click), one line like every other error

@@ -6,6 +6,7 @@ population ones (ddof = 0), as in the authors' logs.
 from __future__ import annotations
 
 import csv
+import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from olctc.bench.experiments import EXPERIMENTS, anchor_for, seed_anchors, ancho
 from olctc.bench.metrics import gap_cdf, performance_profile
 from olctc.bench.runner import REPORT_DIR, read_bench_json, read_runs
 from olctc.errors import OlctcError
+from olctc.io import atomic_open, atomic_write_bytes, atomic_write_text
 
 TIME_FLOOR = 0.01  # seconds: below this run times are noise, and a 0 would make every ratio infinite
 SPARSITY_SHIFT = 1.0  # a tree with no nonzero weight has cost 0; ratios use (nnz + 1) / (best + 1)
@@ -199,8 +201,10 @@ def _plot(path: Path, x: np.ndarray, Y: np.ndarray, models: list[str], xlabel: s
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
-    fig.savefig(path, format="png")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
     plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())
 
 
 def _ratio_axis(costs: np.ndarray, shift: float) -> np.ndarray:
@@ -291,7 +295,7 @@ def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Rep
     rows = summary_rows(experiment, recs)
     files = []
     p = out / "summary.csv"
-    with open(p, "w", newline="", encoding="utf-8") as f:
+    with atomic_open(p, "w") as f:
         w = csv.DictWriter(f, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
         w.writeheader()
         for r in rows:
@@ -300,14 +304,14 @@ def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Rep
     p = out / "runs.csv"
     cols = sorted({k for r in recs for k, v in r.items() if not isinstance(v, (dict, list)) or k in
                    ("C", "nonzero_weights_per_node")} - {"cv_grid", "options"})
-    with open(p, "w", newline="", encoding="utf-8") as f:
+    with atomic_open(p, "w") as f:
         w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
         w.writeheader()
         for r in sorted(recs, key=lambda r: (r["dataset"], r["seed"], r["model"])):
             w.writerow({k: r.get(k, "") for k in cols})
     files.append(p)
     p = out / "summary.md"
-    p.write_text(markdown(experiment, rows, models, meta), encoding="utf-8")
+    atomic_write_text(p, markdown(experiment, rows, models, meta))
     files.append(p)
     for name, fig in FIGURES.items():
         got = fig(out / name, recs, models)

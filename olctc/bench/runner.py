@@ -25,6 +25,7 @@ from olctc.bench.experiments import (C_GRID, EXPERIMENTS, Experiment, ModelDef, 
                                      resolve_C)
 from olctc.bench.metrics import brier_score, expected_calibration_error
 from olctc.errors import OlctcError, param_error
+from olctc.io import atomic_write_text
 
 BENCH_JSON = "bench.json"
 RUNS = "runs.jsonl"
@@ -141,7 +142,7 @@ def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
         if not os.access(parent, os.W_OK):
             raise OlctcError(f"cannot create bench folder {d}: folder {parent} is not writable")
         d.mkdir()
-    names = {p.name for p in d.iterdir()}
+    names = {p.name for p in d.iterdir() if not _is_leftover(p.name)}
     if not os.access(d, os.W_OK):
         raise OlctcError(f"bench folder {d} is not writable")
     if names and BENCH_JSON not in names:
@@ -167,10 +168,33 @@ def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
         return d
     meta = {"experiment": opts.experiment, "options": opts.to_json(), "olctc_version": __version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine_info()}
-    tmp = d / (BENCH_JSON + ".tmp")
-    tmp.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, meta_path)
+    atomic_write_text(meta_path, json.dumps(meta, indent=2) + "\n")
     return d
+
+
+def _is_leftover(name: str) -> bool:
+    # olctc.io's temporary files (".NAME.XXXX.tmp"): only a SIGKILL leaves one, and it never holds results
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+def _stop_pool(pool: ProcessPoolExecutor, grace: float = 2.0) -> None:
+    """Stop the workers now: an interrupted bench must not wait for runs that take minutes.
+
+    A worker inside a solver's C call does not see SIGTERM until the call returns, so survivors of the
+    grace period are killed. Workers write no result file (the parent appends to runs.jsonl), so
+    nothing under a final name can be left half-written.
+    """
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + grace
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
 
 
 def read_bench_json(d: Path) -> dict[str, Any]:
@@ -605,8 +629,13 @@ def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
         for t in todo:
             keep(execute_task(t))
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pool = ProcessPoolExecutor(max_workers=jobs)
+        try:
             futures = [pool.submit(execute_task, t) for t in todo]
             for f in as_completed(futures):
                 keep(f.result())
+        except BaseException:
+            _stop_pool(pool)
+            raise
+        pool.shutdown()
     return BenchSummary(d, len(tasks), skipped, len(todo), errors, bad)

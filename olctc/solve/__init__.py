@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -82,6 +83,7 @@ def _options(solver: str, *, time_limit: float | None, threads: int | None, mip_
         raise OlctcError(f"solver_path and solution_path apply to external solvers "
                          f"({', '.join(EXTERNAL_SOLVERS)}), not to {solver}")
     return SolveOptions(time_limit=None if time_limit is None else float(time_limit),
+                        deadline=None if time_limit is None else time.monotonic() + float(time_limit),
                         threads=None if threads is None else int(threads),
                         mip_gap=None if mip_gap is None else float(mip_gap), verbose=bool(verbose),
                         start=start, start_path=None if start_path is None else Path(start_path),

@@ -19,7 +19,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -217,6 +217,8 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
         # when complete, so a failed run never leaves a stale or partial solution behind.
         raw_solution = workdir / solution.name
         inv = Invocation(exe=exe, model=path.resolve(), solution=raw_solution, start=start_file, workdir=workdir)
+        # the program's limit is what this call has left (reading the model is the program's own business)
+        opts = replace(opts, time_limit=opts.remaining(), deadline=None)
         cmd = spec.command(inv, opts)
         hard_timeout = 2 * opts.time_limit + 60 if opts.time_limit is not None else None
         t0 = time.perf_counter()

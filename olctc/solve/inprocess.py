@@ -85,8 +85,13 @@ def highs_model(opts: SolveOptions) -> Any:
     return h
 
 
-def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool) -> SolveResult:
+def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
+               opts: SolveOptions) -> SolveResult:
     import highspy
+
+    left = opts.remaining()
+    if left is not None:
+        h.setOptionValue(PARAM_NAMES["highs"].time_limit, float(left))
 
     if start is not None:
         sol = highspy.HighsSolution()
@@ -129,7 +134,7 @@ def highs_file(path: Path, opts: SolveOptions) -> SolveResult:
         start = start_from_file(opts.start_path, names)
     x0 = start_vector(start, names, np.asarray(lp.col_lower_), np.asarray(lp.col_upper_))
     is_mip = bool(np.any(np.asarray(lp.integrality_, dtype=int) > 0)) if len(lp.integrality_) else False
-    return _highs_run(h, names, x0, is_mip)
+    return _highs_run(h, names, x0, is_mip, opts)
 
 
 def highs_milp(milp: "MILP", opts: SolveOptions) -> SolveResult:
@@ -157,7 +162,7 @@ def highs_milp(milp: "MILP", opts: SolveOptions) -> SolveResult:
     start = opts.start
     if opts.start_path is not None:
         start = start_from_file(opts.start_path, names)
-    return _highs_run(h, names, start_vector(start, names, milp.lb, milp.ub), bool(milp.integer.any()))
+    return _highs_run(h, names, start_vector(start, names, milp.lb, milp.ub), bool(milp.integer.any()), opts)
 
 
 # ---------------------------------------------------------------- CBC (python-mip)
@@ -222,6 +227,9 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
         # CBC fixes integer columns missing from a start to 0, so the start is always complete.
         m.start = list(zip(m.vars, x0.tolist()))
     result: dict[str, Any] = {}
+    left = opts.remaining()
+    if left is not None:
+        max_seconds = left
     runtime = _timed(lambda: result.setdefault("st", m.optimize(max_seconds=max_seconds)))
     raw = result["st"].name
     has_solution = m.num_solutions > 0 and raw in ("OPTIMAL", "FEASIBLE")
@@ -286,6 +294,9 @@ def scip_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> Sol
         for v, val in zip(variables, x0.tolist()):
             m.setSolVal(sol, v, val)
         m.addSol(sol, free=True)
+    left = opts.remaining()
+    if left is not None:
+        m.setParam(PARAM_NAMES["scip"].time_limit, float(left))
     runtime = _timed(m.optimize)
     raw = m.getStatus()
     has_solution = m.getNSols() > 0

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,26 @@ class SolveOptions:
     solver_path: Path | None = None
     solution_path: Path | None = None
     col_names: Sequence[str] | None = None
+    #: time.monotonic() by which the whole call must end (set from time_limit when the call starts)
+    deadline: float | None = None
+
+    def remaining(self) -> float | None:
+        """Seconds left for the solver itself, once the model is read: the call's limit holds as a whole.
+
+        OlctcError when reading the model (or writing it for the solver) used up the time limit.
+        """
+        if self.time_limit is None or self.deadline is None:
+            return self.time_limit
+        left = self.deadline - time.monotonic()
+        if left < MIN_SOLVE_SECONDS:
+            spent = self.time_limit - left
+            raise OlctcError(f"no time is left to solve: reading the model took {spent:.1f} s of the "
+                             f"{self.time_limit:g} s time limit")
+        return left
+
+
+#: Below this many seconds left a solver cannot even start its search: refuse rather than run for nothing.
+MIN_SOLVE_SECONDS = 0.5
 
 
 def start_vector(start: Start | None, names: Sequence[str], lb: np.ndarray | None = None,
