@@ -2,12 +2,15 @@
 
 Usage:
     python benchmarks/compile_speed.py [--dataset a6a] [--depths 2,3] [--repeat 3] [--mip-depth 2]
+                                       [--forms inline,scores]
 
 Each measurement runs in a fresh subprocess (peak RSS is per process); medians over --repeat runs.
 olctc is timed end to end: read the gzip CSV, encode, standardise, build the MILP, write the MPS.
 python-mip is given the data already standardised and olctc's own sparse rows (so it does the least
 possible work: no formulation logic), and builds every row with ``xsum`` or ``LinExpr``, then writes
 MPS with its HiGHS backend (its CBC backend can only write ``x.mps.mps.gz``).
+Forms: ``inline`` is the paper's model (the default of ``olctc compile``); ``scores`` is the same model
+with score variables (``olctc compile --score-variables``). python-mip builds the same form as olctc.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ import tempfile
 import time
 
 
-def run_olctc(dataset: str, depth: int, out: str) -> dict:
+def run_olctc(dataset: str, depth: int, out: str, scores: bool = False) -> dict:
     t0 = time.perf_counter()
     from olctc.compile import compile_problem
     from olctc.datasets import load
@@ -32,7 +35,7 @@ def run_olctc(dataset: str, depth: int, out: str) -> dict:
 
     ds = load(dataset)
     t_read = time.perf_counter() - t0
-    comp = compile_problem(ds, make_spec("olct", depth))
+    comp = compile_problem(ds, make_spec("olct", depth, score_variables=scores))
     t_build = time.perf_counter() - t0 - t_read
     write_mps(comp.milp, out)
     total = time.perf_counter() - t0
@@ -41,7 +44,7 @@ def run_olctc(dataset: str, depth: int, out: str) -> dict:
             "bytes": os.path.getsize(out)}
 
 
-def run_mip(dataset: str, depth: int, out: str, style: str) -> dict:
+def run_mip(dataset: str, depth: int, out: str, style: str, scores: bool = False) -> dict:
     import mip
     import numpy as np
 
@@ -49,7 +52,7 @@ def run_mip(dataset: str, depth: int, out: str, style: str) -> dict:
     from olctc.datasets import load
     from olctc.spec import make_spec
 
-    milp = compile_problem(load(dataset), make_spec("olct", depth)).milp
+    milp = compile_problem(load(dataset), make_spec("olct", depth, score_variables=scores)).milp
     names = milp.col_names()
     rnames = milp.row_names()
     A = milp.A
@@ -77,16 +80,17 @@ def run_mip(dataset: str, depth: int, out: str, style: str) -> dict:
 def child(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "model.mps")
-        res = run_olctc(args.dataset, args.depth, out) if args.one == "olctc" else \
-            run_mip(args.dataset, args.depth, out, args.one)
+        res = run_olctc(args.dataset, args.depth, out, args.scores) if args.one == "olctc" else \
+            run_mip(args.dataset, args.depth, out, args.one, args.scores)
     res["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(res))
 
 
-def measure(kind: str, dataset: str, depth: int, repeat: int) -> dict:
+def measure(kind: str, dataset: str, depth: int, repeat: int, scores: bool) -> dict:
     runs = []
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, __file__, "--one", kind, "--dataset", dataset, "--depth", str(depth)],
+        out = subprocess.run([sys.executable, __file__, "--one", kind, "--dataset", dataset, "--depth", str(depth),
+                              *(["--scores"] if scores else [])],
                              check=True, capture_output=True, text=True).stdout
         runs.append(json.loads(out.strip().splitlines()[-1]))
     med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
@@ -102,6 +106,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--depth", type=int, default=2, help=argparse.SUPPRESS)
+    ap.add_argument("--scores", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--forms", default="inline,scores", help="inline (the paper's model), scores (--score-variables)")
+    ap.add_argument("--mip-styles", default="LinExpr,xsum")
     args = ap.parse_args()
     if args.one:
         child(args)
@@ -109,18 +116,19 @@ def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{platform.platform()}")
     mip_depths = {int(d) for d in args.mip_depth.split(",") if d}
-    for depth in (int(d) for d in args.depths.split(",")):
-        o = measure("olctc", args.dataset, depth, args.repeat)
-        print(f"{args.dataset} depth {depth}: {o['rows']:,} rows, {o['cols']:,} cols, {o['nnz']:,} nonzeros, "
-              f"MPS {o['bytes'] / 1e6:.0f} MB")
+    for depth, form in ((int(d), f) for d in args.depths.split(",") for f in args.forms.split(",")):
+        scores = form == "scores"
+        o = measure("olctc", args.dataset, depth, args.repeat, scores)
+        print(f"{args.dataset} depth {depth}, {form}: {o['rows']:,} rows, {o['cols']:,} cols, {o['nnz']:,} "
+              f"nonzeros, MPS {o['bytes'] / 1e6:.0f} MB", flush=True)
         print(f"  olctc      total {o['total']:.2f} s (read {o['read']:.2f}, build {o['build']:.2f}, "
-              f"write {o['write']:.2f}) peak {o['peak_rss_mb']:.0f} MB  runs {o['runs']}")
+              f"write {o['write']:.2f}) peak {o['peak_rss_mb']:.0f} MB  runs {o['runs']}", flush=True)
         if depth in mip_depths:
-            for style in ("LinExpr", "xsum"):
-                m = measure(style, args.dataset, depth, 1 if style == "xsum" else args.repeat)
+            for style in (s for s in args.mip_styles.split(",") if s):
+                m = measure(style, args.dataset, depth, 1 if style == "xsum" else args.repeat, scores)
                 print(f"  python-mip {style:<7} total {m['total']:.2f} s (build {m['build']:.2f}, write "
                       f"{m['write']:.2f}) peak {m['peak_rss_mb']:.0f} MB  -> olctc is {m['total'] / o['total']:.1f}x "
-                      f"faster")
+                      f"faster", flush=True)
 
 
 if __name__ == "__main__":

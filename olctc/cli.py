@@ -49,6 +49,9 @@ def spec_options(f):
     """The tree spec knobs shared by compile, fit and grid."""
     from olctc.spec import PRESETS
 
+    f = click.option("--score-variables", is_flag=True,
+                     help="One column per score w_t.x_i + b_t, defined once and used by every row: the same "
+                          "optimum with about 2.5x fewer nonzeros (a smaller, faster file).")(f)
     f = click.option("--budget", type=int, default=None, help="L0 budget B (HFS/SFS presets).")(f)
     f = click.option("--alpha", type=float, default=1.0, show_default=True,
                      help="L0 penalty weight (margot-sfs, oct-h).")(f)
@@ -73,11 +76,11 @@ def max_nonzeros_option(f):
 
 
 def _spec(preset: str, depth: int, C: str, tangents: str, big_m: float, epsilon: float, alpha: float,
-          budget: int | None):
+          budget: int | None, score_variables: bool = False):
     from olctc.spec import make_spec
 
     return make_spec(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
-                     alpha=alpha, budget=budget)
+                     alpha=alpha, budget=budget, score_variables=score_variables)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -109,7 +112,7 @@ def datasets_cmd() -> None:
               help="Write solver parameter files with the tight tolerances the model needs.")
 @max_nonzeros_option
 def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha,
-                budget, output, start, params, max_nonzeros) -> None:
+                budget, score_variables, output, start, params, max_nonzeros) -> None:
     """Compile DATA.csv (or --dataset NAME) into a MILP file any solver can run."""
     from olctc.compile import compile_problem, model_format
     from olctc.pipeline import write_compiled
@@ -117,7 +120,7 @@ def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangent
     out = Path(output)
     model_format(out)
     check_writable(out)
-    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget)
+    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class)
     comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
                            max_nonzeros=max_nonzeros)
@@ -199,14 +202,14 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Tree file to write (JSON).")
 def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
-            test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet, max_nonzeros,
+            score_variables, test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet, max_nonzeros,
             output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine."""
     from olctc.export.json import save
     from olctc.fit import fit, summary_lines
 
     check_writable(Path(output))
-    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget)
+    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class)
     res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
               seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent,

@@ -33,14 +33,14 @@ from olctc.errors import OlctcError
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False),
               help="Grid folder to create.")
 def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
-             C_values, folds, seed, test_size, solver, time_limit, threads, cpus_per_task, mem, partition,
-             account, olctc_cmd, max_nonzeros, output) -> None:
+             score_variables, C_values, folds, seed, test_size, solver, time_limit, threads, cpus_per_task, mem,
+             partition, account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
     from olctc.cluster import SlurmOptions, make_grid, olctc_command, sbatch_available
 
     if cpus_per_task < 1:
         raise OlctcError(f"The 'cpus_per_task' parameter must be >= 1. Got {cpus_per_task!r} instead.")
-    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget)
+    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class)
     if threads is None and cpus_per_task > 1:
         threads = cpus_per_task

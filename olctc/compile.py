@@ -48,20 +48,26 @@ def estimate_size(n: int, p: int, spec: TreeSpec) -> SizeEstimate:
     cols = T * p + T + Td * n + len(loss_layers(spec)) * n
     rows = n
     nnz = n * Td
+    sc = p + 1  # entries of one score w_t.x_i + b_t in a row
+    if spec.score_variables:
+        cols += T * n
+        rows += T * n
+        nnz += T * n * (p + 2)
+        sc = 1
     for h in range(1, d):
         width = 2 ** (d - h - 1)
         rows += 2 * n * 2 ** (h - 1)
-        nnz += 2 * n * 2 ** (h - 1) * (p + 1 + width)
+        nnz += 2 * n * 2 ** (h - 1) * (sc + width)
     if info.loss == "misclassification":
         cols += n
         rows += 2 * Td * n + n
-        nnz += 2 * Td * n * (p + 3) + 2 * n
+        nnz += 2 * Td * n * (sc + 2) + 2 * n
     else:
         K = tangent_lines(spec)[0].shape[0]
         for h in range(1, d + 1):
             r = 2 ** (h - 1) * K * n
             rows += r
-            nnz += r * (p + 2 + (2 ** (d - h) if h > 1 else 0))
+            nnz += r * (sc + 1 + (2 ** (d - h) if h > 1 else 0))
     if info.regulariser in ("l1", "l1_norm_bound"):
         cols += 2 * T * p
         rows += T * p

@@ -385,6 +385,8 @@ def _assemble(milp: MILP, X: np.ndarray, spec: TreeSpec, W: np.ndarray, b: np.nd
     z = np.zeros((topo.last.size, n))
     z[reached - topo.last[0], np.arange(n)] = 1.0
     x[milp.col_block("z").slice] = z.ravel()
+    if milp.has_col_block("s"):
+        x[milp.col_block("s").slice] = S.T.ravel()
     if milp.has_col_block("q"):
         x[milp.col_block("q").slice] = (S[np.arange(n), reached] >= spec.epsilon).astype(float)
     x[milp.col_block("xi").slice] = _xi_from_rows(milp, x)

@@ -96,13 +96,15 @@ def brute_force(X: np.ndarray, y: np.ndarray, spec) -> float:
     return best
 
 
-@pytest.mark.parametrize("preset,depth,tangents", [
-    ("olct", 1, "V0"), ("olct", 2, "V0"), ("olct", 2, "V1"), ("olct", 3, "V0"),
-    ("olct-univariate", 2, "V0"),
+@pytest.mark.parametrize("preset,depth,tangents,score_variables", [
+    ("olct", 1, "V0", False), ("olct", 2, "V0", False), ("olct", 2, "V1", False), ("olct", 3, "V0", False),
+    ("olct-univariate", 2, "V0", False), ("olct", 2, "V1", True), ("olct", 3, "V0", True),
+    ("olct-univariate", 2, "V0", True),
 ])
-def test_milp_optimum_equals_brute_force(preset, depth, tangents):
+def test_milp_optimum_equals_brute_force(preset, depth, tangents, score_variables):
     X, y = tiny(n=5 if depth < 3 else 4)
-    spec = make_spec(preset, depth, C=[1.0, 2.0, 0.5][:depth], tangents=tangents)
+    spec = make_spec(preset, depth, C=[1.0, 2.0, 0.5][:depth], tangents=tangents,
+                     score_variables=score_variables)
     milp = build_milp(X, y, spec)
     obj, x = solve_highs_arrays(milp)
     expected = brute_force(X, y, spec)
@@ -124,6 +126,29 @@ def test_optimum_matches_recomputed_objective(preset, depth):
     W, b = milp.values(x, "w"), milp.values(x, "b")
     rec = tree_objective(W, b, X, y, spec, threshold=spec.epsilon / 2)
     assert rec.total == pytest.approx(obj, rel=1e-6, abs=1e-6)
+
+
+@pytest.mark.parametrize("preset", [p for p in PRESETS if not PRESETS[p].quadratic])
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_score_variables_keep_the_optimum(preset, depth):
+    X, y = tiny(n=8, p=3, seed=10 + depth)
+    inline = make_spec(preset, depth, C=2.0, alpha=0.05, tangents="V1")
+    scored = make_spec(preset, depth, C=2.0, alpha=0.05, tangents="V1", score_variables=True)
+    m0, m1 = build_milp(X, y, inline), build_milp(X, y, scored)
+    obj0, _ = solve_highs_arrays(m0)
+    obj1, x1 = solve_highs_arrays(m1)
+    assert obj1 == pytest.approx(obj0, rel=1e-6, abs=1e-7)
+    W, b = m1.values(x1, "w"), m1.values(x1, "b")
+    np.testing.assert_allclose(m1.values(x1, "s"), (X @ W.T + b).T, atol=1e-6)
+    # every x_i is written once per node: routing and loss rows hold s, not w and b
+    w, bb = m1.col_block("w").slice, m1.col_block("b").slice
+    uses_scores = [blk for blk in m1.row_blocks
+                   if blk.name in ("route_l", "route_r", "loss", "hinge", "mis_up", "mis_lo")]
+    assert uses_scores
+    for blk in uses_scores:
+        rows = m1.A[blk.start:blk.start + blk.size]
+        assert rows[:, w].nnz == 0 and rows[:, bb].nnz == 0, blk.name
+        assert rows[:, m1.col_block("s").slice].nnz == blk.size, blk.name
 
 
 def test_oct_h_is_not_degenerate_at_zero_weights():
@@ -153,11 +178,12 @@ def test_names_and_blocks():
     assert milp.integer[z.slice].all() and not milp.integer[milp.col_block("w").slice].any()
 
 
+@pytest.mark.parametrize("score_variables", [False, True])
 @pytest.mark.parametrize("preset", list(PRESETS))
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
-def test_size_estimate_is_exact(preset, depth):
+def test_size_estimate_is_exact(preset, depth, score_variables):
     X, y = tiny(n=6, p=3)
-    spec = make_spec(preset, depth, tangents="V2")
+    spec = make_spec(preset, depth, tangents="V2", score_variables=score_variables)
     milp = build_milp(X, y, spec)
     est = estimate_size(6, 3, spec)
     assert (est.rows, est.cols) == (milp.n_rows, milp.n_cols)

@@ -82,6 +82,29 @@ def test_every_solver_gives_the_same_tree(compiled, small_csv, start, tmp_path):
         assert np.array_equal(predictions[solver], predictions["highs"]), solver
 
 
+def test_score_variables_round_trip_to_the_same_tree(compiled, small_csv, tmp_path):
+    out = tmp_path / "s26.mps"
+    code, _, err = olctc("compile", str(small_csv), "--target", "y", "--depth", "2", "--C", "1,10",
+                         "--score-variables", "-o", str(out))
+    assert code == 0, err
+    assert json.loads(out.with_name("s26.olctc.json").read_text())["spec"]["score_variables"] is True
+    objectives, predictions = {}, {}
+    for name, model, solver, extra in (("inline", compiled, "highs", []), ("scores", out, "highs", []),
+                                       ("scores-cbc", out, "cbc-cli", ["--solver-path", "/usr/bin/cbc"])):
+        sol = tmp_path / f"{name}.sol"
+        code, stdout, err = olctc("solve", str(model), "--solver", solver, "--quiet", "-o", str(sol), *extra)
+        assert code == 0 and "status optimal" in stdout, (name, stdout, err)
+        tree = tmp_path / f"{name}.json"
+        manifest = model.with_name(model.name.replace(".mps", ".olctc.json"))
+        code, stdout, err = olctc("decode", str(manifest), str(sol), "-o", str(tree))
+        assert code == 0, (name, stdout, err)
+        objectives[name] = float(stdout.split("true objective of the decoded tree (real routing): ")[1].split()[0])
+        predictions[name] = training_predictions(tree, small_csv)
+    assert objectives["scores"] == pytest.approx(objectives["inline"], rel=1e-6), objectives
+    assert objectives["scores-cbc"] == pytest.approx(objectives["inline"], rel=1e-6), objectives
+    assert np.array_equal(predictions["scores"], predictions["inline"])
+
+
 def test_start_files_are_used(compiled, tmp_path):
     code, out, err = olctc("solve", str(compiled), "--solver", "cbc-cli", "--solver-path", "/usr/bin/cbc",
                            "-o", str(tmp_path / "c.sol"))

@@ -95,6 +95,32 @@ def test_time_limit_without_incumbent(models: Path, solver: str) -> None:
     assert res.x is None and res.objective is None
 
 
+@pytest.mark.parametrize("solver", [*SOLVERS, "cbc-cli", "highs-cli"])
+def test_time_limit_covers_reading_the_model(models: Path, solver: str) -> None:
+    # The limit is the call's: a solver is handed what is left once the file is read, and a call left
+    # with less than half a second refuses instead of overrunning.
+    need(solver)
+    with pytest.raises(OlctcError, match=r"^no time is left to solve: reading the model took \d+\.\d s of "
+                                         r"the 0\.4 s time limit$"):
+        solve_quiet(models / "mknap.mps", solver, time_limit=0.4)
+
+
+def test_solve_command_limit_covers_checking_its_files(tmp_path: Path) -> None:
+    from olctc.compile import compile_problem
+    from olctc.data import from_arrays
+    from olctc.pipeline import solve_compiled_file, write_compiled
+    from olctc.spec import make_spec
+
+    rng = np.random.default_rng(0)
+    comp = compile_problem(from_arrays(rng.normal(size=(12, 2)), np.arange(12) % 2), make_spec("olct", 1))
+    write_compiled(comp, tmp_path / "m.mps")
+    with pytest.raises(OlctcError, match=r"^--time-limit 0\.6 s leaves no time to solve: checking the model's "
+                                         r"files took \d+\.\d s$"):
+        solve_compiled_file(tmp_path / "m.mps", "highs", time_limit=0.6, verbose=False)
+    res, sol = solve_compiled_file(tmp_path / "m.mps", "highs", time_limit=5, verbose=False)
+    assert res.status == "optimal" and sol.is_file()
+
+
 def test_quadratic_on_scip(models: Path) -> None:
     res = solve_file(models / "portable_qp.mps", "scip", verbose=False)
     assert res.status == "optimal"

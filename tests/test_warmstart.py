@@ -112,6 +112,16 @@ def test_start_is_feasible_and_objective_matches(name, preset, depth, tangents):
         assert (np.abs(W).sum(axis=1) <= 1 + 1e-12).all()
 
 
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_start_is_feasible_with_score_variables(preset):
+    X, y = data(DATASETS[0])
+    spec = make_spec(preset, 2, tangents="V1", score_variables=True)
+    milp = build_milp(X, y, spec)
+    x, info = warm_start(milp, X, y, spec)
+    check_start(milp, X, y, spec, x)
+    np.testing.assert_allclose(milp.values(x, "s"), (X @ info["W"].T + info["b"]).T, rtol=0, atol=1e-12)
+
+
 def test_greedy_splits_and_is_deterministic():
     X, y = data("breast")
     spec = make_spec("olct", 2)

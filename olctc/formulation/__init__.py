@@ -1,7 +1,8 @@
 """Build the MILP of DESIGN.md section 2 from standardised data and a TreeSpec.
 
-Column order: w, b, [w_pos, w_neg], [delta], [excess], z, [q], xi.
-Row order: assign, route_l, route_r, loss rows (loss | hinge | mis_up, mis_lo, err), regulariser rows.
+Column order: w, b, [w_pos, w_neg], [delta], [excess], z, [q], xi, [s].
+Row order: assign, [score], route_l, route_r, loss rows (loss | hinge | mis_up, mis_lo, err), regulariser
+rows. The bracketed blocks exist only for the presets (or the option, for s) that need them.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from olctc.formulation import regularisers
 from olctc.formulation.builder import Builder
 from olctc.formulation.losses import LOSSES, add_xi
 from olctc.formulation.pieces import Vars
-from olctc.formulation.routing import add_assignment, add_routing
+from olctc.formulation.routing import add_assignment, add_routing, add_scores
 from olctc.formulation.topology import Topology
 from olctc.milp import MILP
 from olctc.spec import TreeSpec
@@ -38,7 +39,10 @@ def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc"
     if loss.needs_q:
         v.q = bld.add_cols("q", [("point", np.arange(n))], lb=0.0, ub=1.0, integer=True)
     v.xi = add_xi(bld, spec, n)
+    if spec.score_variables:
+        v.s = bld.add_cols("s", [("node", topo.nodes), ("point", np.arange(n))], lb=-math.inf, ub=math.inf)
     add_assignment(bld, v, topo, n)
+    add_scores(bld, v, X, topo)
     add_routing(bld, v, X, topo, spec)
     loss.rows(bld, v, X, y, topo, spec)
     regularisers.add_rows(bld, v, spec, topo, p)

@@ -25,6 +25,7 @@ class Vars:
     delta: Block | None = None
     excess: Block | None = None
     q: Block | None = None
+    s: Block | None = None   # score columns s_{t,i} = w_t.x_i + b_t (TreeSpec.score_variables)
 
 
 def full(r: int, values: np.ndarray | float) -> np.ndarray:
@@ -36,8 +37,19 @@ def score_parts(v: Vars, X: np.ndarray, node: np.ndarray, point: np.ndarray,
                 coef: np.ndarray | float) -> list[tuple[np.ndarray, np.ndarray]]:
     """Parts for ``coef_r * (w_{node_r} . x_{point_r} + b_{node_r})`` over rows r.
 
-    ``node`` holds node ids (= positions in the w and b blocks), ``point`` row indices of X.
+    ``node`` holds node ids (= positions in the w and b blocks), ``point`` row indices of X. With score
+    columns the part is the single entry ``coef_r * s_{node_r, point_r}``.
     """
+    if v.s is not None:
+        r = node.shape[0]
+        cols = (v.s.start + node * v.s.shape[1] + point)[:, None]
+        return [(cols, full(r, np.broadcast_to(np.asarray(coef, dtype=float), (r,))))]
+    return inline_score_parts(v, X, node, point, coef)
+
+
+def inline_score_parts(v: Vars, X: np.ndarray, node: np.ndarray, point: np.ndarray,
+                       coef: np.ndarray | float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``coef_r * (w_{node_r} . x_{point_r} + b_{node_r})`` written out over w and b."""
     p = X.shape[1]
     r = node.shape[0]
     coef = np.broadcast_to(np.asarray(coef, dtype=float), (r,))

@@ -3,13 +3,14 @@
 assign_i:      sum_{s in T_d} z_{s,i} = 1
 route_l_t_i:   w_t.x_i + b_t + M sum_{s in T_d^l(t)} z_{s,i} <= M          (left: score <= 0)
 route_r_t_i:   w_t.x_i + b_t - M sum_{s in T_d^r(t)} z_{s,i} >= eps - M    (right: score >= eps)
+score_t_i:     s_{t,i} - w_t.x_i - b_t = 0     (only with score columns; other rows then use s_{t,i})
 """
 from __future__ import annotations
 
 import numpy as np
 
 from olctc.formulation.builder import Builder
-from olctc.formulation.pieces import Vars, grid, score_parts, z_cols
+from olctc.formulation.pieces import Vars, full, grid, inline_score_parts, score_parts, z_cols
 from olctc.formulation.topology import Topology
 from olctc.spec import TreeSpec
 
@@ -18,6 +19,17 @@ def add_assignment(bld: Builder, v: Vars, topo: Topology, n: int) -> None:
     pts = np.arange(n)
     cols = z_cols(v, 0, len(topo.last), pts)
     bld.add_rows("assign", [("point", pts)], [[(cols, np.ones_like(cols, dtype=float))]], "E", 1.0)
+
+
+def add_scores(bld: Builder, v: Vars, X: np.ndarray, topo: Topology) -> None:
+    """The rows defining the score columns, if the model has them."""
+    if v.s is None:
+        return
+    n = X.shape[0]
+    node, point = grid(topo.nodes, n)
+    parts = [((v.s.start + node * n + point)[:, None], full(node.shape[0], 1.0))]
+    parts += inline_score_parts(v, X, node, point, -1.0)
+    bld.add_rows("score", [("node", topo.nodes), ("point", np.arange(n))], [parts], "E", 0.0)
 
 
 def add_routing(bld: Builder, v: Vars, X: np.ndarray, topo: Topology, spec: TreeSpec) -> None:
