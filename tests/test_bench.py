@@ -242,6 +242,18 @@ def test_cv_tiny_real_run() -> None:
     assert len(rec["cv_grid"]) == 1 and 0.0 <= rec["cv_grid"][0]["score"] <= 1.0 and rec["time_cv"] > 0
 
 
+def test_streed_baseline_is_an_optimal_univariate_tree() -> None:
+    pytest.importorskip("pystreed")
+    opts = runner.make_options("models", datasets="heart", seeds="0", models="STreeD,CART", time_limit=30)
+    recs = {r["model"]: r for t in runner.make_tasks(opts) for r in runner.execute_task(t)}
+    st, cart = recs["STreeD"], recs["CART"]
+    assert st["status"] == "optimal" and st["solver_version"].startswith("pystreed ")
+    assert st["tree_depth"] <= 2 and len(st["nonzero_weights_per_node"]) <= 3
+    assert 0.5 <= st["test_balanced_accuracy"] <= 1.0 and 0.0 <= st["test_brier"] <= 1.0
+    # a real split, not a constant classifier (which scores 0.5)
+    assert st["train_balanced_accuracy"] > 0.7 and cart["train_balanced_accuracy"] > 0.7
+
+
 # ---- the summaries, against hand computations --------------------------------------------------------
 
 def test_gap_cdf_hand_example() -> None:
