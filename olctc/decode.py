@@ -127,18 +127,24 @@ def solution_vector(milp: MILP, solution) -> np.ndarray:
 
 
 def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: np.ndarray,
-                  solution=None) -> Decoded:
-    """Checks and folding on a solution vector ``x`` of ``milp`` (built from X, y, spec)."""
+                  solution=None, *, trusted: bool = False) -> Decoded:
+    """Checks and folding on a solution vector ``x`` of ``milp`` (built from X, y, spec).
+
+    ``trusted``: the caller ran the solver on ``milp`` itself (``olctc fit``), so values that miss the
+    rows or an objective that is not the values' cannot mean another model's file: they are the
+    solver's own inconsistency, kept in the report (``tolerance_exploited``) instead of raised.
+    """
     where = getattr(solution, "path", None) or "solution"
     viol = milp.violation(x)
     worst = max(viol["rows"], viol["bounds"])
-    if worst > FOREIGN_ROW_FACTOR * max(1.0, spec.big_m):
+    if worst > FOREIGN_ROW_FACTOR * max(1.0, spec.big_m) and not trusted:
         row, amount = milp.worst_row(x)
         raise OlctcError(f"{where}: the values violate row {row} of this model by {amount:.3g}: "
                          "the solution belongs to another model")
     values_obj = milp.objective(x)
     solver_obj = getattr(solution, "objective", None)
-    if solver_obj is not None and abs(values_obj - solver_obj) > OBJ_RTOL * max(1.0, abs(solver_obj)):
+    if solver_obj is not None and abs(values_obj - solver_obj) > OBJ_RTOL * max(1.0, abs(solver_obj)) \
+            and not trusted:
         raise OlctcError(f"{where}: the solver's objective {solver_obj:.10g} is not this model's objective "
                          f"of its values ({values_obj:.10g}): the solution belongs to another model "
                          "(other data, depth, C or tangents?)")

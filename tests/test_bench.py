@@ -254,6 +254,24 @@ def test_streed_baseline_is_an_optimal_univariate_tree() -> None:
     assert st["train_balanced_accuracy"] > 0.7 and cart["train_balanced_accuracy"] > 0.7
 
 
+def test_retry_errors_reruns_only_failed_runs(tmp_path: Path, capsys) -> None:
+    d = tmp_path / "b"
+    args = ["bench", "models", "--datasets", "heart", "--models", "CART,L1-LR", "--seeds", "0", "-o", str(d)]
+    assert cli(args, capsys)[0] == 0
+    recs, _ = runner.read_runs(d)
+    failed = dict(recs[0], status="error", error="OlctcError: simulated")
+    runner.append_records(d, [failed])
+    before = lines(d)
+    code, out, _ = cli(args, capsys)  # a plain resume keeps the error
+    assert code == 0 and "0 run(s) done now, 2 skipped" in out and lines(d) == before
+    code, out, _ = cli(args + ["--retry-errors"], capsys)
+    assert code == 0 and "1 run(s) done now, 1 skipped" in out
+    after = lines(d)
+    assert after[:len(before)] == before and len(after) == len(before) + 1  # appended, nothing rewritten
+    latest = runner.latest(runner.read_runs(d)[0])
+    assert all(r["status"] != "error" for r in latest.values()) and len(latest) == 2
+
+
 # ---- the summaries, against hand computations --------------------------------------------------------
 
 def test_gap_cdf_hand_example() -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from olctc.bench.experiments import EXPERIMENTS, anchor_for, seed_anchors, anchor_method
 from olctc.bench.metrics import gap_cdf, performance_profile
-from olctc.bench.runner import REPORT_DIR, read_bench_json, read_runs
+from olctc.bench.runner import REPORT_DIR, latest, read_bench_json, read_runs
 from olctc.errors import OlctcError
 from olctc.io import atomic_open, atomic_write_bytes, atomic_write_text
 
@@ -51,14 +51,6 @@ def _mean(vals: list[float]) -> float | None:
 def _std(vals: list[float]) -> float | None:
     v = [x for x in vals if x is not None and not (isinstance(x, float) and math.isnan(x))]
     return float(np.std(v)) if v else None
-
-
-def latest(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """{key: the last record written for it} (a redone run supersedes an earlier partial one)."""
-    out: dict[str, dict[str, Any]] = {}
-    for r in records:
-        out[r["key"]] = r
-    return out
 
 
 def summary_rows(experiment: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -250,6 +250,14 @@ def read_runs(d: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], int]:
     return recs, bad
 
 
+def latest(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """{key: the last record written for it} (a redone run supersedes an earlier partial one)."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in records:
+        out[r["key"]] = r
+    return out
+
+
 def append_records(d: str | os.PathLike[str], records: list[dict[str, Any]]) -> None:
     """Append whole lines in one write; start on a fresh line if a kill left a partial one."""
     p = Path(d) / RUNS
@@ -487,7 +495,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     phases = [(m.outputs[0], x0, None, False), (m.outputs[1], x, res if res.x is not None else None, False),
               (m.outputs[2], x, res if res.x is not None else None, True)]
     for name, xv, sol, refine in phases:
-        dec = decode_arrays(comp.milp, spec, comp.X, tr.y, xv, sol)
+        dec = decode_arrays(comp.milp, spec, comp.X, tr.y, xv, sol, trusted=True)
         tree, report = finish(dec, comp.manifest, tr, refine)
         rec = dict(common, model=name, refined=refine, phase=name,
                    objective_milp_true=report.true_objective,
@@ -624,8 +632,13 @@ class BenchSummary:
 
 
 def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
-              echo: Callable[[str], None] = print, progress_stream=None) -> BenchSummary:
-    """Run every task of ``opts`` not yet in DIR/runs.jsonl, ``jobs`` at a time (1 thread each)."""
+              echo: Callable[[str], None] = print, progress_stream=None,
+              retry_errors: bool = False) -> BenchSummary:
+    """Run every task of ``opts`` not yet in DIR/runs.jsonl, ``jobs`` at a time (1 thread each).
+
+    ``retry_errors`` also runs again the tasks whose last record of some key is an error; the report
+    reads the last record of each key, so the new one replaces the error there (nothing is rewritten).
+    """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise param_error("jobs", "an integer >= 1", jobs)
     d = prepare_folder(out, opts)
@@ -634,6 +647,8 @@ def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
         echo(f"{d / RUNS}: ignored {bad} unreadable line(s) (a run killed while writing); "
              "those runs will be redone")
     done = {r["key"] for r in recs}
+    if retry_errors:
+        done -= {k for k, r in latest(recs).items() if r.get("status") == "error"}
     tasks = make_tasks(opts)
     todo = [t for t in tasks if not all(k in done for k in t["keys"])]
     skipped = len(tasks) - len(todo)
