@@ -130,6 +130,28 @@ def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangent
                f"{m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros")
     for role, path in written.items():
         click.echo(f"  {role:<10} {path}")
+    hint = _score_variables_hint(ds.n, ds.p, spec, m.nnz)
+    if hint:
+        click.echo(hint)
+
+
+def _score_variables_hint(n: int, p: int, spec, nnz: int) -> str | None:
+    """A one-line hint when --score-variables would make a large model much smaller."""
+    from dataclasses import replace
+
+    from olctc.compile import estimate_size
+
+    if spec.score_variables or nnz < SCORE_HINT_NNZ:
+        return None
+    smaller = estimate_size(n, p, replace(spec, score_variables=True)).nonzeros
+    if smaller > nnz / 2:
+        return None
+    return (f"hint: --score-variables would write about {smaller:,} instead of {nnz:,} nonzeros (same optimum, "
+            f"a {nnz / smaller:.1f}x smaller file)")
+
+
+#: Models below this many nonzeros are small enough that the hint would be noise.
+SCORE_HINT_NNZ = 1_000_000
 
 
 @cli.command("solve")

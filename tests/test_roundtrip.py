@@ -284,3 +284,30 @@ def test_manifest_damaged_inside_a_section(compiled, highs_solution, tmp_path, d
     assert stderr.startswith(f"error: {mpath}: damaged manifest: field ") and stderr.count("\n") == 1
     code, _, stderr = olctc("solve", str(folder / "h26.mps"), "--quiet", "-o", str(tmp_path / "s.sol"))
     assert "Traceback" not in stderr
+
+
+def test_trusted_decode_reports_a_solver_objective_it_does_not_believe():
+    # A solver once returned values whose objective (53.633) beat the one it reported (53.840). From a file
+    # that means another model; in the process that built the model it is the solver's inconsistency.
+    from types import SimpleNamespace
+
+    from olctc.data import Scaler
+    from olctc.datasets import load
+    from olctc.decode import decode_arrays
+    from olctc.errors import OlctcError
+    from olctc.formulation import build_milp
+    from olctc.spec import make_spec
+    from olctc.warmstart import warm_start
+
+    ds = load("haberman").subset(np.arange(0, 306, 6))
+    X = Scaler.fit(ds.X).transform(ds.X)
+    spec = make_spec("olct", 2)
+    milp = build_milp(X, ds.y, spec)
+    x0, _ = warm_start(milp, X, ds.y, spec)
+    claimed = SimpleNamespace(objective=milp.objective(x0) * 1.004, solver="cbc", status="feasible",
+                              raw_status="FEASIBLE", bound=None, path=None)
+    with pytest.raises(OlctcError, match="the solution belongs to another model"):
+        decode_arrays(milp, spec, X, ds.y, x0, claimed)
+    dec = decode_arrays(milp, spec, X, ds.y, x0, claimed, trusted=True)
+    assert dec.report.values_objective == pytest.approx(milp.objective(x0))
+    assert dec.report.tolerance_exploited  # the summary says the solver's number is not the tree's
