@@ -1,7 +1,7 @@
 """Time-limit overshoot: wall time of whole olctc commands run with --time-limit, against that limit.
 
 Usage:
-    python benchmarks/time_limits.py [--limit 20] [--repeat 3] [--big phishing] [--small german]
+    python benchmarks/time_limits.py [--limit 20] [--repeat 3] [--big phishing] [--small german.numer]
 
 Every command runs in a fresh process, timed from the outside (Python's start-up and imports included),
 on instances that no solver finishes within the limit:
@@ -48,7 +48,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--limit", type=float, default=20.0)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--small", default="german")
+    ap.add_argument("--small", default="german.numer")
     ap.add_argument("--big", default="phishing")
     ap.add_argument("--csv", default=None, help="Also write the rows to this CSV file.")
     args = ap.parse_args()
