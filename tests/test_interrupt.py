@@ -1,11 +1,13 @@
 """Interrupting olctc (SIGTERM, as a scheduler or `timeout` would) leaves no file under a final name."""
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -19,10 +21,32 @@ def run_and_kill(args: list[str], folder: Path, after: float) -> tuple[int, str]
     return p.returncode, err
 
 
-@pytest.mark.parametrize("after", [3.0, 6.0])
-def test_compile_killed_midway_leaves_nothing(tmp_path, after):
-    # a6a depth 2 takes well over 6 s to compile with its warm start: the kill lands mid-way
-    code, err = run_and_kill(["compile", "--dataset", "a6a", "--depth", "2", "-o", "a6a.mps"], tmp_path, after)
+def run_and_kill_when(args: list[str], folder: Path, ready: Callable[[list[str]], bool]) -> tuple[int, str]:
+    """SIGTERM as soon as the folder's file names satisfy ``ready``: the kill lands at a chosen stage
+    however fast the machine is (a fixed delay landed after the end on a fast one)."""
+    p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *args], cwd=folder, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    while p.poll() is None and not ready(sorted(e.name for e in os.scandir(folder))):
+        time.sleep(0.005)
+    assert p.poll() is None, "the command ended before the stage to interrupt"
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=120)
+    return p.returncode, err
+
+
+def _writing_model(names: list[str]) -> bool:
+    return any(n.startswith(".a6a.mps.") for n in names)
+
+
+def _model_done(names: list[str]) -> bool:
+    # the model is renamed into place first; the warm start (seconds on a6a) and manifest follow
+    return "a6a.mps" in names
+
+
+@pytest.mark.parametrize("stage", [_writing_model, _model_done], ids=["writing-model", "model-written"])
+def test_compile_killed_midway_leaves_nothing(tmp_path, stage):
+    code, err = run_and_kill_when(["compile", "--dataset", "a6a", "--depth", "2", "-o", "a6a.mps"], tmp_path,
+                                  stage)
     assert code == 130 and err.strip().endswith("interrupted") and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
@@ -99,10 +123,19 @@ def test_export_killed_at_any_moment_leaves_a_whole_file_or_none(tmp_path, fmt):
     from test_tree import tree_for
 
     save(tree_for("heart", 3), tmp_path / "tree.json")
+    out = tmp_path / f"tree.{fmt}"
+    args = ["export", "tree.json", "-o", out.name]
+    # An export takes 0.25-0.7 s, most of it Python's start-up and imports: kill at fractions of its
+    # measured duration on this machine, so that some kills land inside olctc's handler whatever the speed.
+    durations = []
+    for _ in range(2):
+        t0 = time.monotonic()
+        subprocess.run([sys.executable, "-m", "olctc.cli", *args], cwd=tmp_path, check=True, capture_output=True)
+        durations.append(time.monotonic() - t0)
+        out.unlink()
     outcomes = set()
-    for after in (0.3, 0.6, 0.8, 1.0, 1.3, 1.8, 2.5):
-        out = tmp_path / f"tree.{fmt}"
-        code, err = run_and_kill(["export", "tree.json", "-o", out.name], tmp_path, after)
+    for frac in (0.3, 0.45, 0.55, 0.62, 0.7, 0.77, 0.85, 0.92, 1.0, 1.3):
+        code, err = run_and_kill(args, tmp_path, frac * min(durations))
         assert "Traceback" not in err
         # -15: killed while Python starts or finalises (olctc's handler not yet, or no longer, installed).
         # Never -2: olctc clears CPython's "unhandled interrupt" flag once it has handled one.
