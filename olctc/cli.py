@@ -158,7 +158,8 @@ SCORE_HINT_NNZ = 1_000_000
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.option("--solver", default="highs", show_default=True,
               help="highs, cbc, scip (in-process) or cbc-cli, highs-cli, glpk-cli (programs).")
-@click.option("--time-limit", type=float, default=None, help="Seconds.")
+@click.option("--time-limit", type=float, default=None,
+              help="Seconds for the whole command, reading the model included; the solver gets what is left.")
 @click.option("--threads", type=int, default=None)
 @click.option("--start/--no-start", "use_start", default=True, show_default=True,
               help="Use the MIP start compile wrote beside the model, when there is one.")
