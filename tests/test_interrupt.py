@@ -21,7 +21,8 @@ def run_and_kill(args: list[str], folder: Path, after: float) -> tuple[int, str]
     return p.returncode, err
 
 
-def run_and_kill_when(args: list[str], folder: Path, ready: Callable[[list[str]], bool]) -> tuple[int, str]:
+def run_and_kill_when(args: list[str], folder: Path, ready: Callable[[list[str]], bool],
+                      sig: int = signal.SIGTERM) -> tuple[int, str]:
     """SIGTERM as soon as the folder's file names satisfy ``ready``: the kill lands at a chosen stage
     however fast the machine is (a fixed delay landed after the end on a fast one)."""
     p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *args], cwd=folder, stdout=subprocess.PIPE,
@@ -29,7 +30,7 @@ def run_and_kill_when(args: list[str], folder: Path, ready: Callable[[list[str]]
     while p.poll() is None and not ready(sorted(e.name for e in os.scandir(folder))):
         time.sleep(0.005)
     assert p.poll() is None, "the command ended before the stage to interrupt"
-    p.send_signal(signal.SIGTERM)
+    p.send_signal(sig)
     out, err = p.communicate(timeout=120)
     return p.returncode, err
 
@@ -43,10 +44,12 @@ def _model_done(names: list[str]) -> bool:
     return "a6a.mps" in names
 
 
-@pytest.mark.parametrize("stage", [_writing_model, _model_done], ids=["writing-model", "model-written"])
-def test_compile_killed_midway_leaves_nothing(tmp_path, stage):
+@pytest.mark.parametrize("stage, sig", [(_writing_model, signal.SIGTERM), (_model_done, signal.SIGTERM),
+                                        (_writing_model, signal.SIGINT)],
+                         ids=["writing-model-SIGTERM", "model-written-SIGTERM", "writing-model-SIGINT"])
+def test_compile_killed_midway_leaves_nothing(tmp_path, stage, sig):
     code, err = run_and_kill_when(["compile", "--dataset", "a6a", "--depth", "2", "-o", "a6a.mps"], tmp_path,
-                                  stage)
+                                  stage, sig)
     assert code == 130 and err.strip().endswith("interrupted") and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
