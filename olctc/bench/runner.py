@@ -14,16 +14,17 @@ import sys
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
 from olctc import __version__
-from olctc.bench.experiments import (C_GRID, EXPERIMENTS, Experiment, ModelDef, cv_grid, get_experiment,
-                                     resolve_C)
+from olctc.bench.experiments import (AUTHORS_SPLIT, C_GRID, EXPERIMENTS, Experiment, ModelDef, cv_grid,
+                                     get_experiment, resolve_C)
 from olctc.bench.metrics import brier_score, expected_calibration_error
+from olctc.data import Dataset
 from olctc.errors import OlctcError, param_error
 from olctc.io import atomic_write_text
 
@@ -51,9 +52,12 @@ class BenchOptions:
     fixed_C: str = "anchors"
     cv: int | None = None
     C_grid: tuple[float, ...] = C_GRID
+    authors_split: bool = False
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
+        if not self.authors_split:  # folders made before the option existed stay resumable
+            del d["authors_split"]
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
 
@@ -110,7 +114,8 @@ def parse_grid(text: str | None) -> tuple[float, ...]:
 
 def make_options(experiment: str, *, datasets: str | None = None, seeds: str | None = None,
                  models: str | None = None, solver: str = "highs", time_limit: float = 300.0,
-                 fixed_C: str = "anchors", cv: int | None = None, C_grid: str | None = None) -> BenchOptions:
+                 fixed_C: str = "anchors", cv: int | None = None, C_grid: str | None = None,
+                 authors_split: bool = False) -> BenchOptions:
     """Validate every bench option (OlctcError with a one-line message) and build BenchOptions."""
     exp = get_experiment(experiment)
     if solver not in SOLVERS:
@@ -125,7 +130,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
         parse_C(fixed_C, exp.depth)
     return BenchOptions(exp.name, parse_datasets(datasets, exp.datasets), parse_seeds(seeds, exp.seeds),
                         parse_models(models, exp), solver, float(time_limit),
-                        "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid))
+                        "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid), bool(authors_split))
 
 
 # ---- folder ----------------------------------------------------------------------------------------
@@ -324,7 +329,9 @@ def execute_task(task: dict[str, Any]) -> list[dict[str, Any]]:
     m = exp.model(task["model"])
     base = {"experiment": exp.name, "dataset": task["dataset"], "seed": task["seed"], "depth": exp.depth,
             "threads": THREADS, "time_limit": task["options"]["time_limit"], "olctc_version": __version__,
-            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "pid": os.getpid()}
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "pid": os.getpid(),
+            "split": "authors" if task["options"].get("authors_split") and task["dataset"] in AUTHORS_SPLIT
+            else "olctc"}
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
@@ -345,11 +352,26 @@ def execute_task(task: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _load_split(task: dict[str, Any]):
     from olctc.datasets import load
-    from olctc.fit import split
 
     ds = load(task["dataset"])
-    train, test = split(ds, TEST_SIZE, int(task["seed"]))
-    return ds, train, test
+    authors = bool(task["options"].get("authors_split"))
+    return (ds, *bench_split(ds, int(task["seed"]), authors))
+
+
+def bench_split(ds: Dataset, seed: int, authors: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Train/test rows of the bench protocol; with ``authors`` (and a data set in AUTHORS_SPLIT) the
+    authors' own split: first row left out, stratified in their label orientation."""
+    from olctc.fit import split
+
+    orientation = AUTHORS_SPLIT.get(ds.name) if authors else None
+    if orientation is None:
+        return split(ds, TEST_SIZE, seed)
+    rows = np.arange(1, ds.n)
+    part = ds.subset(rows)
+    if orientation < 0:
+        part = replace(part, y=-part.y)
+    train, test = split(part, TEST_SIZE, seed)
+    return rows[train], rows[test]
 
 
 def _scores(y_tr, pred_tr, y_te, pred_te, p_te) -> dict[str, Any]:
