@@ -382,6 +382,8 @@ def test_authors_split_is_an_option_of_the_folder(tmp_path: Path, capsys) -> Non
     tr, te = runner.bench_split(ds, 0, authors=True)
     clf = DecisionTreeClassifier(max_depth=2, random_state=0).fit(ds.X[tr], ds.y[tr])
     assert heart["test_balanced_accuracy"] == balanced_accuracy(ds.y[te], clf.predict(ds.X[te]))
+    assert cli(["bench", "report", str(d)], capsys)[0] == 0
+    assert "the authors' splits" in (d / "report" / "summary.md").read_text(encoding="utf-8")
     code, _, err = cli(args, capsys)
     assert (code, err) == (2, f"error: {d} was started with other options (authors_split: True there, None now): "
                               "rerun with the same options or give another folder\n")

@@ -120,7 +120,9 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
     lines = [f"# olctc bench: {experiment}", "",
              f"{EXPERIMENTS[experiment].description}. Solver {o.get('solver')}, time limit "
              f"{o.get('time_limit')} s per fit, C: {o.get('fixed_C')}"
-             + (f" ({o.get('cv')}-fold CV)" if o.get("cv") else "") + f", seeds {o.get('seeds')}.",
+             + (f" ({o.get('cv')}-fold CV)" if o.get("cv") else "") + f", seeds {o.get('seeds')}, "
+             + ("the authors' splits (their files without the first row; olctc's split where theirs is "
+                "unknown)." if o.get("authors_split") else "olctc's splits (all rows)."),
              "Test balanced accuracy (%), mean ± std over seeds; [authors' value over the same seeds].", ""]
     by = {(r["dataset"], r["model"]): r for r in rows}
     datasets = sorted({r["dataset"] for r in rows})
