@@ -457,10 +457,13 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     C, alpha, source, cvinfo = _choose_config(m, task, tr)
     spec = _make_spec(m, task["depth"], C, alpha)
     solver = _solver_for(m, task)
-    res = fit(ds, spec, solver=solver, time_limit=float(task["options"]["time_limit"]), threads=THREADS,
-              test_size=TEST_SIZE, seed=int(task["seed"]), refine=m.refine, verbose=False)
+    # fit gets the training part itself: letting it split would draw olctc's split, not the bench's
+    # (--authors-split), and test points would leak into training.
+    res = fit(tr, spec, solver=solver, time_limit=float(task["options"]["time_limit"]), threads=THREADS,
+              test_size=0.0, seed=int(task["seed"]), refine=m.refine, verbose=False)
     s = res.summary
     rec = {"model": m.name, "preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C),
+           "n_train": s["n_train"], "n_test": int(len(test)),
            "alpha": spec.alpha if m.preset in ("margot-sfs", "oct-h") else None, "C_source": source,
            "solver": solver, "solver_version": solver_version(solver), "status": s["status"],
            "raw_status": s["raw_status"], "gap": s["gap"], "bound": s["bound"],
