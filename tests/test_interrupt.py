@@ -12,27 +12,32 @@ from typing import Callable
 import pytest
 
 
-def run_and_kill(args: list[str], folder: Path, after: float) -> tuple[int, str]:
-    p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *args], cwd=folder, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    time.sleep(after)
-    p.send_signal(signal.SIGTERM)
-    out, err = p.communicate(timeout=120)
+def _start(args: list[str], folder: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "olctc.cli", *args], cwd=folder, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _interrupt(p: subprocess.Popen, sig: int = signal.SIGTERM) -> tuple[int, str]:
+    p.send_signal(sig)
+    _out, err = p.communicate(timeout=120)
     return p.returncode, err
+
+
+def run_and_kill(args: list[str], folder: Path, after: float) -> tuple[int, str]:
+    p = _start(args, folder)
+    time.sleep(after)
+    return _interrupt(p)
 
 
 def run_and_kill_when(args: list[str], folder: Path, ready: Callable[[list[str]], bool],
                       sig: int = signal.SIGTERM) -> tuple[int, str]:
-    """SIGTERM as soon as the folder's file names satisfy ``ready``: the kill lands at a chosen stage
-    however fast the machine is (a fixed delay landed after the end on a fast one)."""
-    p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *args], cwd=folder, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+    """Send ``sig`` as soon as the folder's file names satisfy ``ready``: the kill lands at a chosen
+    stage however fast the machine is (a fixed delay landed after the end on a fast one)."""
+    p = _start(args, folder)
     while p.poll() is None and not ready(sorted(e.name for e in os.scandir(folder))):
         time.sleep(0.005)
     assert p.poll() is None, "the command ended before the stage to interrupt"
-    p.send_signal(sig)
-    out, err = p.communicate(timeout=120)
-    return p.returncode, err
+    return _interrupt(p, sig)
 
 
 def _writing_model(names: list[str]) -> bool:

@@ -330,8 +330,8 @@ def execute_task(task: dict[str, Any]) -> list[dict[str, Any]]:
     base = {"experiment": exp.name, "dataset": task["dataset"], "seed": task["seed"], "depth": exp.depth,
             "threads": THREADS, "time_limit": task["options"]["time_limit"], "olctc_version": __version__,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "pid": os.getpid(),
-            "split": "authors" if task["options"].get("authors_split") and task["dataset"] in AUTHORS_SPLIT
-            else "olctc"}
+            "split": "olctc" if _authors_orientation(task["dataset"], _wants_authors(task)) is None
+            else "authors"}
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
@@ -354,8 +354,16 @@ def _load_split(task: dict[str, Any]):
     from olctc.datasets import load
 
     ds = load(task["dataset"])
-    authors = bool(task["options"].get("authors_split"))
-    return (ds, *bench_split(ds, int(task["seed"]), authors))
+    return (ds, *bench_split(ds, int(task["seed"]), _wants_authors(task)))
+
+
+def _wants_authors(task: dict[str, Any]) -> bool:
+    return bool(task["options"].get("authors_split"))
+
+
+def _authors_orientation(dataset: str, authors: bool) -> int | None:
+    """The authors' label orientation when their split is asked for and known, else None (olctc's)."""
+    return AUTHORS_SPLIT.get(dataset) if authors else None
 
 
 def bench_split(ds: Dataset, seed: int, authors: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -363,7 +371,7 @@ def bench_split(ds: Dataset, seed: int, authors: bool = False) -> tuple[np.ndarr
     authors' own split: first row left out, stratified in their label orientation."""
     from olctc.fit import split
 
-    orientation = AUTHORS_SPLIT.get(ds.name) if authors else None
+    orientation = _authors_orientation(ds.name, authors)
     if orientation is None:
         return split(ds, TEST_SIZE, seed)
     rows = np.arange(1, ds.n)
