@@ -51,11 +51,15 @@ def _experiment_command(name: str) -> click.Command:
                        "verified for the 10 UCI sets but climate). Other data sets keep olctc's split.")
     @click.option("--jobs", type=int, default=1, show_default=True, help="Runs in parallel (1 thread each).")
     @click.option("--retry-errors", is_flag=True,
-                  help="Run again the runs whose last record is an error (their new record is appended).")
+                  help="Run again the runs whose last record is an error or a timeout (their new record is "
+                       "appended).")
+    @click.option("--run-timeout", type=float, default=None,
+                  help="Hard wall-clock seconds per run: past it the run's process is killed and recorded "
+                       "with status 'timeout' [default: 1.5 x the time limit of every fit it makes + 120].")
     @click.option("-o", "--output", "output", required=True,
                   help="Bench folder (created; resumed if it holds this bench).")
     def cmd(datasets, seeds, models, solver, time_limit, cv, fixed_C, C_grid, authors_split, jobs, retry_errors,
-            output) -> None:
+            run_timeout, output) -> None:
         from olctc.bench.runner import RUNS, make_options, run_bench
 
         if cv is not None and fixed_C is not None:
@@ -63,7 +67,8 @@ def _experiment_command(name: str) -> click.Command:
         opts = make_options(name, datasets=datasets, seeds=seeds, models=models, solver=solver,
                             time_limit=time_limit, fixed_C=fixed_C or "anchors", cv=cv, C_grid=C_grid,
                             authors_split=authors_split)
-        s = run_bench(opts, output, jobs=jobs, echo=lambda m: click.echo(m, err=True), retry_errors=retry_errors)
+        s = run_bench(opts, output, jobs=jobs, echo=lambda m: click.echo(m, err=True), retry_errors=retry_errors,
+                      run_timeout=run_timeout)
         click.echo(f"bench {name}: {s.ran} run(s) done now, {s.skipped} skipped (already done), "
                    f"{s.errors} failed; results in {s.folder / RUNS}")
 

@@ -13,7 +13,6 @@ import platform
 import sys
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -24,6 +23,7 @@ from olctc import __version__
 from olctc.bench.experiments import (AUTHORS_SPLIT, C_GRID, EXPERIMENTS, Experiment, ModelDef, cv_grid,
                                      get_experiment, resolve_C)
 from olctc.bench.metrics import brier_score, expected_calibration_error
+from olctc.bench.workers import run_isolated
 from olctc.data import Dataset
 from olctc.errors import OlctcError, param_error
 from olctc.io import atomic_write_text
@@ -35,6 +35,7 @@ OWN_FILES = frozenset({BENCH_JSON, RUNS, REPORT_DIR})
 TEST_SIZE = 0.2
 THREADS = 1  # the paper's comparisons are per run; parallelism comes from --jobs, one thread each
 SOLVERS = ("highs", "cbc", "scip")
+FAILED = ("error", "timeout")  # records without results; --retry-errors runs them again
 
 
 # ---- options ---------------------------------------------------------------------------------------
@@ -182,26 +183,6 @@ def _is_leftover(name: str) -> bool:
     return name.startswith(".") and name.endswith(".tmp")
 
 
-def _stop_pool(pool: ProcessPoolExecutor, grace: float = 2.0) -> None:
-    """Stop the workers now: an interrupted bench must not wait for runs that take minutes.
-
-    A worker inside a solver's C call does not see SIGTERM until the call returns, so survivors of the
-    grace period are killed. Workers write no result file (the parent appends to runs.jsonl), so
-    nothing under a final name can be left half-written.
-    """
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    deadline = time.monotonic() + grace
-    for p in procs:
-        p.join(max(0.0, deadline - time.monotonic()))
-        if p.is_alive():
-            p.kill()
-            p.join(1.0)
-
-
 def read_bench_json(d: Path) -> dict[str, Any]:
     """DIR/bench.json; OlctcError if missing or unreadable."""
     p = Path(d) / BENCH_JSON
@@ -323,23 +304,16 @@ def solver_version(solver: str) -> str:
         return f"{pkg} (unknown version)"
 
 
-def execute_task(task: dict[str, Any]) -> list[dict[str, Any]]:
-    """Run one task and return its records; failures become records with status "error"."""
-    exp = EXPERIMENTS[task["experiment"]]
-    m = exp.model(task["model"])
-    base = {"experiment": exp.name, "dataset": task["dataset"], "seed": task["seed"], "depth": exp.depth,
+def _base_record(task: dict[str, Any], exp: Experiment) -> dict[str, Any]:
+    return {"experiment": exp.name, "dataset": task["dataset"], "seed": task["seed"], "depth": exp.depth,
             "threads": THREADS, "time_limit": task["options"]["time_limit"], "olctc_version": __version__,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "pid": os.getpid(),
             "split": "olctc" if _authors_orientation(task["dataset"], _wants_authors(task)) is None
             else "authors"}
-    t0 = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            recs = KIND_RUNNERS[m.kind](m, task)
-    except Exception as exc:  # one failed run must not stop a bench; the record says why
-        recs = [{"model": r, "status": "error", "error": f"{type(exc).__name__}: {exc}"} for r in m.record_names]
-    wall = time.perf_counter() - t0
+
+
+def _finish(task: dict[str, Any], exp: Experiment, base: dict[str, Any], recs: list[dict[str, Any]],
+            wall: float) -> list[dict[str, Any]]:
     out = []
     for r in recs:
         rec = dict(base)
@@ -348,6 +322,49 @@ def execute_task(task: dict[str, Any]) -> list[dict[str, Any]]:
         rec["wall_time"] = wall
         out.append(rec)
     return out
+
+
+def execute_task(task: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run one task and return its records; failures become records with status "error"."""
+    exp = EXPERIMENTS[task["experiment"]]
+    m = exp.model(task["model"])
+    base = _base_record(task, exp)
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            recs = KIND_RUNNERS[m.kind](m, task)
+    except Exception as exc:  # one failed run must not stop a bench; the record says why
+        recs = [{"model": r, "status": "error", "error": f"{type(exc).__name__}: {exc}"} for r in m.record_names]
+    return _finish(task, exp, base, recs, time.perf_counter() - t0)
+
+
+def failed_records(task: dict[str, Any], status: str, why: str, wall: float | None = None) -> list[dict[str, Any]]:
+    """The records of a task whose process never returned them (killed at its hard limit, or crashed)."""
+    exp = EXPERIMENTS[task["experiment"]]
+    m = exp.model(task["model"])
+    base = _base_record(task, exp)
+    base["pid"] = None  # the run's own process is gone
+    return _finish(task, exp, base, [{"model": r, "status": status, "error": why} for r in m.record_names],
+                   wall if wall is not None else float("nan"))
+
+
+def fits_per_run(task: dict[str, Any]) -> int:
+    """How many fits (each under the time limit) one task makes: 1, or every CV fold of every
+    configuration plus the final fit."""
+    o = task["options"]
+    if o["cv"] is None:
+        return 1
+    m = EXPERIMENTS[task["experiment"]].model(task["model"])
+    return int(o["cv"]) * len(cv_grid(m, task["depth"], tuple(o["C_grid"]))) + 1
+
+
+def hard_limit(task: dict[str, Any], run_timeout: float | None = None) -> float:
+    """Wall-clock seconds after which a run's process is killed: ``run_timeout`` if given, else every
+    fit at 1.5 times its time limit plus 120 s (CBC was measured up to 9 s past a 60 s limit)."""
+    if run_timeout is not None:
+        return float(run_timeout)
+    return fits_per_run(task) * float(task["options"]["time_limit"]) * 1.5 + 120.0
 
 
 def _load_split(task: dict[str, Any]):
@@ -666,14 +683,17 @@ class BenchSummary:
 
 def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
               echo: Callable[[str], None] = print, progress_stream=None,
-              retry_errors: bool = False) -> BenchSummary:
-    """Run every task of ``opts`` not yet in DIR/runs.jsonl, ``jobs`` at a time (1 thread each).
+              retry_errors: bool = False, run_timeout: float | None = None) -> BenchSummary:
+    """Run every task of ``opts`` not yet in DIR/runs.jsonl, ``jobs`` at a time (1 thread each), each in
+    its own process, killed after ``hard_limit(task, run_timeout)`` seconds (record status "timeout").
 
-    ``retry_errors`` also runs again the tasks whose last record of some key is an error; the report
-    reads the last record of each key, so the new one replaces the error there (nothing is rewritten).
+    ``retry_errors`` also runs again the tasks whose last record of some key is an error or a timeout;
+    the report reads the last record of each key, so the new one replaces it there (nothing is rewritten).
     """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise param_error("jobs", "an integer >= 1", jobs)
+    if run_timeout is not None and not run_timeout > 0:
+        raise param_error("run_timeout", "> 0 seconds", run_timeout)
     d = prepare_folder(out, opts)
     recs, bad = read_runs(d)
     if bad:
@@ -681,7 +701,7 @@ def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
              "those runs will be redone")
     done = {r["key"] for r in recs}
     if retry_errors:
-        done -= {k for k, r in latest(recs).items() if r.get("status") == "error"}
+        done -= {k for k, r in latest(recs).items() if r.get("status") in FAILED}
     tasks = make_tasks(opts)
     todo = [t for t in tasks if not all(k in done for k in t["keys"])]
     skipped = len(tasks) - len(todo)
@@ -696,20 +716,10 @@ def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
     def keep(records: list[dict[str, Any]]) -> None:
         nonlocal errors
         append_records(d, records)
-        errors += sum(r.get("status") == "error" for r in records)
+        errors += sum(r.get("status") in FAILED for r in records)
         prog.step()
 
-    if jobs == 1 or len(todo) <= 1:
-        for t in todo:
-            keep(execute_task(t))
-    else:
-        pool = ProcessPoolExecutor(max_workers=jobs)
-        try:
-            futures = [pool.submit(execute_task, t) for t in todo]
-            for f in as_completed(futures):
-                keep(f.result())
-        except BaseException:
-            _stop_pool(pool)
-            raise
-        pool.shutdown()
+    # Every run in its own process, even with one job: a native crash or a solver that ignores its time
+    # limit costs that run only (status "error" / "timeout"), not the bench.
+    run_isolated(todo, jobs, execute_task, lambda t: hard_limit(t, run_timeout), failed_records, keep)
     return BenchSummary(d, len(tasks), skipped, len(todo), errors, bad)

@@ -1,0 +1,130 @@
+"""Each bench run in its own process, under a hard wall-clock limit.
+
+A solver's time limit is a request the solver checks between steps; native code can ignore it for good
+(SCIP 10 looped for over 10 minutes on a 60 s MIQP after corrupting its heap) or abort the process
+(glibc's "double free"). One run per child process, killed at its hard limit, turns both into a record
+("timeout" or "error") and the bench goes on. Children start from a fork server: no solver threads of
+the parent are copied, and the imports are paid once.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import signal
+import time
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any, Callable
+
+#: Seconds a stopped child gets between SIGTERM and SIGKILL.
+GRACE = 2.0
+
+
+@dataclass
+class Worker:
+    """A running child: its task, its end of the pipe, and when it must be stopped."""
+
+    task: dict[str, Any]
+    proc: Any  # multiprocessing's process object (its class depends on the start method)
+    conn: Connection
+    deadline: float
+    limit: float
+    started: float
+
+
+def _child(task: dict[str, Any], conn: Connection, run: Callable[[dict[str, Any]], list]) -> None:
+    # Ctrl-C reaches the whole process group; the parent owns it and stops its children.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    conn.send(run(task))
+    conn.close()
+
+
+def _context() -> Any:
+    methods = mp.get_all_start_methods()
+    if "forkserver" not in methods:
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["olctc.bench.runner"])
+    return ctx
+
+
+def stop(proc: Any, grace: float = GRACE) -> None:
+    """SIGTERM, then SIGKILL if the child is inside a C call that never returns."""
+    if proc.is_alive():
+        proc.terminate()
+        proc.join(grace)
+    if proc.is_alive():
+        proc.kill()
+        proc.join(grace)
+
+
+def _signal_name(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def _since(w: Worker) -> float:
+    return time.monotonic() - w.started
+
+
+def _outcome(w: Worker, failed: Callable[[dict[str, Any], str, str, float], list]) -> list | None:
+    """The child's records, failure records, or None while it may still finish in time."""
+    if w.conn.poll():
+        try:
+            recs = w.conn.recv()
+        except (EOFError, OSError):  # died while sending
+            recs = None
+        w.proc.join(GRACE)
+        stop(w.proc)
+        if recs is not None:
+            return recs
+        return failed(w.task, "error", f"WorkerDied: the run's process ended with {_signal_name(w.proc.exitcode)} "
+                                       "before returning its result (a crash in native code?)", _since(w))
+    if not w.proc.is_alive():
+        return failed(w.task, "error", f"WorkerDied: the run's process ended with {_signal_name(w.proc.exitcode)} "
+                                       "without a result (a crash in native code?)", _since(w))
+    if time.monotonic() >= w.deadline:
+        stop(w.proc)
+        return failed(w.task, "timeout", f"RunTimeout: no result after {w.limit:g} s (the run's hard limit); "
+                                         "its process was killed (a solver ignoring its time limit?)", _since(w))
+    return None
+
+
+def run_isolated(tasks: list[dict[str, Any]], jobs: int, run: Callable[[dict[str, Any]], list],
+                 limit_of: Callable[[dict[str, Any]], float],
+                 failed: Callable[[dict[str, Any], str, str, float], list],
+                 keep: Callable[[list], None]) -> None:
+    """Run ``run(task)`` for every task in a child process, ``jobs`` at a time, and pass each task's
+    records to ``keep`` (in the parent) as they come. A child past ``limit_of(task)`` seconds is killed
+    and ``failed(task, "timeout", why, seconds)`` is kept instead; a child that dies,
+    ``failed(task, "error", why, seconds)``.
+    Any exception in the parent (Ctrl-C, SIGTERM) stops every child before it propagates.
+    """
+    ctx = _context()
+    queue = list(tasks)
+    running: list[Worker] = []
+    try:
+        while queue or running:
+            while queue and len(running) < jobs:
+                task = queue.pop(0)
+                parent_end, child_end = ctx.Pipe(duplex=False)
+                proc = ctx.Process(target=_child, args=(task, child_end, run), daemon=True)
+                proc.start()
+                child_end.close()  # the parent's copy: without closing it, a dead child never reads as EOF
+                limit, now = float(limit_of(task)), time.monotonic()
+                running.append(Worker(task, proc, parent_end, now + limit, limit, now))
+            timeout = max(0.0, min(w.deadline for w in running) - time.monotonic())
+            wait([w.conn for w in running] + [w.proc.sentinel for w in running], timeout)
+            for w in list(running):
+                recs = _outcome(w, failed)
+                if recs is not None:
+                    running.remove(w)
+                    w.conn.close()
+                    keep(recs)
+    except BaseException:
+        for w in running:
+            stop(w.proc, grace=0.5)
+        raise

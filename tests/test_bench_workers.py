@@ -1,0 +1,133 @@
+"""bench runs each run in its own process: a run past its hard limit is killed and recorded as a timeout,
+a run whose process dies is recorded as an error, and the bench goes on. Real runs, real signals."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from olctc.bench import runner
+
+# heart's OLCT at C = (1, 0.1) does not close its gap in 60 s: a run that is still solving when killed.
+SLOW = ["bench", "models", "--datasets", "heart", "--models", "OLCT", "--seeds", "0", "--solver", "highs",
+        "--time-limit", "60"]
+
+
+def _records(d: Path) -> list[dict]:
+    return [json.loads(s) for s in (d / "runs.jsonl").read_text().splitlines()]
+
+
+def _run(args: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "olctc.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=180, **kw)
+
+
+def _stat(pid: int) -> tuple[int, int] | None:
+    """(parent pid, session id) of a live process, or None."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2:].split()
+    return int(fields[1]), int(fields[3])
+
+
+def _processes() -> dict[int, tuple[int, int]]:
+    out = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit() and (st := _stat(int(name))) is not None:
+            out[int(name)] = st
+    return out
+
+
+def _grandchildren(pid: int) -> list[int]:
+    procs = _processes()
+    kids = {p for p, (pp, _) in procs.items() if pp == pid}
+    return [p for p, (pp, _) in procs.items() if pp in kids]
+
+
+def test_hard_limit_defaults() -> None:
+    opts = runner.make_options("models", datasets="heart", seeds="0", models="OLCT,CART", time_limit=60)
+    olct, cart = runner.make_tasks(opts)
+    assert runner.fits_per_run(olct) == runner.fits_per_run(cart) == 1
+    assert runner.hard_limit(olct) == 60 * 1.5 + 120
+    assert runner.hard_limit(olct, run_timeout=7) == 7.0
+    cv = runner.make_tasks(runner.make_options("models", datasets="heart", seeds="0", models="OLCT",
+                                               time_limit=10, cv=4))[0]
+    assert runner.fits_per_run(cv) == 4 * 25 + 1  # 4 folds x the 5 x 5 grid of C per layer, then the final fit
+    assert runner.hard_limit(cv) == 101 * 10 * 1.5 + 120
+
+
+def test_run_past_its_hard_limit_is_killed_and_recorded(tmp_path: Path) -> None:
+    t0 = time.monotonic()
+    p = _run(SLOW + ["--run-timeout", "4", "-o", "b"], tmp_path)
+    elapsed = time.monotonic() - t0
+    assert p.returncode == 0, p.stderr
+    assert "1 run(s) done now, 0 skipped (already done), 1 failed" in p.stdout
+    assert elapsed < 40, elapsed  # killed at 4 s, not waited for until the 60 s time limit
+    (rec,) = _records(tmp_path / "b")
+    assert rec["status"] == "timeout" and rec["key"] == "heart|0|OLCT" and rec["split"] == "olctc"
+    assert rec["error"].startswith("RunTimeout: no result after 4 s (the run's hard limit)")
+    assert 4 <= rec["wall_time"] < 20
+    # A plain resume keeps the timeout; --retry-errors runs it again and appends the new record.
+    p = _run(SLOW + ["--run-timeout", "4", "-o", "b"], tmp_path)
+    assert p.returncode == 0 and "0 run(s) done now, 1 skipped" in p.stdout
+    p = _run(SLOW + ["--run-timeout", "4", "--retry-errors", "-o", "b"], tmp_path)
+    assert p.returncode == 0 and "1 run(s) done now" in p.stdout
+    assert [r["status"] for r in _records(tmp_path / "b")] == ["timeout", "timeout"]
+    # The report counts the run as failed and still writes its tables.
+    p = _run(["bench", "report", "b"], tmp_path)
+    assert p.returncode == 0, p.stderr
+    rows = (tmp_path / "b" / "report" / "summary.csv").read_text().splitlines()
+    (row,) = [r for r in rows if r.startswith("heart,OLCT,")]
+    assert row.startswith("heart,OLCT,1,1,")  # one run (the latest record), one error
+
+
+def test_a_dead_run_process_is_an_error_record_and_the_bench_goes_on(tmp_path: Path) -> None:
+    args = ["bench", "models", "--datasets", "heart", "--models", "OLCT,CART", "--seeds", "0", "--solver",
+            "highs", "--time-limit", "60", "--jobs", "1", "-o", "b"]
+    p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    # The OLCT run comes first: its process is a child of the fork server, itself a child of bench.
+    deadline = time.monotonic() + 60
+    while not (workers := _grandchildren(p.pid)):
+        assert p.poll() is None and time.monotonic() < deadline, "no run process appeared"
+        time.sleep(0.05)
+    time.sleep(1.0)  # inside the solve
+    for w in workers:
+        os.kill(w, signal.SIGKILL)  # what a segfault or glibc's abort looks like from outside
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    assert "Traceback" not in err
+    recs = {r["model"]: r for r in _records(tmp_path / "b")}
+    assert recs["OLCT"]["status"] == "error"
+    assert recs["OLCT"]["error"].startswith("WorkerDied: the run's process ended with killed by SIGKILL")
+    assert recs["CART"]["status"] == "optimal"  # the next run ran
+
+
+def test_ctrl_c_to_the_process_group_stops_bench_and_every_run_process(tmp_path: Path) -> None:
+    # A terminal's Ctrl-C signals the whole group: the run processes ignore it and the parent stops them.
+    p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *SLOW, "--seeds", "0,42", "--jobs", "2", "-o", "b"],
+                         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(_grandchildren(p.pid)) < 2:
+        assert p.poll() is None and time.monotonic() < deadline, "the run processes did not start"
+        time.sleep(0.05)
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    os.killpg(p.pid, signal.SIGINT)
+    _out, err = p.communicate(timeout=60)
+    assert time.monotonic() - t0 < 15
+    assert p.returncode == 130 and err.strip().endswith("interrupted") and "Traceback" not in err
+    left = time.monotonic() + 10  # the fork server leaves once it sees its parent gone
+    while (rest := [q for q, (_, sid) in _processes().items() if sid == p.pid]) and time.monotonic() < left:
+        time.sleep(0.1)
+    assert rest == []  # nothing of the session is left
+    assert sorted(q.name for q in (tmp_path / "b").iterdir()) == ["bench.json"]  # no run finished, none recorded
