@@ -65,6 +65,10 @@ SAMPLE_CASES = [
     ("highs_infeasible.sol", "none", "highs", "infeasible", None, {}),
     ("highs_timelimit_incumbent.sol", "none", "highs", "feasible", -5534.999999999999, "mknap"),
     ("highs_timelimit_nosol.sol", "none", "highs", "no_solution", None, {}),
+    ("highs_1.16_solution.sol", "none", "highs", "optimal", -21.5, OPT),
+    ("highs_1.16_solution_style1.sol", "none", "highs", "optimal", -21.5, OPT),
+    ("highs_1.16_solution_style4.sol", "none", "highs", "optimal", -21.5, {k: v for k, v in OPT.items() if v}),
+    ("highs_1.16_sollimit_style4.sol", "none", "highs", "feasible", -5455.0, "mknap"),
     ("scip_solution.sol", "none", "scip", "optimal", -21.5, {k: v for k, v in OPT.items() if v}),
     ("scip_infeasible.sol", "none", "scip", "infeasible", None, {}),
     ("scip_timelimit_incumbent.sol", "none", "scip", "feasible", -5542.0, "mknap"),
@@ -80,8 +84,13 @@ RAW_STATUS = {
     "glpk_timelimit_nosol_w.txt": "s mip u: undefined",
     "gurobi_solution.sol": "solution (a Gurobi .sol file has no status)",
     "highs_timelimit_nosol.sol": "Time limit reached",
+    "highs_1.16_sollimit_style4.sol": "Solution limit reached",
     "scip_timelimit_incumbent.sol": "time limit reached",
 }
+
+#: Files that state a best bound (HiGHS 1.16, a MIP solved to optimality); every other file states none.
+BOUND = {"highs_1.16_solution.sol": -21.5, "highs_1.16_solution_style1.sol": -21.5,
+         "highs_1.16_solution_style4.sol": -21.5}
 
 
 def _check_values(sol: Solution, expected, mknap) -> None:
@@ -102,7 +111,7 @@ def test_sample(name, cols, solver, status, objective, values, mknap) -> None:
     assert (sol.solver, sol.status, sol.objective) == (solver, status, objective)
     assert sol.path == str(SAMPLES / name)
     assert sol.has_solution() == (status in ("optimal", "feasible"))
-    assert sol.bound is None
+    assert sol.bound == BOUND.get(name)
     if name in RAW_STATUS:
         assert sol.raw_status == RAW_STATUS[name]
     _check_values(sol, values, mknap)
@@ -113,6 +122,7 @@ def test_sample(name, cols, solver, status, objective, values, mknap) -> None:
 
 def test_omits_zeros_follows_the_format() -> None:
     expect = {"cbc_2.10.8_solution.txt": True, "scip_solution.sol": True, "highs_solution_style4.sol": True,
+              "highs_1.16_solution_style4.sol": True, "highs_1.16_solution.sol": False,
               "highs_solution.sol": False, "gurobi_solution.sol": False, "cplex_solution.sol": False,
               "glpk_output_o.txt": False}
     assert {n: read_solution(SAMPLES / n).omits_zeros for n in expect} == expect
@@ -250,6 +260,9 @@ def test_highspy_styles(tmp_path, mknap, style) -> None:
     assert sol.solver == ("glpk" if style in (2, 3) else "highs")
     assert sol.to_array(COLS).tolist() == [4.0, 3.0, 1.0, 3.0, 2.0, 0.0]
     assert sol.objective == (None if style == -1 else -21.5)
+    # HiGHS 1.16 states the bound of a MIP solved to optimality in styles 0, 1 and 4; 1.15 never does.
+    writes_bound = style in (0, 1, 4) and tuple(int(p) for p in h.version().split(".")[:2]) >= (1, 16)
+    assert sol.bound == (-21.5 if writes_bound else None)
     if style in (2, 3):
         assert read_solution(tmp_path / "h.sol", format="highs", col_names=COLS).solver == "highs"
 
@@ -265,6 +278,7 @@ def test_highspy_styles(tmp_path, mknap, style) -> None:
     if style != -1:  # style -1 has no objective to check against
         _check_values(sol, "mknap", mknap)
     assert float(mknap[1] @ sol.to_array(mknap[0])) == h.getInfo().objective_function_value
+    assert sol.bound is None  # a limit, not optimality: no version states the bound then
 
 
 @pytest.mark.parametrize("style", [0, 1, 2, 3, 4])
@@ -392,6 +406,17 @@ HIGHS_HEAD = "Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjec
     (HIGHS_HEAD + "# Columns 2\nx 4 extra\ny 3\n", {}, ":8: expected 'name value', got 'x 4 extra'"),
     ("Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjective abc\n# Columns 1\nx 4\n", {},
      ":6: expected a finite objective value, got 'abc'"),
+    (HIGHS_HEAD + "Objective_bound -21.5\nGap 0\n# Columns 1\nx 4\n", {},
+     ":8: expected '# Columns <n>', 'Objective_bound <v>' or 'MIP_rel_gap <v>', got 'Gap 0'"),
+    (HIGHS_HEAD + "Objective_bound -21.5\nObjective_bound -21.5\n# Columns 1\nx 4\n", {},
+     ":8: expected '# Columns <n>', 'Objective_bound <v>' or 'MIP_rel_gap <v>', got 'Objective_bound -21.5'"),
+    (HIGHS_HEAD + "Objective_bound low\n# Columns 1\nx 4\n", {},
+     ":7: expected a number after 'Objective_bound', got 'low'"),
+    (HIGHS_HEAD + "Objective_bound -21.5\n", {}, ":8: expected '# Columns <n>', got end of file (file truncated?)"),
+    (HIGHS_HEAD + "# Columns 1 sparse\nx 4 0\n", {},
+     ":7: expected '# Columns -<k> sparse' (a negative count), got '# Columns 1 sparse'"),
+    (HIGHS_HEAD + "# Columns -2 sparse\nx 4 0\n", {},
+     ":8: expected 2 lines after '# Columns -2 sparse' (line 7), got 1 (file truncated?)"),
     ("Optimal - objective value -21.5\n      0 x 4 0\n      1 y inf 0\n", {},
      ":3: expected a finite number as the value of column 'y', got 'inf'"),
     ("Optimal - objective value -21.5\n      0 x 4 0\n      1 y 3\n", {},
@@ -434,6 +459,14 @@ def test_bad_input(tmp_path, text, kwargs, message) -> None:
         read_solution(path, **kwargs)
     assert str(err.value) == f"{path}{message}"
     assert "\n" not in str(err.value)
+
+
+def test_highs_bound_lines_in_either_order_and_infinite(tmp_path) -> None:
+    path = _write(tmp_path, HIGHS_HEAD + "MIP_rel_gap 0.5\nObjective_bound -30\n# Columns 1\nx 4\n")
+    assert (read_solution(path).bound, read_solution(path).values) == (-30.0, {"x": 4.0})
+    # An infinite bound is no bound (as SolveResult.bound of an in-process solve).
+    path = _write(tmp_path, HIGHS_HEAD + "Objective_bound -inf\nMIP_rel_gap inf\n# Columns 1\nx 4\n")
+    assert read_solution(path).bound is None
 
 
 def test_missing_file_and_folder(tmp_path) -> None:

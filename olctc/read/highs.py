@@ -4,11 +4,15 @@ Styles, each recognised from its first lines:
 
 - 0 (default, "raw"): ``Model status`` / status / blank / ``# Primal solution values`` / ``Feasible``
   (or ``Infeasible``, ``None``) / ``Objective v`` / ``# Columns n`` / n ``name value`` lines /
-  ``# Rows m`` ... Values have up to 16 significant digits.
-- 4 (sparse): the same with ``# Columns -k`` and k ``name value index`` lines for the nonzero
-  columns only (``omits_zeros``); there is no ``# Rows`` section.
+  ``# Rows m`` ... Values have up to 16 significant digits. HiGHS 1.16 adds ``Objective_bound b``
+  and ``MIP_rel_gap g`` after ``Objective v`` (seen for a MIP whose status is Optimal; not for an
+  LP, nor for a MIP stopped by a limit); ``b`` becomes ``Solution.bound``.
+- 4 (sparse): the same with ``# Columns -k`` (1.16: ``# Columns -k sparse``) and k
+  ``name value index`` lines for the nonzero columns only (``omits_zeros``); there is no
+  ``# Rows`` section.
 - 1 (pretty): a ``Columns`` table with fixed-width fields (values with 6 significant digits,
-  ``%12g``), then ``Rows``, then ``Model status: ...`` and ``Objective value: ...``.
+  ``%12g``), then ``Rows``, then ``Model status: ...`` and ``Objective value: ...`` (1.16, a MIP
+  solved to optimality: then ``Objective bound: ...`` and ``MIP rel gap: ...%``).
 - -1 (old raw): ``N M : Number of columns and rows ...`` then ``T Primal solution`` and one value per
   line by position; no status, so ``col_names`` is required and the status is "feasible".
 - 2 and 3 are GLPK's ``-w`` and ``-o`` formats, read by ``olctc.read.glpk`` (detected as ``glpk``
@@ -32,6 +36,8 @@ from olctc.read.solution import Solution
 _FIXED = {"Optimal": "optimal", "Infeasible": "infeasible", "Unbounded": "unbounded",
           "Primal infeasible or unbounded": "no_solution"}
 _OLD_RAW = re.compile(r"^-?\d+ -?\d+ : Number of columns and rows")
+#: Lines HiGHS 1.16 writes between ``Objective v`` and ``# Columns`` in styles 0 and 4.
+_RAW_EXTRAS = ("Objective_bound", "MIP_rel_gap")
 
 
 def _status(raw: str, feasible_values: bool) -> str:
@@ -49,15 +55,41 @@ def _line(src: Source, k: int, expected: str) -> str:
 
 
 def _hash_count(src: Source, k: int, keyword: str) -> int:
-    """The n of a '# <keyword> n' line."""
+    """The n of a '# <keyword> n' line; HiGHS 1.16 writes a sparse count as '# Columns -k sparse'."""
     text = _line(src, k, f"'# {keyword} <n>'")
     parts = text.split()
-    if len(parts) != 3 or parts[:2] != ["#", keyword]:
+    sparse_word = len(parts) == 4 and parts[3] == "sparse"
+    if len(parts) != 3 + sparse_word or parts[:2] != ["#", keyword]:
         raise src.fail(f"'# {keyword} <n>'", shown(text), line=k + 1)
     try:
-        return int(parts[2])
+        n = int(parts[2])
     except ValueError:
         raise src.fail(f"'# {keyword} <n>'", shown(text), line=k + 1) from None
+    if sparse_word and n >= 0:
+        raise src.fail(f"'# {keyword} -<k> sparse' (a negative count)", shown(text), line=k + 1)
+    return n
+
+
+def _bound_number(src: Source, token: str, expected: str, line: int) -> float | None:
+    """A bound or gap value: None when infinite (no bound known), else a finite number."""
+    if token.lower().lstrip("+-") in ("inf", "infinity"):
+        return None
+    return parse_number(src, token, expected, line)
+
+
+def _raw_extras(src: Source, start: int) -> tuple[dict[str, float | None], int]:
+    """HiGHS 1.16's 'keyword value' lines from ``start`` up to '# Columns' (none in older files),
+    and the index of the line after them."""
+    found: dict[str, float | None] = {}
+    k = start
+    while k < len(src.lines) and not src.lines[k].startswith("#"):
+        text = src.lines[k].strip()
+        parts = text.split()
+        if len(parts) != 2 or parts[0] not in _RAW_EXTRAS or parts[0] in found:
+            raise src.fail("'# Columns <n>', 'Objective_bound <v>' or 'MIP_rel_gap <v>'", shown(text), line=k + 1)
+        found[parts[0]] = _bound_number(src, parts[1], f"a number after '{parts[0]}'", k + 1)
+        k += 1
+    return found, k
 
 
 def _block(src: Source, start: int, count: int, width: int, header: str, expected: str) -> list[list[str]]:
@@ -86,9 +118,10 @@ def _parse_default(src: Source, col_names: Sequence[str] | None) -> Solution:
     if not obj_text.startswith("Objective"):
         raise src.fail("'Objective <v>'", shown(obj_text), line=k + 3)
     objective = parse_number(src, obj_text[len("Objective"):].strip(), "a finite objective value", k + 3)
-    n = _hash_count(src, k + 3, "Columns")
-    header = src.lines[k + 3].strip()
-    start = k + 4
+    extras, k = _raw_extras(src, k + 3)
+    n = _hash_count(src, k, "Columns")
+    header = src.lines[k].strip()
+    start = k + 1
     sparse = n < 0
     count = -n if sparse else n
     width = 3 if sparse else 2
@@ -105,7 +138,7 @@ def _parse_default(src: Source, col_names: Sequence[str] | None) -> Solution:
         m = _hash_count(src, after, "Rows")
         _block(src, after + 1, m, 2, src.lines[after].strip(), "'name value'")
     return make_solution(src, "highs", status, raw, objective, name_values(src, names, values, lines),
-                         omits_zeros=sparse)
+                         omits_zeros=sparse, bound=extras.get("Objective_bound"))
 
 
 def _parse_pretty(src: Source, col_names: Sequence[str] | None) -> Solution:
@@ -117,7 +150,8 @@ def _parse_pretty(src: Source, col_names: Sequence[str] | None) -> Solution:
     name_at = header.index("Name")
     stop = next((k for k in range(top + 1, len(src.lines)) if src.lines[k].strip() == "Rows"), -1)
     tail = {line.partition(":")[0]: (k + 1, line.partition(":")[2].strip())
-            for k, line in enumerate(src.lines) if line.startswith(("Model status:", "Objective value:"))}
+            for k, line in enumerate(src.lines)
+            if line.startswith(("Model status:", "Objective value:", "Objective bound:"))}
     if stop < 0 or "Model status" not in tail:
         raise src.fail("a 'Rows' table and a 'Model status:' line after the columns", "end of file (file truncated?)",
                        line=len(src.lines))
@@ -132,10 +166,14 @@ def _parse_pretty(src: Source, col_names: Sequence[str] | None) -> Solution:
         raise src.fail("an 'Objective value:' line", "end of file (file truncated?)", line=len(src.lines))
     obj_line, obj_text = tail["Objective value"]
     objective = parse_number(src, obj_text, "a finite objective value", obj_line)
+    bound = None
+    if "Objective bound" in tail:  # HiGHS 1.16, a MIP solved to optimality
+        bound_line, bound_text = tail["Objective bound"]
+        bound = _bound_number(src, bound_text, "a number after 'Objective bound:'", bound_line)
     lines = range(top + 2, stop + 1)
     values = parse_values(src, fields, names, lines)
     return make_solution(src, "highs", status, raw, objective, name_values(src, names, values, lines),
-                         omits_zeros=False)
+                         omits_zeros=False, bound=bound)
 
 
 def _parse_old_raw(src: Source, col_names: Sequence[str] | None) -> Solution:
