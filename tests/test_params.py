@@ -105,6 +105,7 @@ def test_scip_settings_read_by_pyscipopt(files: dict[str, Path]) -> None:
     assert m.getParam("numerics/feastol") == 1e-9
     assert m.getParam("limits/time") == 30.0
     assert m.getParam("limits/gap") == 1e-4
+    assert m.getParam("heuristics/mpec/freq") == -1  # WORKAROUNDS: SCIP's MPEC heuristic corrupts its heap
 
 
 @pytest.mark.parametrize("program", ["/usr/bin/cbc", "cbc"])

@@ -62,6 +62,14 @@ PARAM_NAMES: dict[str, ParamNames] = {
     "glpk-cli": ParamNames(None, None, "--tmlim", None, "--mipgap"),
 }
 
+#: Settings that keep a solver clear of its own bugs: interface -> {native name: value}. SCIP's MPEC
+#: heuristic (it acts on nonlinear problems only, here the L2 presets) corrupts the heap on SFS-MARGOT
+#: MIQPs, in SCIP 9.2.4 and 10.0.2 alike: glibc aborts the process ("malloc(): invalid size") or
+#: optimize() hangs for good. Found by bisecting SCIP's heuristics on tic-tac-toe (authors' split, seed 0).
+WORKAROUNDS: dict[str, dict[str, float | int]] = {
+    "scip": {"heuristics/mpec/freq": -1},
+}
+
 #: Interfaces that cannot be given tight tolerances, and why (shown to the user when they are used).
 UNTUNABLE: dict[str, str] = {
     "glpk-cli": "glpsol has no command-line flag for its tolerances, so it keeps GLPK's integrality "
@@ -90,6 +98,7 @@ def solver_settings(interface: str, *, time_limit: float | None = None, threads:
     for name, value in wanted:
         if name is not None and value is not None:
             out[name] = value
+    out.update(WORKAROUNDS.get(interface, {}))
     if interface == "glpk-cli" and "--tmlim" in out:
         # glpsol rejects a fractional time limit ("Invalid time limit '1.5'")
         out["--tmlim"] = max(1, math.ceil(float(out["--tmlim"])))
