@@ -1,7 +1,31 @@
-"""Shared test helpers: a direct highspy solve of MILP arrays (independent of olctc.solve)."""
+"""Shared test helpers: a direct highspy solve of MILP arrays (independent of olctc.solve), and what
+HiGHS logs when it takes a MIP start."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
+
+#: The line by which HiGHS says it took a MIP start, and the start's objective. HiGHS 1.16 writes
+#: "is feasible: objective value is v" where 1.15 wrote "is feasible, objective value is v".
+HIGHS_START_ACCEPTED = re.compile(r"MIP start solution is feasible[,:] objective value is (\S+)")
+
+
+def run_highs(h) -> None:
+    """``h.run()`` in this thread, whatever thread count earlier runs in this thread used.
+
+    HiGHS keeps one task scheduler per calling thread, sized by that thread's first run. Until it is
+    reset, a later run in the same thread asking for another ``threads`` fails (kError, model status
+    'Not Set'): in 1.15 only when asking for more (fewer was logged and ignored), in 1.16 both ways.
+    Without the reset, the tests asking for one thread depend on which tests ran before them in
+    pytest's thread (a default run sizes it to the machine's cores).
+    """
+    import highspy
+
+    # 1.16 renamed resetGlobalScheduler (still there) to resetThreadScheduler: it was always per thread.
+    reset = getattr(highspy.Highs, "resetThreadScheduler", None) or highspy.Highs.resetGlobalScheduler
+    reset(True)
+    h.run()
 
 
 def solve_highs_arrays(milp, time_limit: float | None = None, tol: float = 1e-9):
@@ -29,5 +53,5 @@ def solve_highs_arrays(milp, time_limit: float | None = None, tol: float = 1e-9)
     lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
                        for i in milp.integer]
     h.passModel(lp)
-    h.run()
+    run_highs(h)
     return h.getInfo().objective_function_value + milp.obj_constant, np.array(h.getSolution().col_value)
