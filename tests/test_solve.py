@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import threading
 import warnings
 from pathlib import Path
 
@@ -199,6 +200,29 @@ def test_scip_warns_that_threads_are_ignored(models: Path) -> None:
 def test_threads(models: Path, solver: str) -> None:
     for threads in (1, 2):
         assert solve_file(models / "model.mps", solver, threads=threads, verbose=False).status == "optimal"
+
+
+@pytest.mark.parametrize("caller_threads, threads", [(1, 2), (2, 1)])
+def test_highs_threads_hold_whatever_the_calling_thread_ran(models: Path, caller_threads: int, threads: int) -> None:
+    """HiGHS sizes one task scheduler per calling thread at its first run and fails a later run in that
+    thread asking for another size (1.15: more threads; 1.16: more or fewer). olctc solves in
+    highspy's worker thread, so what the caller ran before does not matter."""
+    import highspy
+
+    out: dict[str, object] = {}
+
+    def caller() -> None:
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", caller_threads)
+        h.readModel(str(models / "model.mps"))
+        out["caller"] = h.run()
+        out["olctc"] = solve_file(models / "model.mps", "highs", threads=threads, verbose=False).status
+
+    thread = threading.Thread(target=caller)   # a fresh thread: no scheduler from earlier tests
+    thread.start()
+    thread.join()
+    assert out == {"caller": highspy.HighsStatus.kOk, "olctc": "optimal"}
 
 
 # ------------------------------------------------------------------ objective constants

@@ -78,10 +78,9 @@ def highs_model(opts: SolveOptions) -> Any:
         value = int(value) if name == PARAM_NAMES["highs"].threads else float(value)
         if h.setOptionValue(name, value) != highspy.HighsStatus.kOk:
             raise OlctcError(f"HiGHS rejected option {name} = {value}")
-    if opts.threads is not None:
-        # highspy keeps one task scheduler per process, sized by the first run; a later run asking
-        # for another thread count only logs an error and keeps the old size unless it is reset.
-        highspy.Highs.resetGlobalScheduler(True)
+    # No scheduler reset for ``threads``: HiGHS keeps one task scheduler per calling thread, and
+    # _highs_run solves in a new thread of highspy's, whose scheduler is new (highspy resets it after the
+    # run). Resetting here would only reset the caller's thread, under the caller's own HiGHS runs.
     return h
 
 
@@ -100,7 +99,8 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
         if h.setSolution(sol) == highspy.HighsStatus.kError:
             raise OlctcError("HiGHS rejected the MIP start")
     # Solve in highspy's worker thread so that Ctrl-C cancels the solve (status kInterrupt, incumbent
-    # kept) instead of being ignored until HiGHS returns.
+    # kept) instead of being ignored until HiGHS returns. A new thread also has a new task scheduler,
+    # sized by opts.threads whatever the calling thread ran before.
     h.HandleKeyboardInterrupt = True
     runtime = _timed(h.solve)
     model_status = h.getModelStatus()
