@@ -345,6 +345,8 @@ def failed_records(task: dict[str, Any], status: str, why: str, wall: float | No
     m = exp.model(task["model"])
     base = _base_record(task, exp)
     base["pid"] = None  # the run's own process is gone
+    if wall is not None:
+        base["started"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - wall))
     return _finish(task, exp, base, [{"model": r, "status": status, "error": why} for r in m.record_names],
                    wall if wall is not None else float("nan"))
 
