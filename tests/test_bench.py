@@ -321,6 +321,17 @@ def test_anchors_are_packaged() -> None:
     assert ex.resolve_C(ex.OLCT, "a6a", 2, "anchors") == ((1.0, 1.0), "default (no anchor)")
 
 
+def test_sparsity_anchor_only_beside_the_depth2_runs_it_measures() -> None:
+    from olctc.bench.report import summary_rows
+
+    rec = {"dataset": "spectf", "model": "OLCT", "seed": 0, "status": "optimal", "test_balanced_accuracy": 0.6,
+           "train_balanced_accuracy": 0.9, "mean_nonzero_per_node": 3.0}
+    (models,) = summary_rows("models", [rec])
+    (depth3,) = summary_rows("depth3", [rec])
+    assert models["anchor_nonzero"] == 24.73  # the authors' depth-2 log
+    assert depth3["anchor_nonzero"] is None and depth3["anchor_mean"] == 63.53  # their depth-3 table has none
+
+
 # ---- the authors' split ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", sorted(ex.AUTHORS_SPLIT))

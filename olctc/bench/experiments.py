@@ -184,13 +184,19 @@ def anchor_method(experiment: str, record_model: str) -> str | None:
     return None
 
 
+def uses_seed_anchors(experiment: str) -> bool:
+    """Whether an experiment compares with the authors' per-seed depth-2 logs (else: the paper's
+    single-split tables, which have no sparsity figures)."""
+    exp = EXPERIMENTS[experiment]
+    return exp.depth == 2 and exp.seeds == PAPER_SEEDS
+
+
 def anchor_for(experiment: str, record_model: str, dataset: str, seed: int | None = None) -> float | None:
     """The authors' test balanced accuracy (%) for this cell: per seed, or the mean when seed is None."""
     method = anchor_method(experiment, record_model)
     if method is None:
         return None
-    exp = EXPERIMENTS[experiment]
-    if exp.depth == 2 and exp.seeds == PAPER_SEEDS:
+    if uses_seed_anchors(experiment):
         a = seed_anchors().get((method, dataset))
         if a is None:
             return None

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from olctc.bench.experiments import EXPERIMENTS, anchor_for, seed_anchors, anchor_method
+from olctc.bench.experiments import EXPERIMENTS, anchor_for, anchor_method, seed_anchors, uses_seed_anchors
 from olctc.bench.metrics import gap_cdf, performance_profile
 from olctc.bench.runner import REPORT_DIR, latest, read_bench_json, read_runs
 from olctc.errors import OlctcError
@@ -66,7 +66,8 @@ def summary_rows(experiment: str, records: list[dict[str, Any]]) -> list[dict[st
         anchors = [anchor_for(experiment, model, ds, s) for s in seeds]
         a_vals = [a for a in anchors if a is not None]
         method = anchor_method(experiment, model)
-        a_nz = seed_anchors().get((method, ds), {}).get("nonzero") if method else None
+        a_nz = (seed_anchors().get((method, ds), {}).get("nonzero")
+                if method and uses_seed_anchors(experiment) else None)
         row = {"dataset": ds, "model": model, "runs": len(rs), "errors": len(rs) - len(good),
                "test_bacc_mean": _mean(bacc), "test_bacc_std": _std(bacc),
                # The anchor over the same seeds we ran, so that a 2-seed run is compared like for like.
