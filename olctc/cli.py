@@ -1,6 +1,7 @@
 """The `olctc` command line: thin wrappers over the library; OlctcError -> one line, exit code 2."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -277,15 +278,77 @@ def _register_optional() -> None:
             cli.add_command(cmd, name)
 
 
-def _terminate(signum: int, frame: object) -> None:
-    # SIGTERM (a scheduler's kill, `timeout`) takes the same path as Ctrl-C, so every file being
-    # written is removed and nothing partial stays under a final name.
-    raise KeyboardInterrupt
+class _Interrupts:
+    """SIGINT and SIGTERM raise KeyboardInterrupt, except while the main thread imports a module: then
+    the interrupt waits until that import is done.
+
+    SIGTERM (a scheduler's kill, `timeout`) takes the same path as Ctrl-C, so every file being written is
+    removed and nothing partial stays under a final name. An interrupt raised inside the import of a
+    native module (onnx, matplotlib, numpy's extensions) leaves it half-initialised: measured on `olctc
+    export`, a segfault (-11), an abort while the interpreter finalises (-6), a RuntimeError from a class
+    body or numpy's "failed to import". Imports take well under a second, so waiting costs nothing.
+    """
+
+    def __init__(self) -> None:
+        import threading
+
+        self.importing = 0
+        self.pending = False
+        self.main = threading.main_thread().ident
+
+    def handler(self, signum: int, frame: object) -> None:
+        if self.importing:
+            self.pending = True
+            return
+        raise KeyboardInterrupt
+
+    def install(self, *, imports: bool) -> None:
+        """Handle SIGTERM (and SIGINT when ``imports``), and with ``imports`` make imports atomic. Only the
+        console program patches ``__import__``: it changes the whole process."""
+        import signal
+
+        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, self.handler)
+        if not imports:
+            return
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, self.handler)
+        import builtins
+        import threading
+
+        real_import = builtins.__import__
+
+        def atomic_import(name, globals=None, locals=None, fromlist=(), level=0):
+            if threading.get_ident() != self.main:  # handlers run in the main thread only
+                return real_import(name, globals, locals, fromlist, level)
+            self.importing += 1
+            try:
+                return real_import(name, globals, locals, fromlist, level)
+            finally:
+                self.importing -= 1
+                if not self.importing and self.pending:
+                    self.pending = False
+                    raise KeyboardInterrupt
+
+        builtins.__import__ = atomic_import
 
 
-def _interrupted() -> None:
-    """Exit 130 after an interrupt that every open file has already been cleaned up after."""
+def _interrupted(hard: bool = False) -> None:
+    """Exit 130 after an interrupt that every open file has already been cleaned up after.
+
+    ``hard`` (the console program) leaves by ``os._exit``: an interrupt that landed inside the import of a
+    native module (onnx, matplotlib) can leave it half-initialised, and the interpreter's finalisation
+    then aborts ("Fatal Python error: PyThreadState_Get", exit -6). Nothing is left to finalise: files
+    were removed while the interrupt unwound, and bench has stopped its run processes.
+    """
     click.echo("interrupted", err=True)
+    if hard:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(130)
     # CPython 3.11 remembers an interrupt that landed inside PyRun_String (pybind11 modules such as onnx
     # run code that way while importing) as "unhandled" even once caught, and then ends the process by
     # SIGINT (exit -2) instead of our 130. The interrupt was handled: clear that flag.
@@ -298,19 +361,27 @@ def _interrupted() -> None:
     sys.exit(130)
 
 
+def _from_interrupt(exc: BaseException) -> bool:
+    """Whether an exception wraps an interrupt: Python turns one raised inside ``__set_name__`` or
+    ``__init_subclass__`` (a class body of a module being imported) into a RuntimeError caused by it."""
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: bad input prints one line and exits 2, never a traceback."""
-    import signal
-
-    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, _terminate)
+    _Interrupts().install(imports=argv is None)
     try:
         _register_optional()
         cli.main(args=argv, prog_name="olctc", standalone_mode=False)
     except OlctcError as exc:
         _fail(str(exc))
     except click.exceptions.Abort:
-        _interrupted()
+        _interrupted(hard=argv is None)
     except click.ClickException as exc:
         if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
             exc.show()  # bare `olctc`: the help text, not an error line
@@ -320,9 +391,13 @@ def main(argv: list[str] | None = None) -> None:
             message += f" (see '{exc.ctx.command_path} --help')"
         _fail(message)
     except KeyboardInterrupt:
-        _interrupted()
+        _interrupted(hard=argv is None)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except Exception as exc:
+        if _from_interrupt(exc):
+            _interrupted(hard=argv is None)
+        raise
     sys.exit(0)
 
 
