@@ -1,5 +1,5 @@
-"""Workarounds for solvers' own bugs (olctc/emit/params.py WORKAROUNDS), each checked on the instance
-that found it. These run in a child process: without the workaround the bug kills or hangs it."""
+"""Workarounds for solvers' own bugs (olctc/emit/params.py WORKAROUNDS), each checked on the bench run
+that found it. The runs happen in a child process: without the workaround the bug kills or hangs it."""
 from __future__ import annotations
 
 import subprocess
@@ -7,27 +7,40 @@ import sys
 
 from olctc.emit.params import solver_settings
 
-# The bench run that found it: tic-tac-toe, the authors' split of seed 0, SFS-MARGOT (an MIQP for SCIP)
-# with the warm start. Without the workaround SCIP's MPEC heuristic corrupts the heap after about 7 s of
-# solving: "malloc(): invalid size (unsorted)", then a hang in optimize() (or a glibc abort).
-SFS_RUN = """
+
+def _bench_run(experiment: str, dataset: str, model: str, time_limit: float, authors_split: bool) -> str:
+    return f"""
 from olctc.bench import runner
-opts = runner.make_options("models", datasets="tic-tac-toe", seeds="0", models="SFS-MARGOT", time_limit=25,
-                           authors_split=True)
+opts = runner.make_options({experiment!r}, datasets={dataset!r}, seeds="0", models={model!r},
+                           time_limit={time_limit}, authors_split={authors_split})
 (task,) = runner.make_tasks(opts)
 (rec,) = runner.execute_task(task)
 print(rec["status"], rec.get("error"), rec.get("test_balanced_accuracy"))
 """
 
 
-def test_scip_mpec_heuristic_is_off_for_every_scip_solve() -> None:
-    assert solver_settings("scip")["heuristics/mpec/freq"] == -1
+def _solves_cleanly(script: str) -> None:
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "malloc" not in p.stderr and "corruption" not in p.stderr and "invalid pointer" not in p.stderr
+    status, error, bacc = p.stdout.split()
+    assert status in ("optimal", "feasible"), (status, error)
+    assert 0.5 <= float(bacc) <= 1.0
+
+
+def test_scips_heap_corrupting_heuristics_are_off_for_every_scip_solve() -> None:
+    settings = solver_settings("scip")
+    assert settings["heuristics/mpec/freq"] == settings["heuristics/nlpdiving/freq"] == -1
 
 
 def test_sfs_margot_that_corrupted_scips_heap_now_solves() -> None:
-    p = subprocess.run([sys.executable, "-c", SFS_RUN], capture_output=True, text=True, timeout=150)
-    assert p.returncode == 0, p.stderr[-2000:]
-    assert "malloc" not in p.stderr and "corruption" not in p.stderr
-    status, error, bacc = p.stdout.split()
-    assert status in ("optimal", "feasible"), (status, error)
-    assert 0.5 < float(bacc) <= 1.0
+    # SFS-MARGOT (an MIQP for SCIP) with its warm start: without the workaround SCIP's MPEC heuristic
+    # corrupts the heap after about 7 s of solving ("malloc(): invalid size (unsorted)"), then
+    # optimize() hangs (or glibc aborts).
+    _solves_cleanly(_bench_run("models", "tic-tac-toe", "SFS-MARGOT", 25, authors_split=True))
+
+
+def test_depth3_margot_that_corrupted_scips_heap_now_solves() -> None:
+    # Without the workaround SCIP's NLP diving heuristic frees an invalid pointer after about 5 s of
+    # branching and glibc aborts (SIGABRT). The crash depends on the time limit: 60 s, as in the bench.
+    _solves_cleanly(_bench_run("depth3", "wholesale", "MARGOT", 60, authors_split=False))
