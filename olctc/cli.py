@@ -294,13 +294,35 @@ class _Interrupts:
 
         self.importing = 0
         self.pending = False
+        self.closing = False
+        self.fired = False  # a native call may swallow the KeyboardInterrupt or turn it into its own error
         self.main = threading.main_thread().ident
+        self.installed: dict[int, object] = {}
 
     def handler(self, signum: int, frame: object) -> None:
+        if self.closing:
+            # The command is over and the interpreter finalises: a KeyboardInterrupt now could only be
+            # printed as "Exception ignored in threading._shutdown". Take the signal's default action.
+            import signal
+
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        self.fired = True
         if self.importing:
             self.pending = True
             return
         raise KeyboardInterrupt
+
+    def close(self, *, restore: bool) -> None:
+        """The command is over: from now on a signal takes its default action; ``restore`` puts back
+        the handlers found at ``install`` (an in-process caller keeps its own)."""
+        import signal
+
+        self.closing = True
+        if restore:
+            for signum, previous in self.installed.items():
+                signal.signal(signum, previous)
 
     def install(self, *, imports: bool) -> None:
         """Handle SIGTERM (and SIGINT when ``imports``), and with ``imports`` make imports atomic. Only the
@@ -308,11 +330,11 @@ class _Interrupts:
         import signal
 
         if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, self.handler)
+            self.installed[signal.SIGTERM] = signal.signal(signal.SIGTERM, self.handler)
         if not imports:
             return
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            signal.signal(signal.SIGINT, self.handler)
+            self.installed[signal.SIGINT] = signal.signal(signal.SIGINT, self.handler)
         import builtins
         import threading
 
@@ -374,29 +396,38 @@ def _from_interrupt(exc: BaseException) -> bool:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: bad input prints one line and exits 2, never a traceback."""
-    _Interrupts().install(imports=argv is None)
+    interrupts = _Interrupts()
+    interrupts.install(imports=argv is None)
+    try:
+        _run(argv, interrupts)
+    finally:
+        interrupts.close(restore=argv is not None)
+
+
+def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
+    hard = argv is None
     try:
         _register_optional()
         cli.main(args=argv, prog_name="olctc", standalone_mode=False)
-    except OlctcError as exc:
-        _fail(str(exc))
-    except click.exceptions.Abort:
-        _interrupted(hard=argv is None)
-    except click.ClickException as exc:
-        if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
-            exc.show()  # bare `olctc`: the help text, not an error line
-            sys.exit(EXIT_BAD_INPUT)
-        message = " ".join(exc.format_message().split())
-        if isinstance(exc, click.UsageError) and exc.ctx is not None:
-            message += f" (see '{exc.ctx.command_path} --help')"
-        _fail(message)
-    except KeyboardInterrupt:
-        _interrupted(hard=argv is None)
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        _interrupted(hard)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except Exception as exc:
-        if _from_interrupt(exc):
-            _interrupted(hard=argv is None)
+        # After an interrupt, any error is its consequence: matplotlib's C++ renderer, for one, turns a
+        # KeyboardInterrupt raised in a callback into "ValueError: Invalid bounding box".
+        if interrupts.fired or _from_interrupt(exc):
+            _interrupted(hard)
+        if isinstance(exc, OlctcError):
+            _fail(str(exc))
+        if isinstance(exc, click.ClickException):
+            if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
+                exc.show()  # bare `olctc`: the help text, not an error line
+                sys.exit(EXIT_BAD_INPUT)
+            message = " ".join(exc.format_message().split())
+            if isinstance(exc, click.UsageError) and exc.ctx is not None:
+                message += f" (see '{exc.ctx.command_path} --help')"
+            _fail(message)
         raise
     sys.exit(0)
 
