@@ -4,7 +4,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
+import secrets
 from pathlib import Path
 from typing import IO, Iterator
 
@@ -35,24 +35,32 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     path = Path(path)
     folder = check_writable(path)
     binary = "b" in mode
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    tmp: str | None = None
     try:
-        # mkstemp makes the file private (0600); a written file gets the usual mode, as open() would.
-        os.chmod(tmp, 0o666 & ~_umask())
+        # The name is known before the file exists (tempfile.mkstemp creates the file and only then
+        # returns its name): an interrupt that lands right after the create still removes it.
+        for _ in range(_TRIES):
+            tmp = os.path.join(folder, f".{path.name}.{secrets.token_hex(6)}.tmp")
+            try:
+                # 0o666 minus the umask: the mode open() would give (mkstemp's would be 0600).
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+                break
+            except FileExistsError:  # another writer's file: never ours to remove
+                tmp = None
+        else:
+            raise OlctcError(f"cannot write {path}: no free temporary name in {folder} after {_TRIES} tries")
         with os.fdopen(fd, mode, encoding=None if binary else encoding,
                        newline=None if binary else "\n") as fh:
             yield fh
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
         raise
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+_TRIES = 100
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:

@@ -645,3 +645,29 @@ def test_atomic_on_failure(tmp_path, monkeypatch):
         assert path.read_bytes() == b"old"
         assert sorted(x.name for x in tmp_path.iterdir()) == sorted(
             [f"m.{e}" for e in ("mps", "lp") if (tmp_path / f"m.{e}").exists()])
+
+
+def test_atomic_write_gives_the_mode_open_gives_and_never_touches_a_taken_name(tmp_path, monkeypatch):
+    import os
+    import secrets
+
+    from olctc import io as oio
+
+    mask = os.umask(0o027)
+    try:
+        oio.atomic_write_text(tmp_path / "a.txt", "x")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o640  # 0o666 minus the umask, as open() does
+    # A temporary name that exists already (another writer's) is skipped, and left alone on failure.
+    taken = tmp_path / ".b.txt.000000000000.tmp"
+    taken.write_text("theirs")
+    names = iter(["000000000000", "111111111111"])
+    monkeypatch.setattr(secrets, "token_hex", lambda n: next(names))
+    with pytest.raises(RuntimeError, match="stop"):
+        with oio.atomic_open(tmp_path / "b.txt") as fh:
+            fh.write("ours")
+            assert (tmp_path / ".b.txt.111111111111.tmp").exists()
+            raise RuntimeError("stop")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [taken.name, "a.txt"]
+    assert taken.read_text() == "theirs"
