@@ -24,7 +24,10 @@ START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
 def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, start: bool = True) -> dict[str, Path]:
     """Write model, solver parameter files, MIP-start files and (last) the manifest.
 
-    If any step fails, every file this call wrote is removed: nothing half-written stays behind.
+    If any step fails, every file this call writes is removed: nothing half-written stays behind. Each
+    file is registered before it is written, so an interrupt landing right after a rename (before the
+    call could note the file) still removes it; a stale file of an earlier compile under the same name
+    goes too, rather than a mix of old and new files staying.
     """
     from olctc.emit.lp import write_lp
     from olctc.emit.mps import write_mps
@@ -35,16 +38,16 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     written: dict[str, Path] = {}
     man = comp.manifest
     try:
-        digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
         written["model"] = out
+        digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
         man["model"].update({"file": out.name, "format": fmt, "sha256": digest})
         if params:
-            from olctc.emit.params import write_param_files
+            from olctc.emit.params import param_file_paths, write_param_files
 
+            for f in param_file_paths(out.parent, stem):
+                written[f"params:{f.name.rsplit('.', 2)[-2]}"] = f
             files = write_param_files(out.parent, stem)
             man["files"]["params"] = sorted(f.name for f in files)
-            for f in files:
-                written[f"params:{f.name.rsplit('.', 2)[-2]}"] = f
         if start:
             from olctc.emit.start import START_FORMATS, start_filename, write_start
             from olctc.warmstart import warm_start
@@ -55,14 +58,14 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             starts: dict[str, Any] = {}
             for solver in START_FORMATS:
                 path = out.parent / start_filename(stem, solver)
-                write_start(path, names, x, solver, objective=start_objective)
                 written[f"start:{solver}"] = path
+                write_start(path, names, x, solver, objective=start_objective)
                 starts[solver] = {"file": path.name, "sha256": sha256_file(path)}
             man["files"]["start"] = starts
             man["warm_start"] = {"objective": float(start_objective)}
         mpath = manifest_path(out)
-        write_manifest(man, mpath)
         written["manifest"] = mpath
+        write_manifest(man, mpath)
     except BaseException:
         for path in written.values():
             with contextlib.suppress(FileNotFoundError):

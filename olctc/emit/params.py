@@ -14,6 +14,7 @@ names come from their reference manuals (no licence here to run them).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import os
@@ -237,9 +238,19 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, time_limit: 
     if not stem or "/" in stem or os.sep in stem:
         raise param_error("stem", "a file name without folder", stem)
     validate_limits(time_limit=time_limit, threads=threads, mip_gap=mip_gap)
-    written = []
-    for suffix, render in PARAM_FILES.items():
-        path = folder / f"{stem}.{suffix}"
-        atomic_write_text(path, render(stem, time_limit=time_limit, threads=threads, mip_gap=mip_gap))
-        written.append(path)
-    return written
+    paths = param_file_paths(folder, stem)
+    try:
+        for path, render in zip(paths, PARAM_FILES.values()):
+            atomic_write_text(path, render(stem, time_limit=time_limit, threads=threads, mip_gap=mip_gap))
+    except BaseException:
+        # All or none: an interrupt between two files (or right after a rename) must not leave some.
+        for path in paths:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+        raise
+    return paths
+
+
+def param_file_paths(folder: str | os.PathLike[str], stem: str) -> list[Path]:
+    """The files ``write_param_files`` writes, in ``PARAM_FILES`` order."""
+    return [Path(folder) / f"{stem}.{suffix}" for suffix in PARAM_FILES]
