@@ -6,7 +6,7 @@ import hashlib
 import os
 import secrets
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Iterable, Iterator
 
 from olctc.errors import OlctcError
 
@@ -55,9 +55,15 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         os.replace(tmp, path)
     except BaseException:
         if tmp is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+            remove_files([tmp])
         raise
+
+
+def remove_files(paths: Iterable[str | os.PathLike[str]]) -> None:
+    """Remove each of ``paths`` that exists (the cleanup after a failed or interrupted write)."""
+    for path in paths:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
 
 
 _TRIES = 100

@@ -4,8 +4,6 @@ Each function here is one user-visible step; all the mathematics lives in the mo
 """
 from __future__ import annotations
 
-import contextlib
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +12,7 @@ import numpy as np
 
 from olctc.compile import Compiled, manifest_fields, manifest_path, read_manifest, write_manifest
 from olctc.errors import OlctcError
-from olctc.io import sha256_file
+from olctc.io import remove_files, sha256_file
 from olctc.milp import names_from_block_map
 
 START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
@@ -67,9 +65,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
         written["manifest"] = mpath
         write_manifest(man, mpath)
     except BaseException:
-        for path in written.values():
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
+        remove_files(written.values())
         raise
     return written
 

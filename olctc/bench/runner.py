@@ -304,10 +304,10 @@ def solver_version(solver: str) -> str:
         return f"{pkg} (unknown version)"
 
 
-def _base_record(task: dict[str, Any], exp: Experiment) -> dict[str, Any]:
+def _base_record(task: dict[str, Any], exp: Experiment, started: float, pid: int | None) -> dict[str, Any]:
     return {"experiment": exp.name, "dataset": task["dataset"], "seed": task["seed"], "depth": exp.depth,
             "threads": THREADS, "time_limit": task["options"]["time_limit"], "olctc_version": __version__,
-            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "pid": os.getpid(),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)), "pid": pid,
             "split": "olctc" if _authors_orientation(task["dataset"], _wants_authors(task)) is None
             else "authors"}
 
@@ -328,7 +328,7 @@ def execute_task(task: dict[str, Any]) -> list[dict[str, Any]]:
     """Run one task and return its records; failures become records with status "error"."""
     exp = EXPERIMENTS[task["experiment"]]
     m = exp.model(task["model"])
-    base = _base_record(task, exp)
+    base = _base_record(task, exp, time.time(), os.getpid())
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
@@ -339,16 +339,13 @@ def execute_task(task: dict[str, Any]) -> list[dict[str, Any]]:
     return _finish(task, exp, base, recs, time.perf_counter() - t0)
 
 
-def failed_records(task: dict[str, Any], status: str, why: str, wall: float | None = None) -> list[dict[str, Any]]:
-    """The records of a task whose process never returned them (killed at its hard limit, or crashed)."""
+def failed_records(task: dict[str, Any], status: str, why: str, wall: float) -> list[dict[str, Any]]:
+    """The records of a task whose process never returned them (killed at its hard limit, or crashed)
+    ``wall`` seconds after it started; no pid: the run's own process is gone."""
     exp = EXPERIMENTS[task["experiment"]]
     m = exp.model(task["model"])
-    base = _base_record(task, exp)
-    base["pid"] = None  # the run's own process is gone
-    if wall is not None:
-        base["started"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - wall))
-    return _finish(task, exp, base, [{"model": r, "status": status, "error": why} for r in m.record_names],
-                   wall if wall is not None else float("nan"))
+    base = _base_record(task, exp, time.time() - wall, None)
+    return _finish(task, exp, base, [{"model": r, "status": status, "error": why} for r in m.record_names], wall)
 
 
 def fits_per_run(task: dict[str, Any]) -> int:

@@ -72,20 +72,19 @@ def _since(w: Worker) -> float:
 
 def _outcome(w: Worker, failed: Callable[[dict[str, Any], str, str, float], list]) -> list | None:
     """The child's records, failure records, or None while it may still finish in time."""
-    if w.conn.poll():
-        try:
-            recs = w.conn.recv()
-        except (EOFError, OSError):  # died while sending
-            recs = None
+    if w.conn.poll() or not w.proc.is_alive():
+        recs = None
+        if w.conn.poll():
+            try:
+                recs = w.conn.recv()
+            except (EOFError, OSError):  # died before or while sending
+                pass
         w.proc.join(GRACE)
         stop(w.proc)
         if recs is not None:
             return recs
         return failed(w.task, "error", f"WorkerDied: the run's process ended with {_signal_name(w.proc.exitcode)} "
-                                       "before returning its result (a crash in native code?)", _since(w))
-    if not w.proc.is_alive():
-        return failed(w.task, "error", f"WorkerDied: the run's process ended with {_signal_name(w.proc.exitcode)} "
-                                       "without a result (a crash in native code?)", _since(w))
+                                       "without returning its result (a crash in native code?)", _since(w))
     if time.monotonic() >= w.deadline:
         stop(w.proc)
         return failed(w.task, "timeout", f"RunTimeout: no result after {w.limit:g} s (the run's hard limit); "

@@ -14,7 +14,6 @@ names come from their reference manuals (no licence here to run them).
 """
 from __future__ import annotations
 
-import contextlib
 import math
 import numbers
 import os
@@ -22,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from olctc.errors import OlctcError, param_error
-from olctc.io import atomic_write_text
+from olctc.io import atomic_write_text, remove_files
 
 #: Integrality and primal feasibility tolerance for every solver. It is also the smallest value Gurobi
 #: (IntFeasTol, FeasibilityTol) and CPLEX (simplex feasibility) accept; HiGHS accepts down to 1e-10.
@@ -243,10 +242,7 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, time_limit: 
         for path, render in zip(paths, PARAM_FILES.values()):
             atomic_write_text(path, render(stem, time_limit=time_limit, threads=threads, mip_gap=mip_gap))
     except BaseException:
-        # All or none: an interrupt between two files (or right after a rename) must not leave some.
-        for path in paths:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
+        remove_files(paths)  # all or none: an interrupt between two files must not leave some
         raise
     return paths
 
