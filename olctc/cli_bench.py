@@ -49,7 +49,9 @@ def _experiment_command(name: str) -> click.Command:
     @click.option("--authors-split", is_flag=True,
                   help="The authors' own train/test split per seed (their files lacked the first row; "
                        "verified for the 10 UCI sets but climate). Other data sets keep olctc's split.")
-    @click.option("--jobs", type=int, default=1, show_default=True, help="Runs in parallel (1 thread each).")
+    @click.option("--jobs", type=int, default=1, show_default=True, help="Runs in parallel (processes).")
+    @click.option("--threads", type=int, default=1, show_default=True,
+                  help="Solver threads per fit (the issue's '60 s per MIP on 2 cores': --threads 2 --jobs 1).")
     @click.option("--retry-errors", is_flag=True,
                   help="Run again the runs whose last record is an error or a timeout (their new record is "
                        "appended).")
@@ -58,15 +60,15 @@ def _experiment_command(name: str) -> click.Command:
                        "with status 'timeout' [default: 1.5 x the time limit of every fit it makes + 120].")
     @click.option("-o", "--output", "output", required=True,
                   help="Bench folder (created; resumed if it holds this bench).")
-    def cmd(datasets, seeds, models, solver, time_limit, cv, fixed_C, C_grid, authors_split, jobs, retry_errors,
-            run_timeout, output) -> None:
+    def cmd(datasets, seeds, models, solver, time_limit, cv, fixed_C, C_grid, authors_split, jobs, threads,
+            retry_errors, run_timeout, output) -> None:
         from olctc.bench.runner import RUNS, make_options, run_bench
 
         if cv is not None and fixed_C is not None:
             raise OlctcError("give either --cv K or --fixed-C, not both")
         opts = make_options(name, datasets=datasets, seeds=seeds, models=models, solver=solver,
                             time_limit=time_limit, fixed_C=fixed_C or "anchors", cv=cv, C_grid=C_grid,
-                            authors_split=authors_split)
+                            authors_split=authors_split, threads=threads)
         s = run_bench(opts, output, jobs=jobs, echo=lambda m: click.echo(m, err=True), retry_errors=retry_errors,
                       run_timeout=run_timeout)
         click.echo(f"bench {name}: {s.ran} run(s) done now, {s.skipped} skipped (already done), "

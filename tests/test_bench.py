@@ -397,6 +397,23 @@ def test_authors_split_is_an_option_of_the_folder(tmp_path: Path, capsys) -> Non
                               "rerun with the same options or give another folder\n")
 
 
+def test_threads_per_fit_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
+    assert "threads" not in runner.make_options("models").to_json()  # old folders stay resumable
+    d = tmp_path / "b"
+    args = ["bench", "models", "--models", "OLCT", "--datasets", "haberman", "--seeds", "0", "--solver", "cbc",
+            "--time-limit", "3", "-o", str(d)]
+    assert cli([*args, "--threads", "2"], capsys)[0] == 0
+    (rec,) = runner.read_runs(d)[0]
+    assert rec["status"] in ("optimal", "feasible") and rec["threads"] == 2 and rec["solver"] == "cbc"
+    assert json.loads((d / "bench.json").read_text())["options"]["threads"] == 2
+    code, _, err = cli(args, capsys)
+    assert (code, err) == (2, f"error: {d} was started with other options (threads: 2 there, None now): "
+                              "rerun with the same options or give another folder\n")
+    code, _, err = cli([*args, "--threads", "0"], capsys)
+    assert (code, err) == (2, "error: The 'threads' parameter must be an integer >= 1 (solver threads per fit). "
+                              "Got 0 instead.\n")
+
+
 def test_tree_models_train_on_the_bench_split_only() -> None:
     # Regression: fit once drew its own (olctc) split, so with --authors-split about 1 in 5 test points
     # was in the training part (sonar: 91% test accuracy instead of about 72%).

@@ -33,7 +33,7 @@ RUNS = "runs.jsonl"
 REPORT_DIR = "report"
 OWN_FILES = frozenset({BENCH_JSON, RUNS, REPORT_DIR})
 TEST_SIZE = 0.2
-THREADS = 1  # the paper's comparisons are per run; parallelism comes from --jobs, one thread each
+THREADS = 1  # default threads per fit: parallelism comes from --jobs, one thread each
 SOLVERS = ("highs", "cbc", "scip")
 FAILED = ("error", "timeout")  # records without results; --retry-errors runs them again
 
@@ -54,11 +54,15 @@ class BenchOptions:
     cv: int | None = None
     C_grid: tuple[float, ...] = C_GRID
     authors_split: bool = False
+    threads: int = THREADS
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        if not self.authors_split:  # folders made before the option existed stay resumable
+        # Options at their default are left out, so folders made before they existed stay resumable.
+        if not self.authors_split:
             del d["authors_split"]
+        if self.threads == THREADS:
+            del d["threads"]
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
 
@@ -116,9 +120,11 @@ def parse_grid(text: str | None) -> tuple[float, ...]:
 def make_options(experiment: str, *, datasets: str | None = None, seeds: str | None = None,
                  models: str | None = None, solver: str = "highs", time_limit: float = 300.0,
                  fixed_C: str = "anchors", cv: int | None = None, C_grid: str | None = None,
-                 authors_split: bool = False) -> BenchOptions:
+                 authors_split: bool = False, threads: int = THREADS) -> BenchOptions:
     """Validate every bench option (OlctcError with a one-line message) and build BenchOptions."""
     exp = get_experiment(experiment)
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise param_error("threads", "an integer >= 1 (solver threads per fit)", threads)
     if solver not in SOLVERS:
         raise param_error("solver", f"one of {', '.join(SOLVERS)}", solver)
     if not (time_limit > 0):
@@ -131,7 +137,8 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
         parse_C(fixed_C, exp.depth)
     return BenchOptions(exp.name, parse_datasets(datasets, exp.datasets), parse_seeds(seeds, exp.seeds),
                         parse_models(models, exp), solver, float(time_limit),
-                        "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid), bool(authors_split))
+                        "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid), bool(authors_split),
+                        threads)
 
 
 # ---- folder ----------------------------------------------------------------------------------------
@@ -306,7 +313,8 @@ def solver_version(solver: str) -> str:
 
 def _base_record(task: dict[str, Any], exp: Experiment, started: float, pid: int | None) -> dict[str, Any]:
     return {"experiment": exp.name, "dataset": task["dataset"], "seed": task["seed"], "depth": exp.depth,
-            "threads": THREADS, "time_limit": task["options"]["time_limit"], "olctc_version": __version__,
+            "threads": task_threads(task), "time_limit": task["options"]["time_limit"],
+            "olctc_version": __version__,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)), "pid": pid,
             "split": "olctc" if _authors_orientation(task["dataset"], _wants_authors(task)) is None
             else "authors"}
@@ -346,6 +354,11 @@ def failed_records(task: dict[str, Any], status: str, why: str, wall: float) -> 
     m = exp.model(task["model"])
     base = _base_record(task, exp, time.time() - wall, None)
     return _finish(task, exp, base, [{"model": r, "status": status, "error": why} for r in m.record_names], wall)
+
+
+def task_threads(task: dict[str, Any]) -> int:
+    """Solver threads per fit of a task (folders made before --threads existed: 1)."""
+    return int(task["options"].get("threads", THREADS))
 
 
 def fits_per_run(task: dict[str, Any]) -> int:
@@ -439,11 +452,11 @@ def _choose_config(m: ModelDef, task: dict[str, Any], tr) -> tuple[tuple[float, 
         C, source = resolve_C(m, task["dataset"], depth, opts["fixed_C"])
         return C, m.alpha, source, {}
     return cross_validate(m, tr, depth, int(opts["cv"]), tuple(opts["C_grid"]), _solver_for(m, task),
-                          float(opts["time_limit"]), int(task["seed"]))
+                          float(opts["time_limit"]), int(task["seed"]), task_threads(task))
 
 
 def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...], solver: str,
-                   time_limit: float, seed: int) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
+                   time_limit: float, seed: int, threads: int = THREADS) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
     """K-fold stratified CV of a tree model over the paper's grid; the mean validation balanced accuracy
     picks the configuration (ties: the first in grid order).
 
@@ -461,7 +474,7 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
         spec = _make_spec(m, depth, cfg["C"], cfg["alpha"])
         vals = []
         for fit_rows, val_rows in folds:
-            res = fit(tr.subset(fit_rows), spec, solver=solver, time_limit=time_limit, threads=THREADS,
+            res = fit(tr.subset(fit_rows), spec, solver=solver, time_limit=time_limit, threads=threads,
                       test_size=0.0, seed=seed, refine=m.refine, verbose=False)
             va = tr.subset(val_rows)
             vals.append(balanced_accuracy(va.y, np.where(res.tree.decision_function(va.X) > 0, 1, -1)))
@@ -483,7 +496,7 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     solver = _solver_for(m, task)
     # fit gets the training part itself: letting it split would draw olctc's split, not the bench's
     # (--authors-split), and test points would leak into training.
-    res = fit(tr, spec, solver=solver, time_limit=float(task["options"]["time_limit"]), threads=THREADS,
+    res = fit(tr, spec, solver=solver, time_limit=float(task["options"]["time_limit"]), threads=task_threads(task),
               test_size=0.0, seed=int(task["seed"]), refine=m.refine, verbose=False)
     s = res.summary
     rec = {"model": m.name, "preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C),
@@ -532,7 +545,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     t_warm = time.perf_counter() - t0 - t_build
     # The same reserve as fit: decoding and refinement take about as long as building.
     remaining = max(1.0, limit - (time.perf_counter() - t0) - max(0.5, 0.5 * t_build))
-    res = solve_milp(comp.milp, solver, time_limit=remaining, threads=THREADS, start=x0, verbose=False)
+    res = solve_milp(comp.milp, solver, time_limit=remaining, threads=task_threads(task), start=x0, verbose=False)
     x = res.x if res.x is not None else x0
     common = {"preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C), "alpha": None,
               "C_source": source, "solver": solver, "solver_version": solver_version(solver),
