@@ -131,3 +131,55 @@ def test_ctrl_c_to_the_process_group_stops_bench_and_every_run_process(tmp_path:
         time.sleep(0.1)
     assert rest == []  # nothing of the session is left
     assert sorted(q.name for q in (tmp_path / "b").iterdir()) == ["bench.json"]  # no run finished, none recorded
+
+
+# ---- what a run writes to stderr: passed on, and quoted in a failed run's record -----------------------
+
+def _double_free(task: dict) -> list:
+    """A real heap corruption in native code, as SCIP's: glibc prints its diagnosis and aborts."""
+    import ctypes
+
+    libc = ctypes.CDLL(None)
+    libc.malloc.restype = ctypes.c_void_p
+    libc.free.argtypes = [ctypes.c_void_p]
+    p = libc.malloc(64)
+    libc.free(p)
+    libc.free(p)
+    return [{"task": task["n"], "status": "survived"}]
+
+
+def _talk_then_hang(task: dict) -> list:
+    os.write(2, b"solver: presolving\nsolver: stuck in a C call\n")
+    time.sleep(60)
+    return []
+
+
+def _talk_then_finish(task: dict) -> list:
+    print("a warning from run", task["n"], file=sys.stderr)
+    return [{"task": task["n"], "status": "optimal"}]
+
+
+def _isolated(run, tasks: list[dict], limit: float = 30.0) -> list:
+    kept: list = []
+    runner.run_isolated(tasks, 2, run, lambda t: limit,
+                        lambda t, status, why, wall: [{"task": t["n"], "status": status, "error": why}], kept.extend)
+    return sorted(kept, key=lambda r: r["task"])
+
+
+def test_a_crashed_runs_record_quotes_glibcs_message(capfd) -> None:
+    (rec,) = _isolated(_double_free, [{"n": 1}])
+    assert rec["status"] == "error"
+    assert rec["error"].startswith("WorkerDied: the run's process ended with killed by SIGABRT")
+    assert "the last line it wrote to stderr: 'free(): double free detected" in rec["error"]
+    assert "free(): double free detected" in capfd.readouterr().err  # passed on to the bench's stderr
+
+
+def test_a_hung_runs_record_quotes_its_last_stderr_line_and_others_pass_theirs_on(capfd) -> None:
+    hung, = _isolated(_talk_then_hang, [{"n": 1}], limit=3.0)
+    assert hung["status"] == "timeout"
+    assert hung["error"].endswith("; the last line it wrote to stderr: 'solver: stuck in a C call'")
+    recs = _isolated(_talk_then_finish, [{"n": 2}, {"n": 3}])
+    assert [r["status"] for r in recs] == ["optimal", "optimal"]
+    err = capfd.readouterr().err
+    assert "solver: presolving\nsolver: stuck in a C call\n" in err
+    assert "a warning from run 2\n" in err and "a warning from run 3\n" in err

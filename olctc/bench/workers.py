@@ -4,19 +4,28 @@ A solver's time limit is a request the solver checks between steps; native code 
 (SCIP 10 looped for over 10 minutes on a 60 s MIQP after corrupting its heap) or abort the process
 (glibc's "double free"). One run per child process, killed at its hard limit, turns both into a record
 ("timeout" or "error") and the bench goes on. Children start from a fork server: no solver threads of
-the parent are copied, and the imports are paid once.
+the parent are copied, and the imports are paid once. A child's standard error (file descriptor 2, so
+native code's too) goes to a file that the parent passes on to its own when the run ends; a failed
+run's record quotes its last line, which names a crash that a bare signal or timeout would not.
 """
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
+import shutil
 import signal
+import sys
+import tempfile
 import time
+from pathlib import Path
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable
 
 #: Seconds a stopped child gets between SIGTERM and SIGKILL.
 GRACE = 2.0
+#: Characters of a failed run's last standard-error line quoted in its record.
+QUOTE = 200
 
 
 @dataclass
@@ -29,13 +38,39 @@ class Worker:
     deadline: float
     limit: float
     started: float
+    err_path: Path
 
 
-def _child(task: dict[str, Any], conn: Connection, run: Callable[[dict[str, Any]], list]) -> None:
+def _capture_stderr(path: Path) -> None:
+    """Point file descriptor 2 at ``path``: Python's, the solvers' and glibc's messages all land there."""
+    sys.stderr.flush()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(fd, 2)
+    os.close(fd)
+    # glibc writes "double free or corruption" to the terminal, not to fd 2, unless this is set.
+    os.environ["LIBC_FATAL_STDERR_"] = "1"
+
+
+def _child(task: dict[str, Any], conn: Connection, run: Callable[[dict[str, Any]], list], err_path: Path) -> None:
     # Ctrl-C reaches the whole process group; the parent owns it and stops its children.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _capture_stderr(err_path)
     conn.send(run(task))
     conn.close()
+
+
+def _pass_on_stderr(w: Worker) -> str:
+    """Copy a finished child's standard error to ours, delete its file, and return its last line."""
+    try:
+        text = w.err_path.read_text(encoding="utf-8", errors="replace")
+        w.err_path.unlink()
+    except OSError:
+        return ""
+    if text:
+        sys.stderr.write(text if text.endswith("\n") else text + "\n")
+        sys.stderr.flush()
+    last = next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
+    return last if len(last) <= QUOTE else last[:QUOTE - 3] + "..."
 
 
 def _context() -> Any:
@@ -70,6 +105,10 @@ def _since(w: Worker) -> float:
     return time.monotonic() - w.started
 
 
+def _said(last: str) -> str:
+    return f"; the last line it wrote to stderr: {last!r}" if last else ""
+
+
 def _outcome(w: Worker, failed: Callable[[dict[str, Any], str, str, float], list]) -> list | None:
     """The child's records, failure records, or None while it may still finish in time."""
     if w.conn.poll() or not w.proc.is_alive():
@@ -81,14 +120,18 @@ def _outcome(w: Worker, failed: Callable[[dict[str, Any], str, str, float], list
                 pass
         w.proc.join(GRACE)
         stop(w.proc)
+        last = _pass_on_stderr(w)
         if recs is not None:
             return recs
         return failed(w.task, "error", f"WorkerDied: the run's process ended with {_signal_name(w.proc.exitcode)} "
-                                       "without returning its result (a crash in native code?)", _since(w))
+                                       f"without returning its result (a crash in native code?){_said(last)}",
+                      _since(w))
     if time.monotonic() >= w.deadline:
         stop(w.proc)
+        last = _pass_on_stderr(w)
         return failed(w.task, "timeout", f"RunTimeout: no result after {w.limit:g} s (the run's hard limit); "
-                                         "its process was killed (a solver ignoring its time limit?)", _since(w))
+                                         f"its process was killed (a solver ignoring its time limit?){_said(last)}",
+                      _since(w))
     return None
 
 
@@ -105,16 +148,20 @@ def run_isolated(tasks: list[dict[str, Any]], jobs: int, run: Callable[[dict[str
     ctx = _context()
     queue = list(tasks)
     running: list[Worker] = []
+    errs = Path(tempfile.mkdtemp(prefix="olctc-bench-stderr-"))
+    count = 0
     try:
         while queue or running:
             while queue and len(running) < jobs:
                 task = queue.pop(0)
+                count += 1
+                err_path = errs / f"run{count}.txt"
                 parent_end, child_end = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=_child, args=(task, child_end, run), daemon=True)
+                proc = ctx.Process(target=_child, args=(task, child_end, run, err_path), daemon=True)
                 proc.start()
                 child_end.close()  # the parent's copy: without closing it, a dead child never reads as EOF
                 limit, now = float(limit_of(task)), time.monotonic()
-                running.append(Worker(task, proc, parent_end, now + limit, limit, now))
+                running.append(Worker(task, proc, parent_end, now + limit, limit, now, err_path))
             timeout = max(0.0, min(w.deadline for w in running) - time.monotonic())
             wait([w.conn for w in running] + [w.proc.sentinel for w in running], timeout)
             for w in list(running):
@@ -127,3 +174,5 @@ def run_isolated(tasks: list[dict[str, Any]], jobs: int, run: Callable[[dict[str
         for w in running:
             stop(w.proc, grace=0.5)
         raise
+    finally:
+        shutil.rmtree(errs, ignore_errors=True)
