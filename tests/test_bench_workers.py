@@ -62,6 +62,9 @@ def test_hard_limit_defaults() -> None:
                                                time_limit=10, cv=4))[0]
     assert runner.fits_per_run(cv) == 4 * 25 + 1  # 4 folds x the 5 x 5 grid of C per layer, then the final fit
     assert runner.hard_limit(cv) == 101 * 10 * 1.5 + 120
+    l1lr = runner.make_tasks(runner.make_options("large", datasets="w5a", models="L1-LR", time_limit=60))[0]
+    assert runner.fits_per_run(l1lr) == 4 * 5 + 1  # its C by 4-fold CV over the 5 values, then the refit
+    assert runner.hard_limit(l1lr) == 21 * 60 * 1.5 + 120
 
 
 def test_run_past_its_hard_limit_is_killed_and_recorded(tmp_path: Path) -> None:
