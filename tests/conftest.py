@@ -3,8 +3,16 @@ HiGHS logs when it takes a MIP start."""
 from __future__ import annotations
 
 import re
+import signal
 
 import numpy as np
+
+# A test run started in the background by a script (`pytest &`) inherits SIGINT ignored, and so does
+# every olctc process the tests start: the tests that interrupt one as a terminal's Ctrl-C would then
+# see it carry on (measured: a compile finished with exit 0). A caught signal is reset to its default
+# in a child at exec, so catching it here gives the children a terminal's Ctrl-C.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 #: The line by which HiGHS says it took a MIP start, and the start's objective. HiGHS 1.16 writes
 #: "is feasible: objective value is v" where 1.15 wrote "is feasible, objective value is v".
