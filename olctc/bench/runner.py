@@ -459,7 +459,8 @@ def _choose_config(m: ModelDef, task: dict[str, Any], tr) -> tuple[tuple[float, 
 
 
 def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...], solver: str,
-                   time_limit: float, seed: int, threads: int = THREADS) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
+                   time_limit: float, seed: int, threads: int = THREADS
+                   ) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
     """K-fold stratified CV of a tree model over the paper's grid; the mean validation balanced accuracy
     picks the configuration (ties: the first in grid order).
 

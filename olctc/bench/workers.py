@@ -17,9 +17,9 @@ import signal
 import sys
 import tempfile
 import time
-from pathlib import Path
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from typing import Any, Callable
 
 #: Seconds a stopped child gets between SIGTERM and SIGKILL.
