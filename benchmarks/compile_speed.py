@@ -2,15 +2,20 @@
 
 Usage:
     python benchmarks/compile_speed.py [--dataset a6a] [--depths 2,3] [--repeat 3] [--mip-depth 2]
-                                       [--forms inline,scores]
+                                       [--forms inline,scores] [--mip-styles LinExpr,xsum,model]
 
 Each measurement runs in a fresh subprocess (peak RSS is per process); medians over --repeat runs.
 olctc is timed end to end: read the gzip CSV, encode, standardise, build the MILP, write the MPS.
-python-mip is given the data already standardised and olctc's own sparse rows (so it does the least
-possible work: no formulation logic), and builds every row with ``xsum`` or ``LinExpr``, then writes
-MPS with its HiGHS backend (its CBC backend can only write ``x.mps.mps.gz``).
+python-mip is given the data already standardised, and then either (``--mip-styles``)
+- ``model``: builds OLCT from the data as a python-mip user writes it, a loop over nodes and points
+  with one ``xsum`` per split score (``benchmarks/mip_olct.py``; tested equal to olctc's model entry for
+  entry), default form only; or
+- ``xsum`` / ``LinExpr``: is handed olctc's own sparse rows (so it does the least possible work: no
+  formulation logic) and builds every row with ``xsum`` or ``LinExpr``;
+then writes MPS with its HiGHS backend (its CBC backend can only write ``x.mps.mps.gz``).
 Forms: ``inline`` is the paper's model (the default of ``olctc compile``); ``scores`` is the same model
-with score variables (``olctc compile --score-variables``). python-mip builds the same form as olctc.
+with score variables (``olctc compile --score-variables``). python-mip builds the same form as olctc
+(``model`` builds the paper's form only).
 """
 from __future__ import annotations
 
@@ -52,7 +57,10 @@ def run_mip(dataset: str, depth: int, out: str, style: str, scores: bool = False
     from olctc.datasets import load
     from olctc.spec import make_spec
 
-    milp = compile_problem(load(dataset), make_spec("olct", depth, score_variables=scores)).milp
+    comp = compile_problem(load(dataset), make_spec("olct", depth, score_variables=scores))
+    if style == "model":
+        return run_mip_model(comp, depth, out)
+    milp = comp.milp
     names = milp.col_names()
     rnames = milp.row_names()
     A = milp.A
@@ -75,6 +83,21 @@ def run_mip(dataset: str, depth: int, out: str, style: str, scores: bool = False
     total = time.perf_counter() - t0
     del np
     return {"build": t_build, "write": total - t_build, "total": total, "bytes": os.path.getsize(out)}
+
+
+def run_mip_model(comp, depth: int, out: str) -> dict:
+    """python-mip building OLCT from the standardised data, as its users write it (benchmarks/mip_olct.py)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from mip_olct import build_olct
+
+    spec = comp.spec
+    t0 = time.perf_counter()
+    m = build_olct(comp.X, comp.dataset.y, depth, spec.C, spec.tangents, spec.big_m, spec.epsilon)
+    t_build = time.perf_counter() - t0
+    m.write(out)
+    total = time.perf_counter() - t0
+    return {"build": t_build, "write": total - t_build, "total": total, "bytes": os.path.getsize(out),
+            "rows": m.num_rows, "cols": m.num_cols, "nnz": m.num_nz}
 
 
 def child(args: argparse.Namespace) -> None:
@@ -108,7 +131,7 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=2, help=argparse.SUPPRESS)
     ap.add_argument("--scores", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--forms", default="inline,scores", help="inline (the paper's model), scores (--score-variables)")
-    ap.add_argument("--mip-styles", default="LinExpr,xsum")
+    ap.add_argument("--mip-styles", default="LinExpr,xsum,model")
     args = ap.parse_args()
     if args.one:
         child(args)
@@ -124,11 +147,13 @@ def main() -> None:
         print(f"  olctc      total {o['total']:.2f} s (read {o['read']:.2f}, build {o['build']:.2f}, "
               f"write {o['write']:.2f}) peak {o['peak_rss_mb']:.0f} MB  runs {o['runs']}", flush=True)
         if depth in mip_depths:
-            for style in (s for s in args.mip_styles.split(",") if s):
-                m = measure(style, args.dataset, depth, 1 if style == "xsum" else args.repeat, scores)
+            for style in (s for s in args.mip_styles.split(",") if s and not (s == "model" and scores)):
+                m = measure(style, args.dataset, depth, 1 if style in ("xsum", "model") else args.repeat, scores)
+                same = "" if style != "model" else \
+                    f" [{m['rows']:,} rows, {m['cols']:,} cols, {m['nnz']:,} nonzeros]"
                 print(f"  python-mip {style:<7} total {m['total']:.2f} s (build {m['build']:.2f}, write "
                       f"{m['write']:.2f}) peak {m['peak_rss_mb']:.0f} MB  -> olctc is {m['total'] / o['total']:.1f}x "
-                      f"faster", flush=True)
+                      f"faster{same}", flush=True)
 
 
 if __name__ == "__main__":
