@@ -1,4 +1,5 @@
-"""The OLCT model of DESIGN.md section 2, built with python-mip the way a python-mip user writes it.
+"""The OLCT model of DESIGN.md section 2, built with python-mip the way a python-mip user writes it
+(and the other linear presets: olct-univariate, oct-h).
 
 This is the baseline olctc replaces: a loop over nodes and points, one ``xsum`` per split score, one
 ``add_constr`` per row, straight from the paper's equations. It shares no code with
@@ -44,6 +45,17 @@ def build_olct(X: np.ndarray, y: np.ndarray, depth: int, C: Sequence[float],
                tangents: Sequence[float] = (-math.inf, 0.0, math.inf), M: float = 100.0, eps: float = 1e-5,
                solver_name: str = "HIGHS") -> mip.Model:
     """OLCT (logistic tangents, L1 via w = w_pos - w_neg) for standardised X and y in {-1, +1}."""
+    return build_tree(X, y, "olct", depth, C, tangents, M, eps, solver_name=solver_name)
+
+
+def build_tree(X: np.ndarray, y: np.ndarray, preset: str, depth: int, C: Sequence[float],
+               tangents: Sequence[float] = (-math.inf, 0.0, math.inf), M: float = 100.0, eps: float = 1e-5,
+               alpha: float = 1.0, budget: int = 1, solver_name: str = "HIGHS") -> mip.Model:
+    """The linear presets: ``olct``, ``olct-univariate`` (L1 + at most ``budget`` features per split) and
+    ``oct-h`` (misclassification at the last layer, cost ``alpha`` per feature used, ||w_t||_1 <= 1)."""
+    if preset not in ("olct", "olct-univariate", "oct-h"):
+        raise ValueError(f"preset {preset!r}: one of olct, olct-univariate, oct-h")
+    octh = preset == "oct-h"
     n, p = X.shape
     nodes = range(2 ** depth - 1)
     first_last = 2 ** (depth - 1) - 1
@@ -53,10 +65,17 @@ def build_olct(X: np.ndarray, y: np.ndarray, depth: int, C: Sequence[float],
     m.verbose = 0
     w = {(t, j): m.add_var(f"w_{t}_{j}", lb=-mip.INF) for t in nodes for j in range(p)}
     b = {t: m.add_var(f"b_{t}", lb=-mip.INF) for t in nodes}
-    wp = {(t, j): m.add_var(f"w_pos_{t}_{j}", obj=1.0) for t in nodes for j in range(p)}
-    wn = {(t, j): m.add_var(f"w_neg_{t}_{j}", obj=1.0) for t in nodes for j in range(p)}
+    l1_cost = 0.0 if octh else 1.0
+    wp = {(t, j): m.add_var(f"w_pos_{t}_{j}", obj=l1_cost) for t in nodes for j in range(p)}
+    wn = {(t, j): m.add_var(f"w_neg_{t}_{j}", obj=l1_cost) for t in nodes for j in range(p)}
+    if preset != "olct":
+        delta = {(t, j): m.add_var(f"delta_{t}_{j}", var_type=mip.BINARY, obj=alpha if octh else 0.0)
+                 for t in nodes for j in range(p)}
     z = {(s, i): m.add_var(f"z_{s}_{i}", var_type=mip.BINARY) for s in last for i in range(n)}
-    xi = {(h, i): m.add_var(f"xi_{h}_{i}", obj=float(C[h - 1])) for h in range(1, depth + 1) for i in range(n)}
+    if octh:
+        q = {i: m.add_var(f"q_{i}", var_type=mip.BINARY) for i in range(n)}
+    loss_layers = [depth] if octh else range(1, depth + 1)
+    xi = {(h, i): m.add_var(f"xi_{h}_{i}", obj=float(C[h - 1])) for h in loss_layers for i in range(n)}
 
     for i in range(n):
         m.add_constr(mip.xsum(z[s, i] for s in last) == 1, name=f"assign_{i}")
@@ -73,17 +92,43 @@ def build_olct(X: np.ndarray, y: np.ndarray, depth: int, C: Sequence[float],
                     m.add_constr(score[t, i] + M * zs <= M, name=f"route_l_{t}_{i}")
                 else:
                     m.add_constr(score[t, i] - M * zs >= eps - M, name=f"route_r_{t}_{i}")
-    for t in nodes:
-        under = _leaves_under(t, first_last)
-        for k, (g, c) in enumerate(_tangents(tangents)):
+    if octh:
+        # z = 1, q = 0 forces score <= 0; z = 1, q = 1 forces score >= eps; xi_i counts an error.
+        for s in last:
             for i in range(n):
-                u = float(g * y[i]) * score[t, i]
-                if t == 0:  # every point passes the root
-                    m.add_constr(xi[layer[t], i] + u >= c, name=f"loss_{t}_{k}_{i}")
-                else:
-                    m.add_constr(xi[layer[t], i] + u - M * mip.xsum(z[s, i] for s in under) >= c - M,
-                                 name=f"loss_{t}_{k}_{i}")
+                m.add_constr(score[s, i] + M * z[s, i] - 2 * M * q[i] <= M, name=f"mis_up_{s}_{i}")
+        for s in last:
+            for i in range(n):
+                m.add_constr(score[s, i] - M * z[s, i] - 2 * M * q[i] >= eps - 3 * M, name=f"mis_lo_{s}_{i}")
+        for i in range(n):
+            m.add_constr(xi[depth, i] + (q[i] if y[i] > 0 else -q[i]) == (1 if y[i] > 0 else 0), name=f"err_{i}")
+    else:
+        for t in nodes:
+            under = _leaves_under(t, first_last)
+            for k, (g, c) in enumerate(_tangents(tangents)):
+                for i in range(n):
+                    u = float(g * y[i]) * score[t, i]
+                    if t == 0:  # every point passes the root
+                        m.add_constr(xi[layer[t], i] + u >= c, name=f"loss_{t}_{k}_{i}")
+                    else:
+                        m.add_constr(xi[layer[t], i] + u - M * mip.xsum(z[s, i] for s in under) >= c - M,
+                                     name=f"loss_{t}_{k}_{i}")
     for t in nodes:
         for j in range(p):
             m.add_constr(w[t, j] - wp[t, j] + wn[t, j] == 0, name=f"l1_{t}_{j}")
+    if preset != "olct":
+        big = 1.0 if octh else M  # ||w||_1 <= 1 bounds |w_j| by 1
+        for sense in ("up", "lo"):
+            for t in nodes:
+                for j in range(p):
+                    if sense == "up":
+                        m.add_constr(w[t, j] - big * delta[t, j] <= 0, name=f"l0_up_{t}_{j}")
+                    else:
+                        m.add_constr(w[t, j] + big * delta[t, j] >= 0, name=f"l0_lo_{t}_{j}")
+    if preset == "olct-univariate":
+        for t in nodes:
+            m.add_constr(mip.xsum(delta[t, j] for j in range(p)) <= budget, name=f"budget_{t}")
+    if octh:
+        for t in nodes:
+            m.add_constr(mip.xsum(wp[t, j] + wn[t, j] for j in range(p)) <= 1, name=f"norm_{t}")
     return m

@@ -1,6 +1,7 @@
-"""olctc's OLCT model against the same model built independently, from DESIGN.md's equations, with python-mip.
+"""olctc's linear models against the same models built independently, from DESIGN.md's equations, with python-mip.
 
-``benchmarks/mip_olct.py`` is a plain python-mip loop (one ``xsum`` per split score, one ``add_constr``
+``benchmarks/mip_olct.py`` (olct, olct-univariate, oct-h; python-mip has no quadratic objectives, so
+not the MARGOT presets) is a plain python-mip loop (one ``xsum`` per split score, one ``add_constr``
 per row) sharing no code with ``olctc.formulation``. Both models are written to MPS (olctc by its own
 writer, python-mip through its HiGHS backend) and read back by HiGHS; then every column's bounds, cost
 and type, every row's range, and every matrix entry are compared by name.
@@ -63,23 +64,29 @@ def assert_same(ours: tuple[dict, dict, dict], theirs: tuple[dict, dict, dict]) 
 
 
 CASES = [
-    (1, "V0", [1.0]),
-    (2, "V0", [1.0, 10.0]),
-    (2, "V2", [0.5, 3.0]),
-    (3, "-inf,-1.9,0,0.5,1.9,inf", [1.0, 2.0, 100.0]),
+    ("olct", 1, "V0", [1.0], {}),
+    ("olct", 2, "V0", [1.0, 10.0], {}),
+    ("olct", 2, "V2", [0.5, 3.0], {"big_m": 20.0, "epsilon": 1e-3}),
+    ("olct", 3, "-inf,-1.9,0,0.5,1.9,inf", [1.0, 2.0, 100.0], {}),
+    ("olct-univariate", 2, "V1", [1.0, 10.0], {}),
+    ("olct-univariate", 2, "V0", [1.0, 1.0], {"budget": 2}),
+    ("oct-h", 1, "V0", [1.0], {"alpha": 0.125}),
+    ("oct-h", 3, "V0", [1.0, 1.0, 2.0], {"alpha": 0.25, "big_m": 50.0}),
 ]
 
 
-@pytest.mark.parametrize("depth,tangents,C", CASES, ids=[f"d{d}-{t}" for d, t, _ in CASES])
-def test_olct_equals_python_mip_from_the_equations(tmp_path, depth, tangents, C):
+@pytest.mark.parametrize("preset,depth,tangents,C,knobs", CASES,
+                         ids=[f"{p}-d{d}-{t}-{k}" for p, d, t, _, k in CASES])
+def test_model_equals_python_mip_from_the_equations(tmp_path, preset, depth, tangents, C, knobs):
     rng = np.random.default_rng(depth)
     X = rng.normal(size=(13, 4))
     X[:, 2] = 0.0            # a constant (standardised) feature: no entries, in either model
     X[::3, 1] = 0.0          # zeros inside a feature
     y = np.where(rng.random(13) < 0.5, -1.0, 1.0)
-    spec = make_spec("olct", depth, C=C, tangents=tangents)
+    spec = make_spec(preset, depth, C=C, tangents=tangents, **knobs)
     write_mps(build_milp(X, y, spec), tmp_path / "olctc.mps")
-    model = mip_olct.build_olct(X, y, depth, C, tangents=spec.tangents, M=spec.big_m, eps=spec.epsilon)
+    model = mip_olct.build_tree(X, y, preset, depth, C, tangents=spec.tangents, M=spec.big_m, eps=spec.epsilon,
+                                alpha=spec.alpha, budget=spec.effective_budget or 1)
     model.write(str(tmp_path / "mip.mps"))
     ours, theirs = read_by_name(tmp_path / "olctc.mps"), read_by_name(tmp_path / "mip.mps")
     assert len(ours[2]) > 13 * 2 ** depth   # the comparison has something to compare
