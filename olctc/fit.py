@@ -42,8 +42,9 @@ def balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     return float(np.mean(rates)) if rates else float("nan")
 
 
-def split(ds: Dataset, test_size: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Stratified train/test row indices (the paper's protocol)."""
+def split(ds: Dataset, test_size: float, seed: int, *, ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Stratified train/test row indices (the paper's protocol), sorted; with ``ordered=False`` in the
+    order scikit-learn's ``train_test_split`` draws them (the order the paper's scripts trained in)."""
     from sklearn.model_selection import train_test_split
 
     if not (0.0 <= test_size < 1.0):
@@ -57,7 +58,7 @@ def split(ds: Dataset, test_size: float, seed: int) -> tuple[np.ndarray, np.ndar
         tr, te = train_test_split(rows, test_size=test_size, random_state=seed, stratify=ds.y)
     except ValueError as exc:
         raise OlctcError(f"cannot split {ds.n} points with test size {test_size}: {exc}") from None
-    return np.sort(tr), np.sort(te)
+    return (np.sort(tr), np.sort(te)) if ordered else (tr, te)
 
 
 def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: float | None = None,

@@ -373,6 +373,51 @@ def test_authors_split_reproduces_their_cart_log(name: str) -> None:
     assert same_olctc <= 3, same_olctc
 
 
+@pytest.mark.parametrize("name", ["breast", "heart", "wholesale"])
+def test_authors_cv_folds_are_their_gridsearch_folds(name: str) -> None:
+    # Their script, literally: global seed, split of the file minus its first row with 0/1 labels, then
+    # GridSearchCV(cv=4) on an estimator that is no classifier, i.e. KFold(4) on the drawn order. Each of
+    # their validation blocks, as feature rows, must be ours.
+    from sklearn.base import BaseEstimator, is_classifier
+    from sklearn.model_selection import check_cv, train_test_split
+
+    from olctc.datasets import load
+
+    class TheirModel(BaseEstimator):  # class OLCTModel(BaseEstimator) in main_olct.py
+        pass
+
+    ds = load(name)
+    y01 = (ex.AUTHORS_SPLIT[name] * ds.y[1:] > 0).astype(np.int64)
+    state = np.random.get_state()
+    for seed in (0, 71):
+        np.random.seed(seed)
+        X, _, y, _ = train_test_split(ds.X[1:], y01, test_size=0.2, stratify=y01)
+        # what GridSearchCV(cv=4).fit does with the folds
+        theirs = list(check_cv(4, y, classifier=is_classifier(TheirModel())).split(X, y))
+        tr, _ = runner.bench_split(ds, seed, authors=True)
+        ours = runner.authors_cv_folds(ds, seed, 4)
+        assert len(ours) == 4
+        for (fit_t, val_t), (fit_o, val_o) in zip(theirs, ours):
+            assert sorted(map(tuple, X[val_t])) == sorted(map(tuple, ds.X[tr][val_o]))
+            assert sorted(map(tuple, X[fit_t])) == sorted(map(tuple, ds.X[tr][fit_o]))
+        val = np.concatenate([v for _, v in ours])
+        assert np.array_equal(np.sort(val), np.arange(len(tr)))  # a partition of the training part
+    np.random.set_state(state)
+
+
+def test_cv_with_the_authors_split_uses_their_folds() -> None:
+    opts = runner.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=4, cv=2,
+                               C_grid="1", authors_split=True)
+    (task,) = runner.make_tasks(opts)
+    (rec,) = runner.execute_task(task)
+    assert rec["status"] != "error", rec.get("error")
+    assert rec["cv_fold_scheme"] == "authors" and rec["split"] == "authors" and rec["cv_folds"] == 2
+    opts = runner.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=4, cv=2,
+                               C_grid="1")
+    (rec,) = runner.execute_task(runner.make_tasks(opts)[0])
+    assert rec["cv_fold_scheme"] == "stratified" and rec["split"] == "olctc"
+
+
 def test_authors_split_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
     assert "authors_split" not in runner.make_options("models").to_json()  # old folders stay resumable
     d = tmp_path / "b"

@@ -398,20 +398,36 @@ def _authors_orientation(dataset: str, authors: bool) -> int | None:
     return AUTHORS_SPLIT.get(dataset) if authors else None
 
 
-def bench_split(ds: Dataset, seed: int, authors: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def bench_split(ds: Dataset, seed: int, authors: bool = False, *, ordered: bool = True
+                ) -> tuple[np.ndarray, np.ndarray]:
     """Train/test rows of the bench protocol; with ``authors`` (and a data set in AUTHORS_SPLIT) the
-    authors' own split: first row left out, stratified in their label orientation."""
+    authors' own split: first row left out, stratified in their label orientation. Sorted rows, or with
+    ``ordered=False`` in the order the split draws them."""
     from olctc.fit import split
 
     orientation = _authors_orientation(ds.name, authors)
     if orientation is None:
-        return split(ds, TEST_SIZE, seed)
+        return split(ds, TEST_SIZE, seed, ordered=ordered)
     rows = np.arange(1, ds.n)
     part = ds.subset(rows)
     if orientation < 0:
         part = replace(part, y=-part.y)
-    train, test = split(part, TEST_SIZE, seed)
+    train, test = split(part, TEST_SIZE, seed, ordered=ordered)
     return rows[train], rows[test]
+
+
+def authors_cv_folds(ds: Dataset, seed: int, k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The folds of the authors' CV on their training part, as positions into its sorted rows.
+
+    Their scripts ran ``GridSearchCV(model, cv=k)`` on a model that is no scikit-learn classifier, so
+    scikit-learn used plain ``KFold(k)``: unshuffled, contiguous blocks of the training part in the order
+    ``train_test_split`` returned it.
+    """
+    from sklearn.model_selection import KFold
+
+    drawn, _ = bench_split(ds, seed, authors=True, ordered=False)
+    pos = np.argsort(np.argsort(drawn))  # drawn[i] is the pos[i]-th smallest training row
+    return [(np.sort(pos[a]), np.sort(pos[b])) for a, b in KFold(n_splits=k).split(drawn)]
 
 
 def _scores(y_tr, pred_tr, y_te, pred_te, p_te) -> dict[str, Any]:
@@ -454,24 +470,33 @@ def _choose_config(m: ModelDef, task: dict[str, Any], tr) -> tuple[tuple[float, 
     if opts["cv"] is None:
         C, source = resolve_C(m, task["dataset"], depth, opts["fixed_C"])
         return C, m.alpha, source, {}
+    folds = None
+    if _authors_orientation(task["dataset"], _wants_authors(task)) is not None:
+        from olctc.datasets import load
+
+        folds = authors_cv_folds(load(task["dataset"]), int(task["seed"]), int(opts["cv"]))
     return cross_validate(m, tr, depth, int(opts["cv"]), tuple(opts["C_grid"]), _solver_for(m, task),
-                          float(opts["time_limit"]), int(task["seed"]), task_threads(task))
+                          float(opts["time_limit"]), int(task["seed"]), task_threads(task), folds=folds)
 
 
 def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...], solver: str,
-                   time_limit: float, seed: int, threads: int = THREADS
+                   time_limit: float, seed: int, threads: int = THREADS,
+                   folds: list[tuple[np.ndarray, np.ndarray]] | None = None
                    ) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
-    """K-fold stratified CV of a tree model over the paper's grid; the mean validation balanced accuracy
-    picks the configuration (ties: the first in grid order).
+    """K-fold CV of a tree model over the paper's grid; the mean validation balanced accuracy picks the
+    configuration (ties: the first in grid order, as GridSearchCV). ``folds`` (positions into ``tr``)
+    default to stratified shuffled folds drawn with ``seed``.
 
-    Returns (C, alpha, "cv", info with the grid scores and the CV time).
+    Returns (C, alpha, "cv", info with the grid scores, the fold scheme and the CV time).
     """
     from sklearn.model_selection import StratifiedKFold
 
     from olctc.fit import balanced_accuracy, fit
 
     t0 = time.perf_counter()
-    folds = list(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(tr.X, tr.y))
+    scheme = "authors" if folds is not None else "stratified"
+    if folds is None:
+        folds = list(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(tr.X, tr.y))
     scores = []
     grid = cv_grid(m, depth, c_grid)
     for cfg in grid:
@@ -484,7 +509,7 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
             vals.append(balanced_accuracy(va.y, np.where(res.tree.decision_function(va.X) > 0, 1, -1)))
         scores.append(float(np.mean(vals)))
     best = int(np.argmax(scores))
-    info = {"cv_folds": k, "cv_grid": [{"C": list(c["C"]), "alpha": c["alpha"], "score": s}
+    info = {"cv_folds": k, "cv_fold_scheme": scheme, "cv_grid": [{"C": list(c["C"]), "alpha": c["alpha"], "score": s}
                                        for c, s in zip(grid, scores)],
             "time_cv": time.perf_counter() - t0}
     return tuple(grid[best]["C"]), grid[best]["alpha"], "cv", info
