@@ -64,13 +64,14 @@ def split(ds: Dataset, test_size: float, seed: int, *, ordered: bool = True) -> 
 def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: float | None = None,
         threads: int | None = None, test_size: float = 0.0, seed: int = 0, refine: bool = True,
         verbose: bool = True, echo: Callable[[str], None] = print, keep_incumbent: bool = False,
-        max_nonzeros: int | None = None) -> FitResult:
+        max_nonzeros: int | None = None, standardise: bool = True) -> FitResult:
     """Fit a tree on ``ds`` (or on its training split when ``test_size > 0``) and report on it.
 
     An interrupt (Ctrl-C, SIGTERM through the CLI) during the solve stops the fit with KeyboardInterrupt,
     unless ``keep_incumbent``: then the best tree found so far is decoded, refined and returned (HiGHS
     hands back its incumbent when interrupted; CBC and SCIP finish their C call first).
     ``max_nonzeros`` refuses, before building it, a model above that size (default: the compile budget).
+    ``standardise=False`` fits on the features as given (data scaled elsewhere, as in the paper's CV).
     """
     from olctc.decode import decode_arrays, finish
     from olctc.solve import solve_milp
@@ -86,7 +87,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     t0 = time.perf_counter()
     train, test = split(ds, test_size, seed)
     tr = ds.subset(train)
-    comp = compile_problem(tr, spec, ds.name, rows=train if test_size else None, max_nonzeros=max_nonzeros)
+    comp = compile_problem(tr, spec, ds.name, rows=train if test_size else None, max_nonzeros=max_nonzeros,
+                           standardise=standardise)
     t_build = time.perf_counter() - t0
     x0, ws_info = warm_start(comp.milp, comp.X, tr.y, spec)
     t_warm = time.perf_counter() - t0 - t_build

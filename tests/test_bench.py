@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -416,6 +417,30 @@ def test_cv_with_the_authors_split_uses_their_folds() -> None:
                                C_grid="1")
     (rec,) = runner.execute_task(runner.make_tasks(opts)[0])
     assert rec["cv_fold_scheme"] == "stratified" and rec["split"] == "olctc"
+
+
+def test_cv_on_given_folds_scales_the_training_part_once() -> None:
+    # The authors' folds come with their scaling: the whole training part standardised once, the folds
+    # fitted as they are. Recomputed by hand on a part small enough to solve to optimality.
+    from olctc.data import Scaler
+    from olctc.datasets import load
+    from olctc.fit import balanced_accuracy, fit
+    from olctc.spec import make_spec
+
+    tr = load("haberman").subset(np.arange(0, 306, 8))
+    folds = [(np.arange(0, 39, 2), np.arange(1, 39, 2)), (np.arange(1, 39, 2), np.arange(0, 39, 2))]
+    C, _, _, info = runner.cross_validate(ex.OLCT, tr, 2, 2, (1.0, 100.0), "highs", 30, 0, folds=folds)
+    assert info["cv_fold_scheme"] == "authors"
+    X = Scaler.fit(tr.X).transform(tr.X)
+    for cfg in info["cv_grid"]:
+        spec = make_spec("olct", 2, C=cfg["C"])
+        vals = []
+        for a, b in folds:
+            res = fit(replace(tr.subset(a), X=X[a]), spec, solver="highs", verbose=False, standardise=False)
+            assert res.summary["status"] == "optimal"
+            vals.append(balanced_accuracy(tr.y[b], np.where(res.tree.decision_function(X[b]) > 0, 1, -1)))
+        assert cfg["score"] == pytest.approx(np.mean(vals), abs=1e-12), cfg
+    assert list(C) == info["cv_grid"][int(np.argmax([c["score"] for c in info["cv_grid"]]))]["C"]
 
 
 def test_authors_split_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:

@@ -311,3 +311,27 @@ def test_trusted_decode_reports_a_solver_objective_it_does_not_believe():
     dec = decode_arrays(milp, spec, X, ds.y, x0, claimed, trusted=True)
     assert dec.report.values_objective == pytest.approx(milp.objective(x0))
     assert dec.report.tolerance_exploited  # the summary says the solver's number is not the tree's
+
+
+def test_fit_on_data_scaled_elsewhere_is_the_same_tree():
+    # The paper's CV scaled the training part once and fitted on its folds without scaling again:
+    # fit(standardise=False) on data scaled by hand must give the tree fit builds from the raw data.
+    from dataclasses import replace
+
+    from olctc.data import Scaler
+    from olctc.datasets import load
+    from olctc.fit import fit
+    from olctc.spec import make_spec
+
+    ds = load("haberman").subset(np.arange(0, 306, 9))
+    scaled = replace(ds, X=Scaler.fit(ds.X).transform(ds.X))
+    spec = make_spec("olct", 2, C=[1.0, 10.0])
+    raw = fit(ds, spec, solver="highs", verbose=False)
+    pre = fit(scaled, spec, solver="highs", verbose=False, standardise=False)
+    assert raw.summary["status"] == pre.summary["status"] == "optimal"
+    assert pre.summary["exact_objective_after_refine"] == pytest.approx(raw.summary["exact_objective_after_refine"],
+                                                                        rel=1e-6)
+    assert np.allclose(pre.tree.decision_function(scaled.X), raw.tree.decision_function(ds.X), atol=1e-6)
+    # the flag matters: the raw features, left unscaled, give another tree
+    again = fit(ds, spec, solver="highs", verbose=False, standardise=False)
+    assert not np.allclose(again.tree.decision_function(ds.X), raw.tree.decision_function(ds.X), atol=1e-3)

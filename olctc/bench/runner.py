@@ -24,7 +24,7 @@ from olctc.bench.experiments import (AUTHORS_SPLIT, C_GRID, EXPERIMENTS, Experim
                                      get_experiment, resolve_C)
 from olctc.bench.metrics import brier_score, expected_calibration_error
 from olctc.bench.workers import run_isolated
-from olctc.data import Dataset
+from olctc.data import Dataset, Scaler
 from olctc.errors import OlctcError, param_error
 from olctc.io import atomic_write_text
 
@@ -485,7 +485,8 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
                    ) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
     """K-fold CV of a tree model over the paper's grid; the mean validation balanced accuracy picks the
     configuration (ties: the first in grid order, as GridSearchCV). ``folds`` (positions into ``tr``)
-    default to stratified shuffled folds drawn with ``seed``.
+    default to stratified shuffled folds drawn with ``seed``, each fold standardised on its fit rows;
+    given folds are the authors', whose folds reused the scaling of the whole training part.
 
     Returns (C, alpha, "cv", info with the grid scores, the fold scheme and the CV time).
     """
@@ -495,8 +496,11 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
 
     t0 = time.perf_counter()
     scheme = "authors" if folds is not None else "stratified"
+    per_fold_scaling = folds is None
     if folds is None:
         folds = list(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(tr.X, tr.y))
+    else:
+        tr = replace(tr, X=Scaler.fit(tr.X).transform(tr.X))
     scores = []
     grid = cv_grid(m, depth, c_grid)
     for cfg in grid:
@@ -504,7 +508,7 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
         vals = []
         for fit_rows, val_rows in folds:
             res = fit(tr.subset(fit_rows), spec, solver=solver, time_limit=time_limit, threads=threads,
-                      test_size=0.0, seed=seed, refine=m.refine, verbose=False)
+                      test_size=0.0, seed=seed, refine=m.refine, verbose=False, standardise=per_fold_scaling)
             va = tr.subset(val_rows)
             vals.append(balanced_accuracy(va.y, np.where(res.tree.decision_function(va.X) > 0, 1, -1)))
         scores.append(float(np.mean(vals)))
