@@ -5,7 +5,7 @@ from typing import Any
 
 import click
 
-from olctc.bench.experiments import EXPERIMENTS
+from olctc.bench.experiments import EXPERIMENTS, THREADS
 from olctc.errors import OlctcError
 
 
@@ -50,7 +50,7 @@ def _experiment_command(name: str) -> click.Command:
                   help="The authors' own train/test split per seed (their files lacked the first row; "
                        "verified for the 10 UCI sets but climate). Other data sets keep olctc's split.")
     @click.option("--jobs", type=int, default=1, show_default=True, help="Runs in parallel (processes).")
-    @click.option("--threads", type=int, default=1, show_default=True,
+    @click.option("--threads", type=int, default=THREADS, show_default=True,
                   help="Solver threads per fit (the issue's '60 s per MIP on 2 cores': --threads 2 --jobs 1).")
     @click.option("--retry-errors", is_flag=True,
                   help="Run again the runs whose last record is an error or a timeout (their new record is "

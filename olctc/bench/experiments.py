@@ -35,6 +35,7 @@ C_GRID: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0, 100.0)  # the paper's C_h gri
 SFS_C_GRID: tuple[float, ...] = (0.01, 1.0, 100.0)  # paper: C_h x alpha = 9 x 3 = 27 configurations
 SFS_ALPHA_GRID: tuple[float, ...] = (0.1, 1.0, 10.0)
 OCTH_ALPHA_GRID: tuple[float, ...] = tuple(2.0 ** i for i in range(-8, 3)) + (0.0,)
+THREADS = 1  # default solver threads per fit: parallelism comes from --jobs, one thread each
 OCTH_ALPHA = 0.125  # fixed-C runs: OCT-H has no entry in the authors' C table; 2^-3 is mid-grid
 OCTH_C = 1.0  # OCT-H counts misclassified points; C_h of the logistic table would be meaningless here
 

@@ -20,8 +20,8 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from olctc import __version__
-from olctc.bench.experiments import (AUTHORS_SPLIT, C_GRID, EXPERIMENTS, Experiment, ModelDef, cv_grid,
-                                     get_experiment, resolve_C)
+from olctc.bench.experiments import (AUTHORS_SPLIT, C_GRID, EXPERIMENTS, THREADS, Experiment, ModelDef,
+                                     cv_grid, get_experiment, resolve_C)
 from olctc.bench.metrics import brier_score, expected_calibration_error
 from olctc.bench.workers import run_isolated
 from olctc.data import Dataset, Scaler
@@ -33,7 +33,6 @@ RUNS = "runs.jsonl"
 REPORT_DIR = "report"
 OWN_FILES = frozenset({BENCH_JSON, RUNS, REPORT_DIR})
 TEST_SIZE = 0.2
-THREADS = 1  # default threads per fit: parallelism comes from --jobs, one thread each
 SOLVERS = ("highs", "cbc", "scip")
 FAILED = ("error", "timeout")  # records without results; --retry-errors runs them again
 
