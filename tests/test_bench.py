@@ -238,6 +238,7 @@ def test_cv_tiny_real_run() -> None:
     assert rec["status"] != "error", rec.get("error")
     assert rec["C_source"] == "cv" and rec["C"] == [1.0, 1.0] and rec["cv_folds"] == 2
     assert len(rec["cv_grid"]) == 1 and 0.0 <= rec["cv_grid"][0]["score"] <= 1.0 and rec["time_cv"] > 0
+    assert rec["cv_grid"][0]["optimal_folds"] in (0, 1, 2)
 
 
 def test_streed_baseline_is_an_optimal_univariate_tree() -> None:
@@ -440,6 +441,7 @@ def test_cv_on_given_folds_scales_the_training_part_once() -> None:
             assert res.summary["status"] == "optimal"
             vals.append(balanced_accuracy(tr.y[b], np.where(res.tree.decision_function(X[b]) > 0, 1, -1)))
         assert cfg["score"] == pytest.approx(np.mean(vals), abs=1e-12), cfg
+        assert cfg["optimal_folds"] == len(folds), cfg
     assert list(C) == info["cv_grid"][int(np.argmax([c["score"] for c in info["cv_grid"]]))]["C"]
 
 

@@ -500,20 +500,25 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
         folds = list(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(tr.X, tr.y))
     else:
         tr = replace(tr, X=Scaler.fit(tr.X).transform(tr.X))
-    scores = []
+    scores, n_optimal = [], []
     grid = cv_grid(m, depth, c_grid)
     for cfg in grid:
         spec = _make_spec(m, depth, cfg["C"], cfg["alpha"])
-        vals = []
+        vals, optimal = [], 0
         for fit_rows, val_rows in folds:
             res = fit(tr.subset(fit_rows), spec, solver=solver, time_limit=time_limit, threads=threads,
                       test_size=0.0, seed=seed, refine=m.refine, verbose=False, standardise=per_fold_scaling)
+            optimal += res.summary["status"] == "optimal"
             va = tr.subset(val_rows)
             vals.append(balanced_accuracy(va.y, np.where(res.tree.decision_function(va.X) > 0, 1, -1)))
         scores.append(float(np.mean(vals)))
+        n_optimal.append(int(optimal))
     best = int(np.argmax(scores))
-    info = {"cv_folds": k, "cv_fold_scheme": scheme, "cv_grid": [{"C": list(c["C"]), "alpha": c["alpha"], "score": s}
-                                       for c, s in zip(grid, scores)],
+    # How many fold fits were proven optimal: a CV score of trees cut off at the time limit is a weaker
+    # guide to C, and the record should say so.
+    info = {"cv_folds": k, "cv_fold_scheme": scheme,
+            "cv_grid": [{"C": list(c["C"]), "alpha": c["alpha"], "score": s, "optimal_folds": n}
+                        for c, s, n in zip(grid, scores, n_optimal)],
             "time_cv": time.perf_counter() - t0}
     return tuple(grid[best]["C"]), grid[best]["alpha"], "cv", info
 
