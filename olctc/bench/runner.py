@@ -500,8 +500,10 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
         folds = list(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(tr.X, tr.y))
     else:
         tr = replace(tr, X=Scaler.fit(tr.X).transform(tr.X))
-    scores, n_optimal = [], []
     grid = cv_grid(m, depth, c_grid)
+    # optimal_folds: a CV score of trees cut off at the time limit is a weaker guide to C, and the record
+    # should say so.
+    rows = []
     for cfg in grid:
         spec = _make_spec(m, depth, cfg["C"], cfg["alpha"])
         vals, optimal = [], 0
@@ -511,15 +513,10 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
             optimal += res.summary["status"] == "optimal"
             va = tr.subset(val_rows)
             vals.append(balanced_accuracy(va.y, np.where(res.tree.decision_function(va.X) > 0, 1, -1)))
-        scores.append(float(np.mean(vals)))
-        n_optimal.append(int(optimal))
-    best = int(np.argmax(scores))
-    # How many fold fits were proven optimal: a CV score of trees cut off at the time limit is a weaker
-    # guide to C, and the record should say so.
-    info = {"cv_folds": k, "cv_fold_scheme": scheme,
-            "cv_grid": [{"C": list(c["C"]), "alpha": c["alpha"], "score": s, "optimal_folds": n}
-                        for c, s, n in zip(grid, scores, n_optimal)],
-            "time_cv": time.perf_counter() - t0}
+        rows.append({"C": list(cfg["C"]), "alpha": cfg["alpha"], "score": float(np.mean(vals)),
+                     "optimal_folds": int(optimal)})
+    best = int(np.argmax([r["score"] for r in rows]))
+    info = {"cv_folds": k, "cv_fold_scheme": scheme, "cv_grid": rows, "time_cv": time.perf_counter() - t0}
     return tuple(grid[best]["C"]), grid[best]["alpha"], "cv", info
 
 
