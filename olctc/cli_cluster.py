@@ -66,7 +66,8 @@ def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, 
               help="Final tree file (JSON); default FOLDER/final_tree.json.")
 @click.option("--emit-final", is_flag=True,
               help="Write the final instance (FOLDER/final/model.mps) instead of fitting it in process.")
-@click.option("--solver", default=None, help="In-process solver of the final fit (highs; scip for MIQP).")
+@click.option("--solver", default=None, help="In-process solver of the final fit: highs, cbc or scip (default: the grid's solver if "
+              "olctc runs it in process, else cbc; scip for MIQP).")
 @click.option("--time-limit", type=float, default=None,
               help="Seconds for the final fit (default: the grid's time limit).")
 @click.option("--threads", type=int, default=None)

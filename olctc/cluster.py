@@ -39,6 +39,8 @@ JOBS_COLUMNS = ("task", "fold", "C", "model", "solution", "command", "gurobi_com
 #: --solver value -> the `olctc solve` solver it runs ("gurobi-cli" runs gurobi_cl directly).
 GRID_SOLVERS = {"cbc-cli": "cbc-cli", "highs-cli": "highs-cli", "glpk-cli": "glpk-cli",
                 "gurobi-cli": None, "olctc": "highs", "highs": "highs", "cbc": "cbc", "scip": "scip"}
+IN_PROCESS_TWIN = {"cbc-cli": "cbc", "highs-cli": "highs", "olctc": "highs", "highs": "highs", "cbc": "cbc",
+                   "scip": "scip"}
 SLURM_MARGIN_S = 300  # job time = solver time limit + this margin (decoding is done later by collect)
 TIE_TOL = 1e-12
 
@@ -545,7 +547,9 @@ def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | Non
     spec = final_spec(info, C)
     tr = final_dataset(info, ds)
     if solver is None:
-        solver = "scip" if spec.info.quadratic else "highs"
+        # The grid's own solver when olctc runs it in process too, so the final tree is found by the
+        # solver whose fold fits chose C; otherwise fit's default (CBC; SCIP for the MIQP presets).
+        solver = IN_PROCESS_TWIN.get(info.get("solver", ""))
     res = fit(tr, spec, solver=solver, time_limit=time_limit if time_limit is not None else info.get("time_limit"),
               threads=threads, test_size=0.0, verbose=verbose, max_nonzeros=info.get("max_nonzeros"))
     test_acc = None

@@ -128,6 +128,7 @@ def test_collect_fits_final_tree(solved_grid, tmp_path):
 
     t = load(tree_path)
     assert t.depth == 2 and t.meta["grid"]["C"] == best
+    assert t.meta["fit"]["solver"] == "cbc"  # the grid ran cbc-cli: its in-process twin fits the final tree
 
 
 def test_collect_with_bad_solutions(solved_grid, tmp_path):
