@@ -30,39 +30,76 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     """Open a temporary file beside ``path``; rename it to ``path`` only if the block succeeds.
 
     On any exception (KeyboardInterrupt included) the temporary file is removed and nothing appears
-    under ``path``.
+    under ``path``. A symbolic link is followed (its target is replaced, the link stays); a FIFO or
+    device (``/dev/stdout``) is written to directly, since renaming onto it would replace the node.
+    OS errors become an OlctcError naming ``path``.
     """
-    path = Path(path)
-    folder = check_writable(path)
+    raw = os.fspath(path)
+    path = Path(raw)
+    if raw.endswith(("/", os.sep)) or path.is_dir():
+        raise OlctcError(f"cannot write {raw}: it is a folder; give a file name")
     binary = "b" in mode
+    if path.exists() and not path.is_file():  # exists() and is_file() follow links
+        with _os_errors(path):
+            fh = open(path, mode, encoding=None if binary else encoding, newline=None if binary else "\n")
+        with _os_errors(path), fh:
+            yield fh
+        return
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    folder = check_writable(path)
     tmp: str | None = None
     try:
         # The name is known before the file exists (tempfile.mkstemp creates the file and only then
         # returns its name): an interrupt that lands right after the create still removes it.
         for _ in range(_TRIES):
-            tmp = os.path.join(folder, f".{path.name}.{secrets.token_hex(6)}.tmp")
+            tmp = os.path.join(folder, _temporary_name(path.name))
             try:
-                # 0o666 minus the umask: the mode open() would give (mkstemp's would be 0600).
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+                with _os_errors(path, tmp):
+                    # 0o666 minus the umask: the mode open() would give (mkstemp's would be 0600).
+                    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
                 break
             except FileExistsError:  # another writer's file: never ours to remove
                 tmp = None
         else:
             raise OlctcError(f"cannot write {path}: no free temporary name in {folder} after {_TRIES} tries")
-        with os.fdopen(fd, mode, encoding=None if binary else encoding,
-                       newline=None if binary else "\n") as fh:
+        with _os_errors(path, tmp), os.fdopen(fd, mode, encoding=None if binary else encoding,
+                                              newline=None if binary else "\n") as fh:
             yield fh
-        os.replace(tmp, path)
+        with _os_errors(path):
+            os.replace(tmp, path)
     except BaseException:
         if tmp is not None:
             remove_files([tmp])
         raise
 
 
+def _temporary_name(name: str) -> str:
+    # ".NAME.XXXXXXXXXXXX.tmp" (bench folders recognise leftovers by the dot and the suffix); NAME is
+    # shortened so that the whole stays within the 255 bytes a file name may have.
+    room = 255 - len(".." + "0" * 12 + ".tmp")
+    stem = name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
+    return f".{stem}.{secrets.token_hex(6)}.tmp"
+
+
+@contextlib.contextmanager
+def _os_errors(path: Path, tmp: str | None = None) -> Iterator[None]:
+    """Turn an OSError of writing ``path`` (or its temporary file) into a one-line OlctcError."""
+    try:
+        yield
+    except FileExistsError:
+        raise
+    except OSError as e:
+        # Errors of other files (the block may read inputs) name their file: leave those alone.
+        if e.filename not in (None, os.fspath(path), tmp):
+            raise
+        raise OlctcError(f"cannot write {path}: {e.strerror or e}") from None
+
+
 def remove_files(paths: Iterable[str | os.PathLike[str]]) -> None:
     """Remove each of ``paths`` that exists (the cleanup after a failed or interrupted write)."""
     for path in paths:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):  # cleanup must not hide the error that caused it
             os.unlink(path)
 
 

@@ -671,3 +671,45 @@ def test_atomic_write_gives_the_mode_open_gives_and_never_touches_a_taken_name(t
             raise RuntimeError("stop")
     assert sorted(p.name for p in tmp_path.iterdir()) == [taken.name, "a.txt"]
     assert taken.read_text() == "theirs"
+
+
+def test_atomic_write_follows_links_writes_through_fifos_and_names_os_errors(tmp_path):
+    import os
+    import threading
+
+    from olctc import io as oio
+
+    # A symbolic link: its target is replaced, the link stays a link.
+    target = tmp_path / "real.json"
+    target.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    oio.atomic_write_text(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+    # A FIFO (like /dev/stdout): written to, not replaced by a regular file.
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    oio.atomic_write_text(fifo, "through")
+    reader.join(10)
+    assert got == [b"through"] and fifo.is_fifo()
+    # A folder, named with or without the trailing slash: refused, nothing created.
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for bad in (f"{tmp_path}/new_folder/", str(tmp_path)):
+        with pytest.raises(OlctcError, match="is a folder"):
+            oio.atomic_write_text(bad, "x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    # A 250-character name is legal: the temporary name must fit in 255 bytes too.
+    long = tmp_path / ("b" * 245 + ".json")
+    oio.atomic_write_text(long, "x")
+    assert long.read_text() == "x"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(before + [long.name])
+    # OS errors while writing are one-line OlctcErrors naming the path.
+    if os.path.exists("/dev/full"):
+        with pytest.raises(OlctcError, match="cannot write /dev/full: No space left on device"):
+            oio.atomic_write_text("/dev/full", "x" * 100_000)
+    if os.path.isdir("/proc/self"):
+        with pytest.raises(OlctcError, match="cannot write /proc/olctc.json"):
+            oio.atomic_write_text("/proc/olctc.json", "x")
