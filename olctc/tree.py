@@ -230,8 +230,18 @@ class Tree:
 
     def scores(self, X: Any) -> np.ndarray:
         """(n, n_nodes) scores w_t . x + b_t of every node on encoded (unstandardised) rows X."""
-        X = self._check_X(X)
-        return X @ self.W_raw.T + self.b_raw
+        X = np.asfortranarray(self._check_X(X))
+        W, b = self.W_raw, self.b_raw
+        S = np.empty((X.shape[0], self.n_nodes))
+        # Term by term in feature order, as the generated Python code adds them: a matrix product's
+        # summation order depends on the BLAS and on the batch, and a row within rounding of a split
+        # would route one way alone (explain) and the other inside a batch (predict).
+        for t in range(self.n_nodes):
+            s = np.zeros(X.shape[0])
+            for j in np.flatnonzero(W[t]):
+                s += W[t, j] * X[:, j]
+            S[:, t] = s + b[t]
+        return S
 
     def apply(self, X: Any) -> np.ndarray:
         """(n,) id of the last-layer node each row reaches (left iff score <= 0)."""

@@ -146,3 +146,24 @@ def test_code_is_readable():
     assert "if _node_0(x) <= 0.0:" in src and "return 1, _node_1(x)" in src
     j = int(np.flatnonzero(tree.W_raw[0])[0])
     assert f"s += {float(tree.W_raw[0, j])!r} * x[{j}]  # {tree.feature_names[j]!r}" in src
+
+
+def test_rows_on_a_split_route_as_the_tree_routes_them_alone_or_in_a_batch(tmp_path):
+    # Rows put on the root's hyperplane, where rounding decides the side: the generated code and Tree
+    # must compute the same bits (same order of terms), and a row's route must not depend on its batch
+    # (a BLAS matrix product's order does).
+    from olctc.tree import Tree
+
+    rng = np.random.default_rng(0)
+    w = np.array([0.1, 0.2, 0.7, -0.3, 0.05, 1e-3, -2.5])
+    tree = Tree.from_arrays([w, np.zeros(7), np.zeros(7)], [0.0, -5.0, 5.0], classes=("neg", "pos"))
+    X = rng.normal(size=(2000, 7))
+    X[:, 2] -= (X @ w) / w[2]
+    path = tmp_path / "tree.py"
+    path.write_text(to_python(tree), encoding="utf-8")
+    res = run_fresh(tmp_path, [{"module": str(path), "rows": X.tolist(), "as_dict": False}])[0]
+    assert len(set(res["pred"])) == 2  # the rows do fall on both sides
+    _check(tree, X, res)
+    alone = np.array([tree.predict(x)[0] for x in X])
+    assert (alone == tree.predict(X)).all()
+    assert [tree.explain(x).label for x in X[:200]] == alone[:200].tolist()

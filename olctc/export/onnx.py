@@ -21,6 +21,14 @@ Computation: the scores of all nodes in one matrix product, Gemm(W_raw, X^T) + b
 ``Where`` over the levels: the last-layer node reached under t is Where(right_t, reached(2t+2),
 reached(2t+1)), one Where per routing node; GatherElements then picks each row's reached score. No
 Loop/Scan/If, nothing per row.
+
+Rounding and bad values: ``Tree.scores`` and the generated Python add a node's terms one by one in
+feature order (bit-identical to each other, and a row's result does not depend on its batch); Gemm sums
+in the runtime's order. A row whose score is within rounding (a few units in the last place) of 0 can
+therefore route the other way here; elsewhere the probabilities agree within 1e-15. The graph checks
+nothing: a NaN cell, or an infinite one (0 * inf is NaN), makes the scores it touches NaN, which route
+left and give NaN probabilities, where ``Tree.predict`` and the generated code raise. Check inputs
+before the session if they can hold such values.
 """
 from __future__ import annotations
 
