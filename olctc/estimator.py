@@ -283,9 +283,11 @@ def _onnx_shape_calculator(operator) -> None:
                                             StringTensorType)
 
     est = operator.raw_operator
+    _check_onnx_inputs(operator)
     n = operator.inputs[0].get_first_dimension()
     labels = est.classes_
-    if np.issubdtype(labels.dtype, np.integer) or labels.dtype == np.bool_:
+    options = _onnx_options(operator)
+    if options["nocl"] or np.issubdtype(labels.dtype, np.integer) or labels.dtype == np.bool_:
         operator.outputs[0].type = Int64TensorType([n])
     elif np.issubdtype(labels.dtype, np.floating):
         if not all(float(c).is_integer() for c in labels):
@@ -295,21 +297,36 @@ def _onnx_shape_calculator(operator) -> None:
     else:
         operator.outputs[0].type = StringTensorType([n])
     in_type = operator.inputs[0].type
-    # ZipMap (skl2onnx's default post-processing) takes float only: double probabilities need zipmap=False.
-    zipmap = True
-    scope = getattr(operator, "scope_inst", None)
-    if scope is not None:
-        zipmap = scope.get_options(est, dict(zipmap=True)).get("zipmap", True)
-    double = isinstance(in_type, DoubleTensorType) and zipmap is False
+    # ZipMap (skl2onnx's default post-processing) takes float only; zipmap=False and zipmap="columns"
+    # (whose per-class outputs skl2onnx types after the input) keep double input double.
+    double = isinstance(in_type, DoubleTensorType) and options["zipmap"] is not True
     prob_type = DoubleTensorType if double else FloatTensorType
     if len(operator.outputs) > 1:
         operator.outputs[1].type = prob_type([n, 2])
 
 
-def _export_tree_for_onnx(est):
+def _onnx_options(operator) -> dict:
+    scope = getattr(operator, "scope_inst", None)
+    options = {"zipmap": True, "nocl": False}
+    if scope is not None:
+        options.update(scope.get_options(operator.raw_operator, dict(options)))
+    return options
+
+
+def _check_onnx_inputs(operator) -> None:
+    # skl2onnx gives one input per column of a DataFrame; the tree graph takes one matrix.
+    if len(operator.inputs) != 1:
+        raise OlctcError(f"ONNX conversion takes one input matrix of the {operator.raw_operator.n_features_in_} "
+                         f"features; got {len(operator.inputs)} inputs (one per DataFrame column?): call "
+                         "to_onnx(estimator, X[:1].to_numpy()) instead")
+
+
+def _export_tree_for_onnx(est, nocl: bool = False):
     tree = est.export_tree()
     labels = est.classes_
-    if np.issubdtype(labels.dtype, np.integer) or np.issubdtype(labels.dtype, np.floating) \
+    if nocl:  # skl2onnx's option: labels are indices into classes_ (olctc's order is negative, positive)
+        tree.classes = (1 - est._pos_index, est._pos_index)
+    elif np.issubdtype(labels.dtype, np.integer) or np.issubdtype(labels.dtype, np.floating) \
             or labels.dtype == np.bool_:
         tree.classes = tuple(int(c) for c in tree.classes)
     else:
@@ -328,7 +345,8 @@ def _onnx_converter(scope, operator, container) -> None:
         raise OlctcError(f"the olctc tree graph needs ONNX opset >= 13; got target_opset "
                          f"{container.target_opset}")
     est = operator.raw_operator
-    tree = _export_tree_for_onnx(est)
+    _check_onnx_inputs(operator)
+    tree = _export_tree_for_onnx(est, nocl=bool(_onnx_options(operator)["nocl"]))
     model = tree_to_onnx(tree)
     g = model.graph
     x_in = operator.inputs[0]

@@ -11,6 +11,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from olctc.datasets import load_dataset
+from olctc.errors import OlctcError
 from olctc.estimator import MARGOTClassifier, OCTHClassifier, OLCTClassifier
 
 # Every check passes at depth 1 (an LP: deterministic, < 0.1 s per fit); none is skipped or xfailed.
@@ -169,6 +170,31 @@ def test_skl2onnx(heart_small, labels, positive):
     P = est.predict_proba(Xf)
     got = np.array([[m[c] for c in est.classes_] for m in maps])
     assert np.allclose(got, P, atol=1e-5)
+    # skl2onnx's options: one output per class (double stays double), class indices instead of labels
+    Xd = X.astype(np.float64)
+    sess = _ort(to_onnx(est, Xd[:1], options={id(est): {"zipmap": "columns"}}))
+    label, *columns = sess.run(None, {sess.get_inputs()[0].name: Xd})
+    assert np.array_equal(label, est.predict(X))
+    assert np.allclose(np.column_stack(columns), est.predict_proba(X), atol=1e-12)
+    index = np.searchsorted(est.classes_, est.predict(X))
+    for options in ({"nocl": True, "zipmap": False}, {"nocl": True}):
+        sess = _ort(to_onnx(est, Xf[:1], options={id(est): options}))
+        label = sess.run(None, {sess.get_inputs()[0].name: Xf})[0]
+        assert label.dtype == np.int64 and np.array_equal(label, index)
+
+
+def test_skl2onnx_refuses_one_input_per_dataframe_column(heart_small):
+    import pandas as pd
+    from skl2onnx import to_onnx
+
+    X, y, _ = heart_small
+    df = pd.DataFrame(X[:, :4], columns=["a", "b", "c", "d"])
+    est = OLCTClassifier(depth=1, time_limit=10).fit(df, y)
+    with pytest.raises(OlctcError, match="got 4 inputs .*to_numpy"):
+        to_onnx(est, df[:1])
+    sess = _ort(to_onnx(est, df[:1].to_numpy(), options={id(est): {"zipmap": False}}))
+    label, proba = sess.run(None, {sess.get_inputs()[0].name: df.to_numpy()})
+    assert np.array_equal(label, est.predict(df)) and np.allclose(proba, est.predict_proba(df), atol=1e-12)
 
 
 def test_in_pipeline_to_onnx(heart_small):
