@@ -124,7 +124,12 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
     """
     check_size(dataset.n, dataset.p, spec, max_nonzeros)
     scaler = Scaler.fit(dataset.X) if standardise else Scaler.identity(dataset.p)
-    X = scaler.transform(dataset.X)
+    with np.errstate(over="ignore", invalid="ignore"):
+        X = scaler.transform(dataset.X)
+    if not np.isfinite(X).all():  # a column spanning more than the float range (-1e308 and 1e308)
+        j = int(np.argwhere(~np.isfinite(X))[0][1])
+        raise OlctcError(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} is too large to "
+                         f"standardise (|value| up to {np.abs(dataset.X[:, j]).max():.3g}); rescale the column")
     milp = build_milp(X, dataset.y, spec, name=_mps_name(name))
     manifest = {
         "format": MANIFEST_FORMAT,
@@ -151,7 +156,8 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
 
 
 def _mps_name(name: str) -> str:
-    safe = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in name)[:32]
+    # ASCII only: str.isalnum() accepts "é", which MPS/LP names may not hold
+    safe = "".join(ch if (ch.isascii() and ch.isalnum()) or ch == "_" else "_" for ch in name)[:32]
     return safe if safe and not safe[0].isdigit() else f"m_{safe}"[:32]
 
 
@@ -168,7 +174,7 @@ def manifest_path(model_path: str | Path) -> Path:
     p = Path(model_path)
     stem = p.name
     for ext in (".mps", ".lp"):
-        if stem.endswith(ext):
+        if stem.lower().endswith(ext):  # model_format accepts NAME.MPS too
             stem = stem[: -len(ext)]
     return p.with_name(stem + ".olctc.json")
 

@@ -19,6 +19,7 @@ import gzip
 import hashlib
 import io
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -110,8 +111,14 @@ class Scaler:
 
     @classmethod
     def fit(cls, X: np.ndarray) -> "Scaler":
-        mean = X.mean(axis=0) if X.shape[0] else np.zeros(X.shape[1])
-        std = X.std(axis=0) if X.shape[0] else np.ones(X.shape[1])
+        if not X.shape[0]:
+            return cls.identity(X.shape[1])
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean, std = X.mean(axis=0), X.std(axis=0)
+            big = ~(np.isfinite(mean) & np.isfinite(std))
+            if big.any():  # squares (or sums) of values near 1e154 (1e308) overflow: rescale those columns
+                top = np.abs(X[:, big]).max(axis=0)
+                mean[big], std[big] = (X[:, big] / top).mean(axis=0) * top, (X[:, big] / top).std(axis=0) * top
         # Near-constant columns get scale 1, as scikit-learn's _handle_zeros_in_scale does.
         std = np.where(std < 10 * np.finfo(np.float64).eps * np.maximum(np.abs(mean), 1.0), 1.0, std)
         return cls(mean, std)
@@ -201,7 +208,16 @@ def read_table(path: str | Path) -> tuple[list[str], list[list[str]], str, str]:
         raise OlctcError(f"{path}: not UTF-8 text (byte {exc.start}); save the CSV as UTF-8") from None
     if not text.strip():
         raise OlctcError(f"{path}: the file is empty")
-    rows = list(csv.reader(io.StringIO(text)))
+    if "\r" in text and "\n" not in text:  # old Mac line ends ("CSV (Macintosh)")
+        text = text.replace("\r", "\n")
+    limit = csv.field_size_limit()
+    try:
+        csv.field_size_limit(max(limit, _FIELD_LIMIT))
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise OlctcError(f"{path}: not a readable CSV file: {exc}") from None
+    finally:
+        csv.field_size_limit(limit)
     while rows and not any(c.strip() for c in rows[-1]):
         rows.pop()
     header = [h.strip() for h in rows[0]]
@@ -220,6 +236,9 @@ def read_table(path: str | Path) -> tuple[list[str], list[list[str]], str, str]:
             raise OlctcError(f"{path}: the header names column {h!r} twice")
         seen.add(h)
     return header, body, hashlib.sha256(raw).hexdigest(), text
+
+
+_FIELD_LIMIT = 1 << 30  # csv's default (128 KiB per cell) refuses long but valid cells
 
 
 def _parse_float(s: str) -> float | None:
@@ -250,7 +269,8 @@ def _to_float_column(vals: Sequence[Any], name: str, source: str, line_offset: i
 
 
 def _column_kind(name: str, vals: np.ndarray, source: str) -> Column:
-    parsed = [_parse_float(v) for v in vals]
+    # "NaN" or "Inf" among words is a category, not a number: only finite values count as numbers.
+    parsed = [f if f is not None and math.isfinite(f) else None for f in map(_parse_float, vals)]
     n_num = sum(p is not None for p in parsed)
     for k, v in enumerate(vals):
         if v.strip() == "":
@@ -261,17 +281,27 @@ def _column_kind(name: str, vals: np.ndarray, source: str) -> Column:
         return Column(name, "categorical", tuple(sorted(set(str(v).strip() for v in vals))))
     k = next(k for k, p in enumerate(parsed) if p is None)
     if n_num >= len(vals) / 2:
-        raise OlctcError(f"{source}: column {name!r} line {k + 2}: expected a number, got {vals[k]!r}")
+        what = "a number" if _parse_float(vals[k]) is None else "a finite number"
+        raise OlctcError(f"{source}: column {name!r} line {k + 2}: expected {what}, got {vals[k]!r}")
     k = next(k for k, p in enumerate(parsed) if p is not None)
     raise OlctcError(f"{source}: column {name!r} mixes text and numbers (line {k + 2} has {vals[k]!r}); "
                      "make it all text (categorical) or all numbers")
 
 
+_INT_TEXT = re.compile(r"[+-]?(0|[1-9][0-9]*)")
+_LEADING_ZERO = re.compile(r"[+-]?0[0-9]")
+
+
 def _label_value(s: str) -> Label:
+    """A label cell as a number when it reads as one without losing its text, else the text itself."""
+    if _INT_TEXT.fullmatch(s):
+        return int(s)  # exact at any size: float() would merge 12345678901234567890 and ...891
+    if _LEADING_ZERO.match(s):
+        return s  # "007" is a code, not 7
     f = _parse_float(s)
     if f is None or not math.isfinite(f):
         return s
-    return int(f) if f == int(f) else f
+    return int(f) if f.is_integer() and abs(f) < 2 ** 53 else f
 
 
 def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str = "data",
@@ -320,13 +350,26 @@ def _sort_key(v: Label) -> tuple[int, Any]:
 def _all_numeric(text: str, idx: list[int], n: int) -> np.ndarray | None:
     """Fast path: the whole feature block parses as finite floats in one numpy call, or None."""
     try:
+        # comments=None: loadtxt would otherwise read "12#3" as 12, where the slow path refuses it
         X = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, usecols=idx, dtype=np.float64,
-                       quotechar='"', ndmin=2)
+                       quotechar='"', ndmin=2, comments=None)
     except ValueError:
         return None
     if X.shape != (n, len(idx)):
         return None
     return X if np.isfinite(X).all() else None
+
+
+def _check_unique_features(schema: Schema, source: str) -> None:
+    owner: dict[str, str] = {}
+    for col in schema.columns:
+        for name in col.feature_names():
+            where = f"column {col.name!r}" if col.kind == "numeric" else \
+                f"category {name[len(col.name) + 1:]!r} of column {col.name!r}"
+            if name in owner:
+                raise OlctcError(f"{source}: feature {name!r} would come from {owner[name]} and from {where}; "
+                                 "rename one of the columns")
+            owner[name] = where
 
 
 def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Dataset:
@@ -343,13 +386,19 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Datas
     feats = [h for h in header if h != target]
     if not feats:
         raise OlctcError(f"{src}: no feature columns besides the target {target!r}")
-    y, classes = binarise_labels(list(grid[:, ti]), positive_class, src, target)
+    labels = [v.strip() for v in grid[:, ti]]
+    missing = next((k for k, v in enumerate(labels) if v == "" or v.lower() == "nan"), None)
+    if missing is not None:
+        raise OlctcError(f"{src}: target {target!r} line {missing + 2}: no class label "
+                         f"({grid[missing, ti]!r}); drop the unlabelled rows")
+    y, classes = binarise_labels(labels, positive_class, src, target)
     X = _all_numeric(text, [header.index(h) for h in feats], len(body))
     if X is not None:
         schema = Schema(tuple(Column(h, "numeric") for h in feats))
     else:
         cols = [_column_kind(h, grid[:, header.index(h)], src) for h in feats]
         schema = Schema(tuple(cols))
+        _check_unique_features(schema, src)
         cells = {h: [v.strip() for v in grid[:, header.index(h)]] for h in feats}
         X = schema.encode(cells, src)
     return Dataset(X, y, classes, schema, Path(path).name.split(".")[0], digest, str(Path(path).resolve()),

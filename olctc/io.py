@@ -19,7 +19,8 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
-        raise OlctcError(f"cannot write {path}: folder {folder} does not exist")
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise OlctcError(f"cannot write {path}: folder {folder} {what}")
     if not os.access(folder, os.W_OK):
         raise OlctcError(f"cannot write {path}: folder {folder} is not writable")
     return folder

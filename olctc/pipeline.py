@@ -22,32 +22,36 @@ START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
 def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, start: bool = True) -> dict[str, Path]:
     """Write model, solver parameter files, MIP-start files and (last) the manifest.
 
-    If any step fails, every file this call writes is removed: nothing half-written stays behind. Each
-    file is registered before it is written, so an interrupt landing right after a rename (before the
-    call could note the file) still removes it; a stale file of an earlier compile under the same name
-    goes too, rather than a mix of old and new files staying.
+    If any step fails, every file of the set is removed: nothing half-written stays behind, and no mix
+    of this compile's files with an earlier compile's under the same name either (a manifest whose
+    model is gone, start files of another model). Every name is known before the first write, so an
+    interrupt landing right after a rename (before the call could note the file) still removes it.
     """
     from olctc.emit.lp import write_lp
     from olctc.emit.mps import write_mps
+    from olctc.emit.params import param_file_paths, write_param_files
+    from olctc.emit.start import START_FORMATS, start_filename, write_start
 
     out = Path(out)
     fmt = out.suffix.lower().lstrip(".")
     stem = out.name[: -len(out.suffix)]
     written: dict[str, Path] = {}
     man = comp.manifest
+    the_set = [out, manifest_path(out)]
+    if params:
+        the_set += param_file_paths(out.parent, stem)
+    if start:
+        the_set += [out.parent / start_filename(stem, solver) for solver in START_FORMATS]
     try:
         written["model"] = out
         digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
         man["model"].update({"file": out.name, "format": fmt, "sha256": digest})
         if params:
-            from olctc.emit.params import param_file_paths, write_param_files
-
             for f in param_file_paths(out.parent, stem):
                 written[f"params:{f.name.rsplit('.', 2)[-2]}"] = f
             files = write_param_files(out.parent, stem)
             man["files"]["params"] = sorted(f.name for f in files)
         if start:
-            from olctc.emit.start import START_FORMATS, start_filename, write_start
             from olctc.warmstart import warm_start
 
             x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec)
@@ -65,7 +69,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
         written["manifest"] = mpath
         write_manifest(man, mpath)
     except BaseException:
-        remove_files(written.values())
+        remove_files(the_set)
         raise
     return written
 

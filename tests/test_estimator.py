@@ -219,3 +219,17 @@ def test_margot_and_octh(heart_small):
     assert o.score(X, y) > 0.6
     with pytest.raises(ValueError, match="MIQP"):
         OLCTClassifier(preset="margot", solver="highs", depth=1).fit(X, y)
+
+
+def test_a_quiet_fit_prints_nothing():
+    # HiGHS prints a banner from its first constructor in a process, before any option can be set;
+    # estimators are quiet by default, CBC fits included (decode reads the model with HiGHS).
+    import subprocess
+    import sys
+
+    code = ("from olctc import load_dataset\nfrom olctc.estimator import OLCTClassifier\n"
+            "X, y, _ = load_dataset('heart')\nOLCTClassifier(depth=1, time_limit=5).fit(X[:60], y[:60])\n"
+            "OLCTClassifier(depth=1, time_limit=5, solver='highs').fit(X[:60], y[:60])\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout == ""

@@ -7,6 +7,8 @@ listed counts as a limit: "feasible" with an incumbent, else "no_solution").
 from __future__ import annotations
 
 import importlib.metadata
+import os
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -67,12 +69,43 @@ def _timed(fn: Any) -> float:
 
 
 # ---------------------------------------------------------------- HiGHS
+_highs_banner_shown = False
+
+
+def new_highs(verbose: bool) -> Any:
+    """An empty ``highspy.Highs``, its log on or off; quiet means quiet from the start.
+
+    HiGHS prints its banner from the constructor of the process's first instance, before
+    ``output_flag`` can be set: a quiet first construction runs with file descriptor 1 on /dev/null.
+    """
+    global _highs_banner_shown
+    import highspy
+
+    try:
+        saved = None if verbose or _highs_banner_shown else os.dup(1)
+    except OSError:  # no standard output to silence
+        saved = None
+    if saved is None:
+        h = highspy.Highs()
+    else:
+        sys.stdout.flush()
+        try:
+            with open(os.devnull, "w") as null:
+                os.dup2(null.fileno(), 1)
+                h = highspy.Highs()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+    _highs_banner_shown = True
+    h.setOptionValue("output_flag", bool(verbose))
+    return h
+
+
 def highs_model(opts: SolveOptions) -> Any:
     """An empty ``highspy.Highs`` with olctc's settings."""
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", bool(opts.verbose))
+    h = new_highs(bool(opts.verbose))
     for name, value in solver_settings("highs", time_limit=opts.time_limit, threads=opts.threads,
                                        mip_gap=opts.mip_gap).items():
         value = int(value) if name == PARAM_NAMES["highs"].threads else float(value)

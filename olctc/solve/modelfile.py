@@ -85,8 +85,9 @@ def file_columns(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray, n
     """
     import highspy
 
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    from olctc.solve.inprocess import new_highs
+
+    h = new_highs(False)
     status = h.readModel(str(path))
     if status == highspy.HighsStatus.kError:
         raise OlctcError(f"cannot read model file {path} (HiGHS reader error)")
