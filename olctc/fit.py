@@ -54,6 +54,11 @@ def split(ds: Dataset, test_size: float, seed: int, *, ordered: bool = True) -> 
     rows = np.arange(ds.n)
     if test_size == 0.0:
         return rows, np.array([], dtype=np.int64)
+    for label, count in zip(ds.classes, ((ds.y < 0).sum(), (ds.y > 0).sum())):
+        if count < 2:  # scikit-learn's own message names the class by its -1/+1 code
+            raise OlctcError(f"cannot split {ds.n} points with test size {test_size}: class {label!r} has "
+                             f"{count} point(s), a stratified split needs at least 2 of each class "
+                             "(test size 0 trains on all points)")
     try:
         tr, te = train_test_split(rows, test_size=test_size, random_state=seed, stratify=ds.y)
     except ValueError as exc:

@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from olctc.emit.params import TIGHT_TOL
 from olctc.errors import OlctcError, param_error
 
 # Sato et al.'s greedy tangent points for the logistic loss (paper Sec. 3.1).
@@ -34,6 +35,14 @@ class Preset:
     quadratic: bool = False
     description: str = ""
 
+    @property
+    def uses_alpha(self) -> bool:
+        return self.l0 in ("sfs", "penalty")
+
+    @property
+    def uses_budget(self) -> bool:
+        return self.l0 in ("hfs", "sfs")
+
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("olct", "logistic", "l1", description="Optimal Logistic CT: logistic loss (tangents), L1"),
@@ -49,6 +58,18 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
 )}
 
 MAX_DEPTH = 12
+
+# The routing constants live beside the solvers' tolerances (TIGHT_TOL, written into every parameter
+# file). Each bound keeps a factor 10 of margin over the tolerance it guards against.
+MIN_EPSILON = 10 * TIGHT_TOL
+MAX_BIG_M_OVER_EPSILON = 0.1 / TIGHT_TOL
+MAX_BIG_M = 1e9
+
+# The slope of the tangent at v is 1/(1 + e^v): about 1e-304 at 700, subnormal from ~708 and exactly 0
+# from ~745, where the line is the bound xi >= 0 that the point +inf already stands for.
+MAX_TANGENT = 700.0
+
+_DEFAULT_ALPHA = 1.0
 
 
 @dataclass(frozen=True)
@@ -76,7 +97,7 @@ class TreeSpec:
     tangents: tuple[float, ...] = _V0
     big_m: float = 100.0
     epsilon: float = 1e-5
-    alpha: float = 1.0
+    alpha: float = _DEFAULT_ALPHA
     budget: int | None = None
     tangent_set: str = "V0"
     score_variables: bool = False
@@ -100,10 +121,13 @@ class TreeSpec:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "TreeSpec":
+        # Manifests written before unused L0 knobs were refused may record one; their model never held it.
+        info = PRESETS.get(d["preset"])
+        alpha = d["alpha"] if info is None or info.uses_alpha else _DEFAULT_ALPHA
+        budget = d.get("budget") if info is None or info.uses_budget else None
         return make_spec(preset=d["preset"], depth=d["depth"], C=d["C"],
                          tangents=",".join(d["tangents"]), big_m=d["big_m"], epsilon=d["epsilon"],
-                         alpha=d["alpha"], budget=d.get("budget"),
-                         score_variables=d.get("score_variables", False))
+                         alpha=alpha, budget=budget, score_variables=d.get("score_variables", False))
 
 
 def _tangent_str(v: float) -> str:
@@ -140,7 +164,60 @@ def parse_tangents(value: str | Sequence[float] | None) -> tuple[tuple[float, ..
     if all(v == math.inf for v in pts):
         # +inf is the bound xi >= 0, always present: with nothing else the model would have no loss.
         raise param_error("tangents", "a list with at least one point other than +inf", value)
-    return tuple(sorted(set(pts))), label
+    big = [v for v in pts if MAX_TANGENT < v < math.inf]
+    if big:
+        raise param_error("tangents", f"points <= {MAX_TANGENT:g} or inf: the tangent at {big[0]!r} has a slope "
+                          f"1/(1 + e^v) below 1e-304 (0 from about 745), so its line is the bound xi >= 0 "
+                          f"that inf already gives", value)
+    pts = tuple(sorted(set(pts)))
+    # A list equal to a named set is that set (so a manifest's points read back under their name).
+    label = next((name for name, known in TANGENT_SETS.items() if known == pts), label)
+    return pts, label
+
+
+def _pow2(k: int, plus: int = 0) -> str:
+    """2^k + plus as text; past 64 bits as a formula, since 2 ** k itself would not fit in memory."""
+    if k <= 64:
+        return str(2 ** k + plus)
+    return f"2^{k}" + (f" + {plus}" if plus > 0 else f" - {-plus}" if plus < 0 else "")
+
+
+def _sci(x: float) -> str:
+    """1e9, 1e-8: a power of ten as people write it in messages."""
+    return f"{x:.0e}".replace("e+0", "e").replace("e-0", "e-").replace("e+", "e")
+
+
+def _check_routing_constants(big_m: float, epsilon: float) -> None:
+    if not (big_m > 0) or math.isinf(big_m):
+        raise param_error("big_m", "a finite number > 0", big_m)
+    if big_m > MAX_BIG_M:
+        raise param_error("big_m", f"<= {_sci(MAX_BIG_M)}: solvers do not read larger coefficients reliably "
+                          f"(HiGHS refuses a file with a value >= 1e15)", big_m)
+    if not (epsilon > 0):
+        raise param_error("epsilon", "> 0", epsilon)
+    if epsilon < MIN_EPSILON:
+        raise param_error("epsilon", f">= {_sci(MIN_EPSILON)}: the solvers' feasibility tolerance is {_sci(TIGHT_TOL)}, "
+                          f"and a smaller epsilon does not separate the two sides of a split", epsilon)
+    if not (epsilon < big_m):
+        raise param_error("epsilon", f"smaller than big-M ({big_m})", epsilon)
+    if big_m > MAX_BIG_M_OVER_EPSILON * epsilon:
+        raise param_error("big_m", f"<= {_sci(MAX_BIG_M_OVER_EPSILON)} * epsilon ({MAX_BIG_M_OVER_EPSILON * epsilon:g} "
+                          f"for epsilon {epsilon:g}): a binary within the solvers' integrality tolerance "
+                          f"{_sci(TIGHT_TOL)} of its value relaxes a routing row by big_m * {_sci(TIGHT_TOL)}, "
+                          f"which must stay below epsilon", big_m)
+
+
+def _check_l0_knobs(preset: str, alpha: float, budget: int | None) -> None:
+    """Refuse an L0 knob the preset's model does not contain: it would change nothing but the manifest."""
+    info = PRESETS[preset]
+    if budget is not None and not info.uses_budget:
+        users = ", ".join(p.name for p in PRESETS.values() if p.uses_budget)
+        raise param_error("budget", f"unset: preset {preset!r} does not use it (it applies to {users})", budget)
+    # The CLI and the estimators always pass alpha, so only a value other than the default is a request.
+    if alpha != _DEFAULT_ALPHA and not info.uses_alpha:
+        users = ", ".join(p.name for p in PRESETS.values() if p.uses_alpha)
+        raise param_error("alpha", f"unset (or {_DEFAULT_ALPHA}, the default): preset {preset!r} does not use it "
+                          f"(it applies to {users})", alpha)
 
 
 def parse_C(value: float | str | Sequence[float], depth: int) -> tuple[float, ...]:
@@ -166,7 +243,7 @@ def parse_C(value: float | str | Sequence[float], depth: int) -> tuple[float, ..
 
 def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[float] = 1.0,
               tangents: str | Sequence[float] | None = None, big_m: float = 100.0,
-              epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
+              epsilon: float = 1e-5, alpha: float = _DEFAULT_ALPHA, budget: int | None = None,
               score_variables: bool = False) -> TreeSpec:
     """Validate every knob and build a TreeSpec; bad values raise OlctcError naming the parameter."""
     if preset not in PRESETS:
@@ -174,8 +251,8 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[fl
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise param_error("depth", "an integer >= 1", depth)
     if depth > MAX_DEPTH:
-        raise param_error("depth", f"<= {MAX_DEPTH} (depth {depth} has {2 ** depth - 1} branch nodes and "
-                          f"{2 ** (depth - 1)} routing variables per point)", depth)
+        raise param_error("depth", f"<= {MAX_DEPTH} (depth {depth} has {_pow2(depth, -1)} branch nodes and "
+                          f"{_pow2(depth - 1)} routing variables per point)", depth)
     Cs = parse_C(C, depth)
     pts, label = parse_tangents(tangents)
     try:
@@ -184,17 +261,13 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[fl
         alpha = float(alpha)
     except (TypeError, ValueError) as exc:
         raise OlctcError(f"big-M, epsilon and alpha must be numbers: {exc}") from None
-    if not (big_m > 0) or math.isinf(big_m):
-        raise param_error("big_m", "a finite number > 0", big_m)
-    if not (epsilon > 0):
-        raise param_error("epsilon", "> 0", epsilon)
-    if not (epsilon < big_m):
-        raise param_error("epsilon", f"smaller than big-M ({big_m})", epsilon)
+    _check_routing_constants(big_m, epsilon)
     if not (alpha >= 0) or math.isinf(alpha):
         raise param_error("alpha", "a finite number >= 0", alpha)
     if budget is not None:
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise param_error("budget", "an integer >= 1", budget)
+    _check_l0_knobs(preset, alpha, budget)
     if not isinstance(score_variables, bool):
         raise param_error("score_variables", "True or False", score_variables)
     return TreeSpec(preset, depth, Cs, pts, big_m, epsilon, alpha, budget, label, bool(score_variables))

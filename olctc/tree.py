@@ -49,15 +49,19 @@ def _check_label(v: Any, what: str) -> Label:
     return v
 
 
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+
+
 def class_array(classes: Sequence[Label]) -> np.ndarray:
-    """The two labels as an array: int64 for ints, float64 for numbers, object otherwise.
+    """The two labels as an array: int64 for ints, float64 for floats, object otherwise.
 
     Mixed labels (e.g. ``(3, "not 3")``) stay Python objects instead of being coerced to strings.
     """
-    if all(isinstance(c, int) for c in classes):
+    if all(isinstance(c, int) and _INT64_MIN <= c <= _INT64_MAX for c in classes):
         return np.asarray(classes, dtype=np.int64)
-    if all(isinstance(c, (int, float)) for c in classes):
+    if all(isinstance(c, float) for c in classes):
         return np.asarray(classes, dtype=np.float64)
+    # An int beside a float (1 and 2.5) stays an int: a float array would print the 1 as 1.0.
     out = np.empty(len(classes), dtype=object)
     out[:] = list(classes)
     return out

@@ -189,6 +189,12 @@ CASES = [
       "The 'budget' parameter must be an integer >= 1. Got 0 instead."),
     C("alpha-negative", "compile tiny.csv --target y --preset oct-h --alpha -1 -o x.mps",
       "The 'alpha' parameter must be a finite number >= 0. Got -1.0 instead."),
+    C("alpha-unused", "fit tiny.csv --target y --alpha 2 -o t.json",
+      "The 'alpha' parameter must be unset (or 1.0, the default): preset 'olct' does not use it "
+      "(it applies to margot-sfs, oct-h). Got 2.0 instead."),
+    C("epsilon-below-tolerance", "compile tiny.csv --target y --epsilon 1e-10 -o x.mps",
+      "The 'epsilon' parameter must be >= 1e-8: the solvers' feasibility tolerance is 1e-9, and a smaller "
+      "epsilon does not separate the two sides of a split. Got 1e-10 instead."),
     C("max-nonzeros", "compile tiny.csv --target y --max-nonzeros 10 -o x.mps",
       "the model would have 66 rows, 63 columns, about 360 nonzeros, over the budget of 10 nonzeros "
       "(--max-nonzeros); use a smaller depth, fewer tangents or fewer points"),

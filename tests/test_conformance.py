@@ -33,7 +33,8 @@ Y_TINY = np.array([1, -1, 1, -1, -1])
 
 def tiny_milp(preset: str, depth: int = 2, n: int | None = None, score_variables: bool = False):
     X, y = X_TINY[:n], Y_TINY[:n]
-    spec = make_spec(preset, depth, C=[1.0, 0.5][:depth] if depth <= 2 else 1.0, alpha=0.25,
+    spec = make_spec(preset, depth, C=[1.0, 0.5][:depth] if depth <= 2 else 1.0,
+                     alpha=0.25 if PRESETS[preset].uses_alpha else 1.0,
                      tangents="V1" if preset == "olct" else "V0", score_variables=score_variables)
     Xs = Scaler.fit(X).transform(X)
     return build_milp(Xs, y, spec, name=preset.replace("-", "_")), spec, Xs, y

@@ -11,7 +11,8 @@ import olctc
 from olctc.data import Scaler, from_arrays, read_csv
 from olctc.datasets import dataset_names, dataset_path, load, load_dataset
 from olctc.errors import OlctcError
-from olctc.spec import make_spec
+from olctc.formulation.losses import logistic_tangents
+from olctc.spec import TreeSpec, make_spec
 
 SHAPES = {"a6a": (11220, 123), "breast": (569, 30), "climate": (540, 18), "german.numer": (1000, 24),
           "haberman": (306, 3), "heart": (297, 13), "ionosphere": (351, 34), "parkinsons": (195, 22),
@@ -104,6 +105,13 @@ BAD_TABLES = [
     ("y\n0\n1\n", "no feature columns besides the target 'y'"),
     ("a,b,y\nu,1,0\nv,w,1\nq,r,1\n", "column 'b' mixes text and numbers (line 2 has '1'); make it all text "
                                      "(categorical) or all numbers"),
+    # an unlabelled row is not a third class, nor (with --positive-class) a negative example
+    ("a,b,y\n1,2,x\n3,4,\n5,6,x\n7,8,y\n", "target 'y' line 3: no class label (''); drop the unlabelled rows"),
+    ("a,b,y\n1,2,x\n3,4,NaN\n5,6,y\n", "target 'y' line 3: no class label ('NaN'); drop the unlabelled rows"),
+    # all-numeric files go through numpy's fast reader: "#" must not start a comment there either
+    ("a,b,y\n1,12#3,x\n3,4,y\n", "column 'b' line 2: expected a number, got '12#3'"),
+    ("a,c=x,c,y\n1,5,x,0\n3,4,z,1\n", "feature 'c=x' would come from column 'c=x' and from category 'x' of "
+                                        "column 'c'; rename one of the columns"),
 ]
 
 
@@ -113,6 +121,42 @@ def test_bad_tables(tmp_path, text, message):
     with pytest.raises(OlctcError) as exc:
         read_csv(p, "y")
     assert str(exc.value) == f"{p}: {message}"
+
+
+def test_labels_keep_their_value_and_text(tmp_path):
+    cases = [("12345678901234567890", "12345678901234567891", (12345678901234567890, 12345678901234567891)),
+             ("007", "010", ("007", "010")),  # codes, not 7 and 10
+             ("-1", "+1", (-1, 1)), ("0.0", "1.0", (0, 1)), ("1", "2.5", (1, 2.5)), ("no", "yes", ("no", "yes"))]
+    for a, b, classes in cases:
+        ds = read_csv(write(tmp_path, f"x,y\n1,{a}\n2,{b}\n3,{a}\n"), "y")
+        assert ds.classes == classes and [type(c) for c in ds.classes] == [type(c) for c in classes]
+        assert ds.y.tolist() == [-1, 1, -1]
+    from olctc.tree import class_array
+
+    assert class_array((1, 2.5)).tolist() == [1, 2.5] and str(class_array((1, 2.5))[0]) == "1"
+    assert class_array((0, 10 ** 19)).tolist() == [0, 10 ** 19]  # beyond int64: Python ints
+
+
+def test_awkward_but_valid_csv_files(tmp_path):
+    # old Mac line ends; a cell longer than csv's default 128 KiB limit; "NaN" and "Inf" as words
+    assert read_csv(write(tmp_path, "a,b,y\r1,2,x\r3,4,y\r"), "y").X.tolist() == [[1, 2], [3, 4]]
+    ds = read_csv(write(tmp_path, "a,b,y\n1,1." + "0" * 200_000 + ",x\n3,4,y\n"), "y")
+    assert ds.X[0, 1] == 1.0
+    ds = read_csv(write(tmp_path, "a,name,y\n1,Bob,x\n3,NaN,y\n5,Inf,x\n"), "y")
+    assert ds.feature_names == ["a", "name=Bob", "name=Inf", "name=NaN"]
+
+
+def test_huge_values_standardise_or_say_which_column(tmp_path):
+    from olctc.compile import compile_problem
+
+    ds = read_csv(write(tmp_path, "a,b,y\n1,1e200,x\n3,-1e200,y\n5,2e200,x\n7,3e200,y\n"), "y")
+    sc = Scaler.fit(ds.X)
+    assert np.isfinite(sc.scale).all() and sc.mean[1] == pytest.approx(1.25e200)
+    assert sc.scale[1] == pytest.approx(np.std([1, -1, 2, 3]) * 1e200)
+    assert compile_problem(ds, make_spec(depth=1)).manifest["scaler"]["scale"][1] == pytest.approx(sc.scale[1])
+    ds = read_csv(write(tmp_path, "a,b,y\n1,1.7e308,x\n3,-1.7e308,y\n5,1.7e308,x\n"), "y")
+    with pytest.raises(OlctcError, match=r"feature 'b' is too large to standardise \(\|value\| up to 1.7e\+308\)"):
+        compile_problem(ds, make_spec(depth=1))
 
 
 def test_missing_file_and_folder(tmp_path):
@@ -181,7 +225,37 @@ SPEC_ERRORS = [
                            "Got 'inf' instead."),
     (dict(budget=0), "The 'budget' parameter must be an integer >= 1. Got 0 instead."),
     (dict(big_m=-1.0), "The 'big_m' parameter must be a finite number > 0. Got -1.0 instead."),
+    # a depth whose size would not fit in memory is still described, as a formula
+    (dict(depth=10 ** 6), "The 'depth' parameter must be <= 12 (depth 1000000 has 2^1000000 - 1 branch nodes and "
+                          "2^999999 routing variables per point). Got 1000000 instead."),
+    (dict(tangents="-inf,0,800,inf"), "The 'tangents' parameter must be points <= 700 or inf: the tangent at "
+     "800.0 has a slope 1/(1 + e^v) below 1e-304 (0 from about 745), so its line is the bound xi >= 0 that inf "
+     "already gives. Got '-inf,0,800,inf' instead."),
+    (dict(big_m=1e10), "The 'big_m' parameter must be <= 1e9: solvers do not read larger coefficients reliably "
+                       "(HiGHS refuses a file with a value >= 1e15). Got 10000000000.0 instead."),
+    (dict(epsilon=1e-9), "The 'epsilon' parameter must be >= 1e-8: the solvers' feasibility tolerance is 1e-9, "
+                         "and a smaller epsilon does not separate the two sides of a split. Got 1e-09 instead."),
+    (dict(big_m=1e4), "The 'big_m' parameter must be <= 1e8 * epsilon (1000 for epsilon 1e-05): a binary within "
+                      "the solvers' integrality tolerance 1e-9 of its value relaxes a routing row by big_m * 1e-9, "
+                      "which must stay below epsilon. Got 10000.0 instead."),
+    (dict(budget=2), "The 'budget' parameter must be unset: preset 'olct' does not use it (it applies to "
+                     "olct-univariate, margot-sfs, margot-hfs). Got 2 instead."),
+    (dict(preset="margot", alpha=2.0), "The 'alpha' parameter must be unset (or 1.0, the default): preset "
+                                       "'margot' does not use it (it applies to margot-sfs, oct-h). Got 2.0 instead."),
 ]
+
+
+def test_l0_knobs_apply_where_the_model_uses_them():
+    assert make_spec("oct-h", alpha=0.5).alpha == 0.5
+    s = make_spec("margot-sfs", budget=2, alpha=3.0)
+    assert (s.budget, s.alpha) == (2, 3.0)
+    assert make_spec("olct-univariate", budget=2).budget == 2
+    # a manifest written before unused knobs were refused still loads, as the model it describes
+    old = make_spec("olct").to_json() | {"alpha": 5.0, "budget": 3}
+    assert TreeSpec.from_json(old) == make_spec("olct")
+    # the largest tangent point allowed has a finite, positive line
+    g, c = logistic_tangents(make_spec(tangents="-inf,0,700,inf").tangents)
+    assert np.all(np.isfinite(g)) and np.all(np.isfinite(c)) and g[-2] > 0
 
 
 @pytest.mark.parametrize("kwargs,message", SPEC_ERRORS)
@@ -195,6 +269,7 @@ def test_tangent_sets_and_custom_lists():
     assert make_spec(tangents="V0").tangents == (-np.inf, 0.0, np.inf)
     assert len(make_spec(tangents="V3").tangents) == 17
     s = make_spec(tangents="-inf,-1.9,0,1.9,inf")
-    assert s.tangents == make_spec(tangents="V1").tangents and s.tangent_set == "custom"
+    assert s.tangents == make_spec(tangents="V1").tangents and s.tangent_set == "V1"
+    assert make_spec(tangents="-inf,-1.9,0,1,inf").tangent_set == "custom"
     assert make_spec(depth=3, C="1,10,100").C == (1.0, 10.0, 100.0)
     assert make_spec(depth=3, C=0.5).C == (0.5, 0.5, 0.5)

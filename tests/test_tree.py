@@ -180,7 +180,9 @@ def test_sigmoid_is_stable_for_extreme_scores():
 
 def test_label_arrays_keep_the_label_types():
     assert class_array((0, 1)).dtype == np.int64
-    assert class_array((0.5, 2)).dtype == np.float64
+    assert class_array((0.5, 2.5)).dtype == np.float64
+    # an int beside a float stays an int: a float array would print label 2 as "2.0"
+    assert class_array((0.5, 2)).tolist() == [0.5, 2] and isinstance(class_array((0.5, 2))[1], int)
     mixed = class_array((3, "not 3"))
     assert mixed.dtype == object and mixed[0] == 3 and isinstance(mixed[0], int)
     tree = tree_for("ionosphere", 2)

@@ -13,8 +13,9 @@ Inputs
 
 Outputs
 -------
-``label`` (N,): int64 when both classes are ints, double when both are numbers, otherwise string (the
-``str`` of each label); ``probabilities`` (N, 2) double, columns in ``classes`` order.
+``label`` (N,): int64 when both classes are ints (within int64), double when both are numbers (ints
+within 2^53), otherwise string (the ``str`` of each label); ``probabilities`` (N, 2) double, columns in
+``classes`` order.
 
 Computation: the scores of all nodes in one matrix product, Gemm(W_raw, X^T) + b_raw, laid out node-major
 (n_nodes, N), and every node's decision at once, Greater(scores, 0). Routing is a bottom-up tree of
@@ -45,9 +46,10 @@ OPSET = 19  # Equal on string tensors needs opset 19
 def _label_tensor(classes: tuple) -> tuple[np.ndarray, int]:
     from onnx import TensorProto
 
-    if all(isinstance(c, int) for c in classes):
+    if all(isinstance(c, int) and -2 ** 63 <= c < 2 ** 63 for c in classes):
         return np.asarray(classes, dtype=np.int64), TensorProto.INT64
-    if all(isinstance(c, (int, float)) for c in classes):
+    # A double holds an int exactly only up to 2^53: larger ones go out as their text.
+    if all(isinstance(c, float) or (isinstance(c, int) and abs(c) <= 2 ** 53) for c in classes):
         return np.asarray(classes, dtype=np.float64), TensorProto.DOUBLE
     return np.asarray([str(c) for c in classes], dtype=object), TensorProto.STRING
 
