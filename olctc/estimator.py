@@ -27,8 +27,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from olctc.errors import OlctcError, param_error
 
-QUADRATIC_SOLVER = "scip"
-
 
 class OLCTClassifier(ClassifierMixin, BaseEstimator):
     """Loss-optimal classification tree trained as a MILP (the OLCT paper), scikit-learn style.
@@ -46,7 +44,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     big_m, epsilon, alpha, budget
         Routing constants and L0 knobs (see ``olctc.spec.make_spec``).
     solver : str or None, default None
-        In-process solver: "highs" (default), "cbc" or "scip" (default for MIQP presets).
+        In-process solver: "cbc", "highs" or "scip"; None picks ``olctc fit``'s default for the preset
+        (CBC, HiGHS for OCT-H, SCIP for the MIQP presets).
     time_limit : float or None, default 60
         Seconds for the whole fit (build + warm start + solve + refine).
     threads : int or None
@@ -109,9 +108,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                          epsilon=self.epsilon, alpha=self.alpha, budget=budget)
 
     def _solver(self, spec) -> str:
-        if self.solver is not None:
-            return self.solver
-        return QUADRATIC_SOLVER if spec.info.quadratic else "highs"
+        from olctc.fit import default_solver
+
+        return self.solver if self.solver is not None else default_solver(spec)
 
     # ------------------------------------------------------------------ fit / predict
     def fit(self, X: Any, y: Any) -> "OLCTClassifier":
@@ -136,7 +135,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         classes = np.unique(y)
         if classes.size < 2:
             raise OlctcError(f"{type(self).__name__} needs two classes to train; y has one class only "
-                             f"({classes[0]!r})")
+                             f"({_py_label(classes[0])!r})")
         if y_type != "binary":
             raise OlctcError(f"Only binary classification is supported. The type of the target is {y_type} "
                              f"({classes.size} classes); wrap the estimator in "

@@ -44,3 +44,34 @@ def test_depth3_margot_that_corrupted_scips_heap_now_solves() -> None:
     # Without the workaround SCIP's NLP diving heuristic frees an invalid pointer after about 5 s of
     # branching and glibc aborts (SIGABRT). The crash depends on the time limit: 60 s, as in the bench.
     _solves_cleanly(_bench_run("depth3", "wholesale", "MARGOT", 60, authors_split=False))
+
+
+def _heart_rows(n: int, seed: int):
+    import numpy as np
+
+    from olctc.data import from_arrays
+    from olctc.datasets import load
+
+    ds = load("heart")
+    idx = np.random.default_rng(seed).choice(ds.X.shape[0], n, replace=False)
+    return from_arrays(ds.X[idx], ds.y[idx], name=f"heart[{n} rows, seed {seed}]")
+
+
+def test_fit_keeps_the_warm_start_when_cbcs_octh_optimum_routes_worse() -> None:
+    """python-mip's CBC calls 0 "optimal" on this OCT-H instance; its rows miss by ~1e-4, and the tree's
+    real routing costs 19 against the warm start's 5. The fit must keep the better tree by the real
+    routing, and say so; HiGHS (OCT-H's default) finds the true optimum 2."""
+    from olctc.fit import default_solver, fit
+    from olctc.spec import make_spec
+
+    ds, spec = _heart_rows(20, 1), make_spec("oct-h", 2)
+    lines: list[str] = []
+    s = fit(ds, spec, solver="cbc", time_limit=30, echo=lines.append).summary
+    kept = min(s["objective_milp_true"], s["objective_warm_start_true"])
+    assert s["solution_from"] == ("warm start" if s["objective_milp_true"] > kept else "cbc")
+    # the bug this guards against (if a CBC release fixes it, this line fails and says so)
+    assert s["objective_milp"] < s["objective_milp_true"] and s["solution_from"] == "warm start", s
+    assert any("keeping the warm start" in ln for ln in lines), lines
+    r = fit(ds, spec, time_limit=30, verbose=False).summary
+    assert default_solver(spec) == "highs" and r["solver"] == "highs"
+    assert r["objective_milp_true"] == 2.0 < kept and r["solution_from"] == "highs"
