@@ -16,6 +16,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
@@ -54,7 +55,11 @@ def _capture_stderr(path: Path) -> None:
 def _child(task: dict[str, Any], conn: Connection, run: Callable[[dict[str, Any]], list], err_path: Path) -> None:
     # Ctrl-C reaches the whole process group; the parent owns it and stops its children.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _capture_stderr(err_path)
+    try:
+        _capture_stderr(err_path)
+    except OSError:
+        # The parent removed the folder: it is stopping (Ctrl-C, SIGTERM) and wants no result, nor a traceback.
+        os._exit(1)
     conn.send(run(task))
     conn.close()
 
@@ -80,6 +85,26 @@ def _context() -> Any:
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(["olctc.bench.runner"])
     return ctx
+
+
+def _start(proc: Any) -> None:
+    """Start a child with SIGINT and SIGTERM held until it runs. An interrupt landing mid-handshake with
+    the fork server kills the server with a traceback (EOFError in recvfds); held, it is raised again
+    once the child is listed, and the child is stopped like the others. (A signal mask would not do:
+    the signal may go to any of the process's threads, OpenBLAS's for one.)"""
+    if threading.current_thread() is not threading.main_thread():
+        proc.start()  # only the main thread may set handlers, and only it runs them
+        return
+    caught: list[int] = []
+    saved = {s: signal.signal(s, lambda signum, _frame: caught.append(signum))
+             for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        proc.start()
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+    if caught:
+        signal.raise_signal(caught[0])
 
 
 def stop(proc: Any, grace: float = GRACE) -> None:
@@ -158,10 +183,11 @@ def run_isolated(tasks: list[dict[str, Any]], jobs: int, run: Callable[[dict[str
                 err_path = errs / f"run{count}.txt"
                 parent_end, child_end = ctx.Pipe(duplex=False)
                 proc = ctx.Process(target=_child, args=(task, child_end, run, err_path), daemon=True)
-                proc.start()
-                child_end.close()  # the parent's copy: without closing it, a dead child never reads as EOF
                 limit, now = float(limit_of(task)), time.monotonic()
+                # Listed before it starts, so that an interrupt arriving during start() still stops it.
                 running.append(Worker(task, proc, parent_end, now + limit, limit, now, err_path))
+                _start(proc)
+                child_end.close()  # the parent's copy: without closing it, a dead child never reads as EOF
             timeout = max(0.0, min(w.deadline for w in running) - time.monotonic())
             wait([w.conn for w in running] + [w.proc.sentinel for w in running], timeout)
             for w in list(running):
