@@ -431,13 +431,20 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
         raise OlctcError(f"X has a non-finite value {float(Xa[i, j])!r} at row {i}, column {j}")
     if Xa.shape[1] < 1:
         raise OlctcError("X has no feature columns; at least 1 is needed")
-    names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(Xa.shape[1])]
+    names = [str(n) for n in feature_names] if feature_names is not None else [f"x{j}" for j in range(Xa.shape[1])]
     if len(names) != Xa.shape[1]:
         raise OlctcError(f"feature_names has {len(names)} name(s) for the {Xa.shape[1]} column(s) of X")
     dup = next((n for k, n in enumerate(names) if n in names[:k]), None)
     if dup is not None:
-        raise OlctcError(f"feature_names names {str(dup)!r} twice; feature names must be unique")
+        raise OlctcError(f"feature_names names {dup!r} twice; feature names must be unique")
+    for j, n in enumerate(names):
+        try:
+            n.encode("utf-8")
+        except UnicodeEncodeError:
+            # Every file olctc writes (manifest, tree JSON, code) is UTF-8: such a name could not be saved.
+            raise OlctcError(f"feature_names[{j}] {n!r} is not valid Unicode text (a lone surrogate); "
+                             "decode the name properly") from None
     yv, classes = binarise_labels(list(ya), positive_class, name, "y")
-    schema = Schema(tuple(Column(str(n), "numeric") for n in names))
+    schema = Schema(tuple(Column(n, "numeric") for n in names))
     digest = hashlib.sha256(Xa.tobytes() + yv.tobytes()).hexdigest()
     return Dataset(Xa, yv, classes, schema, name, digest, name)

@@ -273,3 +273,14 @@ def test_tangent_sets_and_custom_lists():
     assert make_spec(tangents="-inf,-1.9,0,1,inf").tangent_set == "custom"
     assert make_spec(depth=3, C="1,10,100").C == (1.0, 10.0, 100.0)
     assert make_spec(depth=3, C=0.5).C == (0.5, 0.5, 0.5)
+
+
+@pytest.mark.parametrize("names,message", [
+    (["a\udc80", "b"], "feature_names[0] 'a\\udc80' is not valid Unicode text (a lone surrogate); "
+                       "decode the name properly"),
+    ([1, "1"], "feature_names names '1' twice; feature names must be unique"),
+])
+def test_feature_names_that_could_not_be_saved_are_refused(names, message):
+    with pytest.raises(OlctcError) as exc:
+        from_arrays(np.eye(2), [0, 1], feature_names=names)
+    assert str(exc.value) == message

@@ -82,6 +82,29 @@ def _doc(tree_name="heart") -> dict:
     return json.loads(dump(tree_for(tree_name, 2)))
 
 
+@pytest.mark.parametrize("edit", [
+    lambda d: d.update(version=1.0), lambda d: d.update(depth=2.0), lambda d: d.update(depth=2.5),
+    lambda d: d["nodes"].update(n=[float(v) for v in d["nodes"]["n"]]),
+    lambda d: d["nodes"].update(n=[v + 0.5 for v in d["nodes"]["n"]]),
+    lambda d: d["scaler"].update(center=0), lambda d: d["columns"][0].update(unit="mmHg"),
+    lambda d: d["raw"].update(note="x"), lambda d: d["nodes"].update(extra=1), lambda d: d.update(extra=1),
+    lambda d: d.update(meta={"any": ["thing"]}),
+], ids=["version-1.0", "depth-2.0", "depth-2.5", "n-floats", "n-halves", "scaler-extra", "column-extra",
+        "raw-extra", "nodes-extra", "top-extra", "meta-free"])
+def test_loader_and_documented_schema_agree(tmp_path, edit):
+    """A document is loadable exactly when the published schema says it is valid."""
+    jsonschema = pytest.importorskip("jsonschema")
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
+    doc = _doc()
+    edit(doc)
+    try:
+        load(_write(tmp_path, doc))
+        loads_ok = True
+    except OlctcError:
+        loads_ok = False
+    assert loads_ok == validator.is_valid(doc), [e.message for e in validator.iter_errors(doc)]
+
+
 def _write(tmp_path, doc_or_text) -> Path:
     path = tmp_path / "bad.json"
     path.write_text(doc_or_text if isinstance(doc_or_text, str) else json.dumps(doc_or_text))

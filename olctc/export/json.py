@@ -102,6 +102,24 @@ def save(tree, path: str | os.PathLike[str]) -> None:
 
 # ---------------------------------------------------------------- reading
 
+def _integer(x: Any) -> int | None:
+    """x as an int if JSON Schema calls it an integer (2 and 2.0 alike, as the schema's validators do), else None."""
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, int):
+        return x
+    if isinstance(x, float) and math.isfinite(x) and x.is_integer():
+        return int(x)
+    return None
+
+
+def _only(doc: "_Doc", d: dict, keys: tuple[str, ...], where: str) -> None:
+    """Refuse a field the schema does not define (a typo would otherwise be ignored silently)."""
+    unknown = sorted(set(d) - set(keys))
+    if unknown:
+        raise doc.fail(where, f"only the fields {', '.join(keys)}", unknown[0])
+
+
 class _Doc:
     """Typed access to the parsed document; every failure names the source and the field."""
 
@@ -126,7 +144,7 @@ class _Doc:
         def ok(x: Any) -> bool:
             if isinstance(x, bool):
                 return False
-            return isinstance(x, int) if integer else isinstance(x, (int, float))
+            return _integer(x) is not None if integer else isinstance(x, (int, float))
 
         flat: list[Any] = []
         if len(shape) == 1:
@@ -144,7 +162,9 @@ class _Doc:
             if not ok(x) or (isinstance(x, float) and not math.isfinite(x)):
                 pos = f"[{k}]" if len(shape) == 1 else f"[{k // shape[1]}][{k % shape[1]}]"
                 raise self.fail(f"{where}{pos}", "an integer" if integer else "a finite number", x)
-        return np.asarray(v, dtype=np.int64 if integer else np.float64).reshape(shape)
+        if integer:
+            return np.asarray([_integer(x) for x in flat], dtype=np.int64).reshape(shape)
+        return np.asarray(v, dtype=np.float64).reshape(shape)
 
 
 def _brief(v: Any) -> Any:
@@ -167,6 +187,7 @@ def _columns(doc: _Doc, v: Any) -> Schema:
         where = f"columns[{i}]"
         if not isinstance(c, dict):
             raise doc.fail(where, "an object", _brief(c))
+        _only(doc, c, ("name", "kind", "categories"), where)
         name, kind = doc.get(c, "name", where + "."), doc.get(c, "kind", where + ".")
         if not isinstance(name, str) or not name:
             raise doc.fail(where + ".name", "a non-empty string", name)
@@ -196,18 +217,18 @@ def tree_from_dict(d: Any, source: str = "tree"):
     fmt = d.get("format")
     if fmt != FORMAT:
         raise doc.fail("format", f"{FORMAT!r} (not an olctc tree file?)", fmt)
-    version = d.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise doc.fail("version", "an integer", version)
+    version = _integer(d.get("version"))
+    if version is None:
+        raise doc.fail("version", "an integer", d.get("version"))
     if version != VERSION:
         raise OlctcError(f"{source}: unsupported olctc-tree version {version}; this olctc reads version "
                          f"{VERSION}" + (" (written by a newer olctc: upgrade)" if version > VERSION else ""))
     unknown = sorted(set(d) - _TOP_KEYS)
     if unknown:
         raise doc.fail("top level", f"only the fields {sorted(_TOP_KEYS)}", unknown[0])
-    depth = doc.get(d, "depth")
-    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= 30:
-        raise doc.fail("depth", "an integer in [1, 30]", depth)
+    depth = _integer(doc.get(d, "depth"))
+    if depth is None or not 1 <= depth <= 30:
+        raise doc.fail("depth", "an integer in [1, 30]", d["depth"])
     n_nodes = 2 ** depth - 1
     classes = doc.get(d, "classes")
     if (not isinstance(classes, list) or len(classes) != 2
@@ -221,6 +242,7 @@ def tree_from_dict(d: Any, source: str = "tree"):
     scaler_d = doc.get(d, "scaler")
     if not isinstance(scaler_d, dict):
         raise doc.fail("scaler", "an object", _brief(scaler_d))
+    _only(doc, scaler_d, ("mean", "scale"), "scaler")
     mean = doc.number_array(doc.get(scaler_d, "mean", "scaler."), (p,), "scaler.mean")
     scale = doc.number_array(doc.get(scaler_d, "scale", "scaler."), (p,), "scaler.scale")
     if (scale <= 0).any():
@@ -258,6 +280,7 @@ def _check_raw(doc: _Doc, raw: Any, tree) -> None:
         return
     if not isinstance(raw, dict):
         raise doc.fail("raw", "an object", _brief(raw))
+    _only(doc, raw, ("W", "b"), "raw")
     Wr = doc.number_array(doc.get(raw, "W", "raw."), tree.W.shape, "raw.W")
     br = doc.number_array(doc.get(raw, "b", "raw."), tree.b.shape, "raw.b")
     terms = np.abs(tree.W * (tree.scaler.mean / tree.scaler.scale)).sum(axis=1) + np.abs(tree.b)
