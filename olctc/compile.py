@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -191,7 +192,12 @@ def write_manifest(manifest: dict[str, Any], path: str | Path) -> None:
 
 
 def read_manifest(path: str | Path, check_model: bool = True) -> dict[str, Any]:
-    """Load and check a manifest; with ``check_model``, verify the model file's hash."""
+    """Load and check a manifest; with ``check_model``, verify the model file's hash.
+
+    Every field a later step reads is checked for type and shape (``_ManifestCheck``): a hand-edited or
+    damaged manifest gives one line naming the field, never a traceback further on. What only the
+    training data can tell (classes, scaler ...) is checked where the data is read (``olctc.decode``).
+    """
     path = Path(path)
     if not path.exists():
         raise OlctcError(f"{path}: no such manifest (compile writes NAME.olctc.json beside NAME.mps)")
@@ -199,10 +205,13 @@ def read_manifest(path: str | Path, check_model: bool = True) -> dict[str, Any]:
         man = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise OlctcError(f"{path}: not a valid manifest (JSON error: {exc})") from None
+    except RecursionError:  # '[[[[...' nested deeper than the JSON parser goes
+        raise OlctcError(f"{path}: not a valid manifest (JSON nested too deeply)") from None
     if not isinstance(man, dict) or man.get("format") != MANIFEST_FORMAT:
         raise OlctcError(f"{path}: not an olctc manifest (no \"format\": \"{MANIFEST_FORMAT}\")")
-    if man.get("version") != MANIFEST_VERSION:
-        raise OlctcError(f"{path}: manifest version {man.get('version')!r} is not supported "
+    version = man.get("version")
+    if isinstance(version, bool) or version != MANIFEST_VERSION:  # true == 1 in Python
+        raise OlctcError(f"{path}: manifest version {version!r} is not supported "
                          f"(this olctc reads version {MANIFEST_VERSION})")
     for key, kind in (("spec", dict), ("data", dict), ("schema", list), ("classes", list), ("scaler", dict),
                       ("model", dict), ("blocks", dict)):
@@ -210,6 +219,7 @@ def read_manifest(path: str | Path, check_model: bool = True) -> dict[str, Any]:
             raise OlctcError(f"{path}: damaged manifest: field {key!r} is missing or malformed; compile again")
     if check_model and not all(isinstance(man["model"].get(k), str) for k in ("file", "sha256")):
         raise OlctcError(f"{path}: damaged manifest: field 'model' is missing or malformed; compile again")
+    _ManifestCheck(path).run(man)
     if check_model:
         model = path.parent / man["model"]["file"]
         if not model.exists():
@@ -223,8 +233,211 @@ def read_manifest(path: str | Path, check_model: bool = True) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def manifest_fields(path: str | Path) -> Iterator[None]:
-    """Turn a missing or malformed field deep inside a manifest into one clear error."""
+    """Turn a missing or malformed field deep inside a manifest into one clear error.
+
+    ``read_manifest`` checks every field it knows of; this is the net under code that reads a field it
+    does not check yet.
+    """
     try:
         yield
-    except (KeyError, TypeError, AttributeError, IndexError) as exc:
-        raise OlctcError(f"{path}: damaged manifest: field {exc} is missing or malformed; compile again") from None
+    except KeyError as exc:
+        raise OlctcError(f"{path}: damaged manifest: field {exc.args[0]!r} is missing; compile again") from None
+    except (TypeError, AttributeError, IndexError) as exc:
+        detail = " ".join(str(exc).split())[:120]
+        raise OlctcError(f"{path}: damaged manifest: a field is malformed ({type(exc).__name__}: {detail}); "
+                         "compile again") from None
+
+
+def manifest_error(path: str | Path, field: str, expected: str, got: str) -> OlctcError:
+    """The one-line error for a manifest field: ``<file>: damaged manifest: field 'a.b[3]': expected ..., got ...``."""
+    return OlctcError(f"{path}: damaged manifest: field {field!r}: expected {expected}, got {got}; compile again")
+
+
+_MISSING = object()
+
+
+def _got(value: Any) -> str:
+    """What came, in a few words: messages stay on one line whatever the manifest holds."""
+    if value is _MISSING:
+        return "nothing (missing)"
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return "an object"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
+class _ManifestCheck:
+    """Type and shape of every manifest field that the steps after compile read (decode, solve)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def fail(self, field: str, expected: str, value: Any) -> OlctcError:
+        return manifest_error(self.path, field, expected, _got(value))
+
+    # ---- leaves: each returns the value it checked
+    def ints(self, values: list[Any], field: str, low: int = 0) -> list[int]:
+        """Every item an integer >= low. Row numbers and block labels run to millions: one cheap pass
+        first, the item-by-item check (which names the bad one) only when it fails."""
+        if not all(type(v) is int and v >= low for v in values):
+            for k, v in enumerate(values):
+                self.integer(v, f"{field}[{k}]", low)
+        return values
+
+    def integer(self, value: Any, field: str, low: int = 0) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise self.fail(field, f"an integer >= {low}", value)
+        return value
+
+    def number(self, value: Any, field: str, positive: bool = False) -> float:
+        ok = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+        if not ok or (positive and value <= 0):
+            raise self.fail(field, "a finite number > 0" if positive else "a finite number", value)
+        return float(value)
+
+    def text(self, value: Any, field: str) -> str:
+        if not isinstance(value, str) or not value:
+            raise self.fail(field, "a non-empty string", value)
+        return value
+
+    def label(self, value: Any, field: str) -> Any:
+        if isinstance(value, str) or (not isinstance(value, bool) and isinstance(value, (int, float))
+                                      and math.isfinite(value)):
+            return value
+        raise self.fail(field, "a class label (a string or a finite number)", value)
+
+    def items(self, value: Any, field: str, n: int | None, what: str) -> list[Any]:
+        if not isinstance(value, list) or (n is not None and len(value) != n):
+            raise self.fail(field, f"{n} {what}" if n is not None else f"a list of {what}", value)
+        return value
+
+    def obj(self, value: Any, field: str) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.fail(field, "an object", value)
+        return value
+
+    # ---- sections
+    def run(self, man: dict[str, Any]) -> None:
+        if "name" in man:
+            self.text(man["name"], "name")
+        p = self.data(man["data"])
+        self.spec(man["spec"])
+        self.schema(man["schema"], p)
+        if "feature_names" in man:
+            for k, v in enumerate(self.items(man["feature_names"], "feature_names", p, "strings (data.p)")):
+                self.text(v, f"feature_names[{k}]")
+        self.classes(man["classes"], man["data"].get("positive_class"))
+        for key in ("mean", "scale"):
+            values = self.items(man["scaler"].get(key, _MISSING), f"scaler.{key}", p, "numbers (data.p)")
+            for k, v in enumerate(values):
+                self.number(v, f"scaler.{key}[{k}]", positive=key == "scale")
+        n_cols, n_rows, _ = (self.integer(man["model"].get(k, _MISSING), f"model.{k}")
+                             for k in ("n_cols", "n_rows", "nnz"))
+        self.blocks(man["blocks"], "columns", n_cols)
+        if "rows" in man["blocks"]:
+            self.blocks(man["blocks"], "rows", n_rows)
+        self.files(man.get("files", {}))
+
+    def data(self, d: dict[str, Any]) -> int:
+        for key in ("name", "source", "target"):
+            self.text(d.get(key, _MISSING), f"data.{key}")
+        digest = d.get("sha256", _MISSING)
+        if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
+            raise self.fail("data.sha256", "64 hex digits", digest)
+        n = self.integer(d.get("n", _MISSING), "data.n", low=1)
+        p = self.integer(d.get("p", _MISSING), "data.p", low=1)
+        if d.get("positive_class") is not None:
+            self.label(d["positive_class"], "data.positive_class")
+        rows = d.get("rows")
+        if rows is not None:
+            self.ints(self.items(rows, "data.rows", n, "row numbers (data.n)"), "data.rows")
+            if len(set(rows)) != n:
+                seen: set[int] = set()
+                twice = next(r for r in rows if r in seen or seen.add(r))
+                raise manifest_error(self.path, "data.rows", "distinct row numbers", f"{twice} twice")
+        counts = [self.integer(d[k], f"data.{k}") for k in ("n_positive", "n_negative") if k in d]
+        if len(counts) == 2 and sum(counts) != n:
+            raise self.fail("data.n", f"n_positive + n_negative = {sum(counts)}", n)
+        return p
+
+    def spec(self, d: dict[str, Any]) -> None:
+        from olctc.spec import TreeSpec
+
+        for key in ("preset", "depth", "C", "tangents", "big_m", "epsilon", "alpha"):
+            if key not in d:
+                raise self.fail(f"spec.{key}", "a value", _MISSING)
+        for k, v in enumerate(self.items(d["tangents"], "spec.tangents", None, "strings")):
+            if not isinstance(v, str):
+                raise self.fail(f"spec.tangents[{k}]", "a string ('-inf', '0.0', 'inf' ...)", v)
+        try:
+            TreeSpec.from_json(d)
+        except OlctcError as exc:  # make_spec's "The 'depth' parameter must be ... Got 0 instead."
+            raise OlctcError(f"{self.path}: damaged manifest: field 'spec': {str(exc).rstrip('.')}; "
+                             "compile again") from None
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise OlctcError(f"{self.path}: damaged manifest: field 'spec' is malformed ({exc}); "
+                             "compile again") from None
+
+    def schema(self, columns: list[Any], p: int) -> None:
+        width = 0
+        for k, col in enumerate(columns):
+            col = self.obj(col, f"schema[{k}]")
+            self.text(col.get("name", _MISSING), f"schema[{k}].name")
+            kind = col.get("kind", _MISSING)
+            if kind == "numeric":
+                width += 1
+            elif kind == "categorical":
+                cats = col.get("categories", _MISSING)
+                if not (isinstance(cats, list) and cats and all(isinstance(c, str) for c in cats)
+                        and len(set(cats)) == len(cats)):
+                    raise self.fail(f"schema[{k}].categories", "a non-empty list of distinct strings", cats)
+                width += len(cats)
+            else:
+                raise self.fail(f"schema[{k}].kind", "'numeric' or 'categorical'", kind)
+        if width != p:
+            raise manifest_error(self.path, "schema", f"columns that encode to {p} features (data.p)",
+                                 f"{width} features")
+
+    def classes(self, classes: list[Any], positive: Any) -> None:
+        for k, v in enumerate(self.items(classes, "classes", 2, "class labels")):
+            self.label(v, f"classes[{k}]")
+        if classes[0] == classes[1]:
+            raise self.fail("classes", "two different labels", classes[1])
+        # compile records the positive class it was given as the label it found: classes[1].
+        if positive is not None and positive != classes[1] and str(positive) != str(classes[1]):
+            raise self.fail("data.positive_class", f"null or {classes[1]!r}, the positive class in 'classes'",
+                            positive)
+
+    def blocks(self, blocks: dict[str, Any], side: str, total: int) -> None:
+        start = 0
+        for k, b in enumerate(self.items(blocks.get(side, _MISSING), f"blocks.{side}", None, "blocks")):
+            field = f"blocks.{side}[{k}]"
+            b = self.obj(b, field)
+            self.text(b.get("name", _MISSING), f"{field}.name")
+            if isinstance(b.get("start"), bool) or b.get("start", _MISSING) != start:
+                raise self.fail(f"{field}.start", f"{start} (where the block before ends)", b.get("start", _MISSING))
+            shape = [self.integer(s, f"{field}.shape[{j}]")
+                     for j, s in enumerate(self.items(b.get("shape", _MISSING), f"{field}.shape", None, "sizes"))]
+            for j, a in enumerate(self.items(b.get("axes", _MISSING), f"{field}.axes", len(shape),
+                                             "axis names (one per shape entry)")):
+                self.text(a, f"{field}.axes[{j}]")
+            labels = self.items(b.get("labels", _MISSING), f"{field}.labels", len(shape),
+                                "label lists (one per shape entry)")
+            for j, lab in enumerate(labels):
+                self.ints(self.items(lab, f"{field}.labels[{j}]", shape[j], f"integers (shape[{j}])"),
+                          f"{field}.labels[{j}]")
+            start += math.prod(shape)
+        if start != total:
+            raise manifest_error(self.path, f"blocks.{side}", f"blocks covering the {total} {side} of the model",
+                                 f"blocks covering {start}")
+
+    def files(self, files: Any) -> None:
+        starts = self.obj(self.obj(files, "files").get("start", {}), "files.start")
+        for kind, entry in starts.items():
+            entry = self.obj(entry, f"files.start.{kind}")
+            for key in ("file", "sha256"):
+                self.text(entry.get(key, _MISSING), f"files.start.{kind}.{key}")

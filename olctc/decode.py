@@ -2,20 +2,24 @@
 
 1. The solution file is read and mapped onto the model's columns (a column missing where the format
    does not omit zeros, or a column the model lacks, means the file belongs to another model).
-2. The model is rebuilt from the training data (checked against the manifest's sha256) and the values
-   must satisfy its rows, and give back the solver's objective: otherwise it is another model's
-   solution (other data, depth, C ...).
+2. The model is rebuilt from the training data (checked against the manifest's sha256). Its integer
+   columns must be integral (an LP relaxation satisfies the rows, an unfinished LP does not: either is
+   no tree); the values must satisfy its rows and give back the solver's objective: otherwise it is
+   another model's solution (other data, depth, C ...).
 3. The tree is (w, b); routing is recomputed from it and compared with z. A MILP solution only
    guarantees score <= 0 (left) or score >= epsilon (right), so the tree splits at epsilon / 2, folded
    into b: the decoded tree routes left iff w.x + b <= 0 and agrees with z on every point whenever the
    solver respected its tolerances.
 4. The true objective (recomputed with that routing) is compared with the solver's; a difference
-   means the solver exploited its tolerances.
+   means the solver exploited its tolerances. Formats that print values with few digits (glpsol
+   ``-o``, HiGHS styles 1 and 3: 6; CBC 2.10: 8) move every recomputed objective: each comparison
+   is widened by a bound on what that rounding can change (``rounding_slack``), and only then.
 5. Refinement (paper Remark 1) refits the last layer with the exact logistic loss.
 """
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,20 +30,25 @@ from olctc.compile import manifest_fields, read_manifest
 from olctc.data import Dataset, Scaler, Schema
 from olctc.errors import OlctcError
 from olctc.formulation import build_milp
+from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
 from olctc.milp import MILP
 from olctc.objective import tree_objective
 from olctc.spec import TreeSpec
 
-OBJ_RTOL = 1e-5  # solution files print values with 8-17 digits; the objective from them agrees to this
+OBJ_RTOL = 1e-5  # the objective of values printed with 13-17 digits agrees with the solver's to this
 # A solver at a loose integrality tolerance (GLPK: 1e-5, no setting to tighten it) violates big-M rows by
 # up to M * 1e-5: that is a tolerance leak, reported through the true objective. Only violations well
 # beyond it mean the values belong to another model.
 FOREIGN_ROW_FACTOR = 10 * 1e-5
 TRUE_OBJ_RTOL = 1e-6
-# Formats that print values with few digits: CBC 2.10 writes %15.8g, so (w, b) read back from its file
-# move the recomputed objective by about 1e-5 relative (measured 5e-5 at an objective of 0.166).
-FORMAT_RTOL = {"cbc": 1e-4}
+# How far an integer column may be from an integer. Solvers accept values within their integrality
+# tolerance: 1e-9 with the parameter files compile writes, 1e-5 for glpsol (which takes no setting)
+# and at most 1e-5 in the defaults of every supported solver. Printing adds at most 5e-7 (a binary
+# written with 6 significant digits). 1e-4 is ten times the loosest of these, and far below what an
+# LP relaxation leaves (0.5, 0.27 ...). A value within it counts as integral and goes on to the
+# routing and objective checks.
+INTEGRALITY_TOL = 1e-4
 
 
 @dataclass
@@ -57,12 +66,14 @@ class DecodeReport:
     disagreements: list[tuple[int, int, int]] = field(default_factory=list)  # (point, z node, tree node)
     max_row_violation: float = 0.0
     refine: Any = None
+    digits: int | None = None  # significant digits of the file's values; None: exact
+    rounding_slack: float = 0.0  # how far that rounding can move the true objective from the solver's
 
     @property
     def tolerance_exploited(self) -> bool:
         ref = self.solver_objective if self.solver_objective is not None else self.values_objective
-        rtol = FORMAT_RTOL.get(self.solver, TRUE_OBJ_RTOL)
-        return bool(self.disagreements) or abs(self.true_objective - ref) > rtol * max(1.0, abs(ref))
+        allowed = TRUE_OBJ_RTOL * max(1.0, abs(ref)) + self.rounding_slack
+        return bool(self.disagreements) or abs(self.true_objective - ref) > allowed
 
     @property
     def ok(self) -> bool:
@@ -75,6 +86,9 @@ class DecodeReport:
                + (f", bound {f(self.bound)}" if self.bound is not None else ""),
                f"objective recomputed from the values: {f(self.values_objective)}",
                f"true objective of the decoded tree (real routing): {f(self.true_objective)}"]
+        if self.digits is not None:
+            out.append(f"precision: the file prints values with {self.digits} significant digits; that rounding "
+                       f"alone may move the objectives above by up to {self.rounding_slack:.3g}")
         if self.exact_objective is not None:
             out.append(f"exact objective (true logistic loss): {f(self.exact_objective)}")
         if self.disagreements:
@@ -126,6 +140,59 @@ def solution_vector(milp: MILP, solution) -> np.ndarray:
         raise OlctcError(f"{exc}: the solution belongs to another model") from None
 
 
+def rounding_unit(digits: int | None) -> float:
+    """Largest relative error of a value printed with ``digits`` significant digits (0.0: exact)."""
+    return 0.0 if digits is None else 5.0 * 10.0 ** -digits
+
+
+def values_slack(milp: MILP, x: np.ndarray, u: float) -> tuple[float, float]:
+    """(objective, row activity) bounds on what rounding each value by relative ``u`` can change."""
+    if not u:
+        return 0.0, 0.0
+    ax = np.abs(x)
+    obj = float(np.abs(milp.c) @ ax)
+    if milp.Q is not None:  # d(x'Qx / 2) = (Qx) dx for a symmetric Q
+        obj += float(ax @ (abs(milp.Q) @ ax))
+    rows = float((abs(milp.A) @ ax).max(initial=0.0))
+    return u * obj, u * rows
+
+
+def rounding_slack(W: np.ndarray, b: np.ndarray, X: np.ndarray, spec: TreeSpec, u: float) -> float:
+    """A first-order bound on how far ``tree_objective`` moves when every entry of (W, b) moves by relative ``u``.
+
+    A score w.x + b moves by at most u (|w|.|x| + |b|). A tangent-type loss is max(0, c_k - g_k m), so a
+    point's loss moves by at most max |g_k| times that in each loss layer. The 0/1 loss does not move
+    unless a point's score lies within that distance of the threshold: each such point may flip.
+    """
+    if not u:
+        return 0.0
+    moved = u * (np.abs(X) @ np.abs(W).T + np.abs(b)[None, :])  # (n, nodes)
+    layers = loss_layers(spec)
+    weight = float(np.asarray(spec.C, dtype=float)[layers - 1].sum())
+    if spec.info.loss == "misclassification":
+        scores = X @ W.T + b[None, :]
+        near = np.abs(scores - spec.epsilon / 2) <= moved
+        loss = weight * float(near.any(axis=1).sum())
+    else:
+        g, _ = tangent_lines(spec)
+        loss = weight * float(np.abs(g).max()) * float(moved.max(axis=1).sum())
+    reg = {"l1": float(np.abs(W).sum()), "l2": float(np.sum(W * W))}.get(spec.info.regulariser, 0.0)
+    return loss + u * reg
+
+
+def check_integral(milp: MILP, x: np.ndarray, where: str) -> None:
+    """OlctcError naming the integer column farthest from an integer, when it is beyond ``INTEGRALITY_TOL``."""
+    cols = np.flatnonzero(milp.integer)
+    if not cols.size:
+        return
+    frac = np.abs(x[cols] - np.round(x[cols]))
+    k = int(np.argmax(frac))
+    if frac[k] > INTEGRALITY_TOL:
+        j = int(cols[k])
+        raise OlctcError(f"{where}: column {milp.col_names()[j]} is {x[j]:.6g} but must be integral "
+                         "(a relaxation's answer, not an integer solution?)")
+
+
 def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: np.ndarray,
                   solution=None, *, trusted: bool = False) -> Decoded:
     """Checks and folding on a solution vector ``x`` of ``milp`` (built from X, y, spec).
@@ -133,17 +200,26 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     ``trusted``: the caller ran the solver on ``milp`` itself (``olctc fit``), so values that miss the
     rows or an objective that is not the values' cannot mean another model's file: they are the
     solver's own inconsistency, kept in the report (``tolerance_exploited``) instead of raised.
+    Fractional integer columns are refused either way: they make no tree.
     """
     where = getattr(solution, "path", None) or "solution"
+    digits = getattr(solution, "digits", None)
+    u = rounding_unit(digits)
+    obj_slack, row_slack = values_slack(milp, x, u)
+    # Before the rows: an unfinished LP (CBC 2.10 stopped by -maxIt says "Stopped on iterations") misses
+    # rows too, and its fractional columns say what it is better than "another model" would.
+    check_integral(milp, x, where)
     viol = milp.violation(x)
     worst = max(viol["rows"], viol["bounds"])
-    if worst > FOREIGN_ROW_FACTOR * max(1.0, spec.big_m) and not trusted:
+    if worst > FOREIGN_ROW_FACTOR * max(1.0, spec.big_m) + row_slack and not trusted:
         row, amount = milp.worst_row(x)
         raise OlctcError(f"{where}: the values violate row {row} of this model by {amount:.3g}: "
                          "the solution belongs to another model")
     values_obj = milp.objective(x)
     solver_obj = getattr(solution, "objective", None)
-    if solver_obj is not None and abs(values_obj - solver_obj) > OBJ_RTOL * max(1.0, abs(solver_obj)) \
+    # The printed objective may be rounded as the values are.
+    obj_slack += u * abs(solver_obj or 0.0)
+    if solver_obj is not None and abs(values_obj - solver_obj) > OBJ_RTOL * max(1.0, abs(solver_obj)) + obj_slack \
             and not trusted:
         raise OlctcError(f"{where}: the solver's objective {solver_obj:.10g} is not this model's objective "
                          f"of its values ({values_obj:.10g}): the solution belongs to another model "
@@ -165,7 +241,8 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
                           values_objective=values_obj, true_objective=true.total, exact_objective=exact,
                           bound=getattr(solution, "bound", None),
                           disagreements=[(int(i), int(z_node[i]), int(tree_node[i])) for i in bad],
-                          max_row_violation=viol["rows"])
+                          max_row_violation=viol["rows"], digits=digits,
+                          rounding_slack=rounding_slack(W, b, X, spec, u) + obj_slack)
     # Fold the split point epsilon/2 into b so that "left iff score <= 0" reproduces the MILP routing.
     b[topo.inner] -= half
     if spec.info.loss == "misclassification":
@@ -173,13 +250,18 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     return Decoded(W, b, spec, milp, X, y, report)
 
 
-def rebuild(man: dict[str, Any], data_path: str | Path | None = None) -> tuple[MILP, TreeSpec, Dataset, Scaler, np.ndarray]:
-    """The model a manifest describes, rebuilt from its (hash-checked) training data."""
-    from olctc.pipeline import training_data
+def rebuild(man: dict[str, Any], data_path: str | Path | None = None,
+            where: str | Path = "manifest") -> tuple[MILP, TreeSpec, Dataset, Scaler, np.ndarray]:
+    """The model a manifest describes, rebuilt from its (hash-checked) training data.
 
+    What the data determines is recomputed from it and must be what the manifest says (``where`` names
+    the manifest in the errors): an edited manifest would otherwise decode into a tree that encodes,
+    scales or labels its inputs differently from the model the solver solved.
+    """
     spec = TreeSpec.from_json(man["spec"])
-    ds = training_data(man, data_path)
-    scaler = Scaler.from_json(man["scaler"])
+    ds = _training_data(man, data_path, where)
+    _check_against_data(man, ds, where)
+    scaler = _check_scaler(man, ds, where)
     X = scaler.transform(ds.X)
     milp = build_milp(X, ds.y, spec, name=man.get("name", "model"))
     m = man["model"]
@@ -188,6 +270,64 @@ def rebuild(man: dict[str, Any], data_path: str | Path | None = None) -> tuple[M
                          f"{milp.nnz} nonzeros; the manifest says {m['n_rows']}, {m['n_cols']}, {m['nnz']} "
                          "(another olctc version?)")
     return milp, spec, ds, scaler, X
+
+
+def _training_data(man: dict[str, Any], data_path: str | Path | None, where: str | Path) -> Dataset:
+    """``olctc.pipeline.training_data``, with the rows of a split checked against the data's length."""
+    from olctc.pipeline import load_source
+
+    info = man["data"]
+    ds = load_source(info, data_path)
+    rows = info.get("rows")
+    if rows is None:
+        return ds
+    if max(rows) >= ds.n:
+        raise OlctcError(f"{where}: field 'data.rows' names row {max(rows)}, but the training data "
+                         f"{data_path or info['source']} has {ds.n} rows (edited?); compile again")
+    return ds.subset(np.asarray(rows, dtype=np.int64))
+
+
+def _check_against_data(man: dict[str, Any], ds: Dataset, where: str | Path) -> None:
+    """Classes, encoding and counts the manifest records must be the training data's."""
+    y_pos = int((ds.y > 0).sum())
+    classes = [c.item() if isinstance(c, np.generic) else c for c in ds.classes]  # as JSON holds them
+    expected = {"classes": classes, "schema": ds.schema.to_json(),
+                "feature_names": list(ds.feature_names), "data.n": ds.n, "data.p": ds.p,
+                "data.n_positive": y_pos, "data.n_negative": ds.n - y_pos}
+    for field, want in expected.items():
+        section, _, key = field.rpartition(".")
+        holder = man[section] if section else man
+        got = holder.get(key, want)
+        if got != want:
+            if isinstance(got, list) and len(got) == len(want):  # point at the first entry that differs
+                k = next(k for k, (a, b) in enumerate(zip(got, want)) if a != b)
+                field, got, want = f"{field}[{k}]", got[k], want[k]
+            raise OlctcError(f"{where}: field {field!r} does not match the training data ({_short(got)} "
+                             f"in the manifest, {_short(want)} from the data; edited?); compile again")
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 60 else text[:60] + "..."
+
+
+def _check_scaler(man: dict[str, Any], ds: Dataset, where: str | Path) -> Scaler:
+    """The manifest's scaler, which must be the one compile fits on the training data (or the identity,
+    which ``compile_problem(standardise=False)`` records)."""
+    scaler = Scaler.from_json(man["scaler"])
+    fitted = Scaler.fit(ds.X)
+    identity = Scaler.identity(ds.p)
+    for ref in (fitted, identity):
+        # Refitting on the same data repeats compile's arithmetic; the tolerance only spares a platform's
+        # summation order, far below any edit that would change the model.
+        if np.allclose(scaler.mean, ref.mean, rtol=1e-12, atol=1e-12) and \
+                np.allclose(scaler.scale, ref.scale, rtol=1e-12, atol=1e-12):
+            return scaler
+    key = "mean" if not np.allclose(scaler.mean, fitted.mean, rtol=1e-12, atol=1e-12) else "scale"
+    k = int(np.argmax(np.abs(getattr(scaler, key) - getattr(fitted, key))))
+    raise OlctcError(f"{where}: field 'scaler' does not match the training data (scaler.{key}[{k}] is "
+                     f"{getattr(scaler, key)[k]:.10g}, the data gives {getattr(fitted, key)[k]:.10g}; edited?); "
+                     "compile again")
 
 
 def make_tree(dec: Decoded, man_or_parts: dict[str, Any], ds: Dataset, meta: dict[str, Any]):
@@ -208,7 +348,7 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
 
     man = read_manifest(manifest)
     with manifest_fields(manifest):
-        milp, spec, ds, scaler, X = rebuild(man, data)
+        milp, spec, ds, scaler, X = rebuild(man, data, where=manifest)
     sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
     x = solution_vector(milp, sol)
     dec = decode_arrays(milp, spec, X, ds.y, x, sol)

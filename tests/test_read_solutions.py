@@ -211,6 +211,8 @@ def test_unbounded_with_every_program(tmp_path) -> None:
     ("Stopped on difficulties", "feasible"),
     ("Stopped on ctrl-c", "feasible"),
     ("Stopped on ctrl-c (no integer solution - continuous used)", "no_solution"),
+    # CBC devel, stopped by its time limit inside the root LP (seen with -sec 0)
+    ("Stopped on time (LP relaxation not completed - no integer solution)", "no_solution"),
     ("Status unknown", "no_solution"),
 ])
 def test_cbc_status_words(tmp_path, phrase, status) -> None:
@@ -365,8 +367,33 @@ def test_to_array_takes_numpy_names() -> None:
 
 
 def test_scip_helper_column_is_skipped() -> None:
-    sol = Solution("optimal", 1.0, {"x": 1.0, "quadobjvar": 3.0}, "scip", "optimal solution found", True)
-    assert sol.to_array(["x", "y"]).tolist() == [1.0, 0.0]
+    # SCIP 10 names the epigraph column of a quadratic objective after the file it read: LP or MPS.
+    for helper in ("quadobjvar", "qmatrixvar"):
+        sol = Solution("optimal", 1.0, {"x": 1.0, helper: 3.0}, "scip", "optimal solution found", True)
+        assert sol.to_array(["x", "y"]).tolist() == [1.0, 0.0]
+
+
+def test_printed_digits_of_each_format() -> None:
+    # Formats that round values say how much; the others (None) print 13 digits or more.
+    expect = {"glpk_output_o.txt": 6, "highs_solution_style1.sol": 6, "highs_solution_style3.sol": 6,
+              "highs_1.16_solution_style1.sol": 6, "cbc_2.10.8_solution.txt": 8,
+              "cbc_timelimit_incumbent_solution.txt": 8, "highs_solution.sol": None,
+              "highs_solution_style4.sol": None, "scip_solution.sol": None, "gurobi_solution.sol": None,
+              "cplex_solution.sol": None, "cbc_infeasible_solution.txt": None}
+    assert {n: read_solution(SAMPLES / n).digits for n in expect} == expect
+    assert read_solution(SAMPLES / "glpk_solution_w.txt", col_names=COLS).digits is None
+
+
+def test_printed_digits_measured_on_the_values() -> None:
+    from olctc.read._base import printed_digits
+
+    # A writer's own precision is the floor: short values were rounded at that digit too.
+    assert printed_digits(np.array([1.0, 0.5, 0.0, -3e-7]), 6) == 6
+    assert printed_digits(np.array([-0.0347922, 123456.0, 1.5e10]), 6) == 6
+    # A value with more digits shows another writer (CBC devel after CBC 2.10's 8 digits).
+    assert printed_digits(np.array([0.12345678, 0.0347921791251622]), 8) is None
+    assert printed_digits(np.array([0.1234567891, -98.76543210]), 8) == 10
+    assert printed_digits(np.zeros(3), 8) == 8
 
 
 # ---------------------------------------------------------------- bad input

@@ -5,13 +5,17 @@ reduced_cost`` lines. A column violating its bounds gets a ``** `` prefix. Only 
 printed once the model has 50 columns or more, so missing columns are 0. With ``-printingOptions
 all`` a block of rows comes first; its indices restart at 0 for the columns, which is how it is
 dropped. CBC 2.10 prints values with 8 significant digits (``%15.8g``); the devel version prints 15.
+``Solution.digits`` records which, measured from the values.
 
 Status mapping (CBC's words -> ``Solution.status``):
 
 - ``Optimal``, ``Optimal (within gap tolerance)`` -> optimal (CBC itself calls a gap stop optimal);
 - ``Infeasible``, ``Integer infeasible`` -> infeasible; ``Unbounded`` -> unbounded;
-- ``Stopped on time|iterations|difficulties|ctrl-c|...`` -> feasible, unless the line also says
-  ``(no integer solution - continuous used)``: then the values are an LP relaxation -> no_solution;
+- ``Stopped on time|iterations|difficulties|ctrl-c|...`` -> feasible, unless a parenthesised
+  remark says there is no integer solution: CBC 2.10 and devel write ``(no integer solution -
+  continuous used)`` after a stop in branch and bound, and the devel version ``(LP relaxation not
+  completed - no integer solution)`` after a stop inside the root LP. The values are then those of
+  an LP relaxation, or of an unfinished one -> no_solution;
 - ``Status unknown`` -> no_solution.
 
 python-mip's ``.sol`` (``Feasible solution - objective <v>`` then ``i name value cost``, zeros left
@@ -24,12 +28,13 @@ import re
 from typing import Sequence
 
 from olctc.read._base import (Reader, Source, make_solution, name_values, parse_number, parse_values,
-                              register, shown)
+                              printed_digits, register, shown)
 from olctc.read.solution import Solution
 
 _HEADER = re.compile(r"^(?P<status>.+) - objective value (?P<obj>\S+)$")
 _PYTHON_MIP = re.compile(r"^Feasible solution - objective (?P<obj>\S+)$")
-_LP_ONLY = " (no integer solution - continuous used)"
+# Any parenthesised remark that says so: the wording varies between CBC versions (see the docstring).
+_NO_INTEGER = re.compile(r"\(.*\bno integer solution\b.*\)$", re.IGNORECASE)
 
 _STATUS = {
     "Optimal": "optimal",
@@ -41,6 +46,8 @@ _STATUS = {
 }
 # Every CBC limit stop reads "Stopped on <what>"; the list of <what> grows between versions.
 _STOPPED = "Stopped on "
+#: CBC 2.10's ``%15.8g``: the fewest digits any CBC version prints.
+_CBC_DIGITS = 8
 
 
 def _detect(src: Source) -> bool:
@@ -62,7 +69,7 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
     header = _HEADER.match(first)
     if header:
         raw = header["status"]
-        status = "no_solution" if raw.endswith(_LP_ONLY) else _status(src, raw, head + 1)
+        status = "no_solution" if _NO_INTEGER.search(raw) else _status(src, raw, head + 1)
     else:  # python-mip
         raw, status = "Feasible solution (python-mip .sol: no status)", "feasible"
     if status not in ("optimal", "feasible"):
@@ -90,8 +97,10 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
     rows, lines = rows[restart:], lines[restart:]
     names = [r[1] for r in rows]
     values = parse_values(src, [r[2] for r in rows], names, lines)
+    # python-mip writes Python's repr: exact.
+    digits = printed_digits(values, _CBC_DIGITS) if header else None
     return make_solution(src, "cbc", status, raw, objective, name_values(src, names, values, lines),
-                         omits_zeros=True)
+                         omits_zeros=True, digits=digits)
 
 
 READER = register(Reader("cbc", "first line '<status> - objective value <v>'", _detect, _parse))

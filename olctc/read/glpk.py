@@ -19,7 +19,8 @@ required. Values have 15 significant digits. Status mapping:
 
 Printable (``-o``; HiGHS style 3): the ``Status:`` line (``INTEGER OPTIMAL``, ``INTEGER NON-OPTIMAL``,
 ``INTEGER EMPTY``, ``INTEGER UNDEFINED``; LP statuses otherwise) maps as the letters above; the
-column table gives names and activities with only 6 significant digits (``%13.6g``).
+column table gives names and activities with only 6 significant digits (``%13.6g``), which
+``Solution.digits`` records (measured: a writer printing more would show it).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from olctc.read._base import (Reader, Source, make_solution, name_values, parse_number, parse_values,
-                              register, shown, split_lines)
+                              printed_digits, register, shown, split_lines)
 from olctc.read.solution import Solution
 
 _MIP_STATUS = {"o": "optimal", "f": "feasible", "n": "infeasible", "u": "no_solution"}
@@ -36,6 +37,9 @@ _MIP_STATUS = {"o": "optimal", "f": "feasible", "n": "infeasible", "u": "no_solu
 _HIGHS_MIP_STATUS = {"o": "optimal", "f": "feasible", "n": "infeasible", "u": "unbounded", "?": "no_solution"}
 _LETTER = {"o": "optimal", "f": "feasible", "n": "no feasible solution", "u": "undefined",
            "i": "infeasible", "?": "unknown"}
+
+#: glpsol's ``%13.6g`` for activities (HiGHS style 3 copies it).
+PRINTABLE_DIGITS = 6
 
 _PRINTABLE_STATUS = {
     "INTEGER OPTIMAL": "optimal",
@@ -192,7 +196,7 @@ def parse_printable(src: Source, col_names: Sequence[str] | None = None, solver:
                        f"{len(names)} (file truncated?)", line=k + 1)
     values = parse_values(src, tokens, names, lines)
     return make_solution(src, solver, status, raw, objective, name_values(src, names, values, lines),
-                         omits_zeros=False)
+                         omits_zeros=False, digits=printed_digits(values, PRINTABLE_DIGITS))
 
 
 def _is_number(token: str) -> bool:

@@ -11,8 +11,9 @@ Styles, each recognised from its first lines:
   ``name value index`` lines for the nonzero columns only (``omits_zeros``); there is no
   ``# Rows`` section.
 - 1 (pretty): a ``Columns`` table with fixed-width fields (values with 6 significant digits,
-  ``%12g``), then ``Rows``, then ``Model status: ...`` and ``Objective value: ...`` (1.16, a MIP
-  solved to optimality: then ``Objective bound: ...`` and ``MIP rel gap: ...%``).
+  ``%12g``, recorded in ``Solution.digits``), then ``Rows``, then ``Model status: ...`` and
+  ``Objective value: ...`` (1.16, a MIP solved to optimality: then ``Objective bound: ...`` and
+  ``MIP rel gap: ...%``).
 - -1 (old raw): ``N M : Number of columns and rows ...`` then ``T Primal solution`` and one value per
   line by position; no status, so ``col_names`` is required and the status is "feasible".
 - 2 and 3 are GLPK's ``-w`` and ``-o`` formats, read by ``olctc.read.glpk`` (detected as ``glpk``
@@ -30,7 +31,7 @@ from typing import Callable, Sequence
 
 from olctc.read import glpk
 from olctc.read._base import (Reader, Source, make_solution, name_values, parse_number, parse_values,
-                              register, shown, split_lines)
+                              printed_digits, register, shown, split_lines)
 from olctc.read.solution import Solution
 
 _FIXED = {"Optimal": "optimal", "Infeasible": "infeasible", "Unbounded": "unbounded",
@@ -38,6 +39,8 @@ _FIXED = {"Optimal": "optimal", "Infeasible": "infeasible", "Unbounded": "unboun
 _OLD_RAW = re.compile(r"^-?\d+ -?\d+ : Number of columns and rows")
 #: Lines HiGHS 1.16 writes between ``Objective v`` and ``# Columns`` in styles 0 and 4.
 _RAW_EXTRAS = ("Objective_bound", "MIP_rel_gap")
+#: Style 1 prints values with ``%12g``. Styles 0, 4 and -1 keep 13 to 15 digits (measured): exact here.
+_PRETTY_DIGITS = 6
 
 
 def _status(raw: str, feasible_values: bool) -> str:
@@ -173,7 +176,7 @@ def _parse_pretty(src: Source, col_names: Sequence[str] | None) -> Solution:
     lines = range(top + 2, stop + 1)
     values = parse_values(src, fields, names, lines)
     return make_solution(src, "highs", status, raw, objective, name_values(src, names, values, lines),
-                         omits_zeros=False, bound=bound)
+                         omits_zeros=False, bound=bound, digits=printed_digits(values, _PRETTY_DIGITS))
 
 
 def _parse_old_raw(src: Source, col_names: Sequence[str] | None) -> Solution:

@@ -4,7 +4,7 @@
 line), then ``objective value: <v>`` or ``no solution available``, then ``name value (obj:c)`` lines
 in SCIP's internal order. Zero values are left out unless asked for, so ``omits_zeros`` is True;
 values have 15 significant digits. SCIP may list helper columns of its own (``quadobjvar`` for a
-quadratic objective read from MPS), which ``Solution.to_array`` skips.
+quadratic objective read from an LP file, ``qmatrixvar`` from MPS), which ``Solution.to_array`` skips.
 
 Status mapping: ``optimal solution found`` -> optimal, ``infeasible`` -> infeasible, ``unbounded``
 -> unbounded, ``infeasible or unbounded`` -> no_solution; any other status is a limit or an

@@ -12,9 +12,11 @@ from olctc.errors import OlctcError
 STATUSES = ("optimal", "feasible", "infeasible", "unbounded", "no_solution")
 
 #: Columns a solver adds on its own. Skipped by ``to_array`` when the model has no such column.
-#: SCIP names the epigraph variable of a quadratic objective ``quadobjvar``; Gurobi turns each
-#: ranged row r of an MPS file into an equality plus a column ``MPS_Rg<r>``.
-_HELPER_EXACT = {"scip": frozenset({"quadobjvar"})}
+#: SCIP moves a quadratic objective into a constraint on an epigraph variable, which its solution
+#: files list: SCIP 10 names it ``quadobjvar`` when it read an LP file and ``qmatrixvar`` when it
+#: read an MPS file's QUADOBJ section (both measured). Gurobi turns each ranged row r of an MPS file
+#: into an equality plus a column ``MPS_Rg<r>``.
+_HELPER_EXACT = {"scip": frozenset({"quadobjvar", "qmatrixvar"})}
 _HELPER_PREFIX = {"gurobi": ("MPS_Rg",)}
 
 
@@ -40,6 +42,9 @@ class Solution:
     omits_zeros : True when the format leaves zero-valued columns out (CBC, SCIP, HiGHS sparse).
     bound : best bound when the file states one, else None.
     path : the file read, for messages.
+    digits : significant digits the values were printed with, when the format rounds them (glpsol
+        ``-o`` and HiGHS styles 1 and 3: 6; CBC 2.10: 8); None when they round-trip (or nearly: 13
+        digits and more). Checks that recompute objectives from the values widen by this rounding.
     """
 
     status: str
@@ -50,6 +55,7 @@ class Solution:
     omits_zeros: bool
     bound: float | None = None
     path: str | None = field(default=None)
+    digits: int | None = None
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:

@@ -1,0 +1,386 @@
+"""Decode at its edges, on files real solvers wrote: answers that are no solution, files that print few
+digits, solver helper columns, and hand-edited manifests.
+
+A module fixture compiles 31 haberman points at depth 2 (154 columns; every solver finishes in well
+under a second) and solves it once with HiGHS at tight tolerances.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+from conftest import run_highs
+
+from olctc.cli import main
+from olctc.decode import decode_file, rounding_slack, rounding_unit
+from olctc.read import read_solution
+
+CBC_210 = "/usr/bin/cbc"
+GLPSOL = "/usr/bin/glpsol"
+# CBC devel, from cbcbox (a dependency of python-mip): the one that writes "LP relaxation not completed".
+CBC_DEVEL = Path(sys.executable).with_name("cbc")
+HABERMAN = "age,year_of_operation,positive_axillary_nodes,y"
+
+
+def run(args: list[str], capsys) -> tuple[int, str, str]:
+    """``olctc ARGS`` through ``olctc.cli.main`` in this process: exit code, stdout, stderr."""
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def decode(folder: Path, manifest: str, solution: Path, capsys) -> tuple[int, str, str, Path]:
+    tree = folder / "tree.json"
+    tree.unlink(missing_ok=True)
+    code, out, err = run(["decode", folder / manifest, solution, "-o", tree], capsys)
+    return code, out, err, tree
+
+
+def assert_refused(code: int, err: str, tree: Path, message: str) -> None:
+    """Exit 2, one line naming the problem, no traceback, nothing written."""
+    assert code == 2, err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    assert message in err, err
+    assert "Traceback" not in err
+    assert not tree.exists()
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory) -> Path:
+    from olctc.datasets import load
+
+    folder = tmp_path_factory.mktemp("edges")
+    ds = load("haberman")
+    lines = [HABERMAN] + [",".join([*(f"{v:g}" for v in ds.X[i]), str(ds.classes[(ds.y[i] + 1) // 2])])
+                          for i in range(0, ds.n, 10)]
+    (folder / "h31.csv").write_text("\n".join(lines) + "\n")
+    for args in (["compile", folder / "h31.csv", "--target", "y", "--depth", "2", "-o", folder / "m.mps"],
+                 ["solve", folder / "m.mps", "--solver", "highs", "--quiet", "-o", folder / "m.highs.sol"]):
+        with pytest.raises(SystemExit) as exc:
+            main([str(a) for a in args])
+        assert exc.value.code == 0, args
+    return folder
+
+
+def highs_run(model: Path, relax: bool = False):
+    """highspy at the tight tolerances of compile's parameter files (optionally the LP relaxation)."""
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(model))
+    h.readOptions(str(model.with_name(model.stem + ".highs.opt")))
+    h.setOptionValue("threads", 1)
+    if relax:
+        lp = h.getLp()
+        lp.integrality_ = [highspy.HighsVarType.kContinuous] * lp.num_col_
+        h.passModel(lp)
+    run_highs(h)
+    return h
+
+
+# ---------------------------------------------------------------- 1. answers that are no integer solution
+
+
+@pytest.mark.skipif(not CBC_DEVEL.exists(), reason="cbcbox's CBC devel is not installed")
+def test_cbc_stopped_inside_the_root_lp_has_no_solution(work, tmp_path, capsys):
+    # A zero time limit stops CBC devel inside the root LP, every time (measured).
+    sol = tmp_path / "root.sol"
+    subprocess.run([str(CBC_DEVEL), str(work / "m.mps"), "-sec", "0", "-solve", "-solu", str(sol)],
+                   check=True, capture_output=True, timeout=60)
+    header = "Stopped on time (LP relaxation not completed - no integer solution)"
+    assert sol.read_text().startswith(header + " - objective value ")
+    assert read_solution(sol).status == "no_solution"
+    code, _, err, tree = decode(work, "m.olctc.json", sol, capsys)
+    assert_refused(code, err, tree, f"{sol}: cbc reports no_solution ({header}); there is no solution to decode")
+
+
+def test_cbc_stopped_in_the_lp_by_an_iteration_limit_is_refused(work, tmp_path, capsys):
+    # CBC 2.10 says "Stopped on iterations" with no remark, but its values are an unfinished LP's.
+    sol = tmp_path / "it.sol"
+    subprocess.run([CBC_210, str(work / "m.mps"), "-maxIt", "5", "-solve", "-solu", str(sol)],
+                   check=True, capture_output=True, timeout=60)
+    assert sol.read_text().startswith("Stopped on iterations - objective value ")
+    code, _, err, tree = decode(work, "m.olctc.json", sol, capsys)
+    assert_refused(code, err, tree, "but must be integral (a relaxation's answer, not an integer solution?)")
+    assert re.search(rf"error: {re.escape(str(sol))}: column z_\d+_\d+ is 0\.\d+ but", err), err
+
+
+@pytest.mark.skipif(not CBC_DEVEL.exists(), reason="cbcbox's CBC devel is not installed")
+def test_cbc_digits_depend_on_the_version(work, tmp_path, capsys):
+    args = (work / "m.cbc.args").read_text().split()
+    for exe, digits in ((CBC_210, 8), (str(CBC_DEVEL), None)):  # %15.8g, then 15 digits
+        sol = tmp_path / "c.sol"
+        subprocess.run([exe, str(work / "m.mps"), *args, "-solve", "-solu", str(sol)], check=True,
+                       capture_output=True, timeout=60)
+        assert read_solution(sol).digits == digits
+        code, out, err, _ = decode(work, "m.olctc.json", sol, capsys)
+        assert code == 0, (exe, out, err)
+        assert ("precision: the file prints values with 8 significant digits" in out) == (digits == 8)
+
+
+def test_lp_relaxation_written_as_optimal_is_refused(work, tmp_path, capsys):
+    h = highs_run(work / "m.mps", relax=True)
+    sol = tmp_path / "relaxed.sol"
+    h.writeSolution(str(sol), 0)
+    assert read_solution(sol).status == "optimal"
+    x = np.asarray(h.getSolution().col_value)
+    names = list(h.getLp().col_names_)
+    z = np.array([n.startswith("z_") for n in names])
+    frac = np.abs(x - np.round(x)) * z
+    worst = int(np.argmax(frac))
+    code, _, err, tree = decode(work, "m.olctc.json", sol, capsys)
+    assert_refused(code, err, tree, f"error: {sol}: column {names[worst]} is {x[worst]:.6g} but must be integral "
+                                    "(a relaxation's answer, not an integer solution?)")
+
+
+def _edit_value(src: Path, dst: Path, column: str, value: str) -> None:
+    lines = src.read_text().splitlines()
+    k = next(i for i, line in enumerate(lines) if line.split()[:1] == [column])
+    lines[k] = f"{column} {value}"
+    dst.write_text("\n".join(lines) + "\n")
+
+
+def _one_z(solution: Path) -> str:
+    """A z column at 1 in a HiGHS style-0 file."""
+    return next(line.split()[0] for line in solution.read_text().splitlines()
+                if line.startswith("z_") and float(line.split()[1]) == 1.0)
+
+
+def test_integrality_tolerance(work, tmp_path, capsys):
+    column = _one_z(work / "m.highs.sol")
+    # Within a loose solver's integrality tolerance (GLPK's 1e-5): still an integer solution.
+    near = tmp_path / "near.sol"
+    _edit_value(work / "m.highs.sol", near, column, "0.99999")
+    code, out, err, tree = decode(work, "m.olctc.json", near, capsys)
+    assert code == 0, (out, err)
+    # Beyond INTEGRALITY_TOL (1e-4): refused, naming the column and its value.
+    far = tmp_path / "far.sol"
+    _edit_value(work / "m.highs.sol", far, column, "0.999")
+    code, _, err, tree = decode(work, "m.olctc.json", far, capsys)
+    assert_refused(code, err, tree, f"error: {far}: column {column} is 0.999 but must be integral")
+
+
+# ---------------------------------------------------------------- 2. files that print 6 significant digits
+
+
+def _six_digit_file(work: Path, tmp_path: Path, writer: str) -> Path:
+    sol = tmp_path / f"{writer}.sol"
+    if writer == "glpsol -o":
+        subprocess.run([GLPSOL, "--freemps", str(work / "m.mps"), "-o", str(sol)], check=True,
+                       capture_output=True, timeout=60)
+    else:
+        highs_run(work / "m.mps").writeSolution(str(sol), int(writer[-1]))
+    return sol
+
+
+@pytest.mark.parametrize("writer", ["glpsol -o", "highs style 1", "highs style 3"])
+def test_six_digit_formats_decode_without_a_false_alarm(work, tmp_path, capsys, writer):
+    sol = _six_digit_file(work, tmp_path, writer)
+    assert read_solution(sol).digits == 6
+    code, out, err, tree = decode(work, "m.olctc.json", sol, capsys)
+    assert code == 0, (out, err)  # exit 3 ("tolerances exploited") before the precision was accounted for
+    assert "precision: the file prints values with 6 significant digits" in out
+    assert "the tree routes every training point as z says" in out and tree.exists()
+    # The rounding moved the true objective, by less than the bound decode allows for it.
+    _, report = decode_file(work / "m.olctc.json", sol)
+    _, exact = decode_file(work / "m.olctc.json", work / "m.highs.sol")
+    moved = abs(report.true_objective - exact.true_objective)
+    assert 1e-6 * exact.true_objective < moved <= report.rounding_slack
+
+
+def test_full_precision_formats_keep_the_tight_check(work, tmp_path):
+    h = highs_run(work / "m.mps")
+    for style in (0, 4):
+        h.writeSolution(str(tmp_path / f"s{style}.sol"), style)
+        _, report = decode_file(work / "m.olctc.json", tmp_path / f"s{style}.sol")
+        assert (report.digits, report.rounding_slack) == (None, 0.0)
+    subprocess.run([GLPSOL, "--freemps", str(work / "m.mps"), "-w", str(tmp_path / "g.w")], check=True,
+                   capture_output=True, timeout=60)
+    _, report = decode_file(work / "m.olctc.json", tmp_path / "g.w")
+    assert (report.digits, report.rounding_slack) == (None, 0.0)
+
+
+def test_the_precision_allowance_does_not_hide_a_tolerance_leak(tmp_path, capsys):
+    # glpsol (integrality tolerance 1e-5, no flag to tighten it) routes a point of this instance for free.
+    csv = tmp_path / "tiny.csv"
+    csv.write_text("a,b,y\n0.5,-1.25,1\n1.5,0.75,-1\n-0.25,2.0,1\n-1.0,-0.5,-1\n2.0,1.0,-1\n")
+    code, _, err = run(["compile", csv, "--target", "y", "--C", "1,0.5", "--tangents", "V1",
+                        "-o", tmp_path / "tiny.mps"], capsys)
+    assert code == 0, err
+    sol = tmp_path / "tiny.txt"
+    subprocess.run([GLPSOL, "--freemps", str(tmp_path / "tiny.mps"), "-o", str(sol)], check=True,
+                   capture_output=True, timeout=60)
+    code, out, _, _ = decode(tmp_path, "tiny.olctc.json", sol, capsys)
+    assert code == 3, out
+    assert "precision: the file prints values with 6 significant digits" in out
+    assert "WARNING: the solver's objective is not the tree's true objective" in out
+
+
+def test_rounding_slack_is_zero_for_exact_values_and_grows_with_fewer_digits():
+    from olctc.spec import make_spec
+
+    rng = np.random.default_rng(0)
+    X, W, b = rng.normal(size=(20, 3)), rng.normal(size=(3, 3)), rng.normal(size=3)
+    spec = make_spec("olct", 2)
+    slack = [rounding_slack(W, b, X, spec, rounding_unit(d)) for d in (None, 15, 8, 6)]
+    assert slack[0] == 0.0 and 0.0 < slack[1] < slack[2] < slack[3]
+    assert rounding_unit(6) == pytest.approx(5e-6)
+
+
+# ---------------------------------------------------------------- 3. SCIP's helper column of a MIQP
+
+
+def test_scip_miqp_solutions_decode(work, tmp_path, capsys):
+    import pyscipopt
+
+    # SCIP 10 lists the epigraph column of a quadratic objective under a name that depends on the reader.
+    for fmt, helper in (("mps", "qmatrixvar"), ("lp", "quadobjvar")):
+        model = tmp_path / f"q.{fmt}"
+        code, _, err = run(["compile", work / "h31.csv", "--target", "y", "--preset", "margot", "--depth", "1",
+                            "-o", model], capsys)
+        assert code == 0, err
+        m = pyscipopt.Model()
+        m.hideOutput()
+        m.readProblem(str(model))
+        m.readParams(str(tmp_path / "q.scip.set"))
+        m.optimize()
+        sol = tmp_path / f"q.{fmt}.scip.sol"
+        m.writeBestSol(str(sol))
+        assert re.search(rf"^{helper} ", sol.read_text(), re.M)
+        code, out, err, tree = decode(tmp_path, "q.olctc.json", sol, capsys)
+        assert code == 0, (fmt, out, err)
+        assert tree.exists()
+
+
+# ---------------------------------------------------------------- 4. hand-edited manifests
+
+
+DELETE = object()
+
+
+def _set(path: str, value: Any) -> Callable[[dict], None]:
+    """An edit that sets (or, with DELETE, removes) the field at a dotted path ('scaler.mean.0')."""
+    def edit(man: dict) -> None:
+        *parents, last = path.split(".")
+        node = man
+        for key in parents:
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        key = int(last) if isinstance(node, list) else last
+        if value is DELETE:
+            del node[key]
+        elif callable(value):
+            node[key] = value(node[key])
+        else:
+            node[key] = value
+    return edit
+
+# (id, edit, the message after "error: <manifest>: ")
+CORRUPTIONS = [
+    ("name-number", _set("name", 7), "damaged manifest: field 'name': expected a non-empty string, got 7"),
+    ("spec-depth-0", _set("spec.depth", 0),
+     "damaged manifest: field 'spec': The 'depth' parameter must be an integer >= 1. Got 0 instead; compile again"),
+    ("spec-preset", _set("spec.preset", "cart"), "damaged manifest: field 'spec': The 'preset' parameter must be"),
+    ("spec-no-epsilon", _set("spec.epsilon", DELETE),
+     "damaged manifest: field 'spec.epsilon': expected a value, got nothing (missing); compile again"),
+    ("spec-tangent-number", _set("spec.tangents.1", 0.0),
+     "damaged manifest: field 'spec.tangents[1]': expected a string ('-inf', '0.0', 'inf' ...), got 0.0"),
+    ("spec-C-text", _set("spec.C", "x"), "damaged manifest: field 'spec': The 'C' parameter must be"),
+    ("data-source-number", _set("data.source", 5),
+     "damaged manifest: field 'data.source': expected a non-empty string, got 5"),
+    ("data-sha-short", _set("data.sha256", "abc"),
+     "damaged manifest: field 'data.sha256': expected 64 hex digits, got 'abc'"),
+    ("data-n-text", _set("data.n", "31"), "damaged manifest: field 'data.n': expected an integer >= 1, got '31'"),
+    ("data-n-edited", _set("data.n", 30),
+     "damaged manifest: field 'data.n': expected n_positive + n_negative = 31, got 30"),
+    ("data-counts-edited", lambda m: m["data"].update(n_positive=m["data"]["n_positive"] + 1,
+                                                      n_negative=m["data"]["n_negative"] - 1),
+     "field 'data.n_positive' does not match the training data"),
+    ("data-rows-short", _set("data.rows", [0, 1]),
+     "damaged manifest: field 'data.rows': expected 31 row numbers (data.n), got a list of 2"),
+    ("data-rows-repeated", _set("data.rows", [0] * 31),
+     "damaged manifest: field 'data.rows': expected distinct row numbers, got 0 twice"),
+    ("data-rows-negative", _set("data.rows", list(range(30)) + [-1]),
+     "damaged manifest: field 'data.rows[30]': expected an integer >= 0, got -1"),
+    ("data-positive-list", _set("data.positive_class", [2]),
+     "damaged manifest: field 'data.positive_class': expected a class label (a string or a finite number), "
+     "got a list of 1"),
+    ("data-positive-other", _set("data.positive_class", 1),
+     "damaged manifest: field 'data.positive_class': expected null or 2, the positive class in 'classes', got 1"),
+    ("schema-kind", _set("schema.0.kind", "text"),
+     "damaged manifest: field 'schema[0].kind': expected 'numeric' or 'categorical', got 'text'"),
+    ("schema-string", _set("schema.0", "age"), "damaged manifest: field 'schema[0]': expected an object, got 'age'"),
+    ("schema-column-gone", _set("schema.2", DELETE),
+     "damaged manifest: field 'schema': expected columns that encode to 3 features (data.p), got 2 features"),
+    ("schema-renamed", _set("schema.1.name", "height"),
+     "field 'schema[1]' does not match the training data ({\"name\": \"height\", \"kind\": \"numeric\"} in the "
+     "manifest, {\"name\": \"year_of_operation\", \"kind\": \"numeric\"} from the data; edited?); compile again"),
+    ("schema-categorical", _set("schema.0", {"name": "age", "kind": "categorical", "categories": []}),
+     "damaged manifest: field 'schema[0].categories': expected a non-empty list of distinct strings, "
+     "got a list of 0"),
+    ("feature-name-number", _set("feature_names.0", 5),
+     "damaged manifest: field 'feature_names[0]': expected a non-empty string, got 5"),
+    ("classes-one", _set("classes", [1]),
+     "damaged manifest: field 'classes': expected 2 class labels, got a list of 1"),
+    ("classes-same", _set("classes", [2, 2]),
+     "damaged manifest: field 'classes': expected two different labels, got 2"),
+    ("classes-bool", _set("classes.0", True),
+     "damaged manifest: field 'classes[0]': expected a class label (a string or a finite number), got true"),
+    ("classes-renamed", _set("classes.0", "alive"),
+     "field 'classes[0]' does not match the training data (\"alive\" in the manifest, 1 from the data; edited?); "
+     "compile again"),
+    ("scaler-short", _set("scaler.mean", lambda v: v[:2]),
+     "damaged manifest: field 'scaler.mean': expected 3 numbers (data.p), got a list of 2; compile again"),
+    ("scaler-no-scale", _set("scaler.scale", DELETE),
+     "damaged manifest: field 'scaler.scale': expected 3 numbers (data.p), got nothing (missing)"),
+    ("scaler-zero-scale", _set("scaler.scale.1", 0),
+     "damaged manifest: field 'scaler.scale[1]': expected a finite number > 0, got 0"),
+    ("scaler-text", _set("scaler.mean.0", "x"),
+     "damaged manifest: field 'scaler.mean[0]': expected a finite number, got 'x'"),
+    ("scaler-edited", _set("scaler.mean.1", lambda v: v + 0.5),
+     "field 'scaler' does not match the training data (scaler.mean[1] is"),
+    ("model-cols-text", _set("model.n_cols", "154"),
+     "damaged manifest: field 'model.n_cols': expected an integer >= 0, got '154'"),
+    ("blocks-not-list", _set("blocks.columns", {}),
+     "damaged manifest: field 'blocks.columns': expected a list of blocks, got an object"),
+    ("blocks-labels", _set("blocks.columns.0.labels.1", [0]),
+     "damaged manifest: field 'blocks.columns[0].labels[1]': expected 3 integers (shape[1]), got a list of 1"),
+    ("blocks-start", _set("blocks.columns.1.start", 0),
+     "damaged manifest: field 'blocks.columns[1].start': expected 9 (where the block before ends), got 0"),
+    ("files-start", _set("files.start.highs", "m.start.highs.sol"),
+     "damaged manifest: field 'files.start.highs': expected an object, got 'm.start.highs.sol'"),
+    ("version-true", _set("version", True), "manifest version True is not supported"),
+]
+
+
+@pytest.mark.parametrize("edit, message", [c[1:] for c in CORRUPTIONS], ids=[c[0] for c in CORRUPTIONS])
+def test_edited_manifest_is_refused(work, capsys, edit, message):
+    man = json.loads((work / "m.olctc.json").read_text())
+    edit(man)
+    bad = work / "bad.olctc.json"
+    bad.write_text(json.dumps(man))
+    code, _, err, tree = decode(work, "bad.olctc.json", work / "m.highs.sol", capsys)
+    assert_refused(code, err, tree, f"error: {bad}: {message}")
+
+
+def test_rows_of_a_split_are_checked_against_the_data(work, capsys):
+    man = json.loads((work / "m.olctc.json").read_text())
+    # Rows naming every point in order make the same model: decoded.
+    man["data"]["rows"] = list(range(man["data"]["n"]))
+    (work / "rows.olctc.json").write_text(json.dumps(man))
+    code, out, err, tree = decode(work, "rows.olctc.json", work / "m.highs.sol", capsys)
+    assert code == 0, (out, err)
+    # A row past the end of the data: only the data can tell.
+    man["data"]["rows"][-1] = 99
+    (work / "rows.olctc.json").write_text(json.dumps(man))
+    code, _, err, tree = decode(work, "rows.olctc.json", work / "m.highs.sol", capsys)
+    assert_refused(code, err, tree, f"error: {work / 'rows.olctc.json'}: field 'data.rows' names row 99, but the "
+                                    f"training data {work / 'h31.csv'} has 31 rows (edited?); compile again")
