@@ -460,7 +460,7 @@ HIGHS_HEAD = "Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjec
     ("c Problem: T\nc\ns mip 1 2 o 3\ni 1 3\nj 1 1\nj 2 2\ne o f\n", {},
      ": expected col_names (the MPS column order) to map the column numbers of a GLPK -w file, got none"),
     ("c Problem: T\nc\ns mip 1 2 o 3\ni 1 3\nj 1 1\nj 2 2\ne o f\n", {"col_names": ["a"]},
-     ":3: expected 2 column names, as the 's' line says, got 1"),
+     ":3: the file holds 2 columns (its 's' line) and the model 1: the solution belongs to another model"),
     ("c Problem: T\nc\ns mip 1 2 o 3\ni 1 3\nj 1 1\ne o f\n", {"col_names": ["a", "b"]},
      ":6: expected 2 'j' lines, as the 's' line says, got 1 (file truncated?)"),
     ("c Problem: T\nc\ns mip 1 2 o 3\ni 1 3\nj 1 1\nj 3 2\ne o f\n", {"col_names": ["a", "b"]},

@@ -28,6 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
+from olctc.errors import OlctcError
 from olctc.read._base import (Reader, Source, make_solution, name_values, parse_number, parse_values,
                               printed_digits, register, shown, split_lines)
 from olctc.read.solution import Solution
@@ -121,7 +122,8 @@ def parse_raw(src: Source, col_names: Sequence[str] | None, solver: str = "glpk"
                        "none")
     names = [str(n) for n in col_names]
     if len(names) != n_cols:
-        raise src.fail(f"{n_cols} column names, as the 's' line says", f"{len(names)}", line=s_at + 1)
+        raise OlctcError(f"{src.where}:{s_at + 1}: the file holds {n_cols} columns (its 's' line) and the model "
+                         f"{len(names)}: the solution belongs to another model")
     objective = parse_number(src, s_tokens[5], "a finite objective value", s_at + 1)
 
     first_j = next((k for k in body if src.lines[k].startswith("j")), body[-1])
