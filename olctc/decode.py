@@ -213,8 +213,10 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     worst = max(viol["rows"], viol["bounds"])
     if worst > FOREIGN_ROW_FACTOR * max(1.0, spec.big_m) + row_slack and not trusted:
         row, amount = milp.worst_row(x)
+        # A file that leaves zeros out and was cut at a line end reads as a complete one with more zeros.
+        cut = " (or the file was cut short)" if getattr(solution, "omits_zeros", False) else ""
         raise OlctcError(f"{where}: the values violate row {row} of this model by {amount:.3g}: "
-                         "the solution belongs to another model")
+                         f"the solution belongs to another model{cut}")
     values_obj = milp.objective(x)
     solver_obj = getattr(solution, "objective", None)
     # The printed objective may be rounded as the values are.

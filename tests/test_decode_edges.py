@@ -114,6 +114,19 @@ def test_cbc_stopped_in_the_lp_by_an_iteration_limit_is_refused(work, tmp_path, 
     assert re.search(rf"error: {re.escape(str(sol))}: column z_\d+_\d+ is 0\.\d+ but", err), err
 
 
+def test_cbc_file_cut_at_a_line_end_may_be_cut_short(work, tmp_path, capsys):
+    # CBC leaves zeros out, so a file cut at a line end is a well-formed file with more zeros.
+    args = (work / "m.cbc.args").read_text().split()
+    full = tmp_path / "full.sol"
+    subprocess.run([CBC_210, str(work / "m.mps"), *args, "-solve", "-solu", str(full)], check=True,
+                   capture_output=True, timeout=60)
+    cut = tmp_path / "cut.sol"
+    lines = full.read_text().splitlines(keepends=True)
+    cut.write_text("".join(lines[:len(lines) // 3]))
+    code, _, err, tree = decode(work, "m.olctc.json", cut, capsys)
+    assert_refused(code, err, tree, "the solution belongs to another model (or the file was cut short)")
+
+
 @pytest.mark.skipif(not CBC_DEVEL.exists(), reason="cbcbox's CBC devel is not installed")
 def test_cbc_digits_depend_on_the_version(work, tmp_path, capsys):
     args = (work / "m.cbc.args").read_text().split()
