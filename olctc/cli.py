@@ -170,11 +170,18 @@ SCORE_HINT_NNZ = 1_000_000
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
 def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output, quiet) -> None:
     """Solve a compiled MODEL and write the solver's native solution file."""
+    import warnings
+
+    from olctc.emit.params import validate_limits
     from olctc.pipeline import solve_compiled_file
 
-    res, sol_path = solve_compiled_file(model, solver, time_limit=time_limit, threads=threads,
-                                        use_start=use_start, solver_path=solver_path, output=output,
-                                        verbose=not quiet)
+    validate_limits(time_limit=time_limit, threads=threads, cli=True)
+    with warnings.catch_warnings():
+        # One line per warning, like the errors (Python's format adds the source line that warned).
+        warnings.showwarning = lambda message, *_, **__: click.echo(f"warning: {message}", err=True)
+        res, sol_path = solve_compiled_file(model, solver, time_limit=time_limit, threads=threads,
+                                            use_start=use_start, solver_path=solver_path, output=output,
+                                            verbose=not quiet)
     click.echo(_result_line(res))
     click.echo(f"solution written to {sol_path}")
 
@@ -192,10 +199,19 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
               help="The training CSV, if it moved since compile (its sha256 must match).")
 def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
     """Turn a solver's SOLUTION of a compiled model into a tree (exit 3 if the solver cheated)."""
+    from olctc.compile import read_manifest
     from olctc.decode import decode_file
     from olctc.export.json import save
+    from olctc.io import check_not_input
 
     check_writable(Path(output))
+    inputs = [("manifest", manifest), ("solution", solution), ("data", data)]
+    try:  # decode also reads the model the manifest names (its hash) and the training CSV
+        man = read_manifest(manifest, check_model=False)
+        inputs += [("model", Path(manifest).parent / man["model"]["file"]), ("data", man["data"]["source"])]
+    except (OlctcError, KeyError, TypeError):
+        pass  # decode_file says what is wrong with the manifest
+    check_not_input(output, *inputs)
     tree, report = decode_file(manifest, solution, data=data, refine=refine, fmt=fmt)
     for line in report.lines():
         click.echo(line)

@@ -62,6 +62,7 @@ def _cells(tree, path: str, header: list[str], rows: list[list[str]], first_line
 def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
     """Export the tree in TREE (JSON) as code, ONNX, text, DOT or a picture."""
     from olctc.export import BINARY, EXPORTERS, SUFFIXES, export_tree, render
+    from olctc.io import check_not_input
 
     if fmt is None:
         if output is None or Path(output).suffix.lower() not in SUFFIXES:
@@ -72,6 +73,7 @@ def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
         raise OlctcError(f"unknown export format {fmt!r}; expected one of {', '.join(EXPORTERS)}")
     if output is None and fmt in BINARY:
         raise OlctcError(f"--format {fmt} writes binary data: give an output file with -o FILE")
+    check_not_input(output, ("tree", tree))
     t = _load_tree(tree)
     if output is None:
         click.echo(render(t, fmt).decode("utf-8"), nl=False)
@@ -95,9 +97,10 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
     from olctc.io import atomic_write_text
 
     if output is not None:
-        from olctc.io import check_writable
+        from olctc.io import check_not_input, check_writable
 
         check_writable(output)  # before any work or note
+        check_not_input(output, ("tree", tree), ("data", data))
     t = _load_tree(tree)
     header, rows, _, _ = read_table(data)
     if id_column is not None and id_column not in header:

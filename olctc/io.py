@@ -26,6 +26,27 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     return folder
 
 
+def check_not_input(output: str | os.PathLike[str] | None,
+                    *inputs: tuple[str, str | os.PathLike[str] | None]) -> None:
+    """OlctcError when the output file ``-o OUTPUT`` is one of a command's input files.
+
+    ``inputs`` are ``(what, path)`` pairs such as ``("model", "m.mps")``; None paths are skipped.
+    ``os.path.samefile`` compares the files themselves, so a symbolic or hard link, ``./x`` and ``x``
+    are caught: writing the output would destroy the input the command is reading.
+    """
+    if output is None or not os.path.exists(output):
+        return
+    for what, path in inputs:
+        if not isinstance(path, (str, os.PathLike)):  # None: not given (an int would be a descriptor)
+            continue
+        try:
+            same = os.path.samefile(output, path)
+        except OSError:  # an input that is not there: the command reports that itself
+            continue
+        if same:
+            raise OlctcError(f"-o {os.fspath(output)} is also the input {what}; write to another file")
+
+
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
     """Open a temporary file beside ``path``; rename it to ``path`` only if the block succeeds.

@@ -5,6 +5,7 @@ Each function here is one user-visible step; all the mathematics lives in the mo
 from __future__ import annotations
 
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from olctc.compile import Compiled, manifest_fields, manifest_path, read_manifest, write_manifest
 from olctc.errors import OlctcError
-from olctc.io import remove_files, sha256_file
+from olctc.io import check_not_input, remove_files, sha256_file
 from olctc.milp import names_from_block_map
 
 START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
@@ -81,8 +82,14 @@ SOLUTION_RESERVE = 0.2
 def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | None = None,
                         threads: int | None = None, use_start: bool = True, solver_path: str | None = None,
                         output: str | Path | None = None, verbose: bool = True):
-    """Solve a model file; use the MIP start compile wrote beside it; write the native solution file."""
+    """Solve a model file; use the MIP start compile wrote beside it; write the native solution file.
+
+    The manifest beside the model (``NAME.olctc.json``) is used only if it was written for this very
+    file (same name and sha256): two models may share a stem (``m.mps`` and ``m.lp``), and a model may
+    be edited after compile. Otherwise a warning says so and the solve runs without its MIP start.
+    """
     from olctc.solve import solve_file, write_native_solution
+    from olctc.solve.modelfile import check_model_path
     from olctc.solve.options import MIN_SOLVE_SECONDS
 
     started = time.monotonic()
@@ -90,10 +97,23 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     if not model.exists():
         raise OlctcError(f"{model}: no such model file")
     mpath = manifest_path(model)
-    man = read_manifest(mpath) if mpath.exists() else None
+    check_not_input(output, ("model", model), ("manifest", mpath))
+    check_model_path(model)
+    man = read_manifest(mpath, check_model=False) if mpath.exists() else None
     with manifest_fields(mpath):
+        if man is not None:
+            entry, why = man["model"], None
+            if entry.get("file") != model.name:
+                why = f"{mpath.name} was written for model file {entry.get('file')!r}, not {model.name}"
+            elif entry.get("sha256") != sha256_file(model):
+                why = f"{model.name} changed since compile (its sha256 is not the one in {mpath.name})"
+            if why is not None:
+                if use_start:
+                    warnings.warn(f"{why}: solving without the MIP start compile wrote", stacklevel=2)
+                man = None  # its start and column names belong to another model
         start_path = _start_file(model, man, solver) if use_start and man is not None else None
         names = None if man is None else [str(n) for n in names_from_block_map(man["blocks"]["columns"])]
+    check_not_input(output, ("MIP start", start_path))
     stem = model.name[: -len(model.suffix)]
     sol = Path(output) if output else model.with_name(f"{stem}.{solver.replace('-cli', '')}.sol")
     if not sol.parent.is_dir():

@@ -128,6 +128,10 @@ def _broken_files(d: Path) -> None:
     for name, text in files.items():
         (d / name).write_text(text)
     (d / "latin1.csv").write_bytes(b"a,b,c,y\n1,2,\xe9,1\n3,4,x,-1\n")
+    model = (d / "m.mps").read_text()
+    (d / "cut.mps").write_text(model[: model.index("ENDATA")])
+    (d / "cut.lp").write_text("Minimize\n obj: x\nSubject To\n c1: x >= 1\n")
+    (d / "garbage.mps").write_text("NAME x\nROWS\n N obj\nCOLUMNS\n    x  obj  1\n  garbage here\nENDATA\n")
     (d / "cut.csv.gz").write_bytes(gzip.compress(TINY.encode())[:30])
 
 
@@ -224,13 +228,22 @@ CASES = [
       "The 'solver' parameter must be one of highs, cbc, scip, cbc-cli, highs-cli, glpk-cli. "
       "Got 'gurobi' instead."),
     C("solve-threads-0", "solve m.mps --threads 0",
-      "The 'threads' parameter must be an integer >= 1. Got 0 instead.", runner="sub"),
+      "The 'threads' parameter (--threads) must be an integer from 1 to 1024 (more threads than cores only "
+      "slow a solver down). Got 0 instead.", runner="sub"),
+    C("solve-threads-huge", "solve m.mps --threads 100000",
+      "The 'threads' parameter (--threads) must be an integer from 1 to 1024 (more threads than cores only "
+      "slow a solver down). Got 100000 instead."),
     C("solve-threads-text", "solve m.mps --threads two",
       "Invalid value for '--threads': 'two' is not a valid integer. " + HELP.format("solve")),
     C("solve-time-limit-negative", "solve m.mps --time-limit -1",
-      "The 'time_limit' parameter must be a positive number of seconds. Got -1.0 instead."),
+      "The 'time_limit' parameter (--time-limit) must be a positive number of seconds, at most 1e7 (115 days; "
+      "leave the option out for no limit). Got -1.0 instead."),
     C("solve-time-limit-nan", "solve m.mps --time-limit nan",
-      "The 'time_limit' parameter must be a positive number of seconds. Got nan instead."),
+      "The 'time_limit' parameter (--time-limit) must be a positive number of seconds, at most 1e7 (115 days; "
+      "leave the option out for no limit). Got nan instead."),
+    C("solve-time-limit-huge", "solve m.mps --solver cbc-cli --time-limit 1e10",
+      "The 'time_limit' parameter (--time-limit) must be a positive number of seconds, at most 1e7 (115 days; "
+      "leave the option out for no limit). Got 10000000000.0 instead.", runner="sub"),
     C("solve-missing-program", "solve m.mps --solver cbc-cli --solver-path /nonexistent/cbc",
       "solver program /nonexistent/cbc does not exist or is not executable"),
     C("solve-path-for-inprocess", "solve m.mps --solver highs --solver-path /usr/bin/cbc",
@@ -239,13 +252,29 @@ CASES = [
       "cannot write nodir/x.sol: folder nodir does not exist"),
     C("solve-not-a-model", "solve tiny.csv",
       "cannot tell the format of tiny.csv: expected a .mps or .lp file (optionally .gz)"),
+    C("solve-truncated-mps", "solve cut.mps --solver scip",
+      "cut.mps: the file ends before its 'ENDATA' line (truncated?); write it again"),
+    C("solve-truncated-lp-cbc", "solve cut.lp --solver cbc",
+      "cut.lp: the file ends before its 'End' line (truncated?); write it again", runner="sub"),
+    C("solve-truncated-lp-scip", "solve cut.lp --solver scip",
+      "cut.lp: the file ends before its 'End' line (truncated?); write it again"),
+    C("solve-truncated-lp-cbc-program", "solve cut.lp --solver cbc-cli --solver-path /usr/bin/cbc",
+      "cut.lp: the file ends before its 'End' line (truncated?); write it again"),
+    C("solve-bad-mps-scip", "solve garbage.mps --solver scip",
+      "SCIP cannot read model file garbage.mps: Syntax error in line 6", runner="sub"),
+    C("solve-output-is-the-model", "solve m.mps -o m.mps", "-o m.mps is also the input model; write to another file"),
+    C("solve-output-is-the-manifest", "solve m.mps --solver cbc-cli -o ./m.olctc.json",
+      "-o ./m.olctc.json is also the input manifest; write to another file"),
+    C("solve-output-is-the-start", "solve m.mps -o m.start.highs.sol",
+      "-o m.start.highs.sol is also the input MIP start; write to another file"),
     # ---- fit
     C("fit-test-size", "fit tiny.csv --target y --test-size 1.5 -o t.json",
       "The 'test_size' parameter must be in [0, 1). Got 1.5 instead."),
     C("fit-unknown-solver", "fit tiny.csv --target y --solver gurobi -o t.json",
       "The 'solver' parameter must be one of highs, cbc, scip for an in-process fit. Got 'gurobi' instead."),
     C("fit-threads-0", "fit tiny.csv --target y --threads 0 -o t.json",
-      "The 'threads' parameter must be an integer >= 1. Got 0 instead."),
+      "The 'threads' parameter must be an integer from 1 to 1024 (more threads than cores only slow a solver "
+      "down). Got 0 instead."),
     C("fit-time-limit-negative", "fit tiny.csv --target y --time-limit -1 -o t.json",
       "The 'time_limit' parameter must be > 0 seconds. Got -1.0 instead."),
     C("fit-miqp-with-highs", "fit tiny.csv --target y --preset margot --solver highs -o t.json",
@@ -281,6 +310,14 @@ CASES = [
       "m.highs.sol: expected a cbc solution file (first line '<status> - objective value <v>'), got a highs file"),
     C("decode-output-folder-missing", "decode m.olctc.json m.highs.sol -o nodir/o.json",
       "cannot write nodir/o.json: folder nodir does not exist"),
+    C("decode-output-is-the-manifest", "decode m.olctc.json m.highs.sol -o m.olctc.json",
+      "-o m.olctc.json is also the input manifest; write to another file"),
+    C("decode-output-is-the-solution", "decode m.olctc.json m.highs.sol -o ./m.highs.sol",
+      "-o ./m.highs.sol is also the input solution; write to another file"),
+    C("decode-output-is-the-model", "decode m.olctc.json m.highs.sol -o m.mps",
+      "-o m.mps is also the input model; write to another file"),
+    C("decode-output-is-the-training-data", "decode m.olctc.json m.highs.sol -o tiny.csv",
+      "-o tiny.csv is also the input data; write to another file"),
     C("decode-data-too-short", "decode m.olctc.json m.highs.sol --data one.csv -o o.json",
       "one.csv: 1 data row(s); at least 2 points are needed"),
     C("decode-data-changed", "decode m.olctc.json m.highs.sol --data other.csv -o o.json",
@@ -297,12 +334,15 @@ CASES = [
     C("solution-of-another-model-gurobi", "decode m.olctc.json {sample}/gurobi_solution.sol -o o.json",
       "{sample}/gurobi_solution.sol: column 'x' is not in this model: the solution belongs to another model"),
     C("solution-of-another-model-glpk", "decode m.olctc.json {sample}/glpk_solution_w.txt -o o.json",
-      "{sample}/glpk_solution_w.txt:8: expected 6 column names, as the 's' line says, got 25"),
+      "{sample}/glpk_solution_w.txt:8: the file holds 6 columns (its 's' line) and the model 25: "
+      "the solution belongs to another model"),
     # ---- tree files (export / predict / explain)
     C("export-unknown-format", "export tree.json --format xml -o o.xml",
       "unknown export format 'xml'; expected one of json, python, onnx, text, dot, png, svg"),
     C("export-png-to-stdout", "export tree.json --format png",
       "--format png writes binary data: give an output file with -o FILE"),
+    C("export-output-is-the-tree", "export tree.json --format json -o tree.json",
+      "-o tree.json is also the input tree; write to another file"),
     C("export-output-folder-missing", "export tree.json --format python -o nodir/t.py",
       "cannot write nodir/t.py: folder nodir does not exist"),
     C("tree-version-99", "export t99.json --format text",
@@ -338,6 +378,10 @@ CASES = [
     C("predict-empty-csv", "predict tree.json empty.csv", "empty.csv: the file is empty"),
     C("predict-ragged-csv", "predict tree.json ragged.csv", "ragged.csv: line 3 has 2 fields, the header has 3"),
     C("predict-duplicate-header", "predict tree.json dup.csv", "dup.csv: the header names column 'b' twice"),
+    C("predict-output-is-the-data", "predict tree.json feat.csv -o feat.csv",
+      "-o feat.csv is also the input data; write to another file"),
+    C("predict-output-is-the-tree", "predict tree.json feat.csv -o ./tree.json",
+      "-o ./tree.json is also the input tree; write to another file"),
     C("predict-output-folder-missing", "predict tree.json feat.csv -o nodir/p.csv",
       "cannot write nodir/p.csv: folder nodir does not exist"),
     # ---- explain

@@ -18,6 +18,7 @@ from olctc.solve import (EXTERNAL_SOLVERS, SOLVERS, SolveResult, solve_file, sol
                          write_native_solution)
 from olctc.solve.inprocess import cbc_model, highs_model, scip_model
 from olctc.solve.options import SolveOptions
+from olctc.solve.result import limit_kind
 
 DATA = Path(__file__).parent / "data" / "solvers"
 NAMES = ["x", "y", "z", "v", "w", "u"]
@@ -83,6 +84,7 @@ def test_infeasible(models: Path, solver: str) -> None:
 def test_time_limit_with_incumbent(models: Path, solver: str) -> None:
     res = solve_file(models / "mknap.mps", solver, time_limit=1, verbose=False)
     assert res.status == "feasible", res.raw_status
+    assert limit_kind(res.raw_status) == "time", res.raw_status   # what decides a native file's words
     assert res.objective is not None and res.bound is not None and res.bound < res.objective
     assert res.gap is not None and res.gap > 0
     assert res.x is not None and len(res.x) == 250
@@ -93,6 +95,7 @@ def test_time_limit_with_incumbent(models: Path, solver: str) -> None:
 def test_time_limit_without_incumbent(models: Path, solver: str) -> None:
     res = solve_file(models / "hard_msplit.mps", solver, time_limit=1, verbose=False)
     assert res.status == "no_solution", res.raw_status
+    assert limit_kind(res.raw_status) == "time", res.raw_status
     assert res.x is None and res.objective is None
 
 

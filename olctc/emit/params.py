@@ -107,19 +107,38 @@ def solver_settings(interface: str, *, time_limit: float | None = None, threads:
     return out
 
 
+#: The longest time limit accepted, in seconds (115 days): no solve runs that long, and far larger
+#: values break timers (1e10 s overflowed the watchdog of the external solvers).
+MAX_TIME_LIMIT = 1e7
+#: The most threads accepted: about the most cores a machine has. HiGHS starts one worker per thread
+#: before solving and hung at 100000.
+MAX_THREADS = 1024
+
+
 def validate_limits(*, time_limit: float | None = None, threads: int | None = None,
-                    mip_gap: float | None = None) -> None:
-    """Raise OlctcError for a non-positive time limit, a thread count < 1 or a gap outside [0, 1)."""
+                    mip_gap: float | None = None, cli: bool = False) -> None:
+    """OlctcError unless the time limit is a number of seconds in (0, MAX_TIME_LIMIT], the thread count
+    an integer in [1, MAX_THREADS] and the gap in [0, 1); None means no limit / the solver's default.
+
+    ``cli``: the values came from command options, which the message names too (``--time-limit``).
+    """
     def real(v: object) -> bool:
         return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(float(v))
 
-    if time_limit is not None and not (real(time_limit) and time_limit > 0):
-        raise param_error("time_limit", "a positive number of seconds", time_limit)
+    def fail(name: str, expected: str, got: object) -> OlctcError:
+        option = f" (--{name.replace('_', '-')})" if cli else ""
+        return OlctcError(f"The '{name}' parameter{option} must be {expected}. Got {got!r} instead.")
+
+    if time_limit is not None and not (real(time_limit) and 0 < time_limit <= MAX_TIME_LIMIT):
+        rest = "leave the option out" if cli else "pass None"
+        raise fail("time_limit", f"a positive number of seconds, at most 1e7 (115 days; {rest} for no limit)",
+                   time_limit)
     if threads is not None and not (isinstance(threads, numbers.Integral) and not isinstance(threads, bool)
-                                    and threads >= 1):
-        raise param_error("threads", "an integer >= 1", threads)
+                                    and 1 <= threads <= MAX_THREADS):
+        raise fail("threads", f"an integer from 1 to {MAX_THREADS} (more threads than cores only slow a "
+                              "solver down)", threads)
     if mip_gap is not None and not (real(mip_gap) and 0 <= mip_gap < 1):
-        raise param_error("mip_gap", "a relative gap in [0, 1)", mip_gap)
+        raise fail("mip_gap", "a relative gap in [0, 1)", mip_gap)
 
 
 def format_value(value: float | int) -> str:

@@ -6,9 +6,11 @@ listed counts as a limit: "feasible" with an incumbent, else "no_solution").
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.metadata
 import os
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -18,6 +20,7 @@ import numpy as np
 
 from olctc.emit.params import PARAM_NAMES, solver_settings
 from olctc.errors import OlctcError
+from olctc.solve.modelfile import no_columns
 from olctc.solve.options import SolveOptions, start_from_file, start_vector
 from olctc.solve.result import LIMIT, SolveResult, finite_or_none, resolve_status
 
@@ -161,6 +164,8 @@ def highs_file(path: Path, opts: SolveOptions) -> SolveResult:
     if h.readModel(str(path)) == highspy.HighsStatus.kError:
         raise OlctcError(f"HiGHS cannot read model file {path}")
     lp = h.getLp()
+    if lp.num_col_ == 0:
+        raise no_columns(path, "HiGHS")
     names = list(lp.col_names_) if len(lp.col_names_) == lp.num_col_ else [f"C{j}" for j in range(lp.num_col_)]
     start = opts.start
     if opts.start_path is not None:
@@ -219,8 +224,7 @@ def cbc_model(path: Path, opts: SolveOptions) -> tuple[Any, float]:
     m.verbose = 1 if opts.verbose else 0
     m.read(str(path))
     if m.num_cols == 0:
-        # CBC's reader reports bad lines as warnings and leaves an empty model, which "solves" fine.
-        raise OlctcError(f"CBC read no columns from {path}: the file is empty or not valid {path.suffix[1:]}")
+        raise no_columns(path, "CBC")
     settings = solver_settings("python-mip", time_limit=opts.time_limit, threads=opts.threads,
                                mip_gap=opts.mip_gap)
     max_seconds = settings.pop(PARAM_NAMES["python-mip"].time_limit, mip.INF)
@@ -267,6 +271,13 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
     raw = result["st"].name
     has_solution = m.num_solutions > 0 and raw in ("OPTIMAL", "FEASIBLE")
     status = _map(CBC_STATUS, raw, has_solution)
+    if raw in ("FEASIBLE", "NO_SOLUTION_FOUND"):
+        # python-mip says FEASIBLE for every early stop; which limit stopped CBC decides the words of
+        # the solution file ("Stopped on time" reads back as a time-limited solution, "Status unknown"
+        # as none at all).
+        reason = _cbc_stop_reason(m)
+        if reason is not None:
+            raw += f", stopped on {reason}"
     x = objective = bound = gap = None
     if status in ("optimal", "feasible"):
         x = _cbc_x(m)
@@ -278,6 +289,29 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
         bound, gap = objective, 0.0
     return SolveResult(status=status, objective=objective, bound=bound, gap=gap, x=x, col_names=col_names,
                        solver="cbc", solver_version=_cbc_version(), runtime=runtime, raw_status=raw)
+
+
+#: CbcModel::secondaryStatus() of an early stop -> what stopped it (the words ``limit_kind`` knows).
+CBC_STOP_REASONS = {2: "gap", 3: "nodes", 4: "time", 5: "user interrupt", 6: "solutions", 8: "iterations"}
+
+
+def _cbc_stop_reason(m: Any) -> str | None:
+    """Why CBC stopped early (``CBC_STOP_REASONS``), None when CBC does not say.
+
+    python-mip declares no binding for ``Cbc_secondaryStatus``; the function is in the same libCbc,
+    which ctypes opens again (the loader hands back the library already loaded).
+    """
+    import ctypes
+
+    try:
+        from mip import cbc as mip_cbc
+
+        fn = ctypes.CDLL(mip_cbc.libfile).Cbc_secondaryStatus
+        fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_void_p]
+        code = fn(ctypes.c_void_p(int(mip_cbc.ffi.cast("uintptr_t", m.solver._model))))
+    except (ImportError, AttributeError, OSError, TypeError):
+        return None
+    return CBC_STOP_REASONS.get(code)
 
 
 def _cbc_version() -> str:
@@ -295,13 +329,51 @@ def _cbc_version() -> str:
 SCIP_HELPER_VARS = ("qmatrixvar", "quadobjvar")
 
 
+@contextlib.contextmanager
+def _stderr_captured() -> Any:
+    """Send file descriptor 2 to a temporary file for the block; yields a function returning its text.
+
+    SCIP prints reader errors to the C stderr whatever ``hideOutput`` says; captured, they become
+    part of one error line.
+    """
+    sys.stderr.flush()
+    with tempfile.TemporaryFile() as tmp:
+        try:
+            saved = os.dup(2)
+        except OSError:  # no standard error to capture
+            yield lambda: ""
+            return
+
+        def read() -> str:
+            tmp.seek(0)
+            return tmp.read().decode("utf-8", "replace")
+
+        try:
+            os.dup2(tmp.fileno(), 2)
+            yield read
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
 def scip_model(path: Path, opts: SolveOptions) -> Any:
     """A PySCIPOpt model read from ``path`` with olctc's settings."""
     import pyscipopt
 
     m = pyscipopt.Model()
     m.hideOutput(not opts.verbose)
-    m.readProblem(str(path))
+    with _stderr_captured() as captured:
+        try:
+            m.readProblem(str(path))
+        except OSError as exc:  # PySCIPOpt's word for every reader error ("SCIP: read error!")
+            # SCIP's own lines say where: "[reader_mps.c:402] ERROR: Syntax error in line 6".
+            why = [line.split("ERROR:", 1)[1].strip() for line in captured().splitlines() if "ERROR:" in line]
+            raise OlctcError(f"SCIP cannot read model file {path}: {why[0] if why else exc}") from None
+        said = captured()
+    if said:  # warnings of a file SCIP did read: the user's to see
+        sys.stderr.write(said)
+    if m.getNVars() == 0:
+        raise no_columns(path, "SCIP")
     for name, value in solver_settings("scip", time_limit=opts.time_limit, threads=opts.threads,
                                        mip_gap=opts.mip_gap).items():
         m.setParam(name, float(value))

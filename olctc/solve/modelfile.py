@@ -4,6 +4,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import zlib
 from pathlib import Path
 from typing import IO
 
@@ -41,12 +42,58 @@ def model_stem(path: str | os.PathLike[str]) -> str:
 
 
 def check_model_path(path: str | os.PathLike[str]) -> Path:
-    """The path as a Path, after checking that it is a readable .mps/.lp file."""
+    """The path as a Path, after checking that it is a readable .mps/.lp file that ends as one must."""
     path = Path(path)
     if not path.is_file():
         raise OlctcError(f"model file {path} does not exist")
     model_format(path)
+    check_complete(path)
     return path
+
+
+#: The line that ends each format (case-insensitive), and how its comment lines start.
+_LAST_LINE = {"mps": ("ENDATA", b"*"), "lp": ("End", b"\\")}
+
+
+def check_complete(path: str | os.PathLike[str]) -> None:
+    """OlctcError unless the model file ends with its closing line (MPS ``ENDATA``, LP ``End``).
+
+    A truncated file must never reach a solver: CBC segfaults on an LP file without ``End``, SCIP
+    solves whatever part it read, and the file would look like a model that just lost its last rows.
+    Only the tail is read (all of a .gz file, which cannot be read from its end).
+    """
+    path = Path(path)
+    word, comment = _LAST_LINE[model_format(path)]
+    try:
+        tail = _tail(path)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise OlctcError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    if not tail.strip():
+        raise OlctcError(f"{path}: the model file is empty; write it again")
+    for line in reversed(tail.splitlines()):
+        line = line.strip()
+        if not line or line.startswith(comment):
+            continue
+        if line.decode("latin-1").lower() == word.lower():
+            return
+        break
+    raise OlctcError(f"{path}: the file ends before its '{word}' line (truncated?); write it again")
+
+
+_TAIL = 1 << 16
+
+
+def _tail(path: Path) -> bytes:
+    """The last 64 KB of the file's (uncompressed) bytes."""
+    if not path.name.lower().endswith(".gz"):
+        with open(path, "rb") as fh:
+            fh.seek(max(0, fh.seek(0, os.SEEK_END) - _TAIL))
+            return fh.read()
+    tail = b""
+    with gzip.open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            tail = (tail + chunk)[-_TAIL:]
+    return tail
 
 
 def _open(path: Path) -> IO[bytes]:
@@ -92,7 +139,15 @@ def file_columns(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray, n
     if status == highspy.HighsStatus.kError:
         raise OlctcError(f"cannot read model file {path} (HiGHS reader error)")
     lp = h.getLp()
+    if lp.num_col_ == 0:
+        raise no_columns(path, "HiGHS")
     names = list(lp.col_names_)
     if len(names) != lp.num_col_:
         names = [f"C{j}" for j in range(lp.num_col_)]
     return names, np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float)
+
+
+def no_columns(path: str | os.PathLike[str], solver: str) -> OlctcError:
+    """The error for a model file a solver read without finding a column: its readers report bad lines
+    as warnings and leave an empty model, which "solves" fine."""
+    return OlctcError(f"{solver} read no columns from {path}: the file is not a valid {model_format(path)} model")

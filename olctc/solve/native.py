@@ -65,10 +65,17 @@ def _highs_text(result: SolveResult, costs: np.ndarray | None) -> str:
 
 def _cbc_text(result: SolveResult, costs: np.ndarray | None) -> str:
     words = _words(CBC_WORDS, result)
-    if result.status == "no_solution" and words != "Status unknown":
-        # CBC's words for "stopped before any integer solution"; no values follow.
+    objective = result.objective
+    if result.x is not None and words == CBC_WORDS["other"]:
+        # "Status unknown" reads back as no solution at all; CBC words every early stop but a time
+        # limit (and ctrl-c) "Stopped on iterations".
+        words = CBC_WORDS["iterations"]
+    if result.status == "no_solution" and words != CBC_WORDS["other"]:
+        # CBC's words for "stopped before any integer solution", with the LP relaxation's objective
+        # (the bound is the nearest olctc has); no values follow.
         words += " (no integer solution - continuous used)"
-    lines = [f"{words} - objective value {(result.objective or 0.0):.8f}"]
+        objective = result.bound
+    lines = [f"{words} - objective value {(objective or 0.0):.8f}"]
     if result.x is not None:
         # Only nonzeros, like CBC: a missing column is 0 (also for -mips).
         for j in np.flatnonzero(result.x).tolist():

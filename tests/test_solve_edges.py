@@ -1,0 +1,274 @@
+"""Edges of `olctc solve` found by QA: early-stop statuses in CBC's own words, truncated or bogus model
+files, a manifest beside the model that belongs to another model, -o naming an input, and limits that
+broke solvers. Real solvers and real files throughout."""
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from olctc.cli import main
+from olctc.errors import OlctcError
+from olctc.read import read_solution
+from olctc.solve import SolveResult, solve_file, write_native_solution
+
+SAMPLES = Path(__file__).parent / "data" / "solvers" / "samples"
+LP = "Minimize\n obj: x + y\nSubject To\n c1: x + y >= 1.5\nBounds\n 0 <= x <= 1\n 0 <= y <= 1\nGenerals\n x y\nEnd\n"
+
+
+def run_cli(args: list[str], capsys) -> tuple[int, str, str]:
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def run_sub(args: list[str], cwd: Path) -> tuple[int, str, str]:
+    p = subprocess.run([sys.executable, "-m", "olctc.cli", *args], capture_output=True, text=True, cwd=cwd,
+                       timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory) -> Path:
+    """A compiled 12-point depth-1 model m.mps (manifest, starts) and its HiGHS solution m.highs.sol."""
+    from olctc.compile import compile_problem
+    from olctc.data import read_csv
+    from olctc.pipeline import solve_compiled_file, write_compiled
+    from olctc.spec import make_spec
+
+    d = tmp_path_factory.mktemp("compiled")
+    rng = np.random.default_rng(0)
+    rows = [f"{a!r},{b!r},{k % 2}" for k, (a, b) in enumerate(rng.normal(size=(12, 2)).tolist())]
+    (d / "d.csv").write_text("a,b,y\n" + "\n".join(rows) + "\n")
+    write_compiled(compile_problem(read_csv(d / "d.csv", "y"), make_spec("olct", 1)), d / "m.mps")
+    solve_compiled_file(d / "m.mps", "highs", verbose=False)
+    return d / "m.mps"
+
+
+# ------------------------------------------------------------------ 1. CBC's words for an early stop
+def test_in_process_cbc_says_which_limit_stopped_it() -> None:
+    # python-mip reports FEASIBLE for every early stop; CBC itself knows which limit it hit.
+    import mip
+
+    from olctc.solve.inprocess import _cbc_stop_reason
+
+    m = mip.Model(solver_name=mip.CBC)
+    m.verbose = 0
+    m.read(str(SAMPLES / "mknap.mps"))
+    assert m.optimize(max_nodes=1).name == "FEASIBLE"
+    assert _cbc_stop_reason(m) == "nodes"
+
+
+def test_cbc_time_limit_is_written_as_cbc_writes_it(tmp_path: Path) -> None:
+    res = solve_file(SAMPLES / "mknap.mps", "cbc", time_limit=1, verbose=False)
+    assert res.status == "feasible" and res.raw_status == "FEASIBLE, stopped on time"
+    write_native_solution(res, tmp_path / "t.sol", "cbc")
+    head = (tmp_path / "t.sol").read_text().splitlines()[0]
+    assert head == f"Stopped on time - objective value {res.objective:.8f}"
+    sol = read_solution(tmp_path / "t.sol", col_names=res.col_names)
+    assert (sol.status, sol.raw_status) == ("feasible", "Stopped on time")
+    assert sol.objective == pytest.approx(res.objective)
+    np.testing.assert_allclose(sol.to_array(res.col_names), res.x)
+
+
+def test_cbc_time_limit_header_matches_cbc_byte_for_byte(tmp_path: Path) -> None:
+    # The first lines of CBC 2.10.8's own files for `-sec 2`: with and without an incumbent.
+    with_incumbent = (SAMPLES / "cbc_timelimit_incumbent_solution.txt").read_text().splitlines()[0]
+    without = (SAMPLES / "cbc_timelimit_solution.txt").read_text().splitlines()[0]
+    feasible = SolveResult("feasible", -5540.0, -5600.0, 0.01, np.array([1.0, 0.0]), ["a", "b"], "cbc", "x", 2.0,
+                           "FEASIBLE, stopped on time")
+    nothing = SolveResult("no_solution", None, 95.20897936, None, None, ["a", "b"], "cbc", "x", 2.0,
+                          "NO_SOLUTION_FOUND, stopped on time")
+    for res, cbc, status in ((feasible, with_incumbent, "feasible"), (nothing, without, "no_solution")):
+        write_native_solution(res, tmp_path / "s.sol", "cbc")
+        assert (tmp_path / "s.sol").read_text().splitlines()[0] == cbc
+        assert read_solution(tmp_path / "s.sol", col_names=["a", "b"]).status == status
+
+
+def test_cbc_without_a_reason_never_writes_status_unknown_over_a_solution(compiled: Path, tmp_path: Path,
+                                                                          capsys) -> None:
+    # A stop python-mip reports as bare FEASIBLE still reads back (and decodes) as a solution.
+    sol = read_solution(compiled.with_name("m.highs.sol"))
+    names = list(sol.values)
+    res = SolveResult("feasible", sol.objective, None, None, sol.to_array(names), names, "cbc", "x", 1.0, "FEASIBLE")
+    write_native_solution(res, tmp_path / "m.cbc.sol", "cbc")
+    assert (tmp_path / "m.cbc.sol").read_text().startswith("Stopped on iterations - objective value ")
+    code, out, err = run_cli(["decode", str(compiled.with_name("m.olctc.json")), str(tmp_path / "m.cbc.sol"),
+                              "-o", str(tmp_path / "t.json")], capsys)
+    assert (code, err) == (0, "") and "cbc says feasible (Stopped on iterations)" in out
+
+
+# ------------------------------------------------------------------ 2. truncated and bogus model files
+@pytest.fixture
+def broken(tmp_path: Path) -> Path:
+    model = (SAMPLES / "model.mps").read_text()
+    (tmp_path / "cut.mps").write_text(model[: model.index("ENDATA")])
+    (tmp_path / "cut.lp").write_text(LP[: LP.index("End")])
+    (tmp_path / "cut.mps.gz").write_bytes(gzip.compress(model.encode())[:-40])
+    (tmp_path / "noend.mps.gz").write_bytes(gzip.compress(model[: model.index("ENDATA")].encode()))
+    (tmp_path / "empty.lp").write_text("")
+    (tmp_path / "nocols.lp").write_text("hello\nEnd\n")
+    (tmp_path / "garbage.mps").write_text("NAME x\nROWS\n N obj\nCOLUMNS\n    x  obj  1\n  garbage here\nENDATA\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("name,message", [
+    ("cut.mps", "cut.mps: the file ends before its 'ENDATA' line (truncated?); write it again"),
+    ("cut.lp", "cut.lp: the file ends before its 'End' line (truncated?); write it again"),
+    ("noend.mps.gz", "noend.mps.gz: the file ends before its 'ENDATA' line (truncated?); write it again"),
+    ("cut.mps.gz", "cut.mps.gz: cannot read: Compressed file ended before the end-of-stream marker was reached"),
+    ("empty.lp", "empty.lp: the model file is empty; write it again"),
+])
+@pytest.mark.parametrize("solver", ["highs", "scip", "cbc-cli", "glpk-cli"])
+def test_incomplete_model_never_reaches_a_solver(broken: Path, name: str, message: str, solver: str) -> None:
+    # SCIP solved the part of a truncated LP it read; CBC segfaults on one (see the subprocess test).
+    with pytest.raises(OlctcError) as exc:
+        solve_file(broken / name, solver, verbose=False, col_names=["x", "y"])
+    assert str(exc.value) == f"{broken}/{message}"
+    assert not list(broken.glob("*.sol"))
+
+
+@pytest.mark.parametrize("solver", ["cbc", "cbc-cli"])
+def test_truncated_lp_is_refused_before_cbc_crashes(broken: Path, solver: str) -> None:
+    # in a child process: before the check, CBC's LP reader took the whole interpreter down
+    if solver == "cbc-cli" and shutil.which("cbc") is None:
+        pytest.skip("cbc program not installed")
+    code, out, err = run_sub(["solve", "cut.lp", "--solver", solver], broken)
+    assert (code, err) == (2, "error: cut.lp: the file ends before its 'End' line (truncated?); write it again\n")
+
+
+def test_complete_files_pass_whatever_their_case_and_trailing_comments(tmp_path: Path) -> None:
+    (tmp_path / "a.lp").write_text(LP.replace("End", "end") + "\\ written by hand\n\n")
+    model = (SAMPLES / "model.mps").read_text()
+    (tmp_path / "b.mps.gz").write_bytes(gzip.compress((model + "* trailing comment\n").encode()))
+    assert solve_file(tmp_path / "a.lp", "scip", verbose=False).objective == pytest.approx(2.0)
+    assert solve_file(tmp_path / "b.mps.gz", "highs", verbose=False).objective == pytest.approx(-21.5)
+
+
+def test_scip_reader_error_is_one_line_naming_the_file(broken: Path, capfd) -> None:
+    capfd.readouterr()
+    with pytest.raises(OlctcError) as exc:
+        solve_file(broken / "garbage.mps", "scip", verbose=False)
+    assert str(exc.value) == f"SCIP cannot read model file {broken}/garbage.mps: Syntax error in line 6"
+    assert capfd.readouterr().err == ""   # SCIP's own error lines are in the message, not on stderr
+
+
+@pytest.mark.parametrize("solver,reader", [("scip", "SCIP"), ("highs", "HiGHS"), ("cbc", "CBC")])
+def test_a_file_without_columns_is_refused(broken: Path, solver: str, reader: str) -> None:
+    # SCIP "solved" it to optimality (objective 0); HiGHS called it Empty.
+    path = broken / ("nocols.lp" if solver != "highs" else "nocols.mps")
+    if solver == "highs":
+        path.write_text("hello\nENDATA\n")
+    with pytest.raises(OlctcError) as exc:
+        solve_file(path, solver, verbose=False)
+    assert str(exc.value) == f"{reader} read no columns from {path}: the file is not a valid {path.suffix[1:]} model"
+
+
+# ------------------------------------------------------------------ 3. a manifest of another model
+@pytest.fixture
+def two_models(tmp_path: Path) -> Path:
+    """s.mps (depth 1) and s.lp (depth 2) compiled from the same data: s.olctc.json is s.lp's."""
+    from olctc.compile import compile_problem
+    from olctc.data import from_arrays
+    from olctc.pipeline import write_compiled
+    from olctc.spec import make_spec
+
+    rng = np.random.default_rng(1)
+    ds = from_arrays(rng.normal(size=(10, 2)), np.arange(10) % 2)
+    write_compiled(compile_problem(ds, make_spec("olct", 1)), tmp_path / "s.mps")
+    write_compiled(compile_problem(ds, make_spec("olct", 2)), tmp_path / "s.lp")
+    return tmp_path
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc-cli"])
+def test_manifest_of_another_model_is_not_used(two_models: Path, solver: str, capfd) -> None:
+    from olctc.pipeline import solve_compiled_file
+
+    if solver == "cbc-cli" and shutil.which("cbc") is None:
+        pytest.skip("cbc program not installed")
+    with pytest.warns(UserWarning) as record:
+        res, sol = solve_compiled_file(two_models / "s.mps", solver, verbose=True)
+    assert [str(w.message) for w in record] == [
+        "s.olctc.json was written for model file 's.lp', not s.mps: solving without the MIP start compile wrote"]
+    log = capfd.readouterr().out
+    assert "MIP start" not in log and "mipstart" not in log.lower()
+    # the columns are s.mps's own, not the depth-2 names of s.lp's manifest
+    direct = solve_file(two_models / "s.mps", "highs", verbose=False)
+    assert res.status == "optimal" and res.col_names == direct.col_names
+    assert res.objective == pytest.approx(direct.objective, rel=1e-7)
+
+
+def test_model_edited_after_compile_solves_without_its_start(two_models: Path, capsys) -> None:
+    lp = two_models / "s.lp"
+    lp.write_text(lp.read_text() + "\\ edited\n")
+    code, out, err = run_cli(["solve", str(lp), "--quiet"], capsys)
+    assert code == 0 and "status optimal" in out
+    assert err == ("warning: s.lp changed since compile (its sha256 is not the one in s.olctc.json): "
+                   "solving without the MIP start compile wrote\n")
+    code, out, err = run_cli(["solve", str(lp), "--quiet", "--no-start"], capsys)
+    assert (code, err) == (0, "")   # no start asked for: nothing to warn about
+
+
+def test_matching_manifest_still_gives_its_start(two_models: Path, capfd) -> None:
+    from conftest import HIGHS_START_ACCEPTED
+    from olctc.pipeline import solve_compiled_file
+
+    res, _ = solve_compiled_file(two_models / "s.lp", "highs", verbose=True)
+    assert res.status == "optimal" and HIGHS_START_ACCEPTED.search(capfd.readouterr().out)
+
+
+# ------------------------------------------------------------------ 4. -o naming an input
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_output_linked_to_the_model_is_refused(compiled: Path, tmp_path: Path, link: str, capsys) -> None:
+    out = tmp_path / "out.sol"
+    (os.symlink if link == "symlink" else os.link)(compiled, out)
+    before = compiled.read_bytes()
+    code, _, err = run_cli(["solve", str(compiled), "--quiet", "-o", str(out)], capsys)
+    assert (code, err) == (2, f"error: -o {out} is also the input model; write to another file\n")
+    assert compiled.read_bytes() == before
+
+
+def test_check_not_input(tmp_path: Path, monkeypatch) -> None:
+    from olctc.io import check_not_input
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.csv").write_text("a\n")
+    check_not_input("new.csv", ("data", "x.csv"))          # not there yet: cannot be an input
+    check_not_input("x.csv", ("data", None), ("data", "gone.csv"), ("data", 0))
+    with pytest.raises(OlctcError, match=r"^-o \./x\.csv is also the input data; write to another file$"):
+        check_not_input("./x.csv", ("tree", "t.json"), ("data", tmp_path / "x.csv"))
+
+
+# ------------------------------------------------------------------ 5. limits
+@pytest.mark.parametrize("kwargs,message", [
+    ({"time_limit": 1e10}, "The 'time_limit' parameter must be a positive number of seconds, at most 1e7 "
+                           "(115 days; pass None for no limit). Got 10000000000.0 instead."),
+    ({"time_limit": float("inf")}, "The 'time_limit' parameter must be a positive number of seconds, at most "
+                                   "1e7 (115 days; pass None for no limit). Got inf instead."),
+    ({"threads": 100000}, "The 'threads' parameter must be an integer from 1 to 1024 (more threads than cores "
+                          "only slow a solver down). Got 100000 instead."),
+    ({"threads": 2.0}, "The 'threads' parameter must be an integer from 1 to 1024 (more threads than cores "
+                       "only slow a solver down). Got 2.0 instead."),
+])
+def test_library_limits(kwargs: dict, message: str) -> None:
+    with pytest.raises(OlctcError) as exc:
+        solve_file(SAMPLES / "model.mps", "highs", verbose=False, **kwargs)
+    assert str(exc.value) == message
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc", "scip", "cbc-cli"])
+def test_largest_limits_are_accepted(solver: str, tmp_path: Path) -> None:
+    if solver == "cbc-cli" and shutil.which("cbc") is None:
+        pytest.skip("cbc program not installed")
+    shutil.copy(SAMPLES / "model.mps", tmp_path)   # a program writes its solution beside the model
+    res = solve_file(tmp_path / "model.mps", solver, verbose=False, time_limit=1e7,
+                     threads=1024 if solver == "cbc" else None)
+    assert res.status == "optimal" and res.objective == pytest.approx(-21.5)
