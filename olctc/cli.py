@@ -10,7 +10,7 @@ import click
 
 from olctc import __version__
 from olctc.errors import OlctcError
-from olctc.io import check_writable
+from olctc.io import check_not_input, check_writable
 
 EXIT_BAD_INPUT = 2
 EXIT_TOLERANCE = 3  # decoded, but the solver's objective is not the tree's: it exploited its tolerances
@@ -121,6 +121,7 @@ def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangent
     out = Path(output)
     model_format(out)
     check_writable(out)
+    check_not_input(out, ("data", data))
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class)
     comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
@@ -170,18 +171,13 @@ SCORE_HINT_NNZ = 1_000_000
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
 def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output, quiet) -> None:
     """Solve a compiled MODEL and write the solver's native solution file."""
-    import warnings
-
     from olctc.emit.params import validate_limits
     from olctc.pipeline import solve_compiled_file
 
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
-    with warnings.catch_warnings():
-        # One line per warning, like the errors (Python's format adds the source line that warned).
-        warnings.showwarning = lambda message, *_, **__: click.echo(f"warning: {message}", err=True)
-        res, sol_path = solve_compiled_file(model, solver, time_limit=time_limit, threads=threads,
-                                            use_start=use_start, solver_path=solver_path, output=output,
-                                            verbose=not quiet)
+    res, sol_path = solve_compiled_file(model, solver, time_limit=time_limit, threads=threads,
+                                        use_start=use_start, solver_path=solver_path, output=output,
+                                        verbose=not quiet)
     click.echo(_result_line(res))
     click.echo(f"solution written to {sol_path}")
 
@@ -202,7 +198,6 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
     from olctc.compile import read_manifest
     from olctc.decode import decode_file
     from olctc.export.json import save
-    from olctc.io import check_not_input
 
     check_writable(Path(output))
     inputs = [("manifest", manifest), ("solution", solution), ("data", data)]
@@ -231,7 +226,8 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("--test-size", type=float, default=0.2, show_default=True,
               help="Stratified test share held out (0 trains on everything).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Split seed.")
-@click.option("--solver", default=None, help="cbc (default), highs or scip (MIQP presets: scip, the default).")
+@click.option("--solver", default=None,
+              help="cbc, highs or scip; default: cbc, highs for oct-h, scip for the MIQP presets.")
 @click.option("--time-limit", type=float, default=None, help="Seconds for the whole fit.")
 @click.option("--threads", type=int, default=None)
 @click.option("--refine/--no-refine", default=True, show_default=True)
@@ -248,7 +244,11 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
     from olctc.export.json import save
     from olctc.fit import fit, summary_lines
 
+    from olctc.emit.params import validate_limits
+
     check_writable(Path(output))
+    check_not_input(output, ("data", data))
+    validate_limits(time_limit=time_limit, threads=threads, cli=True)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class)
     res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
@@ -420,11 +420,20 @@ def main(argv: list[str] | None = None) -> None:
         interrupts.close(restore=argv is not None)
 
 
+def _show_warning(message, *_args, **_kwargs) -> None:
+    """One line per warning, like the errors (Python's format adds the file, line and source that warned)."""
+    click.echo(f"warning: {' '.join(str(message).split())}", err=True)
+
+
 def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
+    import warnings
+
     hard = argv is None
     try:
-        _register_optional()
-        cli.main(args=argv, prog_name="olctc", standalone_mode=False)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            _register_optional()
+            cli.main(args=argv, prog_name="olctc", standalone_mode=False)
     except (KeyboardInterrupt, click.exceptions.Abort):
         _interrupted(hard)
     except click.exceptions.Exit as exc:

@@ -38,8 +38,12 @@ def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, 
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
     from olctc.cluster import SlurmOptions, make_grid, olctc_command, sbatch_available
 
+    from olctc.emit.params import validate_limits
+
     if cpus_per_task < 1:
         raise OlctcError(f"The 'cpus_per_task' parameter must be >= 1. Got {cpus_per_task!r} instead.")
+    # The tasks run `olctc solve --time-limit --threads` later, on the cluster: check the values now.
+    validate_limits(time_limit=time_limit, threads=threads, cli=True)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class)
     if threads is None and cpus_per_task > 1:
@@ -77,8 +81,13 @@ def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, 
 def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet) -> None:
     """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
     from olctc.cluster import collect, emit_final as write_final, fit_final, load_grid_data, table_lines
-    from olctc.io import atomic_write_text
+    from olctc.emit.params import validate_limits
+    from olctc.io import atomic_write_text, check_not_input
 
+    grid = Path(folder)
+    check_not_input(output, ("grid file", grid / "grid.json"), ("grid file", grid / "jobs.tsv"),
+                    ("grid file", grid / "cv_results.json"), ("data", data))
+    validate_limits(time_limit=time_limit, threads=threads, cli=True)
     col = collect(folder, data_path=data)
     for line in table_lines(col):
         click.echo(line)

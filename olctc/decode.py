@@ -260,8 +260,10 @@ def rebuild(man: dict[str, Any], data_path: str | Path | None = None,
     the manifest in the errors): an edited manifest would otherwise decode into a tree that encodes,
     scales or labels its inputs differently from the model the solver solved.
     """
+    from olctc.pipeline import training_data
+
     spec = TreeSpec.from_json(man["spec"])
-    ds = _training_data(man, data_path, where)
+    ds = training_data(man, data_path, where)
     _check_against_data(man, ds, where)
     scaler = _check_scaler(man, ds, where)
     X = scaler.transform(ds.X)
@@ -272,21 +274,6 @@ def rebuild(man: dict[str, Any], data_path: str | Path | None = None,
                          f"{milp.nnz} nonzeros; the manifest says {m['n_rows']}, {m['n_cols']}, {m['nnz']} "
                          "(another olctc version?)")
     return milp, spec, ds, scaler, X
-
-
-def _training_data(man: dict[str, Any], data_path: str | Path | None, where: str | Path) -> Dataset:
-    """``olctc.pipeline.training_data``, with the rows of a split checked against the data's length."""
-    from olctc.pipeline import load_source
-
-    info = man["data"]
-    ds = load_source(info, data_path)
-    rows = info.get("rows")
-    if rows is None:
-        return ds
-    if max(rows) >= ds.n:
-        raise OlctcError(f"{where}: field 'data.rows' names row {max(rows)}, but the training data "
-                         f"{data_path or info['source']} has {ds.n} rows (edited?); compile again")
-    return ds.subset(np.asarray(rows, dtype=np.int64))
 
 
 def _check_against_data(man: dict[str, Any], ds: Dataset, where: str | Path) -> None:

@@ -13,6 +13,7 @@ import numpy as np
 
 from olctc.compile import compile_problem
 from olctc.data import Dataset
+from olctc.emit.params import validate_limits
 from olctc.errors import OlctcError, param_error
 from olctc.spec import TreeSpec
 
@@ -98,8 +99,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         raise param_error("solver", f"one of {', '.join(IN_PROCESS)} for an in-process fit", solver)
     if spec.info.quadratic and solver != "scip":
         raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): fit it with --solver scip")
-    if time_limit is not None and not time_limit > 0:
-        raise param_error("time_limit", "> 0 seconds", time_limit)
+    validate_limits(time_limit=time_limit, threads=threads)
     t0 = time.perf_counter()
     train, test = split(ds, test_size, seed)
     tr = ds.subset(train)

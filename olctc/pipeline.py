@@ -171,10 +171,15 @@ def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, wh
     return ds
 
 
-def training_data(man: dict[str, Any], data_path: str | Path | None = None):
-    """The Dataset a manifest was compiled from, checked against its sha256 (rows subset applied)."""
+def training_data(man: dict[str, Any], data_path: str | Path | None = None, where: str | Path = "manifest"):
+    """The Dataset a manifest was compiled from, checked against its sha256 (rows subset applied, each
+    row checked against the data's length; ``where`` names the manifest in the error)."""
     info = man["data"]
     ds = load_source(info, data_path)
-    if info.get("rows") is not None:
-        ds = ds.subset(np.asarray(info["rows"], dtype=np.int64))
-    return ds
+    rows = info.get("rows")
+    if rows is None:
+        return ds
+    if rows and max(rows) >= ds.n:
+        raise OlctcError(f"{where}: field 'data.rows' names row {max(rows)}, but the training data "
+                         f"{data_path or info['source']} has {ds.n} rows (edited?); compile again")
+    return ds.subset(np.asarray(rows, dtype=np.int64))

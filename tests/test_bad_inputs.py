@@ -273,10 +273,18 @@ CASES = [
     C("fit-unknown-solver", "fit tiny.csv --target y --solver gurobi -o t.json",
       "The 'solver' parameter must be one of highs, cbc, scip for an in-process fit. Got 'gurobi' instead."),
     C("fit-threads-0", "fit tiny.csv --target y --threads 0 -o t.json",
-      "The 'threads' parameter must be an integer from 1 to 1024 (more threads than cores only slow a solver "
-      "down). Got 0 instead."),
+      "The 'threads' parameter (--threads) must be an integer from 1 to 1024 (more threads than cores only "
+      "slow a solver down). Got 0 instead."),
     C("fit-time-limit-negative", "fit tiny.csv --target y --time-limit -1 -o t.json",
-      "The 'time_limit' parameter must be > 0 seconds. Got -1.0 instead."),
+      "The 'time_limit' parameter (--time-limit) must be a positive number of seconds, at most 1e7 (115 days; "
+      "leave the option out for no limit). Got -1.0 instead."),
+    C("fit-time-limit-huge", "fit tiny.csv --target y --time-limit 1e10 -o t.json",
+      "The 'time_limit' parameter (--time-limit) must be a positive number of seconds, at most 1e7 (115 days; "
+      "leave the option out for no limit). Got 10000000000.0 instead."),
+    C("fit-output-is-data", "fit tiny.csv --target y -o tiny.csv",
+      "-o tiny.csv is also the input data; write to another file"),
+    C("compile-output-is-data", "compile tiny.csv --target y -o tiny.csv",
+      "tiny.csv: the model file must end in .mps or .lp (got '.csv')"),
     C("fit-miqp-with-highs", "fit tiny.csv --target y --preset margot --solver highs -o t.json",
       "preset margot is a MIQP (quadratic objective): fit it with --solver scip"),
     C("fit-output-folder-missing", "fit tiny.csv --target y -o nodir/t.json",

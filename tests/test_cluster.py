@@ -188,6 +188,14 @@ def test_collect_bad_folders(solved_grid, tmp_path):
     changed.write_text("\n".join(text[:-1]) + "\n")
     res = run_cli("collect", str(g), "--data", str(changed))
     assert res.returncode == 2 and "the data changed since `olctc grid`" in res.stderr
+    # -o onto a file of the grid, or onto the data, would destroy what collect reads
+    before = (g / "grid.json").read_bytes()
+    res = run_cli("collect", str(g), "-o", str(g / "grid.json"))
+    assert res.returncode == 2 and res.stderr == f"error: -o {g / 'grid.json'} is also the input grid file; " \
+        "write to another file\n", res.stderr
+    assert (g / "grid.json").read_bytes() == before
+    res = run_cli("collect", str(g), "--data", str(data), "-o", str(data))
+    assert res.returncode == 2 and "is also the input data" in res.stderr
 
 
 def test_grid_bad_input(tmp_path):
@@ -201,6 +209,12 @@ def test_grid_bad_input(tmp_path):
     assert res.returncode == 2 and "MIQP" in res.stderr
     res = run_cli("grid", str(data), "--target", "y", "--folds", "9", "-o", str(tmp_path / "a"))
     assert res.returncode == 2 and "stratified folds" in res.stderr
+    # the tasks would only fail on the cluster, one by one
+    res = run_cli("grid", str(data), "--target", "y", "--time-limit", "1e10", "-o", str(tmp_path / "a"))
+    assert res.returncode == 2 and "The 'time_limit' parameter (--time-limit) must be" in res.stderr
+    res = run_cli("grid", str(data), "--target", "y", "--threads", "0", "-o", str(tmp_path / "a"))
+    assert res.returncode == 2 and "The 'threads' parameter (--threads) must be" in res.stderr
+    assert not (tmp_path / "a").exists()
     ok = run_cli("grid", "--dataset", "heart", "--depth", "1", "--C-values", "1", "--folds", "2",
                  "--solver", "olctc", "--time-limit", "5", "--test-size", "0", "-o", str(tmp_path / "b"))
     assert ok.returncode == 0, ok.stderr

@@ -341,3 +341,17 @@ def test_fit_on_data_scaled_elsewhere_is_the_same_tree():
     # the flag matters: the raw features, left unscaled, give another tree
     again = fit(ds, spec, solver="highs", verbose=False, standardise=False)
     assert not np.allclose(again.tree.decision_function(ds.X), raw.tree.decision_function(ds.X), atol=1e-3)
+
+
+def test_cli_warnings_are_one_line(tmp_path):
+    # SCIP warns that it ignores --threads; the console program prints it as one line, like its errors,
+    # not as Python's "path:line: UserWarning: ..." followed by the source line that warned.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(16, 2))
+    rows = [f"{a:.4f},{b:.4f},{int(a + b > 0)}" for a, b in X]
+    (tmp_path / "d.csv").write_text("a,b,y\n" + "\n".join(rows) + "\n")
+    p = subprocess.run([sys.executable, "-m", "olctc.cli", "fit", "d.csv", "--target", "y", "--preset", "margot",
+                        "--depth", "1", "--threads", "2", "--test-size", "0", "--quiet", "-o", "t.json"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == "warning: SCIP's branch and bound runs on one thread; threads is ignored\n", p.stderr
