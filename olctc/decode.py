@@ -283,15 +283,15 @@ def _check_against_data(man: dict[str, Any], ds: Dataset, where: str | Path) -> 
     expected = {"classes": classes, "schema": ds.schema.to_json(),
                 "feature_names": list(ds.feature_names), "data.n": ds.n, "data.p": ds.p,
                 "data.n_positive": y_pos, "data.n_negative": ds.n - y_pos}
-    for field, want in expected.items():
-        section, _, key = field.rpartition(".")
+    for name, want in expected.items():
+        section, _, key = name.rpartition(".")
         holder = man[section] if section else man
         got = holder.get(key, want)
         if got != want:
             if isinstance(got, list) and len(got) == len(want):  # point at the first entry that differs
                 k = next(k for k, (a, b) in enumerate(zip(got, want)) if a != b)
-                field, got, want = f"{field}[{k}]", got[k], want[k]
-            raise OlctcError(f"{where}: field {field!r} does not match the training data ({_short(got)} "
+                name, got, want = f"{name}[{k}]", got[k], want[k]
+            raise OlctcError(f"{where}: field {name!r} does not match the training data ({_short(got)} "
                              f"in the manifest, {_short(want)} from the data; edited?); compile again")
 
 

@@ -63,3 +63,26 @@ def solve_highs_arrays(milp, time_limit: float | None = None, tol: float = 1e-9)
     h.passModel(lp)
     run_highs(h)
     return h.getInfo().objective_function_value + milp.obj_constant, np.array(h.getSolution().col_value)
+
+
+def cli_main(args: list, capsys) -> tuple[int, str, str]:
+    """``olctc ARGS`` through ``olctc.cli.main`` in this process: exit code, stdout, stderr."""
+    import pytest
+
+    from olctc.cli import main
+
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def cli_sub(args: list, cwd) -> tuple[int, str, str]:
+    """``python -m olctc.cli ARGS`` in a fresh interpreter: exit code, stdout, stderr."""
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "olctc.cli", *map(str, args)], capture_output=True, text=True,
+                       cwd=cwd, timeout=120)
+    return p.returncode, p.stdout, p.stderr

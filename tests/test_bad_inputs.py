@@ -12,8 +12,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -24,23 +22,11 @@ import pytest
 from olctc.cli import main
 from olctc.data import from_arrays
 from olctc.errors import OlctcError
+from conftest import cli_main as run_main
+from conftest import cli_sub as run_sub
 
 SAMPLES = Path(__file__).parent / "data" / "solvers" / "samples"
 TINY = "a,b,c,y\n0.5,-1.25,x,1\n1.5,0.75,y,-1\n-0.25,2.0,x,1\n-1.0,-0.5,y,-1\n2.0,1.0,x,-1\n0.1,0.3,y,1\n"
-
-
-def run_main(args: list[str], capsys) -> tuple[int, str, str]:
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
-
-
-def run_sub(args: list[str], cwd: Path) -> tuple[int, str, str]:
-    p = subprocess.run([sys.executable, "-m", "olctc.cli", *args], capture_output=True, text=True, cwd=cwd,
-                       timeout=120)
-    return p.returncode, p.stdout, p.stderr
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from olctc.bench import runner
 
 # heart's OLCT at C = (1, 0.1) does not close its gap in 60 s: a run that is still solving when killed.

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
+from conftest import cli_main as run
 from conftest import run_highs
 
 from olctc.cli import main
@@ -26,15 +27,6 @@ GLPSOL = "/usr/bin/glpsol"
 # CBC devel, from cbcbox (a dependency of python-mip): the one that writes "LP relaxation not completed".
 CBC_DEVEL = Path(sys.executable).with_name("cbc")
 HABERMAN = "age,year_of_operation,positive_axillary_nodes,y"
-
-
-def run(args: list[str], capsys) -> tuple[int, str, str]:
-    """``olctc ARGS`` through ``olctc.cli.main`` in this process: exit code, stdout, stderr."""
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 def decode(folder: Path, manifest: str, solution: Path, capsys) -> tuple[int, str, str, Path]:

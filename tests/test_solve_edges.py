@@ -6,34 +6,19 @@ from __future__ import annotations
 import gzip
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from olctc.cli import main
 from olctc.errors import OlctcError
 from olctc.read import read_solution
 from olctc.solve import SolveResult, solve_file, write_native_solution
+from conftest import cli_main as run_cli
+from conftest import cli_sub as run_sub
 
 SAMPLES = Path(__file__).parent / "data" / "solvers" / "samples"
 LP = "Minimize\n obj: x + y\nSubject To\n c1: x + y >= 1.5\nBounds\n 0 <= x <= 1\n 0 <= y <= 1\nGenerals\n x y\nEnd\n"
-
-
-def run_cli(args: list[str], capsys) -> tuple[int, str, str]:
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
-
-
-def run_sub(args: list[str], cwd: Path) -> tuple[int, str, str]:
-    p = subprocess.run([sys.executable, "-m", "olctc.cli", *args], capture_output=True, text=True, cwd=cwd,
-                       timeout=120)
-    return p.returncode, p.stdout, p.stderr
 
 
 @pytest.fixture(scope="module")

@@ -227,7 +227,6 @@ def _shortest(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     Returns ``(D, nd, e, ok)``: ``a`` reads as the ``nd``-digit integer ``D`` times
     ``10**(e - nd + 1)``; where ``ok`` is False the caller must use repr.
     """
-    n = a.shape[0]
     with np.errstate(divide="ignore", invalid="ignore"):
         e10 = np.floor(np.log10(a)).astype(np.int64)
     ok = (e10 >= -6) & (e10 <= 16)
