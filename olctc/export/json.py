@@ -144,7 +144,10 @@ class _Doc:
         def ok(x: Any) -> bool:
             if isinstance(x, bool):
                 return False
-            return _integer(x) is not None if integer else isinstance(x, (int, float))
+            if not integer:
+                return isinstance(x, (int, float))
+            v = _integer(x)
+            return v is not None and -2 ** 63 <= v < 2 ** 63  # counts are stored as int64
 
         flat: list[Any] = []
         if len(shape) == 1:
