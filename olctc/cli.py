@@ -241,10 +241,9 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
             score_variables, test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet, max_nonzeros,
             output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine."""
+    from olctc.emit.params import validate_limits
     from olctc.export.json import save
     from olctc.fit import fit, summary_lines
-
-    from olctc.emit.params import validate_limits
 
     check_writable(Path(output))
     check_not_input(output, ("data", data))

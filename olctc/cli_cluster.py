@@ -37,7 +37,6 @@ def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, 
              partition, account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
     from olctc.cluster import SlurmOptions, make_grid, olctc_command, sbatch_available
-
     from olctc.emit.params import validate_limits
 
     if cpus_per_task < 1:

@@ -39,8 +39,6 @@ JOBS_COLUMNS = ("task", "fold", "C", "model", "solution", "command", "gurobi_com
 #: --solver value -> the `olctc solve` solver it runs ("gurobi-cli" runs gurobi_cl directly).
 GRID_SOLVERS = {"cbc-cli": "cbc-cli", "highs-cli": "highs-cli", "glpk-cli": "glpk-cli",
                 "gurobi-cli": None, "olctc": "highs", "highs": "highs", "cbc": "cbc", "scip": "scip"}
-IN_PROCESS_TWIN = {"cbc-cli": "cbc", "highs-cli": "highs", "olctc": "highs", "highs": "highs", "cbc": "cbc",
-                   "scip": "scip"}
 SLURM_MARGIN_S = 300  # job time = solver time limit + this margin (decoding is done later by collect)
 TIE_TOL = 1e-12
 
@@ -542,14 +540,15 @@ def final_spec(info: dict[str, Any], C: Sequence[float]):
 def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | None = None,
               time_limit: float | None = None, threads: int | None = None, verbose: bool = False):
     """Fit the final tree in process on the whole training part; returns (FitResult, test balanced accuracy)."""
-    from olctc.fit import balanced_accuracy, fit
+    from olctc.fit import IN_PROCESS, balanced_accuracy, fit
 
     spec = final_spec(info, C)
     tr = final_dataset(info, ds)
     if solver is None:
         # The grid's own solver when olctc runs it in process too, so the final tree is found by the
-        # solver whose fold fits chose C; otherwise fit's default (CBC; SCIP for the MIQP presets).
-        solver = IN_PROCESS_TWIN.get(info.get("solver", ""))
+        # solver whose fold fits chose C (cbc-cli's twin is cbc); otherwise fit's default for the preset.
+        twin = (GRID_SOLVERS.get(info.get("solver", "")) or "").removesuffix("-cli")
+        solver = twin if twin in IN_PROCESS else None
     res = fit(tr, spec, solver=solver, time_limit=time_limit if time_limit is not None else info.get("time_limit"),
               threads=threads, test_size=0.0, verbose=verbose, max_nonzeros=info.get("max_nonzeros"))
     test_acc = None

@@ -135,18 +135,15 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     # trusted: this process built the model the solver ran on; CBC once returned values whose objective
     # (53.633) beat the one it reported (53.840): the solver's inconsistency, not a foreign model.
     dec = decode_arrays(comp.milp, spec, comp.X, tr.y, x, res if res.x is not None else None, trusted=True)
-    milp_true = dec.report.true_objective
-    warm_true = milp_true
-    if res.x is not None:
-        # A solver that bends its tolerances can hand back a tree whose real routing is worse than the
-        # start it was given; the tree kept is the better one by the objective the data really give.
-        warm = decode_arrays(comp.milp, spec, comp.X, tr.y, x0, None, trusted=True)
-        warm_true = warm.report.true_objective
-        if warm_true < milp_true - TRUE_OBJ_RTOL * max(1.0, abs(milp_true)):
-            if verbose:
-                echo(f"{solver}'s solution routes worse than its objective says (true objective "
-                     f"{milp_true:.6g}, warm start {warm_true:.6g}): keeping the warm start")
-            dec, used = warm, "warm start"
+    warm = dec if res.x is None else decode_arrays(comp.milp, spec, comp.X, tr.y, x0, None, trusted=True)
+    milp_true, warm_true = dec.report.true_objective, warm.report.true_objective
+    # A solver that bends its tolerances can hand back a tree whose real routing is worse than the start
+    # it was given; the tree kept is the better one by the objective the data really give.
+    if warm_true < milp_true - TRUE_OBJ_RTOL * max(1.0, abs(milp_true)):
+        if verbose:
+            echo(f"{solver}'s solution routes worse than its objective says (true objective "
+                 f"{milp_true:.6g}, warm start {warm_true:.6g}): keeping the warm start")
+        dec, used = warm, "warm start"
     tree, report = finish(dec, comp.manifest, tr, refine)
     t_total = time.perf_counter() - t0
     summary: dict[str, Any] = {
@@ -155,7 +152,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         "raw_status": res.raw_status, "gap": res.gap, "bound": res.bound,
         "objective_warm_start": warm_obj, "objective_milp": res.objective,
         "objective_milp_true": milp_true, "objective_warm_start_true": warm_true,
-        "exact_objective_warm_start": _exact(comp, tr, spec, x0) if spec.info.loss == "logistic" else None,
+        "exact_objective_warm_start": warm.report.exact_objective,
         "exact_objective_before_refine": report.exact_objective,
         "exact_objective_after_refine": tree.meta.get("exact_objective"),
         "routing_disagreements": len(report.disagreements),
@@ -173,13 +170,6 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
 
 def _pm(tree, X: np.ndarray) -> np.ndarray:
     return np.where(tree.decision_function(X) > 0, 1, -1)
-
-
-def _exact(comp, tr, spec, x) -> float:
-    from olctc.objective import tree_objective
-
-    W, b = comp.milp.values(x, "w"), comp.milp.values(x, "b")
-    return tree_objective(W, b, comp.X, tr.y, spec, loss="exact", threshold=spec.epsilon / 2).total
 
 
 def summary_lines(s: dict[str, Any]) -> list[str]:

@@ -14,12 +14,13 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
 from olctc.emit.params import PARAM_NAMES, solver_settings
 from olctc.errors import OlctcError
+from olctc.read.solution import is_helper_column
 from olctc.solve.modelfile import no_columns
 from olctc.solve.options import SolveOptions, start_from_file, start_vector
 from olctc.solve.result import LIMIT, SolveResult, finite_or_none, resolve_status
@@ -71,6 +72,26 @@ def _timed(fn: Any) -> float:
     return time.perf_counter() - t0
 
 
+@contextlib.contextmanager
+def _fd_redirected(fd: int, target: Any) -> Iterator[None]:
+    """Point file descriptor ``fd`` (1 or 2, so native code's output too) at the file ``target`` for the
+    block; nothing is redirected when ``fd`` is closed."""
+    try:
+        saved = os.dup(fd)
+    except OSError:  # no such stream to redirect
+        yield
+        return
+    stream = sys.stdout if fd == 1 else sys.stderr
+    if stream is not None:  # what Python buffered goes out before the switch
+        stream.flush()
+    try:
+        os.dup2(target.fileno(), fd)
+        yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
+
+
 # ---------------------------------------------------------------- HiGHS
 _highs_banner_shown = False
 
@@ -84,21 +105,11 @@ def new_highs(verbose: bool) -> Any:
     global _highs_banner_shown
     import highspy
 
-    try:
-        saved = None if verbose or _highs_banner_shown else os.dup(1)
-    except OSError:  # no standard output to silence
-        saved = None
-    if saved is None:
+    if verbose or _highs_banner_shown:
         h = highspy.Highs()
     else:
-        sys.stdout.flush()
-        try:
-            with open(os.devnull, "w") as null:
-                os.dup2(null.fileno(), 1)
-                h = highspy.Highs()
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
+        with open(os.devnull, "w") as null, _fd_redirected(1, null):
+            h = highspy.Highs()
     _highs_banner_shown = True
     h.setOptionValue("output_flag", bool(verbose))
     return h
@@ -325,8 +336,6 @@ def _cbc_version() -> str:
 
 
 # ---------------------------------------------------------------- SCIP
-#: Helper columns SCIP's readers add for a quadratic objective (after the file's own columns).
-SCIP_HELPER_VARS = ("qmatrixvar", "quadobjvar")
 
 
 @contextlib.contextmanager
@@ -336,24 +345,12 @@ def _stderr_captured() -> Any:
     SCIP prints reader errors to the C stderr whatever ``hideOutput`` says; captured, they become
     part of one error line.
     """
-    sys.stderr.flush()
-    with tempfile.TemporaryFile() as tmp:
-        try:
-            saved = os.dup(2)
-        except OSError:  # no standard error to capture
-            yield lambda: ""
-            return
-
+    with tempfile.TemporaryFile() as tmp, _fd_redirected(2, tmp):
         def read() -> str:
             tmp.seek(0)
             return tmp.read().decode("utf-8", "replace")
 
-        try:
-            os.dup2(tmp.fileno(), 2)
-            yield read
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
+        yield read
 
 
 def scip_model(path: Path, opts: SolveOptions) -> Any:
@@ -387,7 +384,8 @@ def scip_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> Sol
     m = scip_model(path, opts)
     # getVars() lists binaries, integers, then continuous; the creation index is the file order.
     variables = sorted(m.getVars(), key=lambda v: v.getIndex())
-    if quadratic and variables and variables[-1].name in SCIP_HELPER_VARS:
+    # The helper column SCIP's readers add for a quadratic objective comes after the file's own.
+    if quadratic and variables and is_helper_column("scip", variables[-1].name):
         variables = variables[:-1]
     col_names = [v.name for v in variables]
     x0 = _start_values(opts, col_names, lambda: (np.array([v.getLbOriginal() for v in variables]),
