@@ -9,7 +9,19 @@ Classes
 score, ``+1`` in the MILP) is ``positive_class`` or, by default, ``classes_[1]``. Whatever the positive
 class, ``predict_proba`` columns follow ``classes_`` and ``decision_function`` is positive for
 ``classes_[1]`` (scikit-learn's convention): with ``positive_class=classes_[0]`` it is the negated tree
-score.
+score. ``predict`` follows the tree (and its ONNX, JSON and Python exports): the positive class where the
+score is > 0. The two agree except at a score of exactly 0 (a last-layer node with w = 0 and b = 0), where
+``predict`` gives the negative class whatever ``positive_class`` is.
+
+Probabilities: ``predict_proba`` is the logistic function of the tree's score. For the logistic presets
+(olct, olct-univariate) the score is a fitted log-odds, calibrated by the loss itself; for MARGOT (hinge)
+and OCT-H (misclassification, whose scores can be tiny: probabilities all near 0.5) it is only a
+monotone map of the margin: wrap those in ``sklearn.calibration.CalibratedClassifierCV`` when
+probabilities matter.
+
+Determinism: a fit solved to optimality gives the same tree every time. A fit stopped by ``time_limit``
+returns the best tree found by then, which depends on the machine's speed and load, so two such fits of
+the same data may differ (``mip_gap_`` says how far from proven optimal a tree is).
 
 ONNX: importing this module registers the estimators with skl2onnx (when skl2onnx is installed), so
 ``skl2onnx.to_onnx(fitted, X[:1])`` works; the converter inlines the graph of ``olctc.export.onnx``.
@@ -108,23 +120,63 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                          epsilon=self.epsilon, alpha=self.alpha, budget=budget)
 
     def _solver(self, spec) -> str:
-        from olctc.fit import default_solver
+        from olctc.fit import IN_PROCESS, default_solver
 
-        return self.solver if self.solver is not None else default_solver(spec)
+        if self.solver is None:
+            return default_solver(spec)
+        # "" would reach olctc.fit.fit's ``solver or default``: a silent default, not the named solver
+        if not isinstance(self.solver, str) or self.solver not in IN_PROCESS:
+            raise param_error("solver", f"None (the preset's default) or one of {', '.join(IN_PROCESS)}",
+                              self.solver)
+        if spec.info.quadratic and self.solver != "scip":  # olctc.fit's own message names --solver
+            raise param_error("solver", f"'scip' or None for preset {spec.preset!r}, a MIQP (quadratic "
+                              "objective)", self.solver)
+        return self.solver
+
+    def _check_flags(self) -> None:
+        """refine, verbose: booleans (``bool("no")`` is True); positive_class: one label, not a sequence."""
+        for name in ("refine", "verbose"):
+            value = getattr(self, name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise param_error(name, "True or False", value)
+        pc = self.positive_class
+        try:
+            scalar = np.ndim(pc) == 0 and not isinstance(pc, (set, frozenset, dict))
+        except (TypeError, ValueError):  # ragged sequences
+            scalar = False
+        if not scalar:  # [1] == np.int64(1) is array([True]): a list would match a class by broadcasting
+            raise param_error("positive_class", "None or one class label (not a sequence)",
+                              pc.tolist() if isinstance(pc, np.ndarray) else pc)  # repr on one line
 
     # ------------------------------------------------------------------ fit / predict
     def fit(self, X: Any, y: Any) -> "OLCTClassifier":
         """Fit the tree on (X, y); y must hold exactly two classes.
 
+        A fit that fails (bad parameter or data, solver error, interrupt) leaves the estimator as it was:
+        the previous fit's attributes, or none.
+
         Returns
         -------
         self
         """
+        saved = {k: v for k, v in vars(self).items() if _is_fitted_attribute(k)}
+        try:
+            return self._fit(X, y)
+        except BaseException:
+            # validate_data and the label handling set attributes before the solve: without this a failed
+            # refit left n_features_in_/classes_ of the new data next to the previous tree_.
+            for k in [k for k in vars(self) if _is_fitted_attribute(k)]:
+                delattr(self, k)
+            self.__dict__.update(saved)
+            raise
+
+    def _fit(self, X: Any, y: Any) -> "OLCTClassifier":
         from olctc.data import from_arrays
         from olctc.fit import fit as olctc_fit
 
         spec = self._spec()
         solver = self._solver(spec)
+        self._check_flags()
         names = _generic_column_names(X)
         X, y = validate_data(self, X, y, dtype=np.float64)
         y = _homogeneous_labels(y)
@@ -235,6 +287,11 @@ class OCTHClassifier(OLCTClassifier):
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
                          refine=refine, positive_class=positive_class, verbose=verbose)
+
+
+def _is_fitted_attribute(name: str) -> bool:
+    """Attributes fit sets: scikit-learn's trailing underscore, plus ``_pos_index``."""
+    return (name.endswith("_") and not name.startswith("__")) or name == "_pos_index"
 
 
 def _generic_column_names(X: Any) -> list[str] | None:

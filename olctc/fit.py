@@ -94,7 +94,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     from olctc.solve import solve_milp
     from olctc.warmstart import warm_start
 
-    solver = solver or default_solver(spec)
+    solver = default_solver(spec) if solver is None else solver
     if solver not in IN_PROCESS:
         raise param_error("solver", f"one of {', '.join(IN_PROCESS)} for an in-process fit", solver)
     if spec.info.quadratic and solver != "scip":

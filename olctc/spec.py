@@ -6,8 +6,12 @@ the single place that says which pieces each preset uses.
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Sequence
+
+import numpy as np
 
 from olctc.emit.params import TIGHT_TOL
 from olctc.errors import OlctcError, param_error
@@ -155,7 +159,7 @@ def parse_tangents(value: str | Sequence[float] | None) -> tuple[tuple[float, ..
                                   "such as '-inf,-1.9,0,1.9,inf'", value) from None
         label = "custom"
     else:
-        pts = [float(v) for v in value]
+        pts = [_number("tangents", v, value) for v in _sequence("tangents", value, "V0, V1, V2, V3 or a list of numbers")]
         label = "custom"
     if any(math.isnan(v) for v in pts):
         raise param_error("tangents", "numbers or +-inf, not NaN", value)
@@ -220,6 +224,35 @@ def _check_l0_knobs(preset: str, alpha: float, budget: int | None) -> None:
                           f"(it applies to {users})", alpha)
 
 
+_MISSING = object()
+
+
+def _is_number(value: Any) -> bool:
+    """A real number: int, float or a numpy scalar of either; not a bool, not a string."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _number(name: str, value: Any, whole: Any = _MISSING) -> float:
+    """``value`` as a float, or the parameter error for ``name`` (quoting ``whole``, the full value given,
+    when ``value`` is one item of it)."""
+    if not _is_number(value):
+        shown = value if whole is _MISSING else whole
+        raise param_error(name, "a number" if whole is _MISSING else "a list of numbers", _listed(shown))
+    return float(value)
+
+
+def _sequence(name: str, value: Any, expected: str) -> list[Any]:
+    """The items of a list-like parameter value, or its parameter error."""
+    if isinstance(value, (str, bytes, dict, set, frozenset)) or not isinstance(value, Iterable):
+        raise param_error(name, expected, value)
+    return list(value)
+
+
+def _listed(value: Any) -> Any:
+    """A value for a message: numpy arrays and tuples as lists, so that the message stays one readable line."""
+    return value.tolist() if isinstance(value, np.ndarray) else list(value) if isinstance(value, tuple) else value
+
+
 def parse_C(value: float | str | Sequence[float], depth: int) -> tuple[float, ...]:
     """One C per layer; a single value broadcasts."""
     if isinstance(value, str):
@@ -227,15 +260,15 @@ def parse_C(value: float | str | Sequence[float], depth: int) -> tuple[float, ..
             vals = [float(s) for s in value.split(",")]
         except ValueError:
             raise param_error("C", "a positive number or one per layer separated by commas", value) from None
-    elif isinstance(value, (int, float)):
+    elif _is_number(value):
         vals = [float(value)]
     else:
-        vals = [float(v) for v in value]
+        vals = [_number("C", v, value) for v in _sequence("C", value, "a positive number or one per layer")]
     if len(vals) == 1:
         vals = vals * depth
     if len(vals) != depth:
         raise param_error("C", f"one value or {depth} values (one per layer, root first) for depth {depth}",
-                          value if isinstance(value, str) else list(value) if not isinstance(value, (int, float)) else value)
+                          value if isinstance(value, str) else list(value) if not _is_number(value) else value)
     if any(not (v > 0) or math.isinf(v) for v in vals):
         raise param_error("C", "finite and > 0 for every layer", value if isinstance(value, str) else vals)
     return tuple(vals)
@@ -255,12 +288,8 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[fl
                           f"{_pow2(depth - 1)} routing variables per point)", depth)
     Cs = parse_C(C, depth)
     pts, label = parse_tangents(tangents)
-    try:
-        big_m = float(big_m)
-        epsilon = float(epsilon)
-        alpha = float(alpha)
-    except (TypeError, ValueError) as exc:
-        raise OlctcError(f"big-M, epsilon and alpha must be numbers: {exc}") from None
+    big_m, epsilon, alpha = (_number(name, v) for name, v in (("big_m", big_m), ("epsilon", epsilon),
+                                                               ("alpha", alpha)))
     _check_routing_constants(big_m, epsilon)
     if not (alpha >= 0) or math.isinf(alpha):
         raise param_error("alpha", "a finite number >= 0", alpha)

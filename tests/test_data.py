@@ -242,7 +242,25 @@ SPEC_ERRORS = [
                      "olct-univariate, margot-sfs, margot-hfs). Got 2 instead."),
     (dict(preset="margot", alpha=2.0), "The 'alpha' parameter must be unset (or 1.0, the default): preset "
                                        "'margot' does not use it (it applies to margot-sfs, oct-h). Got 2.0 instead."),
+    # Python callers (the estimators): wrong types name their parameter instead of a bare TypeError
+    (dict(C=None), "The 'C' parameter must be a positive number or one per layer. Got None instead."),
+    (dict(C=True), "The 'C' parameter must be a positive number or one per layer. Got True instead."),
+    (dict(C=[1, "x"]), "The 'C' parameter must be a list of numbers. Got [1, 'x'] instead."),
+    (dict(C=(1, True)), "The 'C' parameter must be a list of numbers. Got [1, True] instead."),
+    (dict(tangents=3), "The 'tangents' parameter must be V0, V1, V2, V3 or a list of numbers. Got 3 instead."),
+    (dict(tangents=[0, None]), "The 'tangents' parameter must be a list of numbers. Got [0, None] instead."),
+    (dict(big_m=None), "The 'big_m' parameter must be a number. Got None instead."),
+    (dict(big_m="100"), "The 'big_m' parameter must be a number. Got '100' instead."),
+    (dict(epsilon="a"), "The 'epsilon' parameter must be a number. Got 'a' instead."),
+    (dict(preset="oct-h", alpha=None), "The 'alpha' parameter must be a number. Got None instead."),
 ]
+
+
+def test_spec_takes_numpy_numbers_and_arrays():
+    s = make_spec(depth=2, C=np.array([1.0, 2.0]), tangents=np.array([-1.9, 0.0, np.inf]), big_m=np.float32(50),
+                  epsilon=np.float64(1e-4))
+    assert (s.C, s.tangents, s.big_m, s.epsilon) == ((1.0, 2.0), (-1.9, 0.0, np.inf), 50.0, 1e-4)
+    assert make_spec(C=np.int64(3)).C == (3.0, 3.0)
 
 
 def test_l0_knobs_apply_where_the_model_uses_them():

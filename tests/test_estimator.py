@@ -1,6 +1,8 @@
 """scikit-learn estimators: conventions (estimator checks), meta-estimators, ONNX through skl2onnx."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -233,3 +235,41 @@ def test_a_quiet_fit_prints_nothing():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout == ""
+
+
+@pytest.mark.parametrize("param,value,expected", [
+    ("refine", "no", "True or False"),  # bool("no") is True: it used to refine silently
+    ("verbose", 2, "True or False"),
+    ("solver", "", r"None \(the preset's default\) or one of highs, cbc, scip"),  # used to mean the default
+    ("positive_class", [0], r"None or one class label \(not a sequence\)"),  # used to match class 0
+    ("positive_class", np.array([0, 1]), r"None or one class label"),  # used to raise numpy's "ambiguous"
+    ("solver", "highs", r"'scip' or None for preset 'margot', a MIQP"),  # used to say "--solver scip"
+])
+def test_bad_parameter_values_are_named(heart_small, param, value, expected):
+    X, y, _ = heart_small
+    est = OLCTClassifier(preset="margot", depth=1, time_limit=5).set_params(**{param: value})
+    with pytest.raises(OlctcError) as info:
+        est.fit(X, y)
+    msg = str(info.value)
+    assert msg.startswith(f"The '{param}' parameter must be ") and "\n" not in msg
+    assert re.search(expected, msg) and "Got " in msg
+    assert not hasattr(est, "tree_")
+
+
+def test_a_failed_fit_leaves_the_estimator_as_it_was(heart_small):
+    X, y, _ = heart_small
+    est = OLCTClassifier(depth=1, time_limit=5, solver="highs")
+    with pytest.raises(OlctcError, match="'solver'"):
+        est.set_params(solver="gurobi").fit(X, y)
+    assert not any(k.endswith("_") for k in vars(est))  # n_features_in_, classes_ were left behind
+    est.set_params(solver="highs").fit(X, y)
+    d = est.decision_function(X)
+    ys = np.where(y == 1, "sick", "healthy")
+    params = est.get_params()
+    for bad in ({"positive_class": "maybe"}, {"time_limit": 1.5}):  # fail after the data were validated
+        with pytest.raises(OlctcError):
+            est.set_params(**bad).fit(X[:, :4], ys)
+        est.set_params(**params)
+        assert list(est.classes_) == [0, 1] and est.n_features_in_ == X.shape[1]
+        assert np.array_equal(est.decision_function(X), d)
+        assert np.array_equal(est.predict(X), est.tree_.predict(X))
