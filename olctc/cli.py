@@ -10,7 +10,7 @@ import click
 
 from olctc import __version__
 from olctc.errors import OlctcError
-from olctc.io import check_not_input, check_writable
+from olctc.io import check_not_input, check_writable, note_interrupt
 
 EXIT_BAD_INPUT = 2
 EXIT_TOLERANCE = 3  # decoded, but the solver's objective is not the tree's: it exploited its tolerances
@@ -324,6 +324,7 @@ class _Interrupts:
             os.kill(os.getpid(), signum)
             return
         self.fired = True
+        note_interrupt()
         if self.importing:
             self.pending = True
             return
@@ -335,6 +336,7 @@ class _Interrupts:
         import signal
 
         self.closing = True
+        note_interrupt(False)
         if restore:
             for signum, previous in self.installed.items():
                 signal.signal(signum, previous)
@@ -348,6 +350,15 @@ class _Interrupts:
             self.installed[signal.SIGTERM] = signal.signal(signal.SIGTERM, self.handler)
         if not imports:
             return
+        default_hook = sys.unraisablehook
+
+        def unraisable(info):
+            # An interrupt raised inside a finaliser is dropped by Python, which prints it with a traceback;
+            # atomic_open still stops the command at its next commit (note_interrupt): print nothing.
+            if not isinstance(info.exc_value, KeyboardInterrupt):
+                default_hook(info)
+
+        sys.unraisablehook = unraisable
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self.installed[signal.SIGINT] = signal.signal(signal.SIGINT, self.handler)
         import builtins

@@ -88,12 +88,41 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         with _os_errors(path, tmp), os.fdopen(fd, mode, encoding=None if binary else encoding,
                                               newline=None if binary else "\n") as fh:
             yield fh
+        check_interrupt()
         with _os_errors(path):
             os.replace(tmp, path)
     except BaseException:
         if tmp is not None:
             remove_files([tmp])
         raise
+
+
+#: An interrupt the console program received and nothing has consumed yet (see ``note_interrupt``).
+_interrupt_pending = False
+
+
+def note_interrupt(pending: bool = True) -> None:
+    """Record that the console program was interrupted (``pending=False``: the command is over).
+
+    The signal handler raises KeyboardInterrupt, but Python drops an exception raised while a finaliser
+    (``__del__``, a weakref callback) runs, and a native call may swallow it: the command would then go
+    on and commit its files as if never interrupted. ``atomic_open`` checks this record before every
+    rename into place, so the interrupt stops the command at its next commit at the latest.
+    """
+    global _interrupt_pending
+    _interrupt_pending = pending
+
+
+def interrupt_handled() -> None:
+    """The interrupt became a result (a solver stopped and reported "interrupted"): the caller decides
+    what to do with it, and commits its files if it goes on."""
+    note_interrupt(False)
+
+
+def check_interrupt() -> None:
+    """Raise KeyboardInterrupt if an interrupt was received and not consumed."""
+    if _interrupt_pending:
+        raise KeyboardInterrupt
 
 
 def _temporary_name(name: str) -> str:

@@ -59,6 +59,39 @@ def test_compile_killed_midway_leaves_nothing(tmp_path, stage, sig):
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+_SWALLOWED = """
+import os, signal, sys
+import olctc.warmstart
+from olctc import cli
+
+real = olctc.warmstart.warm_start
+
+class Finaliser:
+    def __del__(self):
+        # the signal's handler runs here, inside a finaliser: Python prints the KeyboardInterrupt as
+        # "Exception ignored" and drops it
+        os.kill(os.getpid(), signal.SIGTERM)
+        sum(range(1000))
+
+def warm_start(*args, **kwargs):
+    Finaliser()
+    return real(*args, **kwargs)
+
+olctc.warmstart.warm_start = warm_start
+sys.argv = ["olctc", "compile", "--dataset", "heart", "--depth", "2", "-o", "heart.mps"]
+cli.main()
+"""
+
+
+def test_compile_interrupt_dropped_by_a_finaliser_still_stops_it(tmp_path):
+    # Python drops an exception raised in __del__: the command went on and committed its files (exit 0),
+    # after Python printed the dropped KeyboardInterrupt with its traceback
+    p = subprocess.run([sys.executable, "-c", _SWALLOWED], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 130 and p.stderr.strip() == "interrupted", p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == []
+
+
 def test_fit_killed_during_solve_writes_no_tree(tmp_path):
     code, err = run_and_kill(["fit", "--dataset", "heart", "--solver", "highs", "--time-limit", "40", "--quiet",
                               "-o", "tree.json"], tmp_path, 5.0)

@@ -20,6 +20,7 @@ import numpy as np
 
 from olctc.emit.params import PARAM_NAMES, solver_settings
 from olctc.errors import OlctcError
+from olctc.io import interrupt_handled
 from olctc.read.solution import is_helper_column
 from olctc.solve.modelfile import no_columns
 from olctc.solve.options import SolveOptions, start_from_file, start_vector
@@ -151,6 +152,8 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
     h.HandleKeyboardInterrupt = True
     runtime = _timed(h.solve)
     model_status = h.getModelStatus()
+    if model_status == highspy.HighsModelStatus.kInterrupt:
+        interrupt_handled()  # it is this result's status now: the caller stops, or keeps the incumbent
     info = h.getInfo()
     has_solution = int(info.primal_solution_status) == int(highspy.SolutionStatus.kSolutionStatusFeasible)
     status = _map(HIGHS_STATUS, model_status.name, has_solution)
