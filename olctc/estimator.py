@@ -278,7 +278,17 @@ class MARGOTClassifier(OLCTClassifier):
 
 
 class OCTHClassifier(OLCTClassifier):
-    """OCT-H (misclassification at the last layer, L0 penalty alpha): preset "oct-h"."""
+    """OCT-H (misclassification at the last layer, L0 penalty alpha): preset "oct-h".
+
+    Its MILP has binaries at every depth and a bound near 0 that solvers hardly lift, so a fit under a
+    time limit stops with a gap and two fits of the same data can differ: the estimator says so through
+    scikit-learn's ``non_deterministic`` tag (measured: 6 of 20 predictions differed between two 5 s fits).
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.time_limit is not None
+        return tags
 
     def __init__(self, preset: str = "oct-h", depth: int = 2, C: Any = 1.0, tangents: Any = "V0",
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,

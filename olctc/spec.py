@@ -91,7 +91,7 @@ class TreeSpec:
     budget : L0 budget B (HFS, SFS).
     score_variables : give every score w_t.x_i + b_t a column s_{t,i} defined by one equality row, and
         use s in the routing and loss rows. The same feasible set in (w, b, z, xi) and the same optimum;
-        x_i is written once per node instead of once per row (a6a depth 2: 4.5M instead of 11.2M
+        x_i is written once per node instead of once per row (a6a depth 2: 4.4M instead of 11.2M
         nonzeros). Off by default: the paper's model, as DESIGN.md writes it.
     """
 

@@ -273,3 +273,10 @@ def test_a_failed_fit_leaves_the_estimator_as_it_was(heart_small):
         assert list(est.classes_) == [0, 1] and est.n_features_in_ == X.shape[1]
         assert np.array_equal(est.decision_function(X), d)
         assert np.array_equal(est.predict(X), est.tree_.predict(X))
+
+
+def test_octh_under_a_time_limit_says_it_is_not_deterministic():
+    # its fits stop at the limit with a gap (even at depth 1): check_fit_idempotent failed now and then
+    assert OCTHClassifier(depth=1, time_limit=5).__sklearn_tags__().non_deterministic
+    assert not OCTHClassifier(depth=1, time_limit=None).__sklearn_tags__().non_deterministic
+    assert not OLCTClassifier(depth=1, time_limit=5).__sklearn_tags__().non_deterministic
