@@ -102,6 +102,10 @@ class DecodeReport:
             out.append("WARNING: the solver's objective is not the tree's true objective: it used its "
                        "feasibility/integrality tolerances to route points for free. Solve again with "
                        "the tight tolerances of the parameter files compile wrote (1e-9).")
+            if self.disagreements and self.digits is not None:
+                # a point within epsilon of a split can change sides when w and b lose their last digits
+                out.append(f"  or the file's {self.digits}-digit values moved points across a split: the "
+                           "solver's full-precision solution file (see NAME.solvers.txt) tells which")
         return out
 
 

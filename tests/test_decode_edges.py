@@ -228,6 +228,9 @@ def test_the_precision_allowance_does_not_hide_a_tolerance_leak(tmp_path, capsys
     assert code == 3, out
     assert "precision: the file prints values with 6 significant digits" in out
     assert "WARNING: the solver's objective is not the tree's true objective" in out
+    # a routing disagreement read from rounded values may be the rounding's: the report says how to tell
+    assert "routed differently than z" in out
+    assert "or the file's 6-digit values moved points across a split" in out
 
 
 def test_rounding_slack_is_zero_for_exact_values_and_grows_with_fewer_digits():
