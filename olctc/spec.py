@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from olctc.emit.params import TIGHT_TOL
-from olctc.errors import OlctcError, param_error
+from olctc.errors import param_error
 
 # Sato et al.'s greedy tangent points for the logistic loss (paper Sec. 3.1).
 _V0 = (-math.inf, 0.0, math.inf)
