@@ -67,7 +67,8 @@ def _experiment_command(name: str) -> click.Command:
         if cv is not None and fixed_C is not None:
             raise OlctcError("give either --cv K or --fixed-C, not both")
         opts = make_options(name, datasets=datasets, seeds=seeds, models=models, solver=solver,
-                            time_limit=time_limit, fixed_C=fixed_C or "anchors", cv=cv, C_grid=C_grid,
+                            time_limit=time_limit,
+                            fixed_C="anchors" if fixed_C is None else fixed_C, cv=cv, C_grid=C_grid,
                             authors_split=authors_split, threads=threads)
         s = run_bench(opts, output, jobs=jobs, echo=lambda m: click.echo(m, err=True), retry_errors=retry_errors,
                       run_timeout=run_timeout)

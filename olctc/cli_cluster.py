@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shlex
 from pathlib import Path
 
 import click
@@ -36,31 +38,41 @@ def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, 
              score_variables, C_values, folds, seed, test_size, solver, time_limit, threads, cpus_per_task, mem,
              partition, account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
-    from olctc.cluster import SlurmOptions, make_grid, olctc_command, sbatch_available
-    from olctc.emit.params import validate_limits
+    from olctc.cluster import SlurmOptions, check_slurm_options, make_grid, olctc_command, sbatch_available
+    from olctc.emit.params import MAX_THREADS, validate_limits
 
     if cpus_per_task < 1:
         raise OlctcError(f"The 'cpus_per_task' parameter must be >= 1. Got {cpus_per_task!r} instead.")
+    if threads is None and cpus_per_task > MAX_THREADS:
+        # Each task would run `olctc solve --threads CPUS`, refused on the cluster by every task.
+        raise OlctcError(f"The 'cpus_per_task' parameter must be at most {MAX_THREADS} (each task's solver "
+                         f"threads) unless --threads is given. Got {cpus_per_task!r} instead.")
     # The tasks run `olctc solve --time-limit --threads` later, on the cluster: check the values now.
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
+    slurm = SlurmOptions(cpus_per_task, mem, partition, account)
+    check_slurm_options(slurm)
+    if olctc_cmd is not None and (not olctc_cmd.strip() or any(c in olctc_cmd for c in "\t\n\r")):
+        raise OlctcError(f"The 'olctc_cmd' parameter (--olctc-cmd) must be a command on one line, such as "
+                         f"'olctc' or 'python -m olctc.cli'. Got {olctc_cmd!r} instead.")
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class)
     if threads is None and cpus_per_task > 1:
         threads = cpus_per_task
     g = make_grid(ds, spec, output, C_values=C_values, folds=folds, seed=seed, test_size=test_size,
                   solver=solver, time_limit=time_limit, threads=threads,
-                  slurm=SlurmOptions(cpus_per_task, mem, partition, account),
+                  slurm=slurm,
                   olctc_cmd=olctc_cmd or olctc_command(), echo=click.echo, max_nonzeros=max_nonzeros)
     n = len(g.tasks)
     info = g.info
     click.echo(f"grid {ds.name}: {len(info['train_rows'])} train / {len(info['test_rows'])} test points, "
                f"{folds} folds x {len(info['C_grid'])} C combinations = {n} tasks in {output}")
-    click.echo(f"  submit:  cd {output} && sbatch submit.slurm")
-    click.echo(f"  locally: {output}/run_local.sh")
-    click.echo(f"  then:    olctc collect {output}")
+    folder = shlex.quote(os.fspath(output).rstrip("/") or "/")  # "-o grid/" printed "grid//run_local.sh"
+    local = shlex.quote(os.path.join(os.fspath(output), "run_local.sh"))
+    click.echo(f"  submit:  cd {folder} && sbatch submit.slurm")
+    click.echo(f"  locally: {local}")
+    click.echo(f"  then:    olctc collect {folder}")
     if not sbatch_available():
-        click.echo("note: sbatch is not on PATH here: copy the folder to a Slurm cluster, or run "
-                   f"{output}/run_local.sh")
+        click.echo(f"note: sbatch is not on PATH here: copy the folder to a Slurm cluster, or run {local}")
 
 
 @click.command("collect")
@@ -84,6 +96,12 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     from olctc.io import atomic_write_text, check_not_input
 
     grid = Path(folder)
+    if solver is not None:
+        from olctc.fit import IN_PROCESS
+
+        if solver not in IN_PROCESS:  # before decoding every task, not after
+            raise OlctcError(f"The 'solver' parameter must be one of {', '.join(IN_PROCESS)} for an in-process "
+                             f"fit. Got {solver!r} instead.")
     check_not_input(output, ("grid file", grid / "grid.json"), ("grid file", grid / "jobs.tsv"),
                     ("grid file", grid / "cv_results.json"), ("data", data))
     validate_limits(time_limit=time_limit, threads=threads, cli=True)

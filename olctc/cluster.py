@@ -22,6 +22,7 @@ import itertools
 import json
 import math
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -41,6 +42,8 @@ GRID_SOLVERS = {"cbc-cli": "cbc-cli", "highs-cli": "highs-cli", "glpk-cli": "glp
                 "gurobi-cli": None, "olctc": "highs", "highs": "highs", "cbc": "cbc", "scip": "scip"}
 SLURM_MARGIN_S = 300  # job time = solver time limit + this margin (decoding is done later by collect)
 TIE_TOL = 1e-12
+#: What a grid stopped before grid.json leaves in its folder (a new grid there is allowed).
+GRID_LEFTOVERS = frozenset({"tasks", "logs"})
 
 
 # ------------------------------------------------------------------------------------------ building
@@ -97,6 +100,20 @@ class SlurmOptions:
     account: str | None = None
     job_name: str = "olctc-grid"
     margin_s: int = SLURM_MARGIN_S
+
+
+_SLURM_MEM = re.compile(r"[0-9]+[KMGTkmgt]?")
+
+
+def check_slurm_options(opts: SlurmOptions) -> None:
+    """OlctcError unless the values make valid ``#SBATCH`` lines: a newline would end the directive and
+    run the rest as a command of the job; a space or an empty value makes sbatch refuse the script."""
+    if not _SLURM_MEM.fullmatch(opts.mem or ""):
+        raise param_error("mem", "a Slurm memory size such as '4G', '500M' or '4000' (megabytes)", opts.mem)
+    for name in ("partition", "account"):
+        v = getattr(opts, name)
+        if v is not None and (not v or any(c.isspace() for c in v)):
+            raise param_error(name, "a Slurm name without spaces or line breaks", v)
 
 
 @dataclass
@@ -167,11 +184,22 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
     if not ds.source:
         raise OlctcError("the data has no source to reload it from; grids need a CSV file or --dataset")
     slurm = slurm or SlurmOptions()
+    check_slurm_options(slurm)
+    if not os.fspath(out).strip():  # Path("") is the current folder: an unset variable in a script
+        raise param_error("output", "a folder path (-o DIR)", os.fspath(out))
     out = Path(out)
     if (out / "grid.json").exists() or (out / "jobs.tsv").exists():
         raise OlctcError(f"{out} already holds a grid; choose a new folder (or delete it)")
     if out.exists() and not out.is_dir():
         raise OlctcError(f"{out} exists and is not a folder")
+    if out.is_dir():
+        # A grid writes run_local.sh, submit.slurm and tasks/NNNN/* over whatever has those names: only a
+        # new or empty folder, or what a stopped `olctc grid` left (tasks/, logs/, temporary files).
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in GRID_LEFTOVERS
+                         and not (p.name.startswith(".") and p.name.endswith(".tmp")))
+        if foreign:
+            raise OlctcError(f"{out} is not empty and holds no grid ({', '.join(foreign[:3])}"
+                             f"{', ...' if len(foreign) > 3 else ''}): give a new or empty folder")
     Cs = C_grid(parse_C_values(C_values), spec.depth)
     train, test = split(ds, test_size, seed)
     check_size(len(train), ds.p, spec, max_nonzeros)
@@ -336,8 +364,114 @@ def read_grid(folder: str | Path) -> dict[str, Any]:
     for key in ("data", "train_rows", "test_rows", "folds", "spec", "C_grid", "tasks"):
         if key not in info:
             raise OlctcError(f"{path}: the key {key!r} is missing; the file is damaged")
+    check_grid_info(path, info)
     check_jobs(folder, info)
     return info
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def check_grid_info(path: Path, info: dict[str, Any]) -> None:
+    """OlctcError naming ``path`` and the field unless grid.json has the types and ranges collect relies on
+    (an edited file otherwise fails later with a traceback, or scores on the wrong rows)."""
+    from olctc.emit.params import MAX_TIME_LIMIT
+    from olctc.spec import TreeSpec
+
+    def bad(field: str, expected: str, got: Any = None, show: bool = True) -> OlctcError:
+        g = f", got {_short(got)}" if show else ""
+        return OlctcError(f"{path}: field {field!r} must be {expected}{g}; the file is damaged (edited?)")
+
+    data = info["data"]
+    if not isinstance(data, dict):
+        raise bad("data", "an object", data)
+    for k in ("source", "sha256"):
+        if not isinstance(data.get(k), str):
+            raise bad(f"data.{k}", "a string", data.get(k))
+    n = data.get("n")
+    if not _is_int(n) or n < 1:
+        raise bad("data.n", "the number of rows of the data (an integer >= 1)", n)
+
+    def rows(field: str, v: Any) -> set[int]:
+        if not isinstance(v, list):
+            raise bad(field, f"a list of row numbers from 0 to {n - 1}", v)
+        wrong = next((r for r in v if not (_is_int(r) and 0 <= r < n)), None)
+        if wrong is not None:
+            raise OlctcError(f"{path}: field {field!r} holds {_short(wrong)}, not a row number from 0 to {n - 1} "
+                             "of the data; the file is damaged (edited?)")
+        if len(set(v)) != len(v):
+            raise bad(field, "a list of distinct row numbers", show=False)
+        return set(v)
+
+    train = rows("train_rows", info["train_rows"])
+    if not train:
+        raise bad("train_rows", "a non-empty list of row numbers", info["train_rows"])
+    if train & rows("test_rows", info["test_rows"]):
+        raise bad("test_rows", "rows outside train_rows", sorted(train & set(info["test_rows"]))[:5])
+    folds = info["folds"]
+    if not isinstance(folds, list) or len(folds) < 2:
+        raise bad("folds", "a list of at least 2 folds", folds)
+    for i, f in enumerate(folds):
+        if not isinstance(f, dict):
+            raise bad(f"folds[{i}]", "an object with 'train' and 'val' rows", f)
+        fit_rows, val_rows = rows(f"folds[{i}].train", f.get("train")), rows(f"folds[{i}].val", f.get("val"))
+        if not val_rows or not fit_rows or not (fit_rows | val_rows) <= train or fit_rows & val_rows:
+            raise bad(f"folds[{i}]", "disjoint non-empty 'train' and 'val' parts of train_rows", show=False)
+    if not isinstance(info["spec"], dict):
+        raise bad("spec", "an object (the tree specification)", info["spec"])
+    try:
+        depth = TreeSpec.from_json(info["spec"]).depth
+    except OlctcError as exc:
+        raise OlctcError(f"{path}: field 'spec' is not a valid tree specification: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise OlctcError(f"{path}: field 'spec' is not a valid tree specification "
+                         f"({type(exc).__name__}: {exc}); the file is damaged (edited?)") from None
+    grid = info["C_grid"]
+    if not isinstance(grid, list) or not grid or not all(
+            isinstance(C, list) and len(C) == depth and all(_is_num(c) and 0 < c < math.inf for c in C)
+            for C in grid):
+        raise bad("C_grid", f"a non-empty list of C combinations, each {depth} positive number(s)", grid)
+    combos = {tuple(float(c) for c in C) for C in grid}
+    tasks = info["tasks"]
+    if not isinstance(tasks, list) or not tasks:
+        raise bad("tasks", "a non-empty list of tasks", tasks)
+    ids: set[int] = set()
+    for i, t in enumerate(tasks):
+        where = f"tasks[{i}]"
+        if not isinstance(t, dict):
+            raise bad(where, "an object", t)
+        if not _is_int(t.get("task")) or t["task"] in ids:
+            raise bad(f"{where}.task", "a task number not used by another task", t.get("task"))
+        ids.add(t["task"])
+        if not _is_int(t.get("fold")) or not 0 <= t["fold"] < len(folds):
+            raise bad(f"{where}.fold", f"a fold number from 0 to {len(folds) - 1}", t.get("fold"))
+        C = t.get("C")
+        if not isinstance(C, list) or not all(_is_num(c) for c in C) or tuple(float(c) for c in C) not in combos:
+            raise bad(f"{where}.C", "one of the combinations of C_grid", C)
+        for k in ("model", "solution"):
+            v = t.get(k)
+            if not isinstance(v, str) or not v or Path(v).is_absolute() or ".." in Path(v).parts:
+                raise bad(f"{where}.{k}", "a file path inside the grid folder", v)
+    if not _is_int(info.get("seed")):
+        raise bad("seed", "an integer", info.get("seed"))
+    tl = info.get("time_limit")
+    if tl is not None and not (_is_num(tl) and 0 < tl <= MAX_TIME_LIMIT):
+        raise bad("time_limit", "a positive number of seconds (or null)", tl)
+    mnz = info.get("max_nonzeros")
+    if mnz is not None and not (_is_int(mnz) and mnz >= 1):
+        raise bad("max_nonzeros", "an integer >= 1 (or null)", mnz)
+    if "solver" in info and not (isinstance(info["solver"], str) and info["solver"] in GRID_SOLVERS):
+        raise bad("solver", f"one of {', '.join(GRID_SOLVERS)}", info["solver"])
+
+
+def _short(v: Any, n: int = 60) -> str:
+    r = repr(v)
+    return r if len(r) <= n else r[: n - 3] + "..."
 
 
 def check_jobs(folder: Path, info: dict[str, Any]) -> None:
@@ -493,6 +627,9 @@ def collect(folder: str | Path, *, data_path: str | Path | None = None, refine: 
     """Read a grid folder's solutions, score them, build the CV table and pick C (no final fit)."""
     info = read_grid(folder)
     ds = load_grid_data(info, data_path)
+    if ds.n != info["data"]["n"]:
+        raise OlctcError(f"{Path(folder) / 'grid.json'}: field 'data.n' is {info['data']['n']}, but the data "
+                         f"has {ds.n} rows; the file is damaged (edited?)")
     results = score_tasks(folder, info, ds, data_path=data_path, refine=refine)
     table = cv_table(results, info)
     return Collected(results, table, pick_best(table), info)

@@ -1,6 +1,7 @@
 """olctc bench: tiny real runs through the CLI, resume, partial lines, report, bad input, metrics."""
 from __future__ import annotations
 
+import csv
 import json
 import math
 from dataclasses import replace
@@ -501,3 +502,147 @@ def test_tree_models_train_on_the_bench_split_only() -> None:
     (rec,) = runner.execute_task(task)
     assert rec["status"] != "error", rec.get("error")
     assert (rec["split"], rec["n_train"], rec["n_test"]) == ("authors", len(train), len(test))
+
+
+# ---- QA: odd input that used to run, crash or mislead ------------------------------------------------
+
+@pytest.mark.parametrize("extra, message", [
+    (["--seeds", "-1"], "error: The 'seeds' parameter must be integers from 0 to 4294967295. Got '-1' instead."),
+    (["--seeds", "0,4294967296"],
+     "error: The 'seeds' parameter must be integers from 0 to 4294967295. Got '0,4294967296' instead."),
+    (["--models", "CART,CART"],
+     "error: The 'models' parameter must be distinct model names separated by commas. Got 'CART,CART' instead."),
+    (["--time-limit", "inf"], "error: The 'time_limit' parameter must be at most 1e7 seconds (115 days). Got inf"),
+    (["--time-limit", "1e300"], "error: The 'time_limit' parameter must be at most 1e7 seconds (115 days)."),
+    (["--run-timeout", "inf"], "error: The 'run_timeout' parameter must be at most 1e7 seconds (115 days)."),
+    (["--C-grid", "1,inf"],
+     "error: The 'C_grid' parameter must be positive finite numbers separated by commas. Got '1,inf' instead."),
+    (["--C-grid", "1,1"], "error: The 'C_grid' parameter must be distinct numbers separated by commas."),
+    (["--threads", "5000"], "error: The 'threads' parameter must be at most 1024 (solver threads per fit)."),
+    (["--fixed-C", ""], "error: The 'C' parameter must be a positive number or one per layer"),
+])
+def test_out_of_range_options_are_refused_before_the_folder_exists(tmp_path: Path, capsys, extra,
+                                                                     message) -> None:
+    # Used to: every run fail with the same seed error (exit 0), two runs of one key, an OverflowError
+    # traceback after bench.json was written (the folder then refused the corrected options), every L1-LR
+    # run fail on C = inf, or '' silently mean 'anchors'.
+    d = tmp_path / "b"
+    defaults = {"--models": "CART,L1-LR", "--seeds": "0"}
+    base = [x for k, v in defaults.items() if k not in extra for x in (k, v)]
+    code, out, err = cli(["bench", "models", "--datasets", "heart", "--time-limit", "5", *base, *extra,
+                          "-o", str(d)], capsys)
+    assert code == 2 and err.startswith(message) and err.count("\n") == 1, err
+    assert not d.exists()
+
+
+def test_a_wait_of_years_does_not_overflow(tmp_path: Path) -> None:
+    # A hard limit of years (1e7 s x many CV fits) made select() raise OverflowError mid-bench.
+    from olctc.bench.workers import run_isolated
+
+    kept: list = []
+    run_isolated([{"n": 1}], 1, list, lambda t: 1e12, lambda *a: [], kept.append)  # the child: list(task)
+    assert kept == [["n"]]
+
+
+def _cart_bench(d: Path, capsys) -> list[str]:
+    args = ["bench", "models", "--models", "CART", "--datasets", "haberman", "--seeds", "0,1", "-o", str(d)]
+    assert cli(args, capsys)[0] == 0
+    return args
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda m: m.__setitem__("options", 5), "bench.json: 'options' is int, expected an object"),
+    (lambda m: m.__setitem__("experiment", ["models"]), "bench.json names no known experiment"),
+])
+def test_damaged_bench_json_is_a_one_line_error(tmp_path: Path, capsys, edit, message) -> None:
+    d = tmp_path / "b"
+    args = _cart_bench(d, capsys)
+    meta = json.loads((d / "bench.json").read_text())
+    edit(meta)
+    (d / "bench.json").write_text(json.dumps(meta))
+    before = snapshot(d)
+    for a in (args, ["bench", "report", str(d)]):
+        code, _, err = cli(a, capsys)
+        assert code == 2 and err.startswith("error: ") and message in err and err.count("\n") == 1, err
+    assert snapshot(d) == before
+
+
+def test_edited_runs_lines_are_skipped_and_redone_not_a_crash(tmp_path: Path, capsys) -> None:
+    d = tmp_path / "b"
+    args = _cart_bench(d, capsys)
+    recs = [json.loads(s) for s in lines(d)]
+    bad = [dict(recs[0], seed="0"), dict(recs[1], test_balanced_accuracy="0.5"), dict(recs[0], key=["x"]),
+           dict(recs[1], experiment="phases")]  # a line of another bench's runs.jsonl
+    (d / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in bad))
+    before = (d / "runs.jsonl").read_text()
+    code, out, err = cli(["bench", "report", str(d)], capsys)  # used to: TypeError traceback
+    assert code == 2 and "ignored 4 unreadable line(s)" in err and "holds no finished runs yet" in err
+    code, out, err = cli(args, capsys)
+    assert code == 0 and "2 run(s) done now, 0 skipped" in out and "ignored 4 unreadable line(s)" in err
+    after = (d / "runs.jsonl").read_text()
+    assert after.startswith(before) and len(after.splitlines()) == 6  # appended, nothing rewritten
+    code, out, err = cli(["bench", "report", str(d)], capsys)
+    assert code == 0
+    (row,) = list(csv.DictReader(open(d / "report" / "summary.csv")))
+    assert row["runs"] == "2" and row["errors"] == "0"
+
+
+def test_report_on_damaged_folders_is_a_one_line_error(tmp_path: Path, capsys) -> None:
+    d = tmp_path / "b"
+    _cart_bench(d, capsys)
+    (d / "report").write_text("my notes")  # used to: FileExistsError traceback
+    code, _, err = cli(["bench", "report", str(d)], capsys)
+    assert (code, err) == (2, f"error: {d / 'report'} is a file, not the report folder: move it away and run "
+                              "the report again\n")
+    assert (d / "report").read_text() == "my notes"
+    code, _, err = cli(["bench", "report", str(d / "bench.json")], capsys)
+    assert (code, err) == (2, f"error: bench folder {d / 'bench.json'} is a file, not a folder\n")
+    (d / "runs.jsonl").rename(d / "kept.jsonl")
+    (d / "runs.jsonl").mkdir()  # used to: IsADirectoryError traceback (run and report)
+    code, _, err = cli(["bench", "report", str(d)], capsys)
+    assert (code, err) == (2, f"error: {d / 'runs.jsonl'} is not a file (a folder?): the bench folder is "
+                              "damaged\n")
+
+
+def test_report_of_only_failed_runs_draws_no_empty_figures(tmp_path: Path, capsys) -> None:
+    d = tmp_path / "b"
+    _cart_bench(d, capsys)
+    recs = [json.loads(s) for s in lines(d)]
+    failed = [{k: r[k] for k in ("experiment", "dataset", "seed", "model", "key")} | {"status": "timeout",
+              "error": "RunTimeout: simulated"} for r in recs]
+    (d / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in failed))
+    code, out, err = cli(["bench", "report", str(d)], capsys)
+    assert code == 0 and "All-NaN" not in err and "warning" not in err, err
+    assert sorted(p.name for p in (d / "report").iterdir()) == ["runs.csv", "summary.csv", "summary.md"]
+    assert "| haberman | CART | 2 (2 failed) | - |" in (d / "report" / "summary.md").read_text()
+
+
+def _rec(ds: str, model: str, seed: int, bacc: float) -> dict:
+    return {"dataset": ds, "model": model, "seed": seed, "status": "optimal", "test_balanced_accuracy": bacc,
+            "train_balanced_accuracy": bacc}
+
+
+def test_anchor_mean_only_over_the_same_seeds() -> None:
+    from olctc.bench.report import summary_rows
+
+    a = ex.seed_anchors()[("CART(authors log)", "heart")]["seeds"]
+    # seeds 0 and 42: both in the authors' logs -> their mean over exactly those seeds
+    (row,) = summary_rows("models", [_rec("heart", "CART", 0, 0.7), _rec("heart", "CART", 42, 0.8)])
+    assert row["anchor_mean"] == pytest.approx((a[0] + a[42]) / 2)
+    assert row["diff_vs_anchor"] == pytest.approx(75.0 - (a[0] + a[42]) / 2)
+    # seeds 0 and 1: the authors have no seed 1; used to show seed 0's value as the anchor of a 2-seed mean
+    (row,) = summary_rows("models", [_rec("heart", "CART", 0, 0.7), _rec("heart", "CART", 1, 0.8)])
+    assert row["anchor_mean"] is None and row["diff_vs_anchor"] is None
+    # the paper's single split (large, depth3) is the experiment's seed 0: another seed has no anchor
+    assert ex.anchor_for("large", "OLCT", "a6a", 0) == 74.49
+    assert ex.anchor_for("large", "OLCT", "a6a", 1) is None
+    (row,) = summary_rows("large", [_rec("a6a", "OLCT", 1, 0.7)])
+    assert row["anchor_mean"] is None
+
+
+def test_empty_output_is_refused_not_the_current_folder(tmp_path: Path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)  # used to: bench.json and runs.jsonl written into the current folder
+    code, _, err = cli(["bench", "models", "--models", "CART", "--datasets", "heart", "--seeds", "0", "-o", ""],
+                       capsys)
+    assert (code, err) == (2, "error: The 'output' parameter must be a folder path (-o DIR). Got '' instead.\n")
+    assert list(tmp_path.iterdir()) == []

@@ -225,3 +225,118 @@ def test_grid_bad_input(tmp_path):
     assert "--solver highs" in (tmp_path / "b/jobs.tsv").read_text()
     again = run_cli("grid", "--dataset", "heart", "-o", str(tmp_path / "b"))
     assert again.returncode == 2 and "already holds a grid" in again.stderr
+
+
+# ---- QA: damaged grid.json, odd Slurm values, foreign folders --------------------------------------------
+
+@pytest.mark.parametrize("edit, message", [
+    # fields jobs.tsv does not repeat: each used to end in a traceback, or (a -1 row) score silently
+    # on another row of the data
+    (lambda d: d["folds"][0]["val"].append(-1), "field 'folds[0].val' holds -1, not a row number from 0 to 59"),
+    (lambda d: d["test_rows"].append(500), "field 'test_rows' holds 500, not a row number from 0 to 59"),
+    (lambda d: d.__setitem__("spec", 3), "field 'spec' must be an object (the tree specification), got 3"),
+    (lambda d: d["spec"].pop("preset"), "field 'spec' is not a valid tree specification (KeyError: 'preset')"),
+    (lambda d: d.__setitem__("C_grid", [["a", 1]]), "field 'C_grid' must be a non-empty list of C combinations"),
+    (lambda d: d["data"].pop("source"), "field 'data.source' must be a string, got None"),
+    (lambda d: d.pop("seed"), "field 'seed' must be an integer, got None"),
+    (lambda d: d.__setitem__("time_limit", "x"), "field 'time_limit' must be a positive number of seconds"),
+    (lambda d: d.__setitem__("solver", ["cbc"]), "field 'solver' must be one of cbc-cli"),
+])
+def test_collect_damaged_grid_json_is_a_one_line_error(solved_grid, tmp_path, edit, message):
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    info = json.loads((g / "grid.json").read_text())
+    edit(info)
+    (g / "grid.json").write_text(json.dumps(info))
+    with pytest.raises(OlctcError) as e:
+        collect(g)
+    assert str(e.value).startswith(f"{g / 'grid.json'}: {message}"), str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_collect_damaged_grid_json_through_the_cli(solved_grid, tmp_path):
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    info = json.loads((g / "grid.json").read_text())
+    info["tasks"] = 5  # used to: TypeError traceback, exit 1
+    (g / "grid.json").write_text(json.dumps(info))
+    res = run_cli("collect", str(g))
+    assert res.returncode == 2 and res.stderr == (f"error: {g / 'grid.json'}: field 'tasks' must be a non-empty "
+                                                  "list of tasks, got 5; the file is damaged (edited?)\n")
+
+
+def test_collect_refuses_a_bad_solver_before_decoding(solved_grid, tmp_path):
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    (g / "cv_results.json").unlink(missing_ok=True)
+    res = run_cli("collect", str(g), "--solver", "cbc-cli")
+    assert res.returncode == 2 and res.stderr == ("error: The 'solver' parameter must be one of highs, cbc, scip "
+                                                  "for an in-process fit. Got 'cbc-cli' instead.\n")
+    assert res.stdout == "" and not (g / "cv_results.json").exists()  # used to: every task decoded first
+
+
+@pytest.mark.parametrize("args, message", [
+    # a newline ended the #SBATCH line and made the rest a command of every job
+    (["--partition", "short\nrm -rf ~"], "The 'partition' parameter must be a Slurm name without spaces or line "
+                                         "breaks. Got 'short\\nrm -rf ~' instead."),
+    (["--account", ""], "The 'account' parameter must be a Slurm name without spaces or line breaks."),
+    (["--mem", ""], "The 'mem' parameter must be a Slurm memory size such as '4G', '500M' or '4000' (megabytes)."),
+    (["--olctc-cmd", " "], "The 'olctc_cmd' parameter (--olctc-cmd) must be a command on one line"),
+    # every task would run `olctc solve --threads 2000`, which refuses it: the whole array failing on the cluster
+    (["--cpus-per-task", "2000"], "The 'cpus_per_task' parameter must be at most 1024 (each task's solver "
+                                  "threads) unless --threads is given. Got 2000 instead."),
+])
+def test_grid_refuses_values_its_jobs_would_fail_on(tmp_path, args, message):
+    data = small_heart_csv(tmp_path / "h.csv", 10)
+    res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2", *args,
+                  "-o", str(tmp_path / "a"))
+    assert res.returncode == 2 and res.stderr.startswith(f"error: {message}") and res.stderr.count("\n") == 1, \
+        res.stderr
+    assert not (tmp_path / "a").exists()
+
+
+def test_grid_refuses_a_folder_of_other_files(tmp_path):
+    data = small_heart_csv(tmp_path / "h.csv", 10)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "run_local.sh").write_text("my own script\n")  # used to: overwritten by the grid's
+    res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2",
+                  "-o", str(mine))
+    assert res.returncode == 2 and res.stderr == (f"error: {mine} is not empty and holds no grid (run_local.sh): "
+                                                  "give a new or empty folder\n")
+    assert [p.name for p in mine.iterdir()] == ["run_local.sh"]
+    assert (mine / "run_local.sh").read_text() == "my own script\n"
+    # what a stopped grid leaves (tasks/, logs/) is no reason to refuse
+    left = tmp_path / "left"
+    (left / "tasks" / "0000").mkdir(parents=True)
+    (left / "logs").mkdir()
+    res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2",
+                  "-o", str(left))
+    assert res.returncode == 0, res.stderr
+
+
+def test_grid_empty_output_is_refused_not_the_current_folder(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "olctc.cli", "grid", "--dataset", "heart", "--depth", "1",
+                          "--C-values", "1", "--folds", "2", "-o", ""], capture_output=True, text=True, cwd=tmp_path)
+    assert res.returncode == 2 and res.stderr == ("error: The 'output' parameter must be a folder path (-o DIR). "
+                                                  "Got '' instead.\n")
+    assert list(tmp_path.iterdir()) == []  # used to: grid.json, tasks/, scripts in the current folder
+
+
+def test_grid_prints_commands_a_shell_can_run(tmp_path):
+    # "-o grid/" printed "grid//run_local.sh"; a folder with a space printed a command that split it
+    data = small_heart_csv(tmp_path / "h.csv", 10)
+    res = subprocess.run([sys.executable, "-m", "olctc.cli", "grid", str(data), "--target", "y", "--depth", "1",
+                          "--C-values", "1", "--folds", "2", "--solver", "highs", "--time-limit", "5",
+                          "-o", "my grid/"], capture_output=True, text=True, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    lines = {ln.split(":", 1)[0].strip(): ln.split(":", 1)[1].strip() for ln in res.stdout.splitlines()
+             if ln.startswith("  ") and ":" in ln and not ln.strip().startswith("task")}
+    assert lines["submit"] == "cd 'my grid' && sbatch submit.slurm"
+    assert lines["then"] == "olctc collect 'my grid'"
+    run = subprocess.run(["bash", "-c", lines["locally"]], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert len(list((tmp_path / "my grid" / "tasks").glob("*/model.highs.sol"))) == 2

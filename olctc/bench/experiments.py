@@ -202,6 +202,8 @@ def anchor_for(experiment: str, record_model: str, dataset: str, seed: int | Non
         if a is None:
             return None
         return a["seeds"].get(seed) if seed is not None else a["mean"]
+    if seed is not None and seed not in EXPERIMENTS[experiment].seeds:
+        return None  # the paper's single split is the experiment's own seed; another seed is another split
     a = single_anchors().get((experiment, record_model, dataset))
     return None if a is None else a["bacc"]
 

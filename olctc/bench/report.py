@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -64,7 +65,9 @@ def summary_rows(experiment: str, records: list[dict[str, Any]]) -> list[dict[st
         bacc = [100 * r["test_balanced_accuracy"] for r in good]
         seeds = [r["seed"] for r in good]
         anchors = [anchor_for(experiment, model, ds, s) for s in seeds]
-        a_vals = [a for a in anchors if a is not None]
+        # Like for like: an anchor mean (and a diff) only when the authors have a value for every seed
+        # whose mean we report; over a subset of those seeds it would compare two different means.
+        a_vals = anchors if anchors and all(a is not None for a in anchors) else []
         method = anchor_method(experiment, model)
         a_nz = (seed_anchors().get((method, ds), {}).get("nonzero")
                 if method and uses_seed_anchors(experiment) else None)
@@ -223,9 +226,12 @@ def _figure(name: str):
 @_figure("bacc_gap_cdf.png")
 def fig_bacc_gap(path: Path, recs: list[dict[str, Any]], models: list[str]) -> Path | None:
     _, M = instance_matrix(recs, models, "test_balanced_accuracy", 100.0)
-    if not M.size:
+    if not np.isfinite(M).any():
         return None
-    t = np.linspace(0, max(1.0, float(np.nanmax(np.nanmax(M, axis=1)[:, None] - M, initial=0.0))), 300)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # instances where every model failed: all-NaN rows
+        best = np.nanmax(M, axis=1)
+    t = np.linspace(0, max(1.0, float(np.nanmax(best[:, None] - M, initial=0.0))), 300)
     _plot(path, t, gap_cdf(M, t), models, "gap t from the best test balanced accuracy (points)",
           "fraction of instances within t", "Test balanced accuracy: gap from the best")
     return path
@@ -239,7 +245,11 @@ def fig_loss_gap(path: Path, recs: list[dict[str, Any]], models: list[str]) -> P
     if not models:
         return None
     _, M = instance_matrix(recs, models, "exact_objective")
-    gaps = M - np.nanmin(M, axis=1, keepdims=True)
+    if not np.isfinite(M).any():
+        return None
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        gaps = M - np.nanmin(M, axis=1, keepdims=True)
     t = np.linspace(0, max(1.0, float(np.nanmax(gaps, initial=0.0))), 300)
     _plot(path, t, gap_cdf(M, t, higher_is_better=False), models,
           "gap t from the best exact training objective", "fraction of instances within t",
@@ -250,7 +260,7 @@ def fig_loss_gap(path: Path, recs: list[dict[str, Any]], models: list[str]) -> P
 @_figure("time_profile.png")
 def fig_time(path: Path, recs: list[dict[str, Any]], models: list[str]) -> Path | None:
     _, M = instance_matrix(recs, models, "time_solve")
-    if not M.size:
+    if not np.isfinite(M).any():
         return None
     M = np.where(np.isnan(M), np.nan, np.maximum(M, TIME_FLOOR))
     taus = _ratio_axis(M, 0.0)
@@ -262,7 +272,7 @@ def fig_time(path: Path, recs: list[dict[str, Any]], models: list[str]) -> Path 
 @_figure("sparsity_profile.png")
 def fig_sparsity(path: Path, recs: list[dict[str, Any]], models: list[str]) -> Path | None:
     _, M = instance_matrix(recs, models, "mean_nonzero_per_node")
-    if not M.size:
+    if not np.isfinite(M).any():
         return None
     taus = _ratio_axis(M, SPARSITY_SHIFT)
     _plot(path, taus, performance_profile(M, taus, SPARSITY_SHIFT), models,
@@ -274,17 +284,23 @@ def fig_sparsity(path: Path, recs: list[dict[str, Any]], models: list[str]) -> P
 def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Report:
     """Write DIR/report/{summary.md, summary.csv, runs.csv, *.png}; returns what was written."""
     d = Path(folder)
+    if d.exists() and not d.is_dir():
+        raise OlctcError(f"bench folder {d} is a file, not a folder")
     if not d.is_dir():
         raise OlctcError(f"bench folder {d} does not exist")
     meta = read_bench_json(d)
     experiment = meta["experiment"]
-    all_recs, bad = read_runs(d)
+    all_recs, bad = read_runs(d, experiment)
     if bad:
-        echo(f"{d / 'runs.jsonl'}: ignored {bad} unreadable line(s) (a run killed while writing)")
+        echo(f"{d / 'runs.jsonl'}: ignored {bad} unreadable line(s) (a run killed while writing, or a line "
+             "edited by hand)")
     recs = list(latest(all_recs).values())
     if not recs:
-        raise OlctcError(f"{d} holds no finished runs yet: run `olctc bench {experiment} -o {d}` first")
+        raise OlctcError(f"{d} holds no finished runs yet: run `olctc bench {experiment}` into it first "
+                         f"(with the options of its {d / 'bench.json'})")
     out = d / REPORT_DIR
+    if out.exists() and not out.is_dir():
+        raise OlctcError(f"{out} is a file, not the report folder: move it away and run the report again")
     out.mkdir(exist_ok=True)
     models = _model_order(experiment, recs)
     rows = summary_rows(experiment, recs)

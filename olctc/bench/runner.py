@@ -8,6 +8,8 @@ rewritten: records are appended, one whole buffer per task, by the parent proces
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import os
 import platform
 import sys
@@ -25,6 +27,7 @@ from olctc.bench.experiments import (AUTHORS_SPLIT, C_GRID, EXPERIMENTS, THREADS
 from olctc.bench.metrics import brier_score, expected_calibration_error
 from olctc.bench.workers import run_isolated
 from olctc.data import Dataset, Scaler
+from olctc.emit.params import MAX_THREADS, MAX_TIME_LIMIT
 from olctc.errors import OlctcError, param_error
 from olctc.io import atomic_write_text
 
@@ -35,6 +38,10 @@ OWN_FILES = frozenset({BENCH_JSON, RUNS, REPORT_DIR})
 TEST_SIZE = 0.2
 SOLVERS = ("highs", "cbc", "scip")
 FAILED = ("error", "timeout")  # records without results; --retry-errors runs them again
+MAX_SEED = 2 ** 32 - 1  # scikit-learn's random_state (and olctc's split) take seeds in [0, 2**32 - 1]
+#: Numeric fields of a record the report reads: a number or null in every well-formed record.
+NUMERIC_FIELDS = ("train_balanced_accuracy", "test_balanced_accuracy", "time_solve", "gap",
+                  "mean_nonzero_per_node", "test_brier", "test_ece", "exact_objective")
 
 
 # ---- options ---------------------------------------------------------------------------------------
@@ -76,6 +83,9 @@ def parse_seeds(text: str | None, default: Iterable[int]) -> tuple[int, ...]:
         raise param_error("seeds", "comma-separated integers such as '0,42,314'", text) from None
     if len(set(seeds)) != len(seeds):
         raise param_error("seeds", "distinct integers", text)
+    if any(not 0 <= s <= MAX_SEED for s in seeds):
+        # Every run of such a seed would fail (the split's random_state), each with the same error.
+        raise param_error("seeds", f"integers from 0 to {MAX_SEED}", text)
     return seeds
 
 
@@ -100,6 +110,9 @@ def parse_models(text: str | None, exp: Experiment) -> tuple[str, ...]:
     names = tuple(s.strip() for s in str(text).split(","))
     for n in names:
         exp.model(n)
+    if len(set(names)) != len(names):
+        # The same task twice: two runs, two records of one key, and the report counting both.
+        raise param_error("models", "distinct model names separated by commas", text)
     return names
 
 
@@ -111,8 +124,10 @@ def parse_grid(text: str | None) -> tuple[float, ...]:
         vals = tuple(float(s) for s in str(text).split(","))
     except ValueError:
         raise param_error("C_grid", "positive numbers separated by commas", text) from None
-    if not vals or any(not v > 0 for v in vals):
-        raise param_error("C_grid", "positive numbers separated by commas", text)
+    if not vals or any(not (v > 0 and math.isfinite(v)) for v in vals):
+        raise param_error("C_grid", "positive finite numbers separated by commas", text)
+    if len(set(vals)) != len(vals):
+        raise param_error("C_grid", "distinct numbers separated by commas", text)
     return vals
 
 
@@ -124,10 +139,14 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     exp = get_experiment(experiment)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise param_error("threads", "an integer >= 1 (solver threads per fit)", threads)
+    if threads > MAX_THREADS:
+        raise param_error("threads", f"at most {MAX_THREADS} (solver threads per fit)", threads)
     if solver not in SOLVERS:
         raise param_error("solver", f"one of {', '.join(SOLVERS)}", solver)
     if not (time_limit > 0):
         raise param_error("time_limit", "> 0 seconds", time_limit)
+    if not time_limit <= MAX_TIME_LIMIT:  # inf: the run's hard limit (and the wait for it) overflows
+        raise param_error("time_limit", "at most 1e7 seconds (115 days)", time_limit)
     if cv is not None and (isinstance(cv, bool) or cv < 2):
         raise param_error("cv", "an integer >= 2 (folds)", cv)
     if fixed_C != "anchors":
@@ -144,6 +163,8 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
 
 def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
     """Create DIR with bench.json, or check that an existing DIR is this very bench; never deletes."""
+    if not os.fspath(out).strip():  # Path("") is the current folder: an unset variable in a script
+        raise param_error("output", "a folder path (-o DIR)", os.fspath(out))
     d = Path(out)
     if d.exists() and not d.is_dir():
         raise OlctcError(f"bench folder {d} is a file, not a folder")
@@ -198,8 +219,12 @@ def read_bench_json(d: Path) -> dict[str, Any]:
         meta = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise OlctcError(f"{p} is not readable JSON: {exc}") from None
-    if not isinstance(meta, dict) or meta.get("experiment") not in EXPERIMENTS:
+    exp = meta.get("experiment") if isinstance(meta, dict) else None
+    if not isinstance(exp, str) or exp not in EXPERIMENTS:
         raise OlctcError(f"{p} names no known experiment")
+    if not isinstance(meta.get("options", {}), dict):
+        raise OlctcError(f"{p}: 'options' is {type(meta['options']).__name__}, expected an object "
+                         "(the file was edited?)")
     return meta
 
 
@@ -219,27 +244,51 @@ def machine_info() -> dict[str, Any]:
 
 # ---- runs.jsonl ------------------------------------------------------------------------------------
 
-def read_runs(d: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], int]:
-    """(records, number of unreadable lines) of DIR/runs.jsonl; a partial line from a kill is skipped."""
+def read_runs(d: str | os.PathLike[str], experiment: str | None = None) -> tuple[list[dict[str, Any]], int]:
+    """(records, number of unreadable lines) of DIR/runs.jsonl; a partial line from a kill is skipped,
+    and so is a line that is no well-formed record (of ``experiment``, when given): see ``is_record``."""
     p = Path(d) / RUNS
     if not p.exists():
         return [], 0
+    if not p.is_file():
+        raise OlctcError(f"{p} is not a file (a folder?): the bench folder is damaged")
     recs, bad = [], 0
-    with open(p, "rb") as f:
-        for raw in f:
-            line = raw.strip()
-            if not line:
-                continue
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                bad += 1
-                continue
-            if isinstance(rec, dict) and "key" in rec:
-                recs.append(rec)
-            else:
-                bad += 1
+    try:
+        with open(p, "rb") as f:
+            for raw in f:
+                line = raw.strip()
+                if not line:
+                    continue
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    bad += 1
+                    continue
+                if is_record(rec, experiment):
+                    recs.append(rec)
+                else:
+                    bad += 1
+    except OSError as exc:
+        raise OlctcError(f"cannot read {p}: {exc.strerror or exc}") from None
     return recs, bad
+
+
+def is_record(rec: Any, experiment: str | None = None) -> bool:
+    """Whether a parsed line is a record bench could have written: an object whose key is its own
+    data set, seed and model, with numbers (or null) where the report expects numbers. An edited line
+    that fails this is skipped like a partial one (and its run done again), never a crash later."""
+    if not isinstance(rec, dict):
+        return False
+    ds, seed, model, key = rec.get("dataset"), rec.get("seed"), rec.get("model"), rec.get("key")
+    if not (isinstance(ds, str) and isinstance(model, str) and isinstance(key, str)
+            and isinstance(seed, int) and not isinstance(seed, bool) and key == run_key(ds, seed, model)):
+        return False
+    if experiment is not None and rec.get("experiment") != experiment:
+        return False
+    if rec.get("status") is not None and not isinstance(rec.get("status"), str):
+        return False
+    return all(rec.get(k) is None or (isinstance(rec[k], numbers.Real) and not isinstance(rec[k], bool))
+               for k in NUMERIC_FIELDS)
 
 
 def latest(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -740,11 +789,13 @@ def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
         raise param_error("jobs", "an integer >= 1", jobs)
     if run_timeout is not None and not run_timeout > 0:
         raise param_error("run_timeout", "> 0 seconds", run_timeout)
+    if run_timeout is not None and not run_timeout <= MAX_TIME_LIMIT:
+        raise param_error("run_timeout", "at most 1e7 seconds (115 days)", run_timeout)
     d = prepare_folder(out, opts)
-    recs, bad = read_runs(d)
+    recs, bad = read_runs(d, opts.experiment)
     if bad:
-        echo(f"{d / RUNS}: ignored {bad} unreadable line(s) (a run killed while writing); "
-             "those runs will be redone")
+        echo(f"{d / RUNS}: ignored {bad} unreadable line(s) (a run killed while writing, or a line edited "
+             "by hand); those runs will be redone")
     done = {r["key"] for r in recs}
     if retry_errors:
         done -= {k for k, r in latest(recs).items() if r.get("status") in FAILED}

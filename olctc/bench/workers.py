@@ -27,6 +27,8 @@ from typing import Any, Callable
 GRACE = 2.0
 #: Characters of a failed run's last standard-error line quoted in its record.
 QUOTE = 200
+#: Longest single wait (seconds) for a child's result before the deadlines are looked at again.
+MAX_WAIT = 3600.0
 
 
 @dataclass
@@ -188,7 +190,8 @@ def run_isolated(tasks: list[dict[str, Any]], jobs: int, run: Callable[[dict[str
                 running.append(Worker(task, proc, parent_end, now + limit, limit, now, err_path))
                 _start(proc)
                 child_end.close()  # the parent's copy: without closing it, a dead child never reads as EOF
-            timeout = max(0.0, min(w.deadline for w in running) - time.monotonic())
+            # Capped: a hard limit of years (a huge --time-limit times many CV fits) overflows select().
+            timeout = min(MAX_WAIT, max(0.0, min(w.deadline for w in running) - time.monotonic()))
             wait([w.conn for w in running] + [w.proc.sentinel for w in running], timeout)
             for w in list(running):
                 recs = _outcome(w, failed)
