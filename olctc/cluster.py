@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from olctc.errors import OlctcError, param_error
+from olctc.errors import MISSING, OlctcError, brief, param_error
 
 GRID_FORMAT = "olctc-grid"
 GRID_VERSION = 1
@@ -384,16 +384,16 @@ def check_grid_info(path: Path, info: dict[str, Any]) -> None:
     from olctc.spec import TreeSpec
 
     def bad(field: str, expected: str, got: Any = None, show: bool = True) -> OlctcError:
-        g = f", got {_short(got)}" if show else ""
+        g = f", got {brief(got)}" if show else ""
         return OlctcError(f"{path}: field {field!r} must be {expected}{g}; the file is damaged (edited?)")
 
     data = info["data"]
     if not isinstance(data, dict):
         raise bad("data", "an object", data)
     for k in ("source", "sha256"):
-        if not isinstance(data.get(k), str):
-            raise bad(f"data.{k}", "a string", data.get(k))
-    n = data.get("n")
+        if not isinstance(data.get(k, MISSING), str):
+            raise bad(f"data.{k}", "a string", data.get(k, MISSING))
+    n = data.get("n", MISSING)
     if not _is_int(n) or n < 1:
         raise bad("data.n", "the number of rows of the data (an integer >= 1)", n)
 
@@ -402,7 +402,7 @@ def check_grid_info(path: Path, info: dict[str, Any]) -> None:
             raise bad(field, f"a list of row numbers from 0 to {n - 1}", v)
         wrong = next((r for r in v if not (_is_int(r) and 0 <= r < n)), None)
         if wrong is not None:
-            raise OlctcError(f"{path}: field {field!r} holds {_short(wrong)}, not a row number from 0 to {n - 1} "
+            raise OlctcError(f"{path}: field {field!r} holds {brief(wrong)}, not a row number from 0 to {n - 1} "
                              "of the data; the file is damaged (edited?)")
         if len(set(v)) != len(v):
             raise bad(field, "a list of distinct row numbers", show=False)
@@ -419,7 +419,7 @@ def check_grid_info(path: Path, info: dict[str, Any]) -> None:
     for i, f in enumerate(folds):
         if not isinstance(f, dict):
             raise bad(f"folds[{i}]", "an object with 'train' and 'val' rows", f)
-        fit_rows, val_rows = rows(f"folds[{i}].train", f.get("train")), rows(f"folds[{i}].val", f.get("val"))
+        fit_rows, val_rows = rows(f"folds[{i}].train", f.get("train", MISSING)), rows(f"folds[{i}].val", f.get("val", MISSING))
         if not val_rows or not fit_rows or not (fit_rows | val_rows) <= train or fit_rows & val_rows:
             raise bad(f"folds[{i}]", "disjoint non-empty 'train' and 'val' parts of train_rows", show=False)
     if not isinstance(info["spec"], dict):
@@ -445,20 +445,20 @@ def check_grid_info(path: Path, info: dict[str, Any]) -> None:
         where = f"tasks[{i}]"
         if not isinstance(t, dict):
             raise bad(where, "an object", t)
-        if not _is_int(t.get("task")) or t["task"] in ids:
-            raise bad(f"{where}.task", "a task number not used by another task", t.get("task"))
+        if not _is_int(t.get("task", MISSING)) or t["task"] in ids:
+            raise bad(f"{where}.task", "a task number not used by another task", t.get("task", MISSING))
         ids.add(t["task"])
-        if not _is_int(t.get("fold")) or not 0 <= t["fold"] < len(folds):
-            raise bad(f"{where}.fold", f"a fold number from 0 to {len(folds) - 1}", t.get("fold"))
-        C = t.get("C")
+        if not _is_int(t.get("fold", MISSING)) or not 0 <= t["fold"] < len(folds):
+            raise bad(f"{where}.fold", f"a fold number from 0 to {len(folds) - 1}", t.get("fold", MISSING))
+        C = t.get("C", MISSING)
         if not isinstance(C, list) or not all(_is_num(c) for c in C) or tuple(float(c) for c in C) not in combos:
             raise bad(f"{where}.C", "one of the combinations of C_grid", C)
         for k in ("model", "solution"):
-            v = t.get(k)
+            v = t.get(k, MISSING)
             if not isinstance(v, str) or not v or Path(v).is_absolute() or ".." in Path(v).parts:
                 raise bad(f"{where}.{k}", "a file path inside the grid folder", v)
-    if not _is_int(info.get("seed")):
-        raise bad("seed", "an integer", info.get("seed"))
+    if not _is_int(info.get("seed", MISSING)):
+        raise bad("seed", "an integer", info.get("seed", MISSING))
     tl = info.get("time_limit")
     if tl is not None and not (_is_num(tl) and 0 < tl <= MAX_TIME_LIMIT):
         raise bad("time_limit", "a positive number of seconds (or null)", tl)
@@ -467,11 +467,6 @@ def check_grid_info(path: Path, info: dict[str, Any]) -> None:
         raise bad("max_nonzeros", "an integer >= 1 (or null)", mnz)
     if "solver" in info and not (isinstance(info["solver"], str) and info["solver"] in GRID_SOLVERS):
         raise bad("solver", f"one of {', '.join(GRID_SOLVERS)}", info["solver"])
-
-
-def _short(v: Any, n: int = 60) -> str:
-    r = repr(v)
-    return r if len(r) <= n else r[: n - 3] + "..."
 
 
 def check_jobs(folder: Path, info: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 
 from olctc import __version__
 from olctc.data import Dataset, Scaler
-from olctc.errors import OlctcError, param_error
+from olctc.errors import MISSING, OlctcError, brief, param_error
 from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
@@ -253,23 +253,6 @@ def manifest_error(path: str | Path, field: str, expected: str, got: str) -> Olc
     return OlctcError(f"{path}: damaged manifest: field {field!r}: expected {expected}, got {got}; compile again")
 
 
-_MISSING = object()
-
-
-def _got(value: Any) -> str:
-    """What came, in a few words: messages stay on one line whatever the manifest holds."""
-    if value is _MISSING:
-        return "nothing (missing)"
-    if value is None or isinstance(value, bool):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return f"a list of {len(value)}"
-    if isinstance(value, dict):
-        return "an object"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:40] + "..."
-
-
 class _ManifestCheck:
     """Type and shape of every manifest field that the steps after compile read (decode, solve)."""
 
@@ -277,7 +260,7 @@ class _ManifestCheck:
         self.path = path
 
     def fail(self, field: str, expected: str, value: Any) -> OlctcError:
-        return manifest_error(self.path, field, expected, _got(value))
+        return manifest_error(self.path, field, expected, brief(value))
 
     # ---- leaves: each returns the value it checked
     def ints(self, values: list[Any], field: str, low: int = 0) -> list[int]:
@@ -332,10 +315,10 @@ class _ManifestCheck:
                 self.text(v, f"feature_names[{k}]")
         self.classes(man["classes"], man["data"].get("positive_class"))
         for key in ("mean", "scale"):
-            values = self.items(man["scaler"].get(key, _MISSING), f"scaler.{key}", p, "numbers (data.p)")
+            values = self.items(man["scaler"].get(key, MISSING), f"scaler.{key}", p, "numbers (data.p)")
             for k, v in enumerate(values):
                 self.number(v, f"scaler.{key}[{k}]", positive=key == "scale")
-        n_cols, n_rows, _ = (self.integer(man["model"].get(k, _MISSING), f"model.{k}")
+        n_cols, n_rows, _ = (self.integer(man["model"].get(k, MISSING), f"model.{k}")
                              for k in ("n_cols", "n_rows", "nnz"))
         self.blocks(man["blocks"], "columns", n_cols)
         if "rows" in man["blocks"]:
@@ -344,12 +327,12 @@ class _ManifestCheck:
 
     def data(self, d: dict[str, Any]) -> int:
         for key in ("name", "source", "target"):
-            self.text(d.get(key, _MISSING), f"data.{key}")
-        digest = d.get("sha256", _MISSING)
+            self.text(d.get(key, MISSING), f"data.{key}")
+        digest = d.get("sha256", MISSING)
         if not (isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)):
             raise self.fail("data.sha256", "64 hex digits", digest)
-        n = self.integer(d.get("n", _MISSING), "data.n", low=1)
-        p = self.integer(d.get("p", _MISSING), "data.p", low=1)
+        n = self.integer(d.get("n", MISSING), "data.n", low=1)
+        p = self.integer(d.get("p", MISSING), "data.p", low=1)
         if d.get("positive_class") is not None:
             self.label(d["positive_class"], "data.positive_class")
         rows = d.get("rows")
@@ -369,7 +352,7 @@ class _ManifestCheck:
 
         for key in ("preset", "depth", "C", "tangents", "big_m", "epsilon", "alpha"):
             if key not in d:
-                raise self.fail(f"spec.{key}", "a value", _MISSING)
+                raise self.fail(f"spec.{key}", "a value", MISSING)
         for k, v in enumerate(self.items(d["tangents"], "spec.tangents", None, "strings")):
             if not isinstance(v, str):
                 raise self.fail(f"spec.tangents[{k}]", "a string ('-inf', '0.0', 'inf' ...)", v)
@@ -386,12 +369,12 @@ class _ManifestCheck:
         width = 0
         for k, col in enumerate(columns):
             col = self.obj(col, f"schema[{k}]")
-            self.text(col.get("name", _MISSING), f"schema[{k}].name")
-            kind = col.get("kind", _MISSING)
+            self.text(col.get("name", MISSING), f"schema[{k}].name")
+            kind = col.get("kind", MISSING)
             if kind == "numeric":
                 width += 1
             elif kind == "categorical":
-                cats = col.get("categories", _MISSING)
+                cats = col.get("categories", MISSING)
                 if not (isinstance(cats, list) and cats and all(isinstance(c, str) for c in cats)
                         and len(set(cats)) == len(cats)):
                     raise self.fail(f"schema[{k}].categories", "a non-empty list of distinct strings", cats)
@@ -414,18 +397,18 @@ class _ManifestCheck:
 
     def blocks(self, blocks: dict[str, Any], side: str, total: int) -> None:
         start = 0
-        for k, b in enumerate(self.items(blocks.get(side, _MISSING), f"blocks.{side}", None, "blocks")):
+        for k, b in enumerate(self.items(blocks.get(side, MISSING), f"blocks.{side}", None, "blocks")):
             field = f"blocks.{side}[{k}]"
             b = self.obj(b, field)
-            self.text(b.get("name", _MISSING), f"{field}.name")
-            if isinstance(b.get("start"), bool) or b.get("start", _MISSING) != start:
-                raise self.fail(f"{field}.start", f"{start} (where the block before ends)", b.get("start", _MISSING))
+            self.text(b.get("name", MISSING), f"{field}.name")
+            if isinstance(b.get("start"), bool) or b.get("start", MISSING) != start:
+                raise self.fail(f"{field}.start", f"{start} (where the block before ends)", b.get("start", MISSING))
             shape = [self.integer(s, f"{field}.shape[{j}]")
-                     for j, s in enumerate(self.items(b.get("shape", _MISSING), f"{field}.shape", None, "sizes"))]
-            for j, a in enumerate(self.items(b.get("axes", _MISSING), f"{field}.axes", len(shape),
+                     for j, s in enumerate(self.items(b.get("shape", MISSING), f"{field}.shape", None, "sizes"))]
+            for j, a in enumerate(self.items(b.get("axes", MISSING), f"{field}.axes", len(shape),
                                              "axis names (one per shape entry)")):
                 self.text(a, f"{field}.axes[{j}]")
-            labels = self.items(b.get("labels", _MISSING), f"{field}.labels", len(shape),
+            labels = self.items(b.get("labels", MISSING), f"{field}.labels", len(shape),
                                 "label lists (one per shape entry)")
             for j, lab in enumerate(labels):
                 self.ints(self.items(lab, f"{field}.labels[{j}]", shape[j], f"integers (shape[{j}])"),
@@ -440,4 +423,4 @@ class _ManifestCheck:
         for kind, entry in starts.items():
             entry = self.obj(entry, f"files.start.{kind}")
             for key in ("file", "sha256"):
-                self.text(entry.get(key, _MISSING), f"files.start.{kind}.{key}")
+                self.text(entry.get(key, MISSING), f"files.start.{kind}.{key}")

@@ -28,7 +28,7 @@ import numpy as np
 
 from olctc.compile import manifest_fields, read_manifest
 from olctc.data import Dataset, Scaler, Schema
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, shorten
 from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
@@ -295,13 +295,8 @@ def _check_against_data(man: dict[str, Any], ds: Dataset, where: str | Path) -> 
             if isinstance(got, list) and len(got) == len(want):  # point at the first entry that differs
                 k = next(k for k, (a, b) in enumerate(zip(got, want)) if a != b)
                 name, got, want = f"{name}[{k}]", got[k], want[k]
-            raise OlctcError(f"{where}: field {name!r} does not match the training data ({_short(got)} "
-                             f"in the manifest, {_short(want)} from the data; edited?); compile again")
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value)
-    return text if len(text) <= 60 else text[:60] + "..."
+            raise OlctcError(f"{where}: field {name!r} does not match the training data ({shorten(json.dumps(got))} "
+                             f"in the manifest, {shorten(json.dumps(want))} from the data; edited?); compile again")
 
 
 def _check_scaler(man: dict[str, Any], ds: Dataset, where: str | Path) -> Scaler:

@@ -1,6 +1,9 @@
 """The one error type olctc raises for bad input, and helpers to phrase it."""
 from __future__ import annotations
 
+import json
+from typing import Any
+
 
 class OlctcError(ValueError):
     """Bad input or an impossible request, with a one-line message that says what to do.
@@ -12,3 +15,26 @@ class OlctcError(ValueError):
 def param_error(name: str, expected: str, got: object) -> OlctcError:
     """Build the canonical parameter error: ``The 'name' parameter must be <expected>. Got <got> instead.``"""
     return OlctcError(f"The '{name}' parameter must be {expected}. Got {got!r} instead.")
+
+
+#: A field absent from a document (a manifest, a tree JSON, grid.json): ``brief`` says "nothing (missing)".
+MISSING: Any = object()
+
+
+def brief(value: Any, limit: int = 60) -> str:
+    """What a document field holds, in a few words for a one-line message: JSON's null/true/false,
+    "a list of N", "an object", or the value's repr shortened to ``limit`` characters."""
+    if value is MISSING:
+        return "nothing (missing)"
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return "an object"
+    return shorten(repr(value), limit)
+
+
+def shorten(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters (the last three "...") so that a message stays readable."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -341,7 +341,7 @@ CASES = [
       "cannot write nodir/t.py: folder nodir does not exist"),
     C("tree-version-99", "export t99.json --format text",
       "t99.json: unsupported olctc-tree version 99; this olctc reads version 1 (written by a newer olctc: upgrade)"),
-    C("tree-version-true", "export tbool.json --format text", "tbool.json: version: expected an integer, got True"),
+    C("tree-version-true", "export tbool.json --format text", "tbool.json: version: expected an integer, got true"),
     C("tree-depth-0", "export tdepth.json --format text", "tdepth.json: depth: expected an integer in [1, 30], got 0"),
     C("tree-foreign-format", "export tformat.json --format dot",
       "tformat.json: format: expected 'olctc-tree' (not an olctc tree file?), got 'sklearn-tree'"),
@@ -356,12 +356,12 @@ CASES = [
       "traw.json: raw.W/raw.b disagree with nodes.W, nodes.b and the scaler (edited by hand? raw is derived: "
       "delete it or fix nodes)"),
     C("tree-three-classes", "predict tclasses.json feat.csv",
-      "tclasses.json: classes: expected a list of two labels (numbers or strings), got 'a list of 3'"),
+      "tclasses.json: classes: expected a list of two labels (numbers or strings), got a list of 3"),
     C("tree-nan-literal", "export tnan.json --format text", "tnan.json: not valid JSON (NaN is not valid JSON)"),
     C("tree-binary", "export tbin.json --format text", "tbin.json: not UTF-8 text (byte 0); not an olctc tree file?"),
     C("tree-empty", "explain tempty.json --data feat.csv --row 0",
       "tempty.json: not valid JSON (line 1 column 1: Expecting value); the file is corrupted or truncated"),
-    C("tree-a-list", "export tlist.json --format text", "tlist.json: top level: expected a JSON object, got 'a list of 1'"),
+    C("tree-a-list", "export tlist.json --format text", "tlist.json: top level: expected a JSON object, got a list of 1"),
     C("tree-is-folder", "export folder --format text",
       "Invalid value for 'TREE': File 'folder' is a directory. " + HELP.format("export")),
     # ---- predict

@@ -237,8 +237,8 @@ def test_grid_bad_input(tmp_path):
     (lambda d: d.__setitem__("spec", 3), "field 'spec' must be an object (the tree specification), got 3"),
     (lambda d: d["spec"].pop("preset"), "field 'spec' is not a valid tree specification (KeyError: 'preset')"),
     (lambda d: d.__setitem__("C_grid", [["a", 1]]), "field 'C_grid' must be a non-empty list of C combinations"),
-    (lambda d: d["data"].pop("source"), "field 'data.source' must be a string, got None"),
-    (lambda d: d.pop("seed"), "field 'seed' must be an integer, got None"),
+    (lambda d: d["data"].pop("source"), "field 'data.source' must be a string, got nothing (missing)"),
+    (lambda d: d.pop("seed"), "field 'seed' must be an integer, got nothing (missing)"),
     (lambda d: d.__setitem__("time_limit", "x"), "field 'time_limit' must be a positive number of seconds"),
     (lambda d: d.__setitem__("solver", ["cbc"]), "field 'solver' must be one of cbc-cli"),
 ])

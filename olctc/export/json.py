@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from olctc.data import Column, Scaler, Schema
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, brief
 from olctc.io import atomic_write_text
 
 FORMAT = "olctc-tree"
@@ -127,10 +127,7 @@ class _Doc:
         self.source = source
 
     def fail(self, where: str, expected: str, got: Any) -> OlctcError:
-        shown = repr(got)
-        if len(shown) > 60:
-            shown = shown[:57] + "..."
-        return OlctcError(f"{self.source}: {where}: expected {expected}, got {shown}")
+        return OlctcError(f"{self.source}: {where}: expected {expected}, got {brief(got)}")
 
     def get(self, d: dict, key: str, where: str = "") -> Any:
         if key not in d:
@@ -152,14 +149,14 @@ class _Doc:
         flat: list[Any] = []
         if len(shape) == 1:
             if not isinstance(v, list) or len(v) != shape[0]:
-                raise self.fail(where, f"a list of {shape[0]} numbers", _brief(v))
+                raise self.fail(where, f"a list of {shape[0]} numbers", v)
             flat = v
         else:
             if not isinstance(v, list) or len(v) != shape[0]:
-                raise self.fail(where, f"a list of {shape[0]} rows", _brief(v))
+                raise self.fail(where, f"a list of {shape[0]} rows", v)
             for i, row in enumerate(v):
                 if not isinstance(row, list) or len(row) != shape[1]:
-                    raise self.fail(f"{where}[{i}]", f"a list of {shape[1]} numbers", _brief(row))
+                    raise self.fail(f"{where}[{i}]", f"a list of {shape[1]} numbers", row)
             flat = [x for row in v for x in row]
         for k, x in enumerate(flat):
             if not ok(x) or (isinstance(x, float) and not math.isfinite(x)):
@@ -170,40 +167,32 @@ class _Doc:
         return np.asarray(v, dtype=np.float64).reshape(shape)
 
 
-def _brief(v: Any) -> Any:
-    if isinstance(v, list):
-        return f"a list of {len(v)}"
-    if isinstance(v, dict):
-        return "an object"
-    return v
-
-
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
 def _columns(doc: _Doc, v: Any) -> Schema:
     if not isinstance(v, list):
-        raise doc.fail("columns", "a list of column objects", _brief(v))
+        raise doc.fail("columns", "a list of column objects", v)
     cols = []
     for i, c in enumerate(v):
         where = f"columns[{i}]"
         if not isinstance(c, dict):
-            raise doc.fail(where, "an object", _brief(c))
+            raise doc.fail(where, "an object", c)
         _only(doc, c, ("name", "kind", "categories"), where)
         name, kind = doc.get(c, "name", where + "."), doc.get(c, "kind", where + ".")
         if not isinstance(name, str) or not name:
             raise doc.fail(where + ".name", "a non-empty string", name)
         if kind == "numeric":
             if "categories" in c:
-                raise doc.fail(where + ".categories", "no categories for a numeric column", _brief(c["categories"]))
+                raise doc.fail(where + ".categories", "no categories for a numeric column", c["categories"])
             cols.append(Column(name, "numeric"))
         elif kind == "categorical":
             cats = doc.get(c, "categories", where + ".")
             if not isinstance(cats, list) or not cats or not all(isinstance(x, str) for x in cats):
-                raise doc.fail(where + ".categories", "a non-empty list of strings", _brief(cats))
+                raise doc.fail(where + ".categories", "a non-empty list of strings", cats)
             if len(set(cats)) != len(cats):
-                raise doc.fail(where + ".categories", "distinct categories", _brief(cats))
+                raise doc.fail(where + ".categories", "distinct categories", cats)
             cols.append(Column(name, "categorical", tuple(cats)))
         else:
             raise doc.fail(where + ".kind", "'numeric' or 'categorical'", kind)
@@ -216,7 +205,7 @@ def tree_from_dict(d: Any, source: str = "tree"):
 
     doc = _Doc(source)
     if not isinstance(d, dict):
-        raise doc.fail("top level", "a JSON object", _brief(d))
+        raise doc.fail("top level", "a JSON object", d)
     fmt = d.get("format")
     if fmt != FORMAT:
         raise doc.fail("format", f"{FORMAT!r} (not an olctc tree file?)", fmt)
@@ -236,15 +225,15 @@ def tree_from_dict(d: Any, source: str = "tree"):
     classes = doc.get(d, "classes")
     if (not isinstance(classes, list) or len(classes) != 2
             or not all(isinstance(c, (int, float, str)) and not isinstance(c, bool) for c in classes)):
-        raise doc.fail("classes", "a list of two labels (numbers or strings)", _brief(classes))
+        raise doc.fail("classes", "a list of two labels (numbers or strings)", classes)
     schema = _columns(doc, doc.get(d, "columns"))
     p = schema.n_features
     names = doc.get(d, "feature_names")
     if names != schema.feature_names:
-        raise doc.fail("feature_names", f"the {p} names the columns encode", _brief(names))
+        raise doc.fail("feature_names", f"the {p} names the columns encode", names)
     scaler_d = doc.get(d, "scaler")
     if not isinstance(scaler_d, dict):
-        raise doc.fail("scaler", "an object", _brief(scaler_d))
+        raise doc.fail("scaler", "an object", scaler_d)
     _only(doc, scaler_d, ("mean", "scale"), "scaler")
     mean = doc.number_array(doc.get(scaler_d, "mean", "scaler."), (p,), "scaler.mean")
     scale = doc.number_array(doc.get(scaler_d, "scale", "scaler."), (p,), "scaler.scale")
@@ -252,7 +241,7 @@ def tree_from_dict(d: Any, source: str = "tree"):
         raise doc.fail("scaler.scale", "positive numbers", float(scale[scale <= 0][0]))
     nodes = doc.get(d, "nodes")
     if not isinstance(nodes, dict):
-        raise doc.fail("nodes", "an object", _brief(nodes))
+        raise doc.fail("nodes", "an object", nodes)
     unknown = sorted(set(nodes) - {"W", "b", "n", "pos", "std"})
     if unknown:
         raise doc.fail("nodes", "only the fields W, b, n, pos, std", unknown[0])
@@ -263,12 +252,12 @@ def tree_from_dict(d: Any, source: str = "tree"):
         v = nodes.get(key)
         stats[key] = None if v is None else doc.number_array(v, shape, f"nodes.{key}", integer)
         if stats[key] is not None and (stats[key] < 0).any():
-            raise doc.fail(f"nodes.{key}", "non-negative numbers", _brief(v))
+            raise doc.fail(f"nodes.{key}", "non-negative numbers", v)
     if stats["n"] is not None and stats["pos"] is not None and (stats["pos"] > stats["n"]).any():
         raise doc.fail("nodes.pos", "at most nodes.n positive points per node", stats["pos"].tolist())
     meta = d.get("meta", {})
     if not isinstance(meta, dict):
-        raise doc.fail("meta", "an object", _brief(meta))
+        raise doc.fail("meta", "an object", meta)
     try:
         tree = Tree(W, b, Scaler(mean, scale), schema, tuple(classes), stats["n"], stats["pos"], stats["std"], meta)
     except OlctcError as exc:
@@ -282,7 +271,7 @@ def _check_raw(doc: _Doc, raw: Any, tree) -> None:
     if raw is None:
         return
     if not isinstance(raw, dict):
-        raise doc.fail("raw", "an object", _brief(raw))
+        raise doc.fail("raw", "an object", raw)
     _only(doc, raw, ("W", "b"), "raw")
     Wr = doc.number_array(doc.get(raw, "W", "raw."), tree.W.shape, "raw.W")
     br = doc.number_array(doc.get(raw, "b", "raw."), tree.b.shape, "raw.b")
