@@ -5,6 +5,7 @@ what is left, minus a reserve for decoding and refinement.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -113,10 +114,14 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     if time_limit is not None:
         # Keep a reserve for decoding and refinement, which take about as long as building.
         # Solvers overrun their own limit (CBC by 3.5 s at 55 s, measured) and decoding needs time too.
-        remaining = (time_limit - (time.perf_counter() - t0) - max(0.5, 0.5 * t_build)) * SOLVER_SHARE - 1.0
+        spent, reserve = time.perf_counter() - t0, max(0.5, 0.5 * t_build)
+        remaining = (time_limit - spent - reserve) * SOLVER_SHARE - 1.0
         if remaining < 1.0:
+            # the smallest limit that leaves the solver 1 s, rounded up to whole seconds
+            least = math.ceil(spent + reserve + 2.0 / SOLVER_SHARE)
             raise OlctcError(f"--time-limit {time_limit:g} s leaves no time to solve: building the model and "
-                             f"the warm start took {time.perf_counter() - t0:.1f} s")
+                             f"the warm start took {spent:.1f} s, and decoding, refinement and the solver's "
+                             f"overrun need a reserve: give at least {least} s")
     if verbose:
         m = comp.milp
         echo(f"model: {m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), "

@@ -280,3 +280,12 @@ def test_octh_under_a_time_limit_says_it_is_not_deterministic():
     assert OCTHClassifier(depth=1, time_limit=5).__sklearn_tags__().non_deterministic
     assert not OCTHClassifier(depth=1, time_limit=None).__sklearn_tags__().non_deterministic
     assert not OLCTClassifier(depth=1, time_limit=5).__sklearn_tags__().non_deterministic
+
+
+def test_a_time_limit_too_short_to_solve_says_how_long_is_enough(heart_small):
+    X, y, _ = heart_small
+    with pytest.raises(OlctcError, match=r"leaves no time to solve: .* give at least (\d+) s$") as info:
+        OLCTClassifier(depth=2, time_limit=1.5, solver="highs").fit(X, y)
+    least = int(re.search(r"at least (\d+) s", str(info.value)).group(1))
+    assert least <= 4
+    assert OLCTClassifier(depth=2, time_limit=least + 1, solver="highs").fit(X, y).tree_ is not None
