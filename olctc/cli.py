@@ -36,6 +36,18 @@ def _load_data(data: str | None, target: str | None, dataset: str | None, positi
     return read_csv(data, target, positive_class)
 
 
+def _vendored_path(dataset: str | None) -> Path | None:
+    """The file of the vendored data set ``dataset`` (None when not given or unknown: loading says so)."""
+    if dataset is None:
+        return None
+    from olctc.datasets import dataset_path
+
+    try:
+        return dataset_path(dataset)
+    except OlctcError:
+        return None
+
+
 def data_options(f):
     """The shared ways to name the data: DATA.csv --target COL, or --dataset NAME."""
     f = click.option("--positive-class", default=None,
@@ -246,7 +258,7 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
     from olctc.fit import fit, summary_lines
 
     check_writable(Path(output))
-    check_not_input(output, ("data", data))
+    check_not_input(output, ("data", data), ("data", _vendored_path(dataset)))
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class)

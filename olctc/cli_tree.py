@@ -25,6 +25,22 @@ def _columns_needed(tree) -> list[str]:
     return list(dict.fromkeys(c.name for c in tree.schema.columns))
 
 
+def _near_miss(name: str, header: list[str]) -> str:
+    """A hint when the header holds ``name`` in another case or another Unicode form (NFC vs NFD)."""
+    import unicodedata
+
+    def key(s: str) -> str:
+        return unicodedata.normalize("NFC", s).casefold()
+
+    near = next((h for h in header if key(h) == key(name)), None)
+    if near is None:
+        return ""
+    if unicodedata.normalize("NFC", near) == unicodedata.normalize("NFC", name):
+        return (f"; the file has {near!r}, the same name in other Unicode code points ({ascii(near)}; the "
+                f"tree's is {ascii(name)}): rename the column to the tree's spelling")
+    return f"; the file has {near!r} (names are case-sensitive)"
+
+
 def _cells(tree, path: str, header: list[str], rows: list[list[str]], first_line: int = 2) -> dict[str, list]:
     """Cells of the columns the tree needs (numbers parsed); errors name the column and the file line.
 
@@ -35,10 +51,17 @@ def _cells(tree, path: str, header: list[str], rows: list[list[str]], first_line
     kinds = {c.name: c.kind for c in tree.schema.columns}
     needed = _columns_needed(tree)
     missing = [c for c in needed if c not in header]
+    sep = next((s for s in (";", "\t", "|") if s in header[0]), None) if len(header) == 1 else None
+    if missing and sep is not None and len(needed) > 1:
+        # "a;b;c" read as one column: say so, not "13 columns missing"
+        shown = header[0] if len(header[0]) <= 60 else header[0][:57] + "..."
+        raise OlctcError(f"{path}: the header is one column {shown!r} and the tree needs {len(needed)}: the "
+                         f"file looks {sep!r}-separated; olctc reads comma-separated CSV (save it with commas)")
     if missing:
         shown = ", ".join(repr(c) for c in missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise OlctcError(f"{path}: feature column {missing[0]!r} is missing "
-                         f"({len(missing)} missing: {shown}); the tree needs {len(needed)} columns")
+                         f"({len(missing)} missing: {shown}); the tree needs {len(needed)} columns"
+                         + _near_miss(missing[0], header))
     cells: dict[str, list[str]] = {}
     for name in needed:
         i = header.index(name)
@@ -49,6 +72,26 @@ def _cells(tree, path: str, header: list[str], rows: list[list[str]], first_line
                              "the tree needs a value for every feature")
         cells[name] = _to_float_column(vals, name, path, first_line) if kinds[name] == "numeric" else vals
     return cells
+
+
+def _unseen_notes(tree, cells: dict[str, list], first_line: int = 2) -> list[str]:
+    """One note per categorical column holding categories the tree never saw in training.
+
+    They encode as none of the column's categories (all its indicators 0), as scikit-learn's
+    ``handle_unknown='ignore'``: the prediction is made, but the user is told.
+    """
+    notes = []
+    for col in tree.schema.columns:
+        if col.kind != "categorical":
+            continue
+        known = set(col.categories)
+        rows = [k for k, v in enumerate(cells[col.name]) if v not in known]
+        if rows:
+            first = cells[col.name][rows[0]]
+            notes.append(f"note: column {col.name!r}: {len(rows)} row(s) hold a category the tree never saw "
+                         f"(first {first!r} at line {rows[0] + first_line}): encoded as none of its "
+                         f"{len(known)} categories")
+    return notes
 
 
 # ---------------------------------------------------------------- export
@@ -106,7 +149,13 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
     if id_column is not None and id_column not in header:
         raise OlctcError(f"{data}: --id-column {id_column!r} is not a column; columns are: "
                          f"{', '.join(header[:12])}" + (" ..." if len(header) > 12 else ""))
+    head = ([id_column] if id_column else []) + ["prediction"] + ([f"proba_{c}" for c in t.classes] if proba else [])
+    if id_column is not None and head.count(id_column) > 1:
+        raise OlctcError(f"{data}: --id-column {id_column!r} has the name of an output column; the output "
+                         f"columns would be {', '.join(head)}: rename that column of the CSV file")
     cells = _cells(t, data, header, rows)
+    for note in _unseen_notes(t, cells):
+        click.echo(note, err=True)
     extra = [h for h in header if h not in cells and h != id_column]
     if extra:
         shown = ", ".join(repr(h) for h in extra[:8]) + (" ..." if len(extra) > 8 else "")
@@ -115,9 +164,6 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
     labels = t.predict(X)
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    head = ([id_column] if id_column else []) + ["prediction"]
-    if proba:
-        head += [f"proba_{c}" for c in t.classes]
     w.writerow(head)
     P = t.predict_proba(X) if proba else None
     ids = [r[header.index(id_column)] for r in rows] if id_column else None
@@ -153,7 +199,10 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
         raise OlctcError(f"--row {row} is out of range: {data} has {len(rows)} data row(s) ({span})")
     if top < 1:
         raise OlctcError(f"--top must be at least 1; got {top}")
-    X = t.encode(_cells(t, data, header, [rows[row]], first_line=row + 2), str(data))
+    cells = _cells(t, data, header, [rows[row]], first_line=row + 2)
+    for note in _unseen_notes(t, cells, first_line=row + 2):
+        click.echo(note, err=True)
+    X = t.encode(cells, str(data))
     ex = t.explain(X[0], top=top)
     if as_json:
         click.echo(json.dumps({"row": row, **ex.to_dict()}, indent=1, ensure_ascii=False, allow_nan=False))

@@ -463,3 +463,17 @@ def test_bad_arrays(make, message):
         make()
     assert str(exc.value) == message
     assert "\n" not in str(exc.value)
+
+
+def test_fit_refuses_to_overwrite_the_vendored_data_set(tmp_path, monkeypatch, capsys):
+    """`fit --dataset NAME -o FILE` where FILE is the vendored data set's file: refused, the file untouched."""
+    import olctc.datasets as datasets
+
+    copy = tmp_path / "haberman.csv.gz"  # stands in for the installed package's file
+    shutil.copy(datasets.dataset_path("haberman"), copy)
+    before = copy.read_bytes()
+    monkeypatch.setattr(datasets, "dataset_path", lambda name: copy)
+    code, out, err = run_main(["fit", "--dataset", "haberman", "--depth", "1", "--solver", "highs", "--quiet",
+                               "--time-limit", "20", "-o", copy], capsys)
+    assert (code, err) == (2, f"error: -o {copy} is also the input data; write to another file\n"), (code, out, err)
+    assert copy.read_bytes() == before

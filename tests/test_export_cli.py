@@ -228,3 +228,82 @@ def test_main_cli_turns_errors_into_exit_2(heart, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["predict", str(bad), str(csv_path)])
     assert exc.value.code == 2 and "unsupported olctc-tree version 99" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- QA: option interplay and odd files
+
+def test_predict_names_a_semicolon_or_tab_separated_file(heart, tmp_path):
+    """A ';'- or tab-separated file reads as one column: say so, not '13 feature columns are missing'."""
+    tree_path, csv_path, _ = heart
+    text = csv_path.read_text()
+    for sep, shown in ((";", ";"), ("\t", "\\t")):
+        path = tmp_path / "sep.csv"
+        path.write_text(text.replace(",", sep))
+        for res in (run(predict_cmd, [tree_path, path]), run(explain_cmd, [tree_path, "--data", path, "--row", 0])):
+            fails(res, f"{path}: the header is one column 'age{shown}sex{shown}")
+            fails(res, f"and the tree needs 13: the file looks '{shown}'-separated; olctc reads comma-separated CSV")
+
+
+def test_predict_and_explain_note_unseen_categories(tmp_path):
+    """Categories the tree never saw still predict (as none of the known ones), with a note naming them."""
+    ds = dataset("tic-tac-toe")
+    tree = greedy_tree(ds, 2)
+    tree_path = tmp_path / "t.json"
+    save(tree, tree_path)
+    lines = gzip.decompress(dataset_path("tic-tac-toe").read_bytes()).decode().splitlines()
+    cells = lines[3].split(",")
+    cells[0] = "X"  # an upper-case x: not a category of top_left
+    lines[3] = ",".join(cells)
+    data = tmp_path / "ttt.csv"
+    data.write_text("\n".join(lines[:6]) + "\n")
+    res = run(predict_cmd, [tree_path, data])
+    assert res.exit_code == 0, res.output
+    note = ("note: column 'top_left': 1 row(s) hold a category the tree never saw (first 'X' at line 4): "
+            "encoded as none of its 3 categories")
+    assert note in res.stderr
+    X = tree.encode({c: [r.split(",")[k] for r in lines[1:6]] for k, c in enumerate(lines[0].split(","))})
+    assert [r["prediction"] for r in _csv(res.stdout)] == [str(v) for v in tree.predict(X)]
+    res = run(explain_cmd, [tree_path, "--data", data, "--row", 2])
+    assert res.exit_code == 0 and note in res.stderr
+    res = run(explain_cmd, [tree_path, "--data", data, "--row", 1])
+    assert res.exit_code == 0 and "never saw" not in res.stderr
+
+
+def test_predict_id_column_must_not_shadow_an_output_column(heart, tmp_path):
+    tree_path, csv_path, _ = heart
+    lines = csv_path.read_text().splitlines()
+    lines = [lines[0] + ",prediction"] + [line + f",{k}" for k, line in enumerate(lines[1:])]
+    data = tmp_path / "p.csv"
+    data.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.csv"
+    fails(run(predict_cmd, [tree_path, data, "--id-column", "prediction", "-o", out]),
+          f"{data}: --id-column 'prediction' has the name of an output column; the output columns would be "
+          "prediction, prediction: rename that column of the CSV file")
+    assert not out.exists()
+    assert run(predict_cmd, [tree_path, data, "--id-column", "age"]).exit_code == 0
+
+
+def test_missing_column_names_its_near_miss(tmp_path):
+    """'Age' for 'age', or 'âge' in decomposed Unicode (macOS), looks identical: the error says why it differs."""
+    import unicodedata
+
+    ds = dataset("heart")
+    tree = greedy_tree(ds, 1)
+    tree_path = tmp_path / "t.json"
+    save(tree, tree_path)
+    text = gzip.decompress(dataset_path("heart").read_bytes()).decode()
+    data = tmp_path / "case.csv"
+    data.write_text(text.replace("age", "Age", 1))
+    fails(run(predict_cmd, [tree_path, data]),
+          f"{data}: feature column 'age' is missing (1 missing: 'age'); the tree needs 13 columns; "
+          "the file has 'Age' (names are case-sensitive)")
+    named = tree_for("heart", 1)
+    named.schema = type(named.schema)(tuple(type(c)("âge", c.kind, c.categories) if c.name == "age" else c
+                                            for c in named.schema.columns))
+    save(named, tree_path)
+    data = tmp_path / "nfd.csv"
+    data.write_text(text.replace("age", unicodedata.normalize("NFD", "âge"), 1), encoding="utf-8")
+    fails(run(explain_cmd, [tree_path, "--data", data, "--row", 0]),
+          f"the file has {unicodedata.normalize('NFD', 'âge')!r}, the same name in other Unicode code points "
+          "('a\\u0302ge'; the tree's is "
+          "'\\xe2ge'): rename the column to the tree's spelling")
