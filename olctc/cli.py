@@ -131,8 +131,8 @@ def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangent
     from olctc.pipeline import write_compiled
 
     out = Path(output)
+    check_writable(output)
     model_format(out)
-    check_writable(out)
     check_not_input(out, ("data", data))
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class)
@@ -211,7 +211,7 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
     from olctc.decode import decode_file
     from olctc.export.json import save
 
-    check_writable(Path(output))
+    check_writable(output)
     inputs = [("manifest", manifest), ("solution", solution), ("data", data)]
     try:  # decode also reads the model the manifest names (its hash) and the training CSV
         man = read_manifest(manifest, check_model=False)
@@ -257,7 +257,7 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
     from olctc.export.json import save
     from olctc.fit import fit, summary_lines
 
-    check_writable(Path(output))
+    check_writable(output)
     check_not_input(output, ("data", data), ("data", _vendored_path(dataset)))
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)

@@ -72,6 +72,11 @@ def split(ds: Dataset, test_size: float, seed: int, *, ordered: bool = True) -> 
             raise OlctcError(f"cannot split {ds.n} points with test size {test_size}: class {label!r} has "
                              f"{count} point(s), a stratified split needs at least 2 of each class "
                              "(test size 0 trains on all points)")
+    n_test = math.ceil(test_size * ds.n)  # scikit-learn's rounding
+    if min(n_test, ds.n - n_test) < 2:
+        raise OlctcError(f"cannot split {ds.n} points with test size {test_size:g}: the test part would hold "
+                         f"{n_test} and the training part {ds.n - n_test}, and a stratified split needs at least "
+                         "2 in each (one of each class); use more points, another test size, or 0")
     try:
         tr, te = train_test_split(rows, test_size=test_size, random_state=seed, stratify=ds.y)
     except ValueError as exc:

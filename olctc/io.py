@@ -16,6 +16,8 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
 
     Commands call it before any long work, so a bad output path fails at once.
     """
+    if not os.fspath(path).strip():  # Path("") is the current folder
+        raise OlctcError(f"cannot write {os.fspath(path)!r}: give a file name")
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
@@ -58,6 +60,8 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     """
     raw = os.fspath(path)
     path = Path(raw)
+    if not raw.strip():
+        raise OlctcError(f"cannot write {raw!r}: give a file name")
     if raw.endswith(("/", os.sep)) or path.is_dir():
         raise OlctcError(f"cannot write {raw}: it is a folder; give a file name")
     binary = "b" in mode

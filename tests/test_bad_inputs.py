@@ -92,6 +92,7 @@ def _broken_files(d: Path) -> None:
     tree_file("traw.json", lambda t: t["raw"]["b"].__setitem__(0, t["raw"]["b"][0] + 1.0))
     tree_file("tclasses.json", lambda t: t.update(classes=[0, 1, 2]))
     tree_file("tbool.json", lambda t: t.update(version=True))
+    tree_file("tsame.json", lambda t: t.update(classes=[1, "1"]))
     (d / "tnan.json").write_text((d / "tree.json").read_text().replace('"b": [', '"b": [NaN, ', 1))
     (d / "tbin.json").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
     (d / "tempty.json").write_text("")
@@ -342,6 +343,13 @@ CASES = [
     C("tree-version-99", "export t99.json --format text",
       "t99.json: unsupported olctc-tree version 99; this olctc reads version 1 (written by a newer olctc: upgrade)"),
     C("tree-version-true", "export tbool.json --format text", "tbool.json: version: expected an integer, got true"),
+    # predict wrote the columns proba_1, proba_1 and the label "1" for both classes
+    C("tree-classes-same-as-text", "predict tsame.json tiny.csv -o p.csv",
+      "tsame.json: classes: expected two labels that differ as text, got [1, '1']"),
+    # scikit-learn's own message spoke of "test_size = 6" (a count) next to our test size 0.9 (a share)
+    C("fit-split-leaves-no-training-part", "fit tiny.csv --target y --test-size 0.9 -o t.json",
+      "cannot split 6 points with test size 0.9: the test part would hold 6 and the training part 0, and a "
+      "stratified split needs at least 2 in each (one of each class); use more points, another test size, or 0"),
     C("tree-depth-0", "export tdepth.json --format text", "tdepth.json: depth: expected an integer in [1, 30], got 0"),
     C("tree-foreign-format", "export tformat.json --format dot",
       "tformat.json: format: expected 'olctc-tree' (not an olctc tree file?), got 'sklearn-tree'"),
@@ -477,3 +485,12 @@ def test_fit_refuses_to_overwrite_the_vendored_data_set(tmp_path, monkeypatch, c
                                "--time-limit", "20", "-o", copy], capsys)
     assert (code, err) == (2, f"error: -o {copy} is also the input data; write to another file\n"), (code, out, err)
     assert copy.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", [["fit", "--dataset", "heart", "--depth", "1", "--time-limit", "5", "--quiet"],
+                                     ["compile", "--dataset", "heart"]])
+def test_empty_output_name_is_refused_before_any_work(tmp_path, command):
+    # Path("") is the current folder: fit used to fit, then fail with "cannot write : it is a folder"
+    code, out, err = run_sub([*command, "-o", ""], tmp_path)
+    assert (code, err) == (2, "error: cannot write '': give a file name\n"), err
+    assert out == "" and list(tmp_path.iterdir()) == []

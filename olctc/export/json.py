@@ -226,6 +226,9 @@ def tree_from_dict(d: Any, source: str = "tree"):
     if (not isinstance(classes, list) or len(classes) != 2
             or not all(isinstance(c, (int, float, str)) and not isinstance(c, bool) for c in classes)):
         raise doc.fail("classes", "a list of two labels (numbers or strings)", classes)
+    if classes[0] != classes[1] and str(classes[0]) == str(classes[1]):
+        # [1, "1"] or [1, 1.0]: predict's columns proba_1, proba_1 and one label for both classes
+        raise OlctcError(f"{doc.source}: classes: expected two labels that differ as text, got {classes!r}")
     schema = _columns(doc, doc.get(d, "columns"))
     p = schema.n_features
     names = doc.get(d, "feature_names")
