@@ -344,6 +344,9 @@ CASES = [
       "t99.json: unsupported olctc-tree version 99; this olctc reads version 1 (written by a newer olctc: upgrade)"),
     C("tree-version-true", "export tbool.json --format text", "tbool.json: version: expected an integer, got true"),
     # predict wrote the columns proba_1, proba_1 and the label "1" for both classes
+    C("predict-arguments-swapped", "predict tiny.csv tree.json -o p.csv",
+      "tiny.csv: not an olctc tree file (a tree file is a JSON object, written by fit, decode or export --format "
+      "json; are the arguments swapped?)"),
     C("tree-classes-same-as-text", "predict tsame.json tiny.csv -o p.csv",
       "tsame.json: classes: expected two labels that differ as text, got [1, '1']"),
     # scikit-learn's own message spoke of "test_size = 6" (a count) next to our test size 0.9 (a share)

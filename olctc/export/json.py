@@ -290,6 +290,11 @@ def loads(text: str, source: str = "<string>"):
     try:
         d = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
+        head = text.lstrip("\ufeff \t\r\n")[:1]
+        if head and head not in "{[":
+            # a CSV given where the tree goes (`predict data.csv tree.json`) is no damaged tree
+            raise OlctcError(f"{source}: not an olctc tree file (a tree file is a JSON object, written by "
+                             "fit, decode or export --format json; are the arguments swapped?)") from None
         raise OlctcError(f"{source}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg}); "
                          "the file is corrupted or truncated") from None
     except (ValueError, RecursionError) as exc:
