@@ -119,8 +119,12 @@ class Scaler:
             if big.any():  # squares (or sums) of values near 1e154 (1e308) overflow: rescale those columns
                 top = np.abs(X[:, big]).max(axis=0)
                 mean[big], std[big] = (X[:, big] / top).mean(axis=0) * top, (X[:, big] / top).std(axis=0) * top
-        # Near-constant columns get scale 1, as scikit-learn's _handle_zeros_in_scale does.
-        std = np.where(std < 10 * np.finfo(np.float64).eps * np.maximum(np.abs(mean), 1.0), 1.0, std)
+        # Near-constant columns get scale 1, by scikit-learn's test (_is_constant_feature): var <= n eps var
+        # + (n eps mean)^2, relative to the mean, so a column of tiny values (1e-20) is scaled, not dropped.
+        # Written on std (not var) so that columns near 1e154 and above do not overflow.
+        k = X.shape[0] * np.finfo(np.float64).eps
+        const = std * np.sqrt(max(1.0 - k, 0.0)) <= k * np.abs(mean)
+        std = np.where(const | (std == 0.0), 1.0, std)
         return cls(mean, std)
 
     @classmethod

@@ -162,6 +162,11 @@ class Tree:
         if not (np.isfinite(mean).all() and np.isfinite(scale).all() and (scale > 0).all()):
             raise OlctcError("the scaler's means must be finite and its scales finite and positive")
         self.scaler = Scaler(mean, scale)
+        with np.errstate(over="ignore", invalid="ignore"):
+            raw_ok = np.isfinite(self.W_raw).all() and np.isfinite(self.b_raw).all()
+        if not raw_ok:  # every prediction (and exported code) uses them: inf * 0 would predict NaN
+            raise OlctcError("the weights on the raw features (W / scale, b - W mean / scale) overflow: the "
+                             "scaler's scales are too small (or its means too large) for these weights")
         if len(self.classes) != 2:
             raise OlctcError(f"classes must be two labels (negative, positive); got {len(self.classes)}")
         self.classes = (_check_label(self.classes[0], "the negative class"),
@@ -243,14 +248,19 @@ class Tree:
         # summation order depends on the BLAS and on the batch, and a row within rounding of a split
         # would route one way alone (explain) and the other inside a batch (predict). Rows go in blocks
         # whose features-by-rows copy stays in cache (benchmarks/predict_speed.py).
-        for r in range(0, X.shape[0], _SCORE_BLOCK):
-            Xt = np.ascontiguousarray(X[r:r + _SCORE_BLOCK].T)
-            s, term = np.empty(Xt.shape[1]), np.empty(Xt.shape[1])
-            for t, cols in enumerate(used):
-                s.fill(0.0)
-                for j in cols:
-                    s += np.multiply(Xt[j], W[t, j], out=term)
-                S[r:r + Xt.shape[1], t] = s + b[t]
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is one error below, not warnings
+            for r in range(0, X.shape[0], _SCORE_BLOCK):
+                Xt = np.ascontiguousarray(X[r:r + _SCORE_BLOCK].T)
+                s, term = np.empty(Xt.shape[1]), np.empty(Xt.shape[1])
+                for t, cols in enumerate(used):
+                    s.fill(0.0)
+                    for j in cols:
+                        s += np.multiply(Xt[j], W[t, j], out=term)
+                    S[r:r + Xt.shape[1], t] = s + b[t]
+        if not np.isfinite(S).all():  # finite rows, but w_j x_j overflowed: inf - inf would predict NaN
+            i, t = np.argwhere(~np.isfinite(S))[0]
+            raise OlctcError(f"row {i}: the score of node {t} overflows (values too large for this tree's "
+                             "weights); rescale the input")
         return S
 
     def apply(self, X: Any) -> np.ndarray:

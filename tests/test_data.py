@@ -302,3 +302,21 @@ def test_feature_names_that_could_not_be_saved_are_refused(names, message):
     with pytest.raises(OlctcError) as exc:
         from_arrays(np.eye(2), [0, 1], feature_names=names)
     assert str(exc.value) == message
+
+
+def test_scaler_scales_tiny_columns_and_flags_constant_ones_as_scikit_learn():
+    # A column of values near 1e-20 is informative (scikit-learn scales it); one near 1e8 with a spread
+    # of 1e-7 is constant to rounding. An absolute threshold (10 eps) once dropped the former.
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 4))
+    X[:, 0] *= 1e-20
+    X[:, 1] = 1e8 + 1e-7 * X[:, 1]
+    X[:, 3] = 7.3
+    s = Scaler.fit(X)
+    ref = StandardScaler().fit(X)
+    assert np.allclose(s.scale, ref.scale_, rtol=1e-12, atol=0.0)
+    assert np.allclose(s.transform(X), ref.transform(X))
+    assert abs(s.transform(X)[:, 0].std() - 1.0) < 1e-12
+

@@ -294,3 +294,14 @@ def test_from_arrays_defaults():
     # row 0: root score -1 -> node 1: 2*5 - 1 = 9 > 0 -> +1; row 1: root 1 -> node 2: -1 + 1 = 0 -> -1
     np.testing.assert_array_equal(tree.apply(X), [1, 2, 2])
     np.testing.assert_array_equal(tree.predict(X), [1, -1, 1])
+
+
+def test_overflowing_scores_are_an_error_not_nan_probabilities():
+    # Finite rows whose terms overflow with opposite signs made inf - inf: NaN probabilities, class 0.
+    tree = Tree.from_arrays([[2.0, -2.0]], [0.0])
+    with np.errstate(all="raise"), pytest.raises(OlctcError, match=r"^row 1: the score of node 0 overflows"):
+        tree.predict_proba([[1.0, 2.0], [1e308, 1e308]])
+    assert np.isfinite(tree.predict_proba([[1.0, 2.0]])).all()
+    # Weights that overflow on the raw features cannot make a usable tree.
+    with pytest.raises(OlctcError, match=r"weights on the raw features .* overflow"):
+        Tree.from_arrays([[1.0, 1.0]], [0.0], scaler=Scaler(np.zeros(2), np.array([5e-324, 1.0])))
