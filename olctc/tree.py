@@ -91,9 +91,22 @@ class Explanation:
     probability: float      # P(positive class)
     classes: tuple[Label, Label]
 
+    @property
+    def label_probability(self) -> float:
+        """The probability of the predicted label (what the text says next to it)."""
+        return self.probability if self.label == self.classes[1] else 1.0 - self.probability
+
+    @staticmethod
+    def _taken(s: NodeStep) -> float:
+        """A step's confidence as the text gives it: in the direction taken, or P(positive) at a classifier."""
+        return 1.0 - s.confidence if s.direction == "left" else s.confidence
+
     def to_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "probability": self.probability, "classes": list(self.classes),
-                "path": [{"node": s.node, "layer": s.layer, "score": s.score, "confidence": s.confidence,
+        # "probability" goes with "label" and "confidence" with "direction", as in the text: the JSON paired
+        # P(positive) with a negative label and sigmoid(score) with a left turn
+        return {"label": self.label, "probability": self.label_probability,
+                "positive_probability": self.probability, "classes": list(self.classes),
+                "path": [{"node": s.node, "layer": s.layer, "score": s.score, "confidence": self._taken(s),
                           "direction": s.direction, "bias": s.bias,
                           "contributions": [{"feature": f, "value": v, "contribution": c}
                                             for f, v, c in s.contributions]}
@@ -106,13 +119,11 @@ class Explanation:
             if s.direction == "classify":
                 what = (f"classifier: P({self.classes[1]!r}) = sigmoid({s.score:.6g}) = {s.confidence:.4f}")
             else:
-                conf = s.confidence if s.direction == "right" else 1.0 - s.confidence
-                what = f"score {s.score:.6g} -> {s.direction} (confidence {conf:.4f})"
+                what = f"score {s.score:.6g} -> {s.direction} (confidence {self._taken(s):.4f})"
             out.append(f"node {s.node} (layer {s.layer}): {what}")
             for f, v, c in s.contributions:
                 out.append(f"    {c:+.4g}  {name(f)} = {v:.6g}")
-        out.append(f"prediction: {self.label!r} with probability "
-                   f"{self.probability if self.label == self.classes[1] else 1 - self.probability:.4f}")
+        out.append(f"prediction: {self.label!r} with probability {self.label_probability:.4f}")
         return out
 
 

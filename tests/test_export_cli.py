@@ -195,7 +195,14 @@ def test_explain_a_row(heart):
     assert lines[-1].startswith(f"prediction: {tree.predict(X[10:11]).tolist()[0]!r} with probability")
     res = run(explain_cmd, [tree_path, "--data", csv_path, "--row", 0, "--json"])
     d = json.loads(res.stdout)
-    assert d["row"] == 0 and d["probability"] == tree.predict_proba(X[:1])[0, 1]
+    p_pos = tree.predict_proba(X[:1])[0, 1]
+    assert d["row"] == 0 and d["positive_probability"] == p_pos
+    # the probability beside the label is that label's, as in the text (it was P(positive) for either label)
+    assert d["label"] == tree.predict(X[:1]).tolist()[0]
+    assert d["probability"] == (p_pos if d["label"] == tree.classes[1] else 1.0 - p_pos)
+    assert f"with probability {d['probability']:.4f}" in run(explain_cmd, [tree_path, "--data", csv_path, "--row", 0]).stdout
+    for step in d["path"][:-1]:  # a routing node's confidence is in the direction taken, as the text says
+        assert step["confidence"] >= 0.5 or step["score"] == 0.0
     assert [s["node"] for s in d["path"]] == sorted(tree.decision_path(X[:1]).indices.tolist())
 
 
