@@ -69,11 +69,25 @@ class DecodeReport:
     digits: int | None = None  # significant digits of the file's values; None: exact
     rounding_slack: float = 0.0  # how far that rounding can move the true objective from the solver's
 
+    def _allowed(self, ref: float) -> float:
+        return TRUE_OBJ_RTOL * max(1.0, abs(ref)) + self.rounding_slack
+
     @property
     def tolerance_exploited(self) -> bool:
         ref = self.solver_objective if self.solver_objective is not None else self.values_objective
-        allowed = TRUE_OBJ_RTOL * max(1.0, abs(ref)) + self.rounding_slack
-        return bool(self.disagreements) or abs(self.true_objective - ref) > allowed
+        allowed = self._allowed(ref)
+        # Only a tree worse than the solver said is a leak; a better one is loss slack (below).
+        if self.disagreements or self.true_objective - ref > allowed:
+            return True
+        # a reported objective that the solution's own values do not give is no tree's objective either
+        return self.solver_objective is not None and abs(self.solver_objective - self.values_objective) > allowed
+
+    @property
+    def loss_slack(self) -> bool:
+        """The tree's true objective is below the solution's: its loss variables sat above their minimum
+        (an unfinished solution: a heuristic's, or one cut off by a limit)."""
+        return (not self.tolerance_exploited
+                and self.values_objective - self.true_objective > self._allowed(self.values_objective))
 
     @property
     def ok(self) -> bool:
@@ -98,6 +112,9 @@ class DecodeReport:
                        + (", ..." if len(self.disagreements) > 5 else "") + ")")
         else:
             out.append("routing: the tree routes every training point as z says")
+        if self.loss_slack:
+            out.append("note: the tree's true objective is below the solver's: the solution's loss variables were "
+                       "not at their minimum (an unfinished solution); the tree is the better figure")
         if self.tolerance_exploited:
             out.append("WARNING: the solver's objective is not the tree's true objective: it used its "
                        "feasibility/integrality tolerances to route points for free. Solve again with "

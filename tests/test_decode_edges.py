@@ -392,3 +392,23 @@ def test_rows_of_a_split_are_checked_against_the_data(work, capsys):
     code, _, err, tree = decode(work, "rows.olctc.json", work / "m.highs.sol", capsys)
     assert_refused(code, err, tree, f"error: {work / 'rows.olctc.json'}: field 'data.rows' names row 99, but the "
                                     f"training data {work / 'h31.csv'} has 31 rows (edited?); compile again")
+
+
+def test_a_tree_better_than_the_solver_said_is_no_tolerance_leak():
+    # an unfinished solution (time limit, heuristic) may hold loss variables above their minimum: its tree's
+    # true objective is then below the solver's, which is no leak (decode used to exit 3 on honest data)
+    from olctc.decode import DecodeReport
+
+    def report(true: float, disagreements=()) -> DecodeReport:
+        return DecodeReport(solver="scip", status="feasible", raw_status="time limit reached", solver_objective=23.2756,
+                            values_objective=23.2756, true_objective=true, exact_objective=None, bound=17.0,
+                            disagreements=list(disagreements))
+
+    lower = report(23.2612)
+    assert lower.ok and lower.loss_slack
+    assert any(line.startswith("note: the tree's true objective is below the solver's") for line in lower.lines())
+    higher = report(23.29)
+    assert higher.tolerance_exploited and not higher.loss_slack
+    assert any(line.startswith("WARNING:") for line in higher.lines())
+    assert report(23.2756 * (1 + 1e-9)).ok and not report(23.2756 * (1 + 1e-9)).loss_slack
+    assert report(23.2612, [(0, 1, 2)]).tolerance_exploited  # a routing disagreement is a leak whatever the sums
