@@ -75,3 +75,44 @@ def test_fit_keeps_the_warm_start_when_cbcs_octh_optimum_routes_worse() -> None:
     r = fit(ds, spec, time_limit=30, verbose=False).summary
     assert default_solver(spec) == "highs" and r["solver"] == "highs"
     assert r["objective_milp_true"] == 2.0 < kept and r["solution_from"] == "highs"
+
+
+_FOLD = """
+import os, sys
+from olctc.solve.inprocess import repeats_folded
+with repeats_folded(2):
+    for _ in range(50):
+        os.write(2, b"Cannot set feasibility tolerance to small value 1e-12 without GMP - using 1e-10.\\n")
+    os.write(2, b"another line\\n")
+    print("python's own stderr", file=sys.stderr)
+os.write(2, b"after\\n")
+"""
+
+
+def test_native_stderr_lines_are_passed_once_with_a_count() -> None:
+    res = subprocess.run([sys.executable, "-c", _FOLD], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.splitlines() == [
+        "Cannot set feasibility tolerance to small value 1e-12 without GMP - using 1e-10.",
+        "another line", "python's own stderr",
+        "(the line 'Cannot set feasibility tolerance to small value 1e-12 without GMP - using 1e-10.' was "
+        "printed 50 times)", "after"]
+
+
+def test_scips_lp_tolerance_message_is_printed_once(tmp_path) -> None:
+    # SCIP tightens its LP tolerance to 1e-3 x our 1e-9; SoPlex without GMP said so 89-130 times in one fit
+    # of duplicated points with conflicting labels (hideOutput does not reach it)
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rng.normal(size=(60, 4)), rng.normal(size=60)  # the draws before these points in the QA's generator
+    X = np.repeat(rng.normal(size=(10, 3)), 4, axis=0)
+    y = np.tile([0, 1, 0, 1], 10)
+    csv = tmp_path / "dup.csv"
+    csv.write_text("x0,x1,x2,y\n" + "".join(",".join(map(repr, map(float, r))) + f",{t}\n" for r, t in zip(X, y)))
+    res = subprocess.run([sys.executable, "-m", "olctc.cli", "fit", str(csv), "--target", "y", "--preset",
+                          "margot-sfs", "--depth", "2", "--test-size", "0", "--time-limit", "8", "--quiet",
+                          "-o", str(tmp_path / "t.json")], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    lines = res.stderr.splitlines()
+    assert all(lines.count(line) == 1 for line in lines), res.stderr
