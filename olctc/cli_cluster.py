@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from olctc.cli import _load_data, _spec, data_options, max_nonzeros_option, spec_options
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, param_error
 
 
 @click.command("grid")
@@ -42,18 +42,18 @@ def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, 
     from olctc.emit.params import MAX_THREADS, validate_limits
 
     if cpus_per_task < 1:
-        raise OlctcError(f"The 'cpus_per_task' parameter must be >= 1. Got {cpus_per_task!r} instead.")
+        raise param_error("cpus_per_task", ">= 1", cpus_per_task)
     if threads is None and cpus_per_task > MAX_THREADS:
         # Each task would run `olctc solve --threads CPUS`, refused on the cluster by every task.
-        raise OlctcError(f"The 'cpus_per_task' parameter must be at most {MAX_THREADS} (each task's solver "
-                         f"threads) unless --threads is given. Got {cpus_per_task!r} instead.")
+        raise param_error("cpus_per_task", f"at most {MAX_THREADS} (each task's solver threads) unless "
+                          "--threads is given", cpus_per_task)
     # The tasks run `olctc solve --time-limit --threads` later, on the cluster: check the values now.
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     slurm = SlurmOptions(cpus_per_task, mem, partition, account)
     check_slurm_options(slurm)
     if olctc_cmd is not None and (not olctc_cmd.strip() or any(c in olctc_cmd for c in "\t\n\r")):
-        raise OlctcError(f"The 'olctc_cmd' parameter (--olctc-cmd) must be a command on one line, such as "
-                         f"'olctc' or 'python -m olctc.cli'. Got {olctc_cmd!r} instead.")
+        raise param_error("olctc_cmd", "a command on one line, such as 'olctc' or 'python -m olctc.cli'",
+                          olctc_cmd, option="--olctc-cmd")
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class)
     if threads is None and cpus_per_task > 1:
@@ -96,12 +96,10 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     from olctc.io import atomic_write_text, check_not_input
 
     grid = Path(folder)
-    if solver is not None:
-        from olctc.fit import IN_PROCESS
+    if solver is not None:  # before decoding every task, not after
+        from olctc.fit import check_in_process
 
-        if solver not in IN_PROCESS:  # before decoding every task, not after
-            raise OlctcError(f"The 'solver' parameter must be one of {', '.join(IN_PROCESS)} for an in-process "
-                             f"fit. Got {solver!r} instead.")
+        check_in_process(solver)
     check_not_input(output, ("grid file", grid / "grid.json"), ("grid file", grid / "jobs.tsv"),
                     ("grid file", grid / "cv_results.json"), ("data", data))
     validate_limits(time_limit=time_limit, threads=threads, cli=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, shorten
 
 
 def _load_tree(path: str):
@@ -54,8 +54,7 @@ def _cells(tree, path: str, header: list[str], rows: list[list[str]], first_line
     sep = next((s for s in (";", "\t", "|") if s in header[0]), None) if len(header) == 1 else None
     if missing and sep is not None and len(needed) > 1:
         # "a;b;c" read as one column: say so, not "13 columns missing"
-        shown = header[0] if len(header[0]) <= 60 else header[0][:57] + "..."
-        raise OlctcError(f"{path}: the header is one column {shown!r} and the tree needs {len(needed)}: the "
+        raise OlctcError(f"{path}: the header is one column {shorten(header[0])!r} and the tree needs {len(needed)}: the "
                          f"file looks {sep!r}-separated; olctc reads comma-separated CSV (save it with commas)")
     if missing:
         shown = ", ".join(repr(c) for c in missing[:5]) + (" ..." if len(missing) > 5 else "")

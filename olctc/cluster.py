@@ -32,7 +32,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from olctc.errors import MISSING, OlctcError, brief, param_error
+from olctc.errors import MISSING, OlctcError, brief, is_integer, is_real, param_error
 
 GRID_FORMAT = "olctc-grid"
 GRID_VERSION = 1
@@ -369,14 +369,6 @@ def read_grid(folder: str | Path) -> dict[str, Any]:
     return info
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def check_grid_info(path: Path, info: dict[str, Any]) -> None:
     """OlctcError naming ``path`` and the field unless grid.json has the types and ranges collect relies on
     (an edited file otherwise fails later with a traceback, or scores on the wrong rows)."""
@@ -394,13 +386,13 @@ def check_grid_info(path: Path, info: dict[str, Any]) -> None:
         if not isinstance(data.get(k, MISSING), str):
             raise bad(f"data.{k}", "a string", data.get(k, MISSING))
     n = data.get("n", MISSING)
-    if not _is_int(n) or n < 1:
+    if not is_integer(n) or n < 1:
         raise bad("data.n", "the number of rows of the data (an integer >= 1)", n)
 
     def rows(field: str, v: Any) -> set[int]:
         if not isinstance(v, list):
             raise bad(field, f"a list of row numbers from 0 to {n - 1}", v)
-        wrong = next((r for r in v if not (_is_int(r) and 0 <= r < n)), None)
+        wrong = next((r for r in v if not (is_integer(r) and 0 <= r < n)), None)
         if wrong is not None:
             raise OlctcError(f"{path}: field {field!r} holds {brief(wrong)}, not a row number from 0 to {n - 1} "
                              "of the data; the file is damaged (edited?)")
@@ -433,7 +425,7 @@ def check_grid_info(path: Path, info: dict[str, Any]) -> None:
                          f"({type(exc).__name__}: {exc}); the file is damaged (edited?)") from None
     grid = info["C_grid"]
     if not isinstance(grid, list) or not grid or not all(
-            isinstance(C, list) and len(C) == depth and all(_is_num(c) and 0 < c < math.inf for c in C)
+            isinstance(C, list) and len(C) == depth and all(is_real(c) and 0 < c < math.inf for c in C)
             for C in grid):
         raise bad("C_grid", f"a non-empty list of C combinations, each {depth} positive number(s)", grid)
     combos = {tuple(float(c) for c in C) for C in grid}
@@ -445,25 +437,25 @@ def check_grid_info(path: Path, info: dict[str, Any]) -> None:
         where = f"tasks[{i}]"
         if not isinstance(t, dict):
             raise bad(where, "an object", t)
-        if not _is_int(t.get("task", MISSING)) or t["task"] in ids:
+        if not is_integer(t.get("task", MISSING)) or t["task"] in ids:
             raise bad(f"{where}.task", "a task number not used by another task", t.get("task", MISSING))
         ids.add(t["task"])
-        if not _is_int(t.get("fold", MISSING)) or not 0 <= t["fold"] < len(folds):
+        if not is_integer(t.get("fold", MISSING)) or not 0 <= t["fold"] < len(folds):
             raise bad(f"{where}.fold", f"a fold number from 0 to {len(folds) - 1}", t.get("fold", MISSING))
         C = t.get("C", MISSING)
-        if not isinstance(C, list) or not all(_is_num(c) for c in C) or tuple(float(c) for c in C) not in combos:
+        if not isinstance(C, list) or not all(is_real(c) for c in C) or tuple(float(c) for c in C) not in combos:
             raise bad(f"{where}.C", "one of the combinations of C_grid", C)
         for k in ("model", "solution"):
             v = t.get(k, MISSING)
             if not isinstance(v, str) or not v or Path(v).is_absolute() or ".." in Path(v).parts:
                 raise bad(f"{where}.{k}", "a file path inside the grid folder", v)
-    if not _is_int(info.get("seed", MISSING)):
+    if not is_integer(info.get("seed", MISSING)):
         raise bad("seed", "an integer", info.get("seed", MISSING))
     tl = info.get("time_limit")
-    if tl is not None and not (_is_num(tl) and 0 < tl <= MAX_TIME_LIMIT):
+    if tl is not None and not (is_real(tl) and 0 < tl <= MAX_TIME_LIMIT):
         raise bad("time_limit", "a positive number of seconds (or null)", tl)
     mnz = info.get("max_nonzeros")
-    if mnz is not None and not (_is_int(mnz) and mnz >= 1):
+    if mnz is not None and not (is_integer(mnz) and mnz >= 1):
         raise bad("max_nonzeros", "an integer >= 1 (or null)", mnz)
     if "solver" in info and not (isinstance(info["solver"], str) and info["solver"] in GRID_SOLVERS):
         raise bad("solver", f"one of {', '.join(GRID_SOLVERS)}", info["solver"])

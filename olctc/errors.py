@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import numbers
 from typing import Any
 
 
@@ -12,9 +13,23 @@ class OlctcError(ValueError):
     """
 
 
-def param_error(name: str, expected: str, got: object) -> OlctcError:
-    """Build the canonical parameter error: ``The 'name' parameter must be <expected>. Got <got> instead.``"""
-    return OlctcError(f"The '{name}' parameter must be {expected}. Got {got!r} instead.")
+def param_error(name: str, expected: str, got: object, option: str | None = None) -> OlctcError:
+    """Build the canonical parameter error: ``The 'name' parameter must be <expected>. Got <got> instead.``
+
+    ``option``: the command-line option that set it, named too (``The 'time_limit' parameter (--time-limit)``).
+    """
+    named = f"The '{name}' parameter" + (f" ({option})" if option else "")
+    return OlctcError(f"{named} must be {expected}. Got {got!r} instead.")
+
+
+def is_integer(value: Any) -> bool:
+    """An integer (Python's or numpy's), not a bool: ``True`` is an int in Python, never a count here."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def is_real(value: Any) -> bool:
+    """A real number (int, float, numpy scalars), not a bool and not a string."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 #: A field absent from a document (a manifest, a tree JSON, grid.json): ``brief`` says "nothing (missing)".

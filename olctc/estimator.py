@@ -28,7 +28,6 @@ ONNX: importing this module registers the estimators with skl2onnx (when skl2onn
 """
 from __future__ import annotations
 
-import numbers
 import warnings
 from typing import Any
 
@@ -37,7 +36,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from olctc.errors import OlctcError, param_error
+from olctc.errors import OlctcError, is_integer, is_real, param_error
 
 
 class OLCTClassifier(ClassifierMixin, BaseEstimator):
@@ -110,12 +109,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         C = self.C
         if isinstance(C, np.ndarray):
             C = C.tolist()
-        if isinstance(C, numbers.Real) and not isinstance(C, bool):
+        if is_real(C):
             C = float(C)
-        depth = int(self.depth) if isinstance(self.depth, numbers.Integral) and not isinstance(self.depth, bool) \
-            else self.depth
-        budget = int(self.budget) if isinstance(self.budget, numbers.Integral) and not isinstance(self.budget, bool) \
-            else self.budget
+        depth = int(self.depth) if is_integer(self.depth) else self.depth
+        budget = int(self.budget) if is_integer(self.budget) else self.budget
         return make_spec(preset=self.preset, depth=depth, C=C, tangents=self.tangents, big_m=self.big_m,
                          epsilon=self.epsilon, alpha=self.alpha, budget=budget)
 

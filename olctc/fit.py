@@ -37,6 +37,12 @@ def default_solver(spec: TreeSpec) -> str:
     return DEFAULT_OCTH_SOLVER if spec.info.loss == "misclassification" else DEFAULT_SOLVER
 
 
+def check_in_process(solver: str) -> None:
+    """The parameter error unless ``solver`` is one a fit runs in this process."""
+    if solver not in IN_PROCESS:
+        raise param_error("solver", f"one of {', '.join(IN_PROCESS)} for an in-process fit", solver)
+
+
 @dataclass
 class FitResult:
     """The fitted tree and the record of how it was obtained."""
@@ -101,8 +107,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     from olctc.warmstart import warm_start
 
     solver = default_solver(spec) if solver is None else solver
-    if solver not in IN_PROCESS:
-        raise param_error("solver", f"one of {', '.join(IN_PROCESS)} for an in-process fit", solver)
+    check_in_process(solver)
     if spec.info.quadratic and solver != "scip":
         raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): fit it with --solver scip")
     validate_limits(time_limit=time_limit, threads=threads)

@@ -16,8 +16,7 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
 
     Commands call it before any long work, so a bad output path fails at once.
     """
-    if not os.fspath(path).strip():  # Path("") is the current folder
-        raise OlctcError(f"cannot write {os.fspath(path)!r}: give a file name")
+    _check_named(path)
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
@@ -26,6 +25,12 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     if not os.access(folder, os.W_OK):
         raise OlctcError(f"cannot write {path}: folder {folder} is not writable")
     return folder
+
+
+def _check_named(path: str | os.PathLike[str]) -> None:
+    """An empty name is no file: ``Path("")`` is the current folder (``-o "$OUT"`` with OUT unset)."""
+    if not os.fspath(path).strip():
+        raise OlctcError(f"cannot write {os.fspath(path)!r}: give a file name")
 
 
 def check_not_input(output: str | os.PathLike[str] | None,
@@ -60,8 +65,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     """
     raw = os.fspath(path)
     path = Path(raw)
-    if not raw.strip():
-        raise OlctcError(f"cannot write {raw!r}: give a file name")
+    _check_named(raw)
     if raw.endswith(("/", os.sep)) or path.is_dir():
         raise OlctcError(f"cannot write {raw}: it is a folder; give a file name")
     binary = "b" in mode

@@ -6,7 +6,6 @@ the single place that says which pieces each preset uses.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -14,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from olctc.emit.params import TIGHT_TOL
-from olctc.errors import param_error
+from olctc.errors import MISSING, is_real, param_error
 
 # Sato et al.'s greedy tangent points for the logistic loss (paper Sec. 3.1).
 _V0 = (-math.inf, 0.0, math.inf)
@@ -224,20 +223,12 @@ def _check_l0_knobs(preset: str, alpha: float, budget: int | None) -> None:
                           f"(it applies to {users})", alpha)
 
 
-_MISSING = object()
-
-
-def _is_number(value: Any) -> bool:
-    """A real number: int, float or a numpy scalar of either; not a bool, not a string."""
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-
-
-def _number(name: str, value: Any, whole: Any = _MISSING) -> float:
+def _number(name: str, value: Any, whole: Any = MISSING) -> float:
     """``value`` as a float, or the parameter error for ``name`` (quoting ``whole``, the full value given,
     when ``value`` is one item of it)."""
-    if not _is_number(value):
-        shown = value if whole is _MISSING else whole
-        raise param_error(name, "a number" if whole is _MISSING else "a list of numbers", _listed(shown))
+    if not is_real(value):
+        shown = value if whole is MISSING else whole
+        raise param_error(name, "a number" if whole is MISSING else "a list of numbers", _listed(shown))
     return float(value)
 
 
@@ -260,7 +251,7 @@ def parse_C(value: float | str | Sequence[float], depth: int) -> tuple[float, ..
             vals = [float(s) for s in value.split(",")]
         except ValueError:
             raise param_error("C", "a positive number or one per layer separated by commas", value) from None
-    elif _is_number(value):
+    elif is_real(value):
         vals = [float(value)]
     else:
         vals = [_number("C", v, value) for v in _sequence("C", value, "a positive number or one per layer")]
@@ -268,7 +259,7 @@ def parse_C(value: float | str | Sequence[float], depth: int) -> tuple[float, ..
         vals = vals * depth
     if len(vals) != depth:
         raise param_error("C", f"one value or {depth} values (one per layer, root first) for depth {depth}",
-                          value if isinstance(value, str) else list(value) if not _is_number(value) else value)
+                          value if isinstance(value, str) else list(value) if not is_real(value) else value)
     if any(not (v > 0) or math.isinf(v) for v in vals):
         raise param_error("C", "finite and > 0 for every layer", value if isinstance(value, str) else vals)
     return tuple(vals)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import numbers
 import os
 import platform
 import sys
@@ -28,7 +27,7 @@ from olctc.bench.metrics import brier_score, expected_calibration_error
 from olctc.bench.workers import run_isolated
 from olctc.data import Dataset, Scaler
 from olctc.emit.params import MAX_THREADS, MAX_TIME_LIMIT
-from olctc.errors import OlctcError, param_error
+from olctc.errors import OlctcError, is_integer, is_real, param_error
 from olctc.io import atomic_write_text
 
 BENCH_JSON = "bench.json"
@@ -281,14 +280,13 @@ def is_record(rec: Any, experiment: str | None = None) -> bool:
         return False
     ds, seed, model, key = rec.get("dataset"), rec.get("seed"), rec.get("model"), rec.get("key")
     if not (isinstance(ds, str) and isinstance(model, str) and isinstance(key, str)
-            and isinstance(seed, int) and not isinstance(seed, bool) and key == run_key(ds, seed, model)):
+            and is_integer(seed) and key == run_key(ds, seed, model)):
         return False
     if experiment is not None and rec.get("experiment") != experiment:
         return False
     if rec.get("status") is not None and not isinstance(rec.get("status"), str):
         return False
-    return all(rec.get(k) is None or (isinstance(rec[k], numbers.Real) and not isinstance(rec[k], bool))
-               for k in NUMERIC_FIELDS)
+    return all(rec.get(k) is None or is_real(rec[k]) for k in NUMERIC_FIELDS)
 
 
 def latest(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -15,12 +15,11 @@ names come from their reference manuals (no licence here to run them).
 from __future__ import annotations
 
 import math
-import numbers
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from olctc.errors import OlctcError, param_error
+from olctc.errors import OlctcError, is_integer, is_real, param_error
 from olctc.io import atomic_write_text, remove_files
 
 #: Integrality and primal feasibility tolerance for every solver. It is also the smallest value Gurobi
@@ -123,18 +122,16 @@ def validate_limits(*, time_limit: float | None = None, threads: int | None = No
     ``cli``: the values came from command options, which the message names too (``--time-limit``).
     """
     def real(v: object) -> bool:
-        return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(float(v))
+        return is_real(v) and math.isfinite(float(v))
 
     def fail(name: str, expected: str, got: object) -> OlctcError:
-        option = f" (--{name.replace('_', '-')})" if cli else ""
-        return OlctcError(f"The '{name}' parameter{option} must be {expected}. Got {got!r} instead.")
+        return param_error(name, expected, got, option=f"--{name.replace('_', '-')}" if cli else None)
 
     if time_limit is not None and not (real(time_limit) and 0 < time_limit <= MAX_TIME_LIMIT):
         rest = "leave the option out" if cli else "pass None"
         raise fail("time_limit", f"a positive number of seconds, at most 1e7 (115 days; {rest} for no limit)",
                    time_limit)
-    if threads is not None and not (isinstance(threads, numbers.Integral) and not isinstance(threads, bool)
-                                    and 1 <= threads <= MAX_THREADS):
+    if threads is not None and not (is_integer(threads) and 1 <= threads <= MAX_THREADS):
         raise fail("threads", f"an integer from 1 to {MAX_THREADS} (more threads than cores only slow a "
                               "solver down)", threads)
     if mip_gap is not None and not (real(mip_gap) and 0 <= mip_gap < 1):

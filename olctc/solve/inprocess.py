@@ -105,7 +105,7 @@ def repeats_folded(fd: int = 2) -> Iterator[None]:
     last words of a native crash still reach the terminal.
     """
     try:
-        saved = os.dup(fd)
+        saved = os.dup(fd)  # where the lines go on
     except OSError:  # no such stream
         yield
         return
@@ -119,18 +119,17 @@ def repeats_folded(fd: int = 2) -> Iterator[None]:
                     os.write(saved, line)
 
     read_end, write_end = os.pipe()
-    if sys.stderr is not None:
-        sys.stderr.flush()
-    os.dup2(write_end, fd)
-    os.close(write_end)
     reader = threading.Thread(target=pump, args=(read_end,), name="olctc-stderr", daemon=True)
     reader.start()
     try:
-        yield
+        # Leaving the block restores fd, then closes the pipe's last write end: the reader sees its end.
+        with os.fdopen(write_end, "wb") as pipe_in, _fd_redirected(fd, pipe_in):
+            try:
+                yield
+            finally:
+                if sys.stderr is not None:  # what Python buffered goes through the pipe too
+                    sys.stderr.flush()
     finally:
-        if sys.stderr is not None:
-            sys.stderr.flush()
-        os.dup2(saved, fd)  # the pipe's last write end closes: the reader sees its end
         reader.join(timeout=10)
         for line, n in counts.items():
             if n > 1:
