@@ -10,7 +10,7 @@ import click
 
 from olctc import __version__
 from olctc.errors import OlctcError
-from olctc.io import check_not_input, check_writable, note_interrupt
+from olctc.io import check_not_input, check_writable, note_console, note_interrupt
 
 EXIT_BAD_INPUT = 2
 EXIT_TOLERANCE = 3  # decoded, but the solver's objective is not the tree's: it exploited its tolerances
@@ -244,7 +244,8 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("--threads", type=int, default=None)
 @click.option("--refine/--no-refine", default=True, show_default=True)
 @click.option("--keep-incumbent", is_flag=True,
-              help="If interrupted during the solve, still decode and write the best tree found (HiGHS).")
+              help="If interrupted during the solve, still decode and write the best tree found "
+                   "(HiGHS, SCIP; CBC cannot hand its incumbent back).")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
 @max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
@@ -371,6 +372,7 @@ class _Interrupts:
                 default_hook(info)
 
         sys.unraisablehook = unraisable
+        note_console()
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self.installed[signal.SIGINT] = signal.signal(signal.SIGINT, self.handler)
         import builtins

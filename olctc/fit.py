@@ -98,7 +98,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
 
     An interrupt (Ctrl-C, SIGTERM through the CLI) during the solve stops the fit with KeyboardInterrupt,
     unless ``keep_incumbent``: then the best tree found so far is decoded, refined and returned (HiGHS
-    hands back its incumbent when interrupted; CBC and SCIP finish their C call first).
+    and SCIP hand back their incumbent when interrupted, CBC only when one thread runs it: with more, the
+    console program abandons the solve, and a library caller's interrupt waits for CBC's time limit).
     ``max_nonzeros`` refuses, before building it, a model above that size (default: the compile budget).
     ``standardise=False`` fits on the features as given (data scaled elsewhere, as in the paper's CV).
     """

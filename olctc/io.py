@@ -133,6 +133,22 @@ def check_interrupt() -> None:
         raise KeyboardInterrupt
 
 
+#: Whether this process is the console program, which leaves by ``os._exit`` after an interrupt.
+_console = False
+
+
+def note_console() -> None:
+    """Record that the console program runs this process (see ``is_console``)."""
+    global _console
+    _console = True
+
+
+def is_console() -> bool:
+    """Whether an interrupt ends this process at once: a native call that cannot be stopped may then be
+    left running in its thread, since the process exit takes it along."""
+    return _console
+
+
 def _temporary_name(name: str) -> str:
     # ".NAME.XXXXXXXXXXXX.tmp" (bench folders recognise leftovers by the dot and the suffix); NAME is
     # shortened so that the whole stays within the 255 bytes a file name may have.

@@ -110,6 +110,38 @@ def test_fit_killed_with_keep_incumbent_writes_the_best_tree(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["tree.json"]
 
 
+def _kill_timed(args: list[str], folder: Path, after: float, sig: int) -> tuple[int, str, float]:
+    """Like run_and_kill, and how long the process took to end once signalled."""
+    p = _start(args, folder)
+    time.sleep(after)
+    t0 = time.monotonic()
+    code, err = _interrupt(p, sig)
+    return code, err, time.monotonic() - t0
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_fit_with_cbc_stops_when_interrupted_not_at_its_time_limit(tmp_path, sig):
+    # CBC (two threads) installs no Ctrl-C handler, Clp's swallowed Ctrl-C outside the root LP, and the
+    # signal reached Python only when CBC returned: the fit ran to its 60 s limit (and once wrote a tree)
+    code, err, took = _kill_timed(["fit", "--dataset", "sonar", "--solver", "cbc", "--threads", "2",
+                                   "--time-limit", "60", "--quiet", "-o", "tree.json"], tmp_path, 6.0, sig)
+    assert code == 130 and err.strip().endswith("interrupted") and "Traceback" not in err, err
+    assert took < 25, f"the fit took {took:.0f} s to stop"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_fit_with_scip_on_sigterm_stops_the_solve_and_keeps_its_incumbent(tmp_path):
+    # SIGTERM reached Python only when SCIP returned at its time limit; now SCIP is asked to stop
+    code, err, took = _kill_timed(["fit", "--dataset", "sonar", "--preset", "margot", "--solver", "scip",
+                                   "--time-limit", "60", "--quiet", "--keep-incumbent", "-o", "tree.json"],
+                                  tmp_path, 6.0, signal.SIGTERM)
+    assert code == 0, err
+    assert took < 25, f"the fit took {took:.0f} s to stop"
+    from olctc.export.json import load
+
+    assert load(tmp_path / "tree.json").meta["fit"]["raw_status"] == "userinterrupt"
+
+
 def _bench_args(jobs: int) -> list[str]:
     return ["bench", "models", "--datasets", "heart", "--models", "CART,L1-LR,OLCT", "--seeds", "0,42",
             "--solver", "highs", "--time-limit", "60", "--jobs", str(jobs), "-o", "b"]

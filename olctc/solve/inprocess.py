@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import importlib.metadata
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -21,7 +22,7 @@ import numpy as np
 
 from olctc.emit.params import PARAM_NAMES, solver_settings
 from olctc.errors import OlctcError
-from olctc.io import interrupt_handled
+from olctc.io import interrupt_handled, is_console
 from olctc.read.solution import is_helper_column
 from olctc.solve.modelfile import no_columns
 from olctc.solve.options import SolveOptions, start_from_file, start_vector
@@ -72,6 +73,50 @@ def _timed(fn: Any) -> float:
     t0 = time.perf_counter()
     fn()
     return time.perf_counter() - t0
+
+
+def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None) -> Any:
+    """Run a solver's native ``call`` in a worker thread while the main thread waits, so that an interrupt
+    (Ctrl-C, the console program's SIGTERM) is seen at once rather than when the solver returns.
+
+    A solver's own handler sees Ctrl-C in some phases only (SCIP's while it solves, Clp's while it solves
+    an LP), never a scheduler's SIGTERM. With ``stop`` the solver is asked to stop and its result,
+    incumbent included, is returned. Without (python-mip offers no way into a running CBC) the
+    KeyboardInterrupt goes on and the call is left running, which only the console program does: it
+    leaves by ``os._exit``. Elsewhere (a library caller would keep a busy thread) the call runs in this
+    thread and the interrupt waits for its end.
+    """
+    if threading.current_thread() is not threading.main_thread() or (stop is None and not is_console()):
+        return call()
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    handler = signal.getsignal(signal.SIGINT)
+    # An Event, not Thread.join: a join that an interrupt cuts short can leave is_alive() False while the
+    # thread still runs (measured on 3.11: the result was read before SCIP had stopped).
+    threading.Thread(target=work, name="olctc-solver", daemon=True).start()
+    try:
+        while not done.wait(0.1):
+            if handler is not None:
+                # Take Ctrl-C back: Clp installs its own handler while it solves an LP, and when that LP
+                # is not CBC's root (a heuristic's, preprocessing's), CBC goes on as if nothing happened.
+                signal.signal(signal.SIGINT, handler)
+    except KeyboardInterrupt:
+        if stop is None:
+            raise
+        stop()
+        done.wait()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 @contextlib.contextmanager
@@ -326,7 +371,7 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
     left = opts.remaining()
     if left is not None:
         max_seconds = left
-    runtime = _timed(lambda: result.setdefault("st", m.optimize(max_seconds=max_seconds)))
+    runtime = _timed(lambda: result.setdefault("st", _native(lambda: m.optimize(max_seconds=max_seconds))))
     raw = result["st"].name
     has_solution = m.num_solutions > 0 and raw in ("OPTIMAL", "FEASIBLE")
     status = _map(CBC_STATUS, raw, has_solution)
@@ -337,6 +382,8 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
         reason = _cbc_stop_reason(m)
         if reason is not None:
             raw += f", stopped on {reason}"
+        if reason == "user interrupt":  # CBC's own Ctrl-C handler (one thread) stopped it
+            interrupt_handled()
     x = objective = bound = gap = None
     if status in ("optimal", "feasible"):
         x = _cbc_x(m)
@@ -352,6 +399,10 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
 
 #: CbcModel::secondaryStatus() of an early stop -> what stopped it (the words ``limit_kind`` knows).
 CBC_STOP_REASONS = {2: "gap", 3: "nodes", 4: "time", 5: "user interrupt", 6: "solutions", 8: "iterations"}
+
+
+#: python-mip's ``max_nodes`` when nobody set one.
+NO_NODE_LIMIT = 2**31 - 1
 
 
 def _cbc_stop_reason(m: Any) -> str | None:
@@ -370,7 +421,12 @@ def _cbc_stop_reason(m: Any) -> str | None:
         code = fn(ctypes.c_void_p(int(mip_cbc.ffi.cast("uintptr_t", m.solver._model))))
     except (ImportError, AttributeError, OSError, TypeError):
         return None
-    return CBC_STOP_REASONS.get(code)
+    reason = CBC_STOP_REASONS.get(code)
+    if reason == "nodes" and m.max_nodes >= NO_NODE_LIMIT:
+        # Clp takes Ctrl-C itself while it solves the root LP (its handler zeroes the LP's iteration
+        # limit: "Problem is stopped"), and CBC then says "stopped on nodes". olctc sets no node limit.
+        reason = "user interrupt"
+    return reason
 
 
 def _cbc_version() -> str:
@@ -449,8 +505,10 @@ def scip_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> Sol
     if left is not None:
         m.setParam(PARAM_NAMES["scip"].time_limit, float(left))
     with repeats_folded(2):
-        runtime = _timed(m.optimize)
+        runtime = _timed(lambda: _native(m.optimizeNogil, stop=m.interruptSolve))
     raw = m.getStatus()
+    if raw == "userinterrupt":
+        interrupt_handled()  # as for HiGHS: the caller stops, or keeps the incumbent
     has_solution = m.getNSols() > 0
     status = _map(SCIP_STATUS, raw, has_solution)
     x = objective = None
