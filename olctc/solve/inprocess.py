@@ -112,8 +112,11 @@ def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None) -> 
     except KeyboardInterrupt:
         if stop is None:
             raise
-        stop()
-        done.wait()
+        while True:
+            with contextlib.suppress(Exception):  # refused before the solver has started: ask again
+                stop()
+            if done.wait(0.1):
+                break
     if "error" in box:
         raise box["error"]
     return box["value"]
