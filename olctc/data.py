@@ -195,6 +195,16 @@ class Dataset:
 
 def read_table(path: str | Path) -> tuple[list[str], list[list[str]], str, str]:
     """Read a CSV (optionally gzip) file: header, rows of strings, sha256 of the uncompressed bytes, text."""
+    header, body, digest, text, _ = read_table_lines(path)
+    return header, body, digest, text
+
+
+def read_table_lines(path: str | Path) -> tuple[list[str], list[list[str]], str, str, np.ndarray]:
+    """As ``read_table``, plus the file line where each data row starts (1-based, as an editor shows).
+
+    A quoted cell may hold line breaks, so row ``k`` need not sit on line ``k + 2``; error messages
+    name ``lines[k]`` (see ``line_of``).
+    """
     path = Path(path)
     if not path.exists():
         raise OlctcError(f"{path}: no such file")
@@ -217,7 +227,12 @@ def read_table(path: str | Path) -> tuple[list[str], list[list[str]], str, str]:
     limit = csv.field_size_limit()
     try:
         csv.field_size_limit(max(limit, _FIELD_LIMIT))
-        rows = list(csv.reader(io.StringIO(text)))
+        # A quoted cell may span lines: note the line where each record ends (as cheap as list(reader)).
+        reader, rows, ends = csv.reader(io.StringIO(text)), [], [0]
+        for r in reader:
+            rows.append(r)
+            ends.append(reader.line_num)
+        starts = np.asarray(ends[:-1], dtype=np.int64) + 1  # record k starts on line starts[k]
     except csv.Error as exc:
         raise OlctcError(f"{path}: not a readable CSV file: {exc}") from None
     finally:
@@ -226,12 +241,13 @@ def read_table(path: str | Path) -> tuple[list[str], list[list[str]], str, str]:
         rows.pop()
     header = [h.strip() for h in rows[0]]
     body = rows[1:]
+    lines = starts[1:len(rows)]
     width = len(header)
     for k, r in enumerate(body):
         if len(r) != width:
             if not any(c.strip() for c in r):
-                raise OlctcError(f"{path}: line {k + 2} is blank; remove blank lines inside the data")
-            raise OlctcError(f"{path}: line {k + 2} has {len(r)} fields, the header has {width}")
+                raise OlctcError(f"{path}: line {lines[k]} is blank; remove blank lines inside the data")
+            raise OlctcError(f"{path}: line {lines[k]} has {len(r)} fields, the header has {width}")
     seen: set[str] = set()
     for h in header:
         if h == "":
@@ -239,7 +255,7 @@ def read_table(path: str | Path) -> tuple[list[str], list[list[str]], str, str]:
         if h in seen:
             raise OlctcError(f"{path}: the header names column {h!r} twice")
         seen.add(h)
-    return header, body, hashlib.sha256(raw).hexdigest(), text
+    return header, body, hashlib.sha256(raw).hexdigest(), text, lines
 
 
 _FIELD_LIMIT = 1 << 30  # csv's default (128 KiB per cell) refuses long but valid cells
@@ -252,8 +268,19 @@ def _parse_float(s: str) -> float | None:
         return None
 
 
-def _to_float_column(vals: Sequence[Any], name: str, source: str, line_offset: int = 2) -> np.ndarray:
-    """Convert one column to finite floats, naming the first bad line."""
+def line_of(k: int, lines: int | Sequence[int] | np.ndarray) -> int:
+    """File line of data row ``k``: ``lines`` is the line of row 0 (an int) or every row's line."""
+    if isinstance(lines, (int, np.integer)):
+        return k + int(lines)
+    return int(lines[k])
+
+
+def _to_float_column(vals: Sequence[Any], name: str, source: str,
+                     line_offset: int | Sequence[int] | np.ndarray = 2) -> np.ndarray:
+    """Convert one column to finite floats, naming the first bad line.
+
+    ``line_offset``: the file line of ``vals[0]``, or an array of the file line of each value.
+    """
     try:
         arr = np.asarray(vals, dtype=np.float64)
     except (ValueError, TypeError):
@@ -261,24 +288,27 @@ def _to_float_column(vals: Sequence[Any], name: str, source: str, line_offset: i
     if arr is None:
         for k, v in enumerate(vals):
             if _parse_float(str(v).strip()) is None:
-                raise OlctcError(f"{source}: column {name!r} line {k + line_offset}: expected a number, "
+                raise OlctcError(f"{source}: column {name!r} line {line_of(k, line_offset)}: expected a number, "
                                  f"got {str(v)!r}")
         arr = np.asarray([float(str(v).strip()) for v in vals])
     bad = ~np.isfinite(arr)
     if bad.any():
         k = int(np.argmax(bad))
-        raise OlctcError(f"{source}: column {name!r} line {k + line_offset}: expected a finite number, "
+        raise OlctcError(f"{source}: column {name!r} line {line_of(k, line_offset)}: expected a finite number, "
                          f"got {vals[k]!r}")
     return arr
 
 
-def _column_kind(name: str, vals: np.ndarray, source: str) -> Column:
+def _column_kind(name: str, vals: np.ndarray, source: str,
+                 lines: int | Sequence[int] | np.ndarray = 2) -> Column:
+    """Numeric or categorical; ``lines`` as ``_to_float_column``'s ``line_offset``."""
     # "NaN" or "Inf" among words is a category, not a number: only finite values count as numbers.
     parsed = [f if f is not None and math.isfinite(f) else None for f in map(_parse_float, vals)]
     n_num = sum(p is not None for p in parsed)
     for k, v in enumerate(vals):
         if v.strip() == "":
-            raise OlctcError(f"{source}: column {name!r} line {k + 2}: empty cell; fill or drop missing values")
+            raise OlctcError(f"{source}: column {name!r} line {line_of(k, lines)}: empty cell; "
+                             "fill or drop missing values")
     if n_num == len(vals):
         return Column(name, "numeric")
     if n_num == 0:
@@ -286,10 +316,11 @@ def _column_kind(name: str, vals: np.ndarray, source: str) -> Column:
     k = next(k for k, p in enumerate(parsed) if p is None)
     if n_num >= len(vals) / 2:
         what = "a number" if _parse_float(vals[k]) is None else "a finite number"
-        raise OlctcError(f"{source}: column {name!r} line {k + 2}: expected {what}, got {vals[k]!r}")
+        raise OlctcError(f"{source}: column {name!r} line {line_of(k, lines)}: expected {what}, "
+                         f"got {vals[k]!r}")
     k = next(k for k, p in enumerate(parsed) if p is not None)
-    raise OlctcError(f"{source}: column {name!r} mixes text and numbers (line {k + 2} has {vals[k]!r}); "
-                     "make it all text (categorical) or all numbers")
+    raise OlctcError(f"{source}: column {name!r} mixes text and numbers "
+                     f"(line {line_of(k, lines)} has {vals[k]!r}); make it all text (categorical) or all numbers")
 
 
 _INT_TEXT = re.compile(r"[+-]?(0|[1-9][0-9]*)")
@@ -378,7 +409,7 @@ def _check_unique_features(schema: Schema, source: str) -> None:
 
 def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Dataset:
     """Read, validate and encode a CSV file whose column ``target`` holds two classes."""
-    header, body, digest, text = read_table(path)
+    header, body, digest, text, lines = read_table_lines(path)
     src = str(path)
     if target not in header:
         shown = ", ".join(header[:12]) + (" ..." if len(header) > 12 else "")
@@ -393,14 +424,14 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Datas
     labels = [v.strip() for v in grid[:, ti]]
     missing = next((k for k, v in enumerate(labels) if v == "" or v.lower() == "nan"), None)
     if missing is not None:
-        raise OlctcError(f"{src}: target {target!r} line {missing + 2}: no class label "
+        raise OlctcError(f"{src}: target {target!r} line {lines[missing]}: no class label "
                          f"({grid[missing, ti]!r}); drop the unlabelled rows")
     y, classes = binarise_labels(labels, positive_class, src, target)
     X = _all_numeric(text, [header.index(h) for h in feats], len(body))
     if X is not None:
         schema = Schema(tuple(Column(h, "numeric") for h in feats))
     else:
-        cols = [_column_kind(h, grid[:, header.index(h)], src) for h in feats]
+        cols = [_column_kind(h, grid[:, header.index(h)], src, lines) for h in feats]
         schema = Schema(tuple(cols))
         _check_unique_features(schema, src)
         cells = {h: [v.strip() for v in grid[:, header.index(h)]] for h in feats}

@@ -123,6 +123,107 @@ def test_bad_tables(tmp_path, text, message):
     assert str(exc.value) == f"{p}: {message}"
 
 
+
+# Quoted cells spanning lines: rows 0 and 2 take 2 and 3 lines, so the row after them (row 3) starts on
+# line 8 (header 1, row 0 on 2-3, row 1 on 4, row 2 on 5-7), not on line 5 as counting records says.
+MULTI = 'a,note,y\n1,"two\nlines",x\n2,plain,y\n3,"three\nmore\nlines",x\n'
+
+MULTI_LINE_TABLES = [
+    (MULTI + "foo,n,y\n", "column 'a' line 8: expected a number, got 'foo'"),
+    (MULTI + "inf,n,y\n", "column 'a' line 8: expected a finite number, got 'inf'"),
+    (MULTI + "nan,n,y\n", "column 'a' line 8: expected a finite number, got 'nan'"),
+    (MULTI + ",n,y\n", "column 'a' line 8: empty cell; fill or drop missing values"),
+    (MULTI + "4,n\n", "line 8 has 2 fields, the header has 3"),
+    (MULTI + "\n4,n,y\n", "line 8 is blank; remove blank lines inside the data"),
+    (MULTI + "4,n,\n", "target 'y' line 8: no class label (''); drop the unlabelled rows"),
+    (MULTI + "4,7,y\n", "column 'note' mixes text and numbers (line 8 has '7'); make it all text "
+                         "(categorical) or all numbers"),
+    # a header spanning lines moves every row down; CRLF line ends count once
+    ('"a\nlong",note,y\n1,"two\nlines",x\n2,plain,y\nfoo,n,y\n', "column 'a\\nlong' line 6: expected a number, "
+                                                                  "got 'foo'"),
+    (MULTI.replace("\n", "\r\n") + "foo,n,y\r\n", "column 'a' line 8: expected a number, got 'foo'"),
+]
+
+
+@pytest.mark.parametrize("text,message", MULTI_LINE_TABLES)
+def test_bad_cells_after_multi_line_cells_name_the_physical_line(tmp_path, text, message):
+    for p in (write(tmp_path, text), tmp_path / "d.csv.gz"):
+        if p.suffix == ".gz":
+            p.write_bytes(gzip.compress(text.encode()))
+        with pytest.raises(OlctcError) as exc:
+            read_csv(p, "y")
+        assert str(exc.value) == f"{p}: {message}"
+
+
+def test_row_lines_of_read_table_lines(tmp_path):
+    from olctc.data import _to_float_column, read_table, read_table_lines
+
+    p = write(tmp_path, '"a\nb",y\n1,"x\n\ny"\n2,z\n\n')
+    header, body, _, _, lines = read_table_lines(p)
+    assert header == ["a\nb", "y"] and body == [["1", "x\n\ny"], ["2", "z"]] and lines.tolist() == [3, 6]
+    assert read_table(p)[:2] == (header, body)
+    assert _to_float_column(["1", "2"], "a", "f", lines).tolist() == [1.0, 2.0]
+    with pytest.raises(OlctcError, match=r"^f: column 'a' line 6: expected a number, got 'q'$"):
+        _to_float_column(["1", "q"], "a", "f", lines)
+    with pytest.raises(OlctcError, match=r"^f: column 'a' line 11: expected a number, got 'q'$"):
+        _to_float_column(["1", "q"], "a", "f", 10)  # an int: the line of the first value
+
+
+def test_cli_compile_names_the_physical_line_after_multi_line_cells(tmp_path, capsys):
+    from conftest import cli_main
+
+    p = write(tmp_path, MULTI + "4,n,y\nfoo,n,x\n")
+    code, out, err = cli_main(["compile", p, "--target", "y", "-o", tmp_path / "m.mps"], capsys)
+    assert (code, out, err) == (2, "", f"error: {p}: column 'a' line 9: expected a number, got 'foo'\n")
+    assert not (tmp_path / "m.mps").exists()
+
+
+def _predict_files(tmp_path, data: str):
+    """A depth-1 tree on columns a (numeric) and note (categorical), and ``data`` to predict."""
+    from olctc.export.json import save
+    from olctc.tree import Tree
+
+    ds = read_csv(write(tmp_path, 'a,note,y\n1,p,x\n2,"q\nr",y\n3,p,x\n', "train.csv"), "y")
+    tree = Tree(np.zeros((1, ds.p)), np.ones(1), Scaler.fit(ds.X), ds.schema, ds.classes, meta={"depth": 1})
+    tree.fit_stats(ds.X, ds.y)
+    save(tree, tmp_path / "tree.json")
+    return tmp_path / "tree.json", write(tmp_path, data, "new.csv")
+
+
+# row 0 on lines 2-3, row 1 on 4, row 2 on 5-6: row 3 starts on line 7 (not 5)
+PREDICT_MULTI = 'a,note,y\n1,"q\nr",x\n2,p,y\n3,"q\nr",x\n'
+
+
+def test_cli_predict_ragged_row_names_the_physical_line(tmp_path, capsys):
+    from conftest import cli_main
+
+    tree, data = _predict_files(tmp_path, PREDICT_MULTI + "4,p\n")
+    code, out, err = cli_main(["predict", tree, data], capsys)
+    assert (code, out, err) == (2, "", f"error: {data}: line 7 has 2 fields, the header has 3\n")
+
+
+@pytest.mark.parametrize("bad,message", [
+    ("foo,p,y", "column 'a' line 7: expected a number, got 'foo'"),
+    (",p,y", "line 7 column 'a': empty cell; the tree needs a value for every feature"),
+])
+def test_cli_predict_bad_cell_names_the_physical_line(tmp_path, capsys, bad, message):
+    from conftest import cli_main
+
+    tree, data = _predict_files(tmp_path, PREDICT_MULTI + bad + "\n")
+    code, out, err = cli_main(["predict", tree, data], capsys)
+    assert (code, out, err) == (2, "", f"error: {data}: {message}\n")
+
+
+def test_cli_predict_unseen_category_note_names_the_physical_line(tmp_path, capsys):
+    from conftest import cli_main
+
+    tree, data = _predict_files(tmp_path, PREDICT_MULTI + "4,zz,y\n")
+    code, out, err = cli_main(["predict", tree, data], capsys)
+    assert code == 0
+    assert err.splitlines()[0] == ("note: column 'note': 1 row(s) hold a category the tree never saw (first "
+                                   "'zz' at line 7): encoded as none of its 2 categories")
+
+
 def test_labels_keep_their_value_and_text(tmp_path):
     cases = [("12345678901234567890", "12345678901234567891", (12345678901234567890, 12345678901234567891)),
              ("007", "010", ("007", "010")),  # codes, not 7 and 10
@@ -320,3 +421,12 @@ def test_scaler_scales_tiny_columns_and_flags_constant_ones_as_scikit_learn():
     assert np.allclose(s.transform(X), ref.transform(X))
     assert abs(s.transform(X)[:, 0].std() - 1.0) < 1e-12
 
+
+
+def test_cli_explain_names_the_physical_line_of_its_row(tmp_path, capsys):
+    from conftest import cli_main
+
+    tree, data = _predict_files(tmp_path, PREDICT_MULTI + "4,zz,y\n")
+    code, out, err = cli_main(["explain", tree, "--data", data, "--row", "3"], capsys)
+    assert code == 0 and out.splitlines()[0] == f"row 3 (line 7 of {data})"
+    assert "'zz' at line 7" in err
