@@ -10,10 +10,14 @@ import click
 
 from olctc import __version__
 from olctc.errors import OlctcError
-from olctc.io import check_not_input, check_writable, note_console, note_interrupt
+from olctc.io import (check_not_input, check_not_stdout, check_suffix, check_writable, note_console,
+                      note_interrupt)
 
 EXIT_BAD_INPUT = 2
 EXIT_TOLERANCE = 3  # decoded, but the solver's objective is not the tree's: it exploited its tolerances
+
+#: What fit, decode and collect write (``check_suffix``).
+TREE_FILE = "a tree file (JSON)"
 
 
 def _fail(message: str) -> None:
@@ -131,6 +135,8 @@ def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangent
     from olctc.pipeline import write_compiled
 
     out = Path(output)
+    check_not_stdout(output, "which cannot hold compile's model file and the manifest, MIP start and parameter "
+                             "files it writes beside it", "a file name such as -o model.mps")
     check_writable(output)
     model_format(out)
     check_not_input(out, ("data", data))
@@ -186,6 +192,8 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
     from olctc.emit.params import validate_limits
     from olctc.pipeline import solve_compiled_file
 
+    check_not_stdout(output, "where solve prints its result and the solver's log",
+                     "a solution file name such as -o model.sol (or no -o: NAME.SOLVER.sol beside the model)")
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     res, sol_path = solve_compiled_file(model, solver, time_limit=time_limit, threads=threads,
                                         use_start=use_start, solver_path=solver_path, output=output,
@@ -198,7 +206,8 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
 @click.argument("manifest", type=click.Path(dir_okay=False))
 @click.argument("solution", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
-              help="Tree file to write (JSON).")
+              help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
+                   "(.csv, .onnx, .txt ...) is refused.")
 @click.option("--refine/--no-refine", default=True, show_default=True,
               help="Refit the last layer with the exact logistic loss (logistic presets).")
 @click.option("--format", "fmt", default=None, help="Force the solution format (cbc, highs, scip, gurobi, "
@@ -211,6 +220,7 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
     from olctc.decode import decode_file
     from olctc.export.json import save
 
+    check_not_stdout(output, "where decode prints its report", "a file name such as -o tree.json")
     check_writable(output)
     inputs = [("manifest", manifest), ("solution", solution), ("data", data)]
     try:  # decode also reads the model the manifest names (its hash) and the training CSV
@@ -219,6 +229,7 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
     except (OlctcError, KeyError, TypeError):
         pass  # decode_file says what is wrong with the manifest
     check_not_input(output, *inputs)
+    check_suffix(output, "decode", TREE_FILE, (".json",))
     tree, report = decode_file(manifest, solution, data=data, refine=refine, fmt=fmt)
     for line in report.lines():
         click.echo(line)
@@ -249,7 +260,8 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
 @max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
-              help="Tree file to write (JSON).")
+              help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
+                   "(.csv, .onnx, .txt ...) is refused.")
 def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
             score_variables, test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet, max_nonzeros,
             output) -> None:
@@ -258,8 +270,10 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
     from olctc.export.json import save
     from olctc.fit import fit, summary_lines
 
+    check_not_stdout(output, "where fit prints its log and summary", "a file name such as -o tree.json")
     check_writable(output)
     check_not_input(output, ("data", data), ("data", _vendored_path(dataset)))
+    check_suffix(output, "fit", TREE_FILE, (".json",))  # before the fit, which may take minutes
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class)

@@ -63,7 +63,9 @@ def _experiment_command(name: str) -> click.Command:
     def cmd(datasets, seeds, models, solver, time_limit, cv, fixed_C, C_grid, authors_split, jobs, threads,
             retry_errors, run_timeout, output) -> None:
         from olctc.bench.runner import RUNS, make_options, run_bench
+        from olctc.io import check_not_stdout
 
+        check_not_stdout(output, "which cannot hold bench's folder of runs", "a folder name such as -o bench-runs")
         if cv is not None and fixed_C is not None:
             raise OlctcError("give either --cv K or --fixed-C, not both")
         opts = make_options(name, datasets=datasets, seeds=seeds, models=models, solver=solver,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from olctc.cli import _load_data, _spec, data_options, max_nonzeros_option, spec_options
+from olctc.cli import TREE_FILE, _load_data, _spec, data_options, max_nonzeros_option, spec_options
 from olctc.errors import OlctcError, param_error
 
 
@@ -40,7 +40,9 @@ def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, 
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
     from olctc.cluster import SlurmOptions, check_slurm_options, make_grid, olctc_command, sbatch_available
     from olctc.emit.params import MAX_THREADS, validate_limits
+    from olctc.io import check_not_stdout
 
+    check_not_stdout(output, "which cannot hold grid's folder of instances and scripts", "a folder name such as -o grid")
     if cpus_per_task < 1:
         raise param_error("cpus_per_task", ">= 1", cpus_per_task)
     if threads is None and cpus_per_task > MAX_THREADS:
@@ -93,8 +95,10 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
     from olctc.cluster import collect, emit_final as write_final, fit_final, load_grid_data, table_lines
     from olctc.emit.params import validate_limits
-    from olctc.io import atomic_write_text, check_not_input
+    from olctc.io import atomic_write_text, check_not_input, check_not_stdout, check_suffix
 
+    check_not_stdout(output, "where collect prints its table of scores",
+                     "a file name such as -o final_tree.json (or no -o: FOLDER/final_tree.json)")
     grid = Path(folder)
     if solver is not None:  # before decoding every task, not after
         from olctc.fit import check_in_process
@@ -102,6 +106,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
         check_in_process(solver)
     check_not_input(output, ("grid file", grid / "grid.json"), ("grid file", grid / "jobs.tsv"),
                     ("grid file", grid / "cv_results.json"), ("data", data))
+    check_suffix(output, "collect", TREE_FILE, (".json",))
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     col = collect(folder, data_path=data)
     for line in table_lines(col):

@@ -41,12 +41,15 @@ def _near_miss(name: str, header: list[str]) -> str:
     return f"; the file has {near!r} (names are case-sensitive)"
 
 
-def _cells(tree, path: str, header: list[str], rows: list[list[str]], first_line: int = 2) -> dict[str, list]:
+def _cells(tree, path: str, header: list[str], rows: list[list[str]], first_line=2) -> dict[str, list]:
     """Cells of the columns the tree needs (numbers parsed); errors name the column and the file line.
+
+    ``first_line``: the file line of ``rows[0]`` (an int), or each row's line from ``read_table_lines``
+    (a quoted cell may span lines).
 
     A missing column, an empty cell, or a numeric cell that is not a finite number is an error.
     """
-    from olctc.data import _to_float_column
+    from olctc.data import _to_float_column, line_of
 
     kinds = {c.name: c.kind for c in tree.schema.columns}
     needed = _columns_needed(tree)
@@ -67,18 +70,20 @@ def _cells(tree, path: str, header: list[str], rows: list[list[str]], first_line
         vals = [r[i].strip() for r in rows]
         empty = [k for k, v in enumerate(vals) if v == ""]
         if empty:
-            raise OlctcError(f"{path}: line {empty[0] + first_line} column {name!r}: empty cell; "
+            raise OlctcError(f"{path}: line {line_of(empty[0], first_line)} column {name!r}: empty cell; "
                              "the tree needs a value for every feature")
         cells[name] = _to_float_column(vals, name, path, first_line) if kinds[name] == "numeric" else vals
     return cells
 
 
-def _unseen_notes(tree, cells: dict[str, list], first_line: int = 2) -> list[str]:
+def _unseen_notes(tree, cells: dict[str, list], first_line=2) -> list[str]:
     """One note per categorical column holding categories the tree never saw in training.
 
     They encode as none of the column's categories (all its indicators 0), as scikit-learn's
     ``handle_unknown='ignore'``: the prediction is made, but the user is told.
     """
+    from olctc.data import line_of
+
     notes = []
     for col in tree.schema.columns:
         if col.kind != "categorical":
@@ -88,7 +93,7 @@ def _unseen_notes(tree, cells: dict[str, list], first_line: int = 2) -> list[str
         if rows:
             first = cells[col.name][rows[0]]
             notes.append(f"note: column {col.name!r}: {len(rows)} row(s) hold a category the tree never saw "
-                         f"(first {first!r} at line {rows[0] + first_line}): encoded as none of its "
+                         f"(first {first!r} at line {line_of(rows[0], first_line)}): encoded as none of its "
                          f"{len(known)} categories")
     return notes
 
@@ -98,14 +103,24 @@ def _unseen_notes(tree, cells: dict[str, list], first_line: int = 2) -> list[str
 @click.command("export")
 @click.argument("tree", type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", default=None,
-              help="json, python, onnx, text, dot, png or svg (default: from the -o suffix).")
+              help="json, python, onnx, text, dot, png or svg (default: from the -o suffix; needed to "
+                   "write to standard output).")
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
-              help="File to write (text formats go to standard output without it).")
+              help="File to write; without it, or with -o -, text formats (all but onnx and png) go to "
+                   "standard output.")
 def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
     """Export the tree in TREE (JSON) as code, ONNX, text, DOT or a picture."""
     from olctc.export import BINARY, EXPORTERS, SUFFIXES, export_tree, render
-    from olctc.io import check_not_input
+    from olctc.io import check_not_input, check_not_stdout, is_stdout
 
+    if is_stdout(output):
+        if fmt is None:
+            raise OlctcError(f"-o - (standard output) has no suffix to tell the format: say which with --format "
+                             f"({', '.join(f for f in EXPORTERS if f not in BINARY)})")
+        if fmt in BINARY:
+            check_not_stdout(output, f"and --format {fmt} is binary data, which olctc writes only to a file",
+                             f"a file name such as -o tree.{fmt}")
+        output = None  # as without -o
     if fmt is None:
         if output is None or Path(output).suffix.lower() not in SUFFIXES:
             raise OlctcError(f"say which format with --format ({', '.join(EXPORTERS)}) "
@@ -132,19 +147,24 @@ def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
 @click.option("--id-column", default=None, help="Copy this column of DATA.csv into the output.")
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
-              help="CSV to write (standard output without it).")
+              help="CSV to write, such as NAME.csv (the suffix of another format, .json, .py ..., is refused); "
+                   "without it, or with -o -, standard output.")
 def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output: str | None) -> None:
     """Predict the class of every row of DATA.csv with the tree in TREE."""
-    from olctc.data import read_table
-    from olctc.io import atomic_write_text
+    from olctc.data import read_table_lines
+    from olctc.io import atomic_write_text, is_stdout
 
+    if is_stdout(output):
+        output = None  # as without -o
     if output is not None:
-        from olctc.io import check_not_input, check_writable
+        from olctc.io import check_not_input, check_suffix, check_writable
 
         check_writable(output)  # before any work or note
         check_not_input(output, ("tree", tree), ("data", data))
+        # CSV is text: a .txt of predictions is no mistake, a .json or .py is
+        check_suffix(output, "predict", "predictions (CSV)", (".csv", ".txt"))
     t = _load_tree(tree)
-    header, rows, _, _ = read_table(data)
+    header, rows, _, _, lines = read_table_lines(data)
     if id_column is not None and id_column not in header:
         raise OlctcError(f"{data}: --id-column {id_column!r} is not a column; columns are: "
                          f"{', '.join(header[:12])}" + (" ..." if len(header) > 12 else ""))
@@ -152,8 +172,8 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
     if id_column is not None and head.count(id_column) > 1:
         raise OlctcError(f"{data}: --id-column {id_column!r} has the name of an output column; the output "
                          f"columns would be {', '.join(head)}: rename that column of the CSV file")
-    cells = _cells(t, data, header, rows)
-    for note in _unseen_notes(t, cells):
+    cells = _cells(t, data, header, rows, lines)
+    for note in _unseen_notes(t, cells, lines):
         click.echo(note, err=True)
     extra = [h for h in header if h not in cells and h != id_column]
     if extra:
@@ -188,24 +208,24 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
 def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None:
     """Explain one prediction: the path, each node's confidence and its top feature contributions."""
-    from olctc.data import read_table
+    from olctc.data import read_table_lines
     from olctc.export._names import printable
 
     t = _load_tree(tree)
-    header, rows, _, _ = read_table(data)
+    header, rows, _, _, lines = read_table_lines(data)
     if not 0 <= row < len(rows):
         span = f"0 to {len(rows) - 1}" if rows else "none"
         raise OlctcError(f"--row {row} is out of range: {data} has {len(rows)} data row(s) ({span})")
     if top < 1:
         raise OlctcError(f"--top must be at least 1; got {top}")
-    cells = _cells(t, data, header, [rows[row]], first_line=row + 2)
-    for note in _unseen_notes(t, cells, first_line=row + 2):
+    cells = _cells(t, data, header, [rows[row]], first_line=int(lines[row]))
+    for note in _unseen_notes(t, cells, first_line=int(lines[row])):
         click.echo(note, err=True)
     X = t.encode(cells, str(data))
     ex = t.explain(X[0], top=top)
     if as_json:
         click.echo(json.dumps({"row": row, **ex.to_dict()}, indent=1, ensure_ascii=False, allow_nan=False))
         return
-    click.echo(f"row {row} (line {row + 2} of {data})")
+    click.echo(f"row {row} (line {lines[row]} of {data})")
     for line in ex.lines(name=lambda f: printable(f, 60)):
         click.echo(line)

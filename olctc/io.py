@@ -33,6 +33,81 @@ def _check_named(path: str | os.PathLike[str]) -> None:
         raise OlctcError(f"cannot write {os.fspath(path)!r}: give a file name")
 
 
+#: ``-o -``: standard output, by the Unix convention (``-o ./-`` names a file called ``-``).
+STDOUT = "-"
+
+
+def is_stdout(path: str | os.PathLike[str] | None) -> bool:
+    """Whether an output path is ``-``, standard output."""
+    return path is not None and os.fspath(path) == STDOUT
+
+
+def check_not_stdout(path: str | os.PathLike[str] | None, why: str, instead: str, option: str = "-o") -> None:
+    """OlctcError when ``path`` is ``-`` for a command that cannot write to standard output.
+
+    ``why`` ends "``-o -`` means standard output, ..." (``where fit prints its log``), ``instead`` says
+    what to give (``a file name such as -o tree.json``). Without this check ``-o -`` wrote a file named
+    ``-`` (``-o ./-`` still does).
+    """
+    if is_stdout(path):
+        raise OlctcError(f"{option} - means standard output, {why}; give {instead}")
+
+
+#: The suffixes of files olctc reads or writes in a format of its own, for commands whose one output
+#: format is another: suffix -> (format, the command that writes it; ``{}`` is the file name).
+#: Export's suffixes (``olctc.export.SUFFIXES``) are added in ``check_suffix``.
+OTHER_FORMATS: dict[str, tuple[str, str]] = {
+    ".csv": ("CSV", "olctc predict TREE DATA.csv -o {}"),
+    ".mps": ("an MPS model", "olctc compile DATA.csv --target COLUMN -o {}"),
+    ".lp": ("an LP model", "olctc compile DATA.csv --target COLUMN -o {}"),
+    ".sol": ("a solution", "olctc solve MODEL -o {}"),
+}
+
+#: Names of export's formats in messages (its --format names otherwise).
+_EXPORT_NAMES = {"json": "JSON", "python": "Python", "onnx": "ONNX", "dot": "DOT", "png": "PNG", "svg": "SVG"}
+
+
+def check_suffix(path: str | os.PathLike[str] | None, command: str, writes: str, own: tuple[str, ...],
+                 option: str = "-o") -> None:
+    """OlctcError when the output ``path`` of ``command``, which always writes ``writes`` (such as "a tree
+    (JSON)"), ends in the suffix of another format olctc knows, or in ``.gz`` (olctc writes nothing
+    compressed); ``own`` are the suffixes that fit (the first names the file in the message).
+
+    A name without a suffix, with one of ``own`` or with one olctc does not know is accepted. Commands
+    call it before any long work: ``fit -o t.csv`` wrote the JSON tree into t.csv after minutes of fitting.
+    """
+    if path is None or is_stdout(path):
+        return
+    raw = os.fspath(path)
+    if raw.endswith(("/", os.sep)):
+        return  # no file name: check_writable and atomic_open say so
+    name = Path(raw)
+    suffix = name.suffix.lower()
+    stem = raw[: len(raw) - len(name.suffix)]
+    if suffix == ".gz":
+        inner = Path(stem).suffix
+        if inner.lower() in own or _known(inner.lower()) is not None:
+            stem = stem[: len(stem) - len(inner)]
+        raise OlctcError(f"{option} {raw}: {command} writes {writes}, uncompressed, not gzip (.gz); "
+                         f"name it {stem}{own[0]}")
+    known = None if suffix in own else _known(suffix)
+    if known is None:
+        return
+    what, writer = known
+    raise OlctcError(f"{option} {raw}: {command} writes {writes}, not {what} ({suffix} is what "
+                     f"`{writer.format(raw)}` writes); name it {stem}{own[0]}")
+
+
+def _known(suffix: str) -> tuple[str, str] | None:
+    """(format, command that writes it) of a lower-case suffix olctc knows; None for others and ''."""
+    from olctc.export import SUFFIXES
+
+    if suffix in SUFFIXES:
+        fmt = SUFFIXES[suffix]
+        return _EXPORT_NAMES.get(fmt, fmt), "olctc export TREE -o {}"
+    return OTHER_FORMATS.get(suffix)
+
+
 def check_not_input(output: str | os.PathLike[str] | None,
                     *inputs: tuple[str, str | os.PathLike[str] | None]) -> None:
     """OlctcError when the output file ``-o OUTPUT`` is one of a command's input files.

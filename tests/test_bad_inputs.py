@@ -497,3 +497,132 @@ def test_empty_output_name_is_refused_before_any_work(tmp_path, command):
     code, out, err = run_sub([*command, "-o", ""], tmp_path)
     assert (code, err) == (2, "error: cannot write '': give a file name\n"), err
     assert out == "" and list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- -o - and -o of another format
+
+@pytest.mark.parametrize("args", [["predict", "tree.json", "tiny.csv", "--proba"],
+                                  ["export", "tree.json", "--format", "text"],
+                                  ["export", "tree.json", "--format", "json"],
+                                  ["export", "tree.json", "--format", "python"]],
+                         ids=["predict", "export-text", "export-json", "export-python"])
+def test_dash_output_is_standard_output(args, base, tmp_path, monkeypatch, capsys):
+    """`-o -` writes exactly what omitting -o writes to standard output; it wrote a file named '-'."""
+    monkeypatch.chdir(tmp_path)
+    command = [args[0], *(base / a if a.endswith((".json", ".csv")) else a for a in args[1:])]
+    code, plain, err = run_main(command, capsys)
+    assert code == 0, err
+    code, dashed, err_dashed = run_main([*command, "-o", "-"], capsys)
+    assert (code, err_dashed) == (0, err)
+    assert dashed.encode() == plain.encode() and plain
+    assert list(tmp_path.iterdir()) == []
+
+
+DASH_REFUSED = [
+    (["compile", "--dataset", "heart"],
+     "-o - means standard output, which cannot hold compile's model file and the manifest, MIP start and "
+     "parameter files it writes beside it; give a file name such as -o model.mps"),
+    (["fit", "{base}/tiny.csv", "--target", "y", "--depth", "1", "--solver", "highs", "--quiet"],
+     "-o - means standard output, where fit prints its log and summary; give a file name such as -o tree.json"),
+    (["solve", "{base}/m.mps", "--solver", "highs", "--quiet"],
+     "-o - means standard output, where solve prints its result and the solver's log; give a solution file "
+     "name such as -o model.sol (or no -o: NAME.SOLVER.sol beside the model)"),
+    (["decode", "{base}/m.olctc.json", "{base}/m.highs.sol"],
+     "-o - means standard output, where decode prints its report; give a file name such as -o tree.json"),
+    (["export", "{base}/tree.json", "--format", "png"],
+     "-o - means standard output, and --format png is binary data, which olctc writes only to a file; give a "
+     "file name such as -o tree.png"),
+    (["export", "{base}/tree.json"],
+     "-o - (standard output) has no suffix to tell the format: say which with --format (json, python, text, "
+     "dot, svg)"),
+    (["bench", "models", "--models", "CART", "--datasets", "heart", "--seeds", "0"],
+     "-o - means standard output, which cannot hold bench's folder of runs; give a folder name such as "
+     "-o bench-runs"),
+    (["grid", "--dataset", "heart", "--depth", "1", "--C-values", "1", "--folds", "2"],
+     "-o - means standard output, which cannot hold grid's folder of instances and scripts; give a folder name "
+     "such as -o grid"),
+    (["collect", "{base}"],
+     "-o - means standard output, where collect prints its table of scores; give a file name such as "
+     "-o final_tree.json (or no -o: FOLDER/final_tree.json)"),
+]
+
+
+@pytest.mark.parametrize("args,message", DASH_REFUSED, ids=[c[0][0] + ("-png" if "png" in c[0] else "-noformat"
+                                                                     if c[0][0] == "export" else "")
+                                                              for c in DASH_REFUSED])
+def test_dash_output_is_refused_where_standard_output_cannot_take_it(args, message, base, tmp_path, monkeypatch,
+                                                                     capsys):
+    """Several files, a folder, binary data or a command that prints its own report: one line, exit 2, before
+    any work, and no file named '-' (nor any other) left behind."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_main([a.format(base=base) for a in args] + ["-o", "-"], capsys)
+    assert (code, out, err) == (2, "", f"error: {message}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dot_slash_dash_still_names_a_file(base, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_main(["export", base / "tree.json", "--format", "text", "-o", "./-"], capsys)
+    assert code == 0, err
+    assert (tmp_path / "-").read_text().startswith("olctc tree")
+
+
+class _FitStarted(Exception):
+    pass
+
+
+def _no_fit(*args, **kwargs):
+    raise _FitStarted
+
+
+@pytest.mark.parametrize("name,message", [
+    ("t.csv", "-o t.csv: fit writes a tree file (JSON), not CSV (.csv is what `olctc predict TREE DATA.csv -o t.csv` "
+              "writes); name it t.json"),
+    ("t.onnx", "-o t.onnx: fit writes a tree file (JSON), not ONNX (.onnx is what `olctc export TREE -o t.onnx` "
+               "writes); name it t.json"),
+    ("t.v2.mps", "-o t.v2.mps: fit writes a tree file (JSON), not an MPS model (.mps is what `olctc compile "
+                 "DATA.csv --target COLUMN -o t.v2.mps` writes); name it t.v2.json"),
+    ("t.TXT", "-o t.TXT: fit writes a tree file (JSON), not text (.txt is what `olctc export TREE -o t.TXT` "
+              "writes); name it t.json"),
+    ("t.csv.gz", "-o t.csv.gz: fit writes a tree file (JSON), uncompressed, not gzip (.gz); name it t.json"),
+], ids=["csv", "onnx", "mps", "TXT", "csv.gz"])
+def test_fit_refuses_an_output_of_another_format_before_fitting(name, message, tmp_path, monkeypatch, capsys):
+    """`fit -o t.csv` fitted for minutes, then wrote the JSON tree into t.csv."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("olctc.fit.fit", _no_fit)
+    code, out, err = run_main(["fit", "--dataset", "heart", "--depth", "1", "--quiet", "-o", name], capsys)
+    assert (code, out, err) == (2, "", f"error: {message}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["tree.json", "tree.JSON", "tree", "tree.v2", "tree.yaml"])
+def test_fit_accepts_json_and_unknown_suffixes(name, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("olctc.fit.fit", _no_fit)
+    with pytest.raises(_FitStarted):
+        main(["fit", "--dataset", "heart", "--depth", "1", "--quiet", "-o", name])
+
+
+@pytest.mark.parametrize("args,message", [
+    (["predict", "{base}/tree.json", "{base}/tiny.csv", "-o", "p.json"],
+     "-o p.json: predict writes predictions (CSV), not JSON (.json is what `olctc export TREE -o p.json` writes); "
+     "name it p.csv"),
+    (["decode", "{base}/m.olctc.json", "{base}/m.highs.sol", "-o", "t.csv"],
+     "-o t.csv: decode writes a tree file (JSON), not CSV (.csv is what `olctc predict TREE DATA.csv -o t.csv` "
+     "writes); name it t.json"),
+    (["collect", "{base}", "-o", "t.png"],
+     "-o t.png: collect writes a tree file (JSON), not PNG (.png is what `olctc export TREE -o t.png` writes); "
+     "name it t.json"),
+], ids=["predict", "decode", "collect"])
+def test_fixed_format_outputs_refuse_another_format(args, message, base, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_main([a.format(base=base) for a in args], capsys)
+    assert (code, out, err) == (2, "", f"error: {message}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_predict_accepts_txt(base, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_main(["predict", base / "tree.json", base / "tiny.csv", "-o", "p.txt"], capsys)
+    assert code == 0, err
+    assert (tmp_path / "p.txt").read_text().startswith("prediction\n")
