@@ -164,6 +164,13 @@ def test_svg_is_xml_and_pictures_take_hostile_names():
     assert render(bare, "png")[:4] == b"\x89PNG"
 
 
+def test_pictures_of_the_same_tree_are_the_same_bytes():
+    # matplotlib salts SVG clip-path ids with a random uuid unless told otherwise
+    tree = tree_for("heart", 2)
+    for fmt in ("svg", "png"):
+        assert render(tree, fmt) == render(tree, fmt), fmt
+
+
 # ---------------------------------------------------------------- registry
 
 def test_registry_writes_every_format(tmp_path):

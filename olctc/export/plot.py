@@ -104,7 +104,11 @@ def render(tree, fmt: str = "png", dpi: int = 100) -> bytes:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         meta = {"Date": None} if fmt == "svg" else {}
-        fig.savefig(buf, format=fmt, dpi=dpi, metadata=meta)
+        # SVG clip-path ids are random unless salted: a fixed salt makes the same tree the same file.
+        from matplotlib import rc_context
+
+        with rc_context({"svg.hashsalt": "olctc"}):
+            fig.savefig(buf, format=fmt, dpi=dpi, metadata=meta)
     return buf.getvalue()
 
 
