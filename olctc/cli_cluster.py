@@ -95,7 +95,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
     from olctc.cluster import collect, emit_final as write_final, fit_final, load_grid_data, table_lines
     from olctc.emit.params import validate_limits
-    from olctc.io import atomic_write_text, check_not_input, check_not_stdout, check_suffix
+    from olctc.io import atomic_write_text, check_not_input, check_not_stdout, check_suffix, check_writable
 
     check_not_stdout(output, "where collect prints its table of scores",
                      "a file name such as -o final_tree.json (or no -o: FOLDER/final_tree.json)")
@@ -107,6 +107,8 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     check_not_input(output, ("grid file", grid / "grid.json"), ("grid file", grid / "jobs.tsv"),
                     ("grid file", grid / "cv_results.json"), ("data", data))
     check_suffix(output, "collect", TREE_FILE, (".json",))
+    if output is not None:
+        check_writable(output)  # before the final fit, which may take minutes
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     col = collect(folder, data_path=data)
     for line in table_lines(col):

@@ -278,6 +278,16 @@ def test_collect_refuses_a_bad_solver_before_decoding(solved_grid, tmp_path):
     assert res.stdout == "" and not (g / "cv_results.json").exists()  # used to: every task decoded first
 
 
+def test_collect_refuses_an_unwritable_output_before_decoding(solved_grid, tmp_path):
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    (g / "cv_results.json").unlink(missing_ok=True)
+    res = run_cli("collect", str(g), "-o", str(tmp_path / "missing" / "final.json"))
+    assert res.returncode == 2 and "missing" in res.stderr and res.stderr.count("\n") == 1, res.stderr
+    assert res.stdout == "" and not (g / "cv_results.json").exists()  # used to: decoded, fitted, then failed
+
+
 @pytest.mark.parametrize("args, message", [
     # a newline ended the #SBATCH line and made the rest a command of every job
     (["--partition", "short\nrm -rf ~"], "The 'partition' parameter must be a Slurm name without spaces or line "
