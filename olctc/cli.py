@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from olctc import __version__
-from olctc.errors import OlctcError
+from olctc.errors import NoSolution, OlctcError
 from olctc.io import (check_not_input, check_not_stdout, check_suffix, check_writable, note_console,
                       note_interrupt)
 
@@ -20,9 +20,9 @@ EXIT_TOLERANCE = 3  # decoded, but the solver's objective is not the tree's: it 
 TREE_FILE = "a tree file (JSON)"
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
     click.echo(f"error: {message}", err=True)
-    sys.exit(EXIT_BAD_INPUT)
+    sys.exit(code)
 
 
 def _load_data(data: str | None, target: str | None, dataset: str | None, positive_class: Any):
@@ -199,6 +199,9 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
                                         use_start=use_start, solver_path=solver_path, output=output,
                                         verbose=not quiet)
     click.echo(_result_line(res))
+    if res.status not in ("optimal", "feasible"):  # an external solver wrote its file all the same
+        _fail(f"{solver} found no solution ({res.raw_status}); its file {sol_path} holds none",
+              NoSolution.exit_code)
     click.echo(f"solution written to {sol_path}")
 
 
@@ -482,7 +485,7 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
         if interrupts.fired or _from_interrupt(exc):
             _interrupted(hard)
         if isinstance(exc, OlctcError):
-            _fail(str(exc))
+            _fail(str(exc), getattr(exc, "exit_code", EXIT_BAD_INPUT))
         if isinstance(exc, click.ClickException):
             if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
                 exc.show()  # bare `olctc`: the help text, not an error line

@@ -9,8 +9,14 @@ from typing import Any
 class OlctcError(ValueError):
     """Bad input or an impossible request, with a one-line message that says what to do.
 
-    The CLI prints ``error: <message>`` and exits with code 2 for this type only.
+    The CLI prints ``error: <message>`` and exits with code 2 (``exit_code`` of a subclass otherwise).
     """
+
+
+class NoSolution(OlctcError):
+    """A solver ended (limit, infeasibility) without a solution to write or decode; the CLI exits 1."""
+
+    exit_code = 1
 
 
 def param_error(name: str, expected: str, got: object, option: str | None = None) -> OlctcError:

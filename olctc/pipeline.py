@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from olctc.compile import Compiled, manifest_fields, manifest_path, read_manifest, write_manifest
-from olctc.errors import OlctcError
+from olctc.errors import NoSolution, OlctcError
 from olctc.io import check_not_input, remove_files, sha256_file
 from olctc.milp import names_from_block_map
 
@@ -132,7 +132,7 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
                      col_names=names if external else None)
     if not external:
         if res.x is None:
-            raise OlctcError(f"{solver} found no solution ({res.raw_status}); nothing written")
+            raise NoSolution(f"{solver} found no solution ({res.raw_status}); nothing written")
         write_native_solution(res, sol, solver)
     return res, sol
 

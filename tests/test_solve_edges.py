@@ -257,3 +257,35 @@ def test_largest_limits_are_accepted(solver: str, tmp_path: Path) -> None:
     res = solve_file(tmp_path / "model.mps", solver, verbose=False, time_limit=1e7,
                      threads=1024 if solver == "cbc" else None)
     assert res.status == "optimal" and res.objective == pytest.approx(-21.5)
+
+
+_INFEASIBLE_MPS = """NAME          INF
+ROWS
+ N  OBJ
+ G  R1
+ L  R2
+COLUMNS
+    MARKER                 'MARKER'                 'INTORG'
+    X         OBJ       1.0          R1        1.0
+    X         R2        1.0
+    MARKER                 'MARKER'                 'INTEND'
+RHS
+    RHS       R1        2.0          R2        1.0
+BOUNDS
+ UP BND       X         5.0
+ENDATA
+"""
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc", "cbc-cli"])
+def test_solve_without_a_solution_exits_1_whichever_solver(tmp_path, capsys, solver):
+    # in-process solvers exited 2 (the code for bad input), cbc-cli exited 0 after writing CBC's own file
+    from conftest import cli_main
+
+    (tmp_path / "inf.mps").write_text(_INFEASIBLE_MPS)
+    sol = tmp_path / "inf.sol"
+    code, _out, err = cli_main(["solve", str(tmp_path / "inf.mps"), "--solver", solver, "--quiet", "-o", str(sol)],
+                               capsys)
+    assert code == 1 and err.startswith(f"error: {solver} found no solution (") and err.count("\n") == 1, err
+    # an external solver writes its own record of the outcome; olctc writes nothing it could be decoded from
+    assert sol.exists() == solver.endswith("-cli")
