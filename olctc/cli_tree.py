@@ -44,7 +44,7 @@ def _near_miss(name: str, header: list[str]) -> str:
 def _cells(tree, path: str, header: list[str], rows: list[list[str]], first_line=2) -> dict[str, list]:
     """Cells of the columns the tree needs (numbers parsed); errors name the column and the file line.
 
-    ``first_line``: the file line of ``rows[0]`` (an int), or each row's line from ``read_table_lines``
+    ``first_line``: the file line of ``rows[0]`` (an int), or each row's line from ``read_table``
     (a quoted cell may span lines).
 
     A missing column, an empty cell, or a numeric cell that is not a finite number is an error.
@@ -151,7 +151,7 @@ def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
                    "without it, or with -o -, standard output.")
 def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output: str | None) -> None:
     """Predict the class of every row of DATA.csv with the tree in TREE."""
-    from olctc.data import read_table_lines
+    from olctc.data import read_table
     from olctc.io import atomic_write_text, is_stdout
 
     if is_stdout(output):
@@ -164,7 +164,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
         # CSV is text: a .txt of predictions is no mistake, a .json or .py is
         check_suffix(output, "predict", "predictions (CSV)", (".csv", ".txt"))
     t = _load_tree(tree)
-    header, rows, _, _, lines = read_table_lines(data)
+    header, rows, _, _, lines = read_table(data)
     if id_column is not None and id_column not in header:
         raise OlctcError(f"{data}: --id-column {id_column!r} is not a column; columns are: "
                          f"{', '.join(header[:12])}" + (" ..." if len(header) > 12 else ""))
@@ -208,11 +208,11 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
 def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None:
     """Explain one prediction: the path, each node's confidence and its top feature contributions."""
-    from olctc.data import read_table_lines
+    from olctc.data import read_table
     from olctc.export._names import printable
 
     t = _load_tree(tree)
-    header, rows, _, _, lines = read_table_lines(data)
+    header, rows, _, _, lines = read_table(data)
     if not 0 <= row < len(rows):
         span = f"0 to {len(rows) - 1}" if rows else "none"
         raise OlctcError(f"--row {row} is out of range: {data} has {len(rows)} data row(s) ({span})")

@@ -193,14 +193,9 @@ class Dataset:
 
 # ---------------------------------------------------------------- reading tables
 
-def read_table(path: str | Path) -> tuple[list[str], list[list[str]], str, str]:
-    """Read a CSV (optionally gzip) file: header, rows of strings, sha256 of the uncompressed bytes, text."""
-    header, body, digest, text, _ = read_table_lines(path)
-    return header, body, digest, text
-
-
-def read_table_lines(path: str | Path) -> tuple[list[str], list[list[str]], str, str, np.ndarray]:
-    """As ``read_table``, plus the file line where each data row starts (1-based, as an editor shows).
+def read_table(path: str | Path) -> tuple[list[str], list[list[str]], str, str, np.ndarray]:
+    """Read a CSV (optionally gzip) file: header, rows of strings, sha256 of the uncompressed bytes, text,
+    and the file line where each data row starts (1-based, as an editor shows).
 
     A quoted cell may hold line breaks, so row ``k`` need not sit on line ``k + 2``; error messages
     name ``lines[k]`` (see ``line_of``).
@@ -409,7 +404,7 @@ def _check_unique_features(schema: Schema, source: str) -> None:
 
 def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Dataset:
     """Read, validate and encode a CSV file whose column ``target`` holds two classes."""
-    header, body, digest, text, lines = read_table_lines(path)
+    header, body, digest, text, lines = read_table(path)
     src = str(path)
     if target not in header:
         shown = ", ".join(header[:12]) + (" ..." if len(header) > 12 else "")

@@ -155,13 +155,12 @@ def test_bad_cells_after_multi_line_cells_name_the_physical_line(tmp_path, text,
         assert str(exc.value) == f"{p}: {message}"
 
 
-def test_row_lines_of_read_table_lines(tmp_path):
-    from olctc.data import _to_float_column, read_table, read_table_lines
+def test_row_lines_of_read_table(tmp_path):
+    from olctc.data import _to_float_column, read_table
 
     p = write(tmp_path, '"a\nb",y\n1,"x\n\ny"\n2,z\n\n')
-    header, body, _, _, lines = read_table_lines(p)
+    header, body, _, _, lines = read_table(p)
     assert header == ["a\nb", "y"] and body == [["1", "x\n\ny"], ["2", "z"]] and lines.tolist() == [3, 6]
-    assert read_table(p)[:2] == (header, body)
     assert _to_float_column(["1", "2"], "a", "f", lines).tolist() == [1.0, 2.0]
     with pytest.raises(OlctcError, match=r"^f: column 'a' line 6: expected a number, got 'q'$"):
         _to_float_column(["1", "q"], "a", "f", lines)
