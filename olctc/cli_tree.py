@@ -130,6 +130,11 @@ def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
         raise OlctcError(f"unknown export format {fmt!r}; expected one of {', '.join(EXPORTERS)}")
     if output is None and fmt in BINARY:
         raise OlctcError(f"--format {fmt} writes binary data: give an output file with -o FILE")
+    named = SUFFIXES.get(Path(output).suffix.lower()) if output is not None else None
+    if named is not None and named != fmt:  # --format svg -o t.png wrote SVG text into t.png
+        own = next(k for k, v in SUFFIXES.items() if v == fmt)
+        raise OlctcError(f"-o {output} is the name of a {named} file, but --format is {fmt}: name it "
+                         f"{str(output)[:-len(Path(output).suffix)]}{own}, or leave --format out")
     check_not_input(output, ("tree", tree))
     t = _load_tree(tree)
     if output is None:

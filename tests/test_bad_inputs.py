@@ -621,6 +621,16 @@ def test_fixed_format_outputs_refuse_another_format(args, message, base, tmp_pat
     assert list(tmp_path.iterdir()) == []
 
 
+def test_export_refuses_a_format_other_than_its_output_suffix(base, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # --format svg -o t.png wrote SVG text into t.png
+    code, out, err = run_main(["export", base / "tree.json", "--format", "svg", "-o", "t.png"], capsys)
+    assert (code, out, err) == (2, "", "error: -o t.png is the name of a png file, but --format is svg: name it "
+                                       "t.svg, or leave --format out\n")
+    assert list(tmp_path.iterdir()) == []
+    code, _, err = run_main(["export", base / "tree.json", "--format", "text", "-o", "rules.out"], capsys)
+    assert code == 0 and (tmp_path / "rules.out").exists(), err  # a suffix export does not know is the user's
+
+
 def test_predict_accepts_txt(base, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     code, out, err = run_main(["predict", base / "tree.json", base / "tiny.csv", "-o", "p.txt"], capsys)
