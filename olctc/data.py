@@ -257,10 +257,20 @@ _FIELD_LIMIT = 1 << 30  # csv's default (128 KiB per cell) refuses long but vali
 
 
 def _parse_float(s: str) -> float | None:
+    if "_" in s:  # Python reads "1_000" as 1000 (a literal's digit grouping); no CSV writer means that
+        return None
     try:
         return float(s)
     except ValueError:
         return None
+
+
+def _grouped(vals: Sequence[Any]) -> bool:
+    """Whether a cell has an underscore (Python's digit grouping, which ``float`` accepts)."""
+    try:
+        return "_" in "".join(vals)
+    except TypeError:  # not all strings
+        return any("_" in v for v in vals if isinstance(v, str))
 
 
 def line_of(k: int, lines: int | Sequence[int] | np.ndarray) -> int:
@@ -277,7 +287,8 @@ def _to_float_column(vals: Sequence[Any], name: str, source: str,
     ``line_offset``: the file line of ``vals[0]``, or an array of the file line of each value.
     """
     try:
-        arr = np.asarray(vals, dtype=np.float64)
+        # numpy parses strings as Python does ("1_000" -> 1000): those go the slow path, which refuses them
+        arr = None if _grouped(vals) else np.asarray(vals, dtype=np.float64)
     except (ValueError, TypeError):
         arr = None
     if arr is None:

@@ -110,6 +110,8 @@ BAD_TABLES = [
     ("a,b,y\n1,2,x\n3,4,NaN\n5,6,y\n", "target 'y' line 3: no class label ('NaN'); drop the unlabelled rows"),
     # all-numeric files go through numpy's fast reader: "#" must not start a comment there either
     ("a,b,y\n1,12#3,x\n3,4,y\n", "column 'b' line 2: expected a number, got '12#3'"),
+    # Python's float() reads "1_000" as 1000 (digit grouping in literals): not a number in a CSV
+    ("a,b,y\n1,2,x\n3,1_000,y\n", "column 'b' line 3: expected a number, got '1_000'"),
     ("a,c=x,c,y\n1,5,x,0\n3,4,z,1\n", "feature 'c=x' would come from column 'c=x' and from category 'x' of "
                                         "column 'c'; rename one of the columns"),
 ]
@@ -153,6 +155,14 @@ def test_bad_cells_after_multi_line_cells_name_the_physical_line(tmp_path, text,
         with pytest.raises(OlctcError) as exc:
             read_csv(p, "y")
         assert str(exc.value) == f"{p}: {message}"
+
+
+def test_grouped_digits_are_no_number_on_the_array_path_either():
+    from olctc.data import _to_float_column
+
+    assert _to_float_column(["1", "2.5"], "a", "f").tolist() == [1.0, 2.5]
+    with pytest.raises(OlctcError, match=r"^f: column 'a' line 3: expected a number, got '1_0'$"):
+        _to_float_column(["1", "1_0"], "a", "f")  # predict's path: numpy read it as 10
 
 
 def test_row_lines_of_read_table(tmp_path):
