@@ -42,7 +42,8 @@ def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, 
     from olctc.emit.params import MAX_THREADS, validate_limits
     from olctc.io import check_not_stdout
 
-    check_not_stdout(output, "which cannot hold grid's folder of instances and scripts", "a folder name such as -o grid")
+    check_not_stdout(output, "which cannot hold grid's folder of instances and scripts",
+                     "a folder name such as -o grid")
     if cpus_per_task < 1:
         raise param_error("cpus_per_task", ">= 1", cpus_per_task)
     if threads is None and cpus_per_task > MAX_THREADS:

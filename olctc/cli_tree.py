@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -41,7 +42,8 @@ def _near_miss(name: str, header: list[str]) -> str:
     return f"; the file has {near!r} (names are case-sensitive)"
 
 
-def _cells(tree, path: str, header: list[str], rows: list[list[str]], first_line=2) -> dict[str, list]:
+def _cells(tree, path: str, header: list[str], rows: list[list[str]],
+           first_line: int | Sequence[int] = 2) -> dict[str, list]:
     """Cells of the columns the tree needs (numbers parsed); errors name the column and the file line.
 
     ``first_line``: the file line of ``rows[0]`` (an int), or each row's line from ``read_table``
@@ -76,7 +78,7 @@ def _cells(tree, path: str, header: list[str], rows: list[list[str]], first_line
     return cells
 
 
-def _unseen_notes(tree, cells: dict[str, list], first_line=2) -> list[str]:
+def _unseen_notes(tree, cells: dict[str, list], first_line: int | Sequence[int] = 2) -> list[str]:
     """One note per categorical column holding categories the tree never saw in training.
 
     They encode as none of the column's categories (all its indicators 0), as scikit-learn's
