@@ -138,7 +138,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         echo(f"model: {m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), "
              f"{m.nnz:,} nonzeros; built in {t_build:.2f} s; warm start objective {warm_obj:.6g} "
              f"({t_warm:.2f} s)")
-    res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose)
+    res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose,
+                     keep_incumbent=keep_incumbent)
     t_solve = res.runtime
     if "interrupt" in res.raw_status.lower() and not keep_incumbent:
         raise KeyboardInterrupt

@@ -119,14 +119,16 @@ def _kill_timed(args: list[str], folder: Path, after: float, sig: int) -> tuple[
     return code, err, time.monotonic() - t0
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_fit_with_cbc_stops_when_interrupted_not_at_its_time_limit(tmp_path, sig):
+@pytest.mark.parametrize("solver, sig", [("cbc", signal.SIGINT), ("cbc", signal.SIGTERM), ("highs", signal.SIGINT)],
+                         ids=["cbc-SIGINT", "cbc-SIGTERM", "highs-SIGINT"])
+def test_fit_stops_at_once_when_interrupted(tmp_path, solver, sig):
     # CBC (two threads) installs no Ctrl-C handler, Clp's swallowed Ctrl-C outside the root LP, and the
-    # signal reached Python only when CBC returned: the fit ran to its 60 s limit (and once wrote a tree)
-    code, err, took = _kill_timed(["fit", "--dataset", "sonar", "--solver", "cbc", "--threads", "2",
+    # signal reached Python only when CBC returned: the fit ran to its 60 s limit (and once wrote a tree).
+    # HiGHS's sub-MIP heuristics ignore its interrupt callback: 13-15 s, for an incumbent nobody used.
+    code, err, took = _kill_timed(["fit", "--dataset", "sonar", "--solver", solver, "--threads", "2",
                                    "--time-limit", "60", "--quiet", "-o", "tree.json"], tmp_path, 6.0, sig)
     assert code == 130 and err.strip().endswith("interrupted") and "Traceback" not in err, err
-    assert took < 25, f"the fit took {took:.0f} s to stop"
+    assert took < 10, f"the fit took {took:.0f} s to stop"
     assert list(tmp_path.iterdir()) == []
 
 

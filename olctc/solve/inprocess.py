@@ -242,8 +242,11 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
     # Solve in highspy's worker thread so that Ctrl-C cancels the solve (status kInterrupt, incumbent
     # kept) instead of being ignored until HiGHS returns. A new thread also has a new task scheduler,
     # sized by opts.threads whatever the calling thread ran before.
-    h.HandleKeyboardInterrupt = True
-    runtime = _timed(h.solve)
+    if opts.incumbent_wanted or not is_console():
+        h.HandleKeyboardInterrupt = True
+        runtime = _timed(h.solve)
+    else:
+        runtime = _timed(lambda: _native(lambda: _highs_thread_run(h)))  # an interrupt leaves the solve
     model_status = h.getModelStatus()
     if model_status == highspy.HighsModelStatus.kInterrupt:
         interrupt_handled()  # it is this result's status now: the caller stops, or keeps the incumbent
@@ -261,6 +264,15 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
     return SolveResult(status=status, objective=objective, bound=bound, gap=gap, x=x, col_names=names,
                        solver="highs", solver_version=f"HiGHS {h.version()}", runtime=runtime,
                        raw_status=h.modelStatusToString(model_status))
+
+
+def _highs_thread_run(h: Any) -> Any:
+    """``h.run()`` in a thread of ours, which resets the thread's task scheduler after, as highspy's own
+    solve thread does."""
+    try:
+        return h.run()
+    finally:
+        type(h).resetThreadScheduler(False)
 
 
 def highs_file(path: Path, opts: SolveOptions) -> SolveResult:

@@ -31,6 +31,9 @@ class SolveOptions:
     col_names: Sequence[str] | None = None
     #: time.monotonic() by which the whole call must end (set from time_limit when the call starts)
     deadline: float | None = None
+    #: False: after an interrupt nobody uses the incumbent, so the console program need not wait for the
+    #: solver to hand it back (HiGHS took 15 s in its sub-MIP heuristics, which ignore the interrupt)
+    incumbent_wanted: bool = True
 
     def remaining(self) -> float | None:
         """Seconds left for the solver itself, once the model is read: the call's limit holds as a whole.
