@@ -212,6 +212,10 @@ def test_other_bench_in_folder_is_refused_and_kept(tmp_path: Path, capsys) -> No
     code, _, err = _baselines(d, capsys, seeds="0,2")
     assert (code, err) == (2, f"error: {d} was started with other options (seeds: [0, 1] there, [0, 2] now): "
                               "rerun with the same options or give another folder\n")
+    runs = (d / "runs.jsonl").read_bytes()
+    code, out, err = _baselines(d, capsys, seeds="1,0")  # the same seeds: used to be "other options"
+    assert code == 0 and "0 run(s) done now, 4 skipped" in out, err
+    assert (d / "runs.jsonl").read_bytes() == runs
     (d / "stray.csv").write_text("x")
     code, _, err = _baselines(d, capsys)
     assert (code, err) == (2, f"error: {d} holds files bench did not write (stray.csv): "
@@ -602,6 +606,14 @@ def test_report_on_damaged_folders_is_a_one_line_error(tmp_path: Path, capsys) -
     code, _, err = cli(["bench", "report", str(d)], capsys)
     assert (code, err) == (2, f"error: {d / 'runs.jsonl'} is not a file (a folder?): the bench folder is "
                               "damaged\n")
+    (d / "runs.jsonl").rmdir()
+    (d / "kept.jsonl").rename(d / "runs.jsonl")
+    (d / "bench.json").rename(tmp_path / "kept.json")
+    (d / "bench.json").mkdir()  # used to: "is not a bench folder (no bench.json)"
+    for args in (["bench", "report", str(d)], ["bench", "models", "--datasets", "haberman", "-o", str(d)]):
+        code, _, err = cli(args, capsys)
+        assert (code, err) == (2, f"error: {d / 'bench.json'} is not a file (a folder?): the bench folder is "
+                                  "damaged\n")
 
 
 def test_report_of_only_failed_runs_draws_no_empty_figures(tmp_path: Path, capsys) -> None:
@@ -611,6 +623,8 @@ def test_report_of_only_failed_runs_draws_no_empty_figures(tmp_path: Path, capsy
     failed = [{k: r[k] for k in ("experiment", "dataset", "seed", "model", "key")} | {"status": "timeout",
               "error": "RunTimeout: simulated"} for r in recs]
     (d / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in failed))
+    (d / "report").mkdir(exist_ok=True)
+    (d / "report" / "time_profile.png").write_bytes(b"an earlier report's figure")  # used to stay
     code, out, err = cli(["bench", "report", str(d)], capsys)
     assert code == 0 and "All-NaN" not in err and "warning" not in err, err
     assert sorted(p.name for p in (d / "report").iterdir()) == ["runs.csv", "summary.csv", "summary.md"]

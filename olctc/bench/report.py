@@ -328,4 +328,8 @@ def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Rep
         got = fig(out / name, recs, models)
         if got is not None:
             files.append(got)
+        elif (out / name).is_file():
+            # an earlier report's figure: beside this report's tables it would show runs they no longer do
+            (out / name).unlink()
+            echo(f"removed {out / name}: these runs do not give that figure")
     return Report(out, files, rows, bad)

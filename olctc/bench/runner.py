@@ -3,7 +3,8 @@
 Folder contract: DIR/bench.json (experiment, options, olctc version) is written when the folder is
 created; a folder without it (and not empty), or with files bench does not write, is refused; a
 bench.json with another experiment or options is refused. Nothing in the folder is ever deleted or
-rewritten: records are appended, one whole buffer per task, by the parent process only.
+rewritten: records are appended, one whole buffer per task, by the parent process only (``bench report``
+rewrites its own DIR/report/).
 """
 from __future__ import annotations
 
@@ -192,7 +193,7 @@ def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
                              f"{opts.experiment!r}: give another folder")
         old = meta.get("options", {})
         new = opts.to_json()
-        diff = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+        diff = [k for k in sorted(set(old) | set(new)) if _option_key(k, old.get(k)) != _option_key(k, new.get(k))]
         if diff:
             k = diff[0]
             raise OlctcError(f"{d} was started with other options ({k}: {old.get(k)!r} there, "
@@ -204,6 +205,16 @@ def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
     return d
 
 
+#: Options that are sets: their order only orders the runs ("--seeds 42,0" resumes a "0,42" bench).
+UNORDERED_OPTIONS = frozenset({"seeds", "datasets", "models"})
+
+
+def _option_key(name: str, value: Any) -> Any:
+    if name in UNORDERED_OPTIONS and isinstance(value, list):
+        return sorted(value, key=repr)
+    return value
+
+
 def _is_leftover(name: str) -> bool:
     # olctc.io's temporary files (".NAME.XXXX.tmp"): only a SIGKILL leaves one, and it never holds results
     return name.startswith(".") and name.endswith(".tmp")
@@ -212,6 +223,8 @@ def _is_leftover(name: str) -> bool:
 def read_bench_json(d: Path) -> dict[str, Any]:
     """DIR/bench.json; OlctcError if missing or unreadable."""
     p = Path(d) / BENCH_JSON
+    if p.exists() and not p.is_file():
+        raise OlctcError(f"{p} is not a file (a folder?): the bench folder is damaged")
     if not p.is_file():
         raise OlctcError(f"{d} is not a bench folder (no {BENCH_JSON})")
     try:
