@@ -130,6 +130,26 @@ def test_truncated_lp_is_refused_before_cbc_crashes(broken: Path, solver: str) -
     assert (code, err) == (2, "error: cut.lp: the file ends before its 'End' line (truncated?); write it again\n")
 
 
+def test_an_unchanged_gz_model_is_decompressed_once_to_see_its_end(tmp_path: Path, monkeypatch) -> None:
+    # `olctc solve` checked a .gz model before reading its manifest and solve_file again: two whole
+    # decompressions (2-3 s each for a6a's model) for one answer
+    from olctc.solve import modelfile
+
+    model = (SAMPLES / "model.mps").read_text()
+    path = tmp_path / "m.mps.gz"
+    path.write_bytes(gzip.compress(model.encode()))
+    reads = []
+    real = modelfile._tail
+    monkeypatch.setattr(modelfile, "_tail", lambda p: reads.append(p) or real(p))
+    modelfile.check_complete(path)
+    modelfile.check_complete(path)
+    assert len(reads) == 1
+    path.write_bytes(gzip.compress(model[: model.index("ENDATA")].encode()))  # changed: checked again
+    with pytest.raises(OlctcError, match="ends before its 'ENDATA' line"):
+        modelfile.check_complete(path)
+    assert len(reads) == 2
+
+
 def test_complete_files_pass_whatever_their_case_and_trailing_comments(tmp_path: Path) -> None:
     (tmp_path / "a.lp").write_text(LP.replace("End", "end") + "\\ written by hand\n\n")
     model = (SAMPLES / "model.mps").read_text()

@@ -55,6 +55,11 @@ def check_model_path(path: str | os.PathLike[str]) -> Path:
 _LAST_LINE = {"mps": ("ENDATA", b"*"), "lp": ("End", b"\\")}
 
 
+#: (path, size, mtime) of files found complete: a .gz is decompressed whole to see its end (2-3 s for
+#: a6a's model), so the same unchanged file is not checked twice.
+_COMPLETE: set[tuple[str, int, int]] = set()
+
+
 def check_complete(path: str | os.PathLike[str]) -> None:
     """OlctcError unless the model file ends with its closing line (MPS ``ENDATA``, LP ``End``).
 
@@ -65,6 +70,10 @@ def check_complete(path: str | os.PathLike[str]) -> None:
     path = Path(path)
     word, comment = _LAST_LINE[model_format(path)]
     try:
+        stat = path.stat()
+        seen = (os.fspath(path.resolve()), stat.st_size, stat.st_mtime_ns)
+        if seen in _COMPLETE:  # `olctc solve` checks before reading the manifest, then solve_file again
+            return
         tail = _tail(path)
     except (OSError, EOFError, zlib.error) as exc:
         raise OlctcError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
@@ -75,6 +84,7 @@ def check_complete(path: str | os.PathLike[str]) -> None:
         if not line or line.startswith(comment):
             continue
         if line.decode("latin-1").lower() == word.lower():
+            _COMPLETE.add(seen)
             return
         break
     raise OlctcError(f"{path}: the file ends before its '{word}' line (truncated?); write it again")
