@@ -154,7 +154,7 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
     opts = _options(solver, time_limit=time_limit, threads=threads, mip_gap=mip_gap, verbose=verbose,
                     start=start, start_path=start_path, solver_path=solver_path,
                     solution_path=solution_path, col_names=None)
-    opts = replace(opts, incumbent_wanted=keep_incumbent)
+    opts = replace(opts, keep_incumbent=keep_incumbent)
     if milp.is_quadratic and solver not in QUADRATIC_SOLVERS:
         raise _refuse_quadratic(f"model {milp.name}", solver)
     names = [str(n) for n in milp.col_names()]

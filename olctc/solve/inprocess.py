@@ -242,7 +242,7 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
     # Solve in highspy's worker thread so that Ctrl-C cancels the solve (status kInterrupt, incumbent
     # kept) instead of being ignored until HiGHS returns. A new thread also has a new task scheduler,
     # sized by opts.threads whatever the calling thread ran before.
-    if opts.incumbent_wanted or not is_console():
+    if opts.keep_incumbent or not is_console():
         h.HandleKeyboardInterrupt = True
         runtime = _timed(h.solve)
     else:

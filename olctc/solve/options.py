@@ -33,7 +33,7 @@ class SolveOptions:
     deadline: float | None = None
     #: False: after an interrupt nobody uses the incumbent, so the console program need not wait for the
     #: solver to hand it back (HiGHS took 15 s in its sub-MIP heuristics, which ignore the interrupt)
-    incumbent_wanted: bool = True
+    keep_incumbent: bool = True
 
     def remaining(self) -> float | None:
         """Seconds left for the solver itself, once the model is read: the call's limit holds as a whole.
