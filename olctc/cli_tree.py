@@ -59,8 +59,9 @@ def _cells(tree, path: str, header: list[str], rows: list[list[str]],
     sep = next((s for s in (";", "\t", "|") if s in header[0]), None) if len(header) == 1 else None
     if missing and sep is not None and len(needed) > 1:
         # "a;b;c" read as one column: say so, not "13 columns missing"
-        raise OlctcError(f"{path}: the header is one column {shorten(header[0])!r} and the tree needs {len(needed)}: the "
-                         f"file looks {sep!r}-separated; olctc reads comma-separated CSV (save it with commas)")
+        raise OlctcError(f"{path}: the header is one column {shorten(header[0])!r} and the tree needs "
+                         f"{len(needed)}: the file looks {sep!r}-separated; olctc reads comma-separated CSV "
+                         "(save it with commas)")
     if missing:
         shown = ", ".join(repr(c) for c in missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise OlctcError(f"{path}: feature column {missing[0]!r} is missing "

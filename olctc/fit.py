@@ -98,8 +98,9 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
 
     An interrupt (Ctrl-C, SIGTERM through the CLI) during the solve stops the fit with KeyboardInterrupt,
     unless ``keep_incumbent``: then the best tree found so far is decoded, refined and returned (HiGHS
-    and SCIP hand back their incumbent when interrupted, CBC only when one thread runs it: with more, the
-    console program abandons the solve, and a library caller's interrupt waits for CBC's time limit).
+    and SCIP hand back their incumbent when interrupted; CBC cannot be stopped from outside: the console
+    program abandons its solve, and a library caller's interrupt waits for CBC's time limit, unless it
+    lands in the root LP, which Clp stops with no incumbent).
     ``max_nonzeros`` refuses, before building it, a model above that size (default: the compile budget).
     ``standardise=False`` fits on the features as given (data scaled elsewhere, as in the paper's CV).
     """

@@ -239,9 +239,10 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
         sol.value_valid = True
         if h.setSolution(sol) == highspy.HighsStatus.kError:
             raise OlctcError("HiGHS rejected the MIP start")
-    # Solve in highspy's worker thread so that Ctrl-C cancels the solve (status kInterrupt, incumbent
-    # kept) instead of being ignored until HiGHS returns. A new thread also has a new task scheduler,
-    # sized by opts.threads whatever the calling thread ran before.
+    # Solve in a worker thread (highspy's, or _native's when nobody wants the incumbent after an interrupt)
+    # so that Ctrl-C cancels the solve (status kInterrupt, incumbent kept) or leaves it, instead of being
+    # ignored until HiGHS returns. A new thread also has a new task scheduler, sized by opts.threads
+    # whatever the calling thread ran before.
     if opts.keep_incumbent or not is_console():
         h.HandleKeyboardInterrupt = True
         runtime = _timed(h.solve)
@@ -397,7 +398,7 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
         reason = _cbc_stop_reason(m)
         if reason is not None:
             raw += f", stopped on {reason}"
-        if reason == "user interrupt":  # CBC's own Ctrl-C handler (one thread) stopped it
+        if reason == "user interrupt":  # Clp's own Ctrl-C handler stopped the root LP (_cbc_stop_reason)
             interrupt_handled()
     x = objective = bound = gap = None
     if status in ("optimal", "feasible"):
