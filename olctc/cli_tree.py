@@ -172,7 +172,8 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
         # CSV is text: a .txt of predictions is no mistake, a .json or .py is
         check_suffix(output, "predict", "predictions (CSV)", (".csv", ".txt"))
     t = _load_tree(tree)
-    header, rows, _, _, lines = read_table(data)
+    table = read_table(data)
+    header, rows, lines = table.header, table.rows, table.lines
     if id_column is not None and id_column not in header:
         raise OlctcError(f"{data}: --id-column {id_column!r} is not a column; columns are: "
                          f"{', '.join(header[:12])}" + (" ..." if len(header) > 12 else ""))
@@ -220,7 +221,8 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
     from olctc.export._names import printable
 
     t = _load_tree(tree)
-    header, rows, _, _, lines = read_table(data)
+    table = read_table(data)
+    header, rows, lines = table.header, table.rows, table.lines
     if not 0 <= row < len(rows):
         span = f"0 to {len(rows) - 1}" if rows else "none"
         raise OlctcError(f"--row {row} is out of range: {data} has {len(rows)} data row(s) ({span})")

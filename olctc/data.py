@@ -4,11 +4,12 @@ Every input check lives here, at the boundary; the formulation trusts what it ge
 
 Encoding rules
 --------------
+- Fields are comma-separated, or tab- or semicolon-separated when the header line has no comma.
 - A column whose every cell parses as a finite number is numeric.
 - A column none of whose cells parses as a number is categorical: one-hot encoded, one feature per
   category in sorted order, named ``column=category``.
-- Anything else (a number column with a stray word, an empty cell, NaN or inf) is an error naming the
-  column and the first bad line.
+- Anything else (a number column with a stray word, an empty cell, NaN or inf, numbers written with a
+  decimal comma) is an error naming the column and the first bad line.
 - The two class labels are sorted (numerically when both are numbers); the second is the positive
   class (+1) unless ``positive_class`` says otherwise.
 """
@@ -22,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -193,9 +194,36 @@ class Dataset:
 
 # ---------------------------------------------------------------- reading tables
 
-def read_table(path: str | Path) -> tuple[list[str], list[list[str]], str, str, np.ndarray]:
-    """Read a CSV (optionally gzip) file: header, rows of strings, sha256 of the uncompressed bytes, text,
-    and the file line where each data row starts (1-based, as an editor shows).
+class Table(NamedTuple):
+    """A CSV file as read: cells as strings, and what error messages and the fast numeric path need."""
+
+    header: list[str]
+    rows: list[list[str]]
+    sha256: str  # of the uncompressed bytes
+    text: str
+    lines: np.ndarray  # the file line where each data row starts (1-based, as an editor shows)
+    delimiter: str
+
+
+def sniff_delimiter(text: str) -> str:
+    """The field separator: a comma, unless the header line has none and has tabs or semicolons.
+
+    Spreadsheets in locales whose decimal mark is a comma save "CSV" with semicolons, and TSV files are
+    common; the header alone decides, so a comma inside a data cell cannot change the reading.
+    """
+    end = text.find("\n")
+    head = text if end < 0 else text[:end]  # not split(): that would copy the whole text
+    if "," in head:
+        return ","
+    for d in ("\t", ";"):
+        if d in head:
+            return d
+    return ","
+
+
+def read_table(path: str | Path) -> Table:
+    """Read a CSV (optionally gzip) file, comma-separated (or tab- or semicolon-separated, see
+    ``sniff_delimiter``).
 
     A quoted cell may hold line breaks, so row ``k`` need not sit on line ``k + 2``; error messages
     name ``lines[k]`` (see ``line_of``).
@@ -223,7 +251,8 @@ def read_table(path: str | Path) -> tuple[list[str], list[list[str]], str, str, 
     try:
         csv.field_size_limit(max(limit, _FIELD_LIMIT))
         # A quoted cell may span lines: note the line where each record ends (as cheap as list(reader)).
-        reader, rows, ends = csv.reader(io.StringIO(text)), [], [0]
+        delimiter = sniff_delimiter(text)
+        reader, rows, ends = csv.reader(io.StringIO(text), delimiter=delimiter), [], [0]
         for r in reader:
             rows.append(r)
             ends.append(reader.line_num)
@@ -250,7 +279,7 @@ def read_table(path: str | Path) -> tuple[list[str], list[list[str]], str, str, 
         if h in seen:
             raise OlctcError(f"{path}: the header names column {h!r} twice")
         seen.add(h)
-    return header, body, hashlib.sha256(raw).hexdigest(), text, lines
+    return Table(header, body, hashlib.sha256(raw).hexdigest(), text, lines, delimiter)
 
 
 _FIELD_LIMIT = 1 << 30  # csv's default (128 KiB per cell) refuses long but valid cells
@@ -280,6 +309,13 @@ def line_of(k: int, lines: int | Sequence[int] | np.ndarray) -> int:
     return int(lines[k])
 
 
+def _not_a_number(source: str, name: str, line: int, cell: str) -> OlctcError:
+    if _DECIMAL_COMMA.fullmatch(cell.strip()):
+        return OlctcError(f"{source}: column {name!r} line {line}: expected a number, got {cell!r}, a number "
+                          "with a comma; olctc reads numbers as 1234.5 (no decimal comma, no digit grouping)")
+    return OlctcError(f"{source}: column {name!r} line {line}: expected a number, got {cell!r}")
+
+
 def _to_float_column(vals: Sequence[Any], name: str, source: str,
                      line_offset: int | Sequence[int] | np.ndarray = 2) -> np.ndarray:
     """Convert one column to finite floats, naming the first bad line.
@@ -294,8 +330,7 @@ def _to_float_column(vals: Sequence[Any], name: str, source: str,
     if arr is None:
         for k, v in enumerate(vals):
             if _parse_float(str(v).strip()) is None:
-                raise OlctcError(f"{source}: column {name!r} line {line_of(k, line_offset)}: expected a number, "
-                                 f"got {str(v)!r}")
+                raise _not_a_number(source, name, line_of(k, line_offset), str(v))
         arr = np.asarray([float(str(v).strip()) for v in vals])
     bad = ~np.isfinite(arr)
     if bad.any():
@@ -317,18 +352,23 @@ def _column_kind(name: str, vals: np.ndarray, source: str,
                              "fill or drop missing values")
     if n_num == len(vals):
         return Column(name, "numeric")
+    k = next(k for k, p in enumerate(parsed) if p is None)
+    if all(p is not None or _DECIMAL_COMMA.fullmatch(v.strip()) for p, v in zip(parsed, vals)):
+        # one-hot encoding "0,5" and "1,25" as categories would train on nonsense without a word
+        raise _not_a_number(source, name, line_of(k, lines), vals[k])
     if n_num == 0:
         return Column(name, "categorical", tuple(sorted(set(str(v).strip() for v in vals))))
-    k = next(k for k, p in enumerate(parsed) if p is None)
     if n_num >= len(vals) / 2:
-        what = "a number" if _parse_float(vals[k]) is None else "a finite number"
-        raise OlctcError(f"{source}: column {name!r} line {line_of(k, lines)}: expected {what}, "
+        if _parse_float(vals[k]) is None:
+            raise _not_a_number(source, name, line_of(k, lines), vals[k])
+        raise OlctcError(f"{source}: column {name!r} line {line_of(k, lines)}: expected a finite number, "
                          f"got {vals[k]!r}")
     k = next(k for k, p in enumerate(parsed) if p is not None)
     raise OlctcError(f"{source}: column {name!r} mixes text and numbers "
                      f"(line {line_of(k, lines)} has {vals[k]!r}); make it all text (categorical) or all numbers")
 
 
+_DECIMAL_COMMA = re.compile(r"[+-]?([0-9]+,[0-9]*|,[0-9]+)")
 _INT_TEXT = re.compile(r"[+-]?(0|[1-9][0-9]*)")
 _LEADING_ZERO = re.compile(r"[+-]?0[0-9]")
 
@@ -388,11 +428,12 @@ def _sort_key(v: Label) -> tuple[int, Any]:
     return (0, v) if isinstance(v, (int, float)) else (1, str(v))
 
 
-def _all_numeric(text: str, idx: list[int], n: int) -> np.ndarray | None:
+def _all_numeric(table: Table, idx: list[int]) -> np.ndarray | None:
     """Fast path: the whole feature block parses as finite floats in one numpy call, or None."""
+    n = len(table.rows)
     try:
         # comments=None: loadtxt would otherwise read "12#3" as 12, where the slow path refuses it
-        X = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1, usecols=idx, dtype=np.float64,
+        X = np.loadtxt(io.StringIO(table.text), delimiter=table.delimiter, skiprows=1, usecols=idx, dtype=np.float64,
                        quotechar='"', ndmin=2, comments=None)
     except ValueError:
         return None
@@ -415,7 +456,8 @@ def _check_unique_features(schema: Schema, source: str) -> None:
 
 def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Dataset:
     """Read, validate and encode a CSV file whose column ``target`` holds two classes."""
-    header, body, digest, text, lines = read_table(path)
+    table = read_table(path)
+    header, body, lines = table.header, table.rows, table.lines
     src = str(path)
     if target not in header:
         shown = ", ".join(header[:12]) + (" ..." if len(header) > 12 else "")
@@ -433,7 +475,7 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Datas
         raise OlctcError(f"{src}: target {target!r} line {lines[missing]}: no class label "
                          f"({grid[missing, ti]!r}); drop the unlabelled rows")
     y, classes = binarise_labels(labels, positive_class, src, target)
-    X = _all_numeric(text, [header.index(h) for h in feats], len(body))
+    X = _all_numeric(table, [header.index(h) for h in feats])
     if X is not None:
         schema = Schema(tuple(Column(h, "numeric") for h in feats))
     else:
@@ -442,8 +484,8 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Datas
         _check_unique_features(schema, src)
         cells = {h: [v.strip() for v in grid[:, header.index(h)]] for h in feats}
         X = schema.encode(cells, src)
-    return Dataset(X, y, classes, schema, Path(path).name.split(".")[0], digest, str(Path(path).resolve()),
-                   target)
+    return Dataset(X, y, classes, schema, Path(path).name.split(".")[0], table.sha256,
+                   str(Path(path).resolve()), target)
 
 
 def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, positive_class: Any = None,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import re
 
 import numpy as np
 import pytest
@@ -169,8 +170,9 @@ def test_row_lines_of_read_table(tmp_path):
     from olctc.data import _to_float_column, read_table
 
     p = write(tmp_path, '"a\nb",y\n1,"x\n\ny"\n2,z\n\n')
-    header, body, _, _, lines = read_table(p)
-    assert header == ["a\nb", "y"] and body == [["1", "x\n\ny"], ["2", "z"]] and lines.tolist() == [3, 6]
+    t = read_table(p)
+    header, body, lines = t.header, t.rows, t.lines
+    assert t.delimiter == "," and header == ["a\nb", "y"] and body == [["1", "x\n\ny"], ["2", "z"]] and lines.tolist() == [3, 6]
     assert _to_float_column(["1", "2"], "a", "f", lines).tolist() == [1.0, 2.0]
     with pytest.raises(OlctcError, match=r"^f: column 'a' line 6: expected a number, got 'q'$"):
         _to_float_column(["1", "q"], "a", "f", lines)
@@ -254,6 +256,46 @@ def test_awkward_but_valid_csv_files(tmp_path):
     assert ds.X[0, 1] == 1.0
     ds = read_csv(write(tmp_path, "a,name,y\n1,Bob,x\n3,NaN,y\n5,Inf,x\n"), "y")
     assert ds.feature_names == ["a", "name=Bob", "name=Inf", "name=NaN"]
+
+
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_semicolon_and_tab_separated_files_read_as_their_comma_twin(tmp_path, sep):
+    # all numeric (numpy's fast reader) and with a text column (the cell-by-cell path)
+    for text in ("a,b,y\n1.5,2,x\n3,-4e2,y\n5,6,x\n", 'a,note,y\n1.5,p,x\n3,"q r",y\n5,p,x\n'):
+        twin = read_csv(write(tmp_path, text), "y")
+        ds = read_csv(write(tmp_path, text.replace(",", sep), "sep.csv"), "y")
+        assert ds.feature_names == twin.feature_names and ds.classes == twin.classes
+        assert np.array_equal(ds.X, twin.X) and np.array_equal(ds.y, twin.y)
+    # the header decides: a header with a comma keeps commas, whatever the cells hold
+    ds = read_csv(write(tmp_path, "a,b,y\n1,p;q,x\n2,r,y\n"), "y")
+    assert ds.feature_names == ["a", "b=p;q", "b=r"]
+
+
+@pytest.mark.parametrize("text,message", [
+    # a spreadsheet's "CSV" in a decimal-comma locale: numbers must not become one-hot categories
+    ("a;b;y\n1,5;2;x\n3,25;4;y\n", "column 'a' line 2: expected a number, got '1,5', a number with a comma"),
+    ("a;b;y\n1;2;x\n3;-0,5;y\n", "column 'b' line 3: expected a number, got '-0,5', a number with a comma"),
+    ('a,b,y\n1,"1,000",x\n2,"2,500",y\n', "column 'b' line 2: expected a number, got '1,000', a number with a "
+                                          "comma"),
+])
+def test_numbers_with_commas_are_refused_with_a_hint(tmp_path, text, message):
+    with pytest.raises(OlctcError, match="^" + re.escape(f"{tmp_path / 'd.csv'}: {message}; olctc reads numbers "
+                                                          "as 1234.5 (no decimal comma, no digit grouping)") + "$"):
+        read_csv(write(tmp_path, text), "y")
+
+
+def test_cli_predict_reads_a_semicolon_file_as_its_comma_twin(tmp_path, capsys):
+    from conftest import cli_main
+
+    tree, data = _predict_files(tmp_path, 'a,note,y\n1,p,x\n2.5,"q\nr",y\n')
+    code, out, err = cli_main(["predict", tree, data, "--proba"], capsys)
+    semi = write(tmp_path, 'a;note;y\n1;p;x\n2.5;"q\nr";y\n', "semi.csv")
+    assert code == 0 and cli_main(["predict", tree, semi, "--proba"], capsys) == (0, out, err)
+    assert out.count("\n") == 3
+    bad = write(tmp_path, "a;note;y\n1;p;x\n2,5;p;y\n", "bad.csv")
+    code, out, err = cli_main(["predict", tree, bad], capsys)
+    assert (code, out) == (2, "") and err.startswith(f"error: {bad}: column 'a' line 3: expected a number, got "
+                                                     "'2,5', a number with a comma;")
 
 
 def test_huge_values_standardise_or_say_which_column(tmp_path):
