@@ -68,6 +68,7 @@ class DecodeReport:
     refine: Any = None
     digits: int | None = None  # significant digits of the file's values; None: exact
     rounding_slack: float = 0.0  # how far that rounding can move the true objective from the solver's
+    known_feasible: float | None = None  # objective of a tree known feasible (compile's warm start)
 
     def _allowed(self, ref: float) -> float:
         return TRUE_OBJ_RTOL * max(1.0, abs(ref)) + self.rounding_slack
@@ -88,6 +89,14 @@ class DecodeReport:
         (an unfinished solution: a heuristic's, or one cut off by a limit)."""
         return (not self.tolerance_exploited
                 and self.values_objective - self.true_objective > self._allowed(self.values_objective))
+
+    @property
+    def false_optimum(self) -> bool:
+        """The solver calls its solution optimal, yet a feasible tree (the warm start) has a lower objective."""
+        if self.status != "optimal" or self.known_feasible is None:
+            return False
+        ref = self.solver_objective if self.solver_objective is not None else self.values_objective
+        return ref - self.known_feasible > self._allowed(ref)
 
     @property
     def ok(self) -> bool:
@@ -115,6 +124,11 @@ class DecodeReport:
         if self.loss_slack:
             out.append("note: the tree's true objective is below the solver's: the solution's loss variables were "
                        "not at their minimum (an unfinished solution); the tree is the better figure")
+        if self.false_optimum:
+            out.append(f"WARNING: the solver calls its solution optimal, but the warm start compile wrote is a "
+                       f"feasible tree with the lower objective {f(self.known_feasible)}: the solver's proof is "
+                       "false. CBC 2.10 does this on these models; solve with HiGHS, SCIP or python-mip's CBC "
+                       "(cbcbox) with the settings of NAME.solvers.txt")
         if self.tolerance_exploited:
             out.append("WARNING: the solver's objective is not the tree's true objective: it used its "
                        "feasibility/integrality tolerances to route points for free. Solve again with "
@@ -357,6 +371,7 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
     sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
     x = solution_vector(milp, sol)
     dec = decode_arrays(milp, spec, X, ds.y, x, sol)
+    dec.report.known_feasible = (man.get("warm_start") or {}).get("objective")
     return finish(dec, man, ds, refine)
 
 

@@ -50,7 +50,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
         if params:
             for f in param_file_paths(out.parent, stem):
                 written[f"params:{f.name.rsplit('.', 2)[-2]}"] = f
-            files = write_param_files(out.parent, stem)
+            files = write_param_files(out.parent, stem, starts=start)
             man["files"]["params"] = sorted(f.name for f in files)
         if start:
             from olctc.warmstart import warm_start

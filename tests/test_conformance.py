@@ -76,9 +76,7 @@ CASES = [(p, d) for p in PRESETS for d in (1, 2)] + [("olct", 3), ("oct-h", 3)]
 # python-mip 2.0's CBC (cbcbox, CBC devel git 146ce89) answers "optimal" 2.0 on this instance, where
 # HiGHS, SCIP and Debian's CBC 2.10.8 prove 1.25 (and "infeasible" at integer_tol 1e-7): a CBC bug.
 KNOWN_WRONG = {("oct-h", 1, "cbc"): "CBC devel (python-mip 2.0) reports a suboptimal 'optimal' 2.0 (true 1.25)",
-               ("oct-h", 2, "cbc"): "CBC devel (python-mip 2.0) reports a suboptimal 'optimal' 0.75 (true 0.5)",
-               ("olct", 3, "cbc"): "CBC devel with threads=1 reports a suboptimal 'optimal' 5.5313813 on the MPS "
-                                   "(true 5.5313716; right with 2 threads, and from Debian's CBC 2.10.8)"}
+               ("oct-h", 2, "cbc"): "CBC devel (python-mip 2.0) reports a suboptimal 'optimal' 0.75 (true 0.5)"}
 
 
 def optimum(milp, spec, X, y, path, solver):

@@ -412,3 +412,37 @@ def test_a_tree_better_than_the_solver_said_is_no_tolerance_leak():
     assert any(line.startswith("WARNING:") for line in higher.lines())
     assert report(23.2756 * (1 + 1e-9)).ok and not report(23.2756 * (1 + 1e-9)).loss_slack
     assert report(23.2612, [(0, 1, 2)]).tolerance_exploited  # a routing disagreement is a leak whatever the sums
+
+
+def test_an_optimum_worse_than_the_warm_start_is_called_false(work, tmp_path, capsys):
+    """A solution file that says optimal while compile's warm start is a better feasible tree: decode says
+    the proof is false (CBC 2.10 does this; here a hand-made file: the warm start with both halves of one
+    L1 weight raised, feasible and worse, labelled optimal)."""
+    from olctc.compile import read_manifest
+    from olctc.decode import rebuild
+
+    man = read_manifest(work / "m.olctc.json")
+    milp = rebuild(man, where=work / "m.olctc.json")[0]
+    cells = [ln.split() for ln in (work / "m.start.cbc").read_text().splitlines()[1:]]
+    names, x = [c[1] for c in cells], np.array([float(c[2]) for c in cells])
+    assert names == [str(n) for n in milp.col_names()]
+    warm = milp.objective(x)
+    assert warm == pytest.approx(man["warm_start"]["objective"], rel=1e-12)
+    # w = w_pos - w_neg stays, the L1 term grows: a feasible, worse solution
+    j = [names.index("w_pos_0_0"), names.index("w_neg_0_0")]
+    for raise_by, false in ((1.0, True), (0.0, False)):
+        y = x.copy()
+        y[j] += raise_by
+        sol = tmp_path / "worse.sol"
+        sol.write_text(f"Optimal - objective value {float(milp.objective(y))!r}\n"
+                       + "".join(f"{k:>7} {n} {float(v)!r} 0\n" for k, (n, v) in enumerate(zip(names, y))))
+        code, out, err, tree = decode(work, "m.olctc.json", sol, capsys)
+        assert code == 0 and tree.exists(), err
+        said = [ln for ln in out.splitlines() if "the solver's proof is false" in ln]
+        assert said == ([f"WARNING: the solver calls its solution optimal, but the warm start compile wrote is a "
+                         f"feasible tree with the lower objective {warm:.10g}: the solver's proof is false. CBC "
+                         "2.10 does this on these models; solve with HiGHS, SCIP or python-mip's CBC (cbcbox) "
+                         "with the settings of NAME.solvers.txt"] if false else []), out
+    # a true optimum is at most the warm start's objective: nothing to say
+    code, out, _, _ = decode(work, "m.olctc.json", work / "m.highs.sol", capsys)
+    assert code == 0 and "proof is false" not in out

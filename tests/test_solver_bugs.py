@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
+
+import pytest
 
 from olctc.emit.params import solver_settings
 
@@ -75,6 +79,53 @@ def test_fit_keeps_the_warm_start_when_cbcs_octh_optimum_routes_worse() -> None:
     r = fit(ds, spec, time_limit=30, verbose=False).summary
     assert default_solver(spec) == "highs" and r["solver"] == "highs"
     assert r["objective_milp_true"] == 2.0 < kept and r["solution_from"] == "highs"
+
+
+def test_cbcs_preprocessing_that_proved_a_false_optimum_is_off() -> None:
+    """24 heart points, depth 2: HiGHS proves 5.4926; python-mip's CBC with its integer preprocessing
+    (its default) calls a tree of 6.2374 optimal. olctc's settings (CBC_PARAMETERS) turn it off."""
+    import mip
+    from mip import cbc as mip_cbc
+
+    from olctc.compile import compile_problem
+    from olctc.emit.params import CBC_PARAMETERS
+    from olctc.solve import solve_milp
+    from olctc.spec import make_spec
+
+    ds = _heart_head(12)
+    milp = compile_problem(ds, make_spec("olct", 2)).milp
+    highs = solve_milp(milp, "highs", threads=1, mip_gap=0.0, verbose=False)
+    cbc = solve_milp(milp, "cbc", threads=1, mip_gap=0.0, verbose=False)
+    assert highs.status == cbc.status == "optimal"
+    assert highs.objective == pytest.approx(5.49258903, rel=1e-8)
+    assert cbc.objective == pytest.approx(highs.objective, rel=1e-8)
+    assert CBC_PARAMETERS["preprocess"] == "off"
+    # the bug this guards against (if a CBC release fixes it, this fails and says so)
+    with tempfile.TemporaryDirectory() as tmp:
+        from olctc.emit.mps import write_mps
+
+        path = Path(tmp) / "m.mps"
+        write_mps(milp, path)
+        m = mip.Model(solver_name=mip.CBC)
+        m.verbose = 0
+        m.read(str(path))
+        m.integer_tol, m.infeas_tol, m.threads, m.max_mip_gap = 1e-9, 1e-9, 1, 0.0
+        mip_cbc.cbc_set_parameter(m.solver, "increment", CBC_PARAMETERS["increment"])
+        assert m.optimize() == mip.OptimizationStatus.OPTIMAL
+        assert m.objective_value > highs.objective + 0.5, "CBC's preprocessing no longer proves a false optimum"
+
+
+def _heart_head(per_class: int):
+    """The first ``per_class`` rows of each class of the heart data, in that order (as small_heart_csv)."""
+    import numpy as np
+
+    from olctc.data import from_arrays
+    from olctc.datasets import load
+
+    ds = load("heart")
+    pos, neg = np.flatnonzero(ds.y == 1)[:per_class], np.flatnonzero(ds.y == -1)[:per_class]
+    idx = np.concatenate([pos, neg])
+    return from_arrays(ds.X[idx], ds.y[idx], name=f"heart[{2 * per_class} rows]")
 
 
 _FOLD = """

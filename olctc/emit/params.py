@@ -67,8 +67,17 @@ PARAM_NAMES: dict[str, ParamNames] = {
 #: hangs for good. Found by bisecting SCIP's 43 heuristics on the bench runs that died: ``mpec`` on
 #: SFS-MARGOT, tic-tac-toe (authors' split, seed 0; SCIP 9.2.4 and 10.0.2 alike); ``nlpdiving`` on
 #: depth-3 MARGOT, wholesale (seed 0; SCIP 10.0.2).
-WORKAROUNDS: dict[str, dict[str, float | int]] = {
+#: CBC parameters set for every CBC solve, on its command line and through python-mip alike.
+#: ``preprocess off``: CBC's integer preprocessing (CglPreProcess) proves false optima on these big-M
+#: models at 1e-9 tolerances. On small OLCT instances (24-60 points, depth 2) the devel CBC of python-mip
+#: and cbcbox reported "optimal" trees worth 6.24 where HiGHS and CBC without it prove 5.49, on 5 of 31
+#: instances; without it, CBC agreed with HiGHS on all of them (tests/test_solver_bugs.py).
+#: ``increment``: the devel CBC's default cutoff increment (1e-4) skips improvements smaller than that and
+#: called a tree 1.2e-6 (relative) worse than the optimum "optimal" at a gap of 0.
+CBC_PARAMETERS: dict[str, str] = {"preprocess": "off", "increment": "1e-09"}
+WORKAROUNDS: dict[str, dict[str, float | int | str]] = {
     "scip": {"heuristics/mpec/freq": -1, "heuristics/nlpdiving/freq": -1},
+    "cbc-cli": {f"-{name}": value for name, value in CBC_PARAMETERS.items()},
 }
 
 #: Interfaces that cannot be given tight tolerances, and why (shown to the user when they are used).
@@ -80,7 +89,7 @@ UNTUNABLE: dict[str, str] = {
 
 
 def solver_settings(interface: str, *, time_limit: float | None = None, threads: int | None = None,
-                    mip_gap: float | None = None) -> dict[str, float | int]:
+                    mip_gap: float | None = None) -> dict[str, float | int | str]:
     """The settings for one interface as ``{native name: value}``: tight tolerances plus the given limits.
 
     Parameters
@@ -95,7 +104,7 @@ def solver_settings(interface: str, *, time_limit: float | None = None, threads:
     wanted: list[tuple[str | None, float | int | None]] = [
         (names.integrality, TIGHT_TOL), (names.feasibility, TIGHT_TOL),
         (names.time_limit, time_limit), (names.threads, threads), (names.mip_gap, mip_gap)]
-    out: dict[str, float | int] = {}
+    out: dict[str, float | int | str] = {}
     for name, value in wanted:
         if name is not None and value is not None:
             out[name] = value
@@ -138,8 +147,10 @@ def validate_limits(*, time_limit: float | None = None, threads: int | None = No
         raise fail("mip_gap", "a relative gap in [0, 1)", mip_gap)
 
 
-def format_value(value: float | int) -> str:
-    """A number as solvers' parsers accept it (``1e-09``, ``60``, ``0.5``)."""
+def format_value(value: float | int | str) -> str:
+    """A number as solvers' parsers accept it (``1e-09``, ``60``, ``0.5``); a word as it is."""
+    if isinstance(value, str):
+        return value
     if isinstance(value, int):
         return str(value)
     return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(float(value))
@@ -201,10 +212,12 @@ def _glpk_text(time_limit: float | None = None, threads: int | None = None,
     return " ".join(glpk_args(time_limit=time_limit, mip_gap=mip_gap)) + "\n"
 
 
-def _readme_text(stem: str, **limits: float | int | None) -> str:
+def _readme_text(stem: str, starts: bool = False, **limits: float | int | None) -> str:
+    from olctc.emit.start import start_filename
+
     cbc = " ".join(cbc_args(**limits))
     glpk = " ".join(glpk_args(time_limit=limits.get("time_limit"), mip_gap=limits.get("mip_gap")))
-    return "\n".join([
+    lines = [
         f"Solver settings for {stem}.mps (integrality and feasibility tolerance {TIGHT_TOL:g}; the",
         "big-M rows need them: at default tolerances solvers report false optima).",
         f"  HiGHS:  highs --model_file {stem}.mps --options_file {stem}.highs.opt --solution_file {stem}.highs.sol",
@@ -215,24 +228,39 @@ def _readme_text(stem: str, **limits: float | int | None) -> str:
         f"  CPLEX:  c = cplex.Cplex('{stem}.mps'); c.parameters.read_file('{stem}.cplex.prm'); c.solve()",
         "  GLPK:   " + " ".join(filter(None, ["glpsol", f"{stem}.mps", glpk, "-w", f"{stem}.glpk.sol"])),
         f"          ({UNTUNABLE['glpk-cli']})",
-        "",
-    ])
+    ]
+    if starts:
+        def start(solver: str) -> str:
+            return start_filename(stem, solver)
+
+        lines += [
+            "",
+            "The warm start (olctc's MIP start, a feasible tree to improve on), added to the commands above:",
+            f"  HiGHS:  --read_solution_file {start('highs')}   (before --solution_file)",
+            f"  CBC:    -mips {start('cbc')}   (right after the model file)",
+            f"  SCIP:   read {start('scip')}   (after read {stem}.mps)",
+            f"  Gurobi: m.read('{start('gurobi')}')   (before m.optimize())",
+            f"  CPLEX:  c.MIP_starts.read('{start('cplex')}')   (before c.solve())",
+            "  GLPK:   (glpsol takes no MIP start)",
+        ]
+    return "\n".join(lines + [""])
 
 
 #: file suffix -> writer of its text. One entry per external solver plus a README with command lines.
 PARAM_FILES = {
-    "highs.opt": lambda stem, **kw: highs_options_text(**kw),
-    "scip.set": lambda stem, **kw: _scip_text(**kw),
-    "gurobi.prm": lambda stem, **kw: _gurobi_text(**kw),
-    "cplex.prm": lambda stem, **kw: _cplex_text(**kw),
-    "cbc.args": lambda stem, **kw: _cbc_text(**kw),
-    "glpk.args": lambda stem, **kw: _glpk_text(**kw),
-    "solvers.txt": lambda stem, **kw: _readme_text(stem, **kw),
+    "highs.opt": lambda stem, starts, **kw: highs_options_text(**kw),
+    "scip.set": lambda stem, starts, **kw: _scip_text(**kw),
+    "gurobi.prm": lambda stem, starts, **kw: _gurobi_text(**kw),
+    "cplex.prm": lambda stem, starts, **kw: _cplex_text(**kw),
+    "cbc.args": lambda stem, starts, **kw: _cbc_text(**kw),
+    "glpk.args": lambda stem, starts, **kw: _glpk_text(**kw),
+    "solvers.txt": lambda stem, starts, **kw: _readme_text(stem, starts, **kw),
 }
 
 
 def write_param_files(folder: str | os.PathLike[str], stem: str, *, time_limit: float | None = None,
-                      threads: int | None = None, mip_gap: float | None = None) -> list[Path]:
+                      threads: int | None = None, mip_gap: float | None = None,
+                      starts: bool = False) -> list[Path]:
     """Write the solver settings files beside a model ``folder/stem.mps``.
 
     Parameters
@@ -242,6 +270,8 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, time_limit: 
         ``PARAM_FILES`` (``stem.highs.opt``, ``stem.scip.set``, ``stem.gurobi.prm``, ``stem.cplex.prm``,
         ``stem.cbc.args``, ``stem.glpk.args``, ``stem.solvers.txt``).
     time_limit, threads, mip_gap : optional limits written where the solver supports them.
+    starts : whether MIP-start files (``olctc.emit.start.start_filename``) sit beside the model:
+        ``stem.solvers.txt`` then shows how each solver reads its start.
 
     Returns
     -------
@@ -256,7 +286,7 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, time_limit: 
     paths = param_file_paths(folder, stem)
     try:
         for path, render in zip(paths, PARAM_FILES.values()):
-            atomic_write_text(path, render(stem, time_limit=time_limit, threads=threads, mip_gap=mip_gap))
+            atomic_write_text(path, render(stem, starts, time_limit=time_limit, threads=threads, mip_gap=mip_gap))
     except BaseException:
         remove_files(paths)  # all or none: an interrupt between two files must not leave some
         raise

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
-from olctc.emit.params import PARAM_NAMES, solver_settings
+from olctc.emit.params import CBC_PARAMETERS, PARAM_NAMES, solver_settings
 from olctc.errors import OlctcError
 from olctc.io import interrupt_handled, is_console
 from olctc.read.solution import is_helper_column
@@ -354,7 +354,8 @@ def cbc_model(path: Path, opts: SolveOptions) -> tuple[Any, float]:
     # CBC counts CPU seconds by default: on a busy machine it overran a 51 s limit by 6 s of wall time.
     from mip import cbc as mip_cbc
 
-    mip_cbc.cbc_set_parameter(m.solver, "timeMode", "elapsed")
+    for name, value in {**CBC_PARAMETERS, "timeMode": "elapsed"}.items():
+        mip_cbc.cbc_set_parameter(m.solver, name, value)
     return m, max_seconds
 
 
