@@ -253,7 +253,7 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
               help="Stratified test share held out (0 trains on everything).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Split seed.")
 @click.option("--solver", default=None,
-              help="cbc, highs or scip; default: cbc, highs for oct-h, scip for the MIQP presets.")
+              help="highs, cbc or scip; default: highs, scip for the MIQP presets.")
 @click.option("--time-limit", type=float, default=None, help="Seconds for the whole fit.")
 @click.option("--threads", type=int, default=None)
 @click.option("--refine/--no-refine", default=True, show_default=True)

@@ -127,8 +127,8 @@ class DecodeReport:
         if self.false_optimum:
             out.append(f"WARNING: the solver calls its solution optimal, but the warm start compile wrote is a "
                        f"feasible tree with the lower objective {f(self.known_feasible)}: the solver's proof is "
-                       "false. CBC 2.10 does this on these models; solve with HiGHS, SCIP or python-mip's CBC "
-                       "(cbcbox) with the settings of NAME.solvers.txt")
+                       "false. CBC does this on these models; solve with HiGHS or SCIP with the settings of "
+                       "NAME.solvers.txt")
         if self.tolerance_exploited:
             out.append("WARNING: the solver's objective is not the tree's true objective: it used its "
                        "feasibility/integrality tolerances to route points for free. Solve again with "

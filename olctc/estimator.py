@@ -55,8 +55,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     big_m, epsilon, alpha, budget
         Routing constants and L0 knobs (see ``olctc.spec.make_spec``).
     solver : str or None, default None
-        In-process solver: "cbc", "highs" or "scip"; None picks ``olctc fit``'s default for the preset
-        (CBC, HiGHS for OCT-H, SCIP for the MIQP presets).
+        In-process solver: "highs", "cbc" or "scip"; None picks ``olctc fit``'s default for the preset
+        (HiGHS, SCIP for the MIQP presets).
     time_limit : float or None, default 60
         Seconds for the whole fit (build + warm start + solve + refine).
     threads : int or None

@@ -18,23 +18,20 @@ from olctc.emit.params import validate_limits
 from olctc.errors import OlctcError, param_error
 from olctc.spec import TreeSpec
 
-# Measured (benchmarks/default_solver.py, docs/BENCHMARKS.md): at equal time limits CBC's trees had the
-# better objective in 6 of 10 fits and +2.8 points of mean test balanced accuracy. MIQP presets need SCIP.
-# OCT-H goes to HiGHS: python-mip's CBC, tolerances at 1e-9 or not, returns OCT-H "optima" whose rows miss
-# by 1e-5..1e-4, so tiny weights route points for free (heart, 20 rows, depth 2: "optimal" 0, true 19;
-# HiGHS and Debian's CBC 2.10 find 2).
-DEFAULT_SOLVER = "cbc"
-DEFAULT_OCTH_SOLVER = "highs"
+# HiGHS for every MILP preset: its optima held on every check (90 small OLCT instances, each confirmed by
+# SCIP where CBC disagreed), while python-mip's CBC called trees up to 60% worse than the optimum "optimal"
+# on 14 of those 90 with its integer preprocessing and on 5 without (CBC_PARAMETERS). On OCT-H that CBC
+# also returns "optima" whose rows miss by 1e-5..1e-4, so tiny weights route points for free (heart, 20
+# rows, depth 2: "optimal" 0, true 19). CBC stays one flag away. MIQP presets need SCIP.
+DEFAULT_SOLVER = "highs"
 DEFAULT_MIQP_SOLVER = "scip"
 SOLVER_SHARE = 0.9  # share of the time left after building that the solver is given
 IN_PROCESS = ("highs", "cbc", "scip")
 
 
 def default_solver(spec: TreeSpec) -> str:
-    """The in-process solver a fit uses when none is named: SCIP for MIQPs, HiGHS for OCT-H, else CBC."""
-    if spec.info.quadratic:
-        return DEFAULT_MIQP_SOLVER
-    return DEFAULT_OCTH_SOLVER if spec.info.loss == "misclassification" else DEFAULT_SOLVER
+    """The in-process solver a fit uses when none is named: SCIP for MIQPs, else HiGHS."""
+    return DEFAULT_MIQP_SOLVER if spec.info.quadratic else DEFAULT_SOLVER
 
 
 def check_in_process(solver: str) -> None:

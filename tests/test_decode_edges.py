@@ -441,8 +441,8 @@ def test_an_optimum_worse_than_the_warm_start_is_called_false(work, tmp_path, ca
         said = [ln for ln in out.splitlines() if "the solver's proof is false" in ln]
         assert said == ([f"WARNING: the solver calls its solution optimal, but the warm start compile wrote is a "
                          f"feasible tree with the lower objective {warm:.10g}: the solver's proof is false. CBC "
-                         "2.10 does this on these models; solve with HiGHS, SCIP or python-mip's CBC (cbcbox) "
-                         "with the settings of NAME.solvers.txt"] if false else []), out
+                         "does this on these models; solve with HiGHS or SCIP with the settings of "
+                         "NAME.solvers.txt"] if false else []), out
     # a true optimum is at most the warm start's objective: nothing to say
     code, out, _, _ = decode(work, "m.olctc.json", work / "m.highs.sol", capsys)
     assert code == 0 and "proof is false" not in out

@@ -69,9 +69,10 @@ PARAM_NAMES: dict[str, ParamNames] = {
 #: depth-3 MARGOT, wholesale (seed 0; SCIP 10.0.2).
 #: CBC parameters set for every CBC solve, on its command line and through python-mip alike.
 #: ``preprocess off``: CBC's integer preprocessing (CglPreProcess) proves false optima on these big-M
-#: models at 1e-9 tolerances. On small OLCT instances (24-60 points, depth 2) the devel CBC of python-mip
-#: and cbcbox reported "optimal" trees worth 6.24 where HiGHS and CBC without it prove 5.49, on 5 of 31
-#: instances; without it, CBC agreed with HiGHS on all of them (tests/test_solver_bugs.py).
+#: models at 1e-9 tolerances. On 90 small OLCT instances (24-60 points, depth 2 and 3) the devel CBC of
+#: python-mip and cbcbox called trees up to 60% worse than the optimum (HiGHS's, confirmed by SCIP)
+#: "optimal" on 14 with it and on 5 without (tests/test_solver_bugs.py; docs/BENCHMARKS.md). No setting
+#: found removes the rest, hence HiGHS is fit's default.
 #: ``increment``: the devel CBC's default cutoff increment (1e-4) skips improvements smaller than that and
 #: called a tree 1.2e-6 (relative) worse than the optimum "optimal" at a gap of 0.
 CBC_PARAMETERS: dict[str, str] = {"preprocess": "off", "increment": "1e-09"}
