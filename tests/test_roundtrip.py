@@ -60,26 +60,42 @@ def training_predictions(tree_path: Path, csv: Path) -> np.ndarray:
 
 SOLVERS = [("highs", []), ("cbc", []), ("scip", []), ("cbc-cli", ["--solver-path", "/usr/bin/cbc"]),
            ("highs-cli", []), ("glpk-cli", ["--solver-path", "/usr/bin/glpsol"])]
+# Debian's CBC 2.10.8 with olctc's settings (integer preprocessing off) calls a tree of 22.24 optimal here;
+# with its preprocessing it finds 16.64, but then it fails on 9 of 90 other small instances where
+# preprocessing off fails on 6 (docs/BENCHMARKS.md): a CBC bug either way.
+KNOWN_WRONG = {"cbc-cli": "Debian's CBC 2.10.8 reports a suboptimal 'optimal' 22.2447 (true 16.6429)"}
+
+
+def solve_and_decode(compiled: Path, small_csv: Path, solver: str, extra: list[str], start: str,
+                     tmp_path: Path) -> tuple[float, np.ndarray]:
+    """Solve with ``solver`` (status optimal), decode (the tree routes as z says): its true objective and
+    its predictions on the training rows."""
+    sol = tmp_path / f"{solver}.sol"
+    code, out, err = olctc("solve", str(compiled), "--solver", solver, "--quiet", start, "-o", str(sol), *extra)
+    assert code == 0, (solver, err)
+    assert "status optimal" in out, (solver, out)
+    tree = tmp_path / f"{solver}.json"
+    code, out, err = olctc("decode", str(compiled.with_name("h26.olctc.json")), str(sol), "-o", str(tree))
+    assert code == 0, (solver, out, err)
+    assert "the tree routes every training point as z says" in out
+    objective = float(out.split("true objective of the decoded tree (real routing): ")[1].split()[0])
+    return objective, training_predictions(tree, small_csv)
+
+
+@pytest.fixture(scope="module")
+def reference(compiled, small_csv, tmp_path_factory) -> tuple[float, np.ndarray]:
+    return solve_and_decode(compiled, small_csv, "scip", [], "--no-start", tmp_path_factory.mktemp("ref"))
 
 
 @pytest.mark.parametrize("start", ["--start", "--no-start"])
-def test_every_solver_gives_the_same_tree(compiled, small_csv, start, tmp_path):
-    objectives, predictions = {}, {}
-    for solver, extra in SOLVERS:
-        sol = tmp_path / f"{solver}.sol"
-        code, out, err = olctc("solve", str(compiled), "--solver", solver, "--quiet", start, "-o", str(sol), *extra)
-        assert code == 0, (solver, err)
-        assert "status optimal" in out, (solver, out)
-        tree = tmp_path / f"{solver}.json"
-        code, out, err = olctc("decode", str(compiled.with_name("h26.olctc.json")), str(sol), "-o", str(tree))
-        assert code == 0, (solver, out, err)
-        assert "the tree routes every training point as z says" in out
-        objectives[solver] = float(out.split("true objective of the decoded tree (real routing): ")[1].split()[0])
-        predictions[solver] = training_predictions(tree, small_csv)
-    ref = objectives["highs"]
-    for solver in objectives:
-        assert objectives[solver] == pytest.approx(ref, rel=1e-6), objectives
-        assert np.array_equal(predictions[solver], predictions["highs"]), solver
+@pytest.mark.parametrize("solver,extra", SOLVERS, ids=[s for s, _ in SOLVERS])
+def test_every_solver_gives_the_same_tree(compiled, small_csv, reference, solver, extra, start, tmp_path):
+    objective, predictions = solve_and_decode(compiled, small_csv, solver, extra, start, tmp_path)
+    if solver in KNOWN_WRONG:  # read, solved and decoded alike: only the claim of optimality is false
+        assert objective > reference[0] * (1 + 1e-3), f"{solver} now finds the optimum: drop it from KNOWN_WRONG"
+        pytest.xfail(KNOWN_WRONG[solver])
+    assert objective == pytest.approx(reference[0], rel=1e-6)
+    assert np.array_equal(predictions, reference[1]), solver
 
 
 def test_score_variables_round_trip_to_the_same_tree(compiled, small_csv, tmp_path):
