@@ -6,7 +6,7 @@ GRID=${1:-heart-grid}
 TIME_LIMIT=${TIME_LIMIT:-60}   # seconds per task; the paper used 600 per instance
 
 olctc grid --dataset heart --depth 2 --C-values 0.1,1 --folds 4 --test-size 0.2 --seed 0 \
-    --solver cbc-cli --time-limit "$TIME_LIMIT" --cpus-per-task 1 --mem 2G -o "$GRID"
+    --solver olctc --time-limit "$TIME_LIMIT" --cpus-per-task 1 --mem 2G -o "$GRID"
 
 if command -v sbatch > /dev/null && sinfo > /dev/null 2>&1; then   # a reachable Slurm cluster
     (cd "$GRID" && sbatch --wait submit.slurm)   # or submit, log out, and come back later

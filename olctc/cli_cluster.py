@@ -21,8 +21,8 @@ from olctc.errors import OlctcError, param_error
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the test split and folds.")
 @click.option("--test-size", type=float, default=0.2, show_default=True,
               help="Stratified test share held out (0: none).")
-@click.option("--solver", default="cbc-cli", show_default=True,
-              help="cbc-cli, highs-cli, glpk-cli, gurobi-cli, or olctc (in-process HiGHS via `olctc solve`).")
+@click.option("--solver", default="olctc", show_default=True,
+              help="olctc (in-process HiGHS via `olctc solve`), highs-cli, cbc-cli, glpk-cli or gurobi-cli.")
 @click.option("--time-limit", type=float, default=600.0, show_default=True, help="Seconds per task.")
 @click.option("--threads", type=int, default=None, help="Solver threads per task.")
 @click.option("--cpus-per-task", type=int, default=1, show_default=True)
@@ -85,7 +85,7 @@ def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, 
 @click.option("--emit-final", is_flag=True,
               help="Write the final instance (FOLDER/final/model.mps) instead of fitting it in process.")
 @click.option("--solver", default=None, help="In-process solver of the final fit: highs, cbc or scip (default: the grid's solver if "
-              "olctc runs it in process, else cbc; scip for MIQP).")
+              "olctc runs it in process, else highs; scip for MIQP).")
 @click.option("--time-limit", type=float, default=None,
               help="Seconds for the final fit (default: the grid's time limit).")
 @click.option("--threads", type=int, default=None)

@@ -153,7 +153,7 @@ def _gurobi_command(model: str, solution: str, log: str, time_limit: float, thre
 
 
 def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: int = 4, seed: int = 0,
-              test_size: float = 0.2, solver: str = "cbc-cli", time_limit: float = 600.0,
+              test_size: float = 0.2, solver: str = "olctc", time_limit: float = 600.0,
               threads: int | None = None, slurm: SlurmOptions | None = None, olctc_cmd: str = "olctc",
               echo: Callable[[str], None] | None = None, max_nonzeros: int | None = None) -> Grid:
     """Compile every (fold, C combination) instance of a CV grid into ``out`` with jobs.tsv and scripts.
@@ -164,7 +164,8 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
     spec : TreeSpec; its C is replaced by each combination of the grid.
     out : grid folder (created; must not already hold a grid).
     C_values : the values each layer's C takes.
-    solver : cbc-cli, highs-cli, glpk-cli, gurobi-cli, or olctc (in-process HiGHS through `olctc solve`).
+    solver : olctc (in-process HiGHS through `olctc solve`), highs-cli, cbc-cli, glpk-cli or gurobi-cli.
+        CBC proves false optima on these models (docs/BENCHMARKS.md): its fold scores are a feasible tree's.
     max_nonzeros : refuse the grid, before writing anything, if the final model (all training points,
         the largest of the grid) would exceed this many nonzeros; kept for collect's final fit.
     """

@@ -350,3 +350,18 @@ def test_grid_prints_commands_a_shell_can_run(tmp_path):
     run = subprocess.run(["bash", "-c", lines["locally"]], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert len(list((tmp_path / "my grid" / "tasks").glob("*/model.highs.sol"))) == 2
+
+
+def test_grid_solves_with_olctc_and_highs_unless_told(tmp_path):
+    """CBC proves false optima on these models (docs/BENCHMARKS.md): a grid's default is `olctc solve`
+    with HiGHS, and collect's final fit follows it."""
+    from olctc.cluster import GRID_SOLVERS
+
+    data = small_heart_csv(tmp_path / "h.csv", per_class=10)
+    res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2",
+                  "--time-limit", "10", "-o", str(tmp_path / "g"))
+    assert res.returncode == 0, res.stderr
+    info = json.loads((tmp_path / "g" / "grid.json").read_text())
+    assert info["solver"] == "olctc" and GRID_SOLVERS["olctc"] == "highs"
+    rows = [ln.split("\t") for ln in (tmp_path / "g" / "jobs.tsv").read_text().splitlines()[1:]]
+    assert len(rows) == 2 and all(r[5].startswith(f"olctc solve {r[3]} --solver highs ") for r in rows)
