@@ -172,7 +172,8 @@ def test_row_lines_of_read_table(tmp_path):
     p = write(tmp_path, '"a\nb",y\n1,"x\n\ny"\n2,z\n\n')
     t = read_table(p)
     header, body, lines = t.header, t.rows, t.lines
-    assert t.delimiter == "," and header == ["a\nb", "y"] and body == [["1", "x\n\ny"], ["2", "z"]] and lines.tolist() == [3, 6]
+    assert t.delimiter == "," and header == ["a\nb", "y"] and body == [["1", "x\n\ny"], ["2", "z"]]
+    assert lines.tolist() == [3, 6]
     assert _to_float_column(["1", "2"], "a", "f", lines).tolist() == [1.0, 2.0]
     with pytest.raises(OlctcError, match=r"^f: column 'a' line 6: expected a number, got 'q'$"):
         _to_float_column(["1", "q"], "a", "f", lines)

@@ -61,12 +61,6 @@ PARAM_NAMES: dict[str, ParamNames] = {
     "glpk-cli": ParamNames(None, None, "--tmlim", None, "--mipgap"),
 }
 
-#: Settings that keep a solver clear of its own bugs: interface -> {native name: value}. Two of SCIP's
-#: NLP-based primal heuristics (they act on nonlinear problems only, here the L2 presets) corrupt its
-#: heap: glibc aborts the process ("malloc(): invalid size", "free(): invalid pointer") or optimize()
-#: hangs for good. Found by bisecting SCIP's 43 heuristics on the bench runs that died: ``mpec`` on
-#: SFS-MARGOT, tic-tac-toe (authors' split, seed 0; SCIP 9.2.4 and 10.0.2 alike); ``nlpdiving`` on
-#: depth-3 MARGOT, wholesale (seed 0; SCIP 10.0.2).
 #: CBC parameters set for every CBC solve, on its command line and through python-mip alike.
 #: ``preprocess off``: CBC's integer preprocessing (CglPreProcess) proves false optima on these big-M
 #: models at 1e-9 tolerances. On 90 small OLCT instances (24-60 points, depth 2 and 3) the devel CBC of
@@ -76,6 +70,13 @@ PARAM_NAMES: dict[str, ParamNames] = {
 #: ``increment``: the devel CBC's default cutoff increment (1e-4) skips improvements smaller than that and
 #: called a tree 1.2e-6 (relative) worse than the optimum "optimal" at a gap of 0.
 CBC_PARAMETERS: dict[str, str] = {"preprocess": "off", "increment": "1e-09"}
+
+#: Settings that keep a solver clear of its own bugs: interface -> {native name: value}. Two of SCIP's
+#: NLP-based primal heuristics (they act on nonlinear problems only, here the L2 presets) corrupt its
+#: heap: glibc aborts the process ("malloc(): invalid size", "free(): invalid pointer") or optimize()
+#: hangs for good. Found by bisecting SCIP's 43 heuristics on the bench runs that died: ``mpec`` on
+#: SFS-MARGOT, tic-tac-toe (authors' split, seed 0; SCIP 9.2.4 and 10.0.2 alike); ``nlpdiving`` on
+#: depth-3 MARGOT, wholesale (seed 0; SCIP 10.0.2). CBC's command line gets CBC_PARAMETERS here.
 WORKAROUNDS: dict[str, dict[str, float | int | str]] = {
     "scip": {"heuristics/mpec/freq": -1, "heuristics/nlpdiving/freq": -1},
     "cbc-cli": {f"-{name}": value for name, value in CBC_PARAMETERS.items()},
@@ -223,7 +224,8 @@ def _readme_text(stem: str, starts: bool = False, **limits: float | int | None) 
         "big-M rows need them: at default tolerances solvers report false optima).",
         f"  HiGHS:  highs --model_file {stem}.mps --options_file {stem}.highs.opt --solution_file {stem}.highs.sol",
         f"  CBC:    cbc {stem}.mps {cbc} -solve -solu {stem}.cbc.sol   (flags also in {stem}.cbc.args;",
-        "          keep them between the model file and -solve)",
+        "          keep them between the model file and -solve; CBC proves false optima on these models",
+        "          even so: treat its 'optimal' as 'feasible')",
         f"  SCIP:   scip -c 'set load {stem}.scip.set read {stem}.mps optimize write solution {stem}.scip.sol quit'",
         f"  Gurobi: m = gurobipy.read('{stem}.mps'); m.read('{stem}.gurobi.prm'); m.optimize()",
         f"  CPLEX:  c = cplex.Cplex('{stem}.mps'); c.parameters.read_file('{stem}.cplex.prm'); c.solve()",
