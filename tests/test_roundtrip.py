@@ -371,3 +371,17 @@ def test_cli_warnings_are_one_line(tmp_path):
                        cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert p.stderr == "warning: SCIP's branch and bound runs on one thread; threads is ignored\n", p.stderr
+
+
+def test_a_cbc_optimum_comes_with_a_note_that_cbc_proves_false_optima(compiled, small_csv, tmp_path):
+    """CBC's "optimal" on these models is not to be trusted (docs/BENCHMARKS.md): solve and fit say so."""
+    from olctc.cli import CBC_NOTE
+
+    for solver in ("cbc", "highs"):
+        code, out, err = olctc("solve", str(compiled), "--solver", solver, "--quiet", "-o", str(tmp_path / "s.sol"))
+        assert code == 0 and "status optimal" in out
+        assert (CBC_NOTE in err) == (solver == "cbc"), err
+        code, out, err = olctc("fit", str(small_csv), "--target", "y", "--solver", solver, "--test-size", "0",
+                               "--quiet", "-o", str(tmp_path / "t.json"))
+        assert code == 0 and f"solver {solver}: optimal" in out, out
+        assert (CBC_NOTE in err) == (solver == "cbc"), err

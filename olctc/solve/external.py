@@ -232,14 +232,9 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
             solution.unlink()
         shutil.move(str(raw_solution), str(solution))
 
-    version = _version(spec, head)
-    if version.startswith("CBC 2.10"):
-        warnings.warn(f"{version} proves false optima on olctc's models even with its settings (on 7 of 90 "
-                      "small OLCT instances, some worse than the warm start it was given): treat its 'optimal' "
-                      "as 'feasible', or use HiGHS (highs-cli) or SCIP", stacklevel=3)
     x = sol.to_array(names) if sol.has_solution() else None
     # The solution files state no gap (HiGHS's and CBC's logs do, but logs are not a stable format).
     return SolveResult(status=sol.status, objective=sol.objective if x is not None else None,
                        bound=sol.bound, gap=None, x=x, col_names=names, solver=name,
-                       solver_version=version, runtime=runtime,
+                       solver_version=_version(spec, head), runtime=runtime,
                        raw_status=str(sol.raw_status), solution_path=solution)
