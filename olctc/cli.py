@@ -294,8 +294,8 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
 
 
 #: Said after a CBC solve's result: its "optimal" is not to be trusted on these models (docs/BENCHMARKS.md).
-CBC_NOTE = ("note: CBC proves false optima on these models (a worse tree called optimal on 5 of 90 small OLCT "
-            "instances with olctc's settings, 6 for CBC 2.10): read its 'optimal' as 'feasible'; HiGHS (the "
+CBC_NOTE = ("note: CBC proves false optima on these models (a worse tree called optimal on 4-5 of 90 small OLCT "
+            "instances with olctc's settings, 6-11 for CBC 2.10): read its 'optimal' as 'feasible'; HiGHS (the "
             "default) and SCIP proved every one")
 
 

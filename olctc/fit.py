@@ -20,7 +20,7 @@ from olctc.spec import TreeSpec
 
 # HiGHS for every MILP preset: its optima held on every check (90 small OLCT instances, each confirmed by
 # SCIP where CBC disagreed), while python-mip's CBC called trees up to 60% worse than the optimum "optimal"
-# on 14 of those 90 with its integer preprocessing and on 5 without (CBC_PARAMETERS). On OCT-H that CBC
+# on 14 of those 90 with its integer preprocessing and on 4-5 without (CBC_PARAMETERS). On OCT-H that CBC
 # also returns "optima" whose rows miss by 1e-5..1e-4, so tiny weights route points for free (heart, 20
 # rows, depth 2: "optimal" 0, true 19). CBC stays one flag away. MIQP presets need SCIP.
 DEFAULT_SOLVER = "highs"

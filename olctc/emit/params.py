@@ -65,7 +65,7 @@ PARAM_NAMES: dict[str, ParamNames] = {
 #: ``preprocess off``: CBC's integer preprocessing (CglPreProcess) proves false optima on these big-M
 #: models at 1e-9 tolerances. On 90 small OLCT instances (24-60 points, depth 2 and 3) the devel CBC of
 #: python-mip and cbcbox called trees up to 60% worse than the optimum (HiGHS's, confirmed by SCIP)
-#: "optimal" on 14 with it and on 5 without (tests/test_solver_bugs.py; docs/BENCHMARKS.md). No setting
+#: "optimal" on 14 with it and on 4-5 without (two draws; benchmarks/cbc_false_optima.py). No setting
 #: found removes the rest, hence HiGHS is fit's default.
 #: ``increment``: the devel CBC's default cutoff increment (1e-4) skips improvements smaller than that and
 #: called a tree 1.2e-6 (relative) worse than the optimum "optimal" at a gap of 0.
