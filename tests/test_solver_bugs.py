@@ -115,6 +115,15 @@ def test_cbcs_preprocessing_that_proved_a_false_optimum_is_off() -> None:
         assert m.objective_value > highs.objective + 0.5, "CBC's preprocessing no longer proves a false optimum"
 
 
+def test_fits_default_to_highs_for_every_milp_preset_and_scip_for_miqps() -> None:
+    """CBC's "optimal" is not to be trusted on these models (the test above): no fit uses it unasked."""
+    from olctc.fit import default_solver
+    from olctc.spec import PRESETS, make_spec
+
+    for preset, info in PRESETS.items():
+        assert default_solver(make_spec(preset, 2)) == ("scip" if info.quadratic else "highs"), preset
+
+
 def _heart_head(per_class: int):
     """The first ``per_class`` rows of each class of the heart data, in that order (as small_heart_csv)."""
     import numpy as np
