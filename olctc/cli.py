@@ -199,8 +199,7 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
                                         use_start=use_start, solver_path=solver_path, output=output,
                                         verbose=not quiet)
     click.echo(_result_line(res))
-    if solver in ("cbc", "cbc-cli") and res.status == "optimal":
-        click.echo(CBC_NOTE, err=True)
+    _note_cbc_optimum(solver, res.status)
     if res.status not in ("optimal", "feasible"):  # an external solver wrote its file all the same
         _fail(f"{solver} found no solution ({res.raw_status}); its file {sol_path} holds none",
               NoSolution.exit_code)
@@ -287,8 +286,7 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
               max_nonzeros=max_nonzeros)
     for line in summary_lines(res.summary):
         click.echo(line)
-    if res.summary["solver"] == "cbc" and res.summary["status"] == "optimal":
-        click.echo(CBC_NOTE, err=True)
+    _note_cbc_optimum(res.summary["solver"], res.summary["status"])
     save(res.tree, output)
     click.echo(f"tree written to {output}")
 
@@ -297,6 +295,11 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
 CBC_NOTE = ("note: CBC proves false optima on these models (a worse tree called optimal on 4-5 of 90 small OLCT "
             "instances with olctc's settings, 6-11 for CBC 2.10): read its 'optimal' as 'feasible'; HiGHS (the "
             "default) and SCIP proved every one")
+
+
+def _note_cbc_optimum(solver: str, status: str) -> None:
+    if solver in ("cbc", "cbc-cli") and status == "optimal":
+        click.echo(CBC_NOTE, err=True)
 
 
 def _result_line(res) -> str:

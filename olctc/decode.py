@@ -74,8 +74,13 @@ class DecodeReport:
         return TRUE_OBJ_RTOL * max(1.0, abs(ref)) + self.rounding_slack
 
     @property
+    def reported_objective(self) -> float:
+        """The solver's objective, or the one its values give when the file states none."""
+        return self.solver_objective if self.solver_objective is not None else self.values_objective
+
+    @property
     def tolerance_exploited(self) -> bool:
-        ref = self.solver_objective if self.solver_objective is not None else self.values_objective
+        ref = self.reported_objective
         allowed = self._allowed(ref)
         # Only a tree worse than the solver said is a leak; a better one is loss slack (below).
         if self.disagreements or self.true_objective - ref > allowed:
@@ -95,7 +100,7 @@ class DecodeReport:
         """The solver calls its solution optimal, yet a feasible tree (the warm start) has a lower objective."""
         if self.status != "optimal" or self.known_feasible is None:
             return False
-        ref = self.solver_objective if self.solver_objective is not None else self.values_objective
+        ref = self.reported_objective
         return ref - self.known_feasible > self._allowed(ref)
 
     @property
