@@ -51,16 +51,15 @@ def _cells(tree, path: str, header: list[str], rows: list[list[str]],
 
     A missing column, an empty cell, or a numeric cell that is not a finite number is an error.
     """
-    from olctc.data import _to_float_column, line_of
+    from olctc.data import SEPARATORS_READ, _to_float_column, line_of
 
     kinds = {c.name: c.kind for c in tree.schema.columns}
     needed = _columns_needed(tree)
     missing = [c for c in needed if c not in header]
-    if missing and len(header) == 1 and "|" in header[0] and len(needed) > 1:
-        # "a|b|c" read as one column: say so, not "13 columns missing"
+    if missing and len(header) == 1 and len(needed) > 1:
+        # "a b c" read as one column: say so, not "13 columns missing"
         raise OlctcError(f"{path}: the header is one column {shorten(header[0])!r} and the tree needs "
-                         f"{len(needed)}: the file looks '|'-separated; olctc reads comma-, semicolon- or "
-                         "tab-separated files (save it with commas)")
+                         f"{len(needed)}: {SEPARATORS_READ}")
     if missing:
         shown = ", ".join(repr(c) for c in missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise OlctcError(f"{path}: feature column {missing[0]!r} is missing "

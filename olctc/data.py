@@ -4,7 +4,7 @@ Every input check lives here, at the boundary; the formulation trusts what it ge
 
 Encoding rules
 --------------
-- Fields are comma-separated, or tab- or semicolon-separated when the header line has no comma.
+- Fields are comma-separated, or tab-, semicolon- or '|'-separated when the header line has no comma.
 - A column whose every cell parses as a finite number is numeric.
 - A column none of whose cells parses as a number is categorical: one-hot encoded, one feature per
   category in sorted order, named ``column=category``.
@@ -27,7 +27,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, shorten
 
 Label = int | float | str
 
@@ -205,8 +205,12 @@ class Table(NamedTuple):
     delimiter: str
 
 
+#: What a file whose header reads as one column is told.
+SEPARATORS_READ = "olctc reads comma-, semicolon-, tab- or '|'-separated files (save it with commas)"
+
+
 def sniff_delimiter(text: str) -> str:
-    """The field separator: a comma, unless the header line has none and has tabs or semicolons.
+    """The field separator: a comma, unless the header line has none and has tabs, semicolons or '|'.
 
     Spreadsheets in locales whose decimal mark is a comma save "CSV" with semicolons, and TSV files are
     common; the header alone decides, so a comma inside a data cell cannot change the reading.
@@ -215,14 +219,14 @@ def sniff_delimiter(text: str) -> str:
     head = text if end < 0 else text[:end]  # not split(): that would copy the whole text
     if "," in head:
         return ","
-    for d in ("\t", ";"):
+    for d in ("\t", ";", "|"):
         if d in head:
             return d
     return ","
 
 
 def read_table(path: str | Path) -> Table:
-    """Read a CSV (optionally gzip) file, comma-separated (or tab- or semicolon-separated, see
+    """Read a CSV (optionally gzip) file, comma-separated (or tab-, semicolon- or '|'-separated, see
     ``sniff_delimiter``).
 
     A quoted cell may hold line breaks, so row ``k`` need not sit on line ``k + 2``; error messages
@@ -460,6 +464,9 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Datas
     header, body, lines = table.header, table.rows, table.lines
     src = str(path)
     if target not in header:
+        if len(header) == 1:
+            raise OlctcError(f"{src}: target column {target!r} not found: the header is one column "
+                             f"{shorten(header[0])!r}; {SEPARATORS_READ}")
         shown = ", ".join(header[:12]) + (" ..." if len(header) > 12 else "")
         raise OlctcError(f"{src}: target column {target!r} not found; columns are: {shown}")
     if len(body) < 2:

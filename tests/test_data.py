@@ -94,6 +94,8 @@ BAD_TABLES = [
     ("a,b,y\n", "0 data row(s); at least 2 points are needed"),
     ("a,b,y\n1,2,0\n", "1 data row(s); at least 2 points are needed"),
     ("a,b,c\n1,2,0\n3,4,1\n", "target column 'y' not found; columns are: a, b, c"),
+    ("a b y\n1 2 0\n3 4 1\n", "target column 'y' not found: the header is one column 'a b y'; olctc reads "
+                             "comma-, semicolon-, tab- or '|'-separated files (save it with commas)"),
     ("a,b,y\n1,2,0\n3,4,0\n", "target 'y' has one class only (0); a classifier needs two"),
     ("a,b,y\n1,2,0\n3,4,1\n5,6,2\n", "target 'y' has 3 classes [0, 1, 2]; olctc trains binary trees: "
                                      "pick one with --positive-class (one class against the rest)"),
@@ -259,8 +261,8 @@ def test_awkward_but_valid_csv_files(tmp_path):
     assert ds.feature_names == ["a", "name=Bob", "name=Inf", "name=NaN"]
 
 
-@pytest.mark.parametrize("sep", [";", "\t"])
-def test_semicolon_and_tab_separated_files_read_as_their_comma_twin(tmp_path, sep):
+@pytest.mark.parametrize("sep", [";", "\t", "|"])
+def test_semicolon_tab_and_pipe_separated_files_read_as_their_comma_twin(tmp_path, sep):
     # all numeric (numpy's fast reader) and with a text column (the cell-by-cell path)
     for text in ("a,b,y\n1.5,2,x\n3,-4e2,y\n5,6,x\n", 'a,note,y\n1.5,p,x\n3,"q r",y\n5,p,x\n'):
         twin = read_csv(write(tmp_path, text), "y")

@@ -239,22 +239,22 @@ def test_main_cli_turns_errors_into_exit_2(heart, capsys):
 
 # ---------------------------------------------------------------- QA: option interplay and odd files
 
-def test_predict_reads_semicolon_and_tab_files_and_names_a_pipe_separated_one(heart, tmp_path):
-    """';' and tab read as their comma twin; a '|'-separated file reads as one column: say so, not '13
-    feature columns are missing'."""
+def test_predict_reads_semicolon_tab_and_pipe_files_and_names_a_space_separated_one(heart, tmp_path):
+    """';', tab and '|' read as their comma twin; a space-separated file reads as one column: say so, not
+    '13 feature columns are missing'."""
     tree_path, csv_path, _ = heart
     text = csv_path.read_text()
     want = run(predict_cmd, [tree_path, csv_path, "--proba"])
     assert want.exit_code == 0 and want.output.count("\n") == 299  # a note, the header, 297 rows
-    for sep in (";", "\t"):
-        path = tmp_path / "sep.csv"
+    path = tmp_path / "sep.csv"
+    for sep in (";", "\t", "|"):
         path.write_text(text.replace(",", sep))
         res = run(predict_cmd, [tree_path, path, "--proba"])
         assert (res.exit_code, res.output) == (0, want.output)
-    path.write_text(text.replace(",", "|"))
+    path.write_text(text.replace(",", " "))
     for res in (run(predict_cmd, [tree_path, path]), run(explain_cmd, [tree_path, "--data", path, "--row", 0])):
-        fails(res, f"{path}: the header is one column 'age|sex|")
-        fails(res, "and the tree needs 13: the file looks '|'-separated; olctc reads comma-, semicolon- or tab-")
+        fails(res, f"{path}: the header is one column 'age sex ")
+        fails(res, "and the tree needs 13: olctc reads comma-, semicolon-, tab- or '|'-separated files (save it")
 
 
 def test_predict_and_explain_note_unseen_categories(tmp_path):
