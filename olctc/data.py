@@ -528,6 +528,9 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
     if dup is not None:
         raise OlctcError(f"feature_names names {dup!r} twice; feature names must be unique")
     for j, n in enumerate(names):
+        if n == "":
+            # A tree file names every column (as a CSV header must): an unnamed one could not be read back.
+            raise OlctcError(f"feature_names[{j}] is empty; every feature needs a name")
         try:
             n.encode("utf-8")
         except UnicodeEncodeError:

@@ -58,7 +58,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         In-process solver: "highs", "cbc" or "scip"; None picks ``olctc fit``'s default for the preset
         (HiGHS, SCIP for the MIQP presets).
     time_limit : float or None, default 60
-        Seconds for the whole fit (build + warm start + solve + refine).
+        Seconds for the whole fit (build + warm start + solve + refine). A limit too short to leave the
+        solver a second (about 3 s on small data) is refused, naming the least that works.
     threads : int or None
         Solver threads.
     refine : bool, default True
@@ -315,12 +316,16 @@ def _generic_column_names(X: Any) -> list[str] | None:
     return names
 
 
+_INT64 = np.iinfo(np.int64)
+
+
 def _homogeneous_labels(y: np.ndarray) -> np.ndarray:
     """An object array of plain ints (or of plain strs) as an int (str) array, so sklearn sees its type."""
     if y.dtype != object or y.size == 0:
         return y
     items = y.tolist()
-    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in items):
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+           and _INT64.min <= v <= _INT64.max for v in items):
         return np.asarray(items, dtype=np.int64)
     if all(isinstance(v, str) for v in items):
         return np.asarray(items, dtype=str)
@@ -342,23 +347,25 @@ def _py_label(v: Any) -> Any:
 # ---------------------------------------------------------------------- skl2onnx registration
 
 def _onnx_shape_calculator(operator) -> None:
+    from onnx import TensorProto
     from skl2onnx.common.data_types import (DoubleTensorType, FloatTensorType, Int64TensorType,
                                             StringTensorType)
+
+    from olctc.export.onnx import _label_tensor
 
     est = operator.raw_operator
     _check_onnx_inputs(operator)
     n = operator.inputs[0].get_first_dimension()
     labels = est.classes_
     options = _onnx_options(operator)
-    if options["nocl"] or np.issubdtype(labels.dtype, np.integer) or labels.dtype == np.bool_:
-        operator.outputs[0].type = Int64TensorType([n])
-    elif np.issubdtype(labels.dtype, np.floating):
-        if not all(float(c).is_integer() for c in labels):
-            raise OlctcError("ONNX export needs integer or string class labels (skl2onnx's label types); "
-                             f"got {labels.tolist()}")
-        operator.outputs[0].type = Int64TensorType([n])
-    else:
-        operator.outputs[0].type = StringTensorType([n])
+    if not options["nocl"] and np.issubdtype(labels.dtype, np.floating) \
+            and not all(float(c).is_integer() for c in labels):
+        raise OlctcError("ONNX export needs integer or string class labels (skl2onnx's label types); "
+                         f"got {labels.tolist()}")
+    # The type the converter's graph gives its labels (ints beyond int64 go out as text), not a guess
+    # from classes_'s dtype.
+    proto = _label_tensor(_export_tree_for_onnx(est, nocl=bool(options["nocl"])).classes)[1]
+    operator.outputs[0].type = (Int64TensorType if proto == TensorProto.INT64 else StringTensorType)([n])
     in_type = operator.inputs[0].type
     # ZipMap (skl2onnx's default post-processing) takes float only; zipmap=False and zipmap="columns"
     # (whose per-class outputs skl2onnx types after the input) keep double input double.

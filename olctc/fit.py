@@ -128,7 +128,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         if remaining < 1.0:
             # the smallest limit that leaves the solver 1 s, rounded up to whole seconds
             least = math.ceil(spent + reserve + 2.0 / SOLVER_SHARE)
-            raise OlctcError(f"--time-limit {time_limit:g} s leaves no time to solve: building the model and "
+            raise OlctcError(f"a time limit of {time_limit:g} s leaves no time to solve: building the model and "
                              f"the warm start took {spent:.1f} s, and decoding, refinement and the solver's "
                              f"overrun need a reserve: give at least {least} s")
     if verbose:

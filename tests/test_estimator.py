@@ -103,6 +103,9 @@ def test_errors(heart_small):
         OLCTClassifier(depth=0).fit(X, y)
     with pytest.raises(ValueError, match="The 'preset' parameter"):
         OLCTClassifier(preset="nope").fit(X, y)
+    # ints beyond int64 in an object array: scikit-learn's own error, as LogisticRegression gives it
+    with pytest.raises(ValueError, match="Unknown label type"):
+        est.fit(X, np.array([10 ** 20 if v else 0 for v in y], dtype=object))
     est.fit(X, y)
     with pytest.raises(ValueError, match="13 features"):
         est.predict(X[:, :5])
@@ -118,6 +121,9 @@ def test_feature_names_from_dataframe_like(heart_small):
         assert np.array_equal(est.predict(X), est.predict(Frame(X, names)))
     with pytest.raises(ValueError, match="feature names should match"):
         est.predict(Frame(X, names[::-1]))
+    # a tree file names every column: an unnamed one is refused before solving, not when read back
+    with pytest.raises(OlctcError, match=r"^feature_names\[0\] is empty; every feature needs a name$"):
+        OLCTClassifier(depth=1, time_limit=5).fit(Frame(X, [""] + names[1:]), y)
 
 
 def test_object_labels_from_load_dataset():
@@ -183,6 +189,19 @@ def test_skl2onnx(heart_small, labels, positive):
         sess = _ort(to_onnx(est, Xf[:1], options={id(est): options}))
         label = sess.run(None, {sess.get_inputs()[0].name: Xf})[0]
         assert label.dtype == np.int64 and np.array_equal(label, index)
+
+
+def test_skl2onnx_labels_beyond_int64_go_out_as_text(heart_small):
+    """uint64 labels >= 2^63 do not fit ONNX's int64: the declared output type must be the graph's (text)."""
+    from skl2onnx import to_onnx
+
+    X, y, _ = heart_small
+    y = np.where(y == 1, np.uint64(2 ** 63), np.uint64(0))
+    est = OLCTClassifier(depth=1, time_limit=10).fit(X, y)
+    sess = _ort(to_onnx(est, X[:1], options={id(est): {"zipmap": False}}))
+    label, proba = sess.run(None, {sess.get_inputs()[0].name: X})
+    assert label.dtype == object and label.tolist() == [str(v) for v in est.predict(X)]
+    assert {"0", str(2 ** 63)} == set(label.tolist()) and np.allclose(proba, est.predict_proba(X), atol=1e-12)
 
 
 def test_skl2onnx_refuses_one_input_per_dataframe_column(heart_small):
