@@ -191,10 +191,14 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
     """Solve a compiled MODEL and write the solver's native solution file."""
     from olctc.emit.params import validate_limits
     from olctc.pipeline import solve_compiled_file
+    from olctc.solve import EXTERNAL_SOLVERS, SOLVERS
 
     check_not_stdout(output, "where solve prints its result and the solver's log",
                      "a solution file name such as -o model.sol (or no -o: NAME.SOLVER.sol beside the model)")
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
+    if solver_path is not None and solver in SOLVERS:  # else the library's message names its parameters
+        raise OlctcError(f"--solver-path applies to the solver programs ({', '.join(EXTERNAL_SOLVERS)}), not "
+                         f"to {solver}, which runs in process")
     res, sol_path = solve_compiled_file(model, solver, time_limit=time_limit, threads=threads,
                                         use_start=use_start, solver_path=solver_path, output=output,
                                         verbose=not quiet)
@@ -204,6 +208,17 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
         _fail(f"{solver} found no solution ({res.raw_status}); its file {sol_path} holds none",
               NoSolution.exit_code)
     click.echo(f"solution written to {sol_path}")
+    _exit_if_interrupted(res.raw_status)
+
+
+def _exit_if_interrupted(raw_status: str) -> None:
+    """Exit 130 after writing what an interrupted solver handed back: a script must not take the
+    incumbent of a stopped solve for a finished one (the grid's ``solve -o X.part && mv X.part X``)."""
+    from olctc.solve.result import limit_kind
+
+    if limit_kind(raw_status) == "interrupt":
+        click.echo("interrupted (the best solution found until then was written)", err=True)
+        sys.exit(130)
 
 
 @cli.command("decode")
@@ -289,6 +304,7 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
     _note_cbc_optimum(res.summary["solver"], res.summary["status"])
     save(res.tree, output)
     click.echo(f"tree written to {output}")
+    _exit_if_interrupted(res.summary["raw_status"])
 
 
 #: Said after a CBC solve's result: its "optimal" is not to be trusted on these models (docs/BENCHMARKS.md).

@@ -135,9 +135,13 @@ class DecodeReport:
                        "false. CBC does this on these models; solve with HiGHS or SCIP with the settings of "
                        "NAME.solvers.txt")
         if self.tolerance_exploited:
-            out.append("WARNING: the solver's objective is not the tree's true objective: it used its "
-                       "feasibility/integrality tolerances to route points for free. Solve again with "
-                       "the tight tolerances of the parameter files compile wrote (1e-9).")
+            how = ("to route points for free" if self.disagreements else
+                   f"to count a loss (or leaf predictions) that (w, b) do not give: its values miss the rows by "
+                   f"up to {self.max_row_violation:.3g}")
+            out.append(f"WARNING: the solver's objective is not the tree's true objective: it used its "
+                       f"feasibility/integrality tolerances {how}. If it ran without the parameter files compile "
+                       "wrote (tolerances 1e-9), solve again with them; if it had them, it broke its own "
+                       "tolerances on this model (CBC does, docs/BENCHMARKS.md): solve with another solver.")
             if self.disagreements and self.digits is not None:
                 # a point within epsilon of a split can change sides when w and b lose their last digits
                 out.append(f"  or the file's {self.digits}-digit values moved points across a split: the "

@@ -103,6 +103,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     """
     from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
     from olctc.solve import solve_milp
+    from olctc.solve.result import limit_kind
     from olctc.warmstart import warm_start
 
     solver = default_solver(spec) if solver is None else solver
@@ -139,7 +140,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose,
                      keep_incumbent=keep_incumbent)
     t_solve = res.runtime
-    if "interrupt" in res.raw_status.lower() and not keep_incumbent:
+    if limit_kind(res.raw_status) == "interrupt" and not keep_incumbent:
         raise KeyboardInterrupt
     if res.x is None:
         if verbose:

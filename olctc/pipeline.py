@@ -4,6 +4,7 @@ Each function here is one user-visible step; all the mathematics lives in the mo
 """
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from pathlib import Path
@@ -124,8 +125,10 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
         # not the solver's. A reserve covers writing the solution afterwards.
         spent = time.monotonic() - started
         if time_limit - spent - SOLUTION_RESERVE < MIN_SOLVE_SECONDS:
+            least = math.ceil(spent + SOLUTION_RESERVE + MIN_SOLVE_SECONDS + 0.1)
             raise OlctcError(f"--time-limit {time_limit:g} s leaves no time to solve: checking the model's "
-                             f"files took {spent:.1f} s")
+                             f"files took {spent:.1f} s, writing the solution needs {SOLUTION_RESERVE:g} s and "
+                             f"a solver at least {MIN_SOLVE_SECONDS:g} s: give at least {least} s")
         time_limit -= spent + SOLUTION_RESERVE
     res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
                      verbose=verbose, solver_path=solver_path, solution_path=sol if external else None,
@@ -164,11 +167,16 @@ def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, wh
     else:
         if not Path(src).exists():
             raise OlctcError(f"{what} {src} is not there; pass its path with --data")
+        # The file's hash first: a changed file may not even read as before (other labels, columns).
+        _check_data_hash(src, sha256_file(src), info["sha256"], since)
         ds = read_csv(src, info["target"], info.get("positive_class"))
-    if ds.sha256 != info["sha256"]:
-        raise OlctcError(f"{src}: the data changed since {since} (sha256 {ds.sha256[:12]}... != "
-                         f"{info['sha256'][:12]}...)")
+    _check_data_hash(src, ds.sha256, info["sha256"], since)
     return ds
+
+
+def _check_data_hash(src: str, got: str, expected: str, since: str) -> None:
+    if got != expected:
+        raise OlctcError(f"{src}: the data changed since {since} (sha256 {got[:12]}... != {expected[:12]}...)")
 
 
 def training_data(man: dict[str, Any], data_path: str | Path | None = None, where: str | Path = "manifest"):

@@ -110,6 +110,7 @@ def _broken_files(d: Path) -> None:
         "noname.csv": "a,,y\n1,2,1\n3,4,0\n",
         "one.csv": "a,b,c,y\n1,2,x,1\n",
         "other.csv": TINY.replace("0.1,0.3", "0.1,0.4"),
+        "relabelled.csv": TINY.replace(",1\n", ",yes\n").replace(",-1\n", ",no\n"),
         "oneclass.csv": "a,b,y\n1,2,1\n3,4,1\n",
     }
     for name, text in files.items():
@@ -234,7 +235,8 @@ CASES = [
     C("solve-missing-program", "solve m.mps --solver cbc-cli --solver-path /nonexistent/cbc",
       "solver program /nonexistent/cbc does not exist or is not executable"),
     C("solve-path-for-inprocess", "solve m.mps --solver highs --solver-path /usr/bin/cbc",
-      "solver_path and solution_path apply to external solvers (cbc-cli, highs-cli, glpk-cli), not to highs"),
+      "--solver-path applies to the solver programs (cbc-cli, highs-cli, glpk-cli), not to highs, which runs "
+      "in process"),
     C("solve-output-folder-missing", "solve m.mps -o nodir/x.sol",
       "cannot write nodir/x.sol: folder nodir does not exist"),
     C("solve-not-a-model", "solve tiny.csv",
@@ -313,8 +315,11 @@ CASES = [
       "-o m.mps is also the input model; write to another file"),
     C("decode-output-is-the-training-data", "decode m.olctc.json m.highs.sol -o tiny.csv",
       "-o tiny.csv is also the input data; write to another file"),
+    # the hash first: a replaced file is "changed", whatever else is wrong with it (too short, other labels)
     C("decode-data-too-short", "decode m.olctc.json m.highs.sol --data one.csv -o o.json",
-      "one.csv: 1 data row(s); at least 2 points are needed"),
+      "one.csv: the data changed since compile (sha256 {sha:one.csv}... != {sha:tiny.csv}...)"),
+    C("decode-data-relabelled", "decode m.olctc.json m.highs.sol --data relabelled.csv -o o.json",
+      "relabelled.csv: the data changed since compile (sha256 {sha:relabelled.csv}... != {sha:tiny.csv}...)"),
     C("decode-data-changed", "decode m.olctc.json m.highs.sol --data other.csv -o o.json",
       "other.csv: the data changed since compile (sha256 {sha:other.csv}... != {sha:tiny.csv}...)"),
     C("solution-unknown-column", "decode m.olctc.json unknown.sol -o o.json",

@@ -412,6 +412,15 @@ def test_a_tree_better_than_the_solver_said_is_no_tolerance_leak():
     assert any(line.startswith("WARNING:") for line in higher.lines())
     assert report(23.2756 * (1 + 1e-9)).ok and not report(23.2756 * (1 + 1e-9)).loss_slack
     assert report(23.2612, [(0, 1, 2)]).tolerance_exploited  # a routing disagreement is a leak whatever the sums
+    # the warning says what leaked: routing, or (OCT-H's leaf predictions, CBC at 1e-9) rows missed by how much
+    routed = " ".join(report(23.29, [(0, 1, 2)]).lines())
+    assert "tolerances to route points for free. If it ran without the parameter files" in routed
+    higher.max_row_violation = 1.2e-4
+    text = " ".join(higher.lines())
+    assert "routes every training point as z says" in text
+    assert ("tolerances to count a loss (or leaf predictions) that (w, b) do not give: its values miss the rows "
+            "by up to 0.00012. If it ran without the parameter files compile wrote (tolerances 1e-9), solve again "
+            "with them; if it had them, it broke its own tolerances on this model") in text
 
 
 def test_an_optimum_worse_than_the_warm_start_is_called_false(work, tmp_path, capsys):

@@ -102,12 +102,31 @@ def test_fit_killed_during_solve_writes_no_tree(tmp_path):
 def test_fit_killed_with_keep_incumbent_writes_the_best_tree(tmp_path):
     code, err = run_and_kill(["fit", "--dataset", "heart", "--solver", "highs", "--time-limit", "40", "--quiet",
                               "--keep-incumbent", "-o", "tree.json"], tmp_path, 5.0)
-    assert code == 0, err
+    assert code == 130 and err.strip().endswith(INTERRUPTED_KEPT), err
     from olctc.export.json import load
 
     tree = load(tmp_path / "tree.json")
     assert tree.meta["fit"]["raw_status"] == "Interrupted by user"
     assert [p.name for p in tmp_path.iterdir()] == ["tree.json"]
+
+
+#: The last line of a command that wrote what an interrupted solver handed back (and exits 130).
+INTERRUPTED_KEPT = "interrupted (the best solution found until then was written)"
+
+
+def test_solve_interrupted_writes_the_incumbent_and_exits_130(tmp_path):
+    """A script must tell a stopped solve from a finished one: the grid runs `solve -o X.part && mv X.part X`,
+    and an exit 0 made a scheduler's SIGTERM look like a solved task that resubmitting then skipped."""
+    compiled = subprocess.run([sys.executable, "-m", "olctc.cli", "compile", "--dataset", "sonar", "--depth", "2",
+                               "-o", "m.mps"], cwd=tmp_path, capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
+    code, err = run_and_kill(["solve", "m.mps", "--solver", "highs", "--threads", "2", "--time-limit", "60",
+                              "--quiet", "-o", "m.highs.sol"], tmp_path, 6.0)
+    assert code == 130 and err.strip().endswith(INTERRUPTED_KEPT) and "Traceback" not in err, err
+    from olctc.read import read_solution
+
+    sol = read_solution(tmp_path / "m.highs.sol")
+    assert sol.status == "feasible" and "interrupt" in sol.raw_status.lower() and sol.values
 
 
 def _kill_timed(args: list[str], folder: Path, after: float, sig: int) -> tuple[int, str, float]:
@@ -137,7 +156,7 @@ def test_fit_with_scip_on_sigterm_stops_the_solve_and_keeps_its_incumbent(tmp_pa
     code, err, took = _kill_timed(["fit", "--dataset", "sonar", "--preset", "margot", "--solver", "scip",
                                    "--time-limit", "60", "--quiet", "--keep-incumbent", "-o", "tree.json"],
                                   tmp_path, 6.0, signal.SIGTERM)
-    assert code == 0, err
+    assert code == 130 and err.strip().endswith(INTERRUPTED_KEPT), err
     assert took < 25, f"the fit took {took:.0f} s to stop"
     from olctc.export.json import load
 

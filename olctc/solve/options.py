@@ -45,8 +45,10 @@ class SolveOptions:
         left = self.deadline - time.monotonic()
         if left < MIN_SOLVE_SECONDS:
             spent = self.time_limit - left
-            raise OlctcError(f"no time is left to solve: reading the model took {spent:.1f} s of the "
-                             f"{self.time_limit:g} s time limit")
+            # Not the limit itself: a command hands its solver what is left of its own, larger, limit.
+            raise OlctcError(f"no time is left to solve: reading the model took {spent:.1f} s, leaving "
+                             f"{max(left, 0.0):.2f} s of the time limit (a solver needs at least "
+                             f"{MIN_SOLVE_SECONDS:g} s)")
         return left
 
 
