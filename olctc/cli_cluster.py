@@ -9,7 +9,21 @@ from pathlib import Path
 import click
 
 from olctc.cli import TREE_FILE, _load_data, _spec, data_options, max_nonzeros_option, spec_options
+from olctc.cluster import GRID_SOLVERS, MIQP_SOLVERS
 from olctc.errors import OlctcError, param_error
+from olctc.spec import PRESETS
+
+
+def _solver_help() -> str:
+    """--solver's help, from what make_grid accepts: a hand-written list fell behind GRID_SOLVERS (it left
+    out scip, the open-source solver of the MIQP presets)."""
+    programs = [k for k in GRID_SOLVERS if k.endswith("-cli")]
+    in_process = [k for k, v in GRID_SOLVERS.items() if k == v and k not in programs]
+    aliases = [f"{k} (`olctc solve` with {v})" for k, v in GRID_SOLVERS.items() if k not in programs + in_process]
+    miqp = ", ".join(n for n, p in PRESETS.items() if p.quadratic)
+    return (f"How each task is solved: {'; '.join(aliases)}; {', '.join(in_process)} (`olctc solve` with that "
+            f"solver in process); {', '.join(programs)} (that program; gurobi-cli runs gurobi_cl). The MIQP "
+            f"presets ({miqp}) need {' or '.join(MIQP_SOLVERS)}.")
 
 
 @click.command("grid")
@@ -21,8 +35,7 @@ from olctc.errors import OlctcError, param_error
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the test split and folds.")
 @click.option("--test-size", type=float, default=0.2, show_default=True,
               help="Stratified test share held out (0: none).")
-@click.option("--solver", default="olctc", show_default=True,
-              help="olctc (in-process HiGHS via `olctc solve`), highs-cli, cbc-cli, glpk-cli or gurobi-cli.")
+@click.option("--solver", default="olctc", show_default=True, help=_solver_help())
 @click.option("--time-limit", type=float, default=600.0, show_default=True, help="Seconds per task.")
 @click.option("--threads", type=int, default=None, help="Solver threads per task.")
 @click.option("--cpus-per-task", type=int, default=1, show_default=True)
@@ -94,7 +107,8 @@ def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, 
 @click.option("--quiet", is_flag=True, help="Hide the solver's log of the final fit.")
 def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet) -> None:
     """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
-    from olctc.cluster import collect, emit_final as write_final, fit_final, load_grid_data, table_lines
+    from olctc.cluster import (check_final_folder, collect, emit_final as write_final, fit_final, load_grid_data,
+                               rerun_advice, table_lines)
     from olctc.emit.params import validate_limits
     from olctc.io import atomic_write_text, check_not_input, check_not_stdout, check_suffix, check_writable
 
@@ -110,18 +124,23 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     check_suffix(output, "collect", TREE_FILE, (".json",))
     if output is not None:
         check_writable(output)  # before the final fit, which may take minutes
+    if emit_final:
+        check_final_folder(folder)  # before decoding every task
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     col = collect(folder, data_path=data)
     for line in table_lines(col):
         click.echo(line)
-    atomic_write_text(Path(folder) / "cv_results.json", json.dumps(
+    # Written even when no C can be chosen (best null): the record of each task's score or problem, for a
+    # script to act on, and no stale earlier file left to contradict the table printed above.
+    results = Path(folder) / "cv_results.json"
+    atomic_write_text(results, json.dumps(
         {"table": col.table, "best": None if col.best is None else list(col.best),
          "tasks": [{"task": r.task, "fold": r.fold, "C": list(r.C), "score": r.score, "problem": r.problem}
                    for r in col.results]}, indent=1) + "\n")
     if col.best is None:
         raise OlctcError(f"{folder}: no C combination has every fold scored ({sum(r.score is not None for r in col.results)}"
-                         f" of {len(col.results)} tasks usable); too little is left to choose C: run the "
-                         "missing tasks again (resubmit; solved tasks are skipped)")
+                         f" of {len(col.results)} tasks usable; the scores so far are in {results}, with best "
+                         f"null); too little is left to choose C: {rerun_advice(col.results)}")
     best = ",".join(f"{c:g}" for c in col.best)
     click.echo(f"best C: {best} (mean validation balanced accuracy "
                f"{next(r['mean'] for r in col.table if tuple(r['C']) == col.best):.4f})")

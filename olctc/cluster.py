@@ -18,6 +18,7 @@ lexicographically smaller C tuple (root first).
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -28,11 +29,14 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from olctc.errors import MISSING, OlctcError, brief, is_integer, is_real, param_error
+# The temporary names of every atomic write of olctc (".NAME.XXXXXXXXXXXX.tmp"), which bench and grid
+# folders recognise as leftovers.
+from olctc.io import temporary_name, check_interrupt
 
 GRID_FORMAT = "olctc-grid"
 GRID_VERSION = 1
@@ -40,10 +44,10 @@ JOBS_COLUMNS = ("task", "fold", "C", "model", "solution", "command", "gurobi_com
 #: --solver value -> the `olctc solve` solver it runs ("gurobi-cli" runs gurobi_cl directly).
 GRID_SOLVERS = {"cbc-cli": "cbc-cli", "highs-cli": "highs-cli", "glpk-cli": "glpk-cli",
                 "gurobi-cli": None, "olctc": "highs", "highs": "highs", "cbc": "cbc", "scip": "scip"}
+#: The --solver values that solve a MIQP (the margot presets); the others solve MILPs only.
+MIQP_SOLVERS = ("scip", "gurobi-cli")
 SLURM_MARGIN_S = 300  # job time = solver time limit + this margin (decoding is done later by collect)
 TIE_TOL = 1e-12
-#: What a grid stopped before grid.json leaves in its folder (a new grid there is allowed).
-GRID_LEFTOVERS = frozenset({"tasks", "logs"})
 
 
 # ------------------------------------------------------------------------------------------ building
@@ -158,28 +162,30 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
               echo: Callable[[str], None] | None = None, max_nonzeros: int | None = None) -> Grid:
     """Compile every (fold, C combination) instance of a CV grid into ``out`` with jobs.tsv and scripts.
 
+    The grid is built in a temporary folder and moved to ``out`` once whole: a grid that fails or is
+    interrupted leaves ``out`` as it was (not created, or still empty).
+
     Parameters
     ----------
     ds : the whole Dataset (its ``source`` and ``sha256`` are recorded so collect can reload it).
     spec : TreeSpec; its C is replaced by each combination of the grid.
-    out : grid folder (created; must not already hold a grid).
+    out : grid folder: new (missing parent folders are created too) or empty.
     C_values : the values each layer's C takes.
-    solver : olctc (in-process HiGHS through `olctc solve`), highs-cli, cbc-cli, glpk-cli or gurobi-cli.
-        CBC proves false optima on these models (docs/BENCHMARKS.md): its fold scores are a feasible tree's.
+    solver : a key of GRID_SOLVERS: olctc (in-process HiGHS through `olctc solve`), highs, cbc or scip
+        (`olctc solve` in process), highs-cli, cbc-cli, glpk-cli (those programs) or gurobi-cli; a MIQP
+        preset needs one of MIQP_SOLVERS. CBC proves false optima on these models (docs/BENCHMARKS.md):
+        its fold scores are a feasible tree's.
     max_nonzeros : refuse the grid, before writing anything, if the final model (all training points,
         the largest of the grid) would exceed this many nonzeros; kept for collect's final fit.
     """
-    from dataclasses import replace
-
-    from olctc.compile import check_size, compile_problem
+    from olctc.compile import check_size
     from olctc.fit import split
-    from olctc.pipeline import write_compiled
 
     if solver not in GRID_SOLVERS:
         raise param_error("solver", f"one of {', '.join(GRID_SOLVERS)}", solver)
-    if spec.info.quadratic and solver in ("cbc-cli", "highs-cli", "glpk-cli", "olctc", "highs", "cbc"):
-        raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): use --solver gurobi-cli "
-                         "or scip")
+    if spec.info.quadratic and solver not in MIQP_SOLVERS:
+        raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): use --solver "
+                         f"{' or '.join(MIQP_SOLVERS)}")
     if not (time_limit > 0) or math.isinf(time_limit):
         raise param_error("time_limit", "a finite number of seconds > 0", time_limit)
     if not ds.source:
@@ -189,66 +195,199 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
     if not os.fspath(out).strip():  # Path("") is the current folder: an unset variable in a script
         raise param_error("output", "a folder path (-o DIR)", os.fspath(out))
     out = Path(out)
-    if (out / "grid.json").exists() or (out / "jobs.tsv").exists():
-        raise OlctcError(f"{out} already holds a grid; choose a new folder (or delete it)")
-    if out.exists() and not out.is_dir():
-        raise OlctcError(f"{out} exists and is not a folder")
-    if out.is_dir():
-        # A grid writes run_local.sh, submit.slurm and tasks/NNNN/* over whatever has those names: only a
-        # new or empty folder, or what a stopped `olctc grid` left (tasks/, logs/, temporary files).
-        foreign = sorted(p.name for p in out.iterdir() if p.name not in GRID_LEFTOVERS
-                         and not (p.name.startswith(".") and p.name.endswith(".tmp")))
-        if foreign:
-            raise OlctcError(f"{out} is not empty and holds no grid ({', '.join(foreign[:3])}"
-                             f"{', ...' if len(foreign) > 3 else ''}): give a new or empty folder")
+    check_grid_folder(out)
     Cs = C_grid(parse_C_values(C_values), spec.depth)
     train, test = split(ds, test_size, seed)
     check_size(len(train), ds.p, spec, max_nonzeros)
     fold_rows = make_folds(ds.y, train, folds, seed)
-    (out / "tasks").mkdir(parents=True, exist_ok=True)
-    (out / "logs").mkdir(exist_ok=True)
+    with _staged_folder(out) as tmp:
+        tasks = _write_tasks(tmp, ds, spec, Cs, fold_rows, solver=solver, time_limit=time_limit,
+                             threads=threads, olctc_cmd=olctc_cmd, echo=echo, max_nonzeros=max_nonzeros)
+        info = {
+            "format": GRID_FORMAT, "version": GRID_VERSION,
+            "data": {"name": ds.name, "source": ds.source, "sha256": ds.sha256, "target": ds.target,
+                     "positive_class": _json_label(ds.classes[1]), "n": ds.n, "p": ds.p},
+            "seed": seed, "test_size": test_size,
+            "train_rows": [int(r) for r in train], "test_rows": [int(r) for r in test],
+            "folds": fold_rows, "spec": spec.to_json(), "C_values": [float(v) for v in parse_C_values(C_values)],
+            "C_grid": [list(C) for C in Cs], "solver": solver, "time_limit": time_limit, "threads": threads,
+            "max_nonzeros": max_nonzeros,
+            "tasks": [{k: t[k] for k in ("task", "fold", "C", "model", "solution")} for t in tasks],
+        }
+        _write_grid_files(tmp, info, tasks, slurm)
+    return Grid(out, info, tasks)
+
+
+def check_grid_folder(out: Path) -> None:
+    """OlctcError unless a grid can be built in ``out``: a new folder under a writable one, or an empty
+    writable folder. Checked before the (long) build."""
+    if (out / "grid.json").exists() or (out / "jobs.tsv").exists():
+        raise OlctcError(f"{out} already holds a grid; choose a new folder (or delete it)")
+    if (out.exists() or out.is_symlink()) and not out.is_dir():
+        raise OlctcError(f"{out} exists and is not a folder")
+    if out.is_dir():
+        # A grid writes run_local.sh, submit.slurm and tasks/NNNN/* over whatever has those names: only a
+        # new or empty folder. Temporary files of an olctc killed outright (SIGKILL) are no reason to refuse.
+        foreign = sorted(p.name for p in out.iterdir() if not _is_temporary(p.name))
+        if foreign:
+            raise OlctcError(f"{out} is not empty and holds no grid ({', '.join(foreign[:3])}"
+                             f"{', ...' if len(foreign) > 3 else ''}): give a new or empty folder")
+    anchor = _existing_ancestor(out)
+    if not anchor.is_dir():
+        raise OlctcError(f"cannot write {out}: folder {anchor} is not a folder")
+    if not os.access(anchor, os.W_OK | os.X_OK):
+        raise OlctcError(f"cannot write {out}: folder {anchor} is not writable")
+
+
+def _is_temporary(name: str) -> bool:
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+def _existing_ancestor(path: Path) -> Path:
+    """``path`` itself if it exists, else its nearest parent that does (possibly not a folder)."""
+    return next((p for p in (path, *path.parents) if p.exists() or p.is_symlink()), Path("."))
+
+
+@contextlib.contextmanager
+def _staged_folder(out: Path) -> Iterator[Path]:
+    """A temporary folder to build the grid in, moved to ``out`` when the block succeeds and removed on
+    any exception (KeyboardInterrupt included): a failed or interrupted grid leaves ``out`` as it was.
+
+    It is made inside ``out`` when that is an existing (empty) folder, else beside ``out`` in its nearest
+    existing parent: the same file system either way, so moving it into place is a rename. An existing
+    ``out`` is kept, not replaced: its owner, mode and being someone's current folder stay as they were.
+    """
+    existing = out.is_dir()
+    anchor = out if existing else _existing_ancestor(out)
+    missing = [] if existing else [p for p in (out.parent, *out.parent.parents) if not p.exists()]
+    tmp: Path | None = None
+    try:
+        for _ in range(100):
+            # The name is set before the folder exists: an interrupt right after mkdir still removes it.
+            tmp = anchor / temporary_name(out.name or "grid")
+            try:
+                tmp.mkdir()
+                break
+            except FileExistsError:  # another process's folder: never ours to remove
+                tmp = None
+            except OSError as exc:
+                tmp = None
+                raise OlctcError(f"cannot write {out}: {exc.strerror or exc}") from None
+        else:
+            raise OlctcError(f"cannot write {out}: no free temporary name in {anchor}")
+        with _write_errors(out, tmp):
+            yield tmp
+            check_interrupt()
+            if existing:
+                _move_entries(tmp, out)
+            else:
+                for p in reversed(missing):
+                    p.mkdir(exist_ok=True)
+                os.rename(tmp, out)
+    except BaseException:
+        if tmp is not None:
+            _remove_tree(tmp)
+        for p in missing:  # deepest first; only the empty ones, which this call made
+            with contextlib.suppress(OSError):
+                p.rmdir()
+        raise
+
+
+@contextlib.contextmanager
+def _write_errors(out: Path, tmp: Path) -> Iterator[None]:
+    """Errors of building the grid as one line that names ``out``, never the temporary folder the user
+    did not ask for: a file in it is named by its place in ``out``."""
+    def shown(name: str) -> str:
+        return os.fspath(out) + name[len(os.fspath(tmp)):] if name.startswith(os.fspath(tmp)) else name
+
+    try:
+        yield
+    except OlctcError as exc:
+        if os.fspath(tmp) not in str(exc):
+            raise
+        raise type(exc)(str(exc).replace(os.fspath(tmp), os.fspath(out))) from None
+    except OSError as exc:
+        where = shown(os.fspath(exc.filename)) if exc.filename is not None else os.fspath(out)
+        raise OlctcError(f"cannot write {where}: {exc.strerror or exc}") from None
+
+
+def _move_entries(src: Path, dst: Path) -> None:
+    """Move what ``src`` holds into the empty folder ``dst`` (grid.json last: it makes ``dst`` a grid),
+    then remove ``src``; on failure move back what was moved."""
+    names = sorted((p.name for p in src.iterdir()), key=lambda n: n == "grid.json")
+    moved: list[str] = []
+    try:
+        for name in names:
+            if (dst / name).exists():  # os.rename would replace it: written there during the build
+                raise OlctcError(f"cannot write {dst / name}: it appeared while the grid was built")
+            os.rename(src / name, dst / name)
+            moved.append(name)
+    except BaseException:
+        for name in moved:
+            with contextlib.suppress(OSError):
+                os.rename(dst / name, src / name)
+        raise
+    src.rmdir()
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove ``path``, even when another interrupt lands meanwhile (Ctrl-C pressed again): the cleanup
+    of the first one must not stop halfway."""
+    for _ in range(100):
+        try:
+            shutil.rmtree(path, ignore_errors=True)
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def _write_tasks(folder: Path, ds, spec, Cs: list[tuple[float, ...]], fold_rows: list[dict[str, list[int]]], *,
+                 solver: str, time_limit: float, threads: int | None, olctc_cmd: str,
+                 echo: Callable[[str], None] | None, max_nonzeros: int | None) -> list[dict[str, Any]]:
+    """Compile every (fold, C) task into ``folder``/tasks/NNNN; the rows of jobs.tsv, paths relative to
+    ``folder`` (the jobs run from the grid folder, wherever it is moved)."""
+    from dataclasses import replace
+
+    from olctc.compile import compile_problem
+    from olctc.pipeline import write_compiled
+
+    (folder / "tasks").mkdir()
+    (folder / "logs").mkdir()
     tasks: list[dict[str, Any]] = []
-    tid = 0
     for f, fr in enumerate(fold_rows):
         rows = np.asarray(fr["train"], dtype=np.int64)
         sub = ds.subset(rows)
         for C in Cs:
-            folder = f"tasks/{tid:04d}"
-            model = f"{folder}/model.mps"
-            sol = f"{folder}/model.{(GRID_SOLVERS[solver] or solver).replace('-cli', '')}.sol"
-            log = f"{folder}/solve.log"
+            tid = len(tasks)
+            task_folder = f"tasks/{tid:04d}"
+            model = f"{task_folder}/model.mps"
+            sol = f"{task_folder}/model.{(GRID_SOLVERS[solver] or solver).replace('-cli', '')}.sol"
+            log = f"{task_folder}/solve.log"
             comp = compile_problem(sub, replace(spec, C=C), f"task{tid:04d}", rows=rows,
                                    max_nonzeros=max_nonzeros)
-            (out / folder).mkdir(exist_ok=True)
-            write_compiled(comp, out / model)
+            (folder / task_folder).mkdir()
+            write_compiled(comp, folder / model)
             cmd = _solve_command(solver, model, sol, log, time_limit, threads, olctc_cmd)
-            gcmd = _gurobi_command(model, f"{folder}/model.gurobi.sol", log, time_limit, threads)
+            gcmd = _gurobi_command(model, f"{task_folder}/model.gurobi.sol", log, time_limit, threads)
             tasks.append({"task": tid, "fold": f, "C": list(C), "model": model, "solution": sol,
                           "command": cmd, "gurobi_command": gcmd})
             if echo:
                 echo(f"  task {tid:04d}: fold {f}, C {_c_str(C)} ({comp.milp.n_rows:,} rows, "
                      f"{comp.milp.n_cols:,} columns)")
-            tid += 1
-    info = {
-        "format": GRID_FORMAT, "version": GRID_VERSION,
-        "data": {"name": ds.name, "source": ds.source, "sha256": ds.sha256, "target": ds.target,
-                 "positive_class": _json_label(ds.classes[1]), "n": ds.n, "p": ds.p},
-        "seed": seed, "test_size": test_size,
-        "train_rows": [int(r) for r in train], "test_rows": [int(r) for r in test],
-        "folds": fold_rows, "spec": spec.to_json(), "C_values": [float(v) for v in parse_C_values(C_values)],
-        "C_grid": [list(C) for C in Cs], "solver": solver, "time_limit": time_limit, "threads": threads,
-        "max_nonzeros": max_nonzeros,
-        "tasks": [{k: t[k] for k in ("task", "fold", "C", "model", "solution")} for t in tasks],
-    }
+    return tasks
+
+
+def _write_grid_files(folder: Path, info: dict[str, Any], tasks: list[dict[str, Any]],
+                      slurm: SlurmOptions) -> None:
+    """grid.json, jobs.tsv and the two scripts (which ``cd`` to the grid folder: no path inside)."""
     from olctc.io import atomic_write_text
 
-    atomic_write_text(out / "grid.json", json.dumps(info, indent=1) + "\n")
-    atomic_write_text(out / "jobs.tsv", _jobs_text(tasks))
-    atomic_write_text(out / "submit.slurm", slurm_script(len(tasks), time_limit, slurm))
-    atomic_write_text(out / "run_local.sh", local_script())
+    atomic_write_text(folder / "grid.json", json.dumps(info, indent=1) + "\n")
+    atomic_write_text(folder / "jobs.tsv", _jobs_text(tasks))
+    atomic_write_text(folder / "submit.slurm", slurm_script(len(tasks), info["time_limit"], slurm))
+    atomic_write_text(folder / "run_local.sh", local_script())
     for name in ("submit.slurm", "run_local.sh"):
-        os.chmod(out / name, 0o755)
-    return Grid(out, info, tasks)
+        os.chmod(folder / name, 0o755)
 
 
 def _json_label(v: Any) -> Any:
@@ -524,6 +663,7 @@ class TaskResult:
     problem: str | None = None  # None when scored
     status: str | None = None   # the solver's status when decoded
     warnings: list[str] = field(default_factory=list)
+    unusable: Path | None = None  # a solution file that exists but does not decode: resubmitting skips it
 
 
 @dataclass
@@ -568,11 +708,11 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
         try:
             tree, report = decode_file(manifest_path(model), sol, data=data_path, refine=refine)
         except OlctcError as exc:
-            r.problem = f"unusable solution: {exc}"
+            r.problem, r.unusable = f"unusable solution: {exc}", sol
             out.append(r)
             continue
         except Exception as exc:  # a corrupt file must not stop the other tasks
-            r.problem = f"unusable solution: {type(exc).__name__}: {exc}"
+            r.problem, r.unusable = f"unusable solution: {type(exc).__name__}: {exc}", sol
             out.append(r)
             continue
         r.status = getattr(report, "status", None)
@@ -645,7 +785,24 @@ def table_lines(col: Collected) -> list[str]:
     for r in col.results:
         for w in r.warnings:
             lines.append(f"  task {r.task:04d}: warning: {w}")
+    if any(r.unusable for r in col.results):
+        lines.append(f"note: to solve the tasks of unusable solutions again, {rerun_advice(col.results)}")
     return lines
+
+
+def rerun_advice(results: list[TaskResult]) -> str:
+    """How to get the unscored tasks solved. The job scripts skip every task whose solution file is not
+    empty, so resubmitting alone never replaces an unusable (truncated, foreign) one: it must go first."""
+    again = "run the missing tasks again (resubmit; solved tasks are skipped)"
+    broken = [r.unusable for r in results if r.unusable is not None]
+    if not broken:
+        return again
+    if len(broken) > 10:
+        rm = f"delete the {len(broken)} unusable solution files of the tasks listed above"
+    else:
+        rm = "rm " + " ".join(shlex.quote(os.fspath(f)) for f in broken)
+    return (f"delete the unusable solution file(s) first ({rm}: resubmitting skips every task that has a "
+            f"solution file), then {again}")
 
 
 def final_dataset(info: dict[str, Any], ds):
@@ -690,12 +847,29 @@ def emit_final(folder: str | Path, info: dict[str, Any], ds, C: Sequence[float])
     from olctc.compile import compile_problem
     from olctc.pipeline import write_compiled
 
-    out = Path(folder) / "final"
-    out.mkdir(exist_ok=True)
+    out = check_final_folder(folder)
     rows = np.asarray(info["train_rows"], dtype=np.int64)
     comp = compile_problem(ds.subset(rows), final_spec(info, C), "final", rows=rows,
                            max_nonzeros=info.get("max_nonzeros"))
-    return write_compiled(comp, out / "model.mps")
+    made = not out.exists()
+    try:
+        out.mkdir(exist_ok=True)
+        return write_compiled(comp, out / "model.mps")
+    except BaseException as exc:
+        if made:  # write_compiled removed its files: the folder made for them goes too
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        if isinstance(exc, OSError):
+            raise OlctcError(f"cannot write {out}: {exc.strerror or exc}") from None
+        raise
+
+
+def check_final_folder(folder: str | Path) -> Path:
+    """``folder``/final, after checking emit_final can write there (before collect decodes every task)."""
+    out = Path(folder) / "final"
+    if out.exists() and not out.is_dir():
+        raise OlctcError(f"cannot write {out / 'model.mps'}: {out} exists and is not a folder")
+    return out
 
 
 def olctc_command() -> str:

@@ -158,7 +158,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         # The name is known before the file exists (tempfile.mkstemp creates the file and only then
         # returns its name): an interrupt that lands right after the create still removes it.
         for _ in range(_TRIES):
-            tmp = os.path.join(folder, _temporary_name(path.name))
+            tmp = os.path.join(folder, temporary_name(path.name))
             try:
                 with _os_errors(path, tmp):
                     # 0o666 minus the umask: the mode open() would give (mkstemp's would be 0600).
@@ -224,9 +224,11 @@ def is_console() -> bool:
     return _console
 
 
-def _temporary_name(name: str) -> str:
-    # ".NAME.XXXXXXXXXXXX.tmp" (bench folders recognise leftovers by the dot and the suffix); NAME is
-    # shortened so that the whole stays within the 255 bytes a file name may have.
+def temporary_name(name: str) -> str:
+    """A fresh hidden name for a file or folder being written in place of ``name``.
+
+    ".NAME.XXXXXXXXXXXX.tmp" (bench and grid folders recognise leftovers by the dot and the suffix); NAME
+    is shortened so that the whole stays within the 255 bytes a file name may have."""
     room = 255 - len(".." + "0" * 12 + ".tmp")
     stem = name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
     return f".{stem}.{secrets.token_hex(6)}.tmp"

@@ -1,14 +1,17 @@
 """`olctc grid` / `olctc collect`: grid folders, job scripts, run locally with real solvers, bad input."""
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pytest
@@ -152,6 +155,10 @@ def test_collect_with_bad_solutions(solved_grid, tmp_path):
     res = run_cli("collect", str(g), "--emit-final")
     assert res.returncode == 0, res.stderr
     assert "tasks: 4 of 8 scored" in res.stdout and "are not candidates" in res.stdout
+    # resubmitting skips a task whose solution file is not empty: the unusable ones must go first
+    unusable = " ".join(str(g / f"tasks/{k:04d}/model.cbc.sol") for k in (2, 3, 5))
+    assert ("note: to solve the tasks of unusable solutions again, delete the unusable solution file(s) first "
+            f"(rm {unusable}: resubmitting skips every task that has a solution file)") in res.stdout
     assert (g / "final/model.mps").exists() and (g / "final/model.olctc.json").exists()
     man = json.loads((g / "final/model.olctc.json").read_text())
     assert man["spec"]["C"] == [0.01, 0.01] and len(man["data"]["rows"]) == 48
@@ -319,13 +326,23 @@ def test_grid_refuses_a_folder_of_other_files(tmp_path):
                                                   "give a new or empty folder\n")
     assert [p.name for p in mine.iterdir()] == ["run_local.sh"]
     assert (mine / "run_local.sh").read_text() == "my own script\n"
-    # what a stopped grid leaves (tasks/, logs/) is no reason to refuse
+    # a stopped grid leaves nothing now, so tasks/ and logs/ are someone's files like any other (they were
+    # accepted as an older olctc's leftovers, and written into)
     left = tmp_path / "left"
     (left / "tasks" / "0000").mkdir(parents=True)
     (left / "logs").mkdir()
     res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2",
                   "-o", str(left))
+    assert res.returncode == 2 and res.stderr == (f"error: {left} is not empty and holds no grid (logs, tasks): "
+                                                  "give a new or empty folder\n")
+    assert sorted(p.name for p in left.rglob("*")) == ["0000", "logs", "tasks"]
+    # the temporary folder of a grid killed outright (SIGKILL) is no reason to refuse
+    killed = tmp_path / "killed"
+    (killed / ".killed.0123456789ab.tmp" / "tasks").mkdir(parents=True)
+    res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2",
+                  "-o", str(killed))
     assert res.returncode == 0, res.stderr
+    assert (killed / "grid.json").exists()
 
 
 def test_grid_empty_output_is_refused_not_the_current_folder(tmp_path):
@@ -365,3 +382,168 @@ def test_grid_solves_with_olctc_and_highs_unless_told(tmp_path):
     assert info["solver"] == "olctc" and GRID_SOLVERS["olctc"] == "highs"
     rows = [ln.split("\t") for ln in (tmp_path / "g" / "jobs.tsv").read_text().splitlines()[1:]]
     assert len(rows) == 2 and all(r[5].startswith(f"olctc solve {r[3]} --solver highs ") for r in rows)
+
+
+# ---- QA: grids that fail or stop leave nothing; --solver help; collect's advice -----------------------------
+
+def _tree(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@contextlib.contextmanager
+def _tmpfs(path: Path, options: str) -> Iterator[Path]:
+    """A file system of its own at ``path`` (a full disk, a read-only one); skipped where mount is refused."""
+    path.mkdir()
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command")
+    res = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], capture_output=True, text=True)
+    if res.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {res.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", str(path)], check=True)
+
+
+_GRID_ARGS = ("grid", "--dataset", "heart", "--depth", "1", "--folds", "2", "--C-values", "1,10", "--time-limit", "5")
+
+
+@pytest.mark.parametrize("output", ["afile/g", "afile/x/g"])
+def test_grid_under_a_file_is_a_one_line_error(tmp_path, output):
+    (tmp_path / "afile").write_text("")
+    res = subprocess.run([sys.executable, "-m", "olctc.cli", *_GRID_ARGS, "-o", output], cwd=tmp_path,
+                         capture_output=True, text=True)
+    # used to: NotADirectoryError traceback, exit 1
+    assert res.returncode == 2 and res.stderr == f"error: cannot write {output}: folder afile is not a folder\n"
+    assert _tree(tmp_path) == ["afile"] and (tmp_path / "afile").read_text() == ""
+
+
+def test_grid_on_a_full_disk_leaves_the_folder_as_it_was(tmp_path):
+    with _tmpfs(tmp_path / "small", "size=300k") as small:
+        # used to: small/g/logs, tasks/0000 whole and tasks/0001 empty stayed behind
+        res = run_cli(*_GRID_ARGS, "-o", str(small / "x" / "y" / "g"))
+        assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+        assert res.stderr.startswith(f"error: cannot write {small}/x/y/g/tasks/")
+        assert res.stderr.endswith(": No space left on device\n") and ".tmp" not in res.stderr
+        assert _tree(small) == []  # nor the parents x/y that the grid would have created
+        empty = small / "e"
+        empty.mkdir()
+        empty.chmod(0o751)
+        before = empty.stat()
+        res = run_cli(*_GRID_ARGS, "-o", str(empty))
+        assert res.returncode == 2 and res.stderr.startswith(f"error: cannot write {empty}/tasks/"), res.stderr
+        assert _tree(small) == ["e"]
+        after = empty.stat()  # the same folder, not another one under its name
+        assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+
+
+def test_grid_on_a_read_only_disk_is_a_one_line_error(tmp_path):
+    with _tmpfs(tmp_path / "ro", "ro") as ro:
+        res = run_cli(*_GRID_ARGS, "-o", str(ro / "g"))
+        assert res.returncode == 2 and res.stderr == f"error: cannot write {ro / 'g'}: folder {ro} is not writable\n"
+        assert res.stdout == ""  # refused before compiling anything
+
+
+def test_grid_failing_after_its_tasks_leaves_nothing(tmp_path):
+    from olctc.cluster import make_grid
+    from olctc.datasets import load
+    from olctc.spec import make_spec
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for out in (tmp_path / "new" / "g", empty):
+        # the tab is found when jobs.tsv is written, after every task was compiled
+        with pytest.raises(OlctcError, match="a path contains a tab or newline"):
+            make_grid(load("heart"), make_spec("olct", 1), out, C_values=[1.0], folds=2, olctc_cmd="olctc\tx")
+    assert _tree(tmp_path) == ["empty"]
+
+
+def test_grid_files_name_no_temporary_folder(tmp_path):
+    """The grid is built under a temporary name and renamed: nothing written may name that folder."""
+    here = tmp_path / "here"
+    here.mkdir()
+    for output, cwd in (("a/b/g", tmp_path), (".", here)):  # missing parents are made; "." is kept
+        res = subprocess.run([sys.executable, "-m", "olctc.cli", *_GRID_ARGS, "-o", output], cwd=cwd,
+                             capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        grid = cwd / output
+        assert {"grid.json", "jobs.tsv", "submit.slurm", "run_local.sh", "tasks", "logs"} == \
+            {p.name for p in grid.iterdir()}
+        files = [p for p in grid.rglob("*") if p.is_file()]
+        assert len(files) > 20
+        for f in files:
+            text = f.read_bytes().decode("utf-8", "replace")
+            assert str(tmp_path) not in text and not re.search(r"\.(g|here)\.[0-9a-f]{12}\.tmp", text), f
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "here"]
+
+
+def test_grid_help_lists_every_solver_it_accepts(tmp_path):
+    from olctc.cluster import GRID_SOLVERS
+
+    res = CliRunner().invoke(cli, ["grid", "--help"])
+    text = " ".join(res.output.split())
+    # used to: olctc, highs-cli, cbc-cli, glpk-cli, gurobi-cli; scip, the MIQP presets' solver, accepted unlisted
+    for name in GRID_SOLVERS:
+        assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text), name
+    assert "The MIQP presets (margot, margot-sfs, margot-hfs) need scip or gurobi-cli." in text
+    data = small_heart_csv(tmp_path / "h.csv", 10)
+    ok = run_cli("grid", str(data), "--target", "y", "--preset", "margot", "--depth", "1", "--C-values", "1",
+                 "--folds", "2", "--solver", "scip", "--time-limit", "5", "-o", str(tmp_path / "g"))
+    assert ok.returncode == 0, ok.stderr
+    assert "--solver scip" in (tmp_path / "g" / "jobs.tsv").read_text()
+
+
+def test_collect_advice_for_a_broken_solution_fixes_it(solved_grid, tmp_path):
+    """The jobs skip a task whose solution file is not empty: resubmitting never replaces a truncated one."""
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    (g / "cv_results.json").unlink(missing_ok=True)
+    broken = g / "tasks/0000/model.cbc.sol"
+    broken.write_text(broken.read_text()[:40])  # truncated, as by a full disk or a killed copy
+    for k in (1, 2, 3):  # fold 0 of every C missing: nothing to choose C from
+        (g / f"tasks/{k:04d}/model.cbc.sol").unlink()
+    res = run_cli("collect", str(g))
+    assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+    # deliberate: the scores so far are written, and the error says so
+    assert f"the scores so far are in {g / 'cv_results.json'}, with best null" in res.stderr
+    assert json.loads((g / "cv_results.json").read_text())["best"] is None
+    advice = re.search(r"\(rm ([^:]*): resubmitting skips every task that has a solution file\), then run the "
+                       r"missing tasks again", res.stderr)
+    assert advice and advice.group(1) == str(broken), res.stderr
+    # resubmitting alone solves the missing tasks 1-3, never the broken task 0
+    rerun = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True)
+    assert rerun.returncode == 0 and "task 0: tasks/0000/model.cbc.sol exists, skipped" in rerun.stdout
+    res = run_cli("collect", str(g), "--emit-final")
+    assert res.returncode == 0 and "tasks: 7 of 8 scored" in res.stdout and f"(rm {broken}:" in res.stdout
+    subprocess.run(["bash", "-c", f"rm {advice.group(1)}"], check=True)  # the advice, as a user would follow it
+    rerun = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True)
+    assert rerun.returncode == 0 and rerun.stdout.count("exists, skipped") == 7, rerun.stdout + rerun.stderr
+    res = run_cli("collect", str(g), "--emit-final")
+    assert res.returncode == 0 and "tasks: 8 of 8 scored" in res.stdout, res.stderr
+
+
+def test_collect_missing_solutions_keep_the_resubmit_advice(solved_grid, tmp_path):
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    for k in range(4):
+        (g / f"tasks/{k:04d}/model.cbc.sol").unlink()
+    res = run_cli("collect", str(g))
+    assert res.returncode == 2 and res.stderr.endswith(
+        "too little is left to choose C: run the missing tasks again (resubmit; solved tasks are skipped)\n")
+    assert "rm " not in res.stderr and "note: to solve" not in res.stdout
+
+
+def test_collect_emit_final_onto_a_file_is_refused_before_decoding(solved_grid, tmp_path):
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    (g / "cv_results.json").unlink(missing_ok=True)
+    shutil.rmtree(g / "final", ignore_errors=True)
+    (g / "final").write_text("mine\n")
+    res = run_cli("collect", str(g), "--emit-final")
+    # used to: every task decoded, then a FileExistsError traceback (exit 1)
+    assert res.returncode == 2 and res.stderr == (f"error: cannot write {g / 'final' / 'model.mps'}: "
+                                                  f"{g / 'final'} exists and is not a folder\n")
+    assert res.stdout == "" and not (g / "cv_results.json").exists() and (g / "final").read_text() == "mine\n"

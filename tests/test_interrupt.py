@@ -59,6 +59,23 @@ def test_compile_killed_midway_leaves_nothing(tmp_path, stage, sig):
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("existing, sig", [(False, signal.SIGTERM), (True, signal.SIGINT)],
+                         ids=["new-folder-SIGTERM", "empty-folder-SIGINT"])
+def test_grid_killed_midway_leaves_the_folder_as_it_was(tmp_path, existing, sig):
+    # used to: exit 130 with tens of task folders left, and neither grid.json nor jobs.tsv
+    if existing:
+        (tmp_path / "g").mkdir()
+    p = _start(["grid", "--dataset", "heart", "--depth", "2", "--folds", "4", "--C-values", "0.01,0.1,1",
+                "-o", "g"], tmp_path)
+    building = tmp_path / "g" if existing else tmp_path  # where the grid's temporary folder is
+    while p.poll() is None and not any(building.glob(".g.*.tmp/tasks/0002/model.olctc.json")):
+        time.sleep(0.005)
+    assert p.poll() is None, "the grid ended before its third task"
+    code, err = _interrupt(p, sig)
+    assert code == 130 and err.strip().endswith("interrupted") and "Traceback" not in err, err
+    assert sorted(str(x.relative_to(tmp_path)) for x in tmp_path.rglob("*")) == (["g"] if existing else [])
+
+
 _SWALLOWED = """
 import os, signal, sys
 import olctc.warmstart
