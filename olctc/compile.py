@@ -181,10 +181,17 @@ def manifest_path(model_path: str | Path) -> Path:
 
 
 def model_format(path: str | Path) -> str:
-    suffix = Path(path).suffix.lower().lstrip(".")
-    if suffix not in MODEL_FORMATS:
-        raise OlctcError(f"{path}: the model file must end in .mps or .lp (got {Path(path).suffix or 'no suffix'!r})")
-    return suffix
+    """``"mps"`` or ``"lp"``: the format of a model file compile is asked to write."""
+    suffix = Path(path).suffix
+    fmt = suffix.lower().lstrip(".")
+    if fmt not in MODEL_FORMATS:
+        raise OlctcError(f"{path}: the model file must end in .mps or .lp (got {suffix or 'no suffix'!r})")
+    if fmt == "lp" and suffix != ".lp":
+        # CBC tells LP from MPS by a case-sensitive suffix and reads anything else as MPS (which is why
+        # NAME.MPS works): the commands in NAME.solvers.txt would fail on NAME.LP.
+        raise OlctcError(f"{path}: CBC reads a file as LP only when its name ends in lower-case .lp; "
+                         f"name it {str(path)[: -len(suffix)]}.lp")
+    return fmt
 
 
 def write_manifest(manifest: dict[str, Any], path: str | Path) -> None:

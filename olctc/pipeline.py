@@ -39,11 +39,12 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     stem = out.name[: -len(out.suffix)]
     written: dict[str, Path] = {}
     man = comp.manifest
-    the_set = [out, manifest_path(out)]
-    if params:
-        the_set += param_file_paths(out.parent, stem)
-    if start:
-        the_set += [out.parent / start_filename(stem, solver) for solver in START_FORMATS]
+    param_files = param_file_paths(out.parent, stem)
+    start_files = [out.parent / start_filename(stem, solver) for solver in START_FORMATS]
+    the_set = [out, manifest_path(out)] + (param_files if params else []) + (start_files if start else [])
+    # An earlier compile's files under this name that this one does not write belong to another model:
+    # a solver run by hand with `-mips NAME.start.cbc` would load its start (olctc solve checks hashes).
+    stale = (param_files if not params else []) + (start_files if not start else [])
     try:
         written["model"] = out
         digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
@@ -51,7 +52,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
         if params:
             for f in param_file_paths(out.parent, stem):
                 written[f"params:{f.name.rsplit('.', 2)[-2]}"] = f
-            files = write_param_files(out.parent, stem, starts=start)
+            files = write_param_files(out.parent, stem, model=out.name, starts=start)
             man["files"]["params"] = sorted(f.name for f in files)
         if start:
             from olctc.warmstart import warm_start
@@ -67,6 +68,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
                 starts[solver] = {"file": path.name, "sha256": sha256_file(path)}
             man["files"]["start"] = starts
             man["warm_start"] = {"objective": float(start_objective)}
+        remove_files(stale)
         mpath = manifest_path(out)
         written["manifest"] = mpath
         write_manifest(man, mpath)
@@ -90,7 +92,7 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     be edited after compile. Otherwise a warning says so and the solve runs without its MIP start.
     """
     from olctc.solve import solve_file, write_native_solution
-    from olctc.solve.modelfile import check_model_path
+    from olctc.solve.modelfile import check_model_path, model_stem
     from olctc.solve.options import MIN_SOLVE_SECONDS
 
     started = time.monotonic()
@@ -115,8 +117,7 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
         start_path = _start_file(model, man, solver) if use_start and man is not None else None
         names = None if man is None else [str(n) for n in names_from_block_map(man["blocks"]["columns"])]
     check_not_input(output, ("MIP start", start_path))
-    stem = model.name[: -len(model.suffix)]
-    sol = Path(output) if output else model.with_name(f"{stem}.{solver.replace('-cli', '')}.sol")
+    sol = Path(output) if output else model.with_name(f"{model_stem(model)}.{solver.replace('-cli', '')}.sol")
     if not sol.parent.is_dir():
         raise OlctcError(f"cannot write {sol}: folder {sol.parent} does not exist")
     external = solver.endswith("-cli")

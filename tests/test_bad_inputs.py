@@ -200,6 +200,11 @@ CASES = [
       "The 'max_nonzeros' parameter must be an integer >= 1. Got 0 instead."),
     C("model-suffix-gz", "compile tiny.csv --target y -o x.MPS.gz",
       "x.MPS.gz: the model file must end in .mps or .lp (got '.gz')"),
+    # CBC reads a file as LP by a case-sensitive suffix: solvers.txt's `cbc x.LP` would load nothing
+    C("model-suffix-upper-lp", "compile tiny.csv --target y -o x.LP",
+      "x.LP: CBC reads a file as LP only when its name ends in lower-case .lp; name it x.lp"),
+    C("model-suffix-mixed-lp", "compile tiny.csv --target y -o folder/x.Lp",
+      "folder/x.Lp: CBC reads a file as LP only when its name ends in lower-case .lp; name it folder/x.lp"),
     # ---- option syntax (click), one line like every other error
     C("depth-not-integer", "compile --dataset heart --depth abc -o x.mps",
       "Invalid value for '--depth': 'abc' is not a valid integer. " + HELP.format("compile")),

@@ -222,3 +222,139 @@ def test_solvers_txt_commands_run_as_written_with_and_without_the_start(tmp_path
             objectives.append(read_solution(tmp_path / sol).objective)
         assert objectives[0] == pytest.approx(objectives[1], rel=1e-6) and objectives[1] <= warm + 1e-9, name
     assert runs, "neither cbcbox's CBC nor highsbox's HiGHS is installed"
+
+
+def _programs() -> dict[str, tuple[str, dict[str, str] | None]]:
+    """solvers.txt's solver word -> (program to run in place of its first word, environment), for the
+    programs installed here: cbcbox's CBC on PATH, Debian's CBC 2.10, highsbox's HiGHS CLI, glpsol."""
+    out: dict[str, tuple[str, dict[str, str] | None]] = {}
+    for key, exe in (("CBC", shutil.which("cbc")), ("CBC 2.10", "/usr/bin/cbc"), ("GLPK", shutil.which("glpsol"))):
+        if exe and Path(exe).is_file():
+            out[key] = (exe, None)
+    highs = _highs_cli()
+    if highs is not None:
+        out["HiGHS"] = highs
+    return out
+
+
+#: The flag before the solution file in each program's solvers.txt command line.
+_SOLUTION_FLAG = {"CBC": "-solu", "HiGHS": "--solution_file", "GLPK": "-w"}
+
+
+def _run_as_written(folder: Path, text: str, key: str, exe: str, env: dict[str, str] | None, model: str):
+    """Run ``key``'s command of solvers.txt in ``folder`` as written (``exe`` for its first word); its solution.
+
+    ``model``: the model file, whose column names map glpsol's numbered columns."""
+    from olctc.read import read_solution
+    from olctc.solve.modelfile import file_columns
+
+    cmd = _said(text, key.split()[0])[0]
+    sol = folder / cmd[cmd.index(_SOLUTION_FLAG[key.split()[0]]) + 1]
+    proc = subprocess.run([exe] + cmd[1:], cwd=folder, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and sol.is_file(), (key, cmd, proc.stdout[-2000:] + proc.stderr)
+    return read_solution(sol, col_names=file_columns(folder / model)[0])
+
+
+def test_solvers_txt_commands_for_an_lp_model_run_as_written(tmp_path: Path, capsys) -> None:
+    """compile -o m.lp: every parameter file names m.lp (not an m.mps that was never written), glpsol
+    gets --lp, and the CBC, HiGHS and glpsol commands run as written solve it to the objective that the
+    same commands give for m.mps."""
+    from conftest import cli_main
+
+    text = {}
+    for fmt in ("mps", "lp"):
+        (tmp_path / fmt).mkdir()
+        args = ["compile", "--dataset", "haberman", "--depth", "1", "-o", tmp_path / fmt / f"m.{fmt}"]
+        assert cli_main(args, capsys)[0] == 0
+        text[fmt] = (tmp_path / fmt / "m.solvers.txt").read_text()
+    lp_files = {p.name: p.read_text() for p in (tmp_path / "lp").glob("m.*")
+                if not p.name.startswith(("m.start.", "m.olctc")) and p.name != "m.lp"}
+    assert len(lp_files) == len(PARAM_FILES) and not [n for n, t in lp_files.items() if "m.mps" in t]
+    assert lp_files["m.glpk.args"] == "--lp\n"
+    said = text["lp"]
+    assert said.startswith("Solver settings for m.lp ")
+    assert _said(said, "GLPK")[0] == ["glpsol", "m.lp", "--lp", "-w", "m.glpk.sol"]
+    assert _said(said, "HiGHS")[0][:3] == ["highs", "--model_file", "m.lp"]
+    assert _said(said, "CBC")[0][:2] == ["cbc", "m.lp"]
+    for line in ("read m.lp optimize", "gurobipy.read('m.lp')", "cplex.Cplex('m.lp')", "(after read m.lp)"):
+        assert line in said, line
+    programs = _programs()
+    assert programs, "none of CBC, HiGHS CLI and glpsol is installed"
+    for key, (exe, env) in programs.items():
+        mps = _run_as_written(tmp_path / "mps", text["mps"], key, exe, env, "m.mps")
+        lp = _run_as_written(tmp_path / "lp", said, key, exe, env, "m.lp")
+        assert lp.status == mps.status == "optimal", (key, lp.raw_status, mps.raw_status)
+        assert lp.objective == pytest.approx(mps.objective, rel=1e-7), key
+
+
+def test_param_files_name_the_model_given(tmp_path: Path) -> None:
+    write_param_files(tmp_path, "m", model="m.lp", time_limit=30)
+    assert (tmp_path / "m.glpk.args").read_text() == "--lp --tmlim 30\n"
+    text = (tmp_path / "m.solvers.txt").read_text()
+    assert "m.lp" in text and "m.mps" not in text
+    write_param_files(tmp_path, "m", model="m.MPS")
+    assert (tmp_path / "m.glpk.args").read_text() == "\n"  # glpsol reads free MPS by default
+    assert _said((tmp_path / "m.solvers.txt").read_text(), "CBC")[0][:2] == ["cbc", "m.MPS"]
+
+
+@pytest.mark.parametrize("model", ["x.lp", "m.txt", "m.lp.gz", "mm.lp", "m"])
+def test_a_model_name_of_another_stem_or_format_is_refused(tmp_path: Path, model: str) -> None:
+    with pytest.raises(OlctcError, match=r"The 'model' parameter must be the model file's name, m.mps or m.lp\. "
+                                         rf"Got '{re.escape(model)}' instead\."):
+        write_param_files(tmp_path, "m", model=model)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_file_names_with_spaces_stay_one_argument(tmp_path: Path) -> None:
+    """glpsol run as solvers.txt says on a model whose name has a space."""
+    exe = shutil.which("glpsol")
+    if exe is None:
+        pytest.skip("glpsol not installed")
+    shutil.copy(MODEL, tmp_path / "my model.mps")
+    write_param_files(tmp_path, "my model", model="my model.mps")
+    text = (tmp_path / "my model.solvers.txt").read_text()
+    assert _said(text, "HiGHS")[0][:3] == ["highs", "--model_file", "my model.mps"]
+    sol = _run_as_written(tmp_path, text, "GLPK", exe, None, "my model.mps")
+    assert sol.objective == pytest.approx(-21.5)
+
+
+def test_recompiling_under_a_name_removes_the_earlier_models_start_and_param_files(tmp_path: Path, capsys) -> None:
+    """Only the exact names compile writes for the stem go, and only those this compile did not write;
+    the manifest and the printed list name what is there."""
+    import json
+
+    from conftest import cli_main
+    from olctc.emit.start import START_FORMATS, start_filename
+
+    def compile_(*args: str) -> str:
+        code, out, err = cli_main(["compile", *args], capsys)
+        assert code == 0, err
+        return out
+
+    def listed(out: str) -> set[str]:
+        return {Path(line.split()[-1]).name for line in out.splitlines()[1:] if line.startswith("  ")}
+
+    params = {f"h.{suffix}" for suffix in PARAM_FILES}
+    starts = {start_filename("h", s) for s in START_FORMATS}
+    compile_("--dataset", "haberman", "--depth", "1", "-o", tmp_path / "h.mps")
+    others = {"h.start.cbc.bak", "h.notes.txt", "g.start.cbc", "g.highs.opt", "hh.highs.opt"}
+    for name in others:
+        (tmp_path / name).write_text("not compile's\n")
+    (tmp_path / "h.scip.sol").mkdir()  # a name compile writes for no stem: left alone
+    out = compile_("--dataset", "heart", "--depth", "1", "--no-start", "--no-params", "-o", tmp_path / "h.mps")
+    names = {p.name for p in tmp_path.iterdir()}
+    assert names == {"h.mps", "h.olctc.json", "h.scip.sol"} | others
+    assert listed(out) == {"h.mps", "h.olctc.json"}
+    assert json.loads((tmp_path / "h.olctc.json").read_text())["files"] == {}
+
+    out = compile_("--dataset", "heart", "--depth", "1", "--no-start", "-o", tmp_path / "h.mps")
+    assert {p.name for p in tmp_path.iterdir()} == {"h.mps", "h.olctc.json", "h.scip.sol"} | others | params
+    assert listed(out) == {"h.mps", "h.olctc.json"} | params
+
+    out = compile_("--dataset", "heart", "--depth", "1", "--no-params", "-o", tmp_path / "h.lp")
+    # the other model file is a model, never compile's to remove; its settings went with its manifest
+    assert {p.name for p in tmp_path.iterdir()} == {"h.mps", "h.lp", "h.olctc.json", "h.scip.sol"} | others | starts
+    assert listed(out) == {"h.lp", "h.olctc.json"} | starts
+    man = json.loads((tmp_path / "h.olctc.json").read_text())
+    assert "params" not in man["files"] and {e["file"] for e in man["files"]["start"].values()} == starts
+    assert all((tmp_path / name).read_text() == "not compile's\n" for name in others)

@@ -309,3 +309,47 @@ def test_solve_without_a_solution_exits_1_whichever_solver(tmp_path, capsys, sol
     assert code == 1 and err.startswith(f"error: {solver} found no solution (") and err.count("\n") == 1, err
     # an external solver writes its own record of the outcome; olctc writes nothing it could be decoded from
     assert sol.exists() == solver.endswith("-cli")
+
+
+# ------------------------------------------------------------------ model file names solvers misread
+#: name -> (content, optimum). CBC tells LP from MPS by a case-sensitive suffix (it read M.LP as MPS and
+#: loaded nothing; M.MPS works only because MPS is its fallback); HiGHS and glpsol refuse a .GZ suffix.
+_NAMED = {"M.LP": ("lp", 2.0), "m.Lp": ("lp", 2.0), "M.MPS": ("mps", -21.5), "m.lp.GZ": ("lp.gz", 2.0),
+          "m.mps.Gz": ("mps.gz", -21.5), "link.lp": ("link", 2.0)}
+_PROGRAMS = {"cbc-cli": None, "cbc-2.10": "/usr/bin/cbc", "highs-cli": None, "glpk-cli": None,
+             "highs": None, "cbc": None, "scip": None}  # the last three in process
+
+
+@pytest.mark.parametrize("name", list(_NAMED))
+@pytest.mark.parametrize("program", list(_PROGRAMS))
+def test_every_solver_reads_a_model_whatever_its_name(tmp_path: Path, name: str, program: str, capsys) -> None:
+    """`olctc solve NAME` on files made elsewhere: upper-case suffixes, and a link named .lp to a file without
+    a suffix (the program was given the link's target, whose name says nothing). In process too: python-mip's
+    CBC read m.LP as MPS (no columns), HiGHS and SCIP refused m.lp.GZ (SCIP with a traceback)."""
+    import re
+
+    solver = program if program != "cbc-2.10" else "cbc-cli"
+    exe = _PROGRAMS[program] or {"cbc-cli": "cbc", "highs-cli": "highs", "glpk-cli": "glpsol"}.get(solver)
+    if program == "highs-cli":
+        pytest.importorskip("highsbox")
+    elif exe is not None and shutil.which(exe) is None:
+        pytest.skip(f"{exe} not installed")
+    kind, optimum = _NAMED[name]
+    mps = (Path(__file__).parent / "data" / "solvers" / "model.mps").read_bytes()
+    data = mps if kind.startswith("mps") else LP.encode()
+    if kind.endswith(".gz"):
+        data = gzip.compress(data)
+    if kind == "link":
+        (tmp_path / "store").mkdir()
+        (tmp_path / "store" / "blob").write_bytes(data)
+        os.symlink(tmp_path / "store" / "blob", tmp_path / name)
+    else:
+        (tmp_path / name).write_bytes(data)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    sol = tmp_path / "out.sol"
+    args = ["solve", tmp_path / name, "--solver", solver, "--quiet", "-o", sol, "--time-limit", "20"]
+    code, out, err = run_cli(args + (["--solver-path", exe] if _PROGRAMS[program] else []), capsys)
+    assert code == 0, err
+    found = re.search(r"status optimal \(.*\), objective (\S+),", out)
+    assert found and float(found.group(1)) == pytest.approx(optimum), out
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(before + ["out.sol"])  # no link left beside it

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -168,12 +169,20 @@ def cbc_args(*, time_limit: float | None = None, threads: int | None = None,
     return out
 
 
-def glpk_args(*, time_limit: float | None = None, mip_gap: float | None = None) -> list[str]:
-    """The glpsol flags for the limits it supports (it has no tolerance or thread flags)."""
-    out: list[str] = []
+def glpk_args(*, time_limit: float | None = None, mip_gap: float | None = None,
+              model_format: str = "mps") -> list[str]:
+    """The glpsol flags for a model file of ``model_format`` ("mps" or "lp") and the limits it supports
+    (it has no tolerance or thread flags)."""
+    if model_format not in GLPK_FORMAT_FLAGS:
+        raise param_error("model_format", f"one of {sorted(GLPK_FORMAT_FLAGS)}", model_format)
+    out: list[str] = list(GLPK_FORMAT_FLAGS[model_format])
     for flag, value in solver_settings("glpk-cli", time_limit=time_limit, mip_gap=mip_gap).items():
         out += [flag, format_value(value)]
     return out
+
+
+#: glpsol reads free MPS unless told otherwise (its --mps means fixed columns) and ignores the suffix.
+GLPK_FORMAT_FLAGS: dict[str, tuple[str, ...]] = {"mps": (), "lp": ("--lp",)}
 
 
 def highs_options_text(*, time_limit: float | None = None, threads: int | None = None,
@@ -209,27 +218,38 @@ def _cbc_text(**limits: float | int | None) -> str:
     return " ".join(cbc_args(**limits)) + "\n"
 
 
-def _glpk_text(time_limit: float | None = None, threads: int | None = None,
+def _glpk_text(model: str, time_limit: float | None = None, threads: int | None = None,
                mip_gap: float | None = None) -> str:
-    return " ".join(glpk_args(time_limit=time_limit, mip_gap=mip_gap)) + "\n"
+    return " ".join(glpk_args(time_limit=time_limit, mip_gap=mip_gap, model_format=_format(model))) + "\n"
 
 
-def _readme_text(stem: str, starts: bool = False, **limits: float | int | None) -> str:
+def _format(model: str) -> str:
+    return model.rsplit(".", 1)[-1].lower()
+
+
+def _readme_text(model: str, starts: bool = False, **limits: float | int | None) -> str:
+    """Every solver's command line for the model file ``model`` (a name in its folder). HiGHS, CBC, SCIP,
+    Gurobi and CPLEX tell MPS from LP by the suffix; glpsol needs a flag (``GLPK_FORMAT_FLAGS``)."""
     from olctc.emit.start import start_filename
 
+    stem = model.rsplit(".", 1)[0]
+    q = shlex.quote  # file names with spaces stay one argument in the shell lines
     cbc = " ".join(cbc_args(**limits))
-    glpk = " ".join(glpk_args(time_limit=limits.get("time_limit"), mip_gap=limits.get("mip_gap")))
+    glpk = " ".join(glpk_args(time_limit=limits.get("time_limit"), mip_gap=limits.get("mip_gap"),
+                              model_format=_format(model)))
     lines = [
-        f"Solver settings for {stem}.mps (integrality and feasibility tolerance {TIGHT_TOL:g}; the",
+        f"Solver settings for {model} (integrality and feasibility tolerance {TIGHT_TOL:g}; the",
         "big-M rows need them: at default tolerances solvers report false optima).",
-        f"  HiGHS:  highs --model_file {stem}.mps --options_file {stem}.highs.opt --solution_file {stem}.highs.sol",
-        f"  CBC:    cbc {stem}.mps {cbc} -solve -solu {stem}.cbc.sol   (flags also in {stem}.cbc.args;",
+        f"  HiGHS:  highs --model_file {q(model)} --options_file {q(stem + '.highs.opt')} "
+        f"--solution_file {q(stem + '.highs.sol')}",
+        f"  CBC:    cbc {q(model)} {cbc} -solve -solu {q(stem + '.cbc.sol')}   (flags also in {stem}.cbc.args;",
         "          keep them between the model file and -solve; CBC proves false optima on these models",
         "          even so: treat its 'optimal' as 'feasible')",
-        f"  SCIP:   scip -c 'set load {stem}.scip.set read {stem}.mps optimize write solution {stem}.scip.sol quit'",
-        f"  Gurobi: m = gurobipy.read('{stem}.mps'); m.read('{stem}.gurobi.prm'); m.optimize()",
-        f"  CPLEX:  c = cplex.Cplex('{stem}.mps'); c.parameters.read_file('{stem}.cplex.prm'); c.solve()",
-        "  GLPK:   " + " ".join(filter(None, ["glpsol", f"{stem}.mps", glpk, "-w", f"{stem}.glpk.sol"])),
+        f"  SCIP:   scip -c 'set load {stem}.scip.set read {model} optimize write solution {stem}.scip.sol quit'",
+        f"  Gurobi: m = gurobipy.read({model!r}); m.read({stem + '.gurobi.prm'!r}); m.optimize()",
+        f"  CPLEX:  c = cplex.Cplex({model!r}); c.parameters.read_file({stem + '.cplex.prm'!r}); c.solve()",
+        "  GLPK:   " + " ".join(filter(None, ["glpsol", q(model), glpk, "-w", q(stem + ".glpk.sol")]))
+        + f"   (flags also in {stem}.glpk.args)",
         f"          ({UNTUNABLE['glpk-cli']})",
     ]
     if starts:
@@ -239,32 +259,37 @@ def _readme_text(stem: str, starts: bool = False, **limits: float | int | None) 
         lines += [
             "",
             "The warm start (olctc's MIP start, a feasible tree to improve on), added to the commands above:",
-            f"  HiGHS:  --read_solution_file {start('highs')}   (before --solution_file)",
-            f"  CBC:    -mips {start('cbc')}   (right after the model file)",
-            f"  SCIP:   read {start('scip')}   (after read {stem}.mps)",
-            f"  Gurobi: m.read('{start('gurobi')}')   (before m.optimize())",
-            f"  CPLEX:  c.MIP_starts.read('{start('cplex')}')   (before c.solve())",
+            f"  HiGHS:  --read_solution_file {q(start('highs'))}   (before --solution_file)",
+            f"  CBC:    -mips {q(start('cbc'))}   (right after the model file)",
+            f"  SCIP:   read {start('scip')}   (after read {model})",
+            f"  Gurobi: m.read({start('gurobi')!r})   (before m.optimize())",
+            f"  CPLEX:  c.MIP_starts.read({start('cplex')!r})   (before c.solve())",
             "  GLPK:   (glpsol takes no MIP start)",
         ]
     return "\n".join(lines + [""])
 
 
-#: file suffix -> writer of its text. One entry per external solver plus a README with command lines.
+#: file suffix -> writer of its text, given the model file's name. One entry per external solver plus a
+#: README with command lines.
 PARAM_FILES = {
-    "highs.opt": lambda stem, starts, **kw: highs_options_text(**kw),
-    "scip.set": lambda stem, starts, **kw: _scip_text(**kw),
-    "gurobi.prm": lambda stem, starts, **kw: _gurobi_text(**kw),
-    "cplex.prm": lambda stem, starts, **kw: _cplex_text(**kw),
-    "cbc.args": lambda stem, starts, **kw: _cbc_text(**kw),
-    "glpk.args": lambda stem, starts, **kw: _glpk_text(**kw),
-    "solvers.txt": lambda stem, starts, **kw: _readme_text(stem, starts, **kw),
+    "highs.opt": lambda model, starts, **kw: highs_options_text(**kw),
+    "scip.set": lambda model, starts, **kw: _scip_text(**kw),
+    "gurobi.prm": lambda model, starts, **kw: _gurobi_text(**kw),
+    "cplex.prm": lambda model, starts, **kw: _cplex_text(**kw),
+    "cbc.args": lambda model, starts, **kw: _cbc_text(**kw),
+    "glpk.args": lambda model, starts, **kw: _glpk_text(model, **kw),
+    "solvers.txt": lambda model, starts, **kw: _readme_text(model, starts, **kw),
 }
 
+#: The suffixes of the model files these settings go with, compared in lower case (compile writes NAME.MPS
+#: as asked; it refuses NAME.LP, which CBC would not read as LP).
+MODEL_SUFFIXES = (".mps", ".lp")
 
-def write_param_files(folder: str | os.PathLike[str], stem: str, *, time_limit: float | None = None,
-                      threads: int | None = None, mip_gap: float | None = None,
+
+def write_param_files(folder: str | os.PathLike[str], stem: str, *, model: str | None = None,
+                      time_limit: float | None = None, threads: int | None = None, mip_gap: float | None = None,
                       starts: bool = False) -> list[Path]:
-    """Write the solver settings files beside a model ``folder/stem.mps``.
+    """Write the solver settings files beside a model ``folder/stem.mps`` or ``folder/stem.lp``.
 
     Parameters
     ----------
@@ -272,6 +297,8 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, time_limit: 
     stem : model file name without extension; files are ``stem.<suffix>`` for each suffix of
         ``PARAM_FILES`` (``stem.highs.opt``, ``stem.scip.set``, ``stem.gurobi.prm``, ``stem.cplex.prm``,
         ``stem.cbc.args``, ``stem.glpk.args``, ``stem.solvers.txt``).
+    model : the model file's name, ``stem.mps`` or ``stem.lp``: the commands in ``stem.solvers.txt``
+        and the glpsol flags read it as what it is. Default ``stem.mps``.
     time_limit, threads, mip_gap : optional limits written where the solver supports them.
     starts : whether MIP-start files (``olctc.emit.start.start_filename``) sit beside the model:
         ``stem.solvers.txt`` then shows how each solver reads its start.
@@ -286,10 +313,15 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, time_limit: 
     if not stem or "/" in stem or os.sep in stem:
         raise param_error("stem", "a file name without folder", stem)
     validate_limits(time_limit=time_limit, threads=threads, mip_gap=mip_gap)
+    if model is None:
+        model = f"{stem}.mps"
+    elif not (isinstance(model, str) and model[: len(stem) + 1] == stem + "."
+              and model[len(stem):].lower() in MODEL_SUFFIXES):
+        raise param_error("model", f"the model file's name, {stem}.mps or {stem}.lp", model)
     paths = param_file_paths(folder, stem)
     try:
         for path, render in zip(paths, PARAM_FILES.values()):
-            atomic_write_text(path, render(stem, starts, time_limit=time_limit, threads=threads, mip_gap=mip_gap))
+            atomic_write_text(path, render(model, starts, time_limit=time_limit, threads=threads, mip_gap=mip_gap))
     except BaseException:
         remove_files(paths)  # all or none: an interrupt between two files must not leave some
         raise

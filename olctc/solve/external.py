@@ -26,7 +26,7 @@ import numpy as np
 
 from olctc.emit.params import UNTUNABLE, cbc_args, glpk_args, highs_options_text
 from olctc.errors import OlctcError
-from olctc.solve.modelfile import file_columns, model_format, model_stem
+from olctc.solve.modelfile import file_columns, model_format, model_stem, readable_path
 from olctc.solve.options import SolveOptions, start_vector
 from olctc.solve.result import SolveResult
 
@@ -84,10 +84,8 @@ def _highs_command(inv: Invocation, opts: SolveOptions) -> list[str]:
 
 
 def _glpk_command(inv: Invocation, opts: SolveOptions) -> list[str]:
-    # glpsol reads free MPS by default (--mps would mean fixed columns); LP files need --lp.
-    fmt = ["--lp"] if model_format(inv.model) == "lp" else []
-    return [str(inv.exe), *fmt, str(inv.model), *glpk_args(time_limit=opts.time_limit, mip_gap=opts.mip_gap),
-            "-w", str(inv.solution)]
+    return [str(inv.exe), str(inv.model), *glpk_args(time_limit=opts.time_limit, mip_gap=opts.mip_gap,
+                                                     model_format=model_format(inv.model)), "-w", str(inv.solution)]
 
 
 def _highsbox_binary() -> Path | None:
@@ -216,14 +214,17 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
         # The solver writes into the temporary folder; the file is moved to its final name only
         # when complete, so a failed run never leaves a stale or partial solution behind.
         raw_solution = workdir / solution.name
-        inv = Invocation(exe=exe, model=path.resolve(), solution=raw_solution, start=start_file, workdir=workdir)
-        # the program's limit is what this call has left (reading the model is the program's own business)
-        opts = replace(opts, time_limit=opts.remaining(), deadline=None)
-        cmd = spec.command(inv, opts)
-        hard_timeout = 2 * opts.time_limit + 60 if opts.time_limit is not None else None
-        t0 = time.perf_counter()
-        code, head, tail = _run(cmd, env, opts.verbose, hard_timeout, cwd=workdir)
-        runtime = time.perf_counter() - t0
+        # own subfolder, so that no solution or start file can take the model's name
+        (workdir / "model").mkdir()
+        with readable_path(path, workdir / "model") as model:
+            inv = Invocation(exe=exe, model=model, solution=raw_solution, start=start_file, workdir=workdir)
+            # the program's limit is what this call has left (reading the model is the program's own business)
+            opts = replace(opts, time_limit=opts.remaining(), deadline=None)
+            cmd = spec.command(inv, opts)
+            hard_timeout = 2 * opts.time_limit + 60 if opts.time_limit is not None else None
+            t0 = time.perf_counter()
+            code, head, tail = _run(cmd, env, opts.verbose, hard_timeout, cwd=workdir)
+            runtime = time.perf_counter() - t0
         if not raw_solution.is_file() or raw_solution.stat().st_size == 0:
             last = " | ".join(line for line in tail[-3:] if line.strip())
             raise OlctcError(f"{spec.program} wrote no solution file (exit code {code}); last output: {last}")

@@ -24,7 +24,7 @@ from olctc.emit.params import CBC_PARAMETERS, PARAM_NAMES, solver_settings
 from olctc.errors import OlctcError
 from olctc.io import interrupt_handled, is_console
 from olctc.read.solution import is_helper_column
-from olctc.solve.modelfile import no_columns
+from olctc.solve.modelfile import no_columns, readable_path
 from olctc.solve.options import SolveOptions, start_from_file, start_vector
 from olctc.solve.result import LIMIT, SolveResult, finite_or_none, resolve_status
 
@@ -281,7 +281,9 @@ def highs_file(path: Path, opts: SolveOptions) -> SolveResult:
     import highspy
 
     h = highs_model(opts)
-    if h.readModel(str(path)) == highspy.HighsStatus.kError:
+    with readable_path(path) as readable:  # the suffix tells HiGHS the format: m.LP, m.lp.GZ
+        status = h.readModel(str(readable))
+    if status == highspy.HighsStatus.kError:
         raise OlctcError(f"HiGHS cannot read model file {path}")
     lp = h.getLp()
     if lp.num_col_ == 0:
@@ -342,7 +344,8 @@ def cbc_model(path: Path, opts: SolveOptions) -> tuple[Any, float]:
 
     m = mip.Model(solver_name=mip.CBC)
     m.verbose = 1 if opts.verbose else 0
-    m.read(str(path))
+    with readable_path(path) as readable:
+        m.read(str(readable))
     if m.num_cols == 0:
         raise no_columns(path, "CBC")
     settings = solver_settings("python-mip", time_limit=opts.time_limit, threads=opts.threads,
@@ -482,7 +485,8 @@ def scip_model(path: Path, opts: SolveOptions) -> Any:
     m.hideOutput(not opts.verbose)
     with _stderr_captured() as captured:
         try:
-            m.readProblem(str(path))
+            with readable_path(path) as readable:
+                m.readProblem(str(readable))
         except OSError as exc:  # PySCIPOpt's word for every reader error ("SCIP: read error!")
             # SCIP's own lines say where: "[reader_mps.c:402] ERROR: Syntax error in line 6".
             why = [line.split("ERROR:", 1)[1].strip() for line in captured().splitlines() if "ERROR:" in line]

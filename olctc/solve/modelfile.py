@@ -1,12 +1,15 @@
 """What olctc needs to know about a model file before handing it to a solver."""
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import re
+import shutil
+import tempfile
 import zlib
 from pathlib import Path
-from typing import IO
+from typing import IO, Iterator
 
 import numpy as np
 
@@ -39,6 +42,42 @@ def model_stem(path: str | os.PathLike[str]) -> str:
     if name.lower().endswith(".gz"):
         name = name[:-3]
     return name.rsplit(".", 1)[0] if "." in name else name
+
+
+def readable_name(path: str | os.PathLike[str]) -> str:
+    """The name a solver tells ``path``'s format by: its stem, then ``.mps`` or ``.lp`` (and ``.gz``) in
+    lower case. ``M.LP`` -> ``M.lp``, ``m.mps.GZ`` -> ``m.mps.gz``."""
+    gz = ".gz" if Path(path).name.lower().endswith(".gz") else ""
+    return f"{model_stem(path)}.{model_format(path)}{gz}"
+
+
+@contextlib.contextmanager
+def readable_path(path: str | os.PathLike[str], folder: str | os.PathLike[str] | None = None) -> Iterator[Path]:
+    """``path`` made absolute, under a name from which every solver tells the format (``readable_name``).
+
+    Solvers pick the format, or decompression, by the suffix, and some compare it case-sensitively: CBC
+    reads ``m.LP`` as MPS and loads nothing, HiGHS and glpsol refuse ``m.lp.GZ``. A file named otherwise
+    is handed over as a symbolic link with the readable name (a copy where no link can be made) in
+    ``folder``, or in a temporary folder removed afterwards. The path is not resolved: a model that is
+    itself a link to a file without a suffix (``m.lp -> store/blob``) is read by its own name.
+    """
+    path = Path(path).absolute()
+    name = readable_name(path)
+    if path.name == name:
+        yield path
+        return
+    with contextlib.ExitStack() as stack:
+        where = Path(folder) if folder is not None else \
+            Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="olctc-model-")))
+        link = where / name
+        try:
+            link.symlink_to(path)
+        except OSError:
+            try:
+                shutil.copyfile(path, link)
+            except OSError as exc:
+                raise OlctcError(f"cannot hand {path} to the solver as {link}: {exc.strerror or exc}") from None
+        yield link
 
 
 def check_model_path(path: str | os.PathLike[str]) -> Path:
@@ -145,7 +184,8 @@ def file_columns(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray, n
     from olctc.solve.inprocess import new_highs
 
     h = new_highs(False)
-    status = h.readModel(str(path))
+    with readable_path(path) as readable:
+        status = h.readModel(str(readable))
     if status == highspy.HighsStatus.kError:
         raise OlctcError(f"cannot read model file {path} (HiGHS reader error)")
     lp = h.getLp()
