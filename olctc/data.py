@@ -103,6 +103,10 @@ class Schema:
         return cls(tuple(Column.from_json(c) for c in d))
 
 
+#: Relative distance from a column's mean within which a value is the mean (rounding of the mean's sum).
+MEAN_ROUNDING = 16 * np.finfo(np.float64).eps
+
+
 @dataclass(frozen=True)
 class Scaler:
     """Standardisation as scikit-learn's StandardScaler (population std; zero variance -> scale 1)."""
@@ -133,7 +137,12 @@ class Scaler:
         return cls(np.zeros(p), np.ones(p))
 
     def transform(self, X: np.ndarray) -> np.ndarray:
-        return (X - self.mean) / self.scale
+        D = X - self.mean
+        # A value equal to the mean but for the mean's own rounding (1.5 against a computed 1.5 + 2e-16) is
+        # the mean. Left at 2e-16 it became a model coefficient that solvers read differently: glpsol called
+        # 9.81 "optimal" on an LP file whose optimum, with the coefficient 0, is 5.92.
+        D[np.abs(D) <= MEAN_ROUNDING * np.abs(self.mean)] = 0.0
+        return D / self.scale
 
     def to_json(self) -> dict[str, list[float]]:
         return {"mean": [float(v) for v in self.mean], "scale": [float(v) for v in self.scale]}

@@ -73,6 +73,38 @@ def test_scaler_is_population_std_and_handles_constant_columns():
     assert np.allclose(Scaler.fit(ds.X).transform(ds.X), StandardScaler().fit_transform(ds.X))
 
 
+def test_a_value_at_the_mean_standardises_to_exactly_zero(tmp_path):
+    """heart's first 24 rows: a column of mean 1.5 is summed to 1.5 + 2.2e-16, so its 1.5s came out as
+    -2.1e-16, a model coefficient that glpsol read from the LP file to a false optimum (9.81 for 5.92)."""
+    import subprocess
+    import sys
+
+    X = load("heart").X[:24]
+    mean = X.mean(axis=0)
+    at_mean = X == 1.5
+    assert at_mean[:, 9].any() and mean[9] != 1.5  # the rounding this is about
+    Z = Scaler.fit(X).transform(X)
+    assert np.all(Z[at_mean[:, 9], 9] == 0.0)
+    assert not np.any((np.abs(Z) < 1e-12) & (Z != 0))
+    assert np.allclose(Z, (X - mean) / X.std(axis=0), rtol=0, atol=1e-15)
+
+    ds = load("heart")
+    csv = tmp_path / "h24.csv"
+    csv.write_text(",".join([*ds.feature_names, "y"]) + "\n" + "".join(
+        ",".join(repr(float(v)) for v in ds.X[i]) + f",{int(ds.y[i])}\n" for i in range(24)))
+    objectives = []
+    for solver in ("glpk-cli", "highs"):
+        model = tmp_path / f"h-{solver}.lp"
+        run = [sys.executable, "-m", "olctc.cli"]
+        assert subprocess.run([*run, "compile", csv, "--target", "y", "--depth", "1", "-o", model],
+                              capture_output=True).returncode == 0
+        out = subprocess.run([*run, "solve", model, "--solver", solver, "--quiet", "--time-limit", "30"],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        objectives.append(float(re.search(r"objective (\S+),", out.stdout).group(1)))
+    assert objectives[0] == pytest.approx(objectives[1], rel=1e-6) == 5.924656475
+
+
 def test_public_load_dataset_exported():
     X, y, names = olctc.load_dataset("wholesale")
     assert X.shape == (440, 7) and names[0] == "Region"
@@ -472,8 +504,12 @@ def test_scaler_scales_tiny_columns_and_flags_constant_ones_as_scikit_learn():
     s = Scaler.fit(X)
     ref = StandardScaler().fit(X)
     assert np.allclose(s.scale, ref.scale_, rtol=1e-12, atol=0.0)
-    assert np.allclose(s.transform(X), ref.transform(X))
-    assert abs(s.transform(X)[:, 0].std() - 1.0) < 1e-12
+    Z, R = s.transform(X), ref.transform(X)
+    assert np.allclose(Z[:, [0, 2, 3]], R[:, [0, 2, 3]])
+    # column 1 differs from its mean by a few ulps of 1e8: those values are the mean (0), or as scikit-learn's
+    assert np.all(np.abs(R[:, 1]) < 1e-6) and np.all((Z[:, 1] == 0) | (Z[:, 1] == R[:, 1]))
+    assert (Z[:, 1] == 0).mean() > 0.5
+    assert abs(Z[:, 0].std() - 1.0) < 1e-12
 
 
 
