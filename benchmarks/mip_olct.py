@@ -1,4 +1,4 @@
-"""The OLCT model of DESIGN.md section 2, built with python-mip the way a python-mip user writes it
+"""The OLCT model of docs/FORMULATION.md, built with python-mip the way a python-mip user writes it
 (and the other linear presets: olct-univariate, oct-h).
 
 This is the baseline olctc replaces: a loop over nodes and points, one ``xsum`` per split score, one

@@ -16,6 +16,7 @@ from olctc.fit import fit, summary_lines
 from olctc.spec import make_spec
 
 out = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+out.mkdir(parents=True, exist_ok=True)
 ds = load("heart")
 spec = make_spec(preset="olct", depth=2, C=1.0)
 res = fit(ds, spec, solver="highs", time_limit=20, test_size=0.2, seed=0, verbose=False)

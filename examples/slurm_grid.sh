@@ -1,9 +1,9 @@
 #!/bin/bash
 # Cross-validate C on a Slurm cluster: one MILP per (fold, C combination), solved as a job array.
-# Usage: examples/slurm_grid.sh [GRID_FOLDER]   (without sbatch on PATH it runs the tasks locally)
+# Usage: examples/slurm_grid.sh [GRID_FOLDER]   (without a reachable Slurm cluster it runs the tasks locally)
 set -euo pipefail
 GRID=${1:-heart-grid}
-TIME_LIMIT=${TIME_LIMIT:-60}   # seconds per task; the paper used 600 per instance
+TIME_LIMIT=${TIME_LIMIT:-60}   # seconds per task; the paper used 300 per fit (3600 for large data and depth 3)
 
 olctc grid --dataset heart --depth 2 --C-values 0.1,1 --folds 4 --test-size 0.2 --seed 0 \
     --solver olctc --time-limit "$TIME_LIMIT" --cpus-per-task 1 --mem 2G -o "$GRID"

@@ -234,6 +234,20 @@ def sniff_delimiter(text: str) -> str:
     return ","
 
 
+def table_bytes(path: str | Path) -> bytes:
+    """A table file's content, decompressed when it is gzip: what ``Table.sha256`` is the hash of."""
+    path = Path(path)
+    if not path.exists():
+        raise OlctcError(f"{path}: no such file")
+    if path.is_dir():
+        raise OlctcError(f"{path}: is a folder, expected a CSV file")
+    try:
+        raw = path.read_bytes()
+        return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
+    except (OSError, EOFError) as exc:
+        raise OlctcError(f"{path}: cannot read: {exc}") from None
+
+
 def read_table(path: str | Path) -> Table:
     """Read a CSV (optionally gzip) file, comma-separated (or tab-, semicolon- or '|'-separated, see
     ``sniff_delimiter``).
@@ -242,16 +256,7 @@ def read_table(path: str | Path) -> Table:
     name ``lines[k]`` (see ``line_of``).
     """
     path = Path(path)
-    if not path.exists():
-        raise OlctcError(f"{path}: no such file")
-    if path.is_dir():
-        raise OlctcError(f"{path}: is a folder, expected a CSV file")
-    try:
-        raw = path.read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-    except (OSError, EOFError) as exc:
-        raise OlctcError(f"{path}: cannot read: {exc}") from None
+    raw = table_bytes(path)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -118,7 +118,7 @@ class DecodeReport:
             out.append(f"precision: the file prints values with {self.digits} significant digits; that rounding "
                        f"alone may move the objectives above by up to {self.rounding_slack:.3g}")
         if self.exact_objective is not None:
-            out.append(f"exact objective (true logistic loss): {f(self.exact_objective)}")
+            out.append(f"exact objective (true logistic loss) of the solver's (w, b): {f(self.exact_objective)}")
         if self.disagreements:
             shown = ", ".join(f"point {i}: z says node {a}, the tree routes to {b}"
                               for i, a, b in self.disagreements[:5])

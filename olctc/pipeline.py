@@ -4,6 +4,7 @@ Each function here is one user-visible step; all the mathematics lives in the mo
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 import warnings
@@ -159,7 +160,7 @@ def _start_file(model: Path, man: dict[str, Any], solver: str) -> Path | None:
 def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, what: str = "the training data",
                 since: str = "compile"):
     """The whole source Dataset a manifest or grid names (``info["data"]``), checked against its sha256."""
-    from olctc.data import read_csv
+    from olctc.data import read_csv, table_bytes
     from olctc.datasets import load
 
     src = str(data_path) if data_path else info["source"]
@@ -169,7 +170,7 @@ def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, wh
         if not Path(src).exists():
             raise OlctcError(f"{what} {src} is not there; pass its path with --data")
         # The file's hash first: a changed file may not even read as before (other labels, columns).
-        _check_data_hash(src, sha256_file(src), info["sha256"], since)
+        _check_data_hash(src, hashlib.sha256(table_bytes(src)).hexdigest(), info["sha256"], since)
         ds = read_csv(src, info["target"], info.get("positive_class"))
     _check_data_hash(src, ds.sha256, info["sha256"], since)
     return ds

@@ -1,6 +1,6 @@
 """What to compile: the tree spec (preset, depth, C per layer, tangents, big-M, epsilon, L0 knobs).
 
-A preset is a loss x regulariser choice and nothing else (DESIGN.md section 2); the registry below is
+A preset is a loss x regulariser choice and nothing else (docs/FORMULATION.md); the registry below is
 the single place that says which pieces each preset uses.
 """
 from __future__ import annotations
@@ -91,7 +91,7 @@ class TreeSpec:
     score_variables : give every score w_t.x_i + b_t a column s_{t,i} defined by one equality row, and
         use s in the routing and loss rows. The same feasible set in (w, b, z, xi) and the same optimum;
         x_i is written once per node instead of once per row (a6a depth 2: 4.4M instead of 11.2M
-        nonzeros). Off by default: the paper's model, as DESIGN.md writes it.
+        nonzeros). Off by default: the paper's model, as docs/FORMULATION.md writes it.
     """
 
     preset: str = "olct"

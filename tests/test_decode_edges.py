@@ -455,3 +455,22 @@ def test_an_optimum_worse_than_the_warm_start_is_called_false(work, tmp_path, ca
     # a true optimum is at most the warm start's objective: nothing to say
     code, out, _, _ = decode(work, "m.olctc.json", work / "m.highs.sol", capsys)
     assert code == 0 and "proof is false" not in out
+
+
+def test_a_gzip_csv_decodes_as_it_compiled(work, tmp_path, capsys):
+    """The data's hash is of the CSV's text (gzip or not): decode checked the compressed bytes against it
+    and called an untouched d.csv.gz "changed"; a changed one must still be called so, before reading."""
+    import gzip
+
+    gz = tmp_path / "h31.csv.gz"
+    gz.write_bytes(gzip.compress((work / "h31.csv").read_bytes()))
+    for args in (["compile", gz, "--target", "y", "--depth", "1", "-o", tmp_path / "g.mps"],
+                 ["solve", tmp_path / "g.mps", "--solver", "highs", "--quiet", "-o", tmp_path / "g.highs.sol"]):
+        assert run(args, capsys)[0] == 0
+    code, out, err, tree = decode(tmp_path, "g.olctc.json", tmp_path / "g.highs.sol", capsys)
+    assert code == 0 and tree.is_file(), err
+    other = tmp_path / "other.csv.gz"
+    other.write_bytes(gzip.compress((work / "h31.csv").read_bytes().replace(b",1\n", b",one\n")))
+    code, _, err = run(["decode", tmp_path / "g.olctc.json", tmp_path / "g.highs.sol", "--data", other,
+                        "-o", tmp_path / "t2.json"], capsys)
+    assert_refused(code, err, tmp_path / "t2.json", f"{other}: the data changed since compile (sha256 ")

@@ -29,10 +29,11 @@ def _run_with_limits(tmp_path: Path, name: str, limits: dict[str, str], args: li
 
 
 def test_fit_in_process_example(tmp_path):
-    out = _run_with_limits(tmp_path, "fit_in_process.py", {"time_limit=20": "time_limit=6"}, [str(tmp_path)])
+    folder = tmp_path / "new" / "out"  # a folder the example creates
+    out = _run_with_limits(tmp_path, "fit_in_process.py", {"time_limit=20": "time_limit=6"}, [str(folder)])
     assert "(ONNX predictions match)" in out
-    tree = json.loads((tmp_path / "heart_tree.json").read_text())
-    assert len(tree["feature_names"]) == 13 and (tmp_path / "heart_tree.onnx").stat().st_size > 0
+    tree = json.loads((folder / "heart_tree.json").read_text())
+    assert len(tree["feature_names"]) == 13 and (folder / "heart_tree.onnx").stat().st_size > 0
 
 
 def test_grid_search_example(tmp_path):

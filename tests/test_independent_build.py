@@ -1,4 +1,4 @@
-"""olctc's linear models against the same models built independently, from DESIGN.md's equations, with python-mip.
+"""olctc's linear models against the same models built independently, from docs/FORMULATION.md's equations, with python-mip.
 
 ``benchmarks/mip_olct.py`` (olct, olct-univariate, oct-h; python-mip has no quadratic objectives, so
 not the MARGOT presets) is a plain python-mip loop (one ``xsum`` per split score, one ``add_constr``

@@ -1,4 +1,4 @@
-"""Write a :class:`~olctc.milp.MILP` in the portable subset of the CPLEX LP format (FORMATS.md §2).
+"""Write a :class:`~olctc.milp.MILP` in the portable subset of the CPLEX LP format (docs/FORMATS.md §2).
 
 ::
 

@@ -1,4 +1,4 @@
-"""Write a :class:`~olctc.milp.MILP` as free MPS in the portable dialect (FORMATS.md section 1).
+"""Write a :class:`~olctc.milp.MILP` as free MPS in the portable dialect (docs/FORMATS.md section 1).
 
 Layout, exactly as Gurobi/CPLEX/HiGHS align it (which keeps CBC and SCIP out of their fixed-format
 heuristics)::

@@ -1,4 +1,4 @@
-"""Build the MILP of DESIGN.md section 2 from standardised data and a TreeSpec.
+"""Build the MILP of docs/FORMULATION.md from standardised data and a TreeSpec.
 
 Column order: w, b, [w_pos, w_neg], [delta], [excess], z, [q], xi, [s].
 Row order: assign, [score], route_l, route_r, loss rows (loss | hinge | mis_up, mis_lo, err), regulariser
