@@ -457,6 +457,7 @@ def _interrupted(hard: bool = False) -> None:
                 stream.flush()
             except (OSError, ValueError):
                 pass
+        _remove_multiprocessing_tempdir()
         os._exit(130)
     # CPython 3.11 remembers an interrupt that landed inside PyRun_String (pybind11 modules such as onnx
     # run code that way while importing) as "unhandled" even once caught, and then ends the process by
@@ -468,6 +469,18 @@ def _interrupted(hard: bool = False) -> None:
     except (ImportError, ValueError, AttributeError):
         pass  # other Pythons keep the flag elsewhere (or not at all)
     sys.exit(130)
+
+
+def _remove_multiprocessing_tempdir() -> None:
+    """The ``pymp-*`` folder (the fork server's socket) multiprocessing removes at a normal exit, which
+    ``os._exit`` skips: every interrupted bench left one in $TMPDIR."""
+    mp = sys.modules.get("multiprocessing.process")
+    config = getattr(mp.current_process(), "_config", None) if mp is not None else None
+    tempdir = config.get("tempdir") if isinstance(config, dict) else None
+    if isinstance(tempdir, str) and os.path.basename(tempdir).startswith("pymp-"):
+        import shutil
+
+        shutil.rmtree(tempdir, ignore_errors=True)
 
 
 def _from_interrupt(exc: BaseException) -> bool:

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from olctc.bench import runner
 
 # heart's OLCT at C = (1, 0.1) does not close its gap in 60 s: a run that is still solving when killed.
@@ -132,6 +134,131 @@ def test_ctrl_c_to_the_process_group_stops_bench_and_every_run_process(tmp_path:
         time.sleep(0.1)
     assert rest == []  # nothing of the session is left
     assert sorted(q.name for q in (tmp_path / "b").iterdir()) == ["bench.json"]  # no run finished, none recorded
+
+
+def _stuck_in_session(sid: int) -> list[int]:
+    """Processes of session ``sid`` still running (zombies are gone: their parent may never reap them)."""
+    deadline = time.monotonic() + 10  # the fork server leaves once it sees its parent gone
+    while True:
+        rest = [q for q, (_, s) in _processes().items() if s == sid and _state(q) not in ("Z", None)]
+        if not rest or time.monotonic() > deadline:
+            return rest
+        time.sleep(0.1)
+
+
+def _state(pid: int) -> str | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2:].split()[0]
+
+
+def _start_slow_pair(tmp_path: Path, **kw) -> subprocess.Popen:
+    """A bench with two slow runs solving side by side, in a session of its own (to find what is left)."""
+    p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *SLOW, "--seeds", "0,42", "--jobs", "2", "-o", "b"],
+                         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True, **kw)
+    deadline = time.monotonic() + 60
+    while len(_grandchildren(p.pid)) < 2:
+        assert p.poll() is None and time.monotonic() < deadline, "the run processes did not start"
+        time.sleep(0.05)
+    time.sleep(1.0)  # inside the solves
+    return p
+
+
+@pytest.mark.parametrize("second", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT-SIGINT", "SIGINT-SIGTERM"])
+def test_a_second_interrupt_during_the_cleanup_still_stops_every_run_process(tmp_path: Path, second) -> None:
+    # used to: exit 130 while a run went on solving, its fork server adopted by PID 1, until its fit ended.
+    # Both to bench only, as Ctrl-C pressed twice or `timeout -s INT` (which signals the group as well).
+    p = _start_slow_pair(tmp_path)
+    try:
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        time.sleep(0.005)
+        p.send_signal(second)
+        _out, err = p.communicate(timeout=90)  # returns once every process holding bench's stdout is gone
+        assert time.monotonic() - t0 < 15  # not once the runs' 60 s fits end
+        assert p.returncode == 130 and err.strip().endswith("interrupted") and "Traceback" not in err, err
+        assert _stuck_in_session(p.pid) == []
+        assert sorted(q.name for q in (tmp_path / "b").iterdir()) == ["bench.json"]
+    finally:
+        subprocess.run(["pkill", "-KILL", "-s", str(p.pid)], check=False)
+
+
+def test_a_killed_bench_takes_its_run_processes_with_it(tmp_path: Path) -> None:
+    # used to: the runs went on until their fit ended, then died of BrokenPipeError, leaving their
+    # stderr files in $TMPDIR/olctc-bench-stderr-*.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = _start_slow_pair(tmp_path, env={**os.environ, "TMPDIR": str(tmp)})
+    try:
+        t0 = time.monotonic()
+        p.kill()  # as the OOM killer or `kill -9`: no handler runs
+        p.communicate(timeout=90)
+        assert time.monotonic() - t0 < 15
+        assert _stuck_in_session(p.pid) == []
+        assert list(tmp.glob("olctc-bench-stderr-*")) == []
+    finally:
+        subprocess.run(["pkill", "-KILL", "-s", str(p.pid)], check=False)
+
+
+def _stubborn(task: dict) -> list:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # as a solver deep in a C call: only SIGKILL ends it
+    time.sleep(60)
+    return []
+
+
+def _ignoring_sigterm(pids: list[int]) -> list[int]:
+    out = []
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        mask = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:")), 16)
+        if mask & (1 << (signal.SIGTERM - 1)):
+            out.append(pid)
+    return out
+
+
+# Runs run_isolated with two runs that ignore SIGTERM, so that the cleanup of a first SIGINT waits its
+# grace period and a second SIGINT lands inside it for sure; prints the runs still alive right after
+# (checked in this process, alive: a run killed only because its parent ended would hide the bug).
+_CLEANUP_SCRIPT = """
+import json, os, signal, sys, threading, time
+sys.path.insert(0, {tests!r})
+import test_bench_workers as t
+from olctc.bench import workers
+
+def interrupt_twice():
+    deadline = time.monotonic() + 60
+    while len(t._ignoring_sigterm(t._grandchildren(os.getpid()))) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.05)
+    os.kill(os.getpid(), signal.SIGINT)
+
+thread = threading.Thread(target=interrupt_twice)
+thread.start()
+try:
+    workers.run_isolated([{{"n": 1}}, {{"n": 2}}], 2, t._stubborn, lambda task: 60.0, lambda *a: [],
+                         lambda recs: None)
+except KeyboardInterrupt:
+    pass
+thread.join()
+left = [q for q in t._grandchildren(os.getpid()) if t._state(q) != "Z"]
+for q in left:
+    os.kill(q, signal.SIGKILL)
+print(json.dumps(left))
+"""
+
+
+def test_an_interrupt_inside_run_isolateds_cleanup_does_not_cut_it_short(tmp_path: Path) -> None:
+    script = _CLEANUP_SCRIPT.format(tests=str(Path(__file__).parent))
+    p = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout.splitlines()[-1]) == []
 
 
 # ---- what a run writes to stderr: passed on, and quoted in a failed run's record -----------------------

@@ -217,6 +217,23 @@ def test_bench_killed_keeps_whole_records_and_stops_its_workers(tmp_path, jobs):
     assert report.returncode == 0, report.stderr
 
 
+def test_an_interrupted_bench_leaves_no_multiprocessing_folder(tmp_path):
+    """The console program leaves by os._exit, which skips multiprocessing's removal of its pymp-* folder
+    (the fork server's socket): every interrupted bench left one in $TMPDIR."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *_bench_args(2)], cwd=tmp_path,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "TMPDIR": str(tmp)})
+    runs = tmp_path / "b" / "runs.jsonl"
+    while p.poll() is None and not (runs.exists() and runs.read_text().count("\n") >= 2):
+        time.sleep(0.01)
+    assert any(e.name.startswith("pymp-") for e in tmp.iterdir())  # what the interrupt must not leave
+    code, err = _interrupt(p, signal.SIGINT)
+    assert code == 130 and err.strip().endswith("interrupted"), err
+    assert [e.name for e in tmp.iterdir() if e.name.startswith("pymp-")] == []
+
+
 def _export_is_whole(path: Path, fmt: str) -> bool:
     data = path.read_bytes()
     if fmt == "onnx":

@@ -7,12 +7,15 @@ A solver's time limit is a request the solver checks between steps; native code 
 the parent are copied, and the imports are paid once. A child's standard error (file descriptor 2, so
 native code's too) goes to a file that the parent passes on to its own when the run ends; a failed
 run's record quotes its last line, which names a crash that a bare signal or timeout would not.
+
+No run outlives the bench: an interrupt stops every child however often it is repeated, and on Linux a
+child is killed by the kernel when the bench itself is killed (SIGKILL, the OOM killer), which no
+handler sees. The standard-error files have no name, so a killed bench leaves none behind.
 """
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -20,8 +23,7 @@ import threading
 import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
-from pathlib import Path
-from typing import Any, Callable
+from typing import IO, Any, Callable
 
 #: Seconds a stopped child gets between SIGTERM and SIGKILL.
 GRACE = 2.0
@@ -29,6 +31,10 @@ GRACE = 2.0
 QUOTE = 200
 #: Longest single wait (seconds) for a child's result before the deadlines are looked at again.
 MAX_WAIT = 3600.0
+#: Seconds an interrupted bench gives its children between SIGTERM and SIGKILL.
+STOP_GRACE = 0.5
+#: Linux's prctl option: the signal a process gets when its parent exits.
+PR_SET_PDEATHSIG = 1
 
 
 @dataclass
@@ -41,38 +47,85 @@ class Worker:
     deadline: float
     limit: float
     started: float
-    err_path: Path
+    err: IO[bytes]
 
 
-def _capture_stderr(path: Path) -> None:
-    """Point file descriptor 2 at ``path``: Python's, the solvers' and glibc's messages all land there."""
+class _Fd:
+    """An open file descriptor sent to a child as such (multiprocessing duplicates it into the child, as
+    it does a pipe's end): the file it stands for needs no name, so nothing is left on disk to clean up
+    after a bench killed by SIGKILL."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def __reduce__(self) -> tuple:
+        from multiprocessing.reduction import DupFd
+
+        return _received_fd, (DupFd(self.fd),)
+
+
+def _received_fd(dup: Any) -> _Fd:
+    return _Fd(dup.detach())
+
+
+def _capture_stderr(fd: int) -> None:
+    """Point file descriptor 2 at ``fd``: Python's, the solvers' and glibc's messages all land there."""
     sys.stderr.flush()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(fd, 2)
     os.close(fd)
     # glibc writes "double free or corruption" to the terminal, not to fd 2, unless this is set.
     os.environ["LIBC_FATAL_STDERR_"] = "1"
 
 
-def _child(task: dict[str, Any], conn: Connection, run: Callable[[dict[str, Any]], list], err_path: Path) -> None:
+def _die_with_the_bench() -> None:
+    """Have the kernel SIGKILL this child when its parent, the fork server, ends, and let the fork
+    server end with the bench: a bench killed by SIGKILL left its runs solving until their fit ended.
+
+    The fork server ends once every copy of its "alive" pipe's write end is closed, and multiprocessing
+    gives each child a copy, so the server stayed for as long as its children did; closed here, the
+    bench holds the last one. It is closed only after the request: the fork server cannot have ended
+    before the kernel was asked, so the request is never too late. (The kernel watches the parent
+    *thread*: the fork server's only thread, which forks the children, lives as long as it does.)
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass  # a libc without prctl: the interrupt handling still stops the children
+    try:
+        from multiprocessing import forkserver
+    except ImportError:
+        return
+    server = getattr(forkserver, "_forkserver", None)
+    fd = getattr(server, "_forkserver_alive_fd", None)
+    if fd is not None:
+        os.close(fd)
+        # The child's own processes, if any, then start from a fork server of their own.
+        server._forkserver_alive_fd = None
+
+
+def _child(task: dict[str, Any], conn: Connection, run: Callable[[dict[str, Any]], list], err: _Fd) -> None:
     # Ctrl-C reaches the whole process group; the parent owns it and stops its children.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        _capture_stderr(err_path)
-    except OSError:
-        # The parent removed the folder: it is stopping (Ctrl-C, SIGTERM) and wants no result, nor a traceback.
-        os._exit(1)
+    _die_with_the_bench()
+    _capture_stderr(err.fd)
     conn.send(run(task))
     conn.close()
 
 
 def _pass_on_stderr(w: Worker) -> str:
-    """Copy a finished child's standard error to ours, delete its file, and return its last line."""
+    """Copy a finished child's standard error to ours, close its file, and return its last line."""
     try:
-        text = w.err_path.read_text(encoding="utf-8", errors="replace")
-        w.err_path.unlink()
-    except OSError:
+        w.err.seek(0)
+        data = w.err.read()
+    except (OSError, ValueError):  # ValueError: closed already
         return ""
+    finally:
+        w.err.close()
+    # As a text-mode read would: a solver's progress lines may end in "\r".
+    text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
     if text:
         sys.stderr.write(text if text.endswith("\n") else text + "\n")
         sys.stderr.flush()
@@ -117,6 +170,32 @@ def stop(proc: Any, grace: float = GRACE) -> None:
     if proc.is_alive():
         proc.kill()
         proc.join(grace)
+
+
+def _stop_all(workers: list[Worker], grace: float = STOP_GRACE) -> None:
+    """Stop every child and close its pipe and file, whatever interrupts arrive meanwhile: a second one
+    (Ctrl-C pressed twice, or `timeout -s INT`, which signals both the command and its process group)
+    used to cut the cleanup of the first short and leave runs solving after the bench had gone. Every
+    child is signalled before any is waited for: one grace period in all, not one per child."""
+    for _ in range(100):
+        try:
+            live = [w.proc for w in workers if w.proc.is_alive()]
+            for proc in live:
+                proc.terminate()
+            end = time.monotonic() + grace
+            for proc in live:
+                proc.join(max(0.0, end - time.monotonic()))
+            stubborn = [proc for proc in live if proc.is_alive()]
+            for proc in stubborn:
+                proc.kill()
+            for proc in stubborn:
+                proc.join(grace)
+            for w in workers:
+                w.conn.close()
+                w.err.close()
+            return
+        except KeyboardInterrupt:
+            continue
 
 
 def _signal_name(code: int | None) -> str:
@@ -175,19 +254,16 @@ def run_isolated(tasks: list[dict[str, Any]], jobs: int, run: Callable[[dict[str
     ctx = _context()
     queue = list(tasks)
     running: list[Worker] = []
-    errs = Path(tempfile.mkdtemp(prefix="olctc-bench-stderr-"))
-    count = 0
     try:
         while queue or running:
             while queue and len(running) < jobs:
                 task = queue.pop(0)
-                count += 1
-                err_path = errs / f"run{count}.txt"
+                err = tempfile.TemporaryFile(prefix="olctc-bench-stderr-", buffering=0)
                 parent_end, child_end = ctx.Pipe(duplex=False)
-                proc = ctx.Process(target=_child, args=(task, child_end, run, err_path), daemon=True)
+                proc = ctx.Process(target=_child, args=(task, child_end, run, _Fd(err.fileno())), daemon=True)
                 limit, now = float(limit_of(task)), time.monotonic()
                 # Listed before it starts, so that an interrupt arriving during start() still stops it.
-                running.append(Worker(task, proc, parent_end, now + limit, limit, now, err_path))
+                running.append(Worker(task, proc, parent_end, now + limit, limit, now, err))
                 _start(proc)
                 child_end.close()  # the parent's copy: without closing it, a dead child never reads as EOF
             # Capped: a hard limit of years (a huge --time-limit times many CV fits) overflows select().
@@ -200,8 +276,5 @@ def run_isolated(tasks: list[dict[str, Any]], jobs: int, run: Callable[[dict[str
                     w.conn.close()
                     keep(recs)
     except BaseException:
-        for w in running:
-            stop(w.proc, grace=0.5)
+        _stop_all(running)
         raise
-    finally:
-        shutil.rmtree(errs, ignore_errors=True)
