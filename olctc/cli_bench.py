@@ -75,7 +75,9 @@ def _experiment_command(name: str) -> click.Command:
                             authors_split=authors_split, threads=threads)
         s = run_bench(opts, output, jobs=jobs, echo=lambda m: click.echo(m, err=True), retry_errors=retry_errors,
                       run_timeout=run_timeout)
-        click.echo(f"bench {name}: {s.ran} run(s) done now, {s.skipped} skipped (already done), "
+        recorded = (f"; {s.skipped_failed} of them recorded as failed (error or timeout): --retry-errors "
+                    "runs them again" if s.skipped_failed else "")
+        click.echo(f"bench {name}: {s.ran} run(s) done now, {s.skipped} skipped (already done{recorded}), "
                    f"{s.errors} failed; results in {s.folder / RUNS}")
 
     return cmd

@@ -40,6 +40,28 @@ def check_in_process(solver: str) -> None:
         raise param_error("solver", f"one of {', '.join(IN_PROCESS)} for an in-process fit", solver)
 
 
+def solver_budget(time_limit: float, spent: float, t_build: float) -> float:
+    """Seconds the solver gets of a fit's ``time_limit`` when building and the warm start took ``spent``
+    seconds (``t_build`` of them building the model); every fit, and bench's phases, use this rule.
+
+    Raises
+    ------
+    OlctcError
+        when that leaves the solver under 1 s, naming the smallest limit that would do.
+    """
+    # Keep a reserve for decoding and refinement, which take about as long as building.
+    # Solvers overrun their own limit (CBC by 3.5 s at 55 s, measured) and decoding needs time too.
+    reserve = max(0.5, 0.5 * t_build)
+    remaining = (time_limit - spent - reserve) * SOLVER_SHARE - 1.0
+    if remaining < 1.0:
+        # the smallest limit that leaves the solver 1 s, rounded up to whole seconds
+        least = math.ceil(spent + reserve + 2.0 / SOLVER_SHARE)
+        raise OlctcError(f"a time limit of {time_limit:g} s leaves no time to solve: building the model and "
+                         f"the warm start took {spent:.1f} s, and decoding, refinement and the solver's "
+                         f"overrun need a reserve: give at least {least} s")
+    return remaining
+
+
 @dataclass
 class FitResult:
     """The fitted tree and the record of how it was obtained."""
@@ -122,16 +144,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     warm_obj = comp.milp.objective(x0)
     remaining = None
     if time_limit is not None:
-        # Keep a reserve for decoding and refinement, which take about as long as building.
-        # Solvers overrun their own limit (CBC by 3.5 s at 55 s, measured) and decoding needs time too.
-        spent, reserve = time.perf_counter() - t0, max(0.5, 0.5 * t_build)
-        remaining = (time_limit - spent - reserve) * SOLVER_SHARE - 1.0
-        if remaining < 1.0:
-            # the smallest limit that leaves the solver 1 s, rounded up to whole seconds
-            least = math.ceil(spent + reserve + 2.0 / SOLVER_SHARE)
-            raise OlctcError(f"a time limit of {time_limit:g} s leaves no time to solve: building the model and "
-                             f"the warm start took {spent:.1f} s, and decoding, refinement and the solver's "
-                             f"overrun need a reserve: give at least {least} s")
+        remaining = solver_budget(time_limit, time.perf_counter() - t0, t_build)
     if verbose:
         m = comp.milp
         echo(f"model: {m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), "

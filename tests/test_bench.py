@@ -38,13 +38,13 @@ def snapshot(d: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in d.iterdir() if p.is_file()}
 
 
-# ---- a tiny real bench: phases on two data sets, one seed, 2 s per MILP ----------------------------
+# ---- a tiny real bench: phases on two data sets, one seed, 4 s per fit ------------------------------
 
 @pytest.fixture(scope="module")
 def phases_dir(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("bench") / "phases"
     with pytest.raises(SystemExit) as e:
-        main(["bench", "phases", "--datasets", "haberman,wholesale", "--seeds", "0", "--time-limit", "2",
+        main(["bench", "phases", "--datasets", "haberman,wholesale", "--seeds", "0", "--time-limit", "4",
               "--jobs", "1", "-o", str(d)])
     assert e.value.code == 0
     return d
@@ -57,7 +57,7 @@ def test_phases_run_records(phases_dir: Path) -> None:
     for r in recs:
         for f in RECORD_FIELDS:
             assert f in r, f
-        assert r["threads"] == 1 and r["solver"] == "highs" and r["time_limit"] == 2.0
+        assert r["threads"] == 1 and r["solver"] == "highs" and r["time_limit"] == 4.0
         assert 0.0 <= r["test_balanced_accuracy"] <= 1.0 and 0.0 <= r["test_ece"] <= 1.0
         assert r["C"] == list(ex.fixed_C_table()[r["dataset"]])  # --fixed-C anchors is the default
     by = {r["key"]: r for r in recs}
@@ -74,7 +74,7 @@ def test_phases_run_records(phases_dir: Path) -> None:
 def test_resume_skips_finished_runs(phases_dir: Path, capsys) -> None:
     before = snapshot(phases_dir)
     code, out, err = cli(["bench", "phases", "--datasets", "haberman,wholesale", "--seeds", "0",
-                          "--time-limit", "2", "-o", str(phases_dir)], capsys)
+                          "--time-limit", "4", "-o", str(phases_dir)], capsys)
     assert code == 0
     assert "2 of 2 run(s) already in" in err
     assert "0 run(s) done now, 2 skipped" in out
@@ -89,6 +89,9 @@ def test_report_tables_and_pngs(phases_dir: Path, capsys) -> None:
     assert "| data set | OLCT-W | OLCT-V0 | OLCT-V0R |" in md
     # The anchor (authors' seed-0 value) sits beside our refined OLCT.
     assert "[54.93]" in md and "[88.69]" in md
+    # What "solve s" covers differs by model: the report says so (L1-LR's includes its grid search).
+    assert "L1-LR: its whole C search" in md and "with `--cv` the CV fits are in `time_cv`" in md
+    assert "Incomplete bench" not in md and "(seeds: 0)" not in md
     rows = (rep / "summary.csv").read_text().splitlines()
     assert rows[0].startswith("dataset,model,runs,errors,test_bacc_mean,test_bacc_std,anchor_mean")
     assert len(rows) == 1 + 6
@@ -210,7 +213,7 @@ def test_other_bench_in_folder_is_refused_and_kept(tmp_path: Path, capsys) -> No
     assert (code, err) == (2, f"error: {d} holds the bench of experiment 'models', not 'phases': "
                               "give another folder\n")
     code, _, err = _baselines(d, capsys, seeds="0,2")
-    assert (code, err) == (2, f"error: {d} was started with other options (seeds: [0, 1] there, [0, 2] now): "
+    assert (code, err) == (2, f"error: {d} was started with other options (--seeds: 0,1 there, 0,2 now): "
                               "rerun with the same options or give another folder\n")
     runs = (d / "runs.jsonl").read_bytes()
     code, out, err = _baselines(d, capsys, seeds="1,0")  # the same seeds: used to be "other options"
@@ -266,10 +269,12 @@ def test_retry_errors_reruns_only_failed_runs(tmp_path: Path, capsys) -> None:
     failed = dict(recs[0], status="error", error="OlctcError: simulated")
     runner.append_records(d, [failed])
     before = lines(d)
-    code, out, _ = cli(args, capsys)  # a plain resume keeps the error
-    assert code == 0 and "0 run(s) done now, 2 skipped" in out and lines(d) == before
+    code, out, _ = cli(args, capsys)  # a plain resume keeps the error, and says so (it used to: "already done")
+    assert code == 0 and lines(d) == before
+    assert ("0 run(s) done now, 2 skipped (already done; 1 of them recorded as failed (error or timeout): "
+            "--retry-errors runs them again), 0 failed") in out
     code, out, _ = cli(args + ["--retry-errors"], capsys)
-    assert code == 0 and "1 run(s) done now, 1 skipped" in out
+    assert code == 0 and "1 run(s) done now, 1 skipped (already done), 0 failed" in out
     after = lines(d)
     assert after[:len(before)] == before and len(after) == len(before) + 1  # appended, nothing rewritten
     latest = runner.latest(runner.read_runs(d)[0])
@@ -470,7 +475,7 @@ def test_authors_split_is_an_option_of_the_folder(tmp_path: Path, capsys) -> Non
     assert cli(["bench", "report", str(d)], capsys)[0] == 0
     assert "the authors' splits" in (d / "report" / "summary.md").read_text(encoding="utf-8")
     code, _, err = cli(args, capsys)
-    assert (code, err) == (2, f"error: {d} was started with other options (authors_split: True there, None now): "
+    assert (code, err) == (2, f"error: {d} was started with other options (--authors-split: on there, off now): "
                               "rerun with the same options or give another folder\n")
 
 
@@ -484,7 +489,7 @@ def test_threads_per_fit_is_an_option_of_the_folder(tmp_path: Path, capsys) -> N
     assert rec["status"] in ("optimal", "feasible") and rec["threads"] == 2 and rec["solver"] == "cbc"
     assert json.loads((d / "bench.json").read_text())["options"]["threads"] == 2
     code, _, err = cli(args, capsys)
-    assert (code, err) == (2, f"error: {d} was started with other options (threads: 2 there, None now): "
+    assert (code, err) == (2, f"error: {d} was started with other options (--threads: 2 there, 1 now): "
                               "rerun with the same options or give another folder\n")
     code, _, err = cli([*args, "--threads", "0"], capsys)
     assert (code, err) == (2, "error: The 'threads' parameter must be an integer >= 1 (solver threads per fit). "
@@ -660,3 +665,117 @@ def test_empty_output_is_refused_not_the_current_folder(tmp_path: Path, capsys, 
                        capsys)
     assert (code, err) == (2, "error: The 'output' parameter must be a folder path (-o DIR). Got '' instead.\n")
     assert list(tmp_path.iterdir()) == []
+
+
+# ---- QA pass 2: solver budget of phases, partial folders in the report, OS-refused paths, --fixed-C ----
+
+def test_phases_gives_the_solver_fits_budget(phases_dir: Path) -> None:
+    # phases used to give the solver max(1, T - spent - reserve): 4.3 s of a 5 s limit where tangents'
+    # fit gave 2.9 s, and it ran at 2 s where fit refuses.
+    from olctc.fit import solver_budget
+
+    refusals = set()
+    for exp, models in (("phases", None), ("tangents", "OLCT-V0")):
+        opts = runner.make_options(exp, datasets="haberman", seeds="0", models=models, time_limit=2)
+        recs = runner.execute_task(runner.make_tasks(opts)[0])
+        assert all(r["status"] == "error" for r in recs)
+        refusals |= {r["error"].split(":")[1].strip() for r in recs}
+    assert refusals == {"a time limit of 2 s leaves no time to solve"}
+    opts = runner.make_options("tangents", datasets="haberman", seeds="0", models="OLCT-V0", time_limit=4)
+    (tangent,) = runner.execute_task(runner.make_tasks(opts)[0])
+    phase = next(json.loads(s) for s in lines(phases_dir) if json.loads(s)["key"] == "haberman|0|OLCT-V0")
+    for r in (tangent, phase):
+        assert r["status"] == "feasible", r  # haberman is not solved in 4 s: the solve runs to its budget
+        budget = solver_budget(4.0, r["time_build"] + r["time_warm_start"], r["time_build"])
+        assert budget - 0.5 <= r["time_solve"] <= budget + 0.5, (r["model"], r["time_solve"], budget)
+
+
+@pytest.mark.parametrize("output, reason", [
+    ("a" * 300, "File name too long"),
+    ("/proc/olctc_qa", "No such file or directory"),
+    ("/sys/olctc_qa", None),  # "Operation not permitted" or "Permission denied", as the kernel says
+], ids=["long-name", "proc", "sys"])
+def test_a_folder_the_os_refuses_is_a_one_line_error(tmp_path: Path, capsys, monkeypatch, output,
+                                                     reason) -> None:
+    # Used to: OSError, FileNotFoundError or PermissionError tracebacks (exit 1).
+    if not Path(output).parent.is_dir():
+        pytest.skip(f"no {Path(output).parent} here")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli(["bench", "models", "--datasets", "heart", "--models", "CART", "--time-limit", "5",
+                        "-o", output], capsys)
+    assert code == 2 and err.count("\n") == 1 and f"bench folder {output}: " in err, err
+    assert reason is None or err.endswith(f": {reason}\n"), err
+    if len(output) > 255:  # too long to ask whether it exists: the OS refuses that too
+        code, _, err = cli(["bench", "report", output], capsys)
+        assert (code, err) == (2, f"error: cannot use bench folder {output}: {reason}\n")
+    else:
+        assert not Path(output).exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_report_of_a_partial_bench_says_so_and_compares_like_for_like(tmp_path: Path, capsys) -> None:
+    from olctc.bench.report import instance_matrix
+
+    d = tmp_path / "b"
+    args = ["bench", "models", "--models", "CART,OLCT", "--datasets", "heart", "--seeds", "0,42", "--time-limit",
+            "3", "-o", str(d)]
+    assert cli(args, capsys)[0] == 0
+    text = (d / "runs.jsonl").read_bytes()
+    last = text.rstrip(b"\n").rsplit(b"\n", 1)[1]
+    assert json.loads(last)["key"] == "heart|42|OLCT"
+    (d / "runs.jsonl").write_bytes(text[: len(text) - len(last) // 2])  # killed while writing its record
+    code, out, err = cli(["bench", "report", str(d)], capsys)
+    # used to: "warning: All-NaN slice encountered" (the loss figure's OLCT row of seed 42)
+    assert code == 0 and "warning" not in err, err
+    assert "the bench is incomplete, 1 of 4 run(s) missing: heart OLCT (seed 42)" in err
+    md = (d / "report" / "summary.md").read_text()
+    assert "**Incomplete bench**: 1 of 4 run(s) missing: heart OLCT (seed 42)." in md
+    assert "| heart | OLCT | 1 (1 not run yet) |" in md
+    cell = md.split("| heart | ", 1)[1].split("\n", 1)[0].split(" | ")
+    assert cell[0].endswith("(seeds: 0)") and "(seeds:" not in cell[1]  # OLCT over seed 0; CART over 0, 42
+    assert "each data set's means over the seeds both finished (only heart: seed 0)." in md
+    assert "(1 of 2 instances for all models here; a run not made yet is left out" in md
+    recs = list(runner.latest(runner.read_runs(d)[0]).values())
+    inst, M = instance_matrix(recs, ["CART", "OLCT"], "test_balanced_accuracy")
+    assert inst == [("heart", 0)] and np.isfinite(M).all()  # seed 42 used to count as OLCT failing
+    (row,) = [r for r in csv.DictReader(open(d / "report" / "summary.csv")) if r["model"] == "OLCT"]
+    assert (row["seeds_used"], row["missing"]) == ("0", "1")
+
+
+def test_target_check_compares_on_the_seeds_both_finished() -> None:
+    from olctc.bench.report import summary_rows, target_check
+
+    # OLCT lacks seed 42, where CART did badly; on seed 0, the one both have, CART is better.
+    recs = [_rec("heart", "OLCT", 0, 0.70), _rec("heart", "CART", 0, 0.75), _rec("heart", "CART", 42, 0.60)]
+    (text,) = target_check(summary_rows("models", recs))[1:]
+    # used to: "above CART on 1 of 1 (heart)": 70 over seed 0 against 67.5 over seeds 0 and 42
+    assert "above CART on 0 of 1, each data set's means over the seeds both finished (only heart: seed 0)." in text
+    recs.append(_rec("heart", "OLCT", 42, 0.65))
+    (text,) = target_check(summary_rows("models", recs))[1:]
+    assert text.endswith("above CART on 0 of 1, each data set's means over the seeds both finished.")
+
+
+def test_gap_cdf_of_an_instance_every_model_failed_warns_nothing() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # used to: RuntimeWarning "All-NaN slice encountered"
+        F = gap_cdf(np.array([[np.nan, np.nan], [80.0, 70.0]]), np.array([0.0, 10.0]))
+    np.testing.assert_allclose(F, [[0.5, 0.5], [0.0, 0.5]])
+
+
+def test_fixed_C_is_compared_by_value_when_resuming(tmp_path: Path, capsys) -> None:
+    d = tmp_path / "b"
+    args = ["bench", "models", "--models", "CART", "--datasets", "heart", "--seeds", "0", "-o", str(d)]
+    assert cli([*args, "--fixed-C", "1"], capsys)[0] == 0
+    before = snapshot(d)
+    for same in ("1.0", "1,1", "1e0", " 1 , 1.00 "):  # used to: "other options (fixed_C: '1' there, ...)"
+        code, out, err = cli([*args, "--fixed-C", same], capsys)
+        assert code == 0 and "0 run(s) done now, 1 skipped" in out, (same, err)
+    code, _, err = cli([*args, "--fixed-C", "1,2"], capsys)
+    assert (code, err) == (2, f"error: {d} was started with other options (--fixed-C: 1 there, 1,2 now): "
+                              "rerun with the same options or give another folder\n")
+    code, _, err = cli([*args, "--cv", "3"], capsys)
+    assert (code, err) == (2, f"error: {d} was started with other options (--cv: not given there, 3 now): "
+                              "rerun with the same options or give another folder\n")
+    assert snapshot(d) == before

@@ -53,10 +53,12 @@ def gap_cdf(scores: np.ndarray, thresholds: np.ndarray, higher_is_better: bool =
     if s.size == 0:
         return np.zeros((s.shape[1] if s.ndim == 2 else 0, t.size))
     sign = 1.0 if higher_is_better else -1.0
-    with np.errstate(all="ignore"):
-        best = np.nanmax(sign * s, axis=1, keepdims=True)
-        gap = best - sign * s
-    gap = np.where(np.isnan(gap), np.inf, gap)
+    ok = np.isfinite(s)
+    # Not nanmax: an instance every model failed (an all-NaN row) would make numpy warn; here its best
+    # is -inf and every model's gap inf, the same "never within any gap" as any failure.
+    best = np.where(ok, sign * s, -np.inf).max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        gap = np.where(ok, best - sign * s, np.inf)
     # A tiny tolerance so that equal scores printed with different rounding still count as the best.
     return (gap[:, :, None] <= t[None, None, :] + 1e-12).mean(axis=0)
 

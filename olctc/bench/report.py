@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -17,7 +16,7 @@ import numpy as np
 
 from olctc.bench.experiments import EXPERIMENTS, anchor_for, anchor_method, seed_anchors, uses_seed_anchors
 from olctc.bench.metrics import gap_cdf, performance_profile
-from olctc.bench.runner import REPORT_DIR, latest, read_bench_json, read_runs
+from olctc.bench.runner import REPORT_DIR, latest, os_errors, read_bench_json, read_runs, run_key
 from olctc.errors import OlctcError
 from olctc.io import atomic_open, atomic_write_bytes, atomic_write_text
 
@@ -27,7 +26,7 @@ SPARSITY_SHIFT = 1.0  # a tree with no nonzero weight has cost 0; ratios use (nn
 SUMMARY_COLUMNS = ("dataset", "model", "runs", "errors", "test_bacc_mean", "test_bacc_std", "anchor_mean",
                    "anchor_std", "diff_vs_anchor", "train_bacc_mean", "time_solve_mean", "optimal",
                    "gap_mean", "nonzero_per_node_mean", "anchor_nonzero", "brier_mean", "ece_mean",
-                   "exact_train_loss_mean")
+                   "exact_train_loss_mean", "seeds_used", "missing")
 
 
 @dataclass
@@ -38,6 +37,7 @@ class Report:
     files: list[Path]
     rows: list[dict[str, Any]]
     bad_lines: int
+    missing: tuple[tuple[str, int, str], ...] = ()  # (data set, seed, model) the bench has not run yet
 
 
 def _ok(r: dict[str, Any]) -> bool:
@@ -54,8 +54,14 @@ def _std(vals: list[float]) -> float | None:
     return float(np.std(v)) if v else None
 
 
-def summary_rows(experiment: str, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per (data set, model): means, stds and the anchor values beside them."""
+def summary_rows(experiment: str, records: list[dict[str, Any]],
+                 missing: list[tuple[str, int, str]] = ()) -> list[dict[str, Any]]:
+    """One row per (data set, model): means, stds and the anchor values beside them.
+
+    ``missing``: the (data set, seed, model) runs the bench asks for and has no record of yet; each
+    row counts its own. ``bacc_by_seed`` (not a CSV column) keeps the test balanced accuracy per seed,
+    so that models can be compared on the seeds both finished.
+    """
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in records:
         groups.setdefault((r["dataset"], r["model"]), []).append(r)
@@ -72,6 +78,9 @@ def summary_rows(experiment: str, records: list[dict[str, Any]]) -> list[dict[st
         a_nz = (seed_anchors().get((method, ds), {}).get("nonzero")
                 if method and uses_seed_anchors(experiment) else None)
         row = {"dataset": ds, "model": model, "runs": len(rs), "errors": len(rs) - len(good),
+               "seeds_used": " ".join(str(s) for s in sorted(seeds)),
+               "missing": sum((m_ds, m_model) == (ds, model) for m_ds, _, m_model in missing),
+               "bacc_by_seed": dict(zip(seeds, bacc)),
                "test_bacc_mean": _mean(bacc), "test_bacc_std": _std(bacc),
                # The anchor over the same seeds we ran, so that a 2-seed run is compared like for like.
                "anchor_mean": _mean(a_vals), "anchor_std": _std(a_vals),
@@ -99,17 +108,51 @@ def _model_order(experiment: str, records: list[dict[str, Any]]) -> list[str]:
     return [n for n in names if n in seen] + sorted(seen - set(names))
 
 
+def comparable_instances(records: list[dict[str, Any]], models: list[str]
+                         ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+    """(instances every model in ``models`` has a record for, the other instances): a run not made yet
+    says nothing about a model, so an instance is compared only once all of them are recorded."""
+    has = {(r["dataset"], r["seed"], r["model"]) for r in records}
+    inst = sorted({(r["dataset"], r["seed"]) for r in records})
+    kept = [i for i in inst if all((*i, m) in has for m in models)]
+    return kept, [i for i in inst if not all((*i, m) in has for m in models)]
+
+
 def instance_matrix(records: list[dict[str, Any]], models: list[str], field: str,
                     scale: float = 1.0) -> tuple[list[tuple[str, int]], np.ndarray]:
-    """(instances, (n_instances, n_models) values of ``field``); NaN where a run failed or is missing."""
-    inst = sorted({(r["dataset"], r["seed"]) for r in records})
+    """(instances, (n_instances, n_models) values of ``field``) over ``comparable_instances``; NaN where
+    a recorded run failed (error, timeout, skipped) or lacks the field."""
+    inst, _ = comparable_instances(records, models)
     idx = {k: i for i, k in enumerate(inst)}
     col = {m: j for j, m in enumerate(models)}
     M = np.full((len(inst), len(models)), np.nan)
     for r in records:
-        if r["model"] in col and _ok(r) and r.get(field) is not None:
-            M[idx[(r["dataset"], r["seed"])], col[r["model"]]] = scale * float(r[field])
+        i = idx.get((r["dataset"], r["seed"]))
+        if i is not None and r["model"] in col and _ok(r) and r.get(field) is not None:
+            M[i, col[r["model"]]] = scale * float(r[field])
     return inst, M
+
+
+def expected_runs(meta: dict[str, Any]) -> dict[str, tuple[str, int, str]] | None:
+    """{key: (data set, seed, model)} of every record the options in bench.json ask for; None when
+    those options cannot say (a bench.json edited by hand), and then no run is called missing."""
+    o, exp = meta.get("options", {}), EXPERIMENTS[meta["experiment"]]
+    try:
+        return {run_key(ds, seed, name): (ds, seed, name) for ds in o["datasets"] for seed in o["seeds"]
+                for model in o["models"] for name in exp.model(model).record_names}
+    except (KeyError, TypeError, OlctcError):
+        return None
+
+
+def missing_text(missing: list[tuple[str, int, str]], total: int, limit: int = 12) -> str:
+    """'3 of 8 runs missing: heart OLCT (seed 42), ...', one entry per (data set, model) cell."""
+    cells: dict[tuple[str, str], list[int]] = {}
+    for ds, seed, model in missing:
+        cells.setdefault((ds, model), []).append(seed)
+    parts = [f"{ds} {m} (seed{'s' if len(v) > 1 else ''} {', '.join(map(str, sorted(v)))})"
+             for (ds, m), v in sorted(cells.items())]
+    more = f", and {len(parts) - limit} more cell(s)" if len(parts) > limit else ""
+    return f"{len(missing)} of {total} run(s) missing: " + "; ".join(parts[:limit]) + more
 
 
 def _fmt(v: Any, nd: int = 2) -> str:
@@ -118,16 +161,28 @@ def _fmt(v: Any, nd: int = 2) -> str:
     return f"{v:.{nd}f}" if isinstance(v, float) else str(v)
 
 
-def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], meta: dict[str, Any]) -> str:
-    """The summary as Markdown: a wide table (mean ± std, anchor in brackets) and a detail table."""
+def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], meta: dict[str, Any],
+             records: list[dict[str, Any]] = (), missing: list[tuple[str, int, str]] = (),
+             expected: int | None = None) -> str:
+    """The summary as Markdown: a wide table (mean ± std, anchor in brackets) and a detail table.
+
+    ``missing`` of ``expected`` runs: said at the top, so that a partial bench never reads as a whole one.
+    """
     o = meta.get("options", {})
+    bench_seeds = o.get("seeds") if isinstance(o.get("seeds"), list) else None
     lines = [f"# olctc bench: {experiment}", "",
              f"{EXPERIMENTS[experiment].description}. Solver {o.get('solver')}, time limit "
              f"{o.get('time_limit')} s per fit, C: {o.get('fixed_C')}"
              + (f" ({o.get('cv')}-fold CV)" if o.get("cv") else "") + f", seeds {o.get('seeds')}, "
              + ("the authors' splits (their files without the first row; olctc's split where theirs is "
                 "unknown)." if o.get("authors_split") else "olctc's splits (all rows)."),
-             "Test balanced accuracy (%), mean ± std over seeds; [authors' value over the same seeds].", ""]
+             "Test balanced accuracy (%), mean ± std over seeds; [authors' value over the same seeds]; "
+             "(seeds: ...) when a cell's mean covers fewer seeds than the bench's (runs failed or not run yet).",
+             ""]
+    if missing:
+        lines[2:2] = [f"**Incomplete bench**: {missing_text(list(missing), expected or len(missing))}. Each "
+                      "cell's mean is over its own finished seeds; comparisons between models (target check, "
+                      "figures) use only the seeds / instances both have.", ""]
     by = {(r["dataset"], r["model"]): r for r in rows}
     datasets = sorted({r["dataset"] for r in rows})
     lines.append("| data set | " + " | ".join(models) + " |")
@@ -142,6 +197,8 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
             c = f"{r['test_bacc_mean']:.2f} ± {r['test_bacc_std']:.2f}"
             if r["anchor_mean"] is not None:
                 c += f" [{r['anchor_mean']:.2f}]"
+            if bench_seeds is not None and sorted(r.get("bacc_by_seed", {})) != sorted(bench_seeds):
+                c += f" (seeds: {', '.join(map(str, sorted(r['bacc_by_seed'])))})"
             cells.append(c)
         lines.append(f"| {ds} | " + " | ".join(cells) + " |")
     lines += target_check(rows)
@@ -151,12 +208,36 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
     for r in rows:
         lines.append(f"| {r['dataset']} | {r['model']} | {r['runs']}"
                      + (f" ({r['errors']} failed)" if r["errors"] else "")
+                     + (f" ({r['missing']} not run yet)" if r.get("missing") else "")
                      + f" | {_fmt(r['test_bacc_mean'])} | {_fmt(r['anchor_mean'])} | {_fmt(r['diff_vs_anchor'])} "
                      f"| {_fmt(r['train_bacc_mean'])} | {_fmt(r['time_solve_mean'])} | {r['optimal']} "
                      f"| {_fmt(r['gap_mean'], 3)} | {_fmt(r['nonzero_per_node_mean'])} | "
                      f"{_fmt(r['anchor_nonzero'])} | {_fmt(r['brier_mean'], 3)} | {_fmt(r['ece_mean'], 3)} "
                      f"| {_fmt(r['exact_train_loss_mean'], 1)} |")
+    lines += ["", *TIME_NOTES, "", *figure_notes(records, models)]
     return "\n".join(lines) + "\n"
+
+
+#: What "solve s" (time_solve) covers per kind of model; runs.csv keeps every time field as recorded.
+TIME_NOTES = (
+    "Times: \"solve s\" is the recorded `time_solve`, which is not the same work for every model. olctc "
+    "trees: the solver's time on the final fit only (model building, warm start and refinement are "
+    "`time_build`, `time_warm_start`, `time_total` in runs.csv; with `--cv` the CV fits are in `time_cv`, "
+    "not here); OLCT-W: 0 (no solver). L1-LR: its whole C search (K-fold grid search, K = `--cv` or 4, "
+    "and the refit). CART and STreeD: the whole fit. The time profile compares these same values.",
+)
+
+
+def figure_notes(records: list[dict[str, Any]], models: list[str]) -> list[str]:
+    """How the figures compare models: which instances, and what a failed run counts as."""
+    kept, dropped = comparable_instances(records, models)
+    text = ("Figures: each compares its models per instance (data set, seed) over the instances all of "
+            "them have a record for")
+    if dropped:
+        text += (f" ({len(kept)} of {len(kept) + len(dropped)} instances for all models here; a run not "
+                 "made yet is left out, not counted as a failure)")
+    return [text + ". A run recorded as failed (error, timeout, or skipped) counts as never within any "
+            "gap and worst in every profile, as in the paper."]
 
 
 def target_check(rows: list[dict[str, Any]], model: str = "OLCT", baseline: str = "CART",
@@ -170,13 +251,24 @@ def target_check(rows: list[dict[str, Any]], model: str = "OLCT", baseline: str 
     near = [d for d in sets if by[(d, model)]["diff_vs_anchor"] is not None
             and abs(by[(d, model)]["diff_vs_anchor"]) <= tolerance]
     with_anchor = [d for d in sets if by[(d, model)]["anchor_mean"] is not None]
-    base = [d for d in sets if (d, baseline) in by and by[(d, baseline)]["test_bacc_mean"] is not None]
-    above = [d for d in base if by[(d, model)]["test_bacc_mean"] > by[(d, baseline)]["test_bacc_mean"]]
+    # Like for like: each data set compares the two means over the seeds both models finished; over
+    # different seed sets a missing or failed run would decide the comparison instead of the models.
+    common = {d: sorted(set(by[(d, model)].get("bacc_by_seed", {})) & set(by[(d, baseline)].get("bacc_by_seed", {})))
+              for d in sets if (d, baseline) in by}
+    base = [d for d, seeds in common.items() if seeds]
+
+    def mean_on(d: str, m: str) -> float:
+        return float(np.mean([by[(d, m)]["bacc_by_seed"][s] for s in common[d]]))
+
+    above = [d for d in base if mean_on(d, model) > mean_on(d, baseline)]
+    partial = [f"{d}: seed{'s' if len(common[d]) > 1 else ''} {', '.join(map(str, common[d]))}" for d in base
+               if set(common[d]) != set(by[(d, model)]["bacc_by_seed"]) | set(by[(d, baseline)]["bacc_by_seed"])]
     out = ["", f"Target check: {model} within {tolerance:g} point of the authors' mean on {len(near)} of "
                f"{len(with_anchor)} data set(s) with an anchor"
                + (f" ({', '.join(near)})" if near else "") + "; "
                f"above {baseline} on {len(above)} of {len(base)}" + (f" ({', '.join(above)})" if above else "")
-               + "."]
+               + ", each data set's means over the seeds both finished"
+               + (f" (only {'; '.join(partial)})" if partial else "") + "."]
     return out
 
 
@@ -223,15 +315,23 @@ def _figure(name: str):
     return deco
 
 
+def _largest_gap(M: np.ndarray) -> float:
+    """The largest gap of a finite score from its instance's best (higher is better); 0 if none.
+    Written out rather than with nanmax: an instance every model failed is an all-NaN row, and numpy
+    warns about those."""
+    ok = np.isfinite(M)
+    best = np.where(ok, M, -np.inf).max(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        gaps = (best - M)[ok]
+    return float(gaps.max()) if gaps.size else 0.0
+
+
 @_figure("bacc_gap_cdf.png")
 def fig_bacc_gap(path: Path, recs: list[dict[str, Any]], models: list[str]) -> Path | None:
     _, M = instance_matrix(recs, models, "test_balanced_accuracy", 100.0)
     if not np.isfinite(M).any():
         return None
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # instances where every model failed: all-NaN rows
-        best = np.nanmax(M, axis=1)
-    t = np.linspace(0, max(1.0, float(np.nanmax(best[:, None] - M, initial=0.0))), 300)
+    t = np.linspace(0, max(1.0, _largest_gap(M)), 300)
     _plot(path, t, gap_cdf(M, t), models, "gap t from the best test balanced accuracy (points)",
           "fraction of instances within t", "Test balanced accuracy: gap from the best")
     return path
@@ -247,10 +347,7 @@ def fig_loss_gap(path: Path, recs: list[dict[str, Any]], models: list[str]) -> P
     _, M = instance_matrix(recs, models, "exact_objective")
     if not np.isfinite(M).any():
         return None
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        gaps = M - np.nanmin(M, axis=1, keepdims=True)
-    t = np.linspace(0, max(1.0, float(np.nanmax(gaps, initial=0.0))), 300)
+    t = np.linspace(0, max(1.0, _largest_gap(-M)), 300)
     _plot(path, t, gap_cdf(M, t, higher_is_better=False), models,
           "gap t from the best exact training objective", "fraction of instances within t",
           "Exact (logistic) training objective: gap from the best")
@@ -284,6 +381,11 @@ def fig_sparsity(path: Path, recs: list[dict[str, Any]], models: list[str]) -> P
 def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Report:
     """Write DIR/report/{summary.md, summary.csv, runs.csv, *.png}; returns what was written."""
     d = Path(folder)
+    with os_errors(d):
+        return _write_report(d, echo)
+
+
+def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
     if d.exists() and not d.is_dir():
         raise OlctcError(f"bench folder {d} is a file, not a folder")
     if not d.is_dir():
@@ -303,7 +405,13 @@ def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Rep
         raise OlctcError(f"{out} is a file, not the report folder: move it away and run the report again")
     out.mkdir(exist_ok=True)
     models = _model_order(experiment, recs)
-    rows = summary_rows(experiment, recs)
+    expected = expected_runs(meta)
+    have = {r["key"] for r in recs}
+    missing = sorted(v for k, v in (expected or {}).items() if k not in have)
+    if missing:
+        echo(f"{d}: the bench is incomplete, {missing_text(missing, len(expected))}; the report says so, "
+             "and compares models only on the runs both have")
+    rows = summary_rows(experiment, recs, missing)
     files = []
     p = out / "summary.csv"
     with atomic_open(p, "w") as f:
@@ -322,7 +430,7 @@ def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Rep
             w.writerow({k: r.get(k, "") for k in cols})
     files.append(p)
     p = out / "summary.md"
-    atomic_write_text(p, markdown(experiment, rows, models, meta))
+    atomic_write_text(p, markdown(experiment, rows, models, meta, recs, missing, len(expected or {})))
     files.append(p)
     for name, fig in FIGURES.items():
         got = fig(out / name, recs, models)
@@ -332,4 +440,4 @@ def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Rep
             # an earlier report's figure: beside this report's tables it would show runs they no longer do
             (out / name).unlink()
             echo(f"removed {out / name}: these runs do not give that figure")
-    return Report(out, files, rows, bad)
+    return Report(out, files, rows, bad, tuple(missing))

@@ -15,6 +15,7 @@ import platform
 import sys
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -166,6 +167,21 @@ def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
     if not os.fspath(out).strip():  # Path("") is the current folder: an unset variable in a script
         raise param_error("output", "a folder path (-o DIR)", os.fspath(out))
     d = Path(out)
+    with os_errors(d):
+        return _prepare_folder(d, opts)
+
+
+@contextmanager
+def os_errors(d: Path):
+    """An OSError inside (a name too long, /proc refusing mkdir, /sys refusing writes) as a one-line
+    OlctcError naming the bench folder and the OS's reason; nothing bench wrote is undone."""
+    try:
+        yield
+    except OSError as exc:
+        raise OlctcError(f"cannot use bench folder {d}: {exc.strerror or exc}") from None
+
+
+def _prepare_folder(d: Path, opts: BenchOptions) -> Path:
     if d.exists() and not d.is_dir():
         raise OlctcError(f"bench folder {d} is a file, not a folder")
     if not d.exists():
@@ -174,7 +190,10 @@ def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
             raise OlctcError(f"cannot create bench folder {d}: folder {parent} does not exist")
         if not os.access(parent, os.W_OK):
             raise OlctcError(f"cannot create bench folder {d}: folder {parent} is not writable")
-        d.mkdir()
+        try:
+            d.mkdir()
+        except OSError as exc:  # /proc says "no such file" and /sys "operation not permitted", even to root
+            raise OlctcError(f"cannot create bench folder {d}: {exc.strerror or exc}") from None
     names = {p.name for p in d.iterdir() if not _is_leftover(p.name)}
     if not os.access(d, os.W_OK):
         raise OlctcError(f"bench folder {d} is not writable")
@@ -193,11 +212,14 @@ def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
                              f"{opts.experiment!r}: give another folder")
         old = meta.get("options", {})
         new = opts.to_json()
-        diff = [k for k in sorted(set(old) | set(new)) if _option_key(k, old.get(k)) != _option_key(k, new.get(k))]
+        depth = EXPERIMENTS[opts.experiment].depth
+        diff = [k for k in sorted(set(old) | set(new))
+                if _option_key(k, old.get(k), depth) != _option_key(k, new.get(k), depth)]
         if diff:
             k = diff[0]
-            raise OlctcError(f"{d} was started with other options ({k}: {old.get(k)!r} there, "
-                             f"{new.get(k)!r} now): rerun with the same options or give another folder")
+            raise OlctcError(f"{d} was started with other options ({OPTION_NAMES.get(k, k)}: "
+                             f"{_option_text(k, old.get(k))} there, {_option_text(k, new.get(k))} now): "
+                             "rerun with the same options or give another folder")
         return d
     meta = {"experiment": opts.experiment, "options": opts.to_json(), "olctc_version": __version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine_info()}
@@ -209,10 +231,41 @@ def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
 UNORDERED_OPTIONS = frozenset({"seeds", "datasets", "models"})
 
 
-def _option_key(name: str, value: Any) -> Any:
+#: bench.json's option names as the command line spells them, for the messages that name them.
+OPTION_NAMES = {"datasets": "--datasets", "seeds": "--seeds", "models": "--models", "solver": "--solver",
+                "time_limit": "--time-limit", "fixed_C": "--fixed-C", "cv": "--cv", "C_grid": "--C-grid",
+                "authors_split": "--authors-split", "threads": "--threads"}
+#: What an option left out of bench.json (see BenchOptions.to_json) means.
+OPTION_DEFAULTS = {"authors_split": False, "threads": THREADS}
+
+
+def _option_key(name: str, value: Any, depth: int) -> Any:
+    value = OPTION_DEFAULTS.get(name) if value is None else value
     if name in UNORDERED_OPTIONS and isinstance(value, list):
         return sorted(value, key=repr)
+    if name == "fixed_C" and isinstance(value, str) and value not in ("anchors", "cv"):
+        from olctc.spec import parse_C
+
+        # "1", "1.0", "1e0" and "1,1" are one C (one value broadcasts to every layer)
+        try:
+            return parse_C(value, depth)
+        except OlctcError:
+            return value  # an edited bench.json: compared as written, so it never matches a valid C
     return value
+
+
+def _option_text(name: str, value: Any) -> str:
+    """An option's value as one would type it: lists comma-separated, flags on/off, absent "not given"."""
+    value = OPTION_DEFAULTS.get(name) if value is None else value
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "not given"
+    if isinstance(value, list):
+        return ",".join(_option_text(name, v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 def _is_leftover(name: str) -> bool:
@@ -623,6 +676,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     """
     from olctc.compile import compile_problem
     from olctc.decode import decode_arrays, finish
+    from olctc.fit import solver_budget
     from olctc.solve import solve_milp
     from olctc.warmstart import warm_start
 
@@ -637,8 +691,9 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     t_build = time.perf_counter() - t0
     x0, _ = warm_start(comp.milp, comp.X, tr.y, spec)
     t_warm = time.perf_counter() - t0 - t_build
-    # The same reserve as fit: decoding and refinement take about as long as building.
-    remaining = max(1.0, limit - (time.perf_counter() - t0) - max(0.5, 0.5 * t_build))
+    # fit's own rule (and its refusal of too short a limit), so that phases' OLCT-V0 and tangents'
+    # OLCT-V0 solve for the same time under the same --time-limit.
+    remaining = solver_budget(limit, time.perf_counter() - t0, t_build)
     res = solve_milp(comp.milp, solver, time_limit=remaining, threads=task_threads(task), start=x0, verbose=False)
     x = res.x if res.x is not None else x0
     common = {"preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C), "alpha": None,
@@ -785,6 +840,7 @@ class BenchSummary:
     ran: int
     errors: int
     bad_lines: int
+    skipped_failed: int = 0  # skipped runs whose record is an error or a timeout (see --retry-errors)
 
 
 def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
@@ -808,11 +864,14 @@ def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
         echo(f"{d / RUNS}: ignored {bad} unreadable line(s) (a run killed while writing, or a line edited "
              "by hand); those runs will be redone")
     done = {r["key"] for r in recs}
+    failed = {k for k, r in latest(recs).items() if r.get("status") in FAILED}
     if retry_errors:
-        done -= {k for k, r in latest(recs).items() if r.get("status") in FAILED}
+        done -= failed
     tasks = make_tasks(opts)
     todo = [t for t in tasks if not all(k in done for k in t["keys"])]
     skipped = len(tasks) - len(todo)
+    # Skipped tasks whose record says error/timeout: "already done" alone would hide that they never worked.
+    skipped_failed = sum(all(k in done for k in t["keys"]) and any(k in failed for k in t["keys"]) for t in tasks)
     if skipped:
         echo(f"{skipped} of {len(tasks)} run(s) already in {d / RUNS}: skipped")
     prog = Progress(len(tasks), progress_stream)
@@ -830,4 +889,4 @@ def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
     # Every run in its own process, even with one job: a native crash or a solver that ignores its time
     # limit costs that run only (status "error" / "timeout"), not the bench.
     run_isolated(todo, jobs, execute_task, lambda t: hard_limit(t, run_timeout), failed_records, keep)
-    return BenchSummary(d, len(tasks), skipped, len(todo), errors, bad)
+    return BenchSummary(d, len(tasks), skipped, len(todo), errors, bad, skipped_failed)
