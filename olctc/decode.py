@@ -33,7 +33,7 @@ from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
 from olctc.milp import MILP
-from olctc.objective import tree_objective
+from olctc.objective import ZERO_WEIGHT, tree_objective
 from olctc.spec import TreeSpec
 
 OBJ_RTOL = 1e-5  # the objective of values printed with 13-17 digits agrees with the solver's to this
@@ -273,6 +273,10 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     topo = Topology(spec.depth)
     W = milp.values(x, "w").copy()
     b = milp.values(x, "b").copy()
+    # Solvers leave round-off (1e-14) in weights the model has at 0 (an L0 delta of 0): the tree has them
+    # at 0, as tree_objective counts them, or a univariate or budgeted tree reads as using more features
+    # and refinement takes them for features in use (it refit a univariate root on three).
+    W[np.abs(W) <= ZERO_WEIGHT] = 0.0
     half = spec.epsilon / 2
     true = tree_objective(W, b, X, y, spec, threshold=half)
     exact = tree_objective(W, b, X, y, spec, loss="exact", threshold=half).total \

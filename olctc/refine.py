@@ -27,7 +27,7 @@ from threadpoolctl import threadpool_limits
 
 from olctc.errors import OlctcError
 from olctc.formulation.topology import Topology
-from olctc.objective import tree_objective
+from olctc.objective import ZERO_WEIGHT, tree_objective
 from olctc.spec import TreeSpec
 
 __all__ = ["RefineReport", "NodeRefit", "refine", "fit_l1_logistic", "l1_logistic_objective"]
@@ -274,7 +274,8 @@ def refine(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: Tre
         share = _share(W[s], b[s], Xs, ys, C)
         # With one class the node problem has no minimiser (b -> +-inf): nothing to refit.
         status = "empty" if idx.size == 0 else "one class" if n_pos in (0, idx.size) else ""
-        feats = np.flatnonzero(W[s] != 0) if hfs else np.arange(X.shape[1])
+        # the features in use by tree_objective's count, not every round-off a solver left
+        feats = np.flatnonzero(np.abs(W[s]) > ZERO_WEIGHT) if hfs else np.arange(X.shape[1])
         if status:
             kept.append(s)
             details.append(NodeRefit(s, int(idx.size), n_pos, status, share, share, feats.tolist()))

@@ -199,6 +199,34 @@ def test_univariate_refit_keeps_the_budget():
         assert set(np.flatnonzero(W2[t])) <= set(np.flatnonzero(W[t]))
 
 
+def test_univariate_refit_ignores_round_off_in_unused_weights():
+    """A weight of 1e-14 (what HiGHS leaves where delta = 0) is not a feature in use: the refit of a
+    univariate node once took three such features and gave them large weights."""
+    X, y = data("breast")
+    spec = make_spec("olct-univariate", 1)
+    W, b = greedy_tree(X, y, spec)
+    used = np.flatnonzero(W[0]).tolist()
+    assert len(used) == 1
+    W[0, np.flatnonzero(W[0] == 0)[:2]] = [3.7e-14, -8.0e-14]
+    W2, _, rep = refine(W, b, X, y, spec)
+    assert rep.details[0].features == used  # the refit's candidates (it once had three)
+    assert np.count_nonzero(np.abs(W2[0]) > 1e-9) == 1
+
+
+def test_a_univariate_fit_stays_univariate_whatever_round_off_the_solver_leaves():
+    """End to end on 40 rows of breast, where HiGHS's optimum holds round-off (about 1e-14) in weights
+    whose delta is 0: decode sets them to 0, so the tree, its nonzero count and its refinement use one
+    feature (it reported 3 nonzero weights for a one-feature split)."""
+    from olctc.fit import fit
+
+    rows = [474, 273, 306, 305, 426, 45, 8, 485, 407, 143, 21, 350, 12, 98, 271, 528, 40, 18, 50, 240, 329, 475,
+            397, 438, 218, 152, 308, 272, 493, 370, 513, 94, 449, 297, 1, 169, 164, 450, 338, 345]
+    ds = load("breast").subset(np.array(rows))
+    res = fit(ds, make_spec("olct-univariate", 1, C=10), solver="highs", time_limit=20, test_size=0, verbose=False)
+    assert res.summary["nonzero_weights_per_node"] == [1]
+    assert np.count_nonzero(res.tree.W[0]) == 1
+
+
 def test_bad_input_is_refused():
     X, y = data("heart")
     spec = make_spec("olct", 2)
