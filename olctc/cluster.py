@@ -34,9 +34,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from olctc.errors import MISSING, OlctcError, brief, is_integer, is_real, param_error
-# The temporary names of every atomic write of olctc (".NAME.XXXXXXXXXXXX.tmp"), which bench and grid
-# folders recognise as leftovers.
-from olctc.io import temporary_name, check_interrupt
+from olctc.io import check_interrupt, is_temporary_name, temporary_name
 
 GRID_FORMAT = "olctc-grid"
 GRID_VERSION = 1
@@ -228,7 +226,7 @@ def check_grid_folder(out: Path) -> None:
     if out.is_dir():
         # A grid writes run_local.sh, submit.slurm and tasks/NNNN/* over whatever has those names: only a
         # new or empty folder. Temporary files of an olctc killed outright (SIGKILL) are no reason to refuse.
-        foreign = sorted(p.name for p in out.iterdir() if not _is_temporary(p.name))
+        foreign = sorted(p.name for p in out.iterdir() if not is_temporary_name(p.name))
         if foreign:
             raise OlctcError(f"{out} is not empty and holds no grid ({', '.join(foreign[:3])}"
                              f"{', ...' if len(foreign) > 3 else ''}): give a new or empty folder")
@@ -237,10 +235,6 @@ def check_grid_folder(out: Path) -> None:
         raise OlctcError(f"cannot write {out}: folder {anchor} is not a folder")
     if not os.access(anchor, os.W_OK | os.X_OK):
         raise OlctcError(f"cannot write {out}: folder {anchor} is not writable")
-
-
-def _is_temporary(name: str) -> bool:
-    return name.startswith(".") and name.endswith(".tmp")
 
 
 def _existing_ancestor(path: Path) -> Path:

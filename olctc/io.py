@@ -234,6 +234,12 @@ def temporary_name(name: str) -> str:
     return f".{stem}.{secrets.token_hex(6)}.tmp"
 
 
+def is_temporary_name(name: str) -> bool:
+    """Whether ``name`` looks like a ``temporary_name``: only a SIGKILL leaves one behind, and it never
+    holds a finished result."""
+    return name.startswith(".") and name.endswith(".tmp")
+
+
 @contextlib.contextmanager
 def _os_errors(path: Path, tmp: str | None = None) -> Iterator[None]:
     """Turn an OSError of writing ``path`` (or its temporary file) into a one-line OlctcError."""

@@ -30,7 +30,7 @@ from olctc.bench.workers import run_isolated
 from olctc.data import Dataset, Scaler
 from olctc.emit.params import MAX_THREADS, MAX_TIME_LIMIT
 from olctc.errors import OlctcError, is_integer, is_real, param_error
-from olctc.io import atomic_write_text
+from olctc.io import atomic_write_text, is_temporary_name
 
 BENCH_JSON = "bench.json"
 RUNS = "runs.jsonl"
@@ -194,7 +194,7 @@ def _prepare_folder(d: Path, opts: BenchOptions) -> Path:
             d.mkdir()
         except OSError as exc:  # /proc says "no such file" and /sys "operation not permitted", even to root
             raise OlctcError(f"cannot create bench folder {d}: {exc.strerror or exc}") from None
-    names = {p.name for p in d.iterdir() if not _is_leftover(p.name)}
+    names = {p.name for p in d.iterdir() if not is_temporary_name(p.name)}
     if not os.access(d, os.W_OK):
         raise OlctcError(f"bench folder {d} is not writable")
     if names and BENCH_JSON not in names:
@@ -266,11 +266,6 @@ def _option_text(name: str, value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
-
-
-def _is_leftover(name: str) -> bool:
-    # olctc.io's temporary files (".NAME.XXXX.tmp"): only a SIGKILL leaves one, and it never holds results
-    return name.startswith(".") and name.endswith(".tmp")
 
 
 def read_bench_json(d: Path) -> dict[str, Any]:
