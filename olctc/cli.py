@@ -69,14 +69,17 @@ def spec_options(f):
     f = click.option("--score-variables", is_flag=True,
                      help="One column per score w_t.x_i + b_t, defined once and used by every row: the same "
                           "optimum with about 2.5x fewer nonzeros (a smaller, faster file).")(f)
-    f = click.option("--budget", type=int, default=None, help="L0 budget B (HFS/SFS presets).")(f)
+    f = click.option("--budget", type=int, default=None, help="L0 budget B, features per split, at most the number of features: a "
+                          "hard bound for olct-univariate and margot-hfs, the free part of margot-sfs's "
+                          "penalty. Default 1.")(f)
     f = click.option("--alpha", type=float, default=1.0, show_default=True,
                      help="L0 penalty weight (margot-sfs, oct-h).")(f)
     f = click.option("--epsilon", type=float, default=1e-5, show_default=True,
                      help="Routing margin: right iff score >= epsilon.")(f)
     f = click.option("--big-m", "big_m", type=float, default=100.0, show_default=True, help="Big-M constant.")(f)
     f = click.option("--tangents", default="V0", show_default=True,
-                     help="Logistic tangent set V0..V3 or a list such as '-inf,-1.9,0,1.9,inf'.")(f)
+                     help="Logistic tangent set V0..V3 or a list such as '-inf,-1.9,0,1.9,inf' "
+                          "(olct, olct-univariate).")(f)
     f = click.option("--C", "C", default="1", show_default=True,
                      help="Loss weight C_h: one value, or one per layer root first ('1,10').")(f)
     f = click.option("--depth", type=int, default=2, show_default=True, help="Branching layers (>= 1).")(f)
@@ -146,7 +149,7 @@ def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangent
                            max_nonzeros=max_nonzeros)
     written = write_compiled(comp, out, params=params, start=start)
     m = comp.milp
-    click.echo(f"compiled {ds.name} ({ds.n} points, {ds.p} features) as {spec.preset} depth {spec.depth}: "
+    click.echo(f"compiled {ds.name} ({ds.n} points, {ds.p} features) as {spec.describe()}: "
                f"{m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros")
     for role, path in written.items():
         click.echo(f"  {role:<10} {path}")

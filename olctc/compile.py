@@ -100,10 +100,15 @@ class Compiled:
 
 
 def check_size(n: int, p: int, spec: TreeSpec, max_nonzeros: int | None = None) -> SizeEstimate:
-    """The size of the model ``spec`` makes of ``n`` x ``p`` data; OlctcError when over ``max_nonzeros``.
+    """The size of the model ``spec`` makes of ``n`` x ``p`` data; OlctcError when over ``max_nonzeros``
+    or when the spec does not fit the data's shape (an L0 budget above ``p``).
 
     Cheap (no allocation): called before anything large is built or any file is written.
     """
+    if spec.budget is not None and spec.budget > p:
+        # A budget of p or more bounds nothing: HFS would be the preset without L0, SFS would never pay alpha.
+        raise param_error("budget", f"at most {p}, the number of features (after one-hot encoding), since a "
+                          f"larger budget bounds nothing", spec.budget)
     if max_nonzeros is None:
         max_nonzeros = DEFAULT_MAX_NONZEROS
     if isinstance(max_nonzeros, bool) or not isinstance(max_nonzeros, (int, np.integer)) or max_nonzeros < 1:

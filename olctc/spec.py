@@ -46,11 +46,16 @@ class Preset:
     def uses_budget(self) -> bool:
         return self.l0 in ("hfs", "sfs")
 
+    @property
+    def uses_tangents(self) -> bool:
+        return self.loss == "logistic"
+
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("olct", "logistic", "l1", description="Optimal Logistic CT: logistic loss (tangents), L1"),
     Preset("olct-univariate", "logistic", "l1", "hfs", 1,
-           description="univariate (axis-aligned) OLCT: L1 + hard budget of 1 feature per split"),
+           description="univariate (axis-aligned) OLCT: L1 + hard budget of B features per split "
+                       "(B = 1 unless --budget says otherwise)"),
     Preset("margot", "hinge", "l2", quadratic=True, description="MARGOT: hinge loss, L2 (MIQP)"),
     Preset("margot-sfs", "hinge", "l2", "sfs", 1, quadratic=True,
            description="MARGOT with soft feature selection: + alpha * max(0, ||w||_0 - B) (MIQP)"),
@@ -114,6 +119,14 @@ class TreeSpec:
     def effective_budget(self) -> int | None:
         return self.budget if self.budget is not None else self.info.default_budget
 
+    def describe(self) -> str:
+        """'margot-sfs depth 2 (C 1,1, budget 1, alpha 1)': the preset with the knobs its model uses."""
+        knobs = ["C " + ",".join(f"{c:g}" for c in self.C)]
+        knobs += [f"budget {self.effective_budget}"] if self.info.uses_budget else []
+        knobs += [f"alpha {self.alpha:g}"] if self.info.uses_alpha else []
+        knobs += [f"tangents {self.tangent_set}"] if self.info.uses_tangents else []
+        return f"{self.preset} depth {self.depth} ({', '.join(knobs)})"
+
     def to_json(self) -> dict[str, Any]:
         return {"preset": self.preset, "depth": self.depth, "C": list(self.C),
                 "tangents": [_tangent_str(v) for v in self.tangents], "tangent_set": self.tangent_set,
@@ -128,8 +141,8 @@ class TreeSpec:
         info = PRESETS.get(d["preset"])
         alpha = d["alpha"] if info is None or info.uses_alpha else _DEFAULT_ALPHA
         budget = d.get("budget") if info is None or info.uses_budget else None
-        return make_spec(preset=d["preset"], depth=d["depth"], C=d["C"],
-                         tangents=",".join(d["tangents"]), big_m=d["big_m"], epsilon=d["epsilon"],
+        tangents = ",".join(d["tangents"]) if info is None or info.uses_tangents else None
+        return make_spec(preset=d["preset"], depth=d["depth"], C=d["C"], tangents=tangents, big_m=d["big_m"], epsilon=d["epsilon"],
                          alpha=alpha, budget=budget, score_variables=d.get("score_variables", False))
 
 
@@ -210,9 +223,14 @@ def _check_routing_constants(big_m: float, epsilon: float) -> None:
                           f"which must stay below epsilon", big_m)
 
 
-def _check_l0_knobs(preset: str, alpha: float, budget: int | None) -> None:
-    """Refuse an L0 knob the preset's model does not contain: it would change nothing but the manifest."""
+def _check_unused_knobs(preset: str, alpha: float, budget: int | None, tangent_set: str, tangents: Any) -> None:
+    """Refuse a knob the preset's model does not contain: it would change nothing but the manifest."""
     info = PRESETS[preset]
+    # The CLI and the estimators always pass tangents ("V0"), so only another set is a request.
+    if tangent_set != "V0" and not info.uses_tangents:
+        users = ", ".join(p.name for p in PRESETS.values() if p.uses_tangents)
+        raise param_error("tangents", f"unset (or V0, the default): preset {preset!r} uses the {info.loss} loss, "
+                          f"not the logistic one's tangents (they apply to {users})", _listed(tangents))
     if budget is not None and not info.uses_budget:
         users = ", ".join(p.name for p in PRESETS.values() if p.uses_budget)
         raise param_error("budget", f"unset: preset {preset!r} does not use it (it applies to {users})", budget)
@@ -287,7 +305,7 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[fl
     if budget is not None:
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
             raise param_error("budget", "an integer >= 1", budget)
-    _check_l0_knobs(preset, alpha, budget)
+    _check_unused_knobs(preset, alpha, budget, label, tangents)
     if not isinstance(score_variables, bool):
         raise param_error("score_variables", "True or False", score_variables)
     return TreeSpec(preset, depth, Cs, pts, big_m, epsilon, alpha, budget, label, bool(score_variables))

@@ -179,6 +179,19 @@ CASES = [
       "The 'big_m' parameter must be a finite number > 0. Got 0.0 instead."),
     C("budget-zero", "compile tiny.csv --target y --preset margot-hfs --budget 0 -o x.mps",
       "The 'budget' parameter must be an integer >= 1. Got 0 instead."),
+    # tiny.csv has 4 features once its text column c is one-hot encoded
+    C("budget-above-features", "compile tiny.csv --target y --preset margot-hfs --budget 5 -o x.mps",
+      "The 'budget' parameter must be at most 4, the number of features (after one-hot encoding), since a "
+      "larger budget bounds nothing. Got 5 instead."),
+    C("budget-above-features-fit", "fit tiny.csv --target y --preset olct-univariate --budget 5 -o t.json",
+      "The 'budget' parameter must be at most 4, the number of features (after one-hot encoding), since a "
+      "larger budget bounds nothing. Got 5 instead."),
+    C("budget-above-features-grid", "grid tiny.csv --target y --preset margot-sfs --solver scip --budget 9 --folds 2 -o g",
+      "The 'budget' parameter must be at most 4, the number of features (after one-hot encoding), since a "
+      "larger budget bounds nothing. Got 9 instead."),
+    C("tangents-unused", "compile tiny.csv --target y --preset oct-h --tangents V1 -o x.mps",
+      "The 'tangents' parameter must be unset (or V0, the default): preset 'oct-h' uses the misclassification "
+      "loss, not the logistic one's tangents (they apply to olct, olct-univariate). Got 'V1' instead."),
     C("alpha-negative", "compile tiny.csv --target y --preset oct-h --alpha -1 -o x.mps",
       "The 'alpha' parameter must be a finite number >= 0. Got -1.0 instead."),
     C("alpha-unused", "fit tiny.csv --target y --alpha 2 -o t.json",

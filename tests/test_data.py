@@ -429,6 +429,12 @@ SPEC_ERRORS = [
                      "olct-univariate, margot-sfs, margot-hfs). Got 2 instead."),
     (dict(preset="margot", alpha=2.0), "The 'alpha' parameter must be unset (or 1.0, the default): preset "
                                        "'margot' does not use it (it applies to margot-sfs, oct-h). Got 2.0 instead."),
+    (dict(preset="margot", tangents="V2"), "The 'tangents' parameter must be unset (or V0, the default): preset "
+     "'margot' uses the hinge loss, not the logistic one's tangents (they apply to olct, olct-univariate). "
+     "Got 'V2' instead."),
+    (dict(preset="oct-h", tangents=[-np.inf, 1.0, np.inf]), "The 'tangents' parameter must be unset (or V0, the "
+     "default): preset 'oct-h' uses the misclassification loss, not the logistic one's tangents (they apply to "
+     "olct, olct-univariate). Got [-inf, 1.0, inf] instead."),
     # Python callers (the estimators): wrong types name their parameter instead of a bare TypeError
     (dict(C=None), "The 'C' parameter must be a positive number or one per layer. Got None instead."),
     (dict(C=True), "The 'C' parameter must be a positive number or one per layer. Got True instead."),
@@ -458,6 +464,10 @@ def test_l0_knobs_apply_where_the_model_uses_them():
     # a manifest written before unused knobs were refused still loads, as the model it describes
     old = make_spec("olct").to_json() | {"alpha": 5.0, "budget": 3}
     assert TreeSpec.from_json(old) == make_spec("olct")
+    old = make_spec("margot").to_json() | {"tangents": ["-inf", "-1.9", "0.0", "1.9", "inf"], "tangent_set": "V1"}
+    assert TreeSpec.from_json(old) == make_spec("margot")
+    # V0, the default every caller passes, is accepted by every preset
+    assert make_spec("oct-h", tangents="V0").tangents == make_spec("olct").tangents
     # the largest tangent point allowed has a finite, positive line
     g, c = logistic_tangents(make_spec(tangents="-inf,0,700,inf").tangents)
     assert np.all(np.isfinite(g)) and np.all(np.isfinite(c)) and g[-2] > 0

@@ -263,6 +263,7 @@ def test_a_quiet_fit_prints_nothing():
     ("positive_class", [0], r"None or one class label \(not a sequence\)"),  # used to match class 0
     ("positive_class", np.array([0, 1]), r"None or one class label"),  # used to raise numpy's "ambiguous"
     ("solver", "highs", r"'scip' or None for preset 'margot', a MIQP"),  # used to say "--solver scip"
+    ("tangents", "V2", r"preset 'margot' uses the hinge loss"),  # was stored and unused
 ])
 def test_bad_parameter_values_are_named(heart_small, param, value, expected):
     X, y, _ = heart_small
@@ -272,6 +273,14 @@ def test_bad_parameter_values_are_named(heart_small, param, value, expected):
     msg = str(info.value)
     assert msg.startswith(f"The '{param}' parameter must be ") and "\n" not in msg
     assert re.search(expected, msg) and "Got " in msg
+    assert not hasattr(est, "tree_")
+
+
+def test_a_budget_above_the_features_is_refused(heart_small):
+    X, y, _ = heart_small
+    est = OLCTClassifier(preset="olct-univariate", budget=X.shape[1] + 1, depth=1, time_limit=5)
+    with pytest.raises(OlctcError, match=rf"^The 'budget' parameter must be at most {X.shape[1]}, the number of "):
+        est.fit(X, y)
     assert not hasattr(est, "tree_")
 
 
