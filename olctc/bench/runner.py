@@ -671,7 +671,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     """
     from olctc.compile import compile_problem
     from olctc.decode import decode_arrays, finish
-    from olctc.fit import solver_budget
+    from olctc.fit import preload, solver_budget
     from olctc.solve import solve_milp
     from olctc.warmstart import warm_start
 
@@ -681,6 +681,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     spec = _make_spec(m, task["depth"], C, alpha)
     solver = _solver_for(m, task)
     limit = float(task["options"]["time_limit"])
+    preload()
     t0 = time.perf_counter()
     comp = compile_problem(tr, spec, ds.name, rows=train)
     t_build = time.perf_counter() - t0
