@@ -25,7 +25,8 @@ def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
     sys.exit(code)
 
 
-def _load_data(data: str | None, target: str | None, dataset: str | None, positive_class: Any):
+def _load_data(data: str | None, target: str | None, dataset: str | None, positive_class: Any,
+               drop: tuple[str, ...] = ()):
     from olctc.data import read_csv
     from olctc.datasets import load
 
@@ -34,10 +35,10 @@ def _load_data(data: str | None, target: str | None, dataset: str | None, positi
     if dataset is not None:
         if target not in (None, "y"):
             raise OlctcError("--target applies to a CSV file; vendored data sets have their label in 'y'")
-        return load(dataset, positive_class)
+        return load(dataset, positive_class, drop)
     if not target:
         raise OlctcError(f"{data}: say which column holds the class with --target COLUMN")
-    return read_csv(data, target, positive_class)
+    return read_csv(data, target, positive_class, drop)
 
 
 def _vendored_path(dataset: str | None) -> Path | None:
@@ -54,6 +55,9 @@ def _vendored_path(dataset: str | None) -> Path | None:
 
 def data_options(f):
     """The shared ways to name the data: DATA.csv --target COL, or --dataset NAME."""
+    f = click.option("--drop", "drop", multiple=True, metavar="COLUMN",
+                     help="Leave COLUMN out of the features (an identifier, free text, a leak); "
+                          "repeat for more.")(f)
     f = click.option("--positive-class", default=None,
                      help="Class label mapped to +1 (default: the second in sorted order).")(f)
     f = click.option("--dataset", default=None, help="A vendored data set (see `olctc datasets`).")(f)
@@ -69,7 +73,8 @@ def spec_options(f):
     f = click.option("--score-variables", is_flag=True,
                      help="One column per score w_t.x_i + b_t, defined once and used by every row: the same "
                           "optimum with about 2.5x fewer nonzeros (a smaller, faster file).")(f)
-    f = click.option("--budget", type=int, default=None, help="L0 budget B, features per split, at most the number of features: a "
+    f = click.option("--budget", type=int, default=None,
+                     help="L0 budget B, features per split, at most the number of features: a "
                           "hard bound for olct-univariate and margot-hfs, the free part of margot-sfs's "
                           "penalty. Default 1.")(f)
     f = click.option("--alpha", type=float, default=1.0, show_default=True,
@@ -131,7 +136,7 @@ def datasets_cmd() -> None:
 @click.option("--params/--no-params", default=True, show_default=True,
               help="Write solver parameter files with the tight tolerances the model needs.")
 @max_nonzeros_option
-def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha,
+def compile_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tangents, big_m, epsilon, alpha,
                 budget, score_variables, output, start, params, max_nonzeros) -> None:
     """Compile DATA.csv (or --dataset NAME) into a MILP file any solver can run."""
     from olctc.compile import compile_problem, model_format
@@ -144,7 +149,7 @@ def compile_cmd(data, target, dataset, positive_class, preset, depth, C, tangent
     model_format(out)
     check_not_input(out, ("data", data))
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
-    ds = _load_data(data, target, dataset, positive_class)
+    ds = _load_data(data, target, dataset, positive_class, drop)
     comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
                            max_nonzeros=max_nonzeros)
     written = write_compiled(comp, out, params=params, start=start)
@@ -285,7 +290,7 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
                    "(.csv, .onnx, .txt ...) is refused.")
-def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
+def fit_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
             score_variables, test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet, max_nonzeros,
             output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine."""
@@ -299,7 +304,7 @@ def fit_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, b
     check_suffix(output, "fit", TREE_FILE, (".json",))  # before the fit, which may take minutes
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
-    ds = _load_data(data, target, dataset, positive_class)
+    ds = _load_data(data, target, dataset, positive_class, drop)
     res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
               seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent,
               max_nonzeros=max_nonzeros)

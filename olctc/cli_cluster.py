@@ -47,7 +47,7 @@ def _solver_help() -> str:
 @max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False),
               help="Grid folder to create.")
-def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
+def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
              score_variables, C_values, folds, seed, test_size, solver, time_limit, threads, cpus_per_task, mem,
              partition, account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
@@ -71,7 +71,7 @@ def grid_cmd(data, target, dataset, positive_class, preset, depth, C, tangents, 
         raise param_error("olctc_cmd", "a command on one line, such as 'olctc' or 'python -m olctc.cli'",
                           olctc_cmd, option="--olctc-cmd")
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
-    ds = _load_data(data, target, dataset, positive_class)
+    ds = _load_data(data, target, dataset, positive_class, drop)
     if threads is None and cpus_per_task > 1:
         threads = cpus_per_task
     g = make_grid(ds, spec, output, C_values=C_values, folds=folds, seed=seed, test_size=test_size,

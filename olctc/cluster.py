@@ -203,8 +203,7 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
                              threads=threads, olctc_cmd=olctc_cmd, echo=echo, max_nonzeros=max_nonzeros)
         info = {
             "format": GRID_FORMAT, "version": GRID_VERSION,
-            "data": {"name": ds.name, "source": ds.source, "sha256": ds.sha256, "target": ds.target,
-                     "positive_class": _json_label(ds.classes[1]), "n": ds.n, "p": ds.p},
+            "data": {**ds.source_info(), "n": ds.n, "p": ds.p},
             "seed": seed, "test_size": test_size,
             "train_rows": [int(r) for r in train], "test_rows": [int(r) for r in test],
             "folds": fold_rows, "spec": spec.to_json(), "C_values": [float(v) for v in parse_C_values(C_values)],
@@ -384,14 +383,6 @@ def _write_grid_files(folder: Path, info: dict[str, Any], tasks: list[dict[str, 
         os.chmod(folder / name, 0o755)
 
 
-def _json_label(v: Any) -> Any:
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, np.floating):
-        return float(v)
-    return v
-
-
 def _c_str(C: Sequence[float]) -> str:
     return ",".join(f"{c:g}" for c in C)
 
@@ -522,6 +513,9 @@ def check_grid_info(path: Path, info: dict[str, Any]) -> None:
     n = data.get("n", MISSING)
     if not is_integer(n) or n < 1:
         raise bad("data.n", "the number of rows of the data (an integer >= 1)", n)
+    dropped = data.get("dropped", [])
+    if not (isinstance(dropped, list) and all(isinstance(c, str) for c in dropped)):
+        raise bad("data.dropped", "a list of column names", dropped)
 
     def rows(field: str, v: Any) -> set[int]:
         if not isinstance(v, list):

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from olctc import __version__
-from olctc.data import Dataset, Scaler
+from olctc.data import Dataset, Scaler, json_label
 from olctc.errors import MISSING, OlctcError, brief, param_error
 from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
@@ -143,14 +143,12 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
         "olctc_version": __version__,
         "name": name,
         "spec": spec.to_json(),
-        "data": {"name": dataset.name, "source": dataset.source, "sha256": dataset.sha256,
-                 "target": dataset.target, "n": dataset.n, "p": dataset.p,
+        "data": {**dataset.source_info(), "n": dataset.n, "p": dataset.p,
                  "rows": None if rows is None else [int(r) for r in rows],
-                 "positive_class": _json_label(dataset.classes[1]),
                  "n_positive": int((dataset.y > 0).sum()), "n_negative": int((dataset.y < 0).sum())},
         "schema": dataset.schema.to_json(),
         "feature_names": dataset.feature_names,
-        "classes": [_json_label(c) for c in dataset.classes],
+        "classes": [json_label(c) for c in dataset.classes],
         "scaler": scaler.to_json(),
         "model": {"n_cols": milp.n_cols, "n_rows": milp.n_rows, "nnz": milp.nnz,
                   "n_integer": int(milp.integer.sum()), "quadratic": milp.is_quadratic,
@@ -167,12 +165,6 @@ def _mps_name(name: str) -> str:
     return safe if safe and not safe[0].isdigit() else f"m_{safe}"[:32]
 
 
-def _json_label(v: Any) -> Any:
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (np.floating,)):
-        return float(v)
-    return v
 
 
 def manifest_path(model_path: str | Path) -> Path:
@@ -347,6 +339,9 @@ class _ManifestCheck:
         p = self.integer(d.get("p", MISSING), "data.p", low=1)
         if d.get("positive_class") is not None:
             self.label(d["positive_class"], "data.positive_class")
+        if "dropped" in d:
+            for k, col in enumerate(self.items(d["dropped"], "data.dropped", None, "column names")):
+                self.text(col, f"data.dropped[{k}]")
         rows = d.get("rows")
         if rows is not None:
             self.ints(self.items(rows, "data.rows", n, "row numbers (data.n)"), "data.rows")

@@ -165,6 +165,7 @@ class Dataset:
     name : short name (file stem or vendored data set name).
     sha256 : hash of the source bytes (uncompressed), or of the arrays when built from arrays.
     source : where the data came from (path or ``dataset:NAME``), for the manifest.
+    dropped : columns of the source left out (read_csv's ``drop``), besides the target.
     """
 
     X: np.ndarray
@@ -176,6 +177,7 @@ class Dataset:
     source: str = ""
     target: str = "y"
     extra: dict[str, Any] = field(default_factory=dict)
+    dropped: tuple[str, ...] = ()
 
     @property
     def n(self) -> int:
@@ -193,7 +195,14 @@ class Dataset:
         """The same data restricted to ``rows`` (e.g. a training split)."""
         rows = np.asarray(rows)
         return Dataset(self.X[rows], self.y[rows], self.classes, self.schema, self.name,
-                       self.sha256, self.source, self.target, dict(self.extra))
+                       self.sha256, self.source, self.target, dict(self.extra), self.dropped)
+
+    def source_info(self) -> dict[str, Any]:
+        """What a manifest or a grid records to read this data again (``olctc.pipeline.load_source``)."""
+        info = {"name": self.name, "source": self.source, "sha256": self.sha256, "target": self.target,
+                "positive_class": json_label(self.classes[1])}
+        # only when used, so that the records of data read whole stay as they were
+        return info | ({"dropped": list(self.dropped)} if self.dropped else {})
 
     def labels(self, y_pm: np.ndarray) -> np.ndarray:
         """Map -1/+1 back to the original class labels."""
@@ -472,8 +481,29 @@ def _check_unique_features(schema: Schema, source: str) -> None:
             owner[name] = where
 
 
-def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Dataset:
-    """Read, validate and encode a CSV file whose column ``target`` holds two classes."""
+def json_label(v: Any) -> Any:
+    """A class label as JSON can hold it (numpy numbers as Python ones)."""
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.floating):
+        return float(v)
+    return v
+
+
+# A text column with a different value on every row of at least this many is likely an identifier.
+IDENTIFIER_ROWS = 20
+
+
+def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Sequence[str] = (), *,
+             warn_identifiers: bool = True) -> Dataset:
+    """Read, validate and encode a CSV file whose column ``target`` holds two classes.
+
+    ``drop`` names columns to leave out (identifiers, free text, leaks). With ``warn_identifiers``, a
+    text column whose every value differs (an identifier, one-hot encoded into one feature per row) is
+    reported by a warning that says how to leave it out.
+    """
+    if isinstance(drop, str):
+        drop = (drop,)
     table = read_table(path)
     header, body, lines = table.header, table.rows, table.lines
     src = str(path)
@@ -487,9 +517,18 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Datas
         raise OlctcError(f"{src}: {len(body)} data row(s); at least 2 points are needed")
     grid = np.asarray(body, dtype=object)
     ti = header.index(target)
-    feats = [h for h in header if h != target]
+    dropped = tuple(dict.fromkeys(drop))
+    for name in dropped:
+        if name == target:
+            raise OlctcError(f"{src}: column {name!r} to drop is the target column")
+        if name not in header:
+            shown = ", ".join(header[:12]) + (" ..." if len(header) > 12 else "")
+            raise OlctcError(f"{src}: column {name!r} to drop is not in the file; columns are: {shown}")
+    feats = [h for h in header if h != target and h not in dropped]
     if not feats:
-        raise OlctcError(f"{src}: no feature columns besides the target {target!r}")
+        left = f"besides the target {target!r}" if not dropped else f"left once the dropped ones are out " \
+            f"({target!r} is the target)"
+        raise OlctcError(f"{src}: no feature columns {left}")
     labels = [v.strip() for v in grid[:, ti]]
     missing = next((k for k, v in enumerate(labels) if v == "" or v.lower() == "nan"), None)
     if missing is not None:
@@ -505,8 +544,28 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None) -> Datas
         _check_unique_features(schema, src)
         cells = {h: [v.strip() for v in grid[:, header.index(h)]] for h in feats}
         X = schema.encode(cells, src)
+        if warn_identifiers:
+            _warn_identifiers(schema, len(body), src)
     return Dataset(X, y, classes, schema, Path(path).name.split(".")[0], table.sha256,
-                   str(Path(path).resolve()), target)
+                   str(Path(path).resolve()), target, dropped=dropped)
+
+
+def _warn_identifiers(schema: Schema, n: int, source: str) -> None:
+    import warnings
+
+    if n < IDENTIFIER_ROWS:
+        return
+    for col in schema.columns:
+        if col.kind == "categorical" and len(col.categories) == n:
+            warnings.warn(f"{source}: column {col.name!r} has a different text value on each of its {n} rows "
+                          f"(an identifier?), one-hot encoded into {n} features; leave it out with "
+                          f"--drop {_shell_word(col.name)}", stacklevel=3)
+
+
+def _shell_word(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
 
 
 def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, positive_class: Any = None,

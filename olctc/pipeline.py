@@ -165,13 +165,15 @@ def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, wh
 
     src = str(data_path) if data_path else info["source"]
     if src.startswith("dataset:"):
-        ds = load(src.split(":", 1)[1], info.get("positive_class"))
+        ds = load(src.split(":", 1)[1], info.get("positive_class"), info.get("dropped", ()))
     else:
         if not Path(src).exists():
             raise OlctcError(f"{what} {src} is not there; pass its path with --data")
         # The file's hash first: a changed file may not even read as before (other labels, columns).
         _check_data_hash(src, hashlib.sha256(table_bytes(src)).hexdigest(), info["sha256"], since)
-        ds = read_csv(src, info["target"], info.get("positive_class"))
+        # warned at compile (or grid) already
+        ds = read_csv(src, info["target"], info.get("positive_class"), info.get("dropped", ()),
+                      warn_identifiers=False)
     _check_data_hash(src, ds.sha256, info["sha256"], since)
     return ds
 

@@ -189,6 +189,10 @@ CASES = [
     C("budget-above-features-grid", "grid tiny.csv --target y --preset margot-sfs --solver scip --budget 9 --folds 2 -o g",
       "The 'budget' parameter must be at most 4, the number of features (after one-hot encoding), since a "
       "larger budget bounds nothing. Got 9 instead."),
+    C("drop-missing", "fit tiny.csv --target y --drop d -o t.json",
+      "tiny.csv: column 'd' to drop is not in the file; columns are: a, b, c, y"),
+    C("drop-target", "compile tiny.csv --target y --drop y -o x.mps",
+      "tiny.csv: column 'y' to drop is the target column"),
     C("tangents-unused", "compile tiny.csv --target y --preset oct-h --tangents V1 -o x.mps",
       "The 'tangents' parameter must be unset (or V0, the default): preset 'oct-h' uses the misclassification "
       "loss, not the logistic one's tangents (they apply to olct, olct-univariate). Got 'V1' instead."),

@@ -137,8 +137,9 @@ def test_optimum_matches_recomputed_objective(preset, depth):
 @pytest.mark.parametrize("depth", [1, 2, 3])
 def test_score_variables_keep_the_optimum(preset, depth):
     X, y = tiny(n=8, p=3, seed=10 + depth)
-    inline = make_spec(preset, depth, C=2.0, alpha=_alpha(preset), tangents="V1")
-    scored = make_spec(preset, depth, C=2.0, alpha=_alpha(preset), tangents="V1", score_variables=True)
+    tangents = "V1" if PRESETS[preset].uses_tangents else "V0"  # the others refuse any but the default
+    inline = make_spec(preset, depth, C=2.0, alpha=_alpha(preset), tangents=tangents)
+    scored = make_spec(preset, depth, C=2.0, alpha=_alpha(preset), tangents=tangents, score_variables=True)
     m0, m1 = build_milp(X, y, inline), build_milp(X, y, scored)
     obj0, _ = solve_highs_arrays(m0)
     obj1, x1 = solve_highs_arrays(m1)
@@ -188,7 +189,8 @@ def test_names_and_blocks():
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
 def test_size_estimate_is_exact(preset, depth, score_variables):
     X, y = tiny(n=6, p=3)
-    spec = make_spec(preset, depth, tangents="V2", score_variables=score_variables)
+    spec = make_spec(preset, depth, tangents="V2" if PRESETS[preset].uses_tangents else "V0",
+                     score_variables=score_variables)
     milp = build_milp(X, y, spec)
     est = estimate_size(6, 3, spec)
     assert (est.rows, est.cols) == (milp.n_rows, milp.n_cols)

@@ -116,7 +116,7 @@ def test_start_is_feasible_and_objective_matches(name, preset, depth, tangents):
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_start_is_feasible_with_score_variables(preset):
     X, y = data(DATASETS[0])
-    spec = make_spec(preset, 2, tangents="V1", score_variables=True)
+    spec = make_spec(preset, 2, tangents="V1" if PRESETS[preset].uses_tangents else "V0", score_variables=True)
     milp = build_milp(X, y, spec)
     x, info = warm_start(milp, X, y, spec)
     check_start(milp, X, y, spec, x)

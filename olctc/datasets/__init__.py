@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -26,11 +26,12 @@ def dataset_path(name: str) -> Path:
     return Path(str(resources.files(__name__).joinpath(f"{name}.csv.gz")))
 
 
-def load(name: str, positive_class: Any = None):
-    """The vendored data set ``name`` as an olctc Dataset (encoded, labels -1/+1)."""
+def load(name: str, positive_class: Any = None, drop: Sequence[str] = ()):
+    """The vendored data set ``name`` as an olctc Dataset (encoded, labels -1/+1), without the columns
+    in ``drop``."""
     from olctc.data import read_csv
 
-    ds = read_csv(dataset_path(name), TARGET, positive_class)
+    ds = read_csv(dataset_path(name), TARGET, positive_class, drop)
     ds.name = name
     ds.source = f"dataset:{name}"
     return ds
