@@ -99,6 +99,22 @@ def _unseen_notes(tree, cells: dict[str, list], first_line: int | Sequence[int] 
     return notes
 
 
+def _echo_out(text: str) -> None:
+    """Write a command's result to standard output; a failed write (a full disk) is one error line.
+
+    A closed pipe (``| head``) is left to click, which ends quietly.
+    """
+    import errno
+
+    try:
+        click.echo(text, nl=False)
+        click.get_text_stream("stdout").flush()
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            raise
+        raise OlctcError(f"cannot write standard output: {exc.strerror or exc}") from None
+
+
 # ---------------------------------------------------------------- export
 
 @click.command("export")
@@ -139,7 +155,7 @@ def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
     check_not_input(output, ("tree", tree))
     t = _load_tree(tree)
     if output is None:
-        click.echo(render(t, fmt).decode("utf-8"), nl=False)
+        _echo_out(render(t, fmt).decode("utf-8"))
         return
     export_tree(t, fmt, output)
     click.echo(f"{fmt} written to {output}")
@@ -199,7 +215,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
             line += [repr(float(P[k, 0])), repr(float(P[k, 1]))]
         w.writerow(line)
     if output is None:
-        click.echo(buf.getvalue(), nl=False)
+        _echo_out(buf.getvalue())
         return
     atomic_write_text(output, buf.getvalue())
     click.echo(f"{len(rows)} prediction(s) written to {output}")
@@ -232,8 +248,7 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
     X = t.encode(cells, str(data))
     ex = t.explain(X[0], top=top)
     if as_json:
-        click.echo(json.dumps({"row": row, **ex.to_dict()}, indent=1, ensure_ascii=False, allow_nan=False))
+        _echo_out(json.dumps({"row": row, **ex.to_dict()}, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
         return
-    click.echo(f"row {row} (line {lines[row]} of {data})")
-    for line in ex.lines(name=lambda f: printable(f, 60)):
-        click.echo(line)
+    head = f"row {row} (line {lines[row]} of {data})"
+    _echo_out("\n".join([head] + ex.lines(name=lambda f: printable(f, 60))) + "\n")

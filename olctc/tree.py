@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from olctc.data import Column, Scaler, Schema
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, shorten
 from olctc.formulation.topology import Topology
 
 Label = int | float | str
@@ -235,19 +235,49 @@ class Tree:
     # ------------------------------------------------------------------ prediction
 
     def _check_X(self, X: Any) -> np.ndarray:
+        columns = getattr(X, "columns", None) if not isinstance(X, np.ndarray) else None
         try:
             X = np.asarray(X, dtype=np.float64)
         except (TypeError, ValueError):
             raise OlctcError("X must be the numeric encoded feature matrix; use Tree.encode for raw cells") from None
+        except OverflowError:  # a Python int beyond float64 (10**400)
+            raise OlctcError("X holds an integer too large for a float64 (above 1.8e308)") from None
         if X.ndim == 1:
             X = X[None, :]
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise OlctcError(f"X must have shape (n, {self.n_features}); got {X.shape}")
+        if columns is not None:
+            try:
+                columns = list(columns)
+            except TypeError:  # not a list of names: nothing to check
+                columns = []
+            self._check_columns(columns)
         if not np.isfinite(X).all():
             i, j = np.argwhere(~np.isfinite(X))[0]
             raise OlctcError(f"X has a non-finite value {float(X[i, j])!r} at row {i}, feature "
                              f"{self.feature_names[j]!r}")
         return X
+
+    def _check_columns(self, columns: list) -> None:
+        """A table's column names (a DataFrame's) must be the features in order, as scikit-learn checks.
+
+        Names that are not all strings (a DataFrame built from an array has 0, 1, ...) are not checked, nor
+        other names against a tree trained without names (x0, x1, ...: scikit-learn only warns then).
+        Without this, a DataFrame with the same columns in another order was predicted silently wrong.
+        """
+        if not columns or not all(isinstance(c, str) for c in columns):
+            return
+        names = self.feature_names
+        if columns == names:
+            return
+        j = next(j for j, (c, n) in enumerate(zip(columns, names)) if c != n)
+        reordered = sorted(columns) == sorted(names)
+        if not reordered and names == [f"x{k}" for k in range(len(names))]:
+            return
+        how = "holds the tree's features in another order" if reordered else "does not name the tree's features"
+        fix = "pass X[tree.feature_names]" if reordered else "its columns must be tree.feature_names, in order"
+        raise OlctcError(f"X {how}: its column {j} is {shorten(columns[j])!r}, the tree's feature {j} is "
+                         f"{shorten(names[j])!r}; {fix}")
 
     def scores(self, X: Any) -> np.ndarray:
         """(n, n_nodes) scores w_t . x + b_t of every node on encoded (unstandardised) rows X."""

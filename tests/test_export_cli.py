@@ -320,3 +320,21 @@ def test_missing_column_names_its_near_miss(tmp_path):
           f"the file has {unicodedata.normalize('NFD', 'âge')!r}, the same name in other Unicode code points "
           "('a\\u0302ge'; the tree's is "
           "'\\xe2ge'): rename the column to the tree's spelling")
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_failed_write_to_standard_output_is_one_error_line(heart):
+    # stdout on a full disk: export, predict and explain ended in an OSError traceback with exit code 1.
+    import subprocess
+    import sys
+
+    tree_path, csv_path, _ = heart
+    for args in (["export", tree_path, "--format", "text"], ["predict", tree_path, csv_path, "--proba"],
+                 ["explain", tree_path, "--data", csv_path, "--row", "0"],
+                 ["explain", tree_path, "--data", csv_path, "--row", "0", "--json"]):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([sys.executable, "-m", "olctc.cli", *map(str, args)], stdout=full,
+                                  stderr=subprocess.PIPE, text=True, timeout=120)
+        assert proc.returncode == 2, (args, proc.stderr[-2000:])
+        assert proc.stderr.splitlines()[-1] == "error: cannot write standard output: No space left on device"
+        assert "Traceback" not in proc.stderr

@@ -178,3 +178,38 @@ def test_infinite_numbers_are_rejected():
         loads(text)
     with pytest.raises(OlctcError, match="Infinity is not valid JSON"):
         loads(text.replace("1e999", "-Infinity"))
+
+
+def _encoded_names(doc: dict) -> list[str]:
+    return [f"{c['name']}={k}" if c["kind"] == "categorical" else c["name"]
+            for c in doc["columns"] for k in c.get("categories", [None])]
+
+
+def test_lone_surrogates_are_refused_with_the_file_and_name(tmp_path):
+    # JSON may spell a lone surrogate ("\ud800"), which no UTF-8 file holds: such a tree loaded, then
+    # `export --format json/onnx` ended in a UnicodeEncodeError traceback.
+    doc = _doc("tic-tac-toe")
+    doc["columns"][0]["name"] = "a\ud800b"
+    doc["feature_names"] = _encoded_names(doc)
+    doc.pop("raw")
+    path = tmp_path / "surrogate.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")  # ensure_ascii spells it \ud800
+    with pytest.raises(OlctcError, match=r"surrogate.json: the name of column 0, 'a\\ud800b', is not valid "
+                                         r"Unicode text \(it holds a lone surrogate\)$"):
+        load(path)
+    doc = _doc("tic-tac-toe")
+    doc["columns"][2]["categories"][0] = "\udc80"
+    doc["feature_names"] = _encoded_names(doc)
+    with pytest.raises(OlctcError, match=r"category '\\udc80' of column 'top_right'"):
+        load(_write(tmp_path, doc))
+    doc = _doc()
+    doc["classes"] = ["no", "yes\ud800"]
+    with pytest.raises(OlctcError, match=r"the positive class 'yes\\ud800' is not valid Unicode"):
+        load(_write(tmp_path, doc))
+    # a tree built in Python with such a label: the JSON writer says so instead of a traceback
+    tree = Tree.from_arrays([[1.0, 2.0]], [0.5], classes=("no", "yes\ud800"))
+    with pytest.raises(OlctcError, match=r"positive class 'yes\\ud800' .*which a JSON file cannot store"):
+        save(tree, tmp_path / "t.json")
+    with pytest.raises(OlctcError, match=r"meta holds text that is not valid Unicode"):
+        dump(Tree.from_arrays([[1.0]], [0.5], meta={"note": "\udc80"}))
+    assert not list(tmp_path.glob("t.json")) and not list(tmp_path.glob(".t.json*"))

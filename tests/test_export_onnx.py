@@ -132,3 +132,17 @@ def test_columns_that_cannot_be_onnx_inputs():
     # all-numeric trees take one matrix: any column names are fine there
     label, _ = session(to_onnx(tree_with([Column("label", "numeric")]))).run(None, {"input": np.ones((2, 1))})
     assert label.tolist() == [1, 1]
+
+
+def test_text_that_is_not_unicode_is_refused_in_one_line():
+    # A lone surrogate (from Tree.from_arrays, or spelled "\ud800" in a JSON file) has no UTF-8 form:
+    # protobuf's UnicodeEncodeError came out as a traceback.
+    schema = Schema((Column("n", "numeric"), Column("c\ud800", "categorical", ("u", "v"))))
+    with pytest.raises(OlctcError, match=r"^the name of column 1, 'c\\ud800', is not valid Unicode text .*ONNX"):
+        to_onnx(Tree.from_arrays(np.ones((1, 3)), [0.0], schema=schema))
+    with pytest.raises(OlctcError, match=r"^the negative class 'no\\udc80' is not valid Unicode text"):
+        to_onnx(Tree.from_arrays(np.ones((1, 2)), [0.0], classes=("no\udc80", "yes")))
+    # the same tree with valid labels exports and runs
+    label, _ = session(to_onnx(Tree.from_arrays(np.ones((1, 2)), [0.0], classes=("no", "yes")))).run(
+        None, {"input": np.ones((1, 2))})
+    assert label.tolist() == ["yes"]

@@ -72,8 +72,9 @@ def test_every_data_set_agrees_in_a_fresh_interpreter(tmp_path):
 
 
 ALLOWED_NAMES = {"math", "float", "str", "abs", "isinstance", "dict", "list", "len", "KeyError", "ValueError",
-                 "row", "values", "name", "missing", "value", "k", "v", "x", "c", "s", "z", "e", "p",
-                 "FEATURES", "CLASSES", "__all__", "_inputs", "_number", "_encode", "_reach",
+                 "TypeError", "OverflowError", "row", "values", "name", "missing", "value", "k", "v", "x", "c",
+                 "s", "t", "z", "e", "p", "FEATURES", "CLASSES", "__all__", "_inputs", "_number", "_score",
+                 "_encode", "_reach",
                  "decision_function", "apply", "predict", "predict_proba"}
 
 
@@ -167,3 +168,48 @@ def test_rows_on_a_split_route_as_the_tree_routes_them_alone_or_in_a_batch(tmp_p
     alone = np.array([tree.predict(x)[0] for x in X])
     assert (alone == tree.predict(X)).all()
     assert [tree.explain(x).label for x in X[:200]] == alone[:200].tolist()
+
+
+ERRORS = r"""
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("exported", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+out = []
+for row in json.loads(sys.argv[2]):
+    row = [10 ** 400 if v == "HUGE_INT" else v for v in row]
+    try:
+        out.append(["ok", mod.predict(row), mod.predict_proba(row)])
+    except ValueError as exc:
+        out.append(["ValueError", str(exc)])
+print(json.dumps(out))
+"""
+
+
+def test_bad_rows_raise_where_the_tree_raises(tmp_path):
+    # Finite rows whose terms overflow routed as +-inf or NaN (NaN <= 0 is false: right) and gave a class
+    # where Tree.predict raises; "1_000" (Python's digit grouping, which olctc refuses in a CSV) was read
+    # as 1000; a word or an int beyond float64 raised a ValueError/OverflowError that named no column.
+    from olctc.errors import OlctcError
+    from olctc.tree import Tree
+
+    tree = Tree.from_arrays([[2.0, -2.0], [1.0, 0.0], [0.0, 1.0]], [0.0, 0.5, -0.5], feature_names=["u", "v"],
+                            classes=("neg", "pos"))
+    path = tmp_path / "tree.py"
+    path.write_text(to_python(tree), encoding="utf-8")
+    rows = [[1.0, 2.0], [1e308, -1e308], [-1e308, 1e308], [1e308, 1e308], ["1_000", 1.0], [1.0, "abc"],
+            ["HUGE_INT", 1.0], [" 2.5 ", "1e0"]]
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", ERRORS, str(path), json.dumps(rows)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout)
+    assert out[0] == ["ok", tree.predict([[1.0, 2.0]])[0], tree.predict_proba([[1.0, 2.0]])[0].tolist()]
+    for k in (1, 2, 3):
+        with pytest.raises(OlctcError, match="the score of node 0 overflows"):
+            tree.predict([rows[k]])
+        assert out[k] == ["ValueError", "the score of node 0 overflows (values too large for this tree's "
+                                        "weights); rescale the input"]
+    assert out[4] == ["ValueError", "column 0 ('u') must be a number, got '1_000'"]
+    assert out[5] == ["ValueError", "column 1 ('v') must be a number, got 'abc'"]
+    assert out[6][0] == "ValueError" and out[6][1].startswith("column 0 ('u') must be a number, got 1000")
+    assert out[7] == ["ok", tree.predict([[2.5, 1.0]])[0], tree.predict_proba([[2.5, 1.0]])[0].tolist()]

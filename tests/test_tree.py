@@ -305,3 +305,31 @@ def test_overflowing_scores_are_an_error_not_nan_probabilities():
     # Weights that overflow on the raw features cannot make a usable tree.
     with pytest.raises(OlctcError, match=r"weights on the raw features .* overflow"):
         Tree.from_arrays([[1.0, 1.0]], [0.0], scaler=Scaler(np.zeros(2), np.array([5e-324, 1.0])))
+
+
+def test_dataframe_columns_must_be_the_features_in_order():
+    # A DataFrame with the right columns in another order was predicted silently wrong (361 of 569 breast
+    # rows changed class with a fitted depth-2 tree); scikit-learn refuses such a frame, so does the tree.
+    pd = pytest.importorskip("pandas")
+    tree, ds = tree_for("breast", 2), dataset("breast")
+    df = pd.DataFrame(ds.X, columns=ds.feature_names)
+    np.testing.assert_array_equal(tree.predict(df), tree.predict(ds.X))
+    assert (tree.predict(df[df.columns[::-1]].to_numpy()) != tree.predict(ds.X)).any()  # what went wrong
+    with pytest.raises(OlctcError, match=r"^X holds the tree's features in another order: its column 0 is "
+                                         r"'worst_fractal_dimension', the tree's feature 0 is 'mean_radius'; "
+                                         r"pass X\[tree.feature_names\]$"):
+        tree.predict(df[df.columns[::-1]])
+    with pytest.raises(OlctcError, match=r"does not name the tree's features: its column 1 is 'tex'"):
+        tree.predict_proba(df.rename(columns={"mean_texture": "tex"}))
+    with pytest.raises(OlctcError, match="another order"):
+        tree.explain(df[df.columns[::-1]].iloc[:1])
+    # integer column names (a frame built from an array) and trees trained without names are not checked
+    np.testing.assert_array_equal(tree.predict(pd.DataFrame(ds.X)), tree.predict(ds.X))
+    unnamed = Tree.from_arrays(tree.W, tree.b, scaler=tree.scaler, classes=tree.classes)
+    np.testing.assert_array_equal(unnamed.predict(df), tree.predict(ds.X))
+
+
+def test_integers_beyond_float64_are_an_error():
+    tree = tree_for("heart", 2)
+    with pytest.raises(OlctcError, match="integer too large for a float64"):
+        tree.predict([[10 ** 400] * 13])

@@ -23,3 +23,40 @@ def comment(name: Any, limit: int = 80) -> str:
     # repr escapes every non-printable character, so the comment cannot end early; the cut may split
     # an escape, which is harmless in a comment.
     return r if len(r) <= limit else r[: limit - 4] + "...'"
+
+
+def _encodable(s: str) -> bool:
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def invalid_text(tree) -> str | None:
+    """The first column name, category or class label that is not valid Unicode text, or None.
+
+    A lone surrogate (``"\\ud800"``: JSON may spell one, ``Tree.from_arrays`` may be given one) has no
+    UTF-8 form, so no file (JSON, ONNX) can hold it: writers refuse it with this description instead
+    of a UnicodeEncodeError traceback.
+    """
+    for k, col in enumerate(tree.schema.columns):
+        if not _encodable(col.name):
+            return f"the name of column {k}, {col.name!r},"
+        for cat in col.categories:
+            if not _encodable(cat):
+                return f"category {cat!r} of column {col.name!r}"
+    for what, c in zip(("negative", "positive"), tree.classes):
+        if isinstance(c, str) and not _encodable(c):
+            return f"the {what} class {c!r}"
+    return None
+
+
+def check_text(tree, what: str) -> None:
+    """OlctcError when the tree holds text that ``what`` (a file format) cannot store."""
+    from olctc.errors import OlctcError
+
+    bad = invalid_text(tree)
+    if bad is not None:
+        raise OlctcError(f"{bad} is not valid Unicode text (it holds a lone surrogate), which {what} cannot "
+                         "store: fix that name")

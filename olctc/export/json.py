@@ -92,7 +92,16 @@ def _pretty(v: Any, indent: str = "") -> str:
 
 def dump(tree) -> str:
     """The tree as JSON text (format ``olctc-tree`` version 1); floats written with ``repr``."""
-    return _pretty(tree_to_dict(tree)) + "\n"
+    from olctc.export._names import check_text
+
+    check_text(tree, "a JSON file")
+    text = _pretty(tree_to_dict(tree)) + "\n"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate in meta: no UTF-8 file can hold it
+        raise OlctcError(f"the tree's meta holds text that is not valid Unicode ({text[exc.start:exc.end]!r}, "
+                         "a lone surrogate), which a JSON file cannot store") from None
+    return text
 
 
 def save(tree, path: str | os.PathLike[str]) -> None:
@@ -201,6 +210,7 @@ def _columns(doc: _Doc, v: Any) -> Schema:
 
 def tree_from_dict(d: Any, source: str = "tree"):
     """Validate a parsed ``olctc-tree`` document and build the Tree."""
+    from olctc.export._names import invalid_text
     from olctc.tree import Tree
 
     doc = _Doc(source)
@@ -265,6 +275,9 @@ def tree_from_dict(d: Any, source: str = "tree"):
         tree = Tree(W, b, Scaler(mean, scale), schema, tuple(classes), stats["n"], stats["pos"], stats["std"], meta)
     except OlctcError as exc:
         raise OlctcError(f"{source}: {exc}") from None
+    bad = invalid_text(tree)
+    if bad is not None:  # JSON can spell a lone surrogate ("\\ud800"); no exporter could write it back
+        raise OlctcError(f"{source}: {bad} is not valid Unicode text (it holds a lone surrogate)")
     _check_raw(doc, d.get("raw"), tree)
     return tree
 

@@ -104,7 +104,9 @@ def to_onnx(tree) -> Any:
     from onnx import TensorProto, helper, numpy_helper
 
     from olctc import __version__
+    from olctc.export._names import check_text
 
+    check_text(tree, "an ONNX model")
     pre = _prefix(tree)
     nodes: list = []
     inits: list = []

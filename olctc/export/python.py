@@ -19,7 +19,8 @@ decision_function(row) -> log-odds of CLASSES[1]; apply(row) -> id of the last-l
 
 ``row`` is a dict keyed by input column name, or a sequence in FEATURES order. Numeric columns take
 finite numbers (or numeric strings); categorical columns compare ``str(value)`` with the categories
-seen in training, and an unseen category contributes nothing. Each node routes right iff its score
+seen in training, and an unseen category contributes nothing. Anything else, or a score that
+overflows, raises ValueError (where olctc's Tree.predict raises too). Each node routes right iff its score
 w . x + b > 0; the last-layer nodes are logistic classifiers: P(CLASSES[1]) = sigmoid(score).
 """
 import math
@@ -42,10 +43,22 @@ def _inputs(row):
 
 
 def _number(value, k):
-    v = float(value)
+    try:
+        v = float(value)
+    except (TypeError, ValueError, OverflowError):
+        v = None
+    if v is None or (isinstance(value, str) and "_" in value):  # "1_000": digit grouping, as olctc refuses
+        raise ValueError("column %d (%r) must be a number, got %r" % (k, FEATURES[k], value))
     if not math.isfinite(v):
         raise ValueError("column %d (%r) must be a finite number, got %r" % (k, FEATURES[k], value))
     return v
+
+
+def _score(s, t):
+    if not math.isfinite(s):  # finite inputs whose terms overflow: inf - inf would route as NaN
+        raise ValueError("the score of node %d overflows (values too large for this tree's weights); "
+                         "rescale the input" % t)
+    return s
 
 
 def decision_function(row):
@@ -101,7 +114,7 @@ def _node(tree, t: int, W, b) -> list[str]:
     for j in range(tree.n_features):
         if W[t, j] != 0.0:  # 0 * finite x adds exactly 0: skipping it keeps the sum bit-identical
             out.append(f"    s += {float(W[t, j])!r} * x[{j}]  # {comment(names[j])}")
-    out.append(f"    return s + ({float(b[t])!r})")
+    out.append(f"    return _score(s + ({float(b[t])!r}), {t})")
     return out
 
 
