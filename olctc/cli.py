@@ -517,6 +517,26 @@ def _show_warning(message, *_args, **_kwargs) -> None:
     click.echo(f"warning: {' '.join(str(message).split())}", err=True)
 
 
+def _stdout_failed(exc: OSError) -> bool:
+    """Whether ``exc`` came from writing standard output (a full disk; a closed pipe is left to Python);
+    if so, standard output is pointed at /dev/null, so that the interpreter's final flush fails no more."""
+    import errno
+
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    stream = tb.tb_frame.f_locals.get("file", tb.tb_frame.f_locals.get("self")) if tb is not None else None
+    try:
+        ours = exc.errno != errno.EPIPE and stream is not None and stream.fileno() == sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    if ours:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return ours
+
+
 def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
     import warnings
 
@@ -526,6 +546,7 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
             warnings.showwarning = _show_warning
             _register_optional()
             cli.main(args=argv, prog_name="olctc", standalone_mode=False)
+            sys.stdout.flush()  # here, where a failed write is reported, not at the interpreter's exit
     except (KeyboardInterrupt, click.exceptions.Abort):
         _interrupted(hard)
     except click.exceptions.Exit as exc:
@@ -537,6 +558,8 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
             _interrupted(hard)
         if isinstance(exc, OlctcError):
             _fail(str(exc), getattr(exc, "exit_code", EXIT_BAD_INPUT))
+        if isinstance(exc, OSError) and _stdout_failed(exc):
+            _fail(f"cannot write standard output: {exc.strerror or exc}")
         if isinstance(exc, click.ClickException):
             if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
                 exc.show()  # bare `olctc`: the help text, not an error line

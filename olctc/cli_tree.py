@@ -99,22 +99,6 @@ def _unseen_notes(tree, cells: dict[str, list], first_line: int | Sequence[int] 
     return notes
 
 
-def _echo_out(text: str) -> None:
-    """Write a command's result to standard output; a failed write (a full disk) is one error line.
-
-    A closed pipe (``| head``) is left to click, which ends quietly.
-    """
-    import errno
-
-    try:
-        click.echo(text, nl=False)
-        click.get_text_stream("stdout").flush()
-    except OSError as exc:
-        if exc.errno == errno.EPIPE:
-            raise
-        raise OlctcError(f"cannot write standard output: {exc.strerror or exc}") from None
-
-
 # ---------------------------------------------------------------- export
 
 @click.command("export")
@@ -155,7 +139,7 @@ def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
     check_not_input(output, ("tree", tree))
     t = _load_tree(tree)
     if output is None:
-        _echo_out(render(t, fmt).decode("utf-8"))
+        click.echo(render(t, fmt).decode("utf-8"), nl=False)
         return
     export_tree(t, fmt, output)
     click.echo(f"{fmt} written to {output}")
@@ -215,7 +199,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
             line += [repr(float(P[k, 0])), repr(float(P[k, 1]))]
         w.writerow(line)
     if output is None:
-        _echo_out(buf.getvalue())
+        click.echo(buf.getvalue(), nl=False)
         return
     atomic_write_text(output, buf.getvalue())
     click.echo(f"{len(rows)} prediction(s) written to {output}")
@@ -248,7 +232,7 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
     X = t.encode(cells, str(data))
     ex = t.explain(X[0], top=top)
     if as_json:
-        _echo_out(json.dumps({"row": row, **ex.to_dict()}, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+        click.echo(json.dumps({"row": row, **ex.to_dict()}, indent=1, ensure_ascii=False, allow_nan=False))
         return
     head = f"row {row} (line {lines[row]} of {data})"
-    _echo_out("\n".join([head] + ex.lines(name=lambda f: printable(f, 60))) + "\n")
+    click.echo("\n".join([head] + ex.lines(name=lambda f: printable(f, 60))))

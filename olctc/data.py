@@ -352,7 +352,7 @@ def _to_float_column(vals: Sequence[Any], name: str, source: str,
     try:
         # numpy parses strings as Python does ("1_000" -> 1000): those go the slow path, which refuses them
         arr = None if _grouped(vals) else np.asarray(vals, dtype=np.float64)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, OverflowError):  # OverflowError: a Python int beyond float64
         arr = None
     if arr is None:
         for k, v in enumerate(vals):
@@ -363,7 +363,7 @@ def _to_float_column(vals: Sequence[Any], name: str, source: str,
     if bad.any():
         k = int(np.argmax(bad))
         raise OlctcError(f"{source}: column {name!r} line {line_of(k, line_offset)}: expected a finite number, "
-                         f"got {vals[k]!r}")
+                         f"got {shorten(repr(vals[k]))}")
     return arr
 
 
@@ -435,8 +435,21 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
         pos = matches[0]
     rest = [u for u in uniq if u != pos]
     neg: Label = rest[0] if len(rest) == 1 else f"not {pos}"
+    for c in (neg, pos):
+        if isinstance(c, str) and not _is_unicode(c):
+            # Every file olctc writes is UTF-8: the tree of such a class could not be saved after the solve.
+            raise OlctcError(f"{source}: class label {shorten(repr(c))} of target {target!r} is not valid Unicode "
+                             f"text (a lone surrogate)")
     y = np.where(np.asarray([v == pos for v in vals]), 1, -1).astype(np.int8)
     return y, (neg, pos)
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _py(v: Any) -> Label:
@@ -581,6 +594,8 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
         Xa = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):
         raise OlctcError("X must be numeric; encode text columns first (or use a CSV file)") from None
+    except OverflowError:  # a Python int beyond float64 (10**400)
+        raise OlctcError("X holds an integer too large for a float64 (above 1.8e308)") from None
     if Xa.ndim != 2:
         raise OlctcError(f"X must be a 2-D array; got {Xa.ndim} dimension(s)")
     ya = np.asarray(y)
@@ -604,12 +619,10 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
         if n == "":
             # A tree file names every column (as a CSV header must): an unnamed one could not be read back.
             raise OlctcError(f"feature_names[{j}] is empty; every feature needs a name")
-        try:
-            n.encode("utf-8")
-        except UnicodeEncodeError:
+        if not _is_unicode(n):
             # Every file olctc writes (manifest, tree JSON, code) is UTF-8: such a name could not be saved.
             raise OlctcError(f"feature_names[{j}] {n!r} is not valid Unicode text (a lone surrogate); "
-                             "decode the name properly") from None
+                             "decode the name properly")
     yv, classes = binarise_labels(list(ya), positive_class, name, "y")
     schema = Schema(tuple(Column(n, "numeric") for n in names))
     digest = hashlib.sha256(Xa.tobytes() + yv.tobytes()).hexdigest()

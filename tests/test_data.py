@@ -530,3 +530,17 @@ def test_cli_explain_names_the_physical_line_of_its_row(tmp_path, capsys):
     code, out, err = cli_main(["explain", tree, "--data", data, "--row", "3"], capsys)
     assert code == 0 and out.splitlines()[0] == f"row 3 (line 7 of {data})"
     assert "'zz' at line 7" in err
+
+
+def test_values_beyond_float64_and_unwritable_labels_are_named():
+    """Python ints beyond float64 raised a bare OverflowError (from_arrays, raw cells); a class label
+    holding a lone surrogate was found only when the fitted tree could not be saved."""
+    from olctc.data import _to_float_column
+
+    with pytest.raises(OlctcError, match=r"^X holds an integer too large for a float64 \(above 1.8e308\)$"):
+        from_arrays([[1.0], [10 ** 400]], [0, 1])
+    with pytest.raises(OlctcError) as info:
+        _to_float_column([1, 10 ** 400], "a", "rows")
+    assert str(info.value) == "rows: column 'a' line 3: expected a finite number, got " + "1" + "0" * 56 + "..."
+    with pytest.raises(OlctcError, match=r"^arrays: class label '\\ud800' of target 'y' is not valid Unicode"):
+        from_arrays([[1.0], [2.0]], ["a", "\ud800"])
