@@ -128,6 +128,8 @@ def _write(tmp_path, doc_or_text) -> Path:
     (lambda d: d.update(classes=[1, 1]), "the two classes must differ"),
     (lambda d: d["columns"][0].update(kind="date"), r"columns\[0\].kind: expected 'numeric' or 'categorical'"),
     (lambda d: d["feature_names"].reverse(), "feature_names: expected the 13 names the columns encode"),
+    (lambda d: d["columns"][1].update(name="age", kind="categorical", categories=["0", "1"]),
+     r"columns\[1\].name: expected a name no other column has \(unless both are numeric\), got 'age'"),
     (lambda d: d["raw"]["b"].__setitem__(0, 123.0), "raw.W/raw.b disagree"),
     (lambda d: d.update(code="__import__('os')"), "top level: expected only the fields"),
     (lambda d: d.update(meta=[1]), "meta: expected an object"),

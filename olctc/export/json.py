@@ -192,6 +192,11 @@ def _columns(doc: _Doc, v: Any) -> Schema:
         name, kind = doc.get(c, "name", where + "."), doc.get(c, "kind", where + ".")
         if not isinstance(name, str) or not name:
             raise doc.fail(where + ".name", "a non-empty string", name)
+        twin = next((col for col in cols if col.name == name), None)
+        if twin is not None and (twin.kind != kind or kind != "numeric"):
+            # predict reads input columns by name: one input cannot be a number and a category, nor two
+            # sets of categories (two numeric columns of one name are one input, as in a table)
+            raise doc.fail(where + ".name", "a name no other column has (unless both are numeric)", name)
         if kind == "numeric":
             if "categories" in c:
                 raise doc.fail(where + ".categories", "no categories for a numeric column", c["categories"])
