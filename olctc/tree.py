@@ -98,8 +98,10 @@ class Explanation:
 
     @staticmethod
     def _taken(s: NodeStep) -> float:
-        """A step's confidence as the text gives it: in the direction taken, or P(positive) at a classifier."""
-        return 1.0 - s.confidence if s.direction == "left" else s.confidence
+        """A step's confidence in the decision it took: the direction taken at a split, the label given at
+        the classifying node (positive iff its score > 0), so that the word means one thing on the path."""
+        negative = s.direction == "left" or (s.direction == "classify" and not s.score > 0)
+        return 1.0 - s.confidence if negative else s.confidence
 
     def to_dict(self) -> dict[str, Any]:
         # "probability" goes with "label" and "confidence" with "direction", as in the text: the JSON paired

@@ -204,6 +204,8 @@ def test_explain_a_row(heart):
     assert f"with probability {d['probability']:.4f}" in run(explain_cmd, [tree_path, "--data", csv_path, "--row", 0]).stdout
     for step in d["path"][:-1]:  # a routing node's confidence is in the direction taken, as the text says
         assert step["confidence"] >= 0.5 or step["score"] == 0.0
+    # and the classifying node's in the label it gives (it was P(positive), 0.14 beside a negative label)
+    assert d["path"][-1]["direction"] == "classify" and d["path"][-1]["confidence"] == d["probability"]
     assert [s["node"] for s in d["path"]] == sorted(tree.decision_path(X[:1]).indices.tolist())
 
 

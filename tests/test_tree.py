@@ -241,6 +241,9 @@ def test_explain_walks_the_path(name, depth):
         assert ex.label == labels[i] and ex.probability == pytest.approx(P[i, 1], abs=1e-15)
         d = ex.to_dict()
         assert d["path"][0]["node"] == 0 and len(d["path"]) == depth
+        # "confidence" is in the decision each node took: the direction, then the label (not P(positive))
+        assert all(step["confidence"] >= 0.5 for step in d["path"])
+        assert d["path"][-1]["confidence"] == pytest.approx(d["probability"], abs=1e-15)
         assert ex.lines()[-1].startswith("prediction:")
 
 
