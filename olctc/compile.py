@@ -328,6 +328,9 @@ class _ManifestCheck:
         if "rows" in man["blocks"]:
             self.blocks(man["blocks"], "rows", n_rows)
         self.files(man.get("files", {}))
+        ws = man.get("warm_start")
+        if ws is not None and self.obj(ws, "warm_start").get("objective") is not None:
+            self.number(ws["objective"], "warm_start.objective")
 
     def data(self, d: dict[str, Any]) -> int:
         for key in ("name", "source", "target"):

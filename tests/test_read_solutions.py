@@ -506,8 +506,8 @@ def test_missing_file_and_folder(tmp_path) -> None:
 
 
 def test_binary_file(tmp_path) -> None:
-    path = tmp_path / "x.sol.gz"
-    path.write_bytes(b"\x1f\x8b\x08\x00\x00\x00")
+    path = tmp_path / "x.sol"
+    path.write_bytes(b"\x00\x01\x02\x03 Optimal\n")
     with pytest.raises(OlctcError) as err:
         read_solution(path)
     assert str(err.value) == (f"{path}: expected a text solution file (cplex, gurobi, scip, cbc, glpk, highs), "
@@ -553,3 +553,170 @@ def test_detect_format_unrecognised() -> None:
         detect_format("")
     assert str(err.value) == ("solution text: expected a solution file (cplex, gurobi, scip, cbc, glpk, highs), "
                               "got an empty text")
+
+
+# ---------------------------------------------------------------- QA: compressed and re-encoded files, cut files
+
+
+@pytest.mark.parametrize("name", ["gurobi_solution.sol", "cplex_solution.sol", "highs_solution.sol",
+                                  "cbc_2.10.8_solution.txt", "glpk_solution_w.txt", "scip_solution.sol"])
+@pytest.mark.parametrize("pack", ["gzip", "bz2"])
+def test_compressed_solution_files_are_read(tmp_path, name, pack) -> None:
+    # gurobi_cl ResultFile=x.sol.gz (and .bz2) writes a compressed solution; a user may gzip any file.
+    import bz2
+    import gzip
+
+    data = (SAMPLES / name).read_bytes()
+    path = tmp_path / f"{name}.{pack}"
+    path.write_bytes(gzip.compress(data) if pack == "gzip" else bz2.compress(data))
+    plain = read_solution(SAMPLES / name, col_names=COLS)
+    sol = read_solution(path, col_names=COLS)
+    assert (sol.solver, sol.status, sol.objective, sol.values) == (plain.solver, plain.status, plain.objective,
+                                                                   plain.values)
+
+
+def test_cut_or_archived_compressed_file_is_refused(tmp_path) -> None:
+    import gzip
+    import zipfile
+
+    cut = tmp_path / "cut.sol.gz"
+    cut.write_bytes(gzip.compress((SAMPLES / "highs_solution.sol").read_bytes())[:40])
+    with pytest.raises(OlctcError) as err:
+        read_solution(cut)
+    assert str(err.value).startswith(f"{cut}: expected a complete gzip file, got a damaged or cut one (")
+    archive = tmp_path / "sol.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.write(SAMPLES / "highs_solution.sol", "highs_solution.sol")
+    with pytest.raises(OlctcError) as err:
+        read_solution(archive)
+    assert str(err.value) == (f"{archive}: expected a solution file (cplex, gurobi, scip, cbc, glpk, highs, or "
+                              "gzip/bzip2 of one), got a zip archive: extract the solution file from it first")
+
+
+@pytest.mark.parametrize("name", ["highs_solution.sol", "cbc_2.10.8_solution.txt", "scip_solution.sol",
+                                  "gurobi_solution.sol", "glpk_output_o.txt", "cplex_solution.sol"])
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_byte_order_mark_and_utf16(tmp_path, name, encoding) -> None:
+    # Windows editors add a UTF-8 byte order mark; PowerShell's redirection writes UTF-16 with one.
+    text = (SAMPLES / name).read_text()
+    if encoding == "utf-16" and name == "cplex_solution.sol":
+        text = text.replace('encoding="UTF-8"', 'encoding="UTF-16"')
+    path = tmp_path / name
+    path.write_bytes(text.replace("\n", "\r\n").encode(encoding))
+    plain = read_solution(SAMPLES / name)
+    sol = read_solution(path)
+    assert (sol.solver, sol.status, sol.objective, sol.values) == (plain.solver, plain.status, plain.objective,
+                                                                   plain.values)
+
+
+def _cut_inside_last_column_value(text: str, last_name: str) -> str:
+    """``text`` up to the line of column ``last_name``, cut two characters before that line's end."""
+    lines = text.splitlines(keepends=True)
+    k = next(k for k, line in enumerate(lines) if line.split()[:1] == [last_name]
+             or line.split()[1:2] == [last_name])
+    return "".join(lines[:k]) + lines[k].rstrip("\n")[:-2]
+
+
+@pytest.mark.parametrize("name", ["glpk_output_o.txt", "highs_solution_style3.sol"])
+def test_glpk_printable_cut_in_the_header_or_after_a_long_name(tmp_path, name) -> None:
+    text = (SAMPLES / name).read_text()
+    # cut inside 'Objective:  obj = -21.5 (MINimum)', after the '=': was an IndexError
+    at = text.index("Objective:")
+    path = _write(tmp_path, text[:text.index("=", at) + 1])
+    with pytest.raises(OlctcError) as err:
+        read_solution(path)
+    assert str(err.value) == f"{path}:6: expected a finite objective value, got ''"
+
+
+LONG_NAMES_MPS = """NAME LONG FREE
+ROWS
+ N obj
+ L c1
+COLUMNS
+ MARKER 'MARKER' 'INTORG'
+ x obj -2 c1 1
+ MARKER 'MARKER' 'INTEND'
+ a_column_name_longer_than_12 obj -1 c1 1
+RHS
+ RHS c1 3.5
+BOUNDS
+ UP BND x 2
+ UP BND a_column_name_longer_than_12 10
+ENDATA
+"""
+
+
+def test_glpk_printable_cut_after_a_long_column_name(tmp_path) -> None:
+    # glpsol puts a name over 12 characters on a line of its own; a file cut right after it was an IndexError.
+    (tmp_path / "long.mps").write_text(LONG_NAMES_MPS)
+    subprocess.run([GLPSOL, "--freemps", "long.mps", "-o", "full.txt"], cwd=tmp_path, check=True,
+                   capture_output=True, timeout=60)
+    full = read_solution(tmp_path / "full.txt")
+    assert full.values == {"x": 2.0, "a_column_name_longer_than_12": 1.5}
+    text = (tmp_path / "full.txt").read_text()
+    end = text.index("a_column_name_longer_than_12\n", text.index("Column name")) + len("a_column_name_longer_than_12")
+    for cut in (text[:end], text[:end + 1]):
+        path = _write(tmp_path, cut)
+        with pytest.raises(OlctcError) as err:
+            read_solution(path)
+        line = cut.rstrip("\n").count("\n") + 1  # the name's line
+        assert str(err.value) == (f"{path}:{line}: expected the activity of column "
+                                  "'a_column_name_longer_than_12' on the next line, got end of file (file truncated?)")
+
+
+def test_glpk_printable_cut_inside_the_last_value(tmp_path) -> None:
+    # glpsol -o goes on after the column table ('Integer feasibility conditions', 'End of output'): a file that
+    # ends inside the last activity was read with that value shortened (1 for 1.5).
+    (tmp_path / "long.mps").write_text(LONG_NAMES_MPS)
+    subprocess.run([GLPSOL, "--freemps", "long.mps", "-o", "full.txt"], cwd=tmp_path, check=True,
+                   capture_output=True, timeout=60)
+    text = (tmp_path / "full.txt").read_text()
+    table = text.index("Column name")
+    cut = text[:text.index(" 1.5 ", table) + 2]  # '... 1.' of the last column's activity 1.5
+    path = _write(tmp_path, cut)
+    with pytest.raises(OlctcError) as err:
+        read_solution(path)
+    assert str(err.value) == (f"{path}:{cut.count(chr(10)) + 1}: expected a newline at the end of the last line, "
+                              "got a cut line (file truncated?)")
+
+
+@pytest.mark.parametrize("style", [0, -1])
+def test_highs_file_cut_inside_the_last_column_value(tmp_path, style) -> None:
+    # Style 0 goes on with '# Rows', style -1 with 'Rows': a file ending inside the last column's value was read
+    # with that value shortened (1 for 1.5).
+    (tmp_path / "long.mps").write_text(LONG_NAMES_MPS)
+    h = _highs_model(tmp_path / "long.mps")
+    h.run()
+    h.writeSolution(str(tmp_path / "full.sol"), style)
+    names = ["x", "a_column_name_longer_than_12"]
+    assert read_solution(tmp_path / "full.sol", col_names=names).values == {"x": 2.0, names[1]: 1.5}
+    text = (tmp_path / "full.sol").read_text()
+    at = text.index("a_column_name_longer_than_12 1.5\n") + len("a_column_name_longer_than_12 1.") if style == 0 \
+        else text.index("\n1.5", text.index("Columns")) + len("\n1.")
+    path = _write(tmp_path, text[:at])
+    with pytest.raises(OlctcError) as err:
+        read_solution(path, col_names=names)
+    assert str(err.value) == (f"{path}:{text[:at].count(chr(10)) + 1}: expected a newline at the end of the last "
+                              "line, got a cut line (file truncated?)")
+
+
+def test_highs_style_minus_one_of_another_model(tmp_path) -> None:
+    with pytest.raises(OlctcError) as err:
+        read_solution(SAMPLES / "highs_solution_style-1.sol", col_names=COLS + ["extra"])
+    assert str(err.value) == (f"{SAMPLES / 'highs_solution_style-1.sol'}:1: the file holds 6 columns (its line 1) "
+                              "and the model 7: the solution belongs to another model")
+
+
+@pytest.mark.parametrize("style", [2, 3])
+def test_highs_glpsol_styles_without_a_solution(tmp_path, style) -> None:
+    # HiGHS 1.15/1.16 write 's mip ... u inf' and 'Status: UNDEFINED' when a limit stops them before any incumbent:
+    # 'u' is GLPK's "undefined", not "unbounded", and there is no LP solution either.
+    h = _highs_model(SAMPLES / "hard_msplit.mps")
+    h.setOptionValue("time_limit", 0.2)
+    h.run()
+    assert h.getInfo().primal_solution_status == 0  # no solution
+    h.writeSolution(str(tmp_path / "h.sol"), style)
+    for fmt in (None, "highs"):
+        sol = read_solution(tmp_path / "h.sol", format=fmt, col_names=COL_NAMES["msplit"])
+        assert (sol.status, sol.values) == ("no_solution", {})
+        assert sol.raw_status == ("s mip u: undefined" if style == 2 else "UNDEFINED")

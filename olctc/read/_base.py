@@ -2,7 +2,11 @@
 parsing, and the one-line errors (``<file>[:<line>]: expected <what>, got <what came>``)."""
 from __future__ import annotations
 
+import bz2
+import codecs
+import gzip
 import os
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -108,16 +112,49 @@ def read_source(path: str | os.PathLike[str]) -> Source:
         raise OlctcError(f"{where}: expected a solution file, got a directory") from None
     except OSError as exc:
         raise OlctcError(f"{where}: expected a readable solution file, got {exc.strerror}") from None
+    data = _uncompressed(data, where)
     if not data.strip():
         raise OlctcError(f"{where}: expected a solution file ({known_formats()}), got an empty file")
-    if b"\0" in data[:65536]:
-        raise OlctcError(f"{where}: expected a text solution file ({known_formats()}), got binary content")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        # CPLEX and GLPK write names in Latin-1; Latin-1 decodes any byte, so names survive.
-        text = data.decode("latin-1")
+    text = _utf16(data)
+    if text is None:
+        if b"\0" in data[:65536]:
+            raise OlctcError(f"{where}: expected a text solution file ({known_formats()}), got binary content")
+        try:
+            # utf-8-sig: a byte order mark (Windows editors add one) is not part of the first line
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            # CPLEX and GLPK write names in Latin-1; Latin-1 decodes any byte, so names survive.
+            text = data.decode("latin-1")
     return Source.from_text(text, where)
+
+
+def _uncompressed(data: bytes, where: str) -> bytes:
+    """The content of a gzip or bzip2 file (Gurobi and CPLEX write ``x.sol.gz`` and ``x.sol.bz2`` when asked),
+    else ``data`` itself. Archives that hold files (zip, 7z) are refused by name."""
+    if data[:2] == b"\x1f\x8b":
+        kind, unpack = "gzip", gzip.decompress
+    elif data[:3] == b"BZh" and data[4:10] == b"1AY&SY":
+        kind, unpack = "bzip2", bz2.decompress
+    elif data[:4] == b"PK\x03\x04" or data[:6] == b"7z\xbc\xaf\x27\x1c":
+        kind = "zip" if data[:2] == b"PK" else "7z"
+        raise OlctcError(f"{where}: expected a solution file ({known_formats()}, or gzip/bzip2 of one), "
+                         f"got a {kind} archive: extract the solution file from it first")
+    else:
+        return data
+    try:
+        return unpack(data)
+    except (OSError, EOFError, ValueError, zlib.error) as exc:
+        raise OlctcError(f"{where}: expected a complete {kind} file, got a damaged or cut one ({exc})") from None
+
+
+def _utf16(data: bytes) -> str | None:
+    """The text of a UTF-16 file with a byte order mark (what Windows PowerShell writes), else None."""
+    if data[:2] not in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return None
+    try:
+        return data.decode("utf-16")
+    except UnicodeDecodeError:
+        return None
 
 
 def parse_number(src: Source, token: str, expected: str, line: int) -> float:

@@ -11,7 +11,9 @@ required. Values have 15 significant digits. Status mapping:
 - ``s mip M N o OBJ`` -> optimal; ``f`` -> feasible (a limit stopped the search with an incumbent,
   e.g. ``--tmlim``); ``n`` -> infeasible (no integer feasible solution exists); ``u`` -> no_solution
   (undefined: stopped before any incumbent, e.g. ``--tmlim`` on a hard model; GLPK also says ``u``
-  for an unbounded MIP). HiGHS style 2 uses ``u`` for unbounded and ``?`` for anything else.
+  for an unbounded MIP). HiGHS style 2 writes ``u`` too when it has no solution (measured, 1.15 and 1.16:
+  a time limit before any incumbent, an unbounded or infeasible MIP, with ``c Status: UNDEFINED``; older
+  versions meant unbounded by it), and ``?`` for other statuses: both -> no_solution.
 - ``s bas M N P D OBJ`` is a basic LP solution (glpsol solves a model with no integer column, or a
   MIP with ``--nomip``, this way) and ``s ipt M N S OBJ`` an interior-point one: for a MIP neither is a
   solution, so both give no_solution, except that a primal status ``n`` (no primal feasible point,
@@ -34,8 +36,9 @@ from olctc.read._base import (Reader, Source, make_solution, name_values, parse_
 from olctc.read.solution import Solution
 
 _MIP_STATUS = {"o": "optimal", "f": "feasible", "n": "infeasible", "u": "no_solution"}
-# HiGHS's glpsol writer reuses the letters, with u for unbounded and ? for the rest.
-_HIGHS_MIP_STATUS = {"o": "optimal", "f": "feasible", "n": "infeasible", "u": "unbounded", "?": "no_solution"}
+# HiGHS's glpsol writer reuses the letters and adds ?. Its u is GLPK's "undefined" (no solution): HiGHS 1.15 and
+# 1.16 write it after a time limit with no incumbent (measured), so it cannot be read as "unbounded".
+_HIGHS_MIP_STATUS = {"o": "optimal", "f": "feasible", "n": "infeasible", "u": "no_solution", "?": "no_solution"}
 _LETTER = {"o": "optimal", "f": "feasible", "n": "no feasible solution", "u": "undefined",
            "i": "infeasible", "?": "unknown"}
 
@@ -157,13 +160,15 @@ def parse_printable(src: Source, col_names: Sequence[str] | None = None, solver:
             raise src.fail(f"a '{key}:' line in the header of a GLPK printable file", "none")
     line_no, raw = fields["Status"]
     status = _PRINTABLE_STATUS.get(raw, "no_solution")
-    if not raw.startswith("INTEGER") and status == "no_solution":
+    if not raw.startswith("INTEGER") and status == "no_solution" and raw != "UNDEFINED":
+        # HiGHS style 3 says UNDEFINED for a MIP stopped before any incumbent: no solution of any kind
         raw = f"{raw} (an LP solution, not a MIP solution)"
     if status not in ("optimal", "feasible"):
         return make_solution(src, solver, status, raw, None, {}, omits_zeros=False)
     obj_line, obj_text = fields["Objective"]
     # 'Objective:  obj = -21.5 (MINimum)', or without 'obj = ' when the objective has no name.
-    obj_token = obj_text.split("=")[-1].split()[0] if obj_text else ""
+    obj_words = obj_text.split("=")[-1].split()
+    obj_token = obj_words[0] if obj_words else ""
     objective = parse_number(src, obj_token, "a finite objective value", obj_line)
     cols_line, cols_text = fields["Columns"]
     try:
@@ -181,8 +186,11 @@ def parse_printable(src: Source, col_names: Sequence[str] | None = None, solver:
     while k < len(src.lines) and src.lines[k].strip() and len(names) < n_cols:
         parts = src.lines[k].split()
         if len(parts) == 2:  # a name over 12 characters: the numbers follow on the next line
+            if k + 1 >= len(src.lines):
+                raise src.fail("the activity of column " + repr(parts[1]) + " on the next line",
+                               "end of file (file truncated?)", line=k + 1)
             k += 1
-            parts += src.lines[k].split() if k < len(src.lines) else []
+            parts += src.lines[k].split()
         rest = parts[2:]
         # An integer marker '*' or a basis status (B, NL, ...) may stand before the activity.
         if rest and not _is_number(rest[0]):
@@ -196,6 +204,8 @@ def parse_printable(src: Source, col_names: Sequence[str] | None = None, solver:
     if len(names) != n_cols:
         raise src.fail(f"{n_cols} columns in the column table, as 'Columns:' says",
                        f"{len(names)} (file truncated?)", line=k + 1)
+    if k == len(src.lines):  # the conditions and 'End of output' follow: the file may be cut in the last value
+        src.require_final_newline()
     values = parse_values(src, tokens, names, lines)
     return make_solution(src, solver, status, raw, objective, name_values(src, names, values, lines),
                          omits_zeros=False, digits=printed_digits(values, PRINTABLE_DIGITS))

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence
 
+from olctc.errors import OlctcError
 from olctc.read import glpk
 from olctc.read._base import (Reader, Source, make_solution, name_values, parse_number, parse_values,
                               printed_digits, register, shown, split_lines)
@@ -137,6 +138,9 @@ def _parse_default(src: Source, col_names: Sequence[str] | None) -> Solution:
         if bad is not None:
             raise src.fail("'name value index'", shown(src.lines[start + bad].strip()), line=start + bad + 1)
     after = start + count
+    if after == len(src.lines):
+        # Dense files go on with '# Rows'; ending on the last column, the file may be cut inside its value.
+        src.require_final_newline()
     if after < len(src.lines) and src.lines[after].startswith("# Rows"):
         m = _hash_count(src, after, "Rows")
         _block(src, after + 1, m, 2, src.lines[after].strip(), "'name value'")
@@ -189,7 +193,8 @@ def _parse_old_raw(src: Source, col_names: Sequence[str] | None) -> Solution:
         raise src.fail("col_names (the MPS column order) to map the values of a HiGHS style -1 file", "none")
     names = [str(n) for n in col_names]
     if len(names) != n:
-        raise src.fail(f"{n} column names, as line 1 says", f"{len(names)}", line=1)
+        raise OlctcError(f"{src.where}:1: the file holds {n} columns (its line 1) and the model {len(names)}: "
+                         "the solution belongs to another model")
     top = next((k for k, line in enumerate(src.lines) if line.strip() == "Columns"), -1)
     if top < 0:
         raise src.fail("a 'Columns' line", "none (file truncated?)")
@@ -197,6 +202,8 @@ def _parse_old_raw(src: Source, col_names: Sequence[str] | None) -> Solution:
     if start + n > len(src.lines) or any(src.lines[k].strip() == "Rows" for k in range(start, start + n)):
         raise src.fail(f"{n} values after 'Columns' (line {top + 1})", "fewer (file truncated?)",
                        line=min(start + n, len(src.lines)))
+    if start + n == len(src.lines):  # 'Rows' follows the values: ending on the last one, it may be cut
+        src.require_final_newline()
     rows = split_lines(src, start, start + n, (1, 2, 3), "'value [dual] [basis status]'")
     lines = range(start + 1, start + n + 1)
     values = parse_values(src, [r[0] for r in rows], names, lines)
