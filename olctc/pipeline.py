@@ -32,7 +32,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     """
     from olctc.emit.lp import write_lp
     from olctc.emit.mps import write_mps
-    from olctc.emit.params import param_file_paths, write_param_files
+    from olctc.emit.params import LINEAR_ONLY_SOLVERS, param_file_paths, write_param_files
     from olctc.emit.start import START_FORMATS, start_filename, write_start
 
     out = Path(out)
@@ -40,20 +40,23 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     stem = out.name[: -len(out.suffix)]
     written: dict[str, Path] = {}
     man = comp.manifest
-    param_files = param_file_paths(out.parent, stem)
-    start_files = [out.parent / start_filename(stem, solver) for solver in START_FORMATS]
-    the_set = [out, manifest_path(out)] + (param_files if params else []) + (start_files if start else [])
+    quadratic = comp.milp.is_quadratic
+    all_files = param_file_paths(out.parent, stem) + [out.parent / start_filename(stem, s) for s in START_FORMATS]
+    param_files = param_file_paths(out.parent, stem, quadratic) if params else []
+    start_solvers = [s for s in START_FORMATS if not (quadratic and s in LINEAR_ONLY_SOLVERS)] if start else []
+    start_files = [out.parent / start_filename(stem, solver) for solver in start_solvers]
+    the_set = [out, manifest_path(out)] + param_files + start_files
     # An earlier compile's files under this name that this one does not write belong to another model:
     # a solver run by hand with `-mips NAME.start.cbc` would load its start (olctc solve checks hashes).
-    stale = (param_files if not params else []) + (start_files if not start else [])
+    stale = [f for f in all_files if f not in the_set]
     try:
         written["model"] = out
         digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
         man["model"].update({"file": out.name, "format": fmt, "sha256": digest})
         if params:
-            for f in param_file_paths(out.parent, stem):
+            for f in param_files:
                 written[f"params:{f.name.rsplit('.', 2)[-2]}"] = f
-            files = write_param_files(out.parent, stem, model=out.name, starts=start)
+            files = write_param_files(out.parent, stem, model=out.name, starts=start, quadratic=quadratic)
             man["files"]["params"] = sorted(f.name for f in files)
         if start:
             from olctc.warmstart import warm_start
@@ -62,7 +65,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             start_objective = comp.milp.objective(x)
             names = [str(n) for n in comp.milp.col_names()]
             starts: dict[str, Any] = {}
-            for solver in START_FORMATS:
+            for solver in start_solvers:
                 path = out.parent / start_filename(stem, solver)
                 written[f"start:{solver}"] = path
                 write_start(path, names, x, solver, objective=start_objective)

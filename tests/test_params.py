@@ -358,3 +358,28 @@ def test_recompiling_under_a_name_removes_the_earlier_models_start_and_param_fil
     man = json.loads((tmp_path / "h.olctc.json").read_text())
     assert "params" not in man["files"] and {e["file"] for e in man["files"]["start"].values()} == starts
     assert all((tmp_path / name).read_text() == "not compile's\n" for name in others)
+
+
+def test_a_miqp_gets_files_for_the_solvers_that_solve_it(tmp_path: Path, capsys) -> None:
+    """solvers.txt gave a MARGOT model HiGHS, CBC and glpsol command lines: HiGHS refuses a MIQP, glpsol
+    cannot read QUADOBJ, CBC 2.10 called a feasible model infeasible. A MIQP gets SCIP's, Gurobi's and
+    CPLEX's files only, and a recompile of a linear model under its name leaves none of the others."""
+    import json
+
+    from conftest import cli_main
+
+    code, _, err = cli_main(["compile", "--dataset", "haberman", "--depth", "1", "-o", tmp_path / "h.mps"], capsys)
+    assert code == 0, err
+    code, out, err = cli_main(["compile", "--dataset", "haberman", "--depth", "1", "--preset", "margot",
+                               "-o", tmp_path / "h.mps"], capsys)
+    assert code == 0, err
+    assert {p.name for p in tmp_path.iterdir()} == {
+        "h.mps", "h.olctc.json", "h.scip.set", "h.gurobi.prm", "h.cplex.prm", "h.solvers.txt",
+        "h.start.gurobi.mst", "h.start.cplex.mst", "h.start.scip.sol"}
+    man = json.loads((tmp_path / "h.olctc.json").read_text())
+    assert man["files"]["params"] == ["h.cplex.prm", "h.gurobi.prm", "h.scip.set", "h.solvers.txt"]
+    assert set(man["files"]["start"]) == {"gurobi", "cplex", "scip"}
+    text = (tmp_path / "h.solvers.txt").read_text()
+    commands = [m.group(1) for m in re.finditer(r"^  (\w+): ", text, re.M)]
+    assert commands == ["SCIP", "Gurobi", "CPLEX", "SCIP", "Gurobi", "CPLEX"]  # settings, then starts
+    assert "HiGHS, CBC and GLPK do not solve this model" in text

@@ -227,9 +227,10 @@ def _format(model: str) -> str:
     return model.rsplit(".", 1)[-1].lower()
 
 
-def _readme_text(model: str, starts: bool = False, **limits: float | int | None) -> str:
+def _readme_text(model: str, starts: bool = False, quadratic: bool = False, **limits: float | int | None) -> str:
     """Every solver's command line for the model file ``model`` (a name in its folder). HiGHS, CBC, SCIP,
-    Gurobi and CPLEX tell MPS from LP by the suffix; glpsol needs a flag (``GLPK_FORMAT_FLAGS``)."""
+    Gurobi and CPLEX tell MPS from LP by the suffix; glpsol needs a flag (``GLPK_FORMAT_FLAGS``).
+    A ``quadratic`` model (MIQP) lists the solvers that solve it only."""
     from olctc.emit.start import start_filename
 
     stem = model.rsplit(".", 1)[0]
@@ -237,49 +238,58 @@ def _readme_text(model: str, starts: bool = False, **limits: float | int | None)
     cbc = " ".join(cbc_args(**limits))
     glpk = " ".join(glpk_args(time_limit=limits.get("time_limit"), mip_gap=limits.get("mip_gap"),
                               model_format=_format(model)))
-    lines = [
-        f"Solver settings for {model} (integrality and feasibility tolerance {TIGHT_TOL:g}; the",
-        "big-M rows need them: at default tolerances solvers report false optima).",
-        f"  HiGHS:  highs --model_file {q(model)} --options_file {q(stem + '.highs.opt')} "
-        f"--solution_file {q(stem + '.highs.sol')}",
-        f"  CBC:    cbc {q(model)} {cbc} -solve -solu {q(stem + '.cbc.sol')}   (flags also in {stem}.cbc.args;",
-        "          keep them between the model file and -solve; CBC proves false optima on these models",
-        "          even so: treat its 'optimal' as 'feasible')",
-        f"  SCIP:   scip -c 'set load {stem}.scip.set read {model} optimize write solution {stem}.scip.sol quit'",
-        f"  Gurobi: m = gurobipy.read({model!r}); m.read({stem + '.gurobi.prm'!r}); m.optimize()",
-        f"  CPLEX:  c = cplex.Cplex({model!r}); c.parameters.read_file({stem + '.cplex.prm'!r}); c.solve()",
-        "  GLPK:   " + " ".join(filter(None, ["glpsol", q(model), glpk, "-w", q(stem + ".glpk.sol")]))
-        + f"   (flags also in {stem}.glpk.args)",
-        f"          ({UNTUNABLE['glpk-cli']})",
-    ]
+    commands = {
+        "highs": [f"  HiGHS:  highs --model_file {q(model)} --options_file {q(stem + '.highs.opt')} "
+                  f"--solution_file {q(stem + '.highs.sol')}"],
+        "cbc": [f"  CBC:    cbc {q(model)} {cbc} -solve -solu {q(stem + '.cbc.sol')}   (flags also in {stem}.cbc.args;",
+                "          keep them between the model file and -solve; CBC proves false optima on these models",
+                "          even so: treat its 'optimal' as 'feasible')"],
+        "scip": [f"  SCIP:   scip -c 'set load {stem}.scip.set read {model} optimize write solution {stem}.scip.sol quit'"],
+        "gurobi": [f"  Gurobi: m = gurobipy.read({model!r}); m.read({stem + '.gurobi.prm'!r}); m.optimize()"],
+        "cplex": [f"  CPLEX:  c = cplex.Cplex({model!r}); c.parameters.read_file({stem + '.cplex.prm'!r}); c.solve()"],
+        "glpk": ["  GLPK:   " + " ".join(filter(None, ["glpsol", q(model), glpk, "-w", q(stem + ".glpk.sol")]))
+                 + f"   (flags also in {stem}.glpk.args)", f"          ({UNTUNABLE['glpk-cli']})"],
+    }
+    use = [k for k in commands if not (quadratic and k in LINEAR_ONLY_SOLVERS)]
+    lines = [f"Solver settings for {model} (integrality and feasibility tolerance {TIGHT_TOL:g}; the",
+             "big-M rows need them: at default tolerances solvers report false optima)."]
+    lines += [line for k in use for line in commands[k]]
+    if quadratic:
+        lines.append("  (HiGHS, CBC and GLPK do not solve this model: its objective is quadratic, a MIQP, which "
+                     "HiGHS refuses, glpsol cannot read and CBC calls infeasible or solves inexactly)")
     if starts:
         def start(solver: str) -> str:
             return start_filename(stem, solver)
 
-        lines += [
-            "",
-            "The warm start (olctc's MIP start, a feasible tree to improve on), added to the commands above:",
-            f"  HiGHS:  --read_solution_file {q(start('highs'))}   (before --solution_file)",
-            f"  CBC:    -mips {q(start('cbc'))}   (right after the model file)",
-            f"  SCIP:   read {start('scip')}   (after read {model})",
-            f"  Gurobi: m.read({start('gurobi')!r})   (before m.optimize())",
-            f"  CPLEX:  c.MIP_starts.read({start('cplex')!r})   (before c.solve())",
-            "  GLPK:   (glpsol takes no MIP start)",
-        ]
+        reads = {
+            "highs": f"  HiGHS:  --read_solution_file {q(start('highs'))}   (before --solution_file)",
+            "cbc": f"  CBC:    -mips {q(start('cbc'))}   (right after the model file)",
+            "scip": f"  SCIP:   read {start('scip')}   (after read {model})",
+            "gurobi": f"  Gurobi: m.read({start('gurobi')!r})   (before m.optimize())",
+            "cplex": f"  CPLEX:  c.MIP_starts.read({start('cplex')!r})   (before c.solve())",
+            "glpk": "  GLPK:   (glpsol takes no MIP start)",
+        }
+        lines += ["", "The warm start (olctc's MIP start, a feasible tree to improve on), added to the commands above:"]
+        lines += [reads[k] for k in use]
     return "\n".join(lines + [""])
 
 
 #: file suffix -> writer of its text, given the model file's name. One entry per external solver plus a
 #: README with command lines.
 PARAM_FILES = {
-    "highs.opt": lambda model, starts, **kw: highs_options_text(**kw),
-    "scip.set": lambda model, starts, **kw: _scip_text(**kw),
-    "gurobi.prm": lambda model, starts, **kw: _gurobi_text(**kw),
-    "cplex.prm": lambda model, starts, **kw: _cplex_text(**kw),
-    "cbc.args": lambda model, starts, **kw: _cbc_text(**kw),
-    "glpk.args": lambda model, starts, **kw: _glpk_text(model, **kw),
-    "solvers.txt": lambda model, starts, **kw: _readme_text(model, starts, **kw),
+    "highs.opt": lambda model, starts, quadratic, **kw: highs_options_text(**kw),
+    "scip.set": lambda model, starts, quadratic, **kw: _scip_text(**kw),
+    "gurobi.prm": lambda model, starts, quadratic, **kw: _gurobi_text(**kw),
+    "cplex.prm": lambda model, starts, quadratic, **kw: _cplex_text(**kw),
+    "cbc.args": lambda model, starts, quadratic, **kw: _cbc_text(**kw),
+    "glpk.args": lambda model, starts, quadratic, **kw: _glpk_text(model, **kw),
+    "solvers.txt": lambda model, starts, quadratic, **kw: _readme_text(model, starts, quadratic, **kw),
 }
+
+#: The solvers that do not solve a quadratic objective (measured: HiGHS refuses a MIQP, glpsol cannot read
+#: QUADOBJ, CBC 2.10 calls a feasible MARGOT model infeasible and CBC devel's optimum is not its values'):
+#: a MIQP gets no settings or MIP-start file for them.
+LINEAR_ONLY_SOLVERS = {"highs": "highs.opt", "cbc": "cbc.args", "glpk": "glpk.args"}
 
 #: The suffixes of the model files these settings go with, compared in lower case (compile writes NAME.MPS
 #: as asked; it refuses NAME.LP, which CBC would not read as LP).
@@ -288,7 +298,7 @@ MODEL_SUFFIXES = (".mps", ".lp")
 
 def write_param_files(folder: str | os.PathLike[str], stem: str, *, model: str | None = None,
                       time_limit: float | None = None, threads: int | None = None, mip_gap: float | None = None,
-                      starts: bool = False) -> list[Path]:
+                      starts: bool = False, quadratic: bool = False) -> list[Path]:
     """Write the solver settings files beside a model ``folder/stem.mps`` or ``folder/stem.lp``.
 
     Parameters
@@ -302,6 +312,8 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, model: str |
     time_limit, threads, mip_gap : optional limits written where the solver supports them.
     starts : whether MIP-start files (``olctc.emit.start.start_filename``) sit beside the model:
         ``stem.solvers.txt`` then shows how each solver reads its start.
+    quadratic : whether the model is a MIQP: then only the solvers that solve one get files
+        (``LINEAR_ONLY_SOLVERS`` do not).
 
     Returns
     -------
@@ -318,16 +330,19 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, model: str |
     elif not (isinstance(model, str) and model[: len(stem) + 1] == stem + "."
               and model[len(stem):].lower() in MODEL_SUFFIXES):
         raise param_error("model", f"the model file's name, {stem}.mps or {stem}.lp", model)
-    paths = param_file_paths(folder, stem)
+    paths = param_file_paths(folder, stem, quadratic)
     try:
-        for path, render in zip(paths, PARAM_FILES.values()):
-            atomic_write_text(path, render(model, starts, time_limit=time_limit, threads=threads, mip_gap=mip_gap))
+        for path in paths:
+            render = PARAM_FILES[path.name[len(stem) + 1:]]
+            atomic_write_text(path, render(model, starts, quadratic, time_limit=time_limit, threads=threads,
+                                           mip_gap=mip_gap))
     except BaseException:
         remove_files(paths)  # all or none: an interrupt between two files must not leave some
         raise
     return paths
 
 
-def param_file_paths(folder: str | os.PathLike[str], stem: str) -> list[Path]:
-    """The files ``write_param_files`` writes, in ``PARAM_FILES`` order."""
-    return [Path(folder) / f"{stem}.{suffix}" for suffix in PARAM_FILES]
+def param_file_paths(folder: str | os.PathLike[str], stem: str, quadratic: bool = False) -> list[Path]:
+    """The files ``write_param_files`` writes, in ``PARAM_FILES`` order (all of them for a linear model)."""
+    skip = set(LINEAR_ONLY_SOLVERS.values()) if quadratic else set()
+    return [Path(folder) / f"{stem}.{suffix}" for suffix in PARAM_FILES if suffix not in skip]
