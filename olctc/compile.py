@@ -7,6 +7,7 @@ and sha256 hashes of the data and of the model file.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 from dataclasses import dataclass, field
@@ -191,16 +192,34 @@ def model_format(path: str | Path) -> str:
     return fmt
 
 
+def manifest_checksum(manifest: dict[str, Any]) -> str:
+    """sha256 of a manifest's content (its own ``checksum`` and ``data.source`` aside), as JSON with sorted keys.
+
+    ``data.source`` is a path that may be corrected by hand (``--data`` does it without editing); any
+    other edit changes the model decode rebuilds from the manifest (an epsilon or big-M edited by hand
+    decoded against another model than the one solved).
+    """
+    body = {k: v for k, v in manifest.items() if k != "checksum"}
+    if isinstance(body.get("data"), dict):
+        body["data"] = {k: v for k, v in body["data"].items() if k != "source"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def write_manifest(manifest: dict[str, Any], path: str | Path) -> None:
+    """Write ``manifest`` with its checksum (added to the dict)."""
+    manifest["checksum"] = manifest_checksum(manifest)
     atomic_write_text(path, json.dumps(manifest, indent=1, sort_keys=False, allow_nan=False) + "\n")
 
 
-def read_manifest(path: str | Path, check_model: bool = True) -> dict[str, Any]:
-    """Load and check a manifest; with ``check_model``, verify the model file's hash.
+def read_manifest(path: str | Path, check_model: bool = True, model_optional: bool = False) -> dict[str, Any]:
+    """Load and check a manifest; with ``check_model``, verify the model file's hash (``model_optional``:
+    when the file is there; decode rebuilds the model and needs no file).
 
     Every field a later step reads is checked for type and shape (``_ManifestCheck``): a hand-edited or
-    damaged manifest gives one line naming the field, never a traceback further on. What only the
-    training data can tell (classes, scaler ...) is checked where the data is read (``olctc.decode``).
+    damaged manifest gives one line naming the field, never a traceback further on; then its checksum
+    (manifests since 2026-11-26) refuses any other edit. What only the training data can tell (classes,
+    scaler ...) is checked where the data is read (``olctc.decode``).
     """
     path = Path(path)
     if not path.exists():
@@ -224,9 +243,17 @@ def read_manifest(path: str | Path, check_model: bool = True) -> dict[str, Any]:
     if check_model and not all(isinstance(man["model"].get(k), str) for k in ("file", "sha256")):
         raise OlctcError(f"{path}: damaged manifest: field 'model' is missing or malformed; compile again")
     _ManifestCheck(path).run(man)
+    if "checksum" in man:
+        if not isinstance(man["checksum"], str):
+            raise manifest_error(path, "checksum", "a string", brief(man["checksum"]))
+        if man["checksum"] != manifest_checksum(man):
+            raise OlctcError(f"{path}: the manifest was edited after compile (its content does not match its "
+                             "checksum); compile again (a data file that moved needs no edit: pass --data)")
     if check_model:
         model = path.parent / man["model"]["file"]
         if not model.exists():
+            if model_optional:
+                return man
             raise OlctcError(f"{path}: its model file {model} is missing")
         digest = sha256_file(model)
         if digest != man["model"]["sha256"]:

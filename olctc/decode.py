@@ -72,6 +72,7 @@ class DecodeReport:
     digits: int | None = None  # significant digits of the file's values; None: exact
     rounding_slack: float = 0.0  # how far that rounding can move the true objective from the solver's
     known_feasible: float | None = None  # objective of a tree known feasible (compile's warm start)
+    notes: list[str] = field(default_factory=list)  # said after the solution's lines
 
     def _allowed(self, ref: float) -> float:
         return TRUE_OBJ_RTOL * max(1.0, abs(ref)) + self.rounding_slack
@@ -116,7 +117,7 @@ class DecodeReport:
         out = [f"solution: {self.solver} says {self.status} ({self.raw_status}), objective {f(self.solver_objective)}"
                + (f", bound {f(self.bound)}" if self.bound is not None else ""),
                f"objective recomputed from the values: {f(self.values_objective)}",
-               f"true objective of the decoded tree (real routing): {f(self.true_objective)}"]
+               f"true objective of the decoded tree (real routing): {f(self.true_objective)}"] + self.notes
         if self.digits is not None:
             out.append(f"precision: the file prints values with {self.digits} significant digits; that rounding "
                        f"alone may move the objectives above by up to {self.rounding_slack:.3g}")
@@ -388,13 +389,17 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
     """Decode a solver's solution file of a compiled model into a Tree; returns (tree, report)."""
     from olctc.read import read_solution
 
-    man = read_manifest(manifest)
+    man = read_manifest(manifest, model_optional=True)
     with manifest_fields(manifest):
         milp, spec, ds, scaler, X = rebuild(man, data, where=manifest)
+        model_file = Path(manifest).parent / man["model"]["file"]
     sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
     x = solution_vector(milp, sol)
     dec = decode_arrays(milp, spec, X, ds.y, x, sol)
     dec.report.known_feasible = (man.get("warm_start") or {}).get("objective")  # checked by read_manifest
+    if not model_file.exists():
+        dec.report.notes.append(f"model file: {model_file.name} is not here (not needed: the solution was checked "
+                                "against the model rebuilt from the manifest and the data)")
     return finish(dec, man, ds, refine)
 
 

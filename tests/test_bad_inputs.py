@@ -68,8 +68,6 @@ def _broken_files(d: Path) -> None:
     (d / "list.olctc.json").write_text("[1, 2]")
     (d / "cut.olctc.json").write_text('{"format": "olctc-manifest", "version": 1,')
     (d / "latin.olctc.json").write_bytes(b"\xff\xfe{}")
-    (d / "lonely").mkdir()
-    shutil.copy(d / "m.olctc.json", d / "lonely" / "m.olctc.json")
     (d / "folder").mkdir()
 
     sol = (d / "m.highs.sol").read_text()
@@ -317,8 +315,6 @@ CASES = [
       "nospec.olctc.json: damaged manifest: field 'spec' is missing or malformed; compile again"),
     C("manifest-is-folder", "decode folder m.highs.sol -o o.json",
       "Invalid value for 'MANIFEST': File 'folder' is a directory. " + HELP.format("decode")),
-    C("manifest-model-file-missing", "decode lonely/m.olctc.json m.highs.sol -o o.json",
-      "lonely/m.olctc.json: its model file lonely/m.mps is missing"),
     C("manifest-training-data-gone", "decode gone.olctc.json m.highs.sol -o o.json",
       "the training data gone.csv is not there; pass its path with --data"),
     # ---- decode options and solution files

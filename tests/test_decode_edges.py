@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from conftest import run_highs
 
 from olctc.cli import main
 from olctc.decode import decode_file, rounding_slack, rounding_unit
+from olctc.emit.params import cbc_args
 from olctc.read import read_solution
 
 CBC_210 = "/usr/bin/cbc"
@@ -380,6 +382,9 @@ CORRUPTIONS = [
 @pytest.mark.parametrize("edit, message", [c[1:] for c in CORRUPTIONS], ids=[c[0] for c in CORRUPTIONS])
 def test_edited_manifest_is_refused(work, capsys, edit, message):
     man = json.loads((work / "m.olctc.json").read_text())
+    # without its checksum, as manifests before 2026-11-26: each edit meets the check that names it
+    # (with the checksum, a well-formed edit is refused as an edit: test_a_manifest_edit_is_caught_by_its_checksum)
+    del man["checksum"]
     edit(man)
     bad = work / "bad.olctc.json"
     bad.write_text(json.dumps(man))
@@ -389,6 +394,7 @@ def test_edited_manifest_is_refused(work, capsys, edit, message):
 
 def test_rows_of_a_split_are_checked_against_the_data(work, capsys):
     man = json.loads((work / "m.olctc.json").read_text())
+    del man["checksum"]  # a manifest from before checksums: the rows are checked against the data
     # Rows naming every point in order make the same model: decoded.
     man["data"]["rows"] = list(range(man["data"]["n"]))
     (work / "rows.olctc.json").write_text(json.dumps(man))
@@ -505,7 +511,7 @@ def test_cbc_objective_of_a_miqp_is_not_called_another_models(work, tmp_path, ca
     # user after the wrong file.
     assert run(["compile", work / "h31.csv", "--target", "y", "--depth", "2", "--preset", "margot",
                 "-o", tmp_path / "q.mps"], capsys)[0] == 0
-    args = (tmp_path / "q.cbc.args").read_text().split()
+    args = cbc_args()  # compile writes no CBC settings for a MIQP: solvers.txt sends it to SCIP, Gurobi, CPLEX
     sol = tmp_path / "q.cbc.sol"
     subprocess.run([CBC_210, str(tmp_path / "q.mps"), *args, "-solve", "-solu", str(sol)], check=True,
                    capture_output=True, timeout=120)
@@ -513,3 +519,39 @@ def test_cbc_objective_of_a_miqp_is_not_called_another_models(work, tmp_path, ca
     code, _, err, tree = decode(tmp_path, "q.olctc.json", sol, capsys)
     assert_refused(code, err, tree, "cbc does not solve quadratic objectives exactly (docs/FORMATS.md; solve this "
                                     "model with SCIP, Gurobi or CPLEX), unless the solution belongs to another model")
+
+
+def test_a_manifest_edit_is_caught_by_its_checksum(work, capsys):
+    """epsilon or big-M edited by hand decoded with exit 0 against a model other than the one solved (the
+    rebuilt model has the same counts); the checksum refuses any edit but data.source (a moved file)."""
+    for key, value in (("epsilon", 2e-5), ("big_m", 1000.0)):
+        man = json.loads((work / "m.olctc.json").read_text())
+        man["spec"][key] = value
+        bad = work / "bad.olctc.json"
+        bad.write_text(json.dumps(man))
+        code, _, err, tree = decode(work, "bad.olctc.json", work / "m.highs.sol", capsys)
+        assert_refused(code, err, tree, f"error: {bad}: the manifest was edited after compile (its content does not "
+                                        "match its checksum); compile again (a data file that moved needs no edit: "
+                                        "pass --data)")
+    # data.source is not covered: pointing it at the data's new place by hand decodes
+    moved = work / "moved"
+    moved.mkdir(exist_ok=True)
+    man = json.loads((work / "m.olctc.json").read_text())
+    source = Path(man["data"]["source"])
+    shutil.copy(source, moved / source.name)
+    man["data"]["source"] = str(moved / source.name)
+    (work / "src.olctc.json").write_text(json.dumps(man))
+    code, out, err, tree = decode(work, "src.olctc.json", work / "m.highs.sol", capsys)
+    assert code == 0, (out, err)
+
+
+def test_decode_needs_no_model_file(work, tmp_path, capsys):
+    """From a cluster, the manifest and the solution are enough (the model may be large): decode rebuilds the
+    model and checks the solution against it; the same tree as beside the model file."""
+    shutil.copy(work / "m.olctc.json", tmp_path / "m.olctc.json")
+    code, out, err, tree = decode(tmp_path, "m.olctc.json", work / "m.highs.sol", capsys)
+    assert code == 0, (out, err)
+    assert "model file: m.mps is not here (not needed: the solution was checked against the model rebuilt" in out
+    code, out2, err, tree2 = decode(work, "m.olctc.json", work / "m.highs.sol", capsys)
+    assert code == 0 and "model file" not in out2
+    assert tree.read_bytes() == tree2.read_bytes()
