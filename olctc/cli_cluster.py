@@ -51,7 +51,8 @@ def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tang
              score_variables, C_values, folds, seed, test_size, solver, time_limit, threads, cpus_per_task, mem,
              partition, account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
-    from olctc.cluster import SlurmOptions, check_slurm_options, make_grid, olctc_command, sbatch_available
+    from olctc.cluster import (ARRAY_CHUNK, SlurmOptions, check_slurm_options, make_grid, olctc_command,
+                               sbatch_available, submit_scripts)
     from olctc.emit.params import MAX_THREADS, validate_limits
     from olctc.io import check_not_stdout
 
@@ -84,7 +85,11 @@ def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tang
                f"{folds} folds x {len(info['C_grid'])} C combinations = {n} tasks in {output}")
     folder = shlex.quote(os.fspath(output).rstrip("/") or "/")  # "-o grid/" printed "grid//run_local.sh"
     local = shlex.quote(os.path.join(os.fspath(output), "run_local.sh"))
-    click.echo(f"  submit:  cd {folder} && sbatch submit.slurm")
+    if len(submit_scripts(n)) == 1:
+        click.echo(f"  submit:  cd {folder} && sbatch submit.slurm")
+    else:  # one job array per ARRAY_CHUNK tasks: Slurm's MaxArraySize (1001 by default) refuses more
+        click.echo(f'  submit:  cd {folder} && for s in submit*.slurm; do sbatch "$s"; done   '
+                   f"({len(submit_scripts(n))} job arrays of at most {ARRAY_CHUNK} tasks: Slurm's default limit)")
     click.echo(f"  locally: {local}")
     click.echo(f"  then:    olctc collect {folder}")
     if not sbatch_available():
@@ -107,8 +112,8 @@ def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tang
 @click.option("--quiet", is_flag=True, help="Hide the solver's log of the final fit.")
 def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet) -> None:
     """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
-    from olctc.cluster import (check_final_folder, collect, emit_final as write_final, fit_final, load_grid_data,
-                               rerun_advice, table_lines)
+    from olctc.cluster import (c_text, check_final_folder, collect, emit_final as write_final, fit_final,
+                               load_grid_data, rerun_advice, table_lines)
     from olctc.emit.params import validate_limits
     from olctc.io import atomic_write_text, check_not_input, check_not_stdout, check_suffix, check_writable
 
@@ -135,13 +140,14 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     results = Path(folder) / "cv_results.json"
     atomic_write_text(results, json.dumps(
         {"table": col.table, "best": None if col.best is None else list(col.best),
-         "tasks": [{"task": r.task, "fold": r.fold, "C": list(r.C), "score": r.score, "problem": r.problem}
-                   for r in col.results]}, indent=1) + "\n")
+         "tasks": [{"task": r.task, "fold": r.fold, "C": list(r.C), "score": r.score, "status": r.status,
+                    "problem": r.problem} for r in col.results]}, indent=1) + "\n")
     if col.best is None:
         raise OlctcError(f"{folder}: no C combination has every fold scored ({sum(r.score is not None for r in col.results)}"
                          f" of {len(col.results)} tasks usable; the scores so far are in {results}, with best "
-                         f"null); too little is left to choose C: {rerun_advice(col.results)}")
-    best = ",".join(f"{c:g}" for c in col.best)
+                         f"null); too little is left to choose C: "
+                         f"{rerun_advice(col.results, folder, len(col.info['tasks']))}")
+    best = c_text(col.best)
     click.echo(f"best C: {best} (mean validation balanced accuracy "
                f"{next(r['mean'] for r in col.table if tuple(r['C']) == col.best):.4f})")
     ds = load_grid_data(col.info, data)

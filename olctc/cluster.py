@@ -44,6 +44,9 @@ GRID_SOLVERS = {"cbc-cli": "cbc-cli", "highs-cli": "highs-cli", "glpk-cli": "glp
                 "gurobi-cli": None, "olctc": "highs", "highs": "highs", "cbc": "cbc", "scip": "scip"}
 #: The --solver values that solve a MIQP (the margot presets); the others solve MILPs only.
 MIQP_SOLVERS = ("scip", "gurobi-cli")
+#: Tasks per job array: Slurm refuses array indices >= MaxArraySize (1001 by default); a larger grid gets
+#: one submit script per ARRAY_CHUNK tasks. Its log names rely on it being 1000 (see slurm_script).
+ARRAY_CHUNK = 1000
 SLURM_MARGIN_S = 300  # job time = solver time limit + this margin (decoding is done later by collect)
 TIE_TOL = 1e-12
 
@@ -134,7 +137,8 @@ def _solve_command(solver: str, model: str, solution: str, log: str, time_limit:
     if solver == "gurobi-cli":
         return _gurobi_command(model, solution, log, time_limit, threads)
     threads_opt = f" --threads {int(threads)}" if threads else ""
-    return (f"{olctc_cmd} solve {shlex.quote(model)} --solver {GRID_SOLVERS[solver]} --time-limit {time_limit:g}"
+    return (f"{olctc_cmd} solve {shlex.quote(model)} --solver {GRID_SOLVERS[solver]} "
+            f"--time-limit {_seconds(time_limit)}"
             f"{threads_opt} -o {shlex.quote(part)} > {shlex.quote(log)} 2>&1 && mv {shlex.quote(part)} "
             f"{shlex.quote(solution)}")
 
@@ -149,7 +153,7 @@ def _gurobi_command(model: str, solution: str, log: str, time_limit: float, thre
     mst = f"{folder}/{start_filename(name, 'gurobi')}"
     part = solution + ".part.sol"  # gurobi_cl picks the format from the suffix
     threads_opt = f" Threads={int(threads)}" if threads else ""
-    return (f"gurobi_cl ParamFile={shlex.quote(prm)} TimeLimit={time_limit:g}{threads_opt} "
+    return (f"gurobi_cl ParamFile={shlex.quote(prm)} TimeLimit={_seconds(time_limit)}{threads_opt} "
             f"ResultFile={shlex.quote(part)} InputFile={shlex.quote(mst)} {shlex.quote(model)} "
             f"> {shlex.quote(log)} 2>&1 && mv {shlex.quote(part)} {shlex.quote(solution)}")
 
@@ -365,7 +369,7 @@ def _write_tasks(folder: Path, ds, spec, Cs: list[tuple[float, ...]], fold_rows:
             tasks.append({"task": tid, "fold": f, "C": list(C), "model": model, "solution": sol,
                           "command": cmd, "gurobi_command": gcmd})
             if echo:
-                echo(f"  task {tid:04d}: fold {f}, C {_c_str(C)} ({comp.milp.n_rows:,} rows, "
+                echo(f"  task {tid:04d}: fold {f}, C {c_text(C)} ({comp.milp.n_rows:,} rows, "
                      f"{comp.milp.n_cols:,} columns)")
     return tasks
 
@@ -377,14 +381,27 @@ def _write_grid_files(folder: Path, info: dict[str, Any], tasks: list[dict[str, 
 
     atomic_write_text(folder / "grid.json", json.dumps(info, indent=1) + "\n")
     atomic_write_text(folder / "jobs.tsv", _jobs_text(tasks))
-    atomic_write_text(folder / "submit.slurm", slurm_script(len(tasks), info["time_limit"], slurm))
+    scripts = submit_scripts(len(tasks))
+    for name, first, _ in scripts:
+        atomic_write_text(folder / name, slurm_script(len(tasks), info["time_limit"], slurm, first))
     atomic_write_text(folder / "run_local.sh", local_script())
-    for name in ("submit.slurm", "run_local.sh"):
+    for name in [s[0] for s in scripts] + ["run_local.sh"]:
         os.chmod(folder / name, 0o755)
 
 
-def _c_str(C: Sequence[float]) -> str:
-    return ",".join(f"{c:g}" for c in C)
+def c_text(C: Sequence[float]) -> str:
+    """C values exactly, as read back (``0.01,10``): ``{:g}`` cut 0.123456789 to 0.123457, and collect then
+    refused the grid's own jobs.tsv (its C no longer matched grid.json's)."""
+    from olctc.emit.params import format_value
+
+    return ",".join(format_value(float(c)) for c in C)
+
+
+def _seconds(value: float) -> str:
+    """A time limit for a command line, exactly (``{:g}`` wrote 1234567 as 1.23457e+06)."""
+    from olctc.emit.params import format_value
+
+    return format_value(float(value))
 
 
 def _jobs_text(tasks: list[dict[str, Any]]) -> str:
@@ -393,7 +410,7 @@ def _jobs_text(tasks: list[dict[str, Any]]) -> str:
         for k in ("command", "gurobi_command"):
             if "\t" in t[k] or "\n" in t[k]:
                 raise OlctcError(f"task {t['task']}: a path contains a tab or newline; use plain folder names")
-        lines.append("\t".join([str(t["task"]), str(t["fold"]), _c_str(t["C"]), t["model"], t["solution"],
+        lines.append("\t".join([str(t["task"]), str(t["fold"]), c_text(t["C"]), t["model"], t["solution"],
                                 t["command"], t["gurobi_command"]]))
     return "\n".join(lines) + "\n"
 
@@ -424,27 +441,52 @@ _RUN_TASK = r'''run_task() {
 '''
 
 
-def slurm_script(n_tasks: int, time_limit: float, opts: SlurmOptions) -> str:
-    """The job array: task k runs line k of jobs.tsv (submit from the grid folder)."""
+def submit_script_name(first: int) -> str:
+    """The job array script whose array index 0 is task ``first``: submit.slurm, submit-1000.slurm, ..."""
+    return "submit.slurm" if first == 0 else f"submit-{first}.slurm"
+
+
+def submit_scripts(n_tasks: int) -> list[tuple[str, int, int]]:
+    """(script name, first task, number of tasks) of each job array of a grid of ``n_tasks`` tasks: one
+    array up to ARRAY_CHUNK tasks, then one more per ARRAY_CHUNK (Slurm refuses an array index at or above
+    its MaxArraySize, 1001 by default: "Invalid job array specification")."""
+    return [(submit_script_name(a), a, min(ARRAY_CHUNK, n_tasks - a)) for a in range(0, n_tasks, ARRAY_CHUNK)]
+
+
+def slurm_script(n_tasks: int, time_limit: float, opts: SlurmOptions, first: int = 0) -> str:
+    """The job array of tasks ``first`` .. ``first`` + ARRAY_CHUNK - 1 of the grid's ``n_tasks`` (all when
+    ``first`` is 0 and there are at most ARRAY_CHUNK): array index k runs task ``first`` + k of jobs.tsv
+    (submit from the grid folder)."""
+    count = min(ARRAY_CHUNK, n_tasks - first)
+    # Its log is logs/task-ID.out with ID the task, not the array index: "1%3a" makes 1000 + a of index a.
+    log = "logs/task-%a.out" if first == 0 else f"logs/task-{first // ARRAY_CHUNK}%3a.out"
     lines = ["#!/bin/bash",
              f"#SBATCH --job-name={opts.job_name}",
-             f"#SBATCH --array=0-{n_tasks - 1}",
+             f"#SBATCH --array=0-{count - 1}",
              f"#SBATCH --cpus-per-task={opts.cpus_per_task}",
              f"#SBATCH --mem={opts.mem}",
              f"#SBATCH --time={_slurm_time(time_limit + opts.margin_s)}",
-             "#SBATCH --output=logs/task-%a.out"]
+             f"#SBATCH --output={log}"]
     if opts.partition:
         lines.append(f"#SBATCH --partition={opts.partition}")
     if opts.account:
         lines.append(f"#SBATCH --account={opts.account}")
-    lines += ["# olctc grid: submit from the grid folder (cd DIR && sbatch submit.slurm).",
-              "# Safe to resubmit: tasks whose solution exists are skipped.",
-              "# OLCTC_COMMAND_COLUMN=gurobi_command sbatch submit.slurm runs gurobi_cl instead.",
+    me = submit_script_name(first)
+    lines += [f"# olctc grid: submit from the grid folder (cd DIR && sbatch {me})."]
+    if n_tasks > ARRAY_CHUNK:
+        lines += [f"# Array index k runs task {first} + k: tasks {first}-{first + count - 1} of {n_tasks}. A Slurm "
+                  f"job array holds at most {ARRAY_CHUNK} tasks here",
+                  "# (MaxArraySize is 1001 by default): submit every script, "
+                  'cd DIR && for s in submit*.slurm; do sbatch "$s"; done']
+    lines += ["# Safe to resubmit: tasks whose solution exists are skipped; "
+              f"sbatch --array=3,7 {me} runs only those indices.",
+              f"# OLCTC_COMMAND_COLUMN=gurobi_command sbatch {me} runs gurobi_cl instead.",
               "set -u",
               'cd "${SLURM_SUBMIT_DIR:-.}"',
               '[ -f jobs.tsv ] || { echo "jobs.tsv not found in $(pwd): submit from the grid folder" >&2; exit 2; }',
-              _RUN_TASK,
-              'run_task "${SLURM_ARRAY_TASK_ID:?not running as a Slurm array task}"', ""]
+              _RUN_TASK]
+    index = "${SLURM_ARRAY_TASK_ID:?not running as a Slurm array task}"
+    lines += [f'run_task "{index}"' if first == 0 else f'run_task "$(( {first} + {index} ))"', ""]
     return "\n".join(lines)
 
 
@@ -456,9 +498,14 @@ def local_script() -> str:
         "set -u",
         'cd "$(dirname "$0")"',
         _RUN_TASK,
+        # Ctrl-C stops the run, not just the task at hand: olctc exits 130 when interrupted, and bash then goes
+        # on with the next command, so without this each of N tasks needed its own Ctrl-C.
+        "trap 'echo \"interrupted: run $0 again to go on (solved tasks are skipped)\" >&2; exit 130' INT",
         "status=0",
         "for id in $(awk -F'\\t' 'NR > 1 {print $1}' jobs.tsv); do",
-        '    run_task "$id" || { echo "task $id failed (see its solve.log)" >&2; status=1; }',
+        '    run_task "$id"; rc=$?',
+        '    if [ "$rc" -eq 130 ]; then echo "task $id: interrupted; run $0 again to go on" >&2; exit 130; fi',
+        '    if [ "$rc" -ne 0 ]; then echo "task $id failed (see its solve.log)" >&2; status=1; fi',
         "done",
         'exit "$status"', ""])
 
@@ -625,7 +672,7 @@ def check_jobs(folder: Path, info: dict[str, Any]) -> None:
         for name, e, g in zip(("fold", "C", "model", "solution"), expected, got):
             if name == "C":
                 if g is None or len(g) != len(e) or any(not math.isclose(a, b) for a, b in zip(e, g)):
-                    raise OlctcError(f"{where}: task {tid} has C {cells[2]!r}, grid.json says {_c_str(e)}")
+                    raise OlctcError(f"{where}: task {tid} has C {cells[2]!r}, grid.json says {c_text(e)}")
             elif e != g:
                 raise OlctcError(f"{where}: task {tid} has {name} {g!r}, grid.json says {e!r}")
     missing = sorted(set(tasks) - seen)
@@ -662,6 +709,7 @@ class Collected:
     table: list[dict[str, Any]]
     best: tuple[float, ...] | None
     info: dict[str, Any]
+    folder: Path | None = None  # the grid folder, for the advice to name it
 
 
 def _log_tail(path: Path, n: int = 1) -> str:
@@ -748,7 +796,7 @@ def collect(folder: str | Path, *, data_path: str | Path | None = None, refine: 
                          f"has {ds.n} rows; the file is damaged (edited?)")
     results = score_tasks(folder, info, ds, data_path=data_path, refine=refine)
     table = cv_table(results, info)
-    return Collected(results, table, pick_best(table), info)
+    return Collected(results, table, pick_best(table), info, Path(folder))
 
 
 def table_lines(col: Collected) -> list[str]:
@@ -757,7 +805,7 @@ def table_lines(col: Collected) -> list[str]:
     head = "  ".join(f"C{h + 1:<7}" for h in range(depth))
     lines = [f"{head}  folds  mean bal.acc   std"]
     for r in col.table:
-        cs = "  ".join(f"{c:<8g}" for c in r["C"])
+        cs = "  ".join(f"{c_text([c]):<8}" for c in r["C"])
         mean = "-" if r["mean"] is None else f"{r['mean']:.4f}"
         std = "-" if r["std"] is None else f"{r['std']:.4f}"
         mark = " <- best" if col.best is not None and tuple(r["C"]) == col.best else ""
@@ -769,19 +817,60 @@ def table_lines(col: Collected) -> list[str]:
     n = len(col.results)
     lines.append(f"tasks: {n - len(bad)} of {n} scored")
     for r in bad:
-        lines.append(f"  task {r.task:04d} (fold {r.fold}, C {_c_str(r.C)}): {r.problem}")
+        lines.append(f"  task {r.task:04d} (fold {r.fold}, C {c_text(r.C)}): {r.problem}")
     for r in col.results:
         for w in r.warnings:
             lines.append(f"  task {r.task:04d}: warning: {w}")
+    unproven = [r for r in col.results if r.score is not None and r.status not in (None, "optimal")]
+    if unproven:
+        # A fold fit stopped at its time limit scores some feasible tree, not the optimal one: the table
+        # would otherwise compare C values on unequal terms without a word ("8 of 8 scored").
+        ids = ", ".join(f"{r.task:04d}" for r in unproven[:10]) + (", ..." if len(unproven) > 10 else "")
+        lines.append(f"note: {len(unproven)} of the scored tasks are not proven optimal (status "
+                     f"{'/'.join(sorted({str(r.status) for r in unproven}))}; tasks {ids}): their scores are the "
+                     "best trees found, for instance within the time limit (see their solve.log); a longer "
+                     "--time-limit may change the choice of C")
     if any(r.unusable for r in col.results):
-        lines.append(f"note: to solve the tasks of unusable solutions again, {rerun_advice(col.results)}")
+        lines.append(f"note: to solve the tasks of unusable solutions again, "
+                     f"{rerun_advice(col.results, col.folder, len(col.info['tasks']))}")
+    elif bad:
+        lines.append("note: to solve the unscored tasks, "
+                     f"{rerun_advice(col.results, col.folder, len(col.info['tasks']))}")
     return lines
 
 
-def rerun_advice(results: list[TaskResult]) -> str:
+def _index_ranges(ids: Sequence[int]) -> str:
+    """Slurm's --array syntax for sorted distinct ``ids``: [0, 1, 2, 5] -> "0-2,5"."""
+    parts: list[str] = []
+    for _, run in itertools.groupby(enumerate(ids), key=lambda kv: kv[1] - kv[0]):
+        ks = [k for _, k in run]
+        parts.append(str(ks[0]) if len(ks) == 1 else f"{ks[0]}-{ks[-1]}")
+    return ",".join(parts)
+
+
+def resubmit_commands(folder: str | Path, task_ids: Sequence[int], n_tasks: int) -> list[str]:
+    """The sbatch command lines that run exactly ``task_ids`` again (one per job array script involved)."""
+    ids = sorted(set(int(k) for k in task_ids))
+    where = shlex.quote(os.fspath(folder))
+    out = []
+    for name, first, count in submit_scripts(n_tasks):
+        mine = [k - first for k in ids if first <= k < first + count]
+        if mine:
+            out.append(f"(cd {where} && sbatch --array={_index_ranges(mine)} {name})")
+    return out
+
+
+def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_tasks: int | None = None) -> str:
     """How to get the unscored tasks solved. The job scripts skip every task whose solution file is not
-    empty, so resubmitting alone never replaces an unusable (truncated, foreign) one: it must go first."""
+    empty, so resubmitting alone never replaces an unusable (truncated, foreign) one: it must go first.
+    With ``folder``, the sbatch lines that submit only the unscored tasks, and the local runner."""
     again = "run the missing tasks again (resubmit; solved tasks are skipped)"
+    todo = [r.task for r in results if r.score is None]
+    if folder is not None and todo:
+        cmds = resubmit_commands(folder, todo, n_tasks if n_tasks is not None else len(results))
+        if sum(c.count(",") + 1 for c in cmds) <= 50:  # a short --array list; else resubmitting is simpler
+            local = shlex.quote(os.path.join(os.fspath(folder), "run_local.sh"))
+            again += f"; only these: {'; '.join(cmds)}, or {local} without Slurm"
     broken = [r.unusable for r in results if r.unusable is not None]
     if not broken:
         return again

@@ -531,8 +531,9 @@ def test_collect_missing_solutions_keep_the_resubmit_advice(solved_grid, tmp_pat
         (g / f"tasks/{k:04d}/model.cbc.sol").unlink()
     res = run_cli("collect", str(g))
     assert res.returncode == 2 and res.stderr.endswith(
-        "too little is left to choose C: run the missing tasks again (resubmit; solved tasks are skipped)\n")
-    assert "rm " not in res.stderr and "note: to solve" not in res.stdout
+        "too little is left to choose C: run the missing tasks again (resubmit; solved tasks are skipped); only "
+        f"these: (cd {g} && sbatch --array=0-3 submit.slurm), or {g / 'run_local.sh'} without Slurm\n"), res.stderr
+    assert "rm " not in res.stderr and "unusable" not in res.stdout
 
 
 def test_collect_emit_final_onto_a_file_is_refused_before_decoding(solved_grid, tmp_path):
@@ -547,3 +548,86 @@ def test_collect_emit_final_onto_a_file_is_refused_before_decoding(solved_grid, 
     assert res.returncode == 2 and res.stderr == (f"error: cannot write {g / 'final' / 'model.mps'}: "
                                                   f"{g / 'final'} exists and is not a folder\n")
     assert res.stdout == "" and not (g / "cv_results.json").exists() and (g / "final").read_text() == "mine\n"
+
+
+# ---- QA: exact C values, Ctrl-C of run_local.sh, unproven optima, job arrays of large grids -------------------
+
+def test_grid_C_values_of_many_digits_are_collected(tmp_path):
+    """jobs.tsv wrote C with {:g} (0.123456789 -> 0.123457): collect then refused the grid's own jobs.tsv."""
+    data = small_heart_csv(tmp_path / "h.csv", per_class=10)
+    g = tmp_path / "g"
+    res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values", "0.123456789,3", "--folds", "2",
+                  "--solver", "highs", "--time-limit", "1234567", "-o", str(g))
+    assert res.returncode == 0, res.stderr
+    rows = [ln.split("\t") for ln in (g / "jobs.tsv").read_text().splitlines()[1:]]
+    assert [r[2] for r in rows] == ["0.123456789", "3", "0.123456789", "3"]
+    # the time limit exactly too (it was --time-limit 1.23457e+06, TimeLimit=1.23457e+06)
+    assert all("--time-limit 1234567 " in r[5] and "TimeLimit=1234567 " in r[6] for r in rows)
+    run = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    col = run_cli("collect", str(g), "--emit-final")
+    assert col.returncode == 0, col.stderr
+    assert "tasks: 4 of 4 scored" in col.stdout and "0.123456789" in col.stdout
+
+
+def test_run_local_stops_at_ctrl_c(tmp_path):
+    """olctc exits 130 at Ctrl-C and bash went on with the next task: every task needed its own Ctrl-C."""
+    import os
+    import signal
+    import time
+
+    g = tmp_path / "g"
+    res = run_cli("grid", "--dataset", "heart", "--depth", "2", "--C-values", "1", "--folds", "2", "--solver",
+                  "highs", "--time-limit", "10", "-o", str(g))
+    assert res.returncode == 0, res.stderr
+    proc = subprocess.Popen(["bash", str(g / "run_local.sh")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)  # its own process group, as a terminal's job
+    log = g / "tasks/0000/solve.log"
+    t0 = time.monotonic()
+    while "Solving" not in (log.read_text() if log.exists() else "") and time.monotonic() - t0 < 60:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole foreground process group
+    try:
+        out, err = proc.communicate(timeout=40)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    assert proc.returncode == 130, out + err
+    assert not (g / "tasks/0001/solve.log").exists(), out  # the next task never started
+    assert f"interrupted: run {g / 'run_local.sh'} again to go on" in err
+    assert not (g / "tasks/0000/model.highs.sol").exists()  # only the .part of the interrupted solve
+
+
+def test_collect_says_which_scores_are_not_proven_optimal(tmp_path):
+    """Tasks stopped at their time limit were counted as scored like the others: 'tasks: 2 of 2 scored'."""
+    g = tmp_path / "g"
+    res = run_cli("grid", "--dataset", "heart", "--depth", "2", "--C-values", "1", "--folds", "2", "--solver",
+                  "highs", "--time-limit", "1", "-o", str(g))
+    assert res.returncode == 0, res.stderr
+    run = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    col = run_cli("collect", str(g), "--emit-final")
+    assert col.returncode == 0, col.stderr
+    assert "tasks: 2 of 2 scored" in col.stdout
+    assert ("note: 2 of the scored tasks are not proven optimal (status feasible; tasks 0000, 0001): their scores "
+            "are the best trees found") in col.stdout
+    cv = json.loads((g / "cv_results.json").read_text())
+    assert [t["status"] for t in cv["tasks"]] == ["feasible", "feasible"]
+
+
+def test_large_grids_get_job_arrays_slurm_accepts():
+    """One array of 0..N-1 for every grid: Slurm refuses indices >= MaxArraySize (1001 by default), so a grid
+    of more than 1001 tasks could not be submitted at all (real sbatch: tests/test_slurm.py)."""
+    from olctc.cluster import SlurmOptions, resubmit_commands, slurm_script, submit_scripts
+
+    assert submit_scripts(8) == [("submit.slurm", 0, 8)]
+    assert submit_scripts(2500) == [("submit.slurm", 0, 1000), ("submit-1000.slurm", 1000, 1000),
+                                    ("submit-2000.slurm", 2000, 500)]
+    text = slurm_script(2500, 60, SlurmOptions(), first=2000)
+    assert "#SBATCH --array=0-499\n" in text and "#SBATCH --output=logs/task-2%3a.out\n" in text
+    assert 'run_task "$(( 2000 + ${SLURM_ARRAY_TASK_ID:?' in text
+    assert "#SBATCH --array=0-999\n" in slurm_script(2500, 60, SlurmOptions())
+    assert resubmit_commands("my g", [3, 999, 1000, 1005, 1006, 1007, 2001], 2500) == [
+        "(cd 'my g' && sbatch --array=3,999 submit.slurm)", "(cd 'my g' && sbatch --array=0,5-7 submit-1000.slurm)",
+        "(cd 'my g' && sbatch --array=1 submit-2000.slurm)"]

@@ -164,6 +164,23 @@ def test_grid_on_slurm_matches_gridsearchcv(cluster, tmp_path):
     job2 = re.search(r"Submitted batch job (\d+)", sub.stdout).group(1)
     assert "exists, skipped" in (grid / "logs/task-0.out").read_text(), job2
 
+    # collect's advice for unscored tasks submits only those, and works as printed
+    saved = {k: (grid / f"tasks/{k:04d}/model.highs.sol").read_bytes() for k in (1, 3)}
+    for k in saved:
+        (grid / f"tasks/{k:04d}/model.highs.sol").unlink()
+    col = run_cli("collect", str(grid), "--emit-final")
+    assert col.returncode == 0, col.stderr
+    advice = re.search(r"only these: (\(cd .* && sbatch --array=1,3 submit\.slurm\)), or ", col.stdout)
+    assert advice, col.stdout
+    sub = subprocess.run(["bash", "-c", advice.group(1)], env=env, capture_output=True, text=True)
+    assert sub.returncode == 0, sub.stderr
+    job3 = re.search(r"Submitted batch job (\d+)", sub.stdout).group(1)
+    _wait(lambda: subprocess.run(["squeue", "-h", "-j", job3], env=env, capture_output=True,
+                                 text=True).stdout.strip() == "", 150, f"job array {job3}", [])
+    for k in saved:
+        assert (grid / f"tasks/{k:04d}/model.highs.sol").exists(), (grid / f"logs/task-{k}.out").read_text()
+    assert "exists, skipped" in (grid / "logs/task-0.out").read_text()  # task 0 did not run again
+
     col = run_cli("collect", str(grid), "--quiet")
     assert col.returncode == 0, col.stderr
     assert "tasks: 8 of 8 scored" in col.stdout and "test balanced accuracy" in col.stdout
@@ -192,3 +209,29 @@ def test_grid_on_slurm_matches_gridsearchcv(cluster, tmp_path):
     # the grid discriminates (measured: 0.75, 0.729, 0.75, 0.792), so agreeing is not a tie-break accident
     assert len({round(m, 9) for m in slurm_means.values()}) > 1
     assert pick_best(table) == slurm_best, (slurm_means, gs_means)
+
+
+def test_grid_of_more_tasks_than_maxarraysize(cluster, tmp_path):
+    """A grid of 1002 tasks wrote --array=0-1001, which Slurm (MaxArraySize 1001 by default) refuses:
+    "Invalid job array specification", with no way to submit the grid. Now one array per 1000 tasks."""
+    env, _ = cluster
+    data = small_heart_csv(tmp_path / "heart20.csv", per_class=10)
+    grid = tmp_path / "grid"
+    res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values",
+                  ",".join(str(k + 1) for k in range(501)), "--folds", "2", "--test-size", "0.2",
+                  "--solver", "highs", "--time-limit", "10", "--mem", "500M",
+                  "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", str(grid))
+    assert res.returncode == 0, res.stderr
+    assert "1002 tasks" in res.stdout and 'for s in submit*.slurm; do sbatch "$s"; done' in res.stdout
+    assert sorted(p.name for p in grid.glob("submit*")) == ["submit-1000.slurm", "submit.slurm"]
+    test = subprocess.run(["sbatch", "--test-only", "submit.slurm"], cwd=grid, env=env, capture_output=True,
+                          text=True)
+    assert test.returncode == 0, test.stderr  # tasks 0..999: accepted (not run here: 1000 jobs)
+    sub = subprocess.run(["sbatch", "--wait", "submit-1000.slurm"], cwd=grid, env=env, capture_output=True,
+                         text=True, timeout=150)
+    assert sub.returncode == 0, sub.stderr
+    for k in (1000, 1001):
+        log = (grid / f"logs/task-{k}.out").read_text()  # named by the task, not by the array index
+        assert log.startswith(f"task {k}: "), log
+        assert (grid / f"tasks/{k:04d}/model.highs.sol").exists(), log
+    assert not (grid / "tasks/0000/model.highs.sol").exists() and not (grid / "logs/task-0.out").exists()
