@@ -27,7 +27,7 @@ import re
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -103,7 +103,7 @@ class SlurmOptions:
     mem: str = "4G"
     partition: str | None = None
     account: str | None = None
-    job_name: str = "olctc-grid"
+    job_name: str | None = None  # None: olctc-<grid folder name>, so that two grids differ in squeue
     margin_s: int = SLURM_MARGIN_S
 
 
@@ -198,6 +198,10 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
         raise param_error("output", "a folder path (-o DIR)", os.fspath(out))
     out = Path(out)
     check_grid_folder(out)
+    if slurm.job_name is None:
+        # Slurm takes any text, but a space ends an #SBATCH line's value: ASCII word characters only
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", out.resolve().name)[:40] or "grid"
+        slurm = replace(slurm, job_name=f"olctc-{name}")
     Cs = C_grid(parse_C_values(C_values), spec.depth)
     train, test = split(ds, test_size, seed)
     check_size(len(train), ds.p, spec, max_nonzeros)
@@ -343,7 +347,6 @@ def _write_tasks(folder: Path, ds, spec, Cs: list[tuple[float, ...]], fold_rows:
                  echo: Callable[[str], None] | None, max_nonzeros: int | None) -> list[dict[str, Any]]:
     """Compile every (fold, C) task into ``folder``/tasks/NNNN; the rows of jobs.tsv, paths relative to
     ``folder`` (the jobs run from the grid folder, wherever it is moved)."""
-    from dataclasses import replace
 
     from olctc.compile import compile_problem
     from olctc.pipeline import write_compiled
@@ -889,7 +892,6 @@ def final_dataset(info: dict[str, Any], ds):
 
 def final_spec(info: dict[str, Any], C: Sequence[float]):
     """The grid's spec with the chosen C."""
-    from dataclasses import replace
 
     from olctc.spec import TreeSpec
 

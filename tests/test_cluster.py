@@ -102,7 +102,8 @@ def test_grid_folder_contents(solved_grid):
     assert man["spec"]["C"] == [0.01, 10.0] and man["data"]["rows"] == info["folds"][0]["train"]
     slurm = (out / "submit.slurm").read_text()
     for line in ("#SBATCH --array=0-7", "#SBATCH --time=00:05:30", "#SBATCH --mem=1G",
-                 "#SBATCH --partition=short", "#SBATCH --account=proj1", "#SBATCH --cpus-per-task=1"):
+                 "#SBATCH --partition=short", "#SBATCH --account=proj1", "#SBATCH --cpus-per-task=1",
+                 "#SBATCH --job-name=olctc-g\n"):  # named after the folder: two grids differ in squeue
         assert line in slurm
     for k in range(8):
         assert (out / f"tasks/{k:04d}/model.cbc.sol").exists()
@@ -631,3 +632,13 @@ def test_large_grids_get_job_arrays_slurm_accepts():
     assert resubmit_commands("my g", [3, 999, 1000, 1005, 1006, 1007, 2001], 2500) == [
         "(cd 'my g' && sbatch --array=3,999 submit.slurm)", "(cd 'my g' && sbatch --array=0,5-7 submit-1000.slurm)",
         "(cd 'my g' && sbatch --array=1 submit-2000.slurm)"]
+
+
+def test_job_names_follow_the_folder(tmp_path):
+    """Every grid's jobs were named olctc-grid; a name with a space would end the #SBATCH line's value."""
+    data = small_heart_csv(tmp_path / "heart60.csv")
+    for folder, name in (("run 3 ü", "olctc-run_3__"), ("depth2.C-grid", "olctc-depth2.C-grid")):
+        res = CliRunner().invoke(cli, ["grid", str(data), "--target", "y", "--depth", "1", "--C-values", "1",
+                                       "--folds", "2", "-o", str(tmp_path / folder)])
+        assert res.exit_code == 0, res.output
+        assert f"#SBATCH --job-name={name}\n" in (tmp_path / folder / "submit.slurm").read_text()
