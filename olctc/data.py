@@ -436,7 +436,7 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
     rest = [u for u in uniq if u != pos]
     neg: Label = rest[0] if len(rest) == 1 else f"not {pos}"
     for c in (neg, pos):
-        if isinstance(c, str) and not _is_unicode(c):
+        if isinstance(c, str) and not is_unicode(c):
             # Every file olctc writes is UTF-8: the tree of such a class could not be saved after the solve.
             raise OlctcError(f"{source}: class label {shorten(repr(c))} of target {target!r} is not valid Unicode "
                              f"text (a lone surrogate)")
@@ -444,7 +444,8 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
     return y, (neg, pos)
 
 
-def _is_unicode(text: str) -> bool:
+def is_unicode(text: str) -> bool:
+    """Whether ``text`` has a UTF-8 form (no lone surrogate): every file olctc writes is UTF-8."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -619,7 +620,7 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
         if n == "":
             # A tree file names every column (as a CSV header must): an unnamed one could not be read back.
             raise OlctcError(f"feature_names[{j}] is empty; every feature needs a name")
-        if not _is_unicode(n):
+        if not is_unicode(n):
             # Every file olctc writes (manifest, tree JSON, code) is UTF-8: such a name could not be saved.
             raise OlctcError(f"feature_names[{j}] {n!r} is not valid Unicode text (a lone surrogate); "
                              "decode the name properly")

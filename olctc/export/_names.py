@@ -25,14 +25,6 @@ def comment(name: Any, limit: int = 80) -> str:
     return r if len(r) <= limit else r[: limit - 4] + "...'"
 
 
-def _encodable(s: str) -> bool:
-    try:
-        s.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def invalid_text(tree) -> str | None:
     """The first column name, category or class label that is not valid Unicode text, or None.
 
@@ -40,14 +32,16 @@ def invalid_text(tree) -> str | None:
     UTF-8 form, so no file (JSON, ONNX) can hold it: writers refuse it with this description instead
     of a UnicodeEncodeError traceback.
     """
+    from olctc.data import is_unicode
+
     for k, col in enumerate(tree.schema.columns):
-        if not _encodable(col.name):
+        if not is_unicode(col.name):
             return f"the name of column {k}, {col.name!r},"
         for cat in col.categories:
-            if not _encodable(cat):
+            if not is_unicode(cat):
                 return f"category {cat!r} of column {col.name!r}"
     for what, c in zip(("negative", "positive"), tree.classes):
-        if isinstance(c, str) and not _encodable(c):
+        if isinstance(c, str) and not is_unicode(c):
             return f"the {what} class {c!r}"
     return None
 
