@@ -166,8 +166,6 @@ def _mps_name(name: str) -> str:
     return safe if safe and not safe[0].isdigit() else f"m_{safe}"[:32]
 
 
-
-
 def manifest_path(model_path: str | Path) -> Path:
     """``NAME.mps`` -> ``NAME.olctc.json``."""
     p = Path(model_path)

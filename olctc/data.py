@@ -565,6 +565,7 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
 
 
 def _warn_identifiers(schema: Schema, n: int, source: str) -> None:
+    import shlex
     import warnings
 
     if n < IDENTIFIER_ROWS:
@@ -573,13 +574,7 @@ def _warn_identifiers(schema: Schema, n: int, source: str) -> None:
         if col.kind == "categorical" and len(col.categories) == n:
             warnings.warn(f"{source}: column {col.name!r} has a different text value on each of its {n} rows "
                           f"(an identifier?), one-hot encoded into {n} features; leave it out with "
-                          f"--drop {_shell_word(col.name)}", stacklevel=3)
-
-
-def _shell_word(text: str) -> str:
-    import shlex
-
-    return shlex.quote(text)
+                          f"--drop {shlex.quote(col.name)}", stacklevel=3)
 
 
 def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, positive_class: Any = None,
