@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from olctc.emit.params import TIGHT_TOL
-from olctc.errors import MISSING, is_real, param_error
+from olctc.errors import MISSING, is_integer, is_real, param_error
 
 # Sato et al.'s greedy tangent points for the logistic loss (paper Sec. 3.1).
 _V0 = (-math.inf, 0.0, math.inf)
@@ -290,8 +290,11 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[fl
     """Validate every knob and build a TreeSpec; bad values raise OlctcError naming the parameter."""
     if preset not in PRESETS:
         raise param_error("preset", f"one of {', '.join(PRESETS)}", preset)
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+    # numpy integers (np.int64 from an array or a grid) are integers too: refusing them said "must be an
+    # integer >= 1. Got np.int64(2) instead."
+    if not is_integer(depth) or depth < 1:
         raise param_error("depth", "an integer >= 1", depth)
+    depth = int(depth)
     if depth > MAX_DEPTH:
         raise param_error("depth", f"<= {MAX_DEPTH} (depth {depth} has {_pow2(depth, -1)} branch nodes and "
                           f"{_pow2(depth - 1)} routing variables per point)", depth)
@@ -303,8 +306,9 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[fl
     if not (alpha >= 0) or math.isinf(alpha):
         raise param_error("alpha", "a finite number >= 0", alpha)
     if budget is not None:
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        if not is_integer(budget) or budget < 1:
             raise param_error("budget", "an integer >= 1", budget)
+        budget = int(budget)
     _check_unused_knobs(preset, alpha, budget, label, tangents)
     if not isinstance(score_variables, bool):
         raise param_error("score_variables", "True or False", score_variables)

@@ -544,3 +544,14 @@ def test_values_beyond_float64_and_unwritable_labels_are_named():
     assert str(info.value) == "rows: column 'a' line 3: expected a finite number, got " + "1" + "0" * 56 + "..."
     with pytest.raises(OlctcError, match=r"^arrays: class label '\\ud800' of target 'y' is not valid Unicode"):
         from_arrays([[1.0], [2.0]], ["a", "\ud800"])
+
+
+def test_spec_takes_numpy_integers():
+    # make_spec refused np.int64 depth and budget with "must be an integer >= 1. Got np.int64(2) instead."
+    spec = make_spec("olct-univariate", np.int64(2), budget=np.int32(1))
+    assert spec.depth == 2 and type(spec.depth) is int
+    assert spec.budget == 1 and type(spec.budget) is int
+    assert spec.to_json()["budget"] == 1
+    for bad in (np.int64(0), True, 2.0):
+        with pytest.raises(ValueError, match="The 'depth' parameter must be an integer >= 1"):
+            make_spec("olct", bad)

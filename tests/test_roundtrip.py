@@ -405,3 +405,24 @@ def test_fit_phase_times_do_not_include_scikit_learns_imports():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip() == "[[]]"
+
+
+def test_fit_reports_the_exact_objectives_of_the_trees_it_returns():
+    """The 'after MILP' exact objective was the solver's (w, b); the tree is folded (b moved to the routing
+    midpoint, epsilon/2, in the inner nodes), whose inner losses differ: with C = 1000 at the root, 'after
+    refinement' (619.07008) read above 'after MILP' (619.06930) though refinement never raises its own
+    objective (found by fuzzing, olctc depth 3)."""
+    from olctc.data import from_arrays
+    from olctc.fit import fit
+    from olctc.objective import tree_objective
+    from olctc.spec import make_spec
+
+    X = np.array([[1.2510752251521306e-150, 0.0], [-4.6195582728373085e-151, 0.0], [-2.973243027576047e-151, 0.0]])
+    spec = make_spec("olct", 3, C=[1000.0, 10.0, 1.0])
+    res = fit(from_arrays(X, [-1, 1, 1]), spec, threads=1, verbose=False)
+    s = res.summary
+    assert s["exact_objective_after_refine"] <= s["exact_objective_before_refine"]
+    # and the one after refinement is the returned tree's (standardised features, as fit trained on)
+    Xs = res.tree.scaler.transform(X)
+    assert tree_objective(res.tree.W, res.tree.b, Xs, np.array([-1, 1, 1]), spec, loss="exact").total == \
+        pytest.approx(s["exact_objective_after_refine"], rel=1e-12)
