@@ -28,6 +28,7 @@ import numpy as np
 
 from olctc.compile import manifest_fields, read_manifest
 from olctc.data import Dataset, Scaler, Schema
+from olctc.emit.params import TIGHT_TOL
 from olctc.errors import OlctcError, shorten
 from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
@@ -73,9 +74,10 @@ class DecodeReport:
     rounding_slack: float = 0.0  # how far that rounding can move the true objective from the solver's
     known_feasible: float | None = None  # objective of a tree known feasible (compile's warm start)
     notes: list[str] = field(default_factory=list)  # said after the solution's lines
+    tolerance_slack: float = 0.0  # how far the solvers' 1e-9 tolerances can move an objective (C x n x 1e-9)
 
     def _allowed(self, ref: float) -> float:
-        return TRUE_OBJ_RTOL * max(1.0, abs(ref)) + self.rounding_slack
+        return TRUE_OBJ_RTOL * max(1.0, abs(ref)) + self.rounding_slack + self.tolerance_slack
 
     @property
     def reported_objective(self) -> float:
@@ -303,7 +305,10 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
                           bound=getattr(solution, "bound", None),
                           disagreements=[(int(i), int(z_node[i]), int(tree_node[i])) for i in bad],
                           max_row_violation=viol["rows"], digits=digits,
-                          rounding_slack=rounding_slack(W, b, X, spec, u) + obj_slack)
+                          rounding_slack=rounding_slack(W, b, X, spec, u) + obj_slack,
+                          # each column may sit TIGHT_TOL past a bound or row (a loss column at -1e-9): at
+                          # C = 1000 that moved the objective by 2.6e-6 (relative 3e-6), a false "exploited"
+                          tolerance_slack=TIGHT_TOL * float(np.abs(milp.c).sum()))
     # Fold the split point epsilon/2 into b so that "left iff score <= 0" reproduces the MILP routing.
     b[topo.inner] -= half
     if spec.info.loss == "misclassification":
