@@ -176,3 +176,25 @@ def test_scips_lp_tolerance_message_is_printed_once(tmp_path) -> None:
     assert res.returncode == 0, res.stderr
     lines = res.stderr.splitlines()
     assert all(lines.count(line) == 1 for line in lines), res.stderr
+
+
+def test_scip_stops_at_an_absolute_gap_of_round_off() -> None:
+    """SCIP's default absolute gap is 0: on this MIQP (margot depth 3, 4 collinear points, score columns) its
+    bound and incumbent differ by 1.6e-9 (3e-10 relative) and it branched until the time limit (for ever
+    in a fit without one; found by fuzzing). limits/absgap 1e-6 ends it."""
+    import numpy as np
+
+    from olctc.formulation import build_milp
+    from olctc.solve import solve_milp
+    from olctc.spec import make_spec
+
+    assert solver_settings("scip")["limits/absgap"] == 1e-6
+    X = np.array([[-0.4371553436912311, 0.43715534369123127, -0.43715534369123105, -0.4371553436912312],
+                  [-1.3157194230894727, 1.3157194230894727, -1.3157194230894727, -1.3157194230894729],
+                  [0.35610449418429135, -0.35610449418429124, 0.3561044941842914, 0.3561044941842915],
+                  [1.3967702725964124, -1.3967702725964124, 1.3967702725964124, 1.3967702725964126]])
+    spec = make_spec("margot", 3, C=[2.0, 0.1, 1.0], epsilon=1e-6, big_m=5.0, score_variables=True)
+    res = solve_milp(build_milp(X, np.array([1, -1, -1, 1]), spec), "scip", threads=1, verbose=False,
+                     time_limit=20)
+    assert res.status == "optimal", (res.raw_status, res.gap)
+    assert res.objective == pytest.approx(5.600648263, rel=1e-8)
