@@ -198,3 +198,26 @@ def test_scip_stops_at_an_absolute_gap_of_round_off() -> None:
                      time_limit=20)
     assert res.status == "optimal", (res.raw_status, res.gap)
     assert res.objective == pytest.approx(5.600648263, rel=1e-8)
+
+
+def test_every_native_solve_runs_in_one_long_lived_thread() -> None:
+    """A new thread per solve crashed the process after 40-150 SCIP MIQP solves (SIGSEGV in SCIPexprintEval,
+    SCIP's CppAD code under Ipopt, which keeps state per thread: gdb's backtrace; found by fuzzing). Every
+    solve of a process now runs in the same thread."""
+    import threading
+
+    import numpy as np
+
+    from olctc.datasets import load
+    from olctc.formulation import build_milp
+    from olctc.solve import solve_milp
+    from olctc.spec import make_spec
+
+    ds = load("heart").subset(np.arange(0, 297, 12))
+    seen = []
+    for preset, solver in (("margot", "scip"), ("olct", "highs"), ("margot", "scip")):
+        res = solve_milp(build_milp(ds.X, ds.y, make_spec(preset, 1)), solver, threads=1, verbose=False,
+                         time_limit=10)
+        assert res.status == "optimal"
+        seen.append([t.ident for t in threading.enumerate() if t.name == "olctc-solver"])
+    assert len(seen[0]) == 1 and seen[0] == seen[1] == seen[2], seen

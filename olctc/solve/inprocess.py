@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import importlib.metadata
 import os
+import queue
 import signal
 import sys
 import tempfile
@@ -75,6 +76,37 @@ def _timed(fn: Any) -> float:
     return time.perf_counter() - t0
 
 
+class _SolverThread:
+    """The one thread every native solve of this process runs in (``_native``), started on first use.
+
+    A new thread per solve crashed the process after 40-150 SCIP MIQP solves (SIGSEGV in SCIPexprintEval,
+    SCIP's CppAD expression code, under Ipopt: gdb's backtrace), never with the solves in one thread: CppAD
+    keeps state per thread it has seen. Found by fuzzing; ``tests/test_solver_bugs.py``.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+
+    def submit(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():  # first use, or in a forked child
+                self._jobs = queue.SimpleQueue()
+                self._thread = threading.Thread(target=self._run, args=(self._jobs,), name="olctc-solver",
+                                                daemon=True)
+                self._thread.start()
+            self._jobs.put(job)
+
+    @staticmethod
+    def _run(jobs: queue.SimpleQueue) -> None:
+        while True:
+            jobs.get()()
+
+
+_SOLVER_THREAD = _SolverThread()
+
+
 def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None) -> Any:
     """Run a solver's native ``call`` in a worker thread while the main thread waits, so that an interrupt
     (Ctrl-C, the console program's SIGTERM) is seen at once rather than when the solver returns.
@@ -102,7 +134,7 @@ def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None) -> 
     handler = signal.getsignal(signal.SIGINT)
     # An Event, not Thread.join: a join that an interrupt cuts short can leave is_alive() False while the
     # thread still runs (measured on 3.11: the result was read before SCIP had stopped).
-    threading.Thread(target=work, name="olctc-solver", daemon=True).start()
+    _SOLVER_THREAD.submit(work)
     try:
         while not done.wait(0.1):
             if handler is not None:

@@ -1,0 +1,269 @@
+"""A seeded sample of the formulation fuzz campaign: random tiny instances for every preset, each checked
+against invariants computed independently of the MILP.
+
+- the MILP optimum (HiGHS; SCIP for the MIQP presets) equals a brute force written here from
+  docs/FORMULATION.md: every routing z (and every OCT-H prediction q, every L0 support) enumerated, each
+  remaining problem a dense LP (QP for MARGOT) holding the model's rows, big-M relaxed rows included;
+- it equals the objective recomputed in numpy from (w, b) with the true routing;
+- score columns leave the optimum unchanged; the MPS and LP files read back give the same optimum;
+- the warm start is feasible and its MILP objective is the tree's; refinement never increases the
+  exact objective.
+Instances mix duplicated points with opposite labels, constant and equal columns, a single point of one
+class, collinear and integer-valued points, and tiny/large C, big-M and epsilon. Fixed seeds: a failure
+reproduces with ``_instance(seed)``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+
+from olctc.data import Scaler
+from olctc.emit.lp import write_lp
+from olctc.emit.mps import write_mps
+from olctc.formulation import build_milp
+from olctc.formulation.topology import Topology
+from olctc.objective import tree_objective
+from olctc.refine import refine
+from olctc.solve import solve_file, solve_milp
+from olctc.spec import PRESETS, make_spec
+from olctc.warmstart import warm_start
+
+PRESET_NAMES = list(PRESETS)
+
+
+# ---------------------------------------------------------------- instances
+
+def _data(rng: np.random.Generator, n: int, p: int) -> tuple[np.ndarray, np.ndarray]:
+    kind = int(rng.integers(4))
+    if kind == 0:
+        X = rng.normal(size=(n, p))
+    elif kind == 1:
+        X = rng.integers(-2, 3, size=(n, p)).astype(float)
+    elif kind == 2:  # collinear
+        X = rng.normal(size=p)[None, :] + rng.normal(size=n)[:, None] * rng.normal(size=p)[None, :]
+    else:  # mixed scales
+        X = rng.normal(size=(n, p)) * (10.0 ** rng.choice([-6, -3, 3, 6], size=p))[None, :]
+    if p > 1 and rng.random() < 0.25:
+        X[:, int(rng.integers(p))] = float(rng.choice([0.0, 3.5]))  # constant column
+    if p > 1 and rng.random() < 0.2:
+        X[:, 1:] = X[:, [0]]  # equal columns
+    y = np.where(rng.random(n) < 0.5, 1, -1)
+    if n >= 4 and rng.random() < 0.3:
+        i, j = rng.choice(n, 2, replace=False)
+        X[j], y[j] = X[i], -y[i]  # the same point with both labels
+    if rng.random() < 0.2:
+        y[:] = -1
+        y[int(rng.integers(n))] = 1  # one point of a class
+    if abs(y.sum()) == n:
+        y[0] = -y[0]
+    return Scaler.fit(X).transform(X), y
+
+
+def _instance(seed: int):
+    """(X standardised, y, spec) of one fuzz case; small enough for the brute force."""
+    rng = np.random.default_rng(seed)
+    preset = PRESET_NAMES[seed % len(PRESET_NAMES)]
+    info = PRESETS[preset]
+    depth = int(rng.choice([1, 2])) if info.loss != "misclassification" else 1
+    n = int(rng.integers(3, 6 if depth == 2 else 8))
+    p = int(rng.integers(1, 3 if info.l0 else 4))
+    X, y = _data(rng, n, p)
+    kw: dict = {"C": [float(rng.choice([1e-3, 0.1, 1.0, 10.0, 1e3])) for _ in range(depth)],
+                "score_variables": bool(rng.random() < 0.3)}
+    if info.uses_tangents:
+        kw["tangents"] = str(rng.choice(["V0", "V1", "V2", "V3", "-inf,-1,0.3,2.5"]))
+    if info.uses_alpha:
+        kw["alpha"] = float(rng.choice([0.0, 0.01, 0.5, 5.0]))
+    if rng.random() < 0.3:
+        kw["big_m"] = float(rng.choice([5.0, 20.0]))
+    if rng.random() < 0.3:
+        kw["epsilon"] = float(rng.choice([1e-4, 1e-3]))
+    return X, y, make_spec(preset, depth, **kw)
+
+
+# ---------------------------------------------------------------- brute force
+
+def _lines(spec) -> list[tuple[float, float]]:
+    """(g, c) with loss >= c - g u, straight from the document (not olctc.formulation.losses)."""
+    if spec.info.loss == "hinge":
+        return [(1.0, 1.0)]
+    out = []
+    for v in spec.tangents:
+        if v == math.inf:
+            continue
+        if v == -math.inf:
+            out.append((1.0, 0.0))
+            continue
+        f = max(-v, 0.0) + math.log1p(math.exp(-abs(v)))  # log(1 + e^-v)
+        fp = -1.0 / (1.0 + math.exp(v))
+        out.append((-fp, f - fp * v))
+    return out
+
+
+def _convex(cost, quad: int, A, lo, hi, bounds) -> float:
+    """min cost.x (+ 1/2 ||x[:quad]||^2) over lo <= A x <= hi and bounds; inf when infeasible."""
+    if not quad:
+        A_ub = np.vstack([A[hi < math.inf], -A[lo > -math.inf]])
+        b_ub = np.concatenate([hi[hi < math.inf], -lo[lo > -math.inf]])
+        res = linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
+        return res.fun if res.status == 0 else math.inf
+    import pyscipopt
+
+    m = pyscipopt.Model()
+    m.hideOutput(True)
+    m.setParam("numerics/feastol", 1e-9)
+    x = [m.addVar(lb=lo_, ub=up) for lo_, up in bounds]
+    for r in range(A.shape[0]):
+        e = pyscipopt.quicksum(float(A[r, j]) * x[j] for j in np.flatnonzero(A[r]))
+        if lo[r] > -math.inf:
+            m.addCons(e >= float(lo[r]))
+        if hi[r] < math.inf:
+            m.addCons(e <= float(hi[r]))
+    t = m.addVar(lb=None)
+    m.addCons(t >= pyscipopt.quicksum(0.5 * x[j] * x[j] for j in range(quad))
+              + pyscipopt.quicksum(float(cost[j]) * x[j] for j in np.flatnonzero(cost)))
+    m.setObjective(t)
+    m.optimize()
+    return m.getObjVal() if m.getStatus() == "optimal" else math.inf
+
+
+def brute_force(X: np.ndarray, y: np.ndarray, spec) -> float:
+    """The model's optimum: enumerate z (and q, L0 supports); the rest is convex."""
+    n, p = X.shape
+    d, info = spec.depth, spec.info
+    T = 2 ** d - 1
+    last = list(Topology(d).last)
+    M, eps = spec.big_m, spec.epsilon
+    layers = [d] if info.loss == "misclassification" else list(range(1, d + 1))
+    nw, nb = T * p, T
+    ia, ixi = nw + nb, 2 * nw + nb  # columns: w, b, a >= |w|, xi (per loss layer and point)
+    nv = ixi + len(layers) * n
+    cost = np.zeros(nv)
+    if info.regulariser == "l1":
+        cost[ia:ixi] = 1.0
+    if info.loss != "misclassification":
+        for k, h in enumerate(layers):
+            cost[ixi + k * n: ixi + (k + 1) * n] = spec.C[h - 1]
+
+    def score(t: int, i: int, coef: float = 1.0) -> np.ndarray:
+        r = np.zeros(nv)
+        r[t * p:(t + 1) * p] = coef * X[i]
+        r[nw + t] = coef
+        return r
+
+    base = []  # (row, lo, hi)
+    for k in range(nw):
+        for sgn in (1.0, -1.0):
+            r = np.zeros(nv)
+            r[k], r[ia + k] = sgn, -1.0
+            base.append((r, -math.inf, 0.0))
+    if info.regulariser == "l1_norm_bound":
+        for t in range(T):
+            r = np.zeros(nv)
+            r[ia + t * p: ia + (t + 1) * p] = 1.0
+            base.append((r, -math.inf, 1.0))
+    supports = [None]
+    if info.l0:
+        subsets = [s for k in range(p + 1) for s in itertools.combinations(range(p), k)]
+        if info.l0 == "hfs":
+            subsets = [s for s in subsets if len(s) <= spec.effective_budget]
+        supports = list(itertools.product(subsets, repeat=T))
+    best = math.inf
+    for leaves in itertools.product(last, repeat=n):
+        paths = []
+        for s in leaves:
+            path = [int(s)]
+            while path[-1] > 0:
+                path.append((path[-1] - 1) // 2)
+            paths.append(path[::-1])
+        rows = list(base)
+        for t in range(len(last) - 1):  # routing rows of the inner nodes, relaxed ones included
+            for i in range(n):
+                if t not in paths[i]:
+                    rows.append((score(t, i), eps - M, M))
+                elif paths[i][paths[i].index(t) + 1] == 2 * t + 1:
+                    rows.append((score(t, i), eps - M, 0.0))
+                else:
+                    rows.append((score(t, i), eps, M))
+        if info.loss != "misclassification":
+            for k, h in enumerate(layers):
+                for t in range(2 ** (h - 1) - 1, 2 ** h - 1):
+                    for i in range(n):
+                        for g, c in _lines(spec):
+                            r = score(t, i, g * y[i])
+                            r[ixi + k * n + i] = 1.0
+                            rows.append((r, c - (0.0 if t in paths[i] else M), math.inf))
+        labels = itertools.product((0, 1), repeat=n) if info.loss == "misclassification" else [None]
+        for q in labels:
+            rq, const = list(rows), 0.0
+            if q is not None:
+                const = spec.C[-1] * sum((q[i] == 1) != (y[i] > 0) for i in range(n))
+                for s in last:
+                    for i in range(n):
+                        z = float(leaves[i] == s)
+                        rq.append((score(int(s), i), eps - M * (3 - 2 * q[i] - z), M * (1 + 2 * q[i] - z)))
+            A = np.array([r for r, _, _ in rq])
+            lo = np.array([v for _, v, _ in rq])
+            hi = np.array([v for _, _, v in rq])
+            for sup in supports:
+                bounds = [(None, None)] * (nw + nb) + [(0.0, None)] * (nv - nw - nb)
+                extra = const
+                if sup is not None:
+                    cap = 1.0 if info.regulariser == "l1_norm_bound" else M
+                    for t in range(T):
+                        for j in range(p):
+                            bounds[t * p + j] = (-cap, cap) if j in sup[t] else (0.0, 0.0)
+                        k = len(sup[t])
+                        extra += spec.alpha * (max(0, k - spec.effective_budget) if info.l0 == "sfs" else
+                                               k if info.l0 == "penalty" else 0)
+                if extra >= best:
+                    continue
+                quad = nw if info.regulariser == "l2" else 0
+                best = min(best, _convex(cost, quad, A, lo, hi, bounds) + extra)
+    return best
+
+
+# ---------------------------------------------------------------- the checks
+
+def _solve(milp):
+    return solve_milp(milp, "scip" if milp.is_quadratic else "highs", threads=1, verbose=False, time_limit=30)
+
+
+def _close(a: float, b: float, tol: float = 1e-5) -> bool:
+    return abs(a - b) <= tol * max(1.0, abs(a), abs(b))
+
+
+SEEDS = [s for s in range(24) if s != 15]  # 15: a 7 s brute force
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_fuzz_sample(seed, tmp_path):
+    X, y, spec = _instance(seed)
+    milp = build_milp(X, y, spec)
+    res = _solve(milp)
+    assert res.status == "optimal", res.raw_status
+    obj = res.objective
+    assert _close(obj, brute_force(X, y, spec)), spec.describe()
+    W, b = milp.values(res.x, "w"), milp.values(res.x, "b")
+    assert _close(tree_objective(W, b, X, y, spec, threshold=spec.epsilon / 2).total, obj)
+    other = build_milp(X, y, dataclasses.replace(spec, score_variables=not spec.score_variables))
+    assert _close(_solve(other).objective, obj)
+    for ext, writer in (("mps", write_mps), ("lp", write_lp)):
+        writer(milp, tmp_path / f"m.{ext}")
+        back = solve_file(tmp_path / f"m.{ext}", "scip" if milp.is_quadratic else "highs", threads=1,
+                          verbose=False, time_limit=30)
+        assert back.status == "optimal" and _close(back.objective, obj), ext
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x0, info = warm_start(milp, X, y, spec)
+    assert max(milp.violation(x0).values()) <= 1e-9
+    assert info["objective_matches"] and info["objective"] >= obj - 1e-6 * max(1.0, abs(obj))
+    if spec.info.loss == "logistic":
+        _, _, rep = refine(W, b - np.where(np.arange(b.size) < b.size // 2, spec.epsilon / 2, 0.0), X, y, spec)
+        assert rep.objective_after <= rep.objective_before
