@@ -156,11 +156,17 @@ def compile_cmd(data, target, dataset, positive_class, drop, preset, depth, C, t
     m = comp.milp
     click.echo(f"compiled {ds.name} ({ds.n} points, {ds.p} features) as {spec.describe()}: "
                f"{m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros")
-    for role, path in written.items():
-        click.echo(f"  {role:<10} {path}")
+    echo_written(written)
     hint = _score_variables_hint(ds.n, ds.p, spec, m.nnz)
     if hint:
         click.echo(hint)
+
+
+def echo_written(written: dict[str, Path]) -> None:
+    """The files compile wrote, one per line, role then path, the paths in one column."""
+    width = max(map(len, written), default=0)
+    for role, path in written.items():
+        click.echo(f"  {role:<{width}}  {path}")
 
 
 def _score_variables_hint(n: int, p: int, spec, nnz: int) -> str | None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import click
 
-from olctc.cli import TREE_FILE, _load_data, _spec, data_options, max_nonzeros_option, spec_options
+from olctc.cli import (TREE_FILE, _load_data, _spec, data_options, echo_written, max_nonzeros_option,
+                       spec_options)
 from olctc.cluster import GRID_SOLVERS, MIQP_SOLVERS
 from olctc.errors import OlctcError, param_error
 from olctc.spec import PRESETS
@@ -154,8 +155,14 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     if emit_final:
         written = write_final(folder, col.info, ds, col.best)
         click.echo(f"final instance (all {len(col.info['train_rows'])} training points, C {best}):")
-        for role, path in written.items():
-            click.echo(f"  {role:<10} {path}")
+        echo_written(written)
+        from olctc.spec import PRESETS
+
+        model, man = shlex.quote(str(written["model"])), shlex.quote(str(written["manifest"]))
+        scip = " --solver scip" if PRESETS[col.info["spec"]["preset"]].quadratic else ""
+        commands = f"the commands are in {written['params:solvers'].name}, or " if "params:solvers" in written else ""
+        click.echo(f"then: solve it ({commands}olctc solve {model}{scip} -o SOLUTION) and "
+                   f"olctc decode {man} SOLUTION -o tree.json")
         return
     from olctc.export.json import save
 

@@ -163,6 +163,17 @@ def test_collect_with_bad_solutions(solved_grid, tmp_path):
     assert (g / "final/model.mps").exists() and (g / "final/model.olctc.json").exists()
     man = json.loads((g / "final/model.olctc.json").read_text())
     assert man["spec"]["C"] == [0.01, 0.01] and len(man["data"]["rows"]) == 48
+    # the files in one column (roles are up to 14 characters), then the next steps, which work as printed
+    listed = [line for line in res.stdout.splitlines() if line.startswith("  ") and "/final/" in line]
+    assert len(listed) == 14 and len({line.index(str(g)) for line in listed}) == 1, listed
+    then = next(line for line in res.stdout.splitlines() if line.startswith("then: solve it"))
+    solve = then.split("or ", 1)[1].split(")", 1)[0].replace("SOLUTION", str(g / "final.sol")).split()
+    decode = then.split(" and ", 1)[1].replace("SOLUTION", str(g / "final.sol"))
+    decode = decode.replace("tree.json", str(g / "final.json")).split()
+    assert solve[:2] == ["olctc", "solve"] and decode[:2] == ["olctc", "decode"]
+    assert run_cli(*solve[1:], "--quiet").returncode == 0
+    done = run_cli(*decode[1:])
+    assert done.returncode == 0 and (g / "final.json").exists(), done.stderr
     # too little left: no combination complete
     (g / "tasks/0000/model.cbc.sol").unlink()
     res = run_cli("collect", str(g))
