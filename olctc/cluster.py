@@ -429,7 +429,8 @@ def _slurm_time(seconds: float) -> str:
 # The task runner shared by submit.slurm and run_local.sh: run line $1 of jobs.tsv unless solved.
 _RUN_TASK = r'''run_task() {
     local id="$1" col="${OLCTC_COMMAND_COLUMN:-command}" line sol cmd
-    line=$(awk -F'\t' -v id="$id" 'NR > 1 && $1 == id' jobs.tsv)
+    # a jobs.tsv saved with Windows line ends keeps working: the \r would end the last column's mv target
+    line=$(awk -F'\t' -v id="$id" 'NR > 1 { sub(/\r$/, "") } NR > 1 && $1 == id' jobs.tsv)
     if [ -z "$line" ]; then echo "task $id: not in jobs.tsv" >&2; return 2; fi
     sol=$(printf '%s\n' "$line" | cut -f5)
     if [ "$col" = gurobi_command ]; then

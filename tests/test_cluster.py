@@ -6,6 +6,7 @@ import csv
 import gzip
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -653,3 +654,24 @@ def test_job_names_follow_the_folder(tmp_path):
                                        "--folds", "2", "-o", str(tmp_path / folder)])
         assert res.exit_code == 0, res.output
         assert f"#SBATCH --job-name={name}\n" in (tmp_path / folder / "submit.slurm").read_text()
+
+
+def test_a_jobs_file_saved_with_windows_line_ends_still_runs(tmp_path):
+    """The last column (gurobi_command) ended in '\\r' when jobs.tsv came back from an editor with CRLF line
+    ends: its mv target became 'model.gurobi.sol\\r'. run_task strips it; the tasks run and collect reads it."""
+    data = small_heart_csv(tmp_path / "heart60.csv")
+    g = tmp_path / "g"
+    res = CliRunner().invoke(cli, ["grid", str(data), "--target", "y", "--depth", "1", "--C-values", "1",
+                                   "--folds", "2", "--time-limit", "10", "--olctc-cmd",
+                                   f"{sys.executable} -m olctc.cli", "-o", str(g)])
+    assert res.exit_code == 0, res.output
+    jobs = g / "jobs.tsv"
+    jobs.write_bytes(jobs.read_bytes().replace(b"\n", b"\r\n"))
+    env = dict(os.environ, OLCTC_COMMAND_COLUMN="gurobi_command")
+    gurobi = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, env=env)  # bytes: \r kept
+    said = [line for line in gurobi.stdout.split(b"\n") if line.startswith(b"task 0: gurobi_cl")]
+    assert said and said[0].endswith(b"model.gurobi.sol"), said  # not '...sol\r'
+    run = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    col = run_cli("collect", str(g), "--quiet")
+    assert col.returncode == 0 and "tasks: 2 of 2 scored" in col.stdout, col.stdout + col.stderr
