@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from olctc.emit.params import format_value
 from olctc.errors import MISSING, OlctcError, brief, is_integer, is_real, param_error
 from olctc.io import check_interrupt, is_temporary_name, temporary_name
 
@@ -138,7 +139,7 @@ def _solve_command(solver: str, model: str, solution: str, log: str, time_limit:
         return _gurobi_command(model, solution, log, time_limit, threads)
     threads_opt = f" --threads {int(threads)}" if threads else ""
     return (f"{olctc_cmd} solve {shlex.quote(model)} --solver {GRID_SOLVERS[solver]} "
-            f"--time-limit {_seconds(time_limit)}"
+            f"--time-limit {format_value(float(time_limit))}"
             f"{threads_opt} -o {shlex.quote(part)} > {shlex.quote(log)} 2>&1 && mv {shlex.quote(part)} "
             f"{shlex.quote(solution)}")
 
@@ -153,7 +154,7 @@ def _gurobi_command(model: str, solution: str, log: str, time_limit: float, thre
     mst = f"{folder}/{start_filename(name, 'gurobi')}"
     part = solution + ".part.sol"  # gurobi_cl picks the format from the suffix
     threads_opt = f" Threads={int(threads)}" if threads else ""
-    return (f"gurobi_cl ParamFile={shlex.quote(prm)} TimeLimit={_seconds(time_limit)}{threads_opt} "
+    return (f"gurobi_cl ParamFile={shlex.quote(prm)} TimeLimit={format_value(float(time_limit))}{threads_opt} "
             f"ResultFile={shlex.quote(part)} InputFile={shlex.quote(mst)} {shlex.quote(model)} "
             f"> {shlex.quote(log)} 2>&1 && mv {shlex.quote(part)} {shlex.quote(solution)}")
 
@@ -394,17 +395,9 @@ def _write_grid_files(folder: Path, info: dict[str, Any], tasks: list[dict[str, 
 
 def c_text(C: Sequence[float]) -> str:
     """C values exactly, as read back (``0.01,10``): ``{:g}`` cut 0.123456789 to 0.123457, and collect then
-    refused the grid's own jobs.tsv (its C no longer matched grid.json's)."""
-    from olctc.emit.params import format_value
-
+    refused the grid's own jobs.tsv (its C no longer matched grid.json's). Time limits go on the command
+    lines by the same ``format_value`` (``{:g}`` wrote 1234567 as 1.23457e+06)."""
     return ",".join(format_value(float(c)) for c in C)
-
-
-def _seconds(value: float) -> str:
-    """A time limit for a command line, exactly (``{:g}`` wrote 1234567 as 1.23457e+06)."""
-    from olctc.emit.params import format_value
-
-    return format_value(float(value))
 
 
 def _jobs_text(tasks: list[dict[str, Any]]) -> str:

@@ -65,8 +65,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             start_objective = comp.milp.objective(x)
             names = [str(n) for n in comp.milp.col_names()]
             starts: dict[str, Any] = {}
-            for solver in start_solvers:
-                path = out.parent / start_filename(stem, solver)
+            for solver, path in zip(start_solvers, start_files):
                 written[f"start:{solver}"] = path
                 write_start(path, names, x, solver, objective=start_objective)
                 starts[solver] = {"file": path.name, "sha256": sha256_file(path)}

@@ -143,7 +143,8 @@ class TreeSpec:
         budget = d.get("budget") if info is None or info.uses_budget else None
         tangents = ",".join(d["tangents"]) if info is None or info.uses_tangents else None
         return make_spec(preset=d["preset"], depth=d["depth"], C=d["C"], tangents=tangents, big_m=d["big_m"],
-                         epsilon=d["epsilon"], alpha=alpha, budget=budget, score_variables=d.get("score_variables", False))
+                         epsilon=d["epsilon"], alpha=alpha, budget=budget,
+                         score_variables=d.get("score_variables", False))
 
 
 def _tangent_str(v: float) -> str:

@@ -247,7 +247,8 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, **li
         "cbc": [f"  CBC:    cbc {q(model)} {cbc} -solve -solu {q(stem + '.cbc.sol')}   (flags also in {stem}.cbc.args;",
                 "          keep them between the model file and -solve; CBC proves false optima on these models",
                 "          even so: treat its 'optimal' as 'feasible')"],
-        "scip": [f"  SCIP:   scip -c 'set load {stem}.scip.set read {model} optimize write solution {stem}.scip.sol quit'"],
+        "scip": [f"  SCIP:   scip -c 'set load {stem}.scip.set read {model} optimize write solution "
+                 f"{stem}.scip.sol quit'"],
         "gurobi": [f"  Gurobi: m = gurobipy.read({model!r}); m.read({stem + '.gurobi.prm'!r}); m.optimize()"],
         "cplex": [f"  CPLEX:  c = cplex.Cplex({model!r}); c.parameters.read_file({stem + '.cplex.prm'!r}); c.solve()"],
         "glpk": ["  GLPK:   " + " ".join(filter(None, ["glpsol", q(model), glpk, "-w", q(stem + ".glpk.sol")]))
