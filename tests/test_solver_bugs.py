@@ -221,3 +221,59 @@ def test_every_native_solve_runs_in_one_long_lived_thread() -> None:
         assert res.status == "optimal"
         seen.append([t.ident for t in threading.enumerate() if t.name == "olctc-solver"])
     assert len(seen[0]) == 1 and seen[0] == seen[1] == seen[2], seen
+
+
+def test_solves_from_many_threads_run_in_few_long_lived_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Solves called from threads other than the main one ran in the caller's thread, so a program solving
+    from many short-lived threads (a thread per request, a thread pool per search) crashed in SCIP's CppAD
+    code as above: 200 MARGOT solves, each from a new thread, died with SIGSEGV after 60-80 before the
+    pool (measured); now they run in the pool's long-lived workers, as many as ever solved at once. The
+    thread each CBC solve really ran in is recorded at python-mip's entry point (SCIP's is a compiled
+    class; HiGHS solves in highspy's own thread)."""
+    import threading
+
+    import mip
+    import numpy as np
+
+    from olctc.datasets import load
+    from olctc.formulation import build_milp
+    from olctc.solve import solve_milp
+    from olctc.spec import make_spec
+
+    # Thread objects, not idents: an ended caller's ident is reused by the next thread started.
+    ran_in: list[threading.Thread] = []
+    optimize = mip.Model.optimize
+
+    def spy(self, *args, **kwargs):
+        ran_in.append(threading.current_thread())
+        return optimize(self, *args, **kwargs)
+
+    monkeypatch.setattr(mip.Model, "optimize", spy)
+    ds = load("heart").subset(np.arange(0, 297, 12))
+    milp = build_milp(ds.X, ds.y, make_spec("olct", 2))
+    callers, results = [], []
+
+    def solve() -> None:
+        callers.append(threading.current_thread())
+        results.append(solve_milp(milp, "cbc", threads=1, verbose=False, time_limit=10))
+
+    for _ in range(6):  # one after the other, each from a new thread
+        t = threading.Thread(target=solve)
+        t.start()
+        t.join()
+    pair = [threading.Thread(target=solve) for _ in range(2)]
+    for t in pair:
+        t.start()
+    for t in pair:
+        t.join()
+    workers = [t for t in threading.enumerate() if t.name == "olctc-solver"]
+    assert len(ran_in) == 8 and all(r.status == "optimal" for r in results)
+    assert not set(ran_in) & set(callers), "a solve ran in its caller's thread"
+    assert set(ran_in) <= set(workers), "a solve ran in a thread that did not live on"
+    assert len(set(ran_in[:6])) == 1 and len(set(ran_in)) <= 2, ran_in
+    # SCIP's MIQPs, the ones that crashed, from new threads too
+    t = threading.Thread(target=lambda: results.append(
+        solve_milp(build_milp(ds.X, ds.y, make_spec("margot", 1)), "scip", threads=1, verbose=False, time_limit=10)))
+    t.start()
+    t.join()
+    assert results[-1].status == "optimal"

@@ -76,65 +76,71 @@ def _timed(fn: Any) -> float:
     return time.perf_counter() - t0
 
 
-class _SolverThread:
-    """The one thread every native solve of this process runs in (``_native``), started on first use.
+class _SolverThreads:
+    """The long-lived threads every native solve of this process runs in (``_native``).
 
     A new thread per solve crashed the process after 40-150 SCIP MIQP solves (SIGSEGV in SCIPexprintEval,
     SCIP's CppAD expression code, under Ipopt: gdb's backtrace), never with the solves in one thread: CppAD
-    keeps state per thread it has seen. Found by fuzzing; ``tests/test_solver_bugs.py``.
+    keeps state per thread it has seen. Found by fuzzing; ``tests/test_solver_bugs.py``. A solve takes an
+    idle worker and a new one starts only when every worker is busy, so a process sees as many solver
+    threads as it ever ran solves at once, however many threads of its own called them.
     """
 
     def __init__(self) -> None:
+        self._reset()
+        # A forked child (bench's workers) has none of the parent's threads and maybe a lock held by one.
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
         self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._idle: list[queue.SimpleQueue] = []
 
-    def submit(self, job: Callable[[], None]) -> None:
+    def submit(self, call: Callable[[], Any]) -> tuple[dict[str, Any], threading.Event]:
+        """Start ``call`` in an idle worker; the box gets its "value" or "error" before the event is set."""
+        box: dict[str, Any] = {}
+        done = threading.Event()
         with self._lock:
-            if self._thread is None or not self._thread.is_alive():  # first use, or in a forked child
-                self._jobs = queue.SimpleQueue()
-                self._thread = threading.Thread(target=self._run, args=(self._jobs,), name="olctc-solver",
-                                                daemon=True)
-                self._thread.start()
-            self._jobs.put(job)
+            jobs = self._idle.pop() if self._idle else None
+        if jobs is None:
+            jobs = queue.SimpleQueue()
+            threading.Thread(target=self._run, args=(jobs,), name="olctc-solver", daemon=True).start()
+        jobs.put((call, box, done))
+        return box, done
 
-    @staticmethod
-    def _run(jobs: queue.SimpleQueue) -> None:
+    def _run(self, jobs: queue.SimpleQueue) -> None:
         while True:
-            jobs.get()()
+            call, box, done = jobs.get()
+            try:
+                box["value"] = call()
+            except BaseException as exc:  # handed to the caller's thread
+                box["error"] = exc
+            # Idle again before the caller hears of it, so that its next solve finds this worker.
+            with self._lock:
+                self._idle.append(jobs)
+            done.set()
 
 
-_SOLVER_THREAD = _SolverThread()
+_SOLVER_THREADS = _SolverThreads()
 
 
 def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None) -> Any:
-    """Run a solver's native ``call`` in a worker thread while the main thread waits, so that an interrupt
-    (Ctrl-C, the console program's SIGTERM) is seen at once rather than when the solver returns.
+    """Run a solver's native ``call`` in a solver thread while the caller waits, so that in the main thread
+    an interrupt (Ctrl-C, the console program's SIGTERM) is seen at once rather than when the solver returns.
 
     A solver's own handler sees Ctrl-C in some phases only (SCIP's while it solves, Clp's while it solves
     an LP), never a scheduler's SIGTERM. With ``stop`` the solver is asked to stop and its result,
     incumbent included, is returned. Without (python-mip offers no way into a running CBC) the
     KeyboardInterrupt goes on and the call is left running, which only the console program does: it
-    leaves by ``os._exit``. Elsewhere (a library caller would keep a busy thread) the call runs in this
-    thread and the interrupt waits for its end.
+    leaves by ``os._exit``. A library caller's main thread would keep a busy thread: there the call runs
+    in the caller's thread and the interrupt waits for its end. Other threads see no interrupt: they wait.
     """
-    if threading.current_thread() is not threading.main_thread() or (stop is None and not is_console()):
+    main = threading.current_thread() is threading.main_thread()
+    if main and stop is None and not is_console():
         return call()
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def work() -> None:
-        try:
-            box["value"] = call()
-        except BaseException as exc:  # handed to the caller's thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    handler = signal.getsignal(signal.SIGINT)
+    handler = signal.getsignal(signal.SIGINT) if main else None
     # An Event, not Thread.join: a join that an interrupt cuts short can leave is_alive() False while the
     # thread still runs (measured on 3.11: the result was read before SCIP had stopped).
-    _SOLVER_THREAD.submit(work)
+    box, done = _SOLVER_THREADS.submit(call)
     try:
         while not done.wait(0.1):
             if handler is not None:
