@@ -22,7 +22,7 @@ from olctc.errors import OlctcError
 from olctc.milp import MILP, Block
 
 INF = np.inf
-SAMPLES = "/work/shared/solvers/samples"
+SAMPLES = os.path.join(os.path.dirname(__file__), "data", "solvers")  # a copy of the shared sample
 HAVE_CBC = shutil.which("cbc") is not None
 HAVE_GLPK = shutil.which("glpsol") is not None
 
