@@ -574,3 +574,22 @@ def test_missing_model_file(tmp_path: Path) -> None:
     (tmp_path / "m.txt").write_text("x")
     with pytest.raises(OlctcError, match=r"\.mps or \.lp"):
         solve_file(tmp_path / "m.txt", "highs")
+
+
+@pytest.mark.parametrize("preset, solver", [("margot", "scip"), ("olct", "highs"), ("olct", "cbc")])
+def test_gap_has_one_definition_for_every_solver(preset: str, solver: str) -> None:
+    """bench compares gaps of models solved by HiGHS (OLCT) and SCIP (MARGOT): SCIP's own gap divides by
+    min(|primal|, |dual|) and read 94% where |objective - bound| / |objective| (HiGHS's, CBC's) is under 50%."""
+    from olctc.datasets import load
+    from olctc.formulation import build_milp
+    from olctc.spec import make_spec
+    from olctc.warmstart import warm_start
+
+    ds = load("heart")
+    spec = make_spec(preset, 2)
+    milp = build_milp(ds.X, ds.y, spec)
+    res = solve_milp(milp, solver, threads=1, verbose=False, time_limit=2,
+                     start=warm_start(milp, ds.X, ds.y, spec)[0])
+    assert res.status == "feasible" and res.bound is not None  # stopped early: a gap to compare
+    assert res.gap == pytest.approx(abs(res.objective - res.bound) / abs(res.objective), rel=1e-6, abs=1e-9)
+    assert res.gap > 0.01

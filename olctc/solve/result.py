@@ -25,7 +25,8 @@ class SolveResult:
     status : one of ``STATUSES``.
     objective : objective of the returned solution (constant included), None without a solution.
     bound : best proven bound on the objective, None when the solver reports none.
-    gap : relative gap as the solver reports (and defines) it, None when unknown.
+    gap : relative gap |objective - bound| / |objective| (HiGHS's, CBC's and Gurobi's definition; SCIP's
+        own divides by the smaller of the two and is converted), None when unknown.
     x : solution values in ``col_names`` order (the model's column order), None without a solution.
     col_names : the model's column names, in order.
     solver : the olctc solver name (``"highs"``, ``"cbc-cli"`` ...).
@@ -76,6 +77,15 @@ def finite_or_none(value: float | None, *, huge: float = 1e20) -> float | None:
     if not math.isfinite(value) or abs(value) >= huge:
         return None
     return value
+
+
+def relative_gap(objective: float | None, bound: float | None) -> float | None:
+    """|objective - bound| / |objective|, as HiGHS, CBC and Gurobi report it; None when unknown or infinite."""
+    if objective is None or bound is None:
+        return None
+    if objective == 0.0:
+        return 0.0 if bound == 0.0 else None
+    return abs(objective - bound) / abs(objective)
 
 
 def limit_kind(raw_status: str) -> str:
