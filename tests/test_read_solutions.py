@@ -518,7 +518,7 @@ def test_unknown_format_name(tmp_path) -> None:
     with pytest.raises(OlctcError) as err:
         read_solution(SAMPLES / "highs_solution.sol", format="xpress")
     assert str(err.value) == ("The 'format' parameter must be one of cplex, gurobi, scip, cbc, glpk, highs "
-                              "(or None to detect). Got 'xpress' instead.")
+                              "(or none, to detect it from the content). Got 'xpress' instead.")
 
 
 def test_cplex_mip_start_is_not_a_solution() -> None:

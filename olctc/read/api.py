@@ -49,7 +49,7 @@ def read_solution(path: str | os.PathLike[str], format: str | None = None,
         ``format`` the content does not match.
     """
     if format is not None and format not in READERS:
-        raise param_error("format", f"one of {', '.join(READERS)} (or None to detect)", format)
+        raise param_error("format", f"one of {', '.join(READERS)} (or none, to detect it from the content)", format)
     src = read_source(path)
     found = detect(src)
     if format is None:
