@@ -5,10 +5,12 @@ Plain ``click`` commands; the main group in ``olctc.cli`` registers them and tur
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from pathlib import Path
 
 import click
@@ -42,61 +44,93 @@ def _near_miss(name: str, header: list[str]) -> str:
     return f"; the file has {near!r} (names are case-sensitive)"
 
 
-def _cells(tree, path: str, header: list[str], rows: list[list[str]],
-           first_line: int | Sequence[int] = 2) -> dict[str, list]:
-    """Cells of the columns the tree needs (numbers parsed); errors name the column and the file line.
+def _missing_columns(tree, path: str, header: list[str]) -> OlctcError | None:
+    """The error for feature columns the header lacks, or None."""
+    from olctc.data import SEPARATORS_READ
 
-    ``first_line``: the file line of ``rows[0]`` (an int), or each row's line from ``read_table``
-    (a quoted cell may span lines).
-
-    A missing column, an empty cell, or a numeric cell that is not a finite number is an error.
-    """
-    from olctc.data import SEPARATORS_READ, _to_float_column, line_of
-
-    kinds = {c.name: c.kind for c in tree.schema.columns}
     needed = _columns_needed(tree)
     missing = [c for c in needed if c not in header]
     if missing and len(header) == 1 and len(needed) > 1:
         # "a b c" read as one column: say so, not "13 columns missing"
-        raise OlctcError(f"{path}: the header is one column {shorten(header[0])!r} and the tree needs "
-                         f"{len(needed)}: {SEPARATORS_READ}")
+        return OlctcError(f"{path}: the header is one column {shorten(header[0])!r} and the tree needs "
+                          f"{len(needed)}: {SEPARATORS_READ}")
     if missing:
         shown = ", ".join(repr(c) for c in missing[:5]) + (" ..." if len(missing) > 5 else "")
-        raise OlctcError(f"{path}: feature column {missing[0]!r} is missing "
-                         f"({len(missing)} missing: {shown}); the tree needs {len(needed)} columns"
-                         + _near_miss(missing[0], header))
-    cells: dict[str, list[str]] = {}
-    for name in needed:
-        i = header.index(name)
-        vals = [r[i].strip() for r in rows]
-        empty = [k for k, v in enumerate(vals) if v == ""]
-        if empty:
-            raise OlctcError(f"{path}: line {line_of(empty[0], first_line)} column {name!r}: empty cell; "
-                             "the tree needs a value for every feature")
-        cells[name] = _to_float_column(vals, name, path, first_line) if kinds[name] == "numeric" else vals
-    return cells
+        return OlctcError(f"{path}: feature column {missing[0]!r} is missing "
+                          f"({len(missing)} missing: {shown}); the tree needs {len(needed)} columns"
+                          + _near_miss(missing[0], header))
+    return None
 
 
-def _unseen_notes(tree, cells: dict[str, list], first_line: int | Sequence[int] = 2) -> list[str]:
-    """One note per categorical column holding categories the tree never saw in training.
+class _CellChecks:
+    """Cells of the columns the tree needs, checked chunk by chunk of a file as if all of it at once.
 
-    They encode as none of the column's categories (all its indicators 0), as scikit-learn's
-    ``handle_unknown='ignore'``: the prediction is made, but the user is told.
+    An empty cell, or a numeric cell that is not a finite number, is an error naming the column and the
+    file line. The error raised (``error``) is the one a check of the whole file finds first: in the
+    tree's column order, the first column with a fault, and in it its first empty cell, else its first
+    cell that is no number, else its first that is not finite. Categories the tree never saw are counted
+    for ``notes`` over every row.
     """
-    from olctc.data import line_of
 
-    notes = []
-    for col in tree.schema.columns:
-        if col.kind != "categorical":
-            continue
-        known = set(col.categories)
-        rows = [k for k, v in enumerate(cells[col.name]) if v not in known]
-        if rows:
-            first = cells[col.name][rows[0]]
-            notes.append(f"note: column {col.name!r}: {len(rows)} row(s) hold a category the tree never saw "
-                         f"(first {first!r} at line {line_of(rows[0], first_line)}): encoded as none of its "
-                         f"{len(known)} categories")
-    return notes
+    def __init__(self, tree, path: str, header: list[str]) -> None:
+        self.path = path
+        self.numeric = {c.name for c in tree.schema.columns if c.kind == "numeric"}
+        self.index = {name: header.index(name) for name in _columns_needed(tree)}
+        self.faults: dict[str, list[OlctcError | None]] = {name: [None, None, None] for name in self.index}
+        self.categorical = [(c, set(c.categories)) for c in tree.schema.columns if c.kind == "categorical"]
+        self.unseen: dict[int, list] = {}  # index in categorical -> [rows, first cell, its line]
+
+    @property
+    def error(self) -> OlctcError | None:
+        return next((e for faults in self.faults.values() for e in faults if e is not None), None)
+
+    def cells(self, chunk) -> dict[str, list] | None:
+        """The cells of ``chunk`` (a ``RowChunk``; numbers parsed), or None once the file has a fault."""
+        from olctc.data import _finite_column, _parse_column
+
+        cells: dict[str, list] = {}
+        for name, i in self.index.items():
+            faults = self.faults[name]
+            if faults[0] is None:
+                vals = list(map(str.strip, map(itemgetter(i), chunk.rows)))
+                if "" in vals:
+                    faults[0] = OlctcError(f"{self.path}: line {chunk.lines[vals.index('')]} column {name!r}: "
+                                           "empty cell; the tree needs a value for every feature")
+                elif name not in self.numeric:
+                    cells[name] = vals
+                elif faults[1] is None:
+                    # errors are kept without their traceback, which holds the chunk
+                    try:
+                        cells[name] = _parse_column(vals, name, self.path, chunk.lines)
+                    except OlctcError as exc:
+                        faults[1] = exc.with_traceback(None)
+                    if faults[1] is None and faults[2] is None:
+                        try:
+                            _finite_column(cells[name], vals, name, self.path, chunk.lines)
+                        except OlctcError as exc:
+                            faults[2] = exc.with_traceback(None)
+            if any(faults):
+                break  # a fault here comes before any in the columns after this one
+        if self.error is not None:
+            return None
+        self._count_unseen(cells, chunk.lines)
+        return cells
+
+    def _count_unseen(self, cells: dict[str, list], lines: list[int]) -> None:
+        # Unseen categories encode as none of the column's categories (all its indicators 0), as
+        # scikit-learn's handle_unknown='ignore': the prediction is made, but the user is told.
+        for j, (col, known) in enumerate(self.categorical):
+            vals = cells[col.name]
+            if known.issuperset(vals):
+                continue
+            rows = [k for k, v in enumerate(vals) if v not in known]
+            self.unseen.setdefault(j, [0, vals[rows[0]], lines[rows[0]]])[0] += len(rows)
+
+    def notes(self) -> list[str]:
+        """One note per categorical column holding categories the tree never saw."""
+        return [f"note: column {col.name!r}: {self.unseen[j][0]} row(s) hold a category the tree never saw "
+                f"(first {self.unseen[j][1]!r} at line {self.unseen[j][2]}): encoded as none of its "
+                f"{len(known)} categories" for j, (col, known) in enumerate(self.categorical) if j in self.unseen]
 
 
 # ---------------------------------------------------------------- export
@@ -147,6 +181,83 @@ def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
 
 # ---------------------------------------------------------------- predict
 
+class _Sink:
+    """Where predictions go while the data file is read: nothing reaches the output before its end.
+
+    With ``-o FILE``, ``atomic_open``'s temporary file beside FILE, renamed onto it by ``stack``'s exit.
+    For standard output, and for a device or pipe named by -o (which ``atomic_open`` would write to
+    directly), an unnamed temporary file (the file system's free space, not memory), copied out by
+    ``deliver``. Reading the data twice instead would cost a second parse (as long as the first) and fail
+    on a pipe (``<(zcat big.csv.gz)``).
+
+    A write that fails is remembered, not raised: a fault in the data found later is reported first, as
+    when all the data was checked before anything was written.
+    """
+
+    def __init__(self, stack: contextlib.ExitStack, output: str | None) -> None:
+        import tempfile
+
+        from olctc.io import atomic_open
+
+        self.output, self.error = output, None
+        self.spooled = output is None or (Path(output).exists() and not Path(output).is_file())
+        try:
+            self.fh = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
+                                          if self.spooled else atomic_open(output))
+        except (OSError, OlctcError) as exc:
+            self.fh, self.error = None, exc
+
+    def write(self, text: str) -> None:
+        """Append ``text``; after a failed write, nothing."""
+        if self.error is not None:
+            return
+        try:
+            self.fh.write(text)
+        except OSError as exc:
+            self.error = exc
+            with contextlib.suppress(OSError):  # its buffer cannot be written either: drop it
+                self.fh.close()
+
+    def deliver(self) -> None:
+        """Raise the write error, if any (inside ``stack``: the temporary file goes); else copy a spool out."""
+        import tempfile
+
+        from olctc.io import atomic_open
+
+        if isinstance(self.error, OSError) and self.spooled:
+            raise OlctcError(f"cannot hold the predictions in a temporary file in {tempfile.gettempdir()}: "
+                             f"{self.error.strerror or self.error}; set TMPDIR to a folder with room, or give "
+                             "-o FILE") from None
+        if self.error is not None:
+            raise self.error  # an OSError is turned into "cannot write FILE: ..." by atomic_open
+        if not self.spooled:
+            return
+        self.fh.seek(0)
+        with contextlib.nullcontext() if self.output is None else atomic_open(self.output) as out:
+            # whole lines: click.echo strips ANSI codes, which hold no line break, from a non-terminal
+            for lines in iter(lambda: self.fh.readlines(1 << 20), []):
+                if out is None:
+                    click.echo("".join(lines), nl=False)
+                else:
+                    out.write("".join(lines))
+
+
+def _csv_text(rows: Iterable[Sequence[str]]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    return buf.getvalue()
+
+
+def _prediction_rows(ids: list[str] | None, labels, P) -> Iterable[Sequence[str]]:
+    """Each row's id (if any), label and class probabilities (repr: exact), as the CSV cells to write."""
+    # Python ints print as numpy's do, and faster; other labels print as they are (str of each, as before)
+    columns = ([ids] if ids is not None else []) + [list(map(str, labels.tolist() if labels.dtype.kind in "iu"
+                                                              else labels))]
+    if P is not None:
+        columns += [list(map(repr, P[:, 0].tolist())), list(map(repr, P[:, 1].tolist()))]
+    return zip(*columns)
+
+
 @click.command("predict")
 @click.argument("tree", type=click.Path(dir_okay=False))
 @click.argument("data", type=click.Path(dir_okay=False))
@@ -156,9 +267,15 @@ def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
               help="CSV to write, such as NAME.csv (the suffix of another format, .json, .py ..., is refused); "
                    "without it, or with -o -, standard output.")
 def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output: str | None) -> None:
-    """Predict the class of every row of DATA.csv with the tree in TREE."""
-    from olctc.data import read_table
-    from olctc.io import atomic_write_text, is_stdout
+    """Predict the class of every row of DATA.csv with the tree in TREE.
+
+    DATA.csv is read in chunks of rows, in memory that does not grow with the file. The output appears
+    only once all of it has been read and checked: -o FILE is written beside FILE and renamed onto it,
+    standard output gets the rows from an unnamed temporary file (in TMPDIR) at the end.
+    """
+    from olctc.data import TableStream
+    from olctc.io import is_stdout
+    from olctc.tree import ScoreOverflow
 
     if is_stdout(output):
         output = None  # as without -o
@@ -170,39 +287,52 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
         # CSV is text: a .txt of predictions is no mistake, a .json or .py is
         check_suffix(output, "predict", "predictions (CSV)", (".csv", ".txt"))
     t = _load_tree(tree)
-    table = read_table(data)
-    header, rows, lines = table.header, table.rows, table.lines
-    if id_column is not None and id_column not in header:
-        raise OlctcError(f"{data}: --id-column {id_column!r} is not a column; columns are: "
-                         f"{', '.join(header[:12])}" + (" ..." if len(header) > 12 else ""))
+    stream = TableStream(data)
+    header = stream.header
     head = ([id_column] if id_column else []) + ["prediction"] + ([f"proba_{c}" for c in t.classes] if proba else [])
-    if id_column is not None and head.count(id_column) > 1:
-        raise OlctcError(f"{data}: --id-column {id_column!r} has the name of an output column; the output "
-                         f"columns would be {', '.join(head)}: rename that column of the CSV file")
-    cells = _cells(t, data, header, rows, lines)
-    for note in _unseen_notes(t, cells, lines):
-        click.echo(note, err=True)
-    extra = [h for h in header if h not in cells and h != id_column]
-    if extra:
-        shown = ", ".join(repr(h) for h in extra[:8]) + (" ..." if len(extra) > 8 else "")
-        click.echo(f"note: ignoring {len(extra)} column(s) the tree does not use: {shown}", err=True)
-    X = t.encode(cells, str(data))
-    labels = t.predict(X)
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(head)
-    P = t.predict_proba(X) if proba else None
-    ids = [r[header.index(id_column)] for r in rows] if id_column else None
-    for k in range(len(rows)):
-        line = ([ids[k]] if ids else []) + [str(labels[k])]
-        if P is not None:
-            line += [repr(float(P[k, 0])), repr(float(P[k, 1]))]
-        w.writerow(line)
-    if output is None:
-        click.echo(buf.getvalue(), nl=False)
-        return
-    atomic_write_text(output, buf.getvalue())
-    click.echo(f"{len(rows)} prediction(s) written to {output}")
+    # Faults are raised in the order of the checks of the whole file, once all of it has been read:
+    # the file's own (raised by stream.chunks), the header's, the cells', the scores'; a write's last.
+    fault = None
+    if id_column is not None and id_column not in header:
+        fault = OlctcError(f"{data}: --id-column {id_column!r} is not a column; columns are: "
+                           f"{', '.join(header[:12])}" + (" ..." if len(header) > 12 else ""))
+    elif id_column is not None and head.count(id_column) > 1:
+        fault = OlctcError(f"{data}: --id-column {id_column!r} has the name of an output column; the output "
+                           f"columns would be {', '.join(head)}: rename that column of the CSV file")
+    fault = fault or _missing_columns(t, data, header)
+    checks = _CellChecks(t, data, header) if fault is None else None
+    i = header.index(id_column) if id_column and fault is None else None
+    overflow = None
+    with contextlib.ExitStack() as stack:
+        sink = _Sink(stack, output)
+        sink.write(_csv_text([head]))
+        for chunk in stream.chunks():
+            cells = checks.cells(chunk) if checks is not None else None
+            if cells is None or overflow is not None or sink.error is not None:
+                continue  # read on: the rest of the file may hold a fault that comes first
+            X = t.encode(cells, str(data))
+            try:
+                labels = t.predict(X)
+                P = t.predict_proba(X) if proba else None
+            except ScoreOverflow as exc:
+                overflow = ScoreOverflow(chunk.first + exc.row, exc.node)
+                continue
+            ids = list(map(itemgetter(i), chunk.rows)) if i is not None else None
+            sink.write(_csv_text(_prediction_rows(ids, labels, P)))
+        fault = fault or checks.error
+        if fault is not None:
+            raise fault
+        for note in checks.notes():
+            click.echo(note, err=True)
+        extra = [h for h in header if h not in checks.index and h != id_column]
+        if extra:
+            shown = ", ".join(repr(h) for h in extra[:8]) + (" ..." if len(extra) > 8 else "")
+            click.echo(f"note: ignoring {len(extra)} column(s) the tree does not use: {shown}", err=True)
+        if overflow is not None:
+            raise overflow
+        sink.deliver()
+    if output is not None:
+        click.echo(f"{stream.rows_read} prediction(s) written to {output}")
 
 
 # ---------------------------------------------------------------- explain
@@ -214,25 +344,37 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
 @click.option("--top", default=5, show_default=True, type=int, help="Features shown per node.")
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")
 def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None:
-    """Explain one prediction: the path, each node's confidence and its top feature contributions."""
-    from olctc.data import read_table
+    """Explain one prediction: the path, each node's confidence and its top feature contributions.
+
+    DATA.csv is read up to the row (all of it when the row is beyond its end, to say how many it has).
+    """
+    from olctc.data import RowChunk, TableStream
     from olctc.export._names import printable
 
     t = _load_tree(tree)
-    table = read_table(data)
-    header, rows, lines = table.header, table.rows, table.lines
-    if not 0 <= row < len(rows):
-        span = f"0 to {len(rows) - 1}" if rows else "none"
-        raise OlctcError(f"--row {row} is out of range: {data} has {len(rows)} data row(s) ({span})")
+    stream = TableStream(data)
+    picked = None
+    for chunk in stream.chunks(stop=row if row >= 0 else None):
+        if chunk.first <= row < chunk.first + len(chunk.rows):
+            k = row - chunk.first
+            picked = RowChunk([chunk.rows[k]], [chunk.lines[k]], row)
+    if picked is None:
+        n = stream.rows_read
+        span = f"0 to {n - 1}" if n else "none"
+        raise OlctcError(f"--row {row} is out of range: {data} has {n} data row(s) ({span})")
     if top < 1:
         raise OlctcError(f"--top must be at least 1; got {top}")
-    cells = _cells(t, data, header, [rows[row]], first_line=int(lines[row]))
-    for note in _unseen_notes(t, cells, first_line=int(lines[row])):
+    fault = _missing_columns(t, data, stream.header)
+    checks = _CellChecks(t, data, stream.header) if fault is None else None
+    cells = checks.cells(picked) if checks is not None else None
+    if cells is None:
+        raise fault or checks.error
+    for note in checks.notes():
         click.echo(note, err=True)
     X = t.encode(cells, str(data))
     ex = t.explain(X[0], top=top)
     if as_json:
         click.echo(json.dumps({"row": row, **ex.to_dict()}, indent=1, ensure_ascii=False, allow_nan=False))
         return
-    head = f"row {row} (line {lines[row]} of {data})"
+    head = f"row {row} (line {picked.lines[0]} of {data})"
     click.echo("\n".join([head] + ex.lines(name=lambda f: printable(f, 60))))

@@ -15,15 +15,19 @@ Encoding rules
 """
 from __future__ import annotations
 
+import codecs
+import contextlib
 import csv
 import gzip
 import hashlib
 import io
+import itertools
 import math
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple, Sequence
+from typing import IO, Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -243,70 +247,281 @@ def sniff_delimiter(text: str) -> str:
     return ","
 
 
-def table_bytes(path: str | Path) -> bytes:
-    """A table file's content, decompressed when it is gzip: what ``Table.sha256`` is the hash of."""
-    path = Path(path)
+#: Bytes (decompressed) read at a time: the memory of ``TableStream`` besides its chunk of rows.
+_BLOCK = 1 << 20
+
+#: Cells per chunk of ``TableStream.chunks``: 20,000 rows of 15 columns, about 20 MB as Python strings.
+CHUNK_CELLS = 300_000
+
+
+class _Unread:
+    """A binary file whose first bytes were read to test for gzip, handed back by ``read``; a pipe
+    cannot seek back to them."""
+
+    def __init__(self, head: bytes, fh: IO[bytes]) -> None:
+        self.head, self.fh = head, fh
+
+    def read(self, n: int | None = -1) -> bytes:
+        if n is not None and 0 <= n < len(self.head):
+            out, self.head = self.head[:n], self.head[n:]
+            return out
+        head, self.head = self.head, b""
+        return head + self.fh.read(-1 if n is None or n < 0 else n - len(head))
+
+
+def _byte_blocks(path: Path) -> Iterator[bytes]:
+    """A table file's content, decompressed when it is gzip, in blocks of ``_BLOCK`` bytes."""
     if not path.exists():
         raise OlctcError(f"{path}: no such file")
     if path.is_dir():
         raise OlctcError(f"{path}: is a folder, expected a CSV file")
     try:
-        raw = path.read_bytes()
-        return gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
-    except (OSError, EOFError) as exc:
+        with open(path, "rb") as fh:
+            head = fh.read(2)
+            src = gzip.GzipFile(fileobj=_Unread(head, fh)) if head == b"\x1f\x8b" else _Unread(head, fh)
+            while block := src.read(_BLOCK):
+                yield block
+    except (OSError, EOFError, zlib.error) as exc:  # zlib.error: a corrupt deflate stream
         raise OlctcError(f"{path}: cannot read: {exc}") from None
 
 
+def table_bytes(path: str | Path) -> bytes:
+    """A table file's content, decompressed when it is gzip: what ``Table.sha256`` is the hash of."""
+    return b"".join(_byte_blocks(Path(path)))
+
+
+def _text_blocks(path: Path, blocks: Iterator[bytes]) -> Iterator[str]:
+    """The UTF-8 text of ``blocks``, without a leading BOM; a bad byte is an error naming its offset.
+
+    The offset counts from after the BOM, as ``bytes.decode("utf-8-sig")`` reported it.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    head = next(blocks, b"")
+    while len(head) < len(codecs.BOM_UTF8) and (more := next(blocks, b"")):
+        head += more
+    raw: bytes | None = head.removeprefix(codecs.BOM_UTF8)  # None: the end
+    fed = 0
+    while True:
+        try:
+            text = decoder.decode(raw or b"", final=raw is None)
+        except UnicodeDecodeError as exc:
+            at = fed - len(decoder.getstate()[0]) + exc.start
+            for _ in blocks:  # a read error further on came first when the whole file was read at once
+                pass
+            raise OlctcError(f"{path}: not UTF-8 text (byte {at}); save the CSV as UTF-8") from None
+        if text:
+            yield text
+        if raw is None:
+            return
+        fed += len(raw)
+        raw = next(blocks, None)
+
+
+def _line_pieces(path: Path, texts: Iterator[str], kept: list[str] | None) -> tuple[str, Iterator[str]]:
+    """The delimiter (``sniff_delimiter``) and the text in pieces of whole lines, for ``csv.reader``.
+
+    Text without any "\\n" but with "\\r" (old Mac line ends, "CSV (Macintosh)") reads with "\\n" for
+    each "\\r": deciding it takes the text up to the first "\\n", all of it for such a file. ``kept``
+    receives the text read. An error is raised once all the text was read: an empty file, or a
+    read or decoding error (raised by ``texts``).
+    """
+    head: list[str] = []
+    for text in texts:
+        head.append(text)
+        if "\n" in text:
+            break
+    else:  # no "\n" in the whole text
+        head = [t.replace("\r", "\n") for t in head]
+    delimiter = sniff_delimiter("".join(head))
+
+    def pieces() -> Iterator[str]:
+        content, rest = False, []  # rest: a line begun, in blocks (a long cell is not copied per block)
+        for text in itertools.chain(head, texts):
+            if kept is not None:
+                kept.append(text)
+            content = content or not text.isspace()
+            cut = text.rfind("\n") + 1
+            if not cut:
+                rest.append(text)
+                continue
+            yield "".join(rest) + text[:cut] if rest else text[:cut]
+            rest = [text[cut:]] if cut < len(text) else []
+        if not content:
+            raise OlctcError(f"{path}: the file is empty")
+        if rest:
+            yield "".join(rest)
+
+    return delimiter, pieces()
+
+
+def _blank(row: list[str]) -> bool:
+    return not any(c.strip() for c in row)
+
+
+class RowChunk(NamedTuple):
+    """Consecutive data rows of a table: cells as read, the file line where each row starts, and the
+    index of ``rows[0]`` among the data rows (0 for the first)."""
+
+    rows: list[list[str]]
+    lines: list[int]
+    first: int
+
+
+class TableStream:
+    """A CSV (optionally gzip) file read in chunks of rows, in memory that does not grow with the file.
+
+    The reading of ``read_table``, which is built on it: the delimiter from the header line
+    (``sniff_delimiter``); a quoted cell may hold line breaks, so each row's line is the file line where
+    it starts (see ``line_of``); blank rows at the end are dropped. The header is read on opening.
+
+    Errors come as reading the whole file at once found them: a file that cannot be read (a truncated
+    gzip) first, then a byte that is not UTF-8, an empty file, a CSV syntax error, a row with the wrong
+    number of fields, then a bad header. So an error found in a row is raised only once the rest of the
+    file has been read for the kinds before it, and chunks before that row are yielded first: a caller
+    commits nothing before ``chunks`` ends.
+    """
+
+    def __init__(self, path: str | Path, *, keep: bool = False) -> None:
+        """Open ``path`` and read its header; ``keep``: keep the text and hash the bytes (``text``,
+        ``sha256``) as ``read_table`` needs."""
+        self.path = Path(path)
+        self.rows_read = 0  # data rows yielded so far
+        self._hash = hashlib.sha256() if keep else None
+        self._kept: list[str] | None = [] if keep else None
+        blocks = _byte_blocks(self.path)
+        if self._hash is not None:
+            blocks = _hashed(blocks, self._hash)
+        self.delimiter, self._pieces = _line_pieces(self.path, _text_blocks(self.path, blocks), self._kept)
+        self._reader = csv.reader(itertools.chain.from_iterable(map(io.StringIO, self._pieces)),
+                                  delimiter=self.delimiter)
+        self._pending: list[tuple[list[str], int]] = []  # blank rows, data rows if a non-blank one follows
+        self._ragged: OlctcError | None = None  # the first row with the wrong number of fields
+        with self._parsing():
+            header = next(self._reader, None)
+        self._end = self._reader.line_num  # the line where the last record read ends
+        self._blank_header = header is None or _blank(header)
+        self.header = [h.strip() for h in header or ()]
+
+    @property
+    def text(self) -> str:
+        """The text read (``keep``; all of it once ``chunks`` has ended)."""
+        return "".join(self._kept or ())
+
+    @property
+    def sha256(self) -> str:
+        """Hex sha256 of the uncompressed bytes read (``keep``)."""
+        return self._hash.hexdigest() if self._hash is not None else ""
+
+    def chunks(self, size: int | None = None, stop: int | None = None) -> Iterator[RowChunk]:
+        """The data rows, about ``size`` at a time (default: ``CHUNK_CELLS`` cells); with ``stop``, the
+        rows up to data row ``stop`` (0-based), then the end: the rest of the file is neither read nor
+        checked.
+
+        A blank row is a data row only if a non-blank row follows it, so it is held until one does.
+        """
+        size = size or max(1, CHUNK_CELLS // max(1, len(self.header)))
+        while stop is None or self.rows_read <= stop:
+            want = size if stop is None else min(size, stop + 1 - self.rows_read)
+            with self._parsing():
+                chunk = self._read_chunk(want)
+            if chunk is None:
+                break
+            yield chunk
+        else:
+            self._pieces.close()  # stopped early: the file is closed
+        self._check_header()
+
+    @contextlib.contextmanager
+    def _parsing(self) -> Iterator[None]:
+        """csv's cell size limit raised while reading; a CSV syntax error raised once the rest of the
+        text is read (an unreadable or empty file came first for ``read_table``)."""
+        limit = csv.field_size_limit()
+        try:
+            csv.field_size_limit(max(limit, _FIELD_LIMIT))
+            yield
+        except csv.Error as exc:
+            for _ in self._pieces:
+                pass
+            raise OlctcError(f"{self.path}: not a readable CSV file: {exc}") from None
+        finally:
+            csv.field_size_limit(limit)
+
+    def _read_chunk(self, size: int) -> RowChunk | None:
+        """The next ``size`` data rows or so; None at the end of the file."""
+        rows: list[list[str]] = []
+        lines: list[int] = []
+        add_row, add_line = rows.append, lines.append  # the loop runs once per row: locals only
+        width, reader, end, pending, ragged = len(self.header), self._reader, self._end, self._pending, self._ragged
+        for row in reader:
+            start, end = end + 1, reader.line_num
+            if not (row and row[0].strip()) and _blank(row):
+                if ragged is None:
+                    pending.append((row, start))
+                continue
+            if ragged is not None:
+                continue  # read on: a syntax error further on came first for read_table
+            if pending:
+                for r, line in pending:
+                    if len(r) != width:
+                        ragged = OlctcError(f"{self.path}: line {line} is blank; remove blank lines inside the data")
+                        break
+                    add_row(r)
+                    add_line(line)
+                pending = []
+                if ragged is not None:
+                    continue
+            if len(row) != width:
+                ragged = OlctcError(f"{self.path}: line {start} has {len(row)} fields, the header has {width}")
+                continue
+            add_row(row)
+            add_line(start)
+            if len(rows) >= size:
+                break
+        else:  # the end of the file: blank rows held are trailing ones, dropped
+            if ragged is not None:
+                raise ragged
+            pending = []
+        self._end, self._pending, self._ragged = end, pending, ragged
+        if not rows:
+            return None
+        chunk = RowChunk(rows, lines, self.rows_read)
+        self.rows_read += len(rows)
+        return chunk
+
+    def _check_header(self) -> None:
+        if self._blank_header and not self.rows_read:
+            # read_table failed here with an IndexError (a file of blank cells such as '""')
+            raise OlctcError(f"{self.path}: the file has only blank cells, no header")
+        seen: set[str] = set()
+        for h in self.header:
+            if h == "":
+                raise OlctcError(f"{self.path}: the header has an empty column name")
+            if h in seen:
+                raise OlctcError(f"{self.path}: the header names column {h!r} twice")
+            seen.add(h)
+
+
+def _hashed(blocks: Iterator[bytes], h: Any) -> Iterator[bytes]:
+    for block in blocks:
+        h.update(block)
+        yield block
+
+
 def read_table(path: str | Path) -> Table:
-    """Read a CSV (optionally gzip) file, comma-separated (or tab-, semicolon- or '|'-separated, see
-    ``sniff_delimiter``).
+    """Read a CSV (optionally gzip) file whole, comma-separated (or tab-, semicolon- or '|'-separated,
+    see ``sniff_delimiter``); ``TableStream`` reads it in chunks.
 
     A quoted cell may hold line breaks, so row ``k`` need not sit on line ``k + 2``; error messages
     name ``lines[k]`` (see ``line_of``).
     """
-    path = Path(path)
-    raw = table_bytes(path)
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise OlctcError(f"{path}: not UTF-8 text (byte {exc.start}); save the CSV as UTF-8") from None
-    if not text.strip():
-        raise OlctcError(f"{path}: the file is empty")
-    if "\r" in text and "\n" not in text:  # old Mac line ends ("CSV (Macintosh)")
-        text = text.replace("\r", "\n")
-    limit = csv.field_size_limit()
-    try:
-        csv.field_size_limit(max(limit, _FIELD_LIMIT))
-        # A quoted cell may span lines: note the line where each record ends (as cheap as list(reader)).
-        delimiter = sniff_delimiter(text)
-        reader, rows, ends = csv.reader(io.StringIO(text), delimiter=delimiter), [], [0]
-        for r in reader:
-            rows.append(r)
-            ends.append(reader.line_num)
-        starts = np.asarray(ends[:-1], dtype=np.int64) + 1  # record k starts on line starts[k]
-    except csv.Error as exc:
-        raise OlctcError(f"{path}: not a readable CSV file: {exc}") from None
-    finally:
-        csv.field_size_limit(limit)
-    while rows and not any(c.strip() for c in rows[-1]):
-        rows.pop()
-    header = [h.strip() for h in rows[0]]
-    body = rows[1:]
-    lines = starts[1:len(rows)]
-    width = len(header)
-    for k, r in enumerate(body):
-        if len(r) != width:
-            if not any(c.strip() for c in r):
-                raise OlctcError(f"{path}: line {lines[k]} is blank; remove blank lines inside the data")
-            raise OlctcError(f"{path}: line {lines[k]} has {len(r)} fields, the header has {width}")
-    seen: set[str] = set()
-    for h in header:
-        if h == "":
-            raise OlctcError(f"{path}: the header has an empty column name")
-        if h in seen:
-            raise OlctcError(f"{path}: the header names column {h!r} twice")
-        seen.add(h)
-    return Table(header, body, hashlib.sha256(raw).hexdigest(), text, lines, delimiter)
+    stream = TableStream(path, keep=True)
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    for chunk in stream.chunks():
+        rows += chunk.rows
+        lines += chunk.lines
+    return Table(stream.header, rows, stream.sha256, stream.text, np.asarray(lines, dtype=np.int64),
+                 stream.delimiter)
 
 
 _FIELD_LIMIT = 1 << 30  # csv's default (128 KiB per cell) refuses long but valid cells
@@ -323,6 +538,8 @@ def _parse_float(s: str) -> float | None:
 
 def _grouped(vals: Sequence[Any]) -> bool:
     """Whether a cell has an underscore (Python's digit grouping, which ``float`` accepts)."""
+    if isinstance(vals, np.ndarray) and vals.dtype.kind in "biuf":  # numbers (Schema.encode of parsed cells)
+        return False
     try:
         return "_" in "".join(vals)
     except TypeError:  # not all strings
@@ -345,10 +562,17 @@ def _not_a_number(source: str, name: str, line: int, cell: str) -> OlctcError:
 
 def _to_float_column(vals: Sequence[Any], name: str, source: str,
                      line_offset: int | Sequence[int] | np.ndarray = 2) -> np.ndarray:
-    """Convert one column to finite floats, naming the first bad line.
+    """Convert one column to finite floats, naming the first bad line (a cell that is no number before
+    one that is not finite).
 
     ``line_offset``: the file line of ``vals[0]``, or an array of the file line of each value.
     """
+    return _finite_column(_parse_column(vals, name, source, line_offset), vals, name, source, line_offset)
+
+
+def _parse_column(vals: Sequence[Any], name: str, source: str,
+                  line_offset: int | Sequence[int] | np.ndarray = 2) -> np.ndarray:
+    """One column as floats, NaN and inf included; the first cell that is no number is an error."""
     try:
         # numpy parses strings as Python does ("1_000" -> 1000): those go the slow path, which refuses them
         arr = None if _grouped(vals) else np.asarray(vals, dtype=np.float64)
@@ -359,6 +583,12 @@ def _to_float_column(vals: Sequence[Any], name: str, source: str,
             if _parse_float(str(v).strip()) is None:
                 raise _not_a_number(source, name, line_of(k, line_offset), str(v))
         arr = np.asarray([float(str(v).strip()) for v in vals])
+    return arr
+
+
+def _finite_column(arr: np.ndarray, vals: Sequence[Any], name: str, source: str,
+                   line_offset: int | Sequence[int] | np.ndarray = 2) -> np.ndarray:
+    """``arr`` (``vals`` parsed) if all finite; else an error naming the first value that is not."""
     bad = ~np.isfinite(arr)
     if bad.any():
         k = int(np.argmax(bad))

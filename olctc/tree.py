@@ -49,6 +49,19 @@ def _check_label(v: Any, what: str) -> Label:
     return v
 
 
+class ScoreOverflow(OlctcError):
+    """A row whose score overflows; ``row`` (0-based in the batch) and ``node`` let a caller that predicts in
+    batches name the row in the whole input."""
+
+    def __init__(self, row: int, node: int) -> None:
+        super().__init__(f"row {row}: the score of node {node} overflows (values too large for this tree's "
+                         "weights); rescale the input")
+        self.row, self.node = row, node
+
+    def __reduce__(self) -> tuple:  # pickled across processes (joblib workers) by its arguments
+        return ScoreOverflow, (self.row, self.node)
+
+
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 _SCORE_BLOCK = 8192  # rows per block of Tree.scores
 
@@ -302,8 +315,7 @@ class Tree:
                     S[r:r + Xt.shape[1], t] = s + b[t]
         if not np.isfinite(S).all():  # finite rows, but w_j x_j overflowed: inf - inf would predict NaN
             i, t = np.argwhere(~np.isfinite(S))[0]
-            raise OlctcError(f"row {i}: the score of node {t} overflows (values too large for this tree's "
-                             "weights); rescale the input")
+            raise ScoreOverflow(int(i), int(t))
         return S
 
     def apply(self, X: Any) -> np.ndarray:
