@@ -27,9 +27,17 @@ def _solver_help() -> str:
             f"presets ({miqp}) need {' or '.join(MIQP_SOLVERS)}.")
 
 
+def _refuse_C(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """grid takes its C values from --C-values; a --C would otherwise be taken for the grid's C."""
+    if value is not None:
+        raise OlctcError(f"--C {value} does not apply to grid: its tasks take each layer's C from --C-values "
+                         "(the grid is their product over the layers), and collect picks the best")
+
+
 @click.command("grid")
 @data_options
-@spec_options
+@spec_options(with_C=False)
+@click.option("--C", "C", default=None, hidden=True, expose_value=False, callback=_refuse_C)
 @click.option("--C-values", "C_values", default="0.01,0.1,1,10,100", show_default=True,
               help="Values of C per layer; the grid is their product over the layers.")
 @click.option("--folds", type=int, default=4, show_default=True, help="Stratified CV folds.")
@@ -38,17 +46,18 @@ def _solver_help() -> str:
               help="Stratified test share held out (0: none).")
 @click.option("--solver", default="olctc", show_default=True, help=_solver_help())
 @click.option("--time-limit", type=float, default=600.0, show_default=True, help="Seconds per task.")
-@click.option("--threads", type=int, default=None, help="Solver threads per task.")
-@click.option("--cpus-per-task", type=int, default=1, show_default=True)
-@click.option("--mem", default="4G", show_default=True)
-@click.option("--partition", default=None)
-@click.option("--account", default=None)
+@click.option("--threads", type=int, default=None,
+              help="Solver threads per task (default: --cpus-per-task when above 1, else the solver's default).")
+@click.option("--cpus-per-task", type=int, default=1, show_default=True, help="Slurm CPUs per task.")
+@click.option("--mem", default="4G", show_default=True, help="Slurm memory per task ('4G', '500M').")
+@click.option("--partition", default=None, help="Slurm partition (default: the cluster's).")
+@click.option("--account", default=None, help="Slurm account (default: yours).")
 @click.option("--olctc-cmd", default=None,
               help="How jobs call olctc (default: `olctc` if on PATH, else this Python -m olctc.cli).")
 @max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False),
               help="Grid folder to create.")
-def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
+def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, tangents, big_m, epsilon, alpha, budget,
              score_variables, C_values, folds, seed, test_size, solver, time_limit, threads, cpus_per_task, mem,
              partition, account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
@@ -72,7 +81,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tang
     if olctc_cmd is not None and (not olctc_cmd.strip() or any(c in olctc_cmd for c in "\t\n\r")):
         raise param_error("olctc_cmd", "a command on one line, such as 'olctc' or 'python -m olctc.cli'",
                           olctc_cmd, option="--olctc-cmd")
-    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
+    spec = _spec(preset, depth, "1", tangents, big_m, epsilon, alpha, budget, score_variables)  # C: --C-values
     ds = _load_data(data, target, dataset, positive_class, drop)
     if threads is None and cpus_per_task > 1:
         threads = cpus_per_task
@@ -103,11 +112,13 @@ def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tang
               help="Final tree file (JSON); default FOLDER/final_tree.json.")
 @click.option("--emit-final", is_flag=True,
               help="Write the final instance (FOLDER/final/model.mps) instead of fitting it in process.")
-@click.option("--solver", default=None, help="In-process solver of the final fit: highs, cbc or scip (default: the grid's solver if "
-              "olctc runs it in process, else highs; scip for MIQP).")
+@click.option("--solver", default=None,
+              help="In-process solver of the final fit: highs, cbc or scip (default: the grid's, in process: cbc "
+                   "for cbc-cli, highs for olctc and highs-cli; else highs, or scip for the MIQP presets).")
 @click.option("--time-limit", type=float, default=None,
               help="Seconds for the final fit (default: the grid's time limit).")
-@click.option("--threads", type=int, default=None)
+@click.option("--threads", type=int, default=None,
+              help="Solver threads of the final fit (default: the solver's default).")
 @click.option("--data", default=None, type=click.Path(dir_okay=False),
               help="The grid's CSV, if it moved since `olctc grid` (its sha256 must match).")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log of the final fit.")
@@ -132,6 +143,8 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
         check_writable(output)  # before the final fit, which may take minutes
     if emit_final:
         check_final_folder(folder)  # before decoding every task
+    if grid.is_dir():  # else collect names what is missing
+        check_writable(grid / "cv_results.json")  # a read-only grid folder: now, not after decoding every task
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     col = collect(folder, data_path=data)
     for line in table_lines(col):

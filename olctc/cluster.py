@@ -34,8 +34,8 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from olctc.emit.params import format_value
-from olctc.errors import MISSING, OlctcError, brief, is_integer, is_real, param_error
-from olctc.io import check_interrupt, is_temporary_name, temporary_name
+from olctc.errors import MISSING, OlctcError, TimeLimitTooShort, brief, is_integer, is_real, param_error
+from olctc.io import check_interrupt, is_temporary_name, remove_tree, staged_errors, temporary_name
 
 GRID_FORMAT = "olctc-grid"
 GRID_VERSION = 1
@@ -227,6 +227,10 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
 def check_grid_folder(out: Path) -> None:
     """OlctcError unless a grid can be built in ``out``: a new folder under a writable one, or an empty
     writable folder. Checked before the (long) build."""
+    try:
+        out.exists()
+    except OSError as exc:  # a name too long for the file system (ENAMETOOLONG) failed every stat below
+        raise OlctcError(f"cannot write {out}: {exc.strerror or exc}") from None
     if (out / "grid.json").exists() or (out / "jobs.tsv").exists():
         raise OlctcError(f"{out} already holds a grid; choose a new folder (or delete it)")
     if (out.exists() or out.is_symlink()) and not out.is_dir():
@@ -277,7 +281,7 @@ def _staged_folder(out: Path) -> Iterator[Path]:
                 raise OlctcError(f"cannot write {out}: {exc.strerror or exc}") from None
         else:
             raise OlctcError(f"cannot write {out}: no free temporary name in {anchor}")
-        with _write_errors(out, tmp):
+        with staged_errors(out, tmp):
             yield tmp
             check_interrupt()
             if existing:
@@ -288,29 +292,11 @@ def _staged_folder(out: Path) -> Iterator[Path]:
                 os.rename(tmp, out)
     except BaseException:
         if tmp is not None:
-            _remove_tree(tmp)
+            remove_tree(tmp)
         for p in missing:  # deepest first; only the empty ones, which this call made
             with contextlib.suppress(OSError):
                 p.rmdir()
         raise
-
-
-@contextlib.contextmanager
-def _write_errors(out: Path, tmp: Path) -> Iterator[None]:
-    """Errors of building the grid as one line that names ``out``, never the temporary folder the user
-    did not ask for: a file in it is named by its place in ``out``."""
-    def shown(name: str) -> str:
-        return os.fspath(out) + name[len(os.fspath(tmp)):] if name.startswith(os.fspath(tmp)) else name
-
-    try:
-        yield
-    except OlctcError as exc:
-        if os.fspath(tmp) not in str(exc):
-            raise
-        raise type(exc)(str(exc).replace(os.fspath(tmp), os.fspath(out))) from None
-    except OSError as exc:
-        where = shown(os.fspath(exc.filename)) if exc.filename is not None else os.fspath(out)
-        raise OlctcError(f"cannot write {where}: {exc.strerror or exc}") from None
 
 
 def _move_entries(src: Path, dst: Path) -> None:
@@ -330,17 +316,6 @@ def _move_entries(src: Path, dst: Path) -> None:
                 os.rename(dst / name, src / name)
         raise
     src.rmdir()
-
-
-def _remove_tree(path: Path) -> None:
-    """Remove ``path``, even when another interrupt lands meanwhile (Ctrl-C pressed again): the cleanup
-    of the first one must not stop halfway."""
-    for _ in range(100):
-        try:
-            shutil.rmtree(path, ignore_errors=True)
-            return
-        except KeyboardInterrupt:
-            continue
 
 
 def _write_tasks(folder: Path, ds, spec, Cs: list[tuple[float, ...]], fold_rows: list[dict[str, list[int]]], *,
@@ -904,8 +879,14 @@ def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | Non
         # solver whose fold fits chose C (cbc-cli's twin is cbc); otherwise fit's default for the preset.
         twin = (GRID_SOLVERS.get(info.get("solver", "")) or "").removesuffix("-cli")
         solver = twin if twin in IN_PROCESS else None
-    res = fit(tr, spec, solver=solver, time_limit=time_limit if time_limit is not None else info.get("time_limit"),
-              threads=threads, test_size=0.0, verbose=verbose, max_nonzeros=info.get("max_nonzeros"))
+    try:
+        res = fit(tr, spec, solver=solver, time_limit=time_limit if time_limit is not None else info.get("time_limit"),
+                  threads=threads, test_size=0.0, verbose=verbose, max_nonzeros=info.get("max_nonzeros"))
+    except TimeLimitTooShort as exc:
+        if time_limit is None:  # the limit is the grid's, which collect's own replaces
+            raise TimeLimitTooShort(f"{exc} (the final fit takes the grid's --time-limit unless collect is "
+                                    "given one: olctc collect FOLDER --time-limit SECONDS)") from None
+        raise
     test_acc = None
     if info["test_rows"]:
         te = ds.subset(np.asarray(info["test_rows"], dtype=np.int64))
@@ -916,7 +897,12 @@ def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | Non
 
 
 def emit_final(folder: str | Path, info: dict[str, Any], ds, C: Sequence[float]) -> dict[str, Path]:
-    """Write the final instance (training part, chosen C) to ``folder/final/model.mps``."""
+    """Write the final instance (training part, chosen C) to ``folder/final/model.mps``.
+
+    The files are written in a temporary folder inside ``final`` and moved into place (the manifest last)
+    only once all are whole: an earlier final instance, which a solution in ``final`` may have been solved
+    from, stays as it was when this one fails (write_compiled alone removed it on a full disk).
+    """
     from olctc.compile import compile_problem
     from olctc.pipeline import write_compiled
 
@@ -925,11 +911,25 @@ def emit_final(folder: str | Path, info: dict[str, Any], ds, C: Sequence[float])
     comp = compile_problem(ds.subset(rows), final_spec(info, C), "final", rows=rows,
                            max_nonzeros=info.get("max_nonzeros"))
     made = not out.exists()
+    tmp: Path | None = None
     try:
         out.mkdir(exist_ok=True)
-        return write_compiled(comp, out / "model.mps")
+        tmp = out / temporary_name("final")  # named before it exists: an interrupt after mkdir removes it
+        tmp.mkdir()
+        with staged_errors(out, tmp):
+            staged = write_compiled(comp, tmp / "model.mps")
+            check_interrupt()
+            written = {}
+            # A grid's final instances are all one preset: the same file names each time, none left stale.
+            for role, path in staged.items():  # in the order written: the manifest last
+                os.replace(path, out / path.name)
+                written[role] = out / path.name
+        tmp.rmdir()
+        return written
     except BaseException as exc:
-        if made:  # write_compiled removed its files: the folder made for them goes too
+        if tmp is not None:
+            remove_tree(tmp)
+        if made:  # the folder made for the files goes too
             with contextlib.suppress(OSError):
                 out.rmdir()
         if isinstance(exc, OSError):

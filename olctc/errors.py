@@ -19,6 +19,10 @@ class NoSolution(OlctcError):
     exit_code = 1
 
 
+class TimeLimitTooShort(OlctcError):
+    """A fit's time limit leaves the solver no time; callers whose limit came from elsewhere say where."""
+
+
 def param_error(name: str, expected: str, got: object, option: str | None = None) -> OlctcError:
     """Build the canonical parameter error: ``The 'name' parameter must be <expected>. Got <got> instead.``
 

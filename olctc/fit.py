@@ -15,7 +15,7 @@ import numpy as np
 from olctc.compile import compile_problem
 from olctc.data import Dataset
 from olctc.emit.params import validate_limits
-from olctc.errors import OlctcError, param_error
+from olctc.errors import OlctcError, TimeLimitTooShort, param_error
 from olctc.spec import TreeSpec
 
 # HiGHS for every MILP preset: its optima held on every check (90 small OLCT instances, each confirmed by
@@ -66,7 +66,7 @@ def solver_budget(time_limit: float, spent: float, t_build: float) -> float:
     if remaining < 1.0:
         # the smallest limit that leaves the solver 1 s, rounded up to whole seconds
         least = math.ceil(spent + reserve + 2.0 / SOLVER_SHARE)
-        raise OlctcError(f"a time limit of {time_limit:g} s leaves no time to solve: building the model and "
+        raise TimeLimitTooShort(f"a time limit of {time_limit:g} s leaves no time to solve: building the model and "
                          f"the warm start took {spent:.1f} s, and decoding, refinement and the solver's "
                          f"overrun need a reserve: give at least {least} s")
     return remaining

@@ -5,6 +5,7 @@ import contextlib
 import hashlib
 import os
 import secrets
+import shutil
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
@@ -18,6 +19,8 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     """
     _check_named(path)
     path = Path(path)
+    with _os_errors(path):  # a name too long for the file system (ENAMETOOLONG): now, not after the work
+        path.exists()
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist"
@@ -141,6 +144,8 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     raw = os.fspath(path)
     path = Path(raw)
     _check_named(raw)
+    with _os_errors(path):  # a name too long for the file system (ENAMETOOLONG): one line, no traceback
+        path.exists()
     if raw.endswith(("/", os.sep)) or path.is_dir():
         raise OlctcError(f"cannot write {raw}: it is a folder; give a file name")
     binary = "b" in mode
@@ -283,3 +288,33 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+@contextlib.contextmanager
+def staged_errors(out: Path, tmp: Path) -> Iterator[None]:
+    """Errors of writing files into the temporary folder ``tmp`` (moved to ``out`` once whole) as one line
+    that names ``out``, never the folder the user did not ask for: a file in it is named by its place in
+    ``out``."""
+    def shown(name: str) -> str:
+        return os.fspath(out) + name[len(os.fspath(tmp)):] if name.startswith(os.fspath(tmp)) else name
+
+    try:
+        yield
+    except OlctcError as exc:
+        if os.fspath(tmp) not in str(exc):
+            raise
+        raise type(exc)(str(exc).replace(os.fspath(tmp), os.fspath(out))) from None
+    except OSError as exc:
+        where = shown(os.fspath(exc.filename)) if exc.filename is not None else os.fspath(out)
+        raise OlctcError(f"cannot write {where}: {exc.strerror or exc}") from None
+
+
+def remove_tree(path: Path) -> None:
+    """Remove the folder ``path``, even when another interrupt lands meanwhile (Ctrl-C pressed again): the
+    cleanup of the first one must not stop halfway."""
+    for _ in range(100):
+        try:
+            shutil.rmtree(path, ignore_errors=True)
+            return
+        except KeyboardInterrupt:
+            continue

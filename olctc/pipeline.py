@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import time
 import warnings
 from pathlib import Path
@@ -15,7 +16,7 @@ import numpy as np
 
 from olctc.compile import Compiled, manifest_fields, manifest_path, read_manifest, write_manifest
 from olctc.errors import NoSolution, OlctcError
-from olctc.io import check_not_input, remove_files, sha256_file
+from olctc.io import atomic_open, check_not_input, check_writable, remove_files, sha256_file
 from olctc.milp import names_from_block_map
 
 START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
@@ -121,9 +122,8 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
         names = None if man is None else [str(n) for n in names_from_block_map(man["blocks"]["columns"])]
     check_not_input(output, ("MIP start", start_path))
     sol = Path(output) if output else model.with_name(f"{model_stem(model)}.{solver.replace('-cli', '')}.sol")
-    if not sol.parent.is_dir():
-        raise OlctcError(f"cannot write {sol}: folder {sol.parent} does not exist")
-    external = solver.endswith("-cli")
+    if not os.path.exists(sol) or os.path.isfile(sol):  # a FIFO or device (/dev/null) is written to directly
+        check_writable(sol)  # before the solve: a folder that is missing or read-only fails at once
     if time_limit is not None and time_limit > 0:
         # The limit is the whole command's: what reading the manifest and checking the start took is
         # not the solver's. A reserve covers writing the solution afterwards.
@@ -134,14 +134,35 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
                              f"files took {spent:.1f} s, writing the solution needs {SOLUTION_RESERVE:g} s and "
                              f"a solver at least {MIN_SOLVE_SECONDS:g} s: give at least {least} s")
         time_limit -= spent + SOLUTION_RESERVE
+    if solver.endswith("-cli"):
+        return _solve_external(model, solver, sol, time_limit=time_limit, threads=threads, start_path=start_path,
+                               verbose=verbose, solver_path=solver_path, col_names=names), sol
     res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
-                     verbose=verbose, solver_path=solver_path, solution_path=sol if external else None,
-                     col_names=names if external else None)
-    if not external:
-        if res.x is None:
-            raise NoSolution(f"{solver} found no solution ({res.raw_status}); nothing written")
-        write_native_solution(res, sol, solver)
+                     verbose=verbose, solver_path=solver_path)
+    if res.x is None:
+        raise NoSolution(f"{solver} found no solution ({res.raw_status}); nothing written")
+    write_native_solution(res, sol, solver)
     return res, sol
+
+
+def _solve_external(model: Path, solver: str, sol: Path, *, col_names: list[str] | None, **kwargs: Any):
+    """Run a solver program; its solution file reaches ``sol`` whole or not at all (``atomic_open``).
+
+    The program writes into a temporary folder, and the file is copied to ``sol``: moved there directly
+    (``shutil.move``, a copy across file systems), a full disk or a read-only or vanished folder left a
+    partial file under ``sol`` (the earlier one removed beforehand) and a traceback.
+    """
+    import shutil
+    import tempfile
+
+    from olctc.solve import solve_file
+
+    with tempfile.TemporaryDirectory(prefix="olctc-solution-") as tmp:
+        res = solve_file(model, solver, solution_path=Path(tmp) / sol.name, col_names=col_names, **kwargs)
+        with open(Path(tmp) / sol.name, "rb") as src, atomic_open(sol, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    res.solution_path = sol
+    return res
 
 
 def _start_file(model: Path, man: dict[str, Any], solver: str) -> Path | None:

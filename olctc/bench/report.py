@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -18,7 +19,8 @@ from olctc.bench.experiments import EXPERIMENTS, anchor_for, anchor_method, seed
 from olctc.bench.metrics import gap_cdf, performance_profile
 from olctc.bench.runner import REPORT_DIR, latest, os_errors, read_bench_json, read_runs, run_key
 from olctc.errors import OlctcError
-from olctc.io import atomic_open, atomic_write_bytes, atomic_write_text
+from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, remove_tree,
+                      staged_errors, temporary_name)
 
 TIME_FLOOR = 0.01  # seconds: below this run times are noise, and a 0 would make every ratio infinite
 SPARSITY_SHIFT = 1.0  # a tree with no nonzero weight has cost 0; ratios use (nnz + 1) / (best + 1)
@@ -378,6 +380,31 @@ def fig_sparsity(path: Path, recs: list[dict[str, Any]], models: list[str]) -> P
     return path
 
 
+def _write_files(out: Path, experiment: str, rows: list[dict[str, Any]], models: list[str], meta: dict[str, Any],
+                 recs: list[dict[str, Any]], missing: list[tuple[str, int, str]],
+                 expected: dict[str, Any] | None) -> list[str]:
+    """Write the report's tables and figures into ``out``; the names of the files written."""
+    names = ["summary.csv", "runs.csv", "summary.md"]
+    with atomic_open(out / "summary.csv", "w") as f:
+        w = csv.DictWriter(f, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if r[k] is None else r[k]) for k in SUMMARY_COLUMNS})
+    cols = sorted({k for r in recs for k, v in r.items() if not isinstance(v, (dict, list)) or k in
+                   ("C", "nonzero_weights_per_node")} - {"cv_grid", "options"})
+    with atomic_open(out / "runs.csv", "w") as f:
+        w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
+        w.writeheader()
+        for r in sorted(recs, key=lambda r: (r["dataset"], r["seed"], r["model"])):
+            w.writerow({k: r.get(k, "") for k in cols})
+    atomic_write_text(out / "summary.md",
+                      markdown(experiment, rows, models, meta, recs, missing, len(expected or {})))
+    for name, fig in FIGURES.items():
+        if fig(out / name, recs, models) is not None:
+            names.append(name)
+    return names
+
+
 def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Report:
     """Write DIR/report/{summary.md, summary.csv, runs.csv, *.png}; returns what was written."""
     d = Path(folder)
@@ -403,7 +430,6 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
     out = d / REPORT_DIR
     if out.exists() and not out.is_dir():
         raise OlctcError(f"{out} is a file, not the report folder: move it away and run the report again")
-    out.mkdir(exist_ok=True)
     models = _model_order(experiment, recs)
     expected = expected_runs(meta)
     have = {r["key"] for r in recs}
@@ -412,31 +438,26 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
         echo(f"{d}: the bench is incomplete, {missing_text(missing, len(expected))}; the report says so, "
              "and compares models only on the runs both have")
     rows = summary_rows(experiment, recs, missing)
-    files = []
-    p = out / "summary.csv"
-    with atomic_open(p, "w") as f:
-        w = csv.DictWriter(f, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if r[k] is None else r[k]) for k in SUMMARY_COLUMNS})
-    files.append(p)
-    p = out / "runs.csv"
-    cols = sorted({k for r in recs for k, v in r.items() if not isinstance(v, (dict, list)) or k in
-                   ("C", "nonzero_weights_per_node")} - {"cv_grid", "options"})
-    with atomic_open(p, "w") as f:
-        w = csv.DictWriter(f, fieldnames=cols, lineterminator="\n", extrasaction="ignore")
-        w.writeheader()
-        for r in sorted(recs, key=lambda r: (r["dataset"], r["seed"], r["model"])):
-            w.writerow({k: r.get(k, "") for k in cols})
-    files.append(p)
-    p = out / "summary.md"
-    atomic_write_text(p, markdown(experiment, rows, models, meta, recs, missing, len(expected or {})))
-    files.append(p)
-    for name, fig in FIGURES.items():
-        got = fig(out / name, recs, models)
-        if got is not None:
-            files.append(got)
-        elif (out / name).is_file():
+    # Every file is written in a temporary folder first and moved into DIR/report only once all are whole:
+    # a full disk halfway left a new summary.csv beside an earlier summary.md and earlier figures (or a
+    # report folder with some of the files). The bench folder ignores the temporary name (is_temporary_name).
+    stage = d / temporary_name(REPORT_DIR)
+    try:
+        stage.mkdir()
+    except OSError as exc:
+        raise OlctcError(f"cannot write {out}: {exc.strerror or exc}") from None
+    try:
+        with staged_errors(out, stage):
+            names = _write_files(stage, experiment, rows, models, meta, recs, missing, expected)
+            check_interrupt()
+            out.mkdir(exist_ok=True)
+            for name in names:
+                os.replace(stage / name, out / name)
+    finally:
+        remove_tree(stage)
+    files = [out / name for name in names]
+    for name in FIGURES:
+        if name not in names and (out / name).is_file():
             # an earlier report's figure: beside this report's tables it would show runs they no longer do
             (out / name).unlink()
             echo(f"removed {out / name}: these runs do not give that figure")

@@ -8,6 +8,7 @@ rewrites its own DIR/report/).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -153,7 +154,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     if fixed_C != "anchors":
         from olctc.spec import parse_C
 
-        parse_C(fixed_C, exp.depth)
+        parse_C(fixed_C, exp.depth, name="fixed_C")
     return BenchOptions(exp.name, parse_datasets(datasets, exp.datasets), parse_seeds(seeds, exp.seeds),
                         parse_models(models, exp), solver, float(time_limit),
                         "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid), bool(authors_split),
@@ -184,7 +185,8 @@ def os_errors(d: Path):
 def _prepare_folder(d: Path, opts: BenchOptions) -> Path:
     if d.exists() and not d.is_dir():
         raise OlctcError(f"bench folder {d} is a file, not a folder")
-    if not d.exists():
+    made = not d.exists()
+    if made:
         parent = d.parent if str(d.parent) else Path(".")
         if not parent.is_dir():
             raise OlctcError(f"cannot create bench folder {d}: folder {parent} does not exist")
@@ -223,7 +225,13 @@ def _prepare_folder(d: Path, opts: BenchOptions) -> Path:
         return d
     meta = {"experiment": opts.experiment, "options": opts.to_json(), "olctc_version": __version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine_info()}
-    atomic_write_text(meta_path, json.dumps(meta, indent=2) + "\n")
+    try:
+        atomic_write_text(meta_path, json.dumps(meta, indent=2) + "\n")
+    except BaseException:
+        if made:  # a full disk: no empty folder left behind either
+            with contextlib.suppress(OSError):
+                d.rmdir()
+        raise
     return d
 
 
@@ -359,19 +367,41 @@ def latest(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def append_records(d: str | os.PathLike[str], records: list[dict[str, Any]]) -> None:
-    """Append whole lines in one write; start on a fresh line if a kill left a partial one."""
+    """Append whole lines in one write; start on a fresh line if a kill left a partial one.
+
+    A write that fails (a full disk; an interrupt between two partial writes) is undone: the file is cut
+    back to its size before, so the records already there stay intact and no partial line is added, and
+    the error (OlctcError) names the file. os.write on a nearly full disk writes what fits and returns
+    the count: ignored, it left part of a line and the bench went on as if it were recorded.
+    """
     p = Path(d) / RUNS
     data = "".join(json.dumps(r, default=_jsonable, allow_nan=True) + "\n" for r in records).encode()
-    fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    existed = p.exists()
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise OlctcError(f"cannot write {p}: {exc.strerror or exc}") from None
+    size, view = 0, memoryview(data)
     try:
         size = os.fstat(fd).st_size
         if size:
             with open(p, "rb") as f:
                 f.seek(size - 1)
                 if f.read(1) != b"\n":
-                    data = b"\n" + data  # keep the partial line as it is, on its own line
-        os.write(fd, data)
+                    view = memoryview(b"\n" + data)  # keep the partial line as it is, on its own line
+        while view:
+            view = view[os.write(fd, view):]
         os.fsync(fd)
+    except BaseException as exc:
+        if view or isinstance(exc, OSError):  # not an interrupt once every byte is written: those records stay
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+                if not existed and not size:
+                    os.unlink(p)
+        if isinstance(exc, OSError):
+            raise OlctcError(f"cannot write {p}: {exc.strerror or exc} (the runs recorded before are kept: "
+                             "run the same command again to go on)") from None
+        raise
     finally:
         os.close(fd)
 
