@@ -66,13 +66,17 @@ def data_options(f):
     return f
 
 
-def spec_options(f):
-    """The tree spec knobs shared by compile, fit and grid."""
+def spec_options(f=None, *, with_C: bool = True):
+    """The tree spec knobs shared by compile, fit and grid (``with_C=False``: grid, whose C values come from
+    --C-values: a --C there was accepted and ignored)."""
+    if f is None:
+        return lambda g: spec_options(g, with_C=with_C)
     from olctc.spec import PRESETS
 
     f = click.option("--score-variables", is_flag=True,
                      help="One column per score w_t.x_i + b_t, defined once and used by every row: the same "
-                          "optimum with about 2.5x fewer nonzeros (a smaller, faster file).")(f)
+                          "optimum, fewer nonzeros (a6a at depth 2: 2.5x; more with more features and "
+                          "tangents, little with a handful of features).")(f)
     f = click.option("--budget", type=int, default=None,
                      help="L0 budget B, features per split, at most the number of features: a "
                           "hard bound for olct-univariate and margot-hfs, the free part of margot-sfs's "
@@ -85,8 +89,9 @@ def spec_options(f):
     f = click.option("--tangents", default="V0", show_default=True,
                      help="Logistic tangent set V0..V3 or a list such as '-inf,-1.9,0,1.9,inf' "
                           "(olct, olct-univariate).")(f)
-    f = click.option("--C", "C", default="1", show_default=True,
-                     help="Loss weight C_h: one value, or one per layer root first ('1,10').")(f)
+    if with_C:
+        f = click.option("--C", "C", default="1", show_default=True,
+                         help="Loss weight C_h: one value, or one per layer root first ('1,10').")(f)
     f = click.option("--depth", type=int, default=2, show_default=True, help="Branching layers (>= 1).")(f)
     f = click.option("--preset", default="olct", show_default=True,
                      help="Model: " + ", ".join(PRESETS) + ".")(f)
@@ -111,7 +116,8 @@ def _spec(preset: str, depth: int, C: str, tangents: str, big_m: float, epsilon:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="olctc")
 def cli() -> None:
-    """Compile optimal classification tree training problems into portable MILP files."""
+    """Compile optimal classification tree training problems into portable MILP files, solve them, and
+    decode, export and use the trees."""
 
 
 @cli.command("datasets")
@@ -191,13 +197,17 @@ SCORE_HINT_NNZ = 1_000_000
 @cli.command("solve")
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.option("--solver", default="highs", show_default=True,
-              help="highs, cbc, scip (in-process) or cbc-cli, highs-cli, glpk-cli (programs).")
+              help="highs, cbc, scip (in-process) or cbc-cli, highs-cli, glpk-cli (programs); the MIQP "
+                   "presets (margot*) need scip.")
 @click.option("--time-limit", type=float, default=None,
-              help="Seconds for the whole command, reading the model included; the solver gets what is left.")
-@click.option("--threads", type=int, default=None)
+              help="Seconds for the whole command, reading the model included; the solver gets what is left "
+                   "(default: no limit).")
+@click.option("--threads", type=int, default=None, help="Solver threads (default: the solver's default).")
 @click.option("--start/--no-start", "use_start", default=True, show_default=True,
               help="Use the MIP start compile wrote beside the model, when there is one.")
-@click.option("--solver-path", default=None, help="Solver program to run (the *-cli solvers).")
+@click.option("--solver-path", default=None,
+              help="Solver program to run (the *-cli solvers; default: cbc, highs or glpsol on PATH, highs "
+                   "also from the highsbox package).")
 @click.option("-o", "--output", "output", default=None, type=click.Path(dir_okay=False),
               help="Solution file (the solver's native format); default NAME.SOLVER.sol beside the model.")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
@@ -285,9 +295,11 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="Split seed.")
 @click.option("--solver", default=None,
               help="highs, cbc or scip; default: highs, scip for the MIQP presets.")
-@click.option("--time-limit", type=float, default=None, help="Seconds for the whole fit.")
-@click.option("--threads", type=int, default=None)
-@click.option("--refine/--no-refine", default=True, show_default=True)
+@click.option("--time-limit", type=float, default=None,
+              help="Seconds for the whole fit, building and refining included (default: no limit).")
+@click.option("--threads", type=int, default=None, help="Solver threads (default: the solver's default).")
+@click.option("--refine/--no-refine", default=True, show_default=True,
+              help="Refit the last layer with the exact logistic loss (logistic presets).")
 @click.option("--keep-incumbent", is_flag=True,
               help="If interrupted during the solve, still decode and write the best tree found "
                    "(HiGHS, SCIP; CBC cannot hand its incumbent back).")

@@ -42,24 +42,29 @@ def _experiment_command(name: str) -> click.Command:
     @click.option("--time-limit", type=float, default=300.0, show_default=True,
                   help="Seconds per fit (the paper: "
                        f"{'3600, on 40 threads' if name in ('large', 'depth3') else '300, on 14 threads'}).")
-    @click.option("--cv", type=int, default=None, help="K-fold CV over the C grid per layer (expensive).")
+    @click.option("--cv", type=int, default=None,
+                  help="K-fold CV over the C grid per layer (expensive: K fits per grid point, each with the "
+                       "time limit).")
     @click.option("--fixed-C", "fixed_C", default=None,
-                  help="'anchors' (the authors' C table; default without --cv) or C values ('1' or '1,10').")
-    @click.option("--C-grid", "C_grid", default=None, help="Per-layer C grid for --cv (default the paper's "
-                                                           "0.01,0.1,1,10,100).")
+                  help="'anchors' (the authors' C table, olctc/bench/fixed_C.csv; C = 1 for data sets not in it and "
+                       "for OCT-H; default without --cv) or C values ('1' or '1,10').")
+    @click.option("--C-grid", "C_grid", default=None,
+                  help="Per-layer C grid for --cv (default the paper's 0.01,0.1,1,10,100); the L1-LR baseline "
+                       "always picks its C from it by CV.")
     @click.option("--authors-split", is_flag=True,
                   help="The authors' own train/test split per seed (their files lacked the first row; "
                        "verified for the 10 UCI sets but climate). Other data sets keep olctc's split.")
     @click.option("--jobs", type=int, default=1, show_default=True, help="Runs in parallel (processes).")
     @click.option("--threads", type=int, default=THREADS, show_default=True,
-                  help="Solver threads per fit (the issue's '60 s per MIP on 2 cores': --threads 2 --jobs 1).")
+                  help="Solver threads per fit (60 s per fit on 2 cores: --time-limit 60 --threads 2 --jobs 1, "
+                       "or --threads 1 --jobs 2).")
     @click.option("--retry-errors", is_flag=True,
                   help="Run again the runs whose last record is an error or a timeout (their new record is "
                        "appended).")
     @click.option("--run-timeout", type=float, default=None,
                   help="Hard wall-clock seconds per run: past it the run's process is killed and recorded "
                        "with status 'timeout' [default: 1.5 x the time limit of every fit it makes + 120].")
-    @click.option("-o", "--output", "output", required=True,
+    @click.option("-o", "--output", "output", required=True, metavar="DIRECTORY",
                   help="Bench folder (created; resumed if it holds this bench).")
     def cmd(datasets, seeds, models, solver, time_limit, cv, fixed_C, C_grid, authors_split, jobs, threads,
             retry_errors, run_timeout, output) -> None:

@@ -263,24 +263,24 @@ def _listed(value: Any) -> Any:
     return value.tolist() if isinstance(value, np.ndarray) else list(value) if isinstance(value, tuple) else value
 
 
-def parse_C(value: float | str | Sequence[float], depth: int) -> tuple[float, ...]:
-    """One C per layer; a single value broadcasts."""
+def parse_C(value: float | str | Sequence[float], depth: int, *, name: str = "C") -> tuple[float, ...]:
+    """One C per layer; a single value broadcasts. ``name``: the parameter errors name (bench's fixed_C)."""
     if isinstance(value, str):
         try:
             vals = [float(s) for s in value.split(",")]
         except ValueError:
-            raise param_error("C", "a positive number or one per layer separated by commas", value) from None
+            raise param_error(name, "a positive number or one per layer separated by commas", value) from None
     elif is_real(value):
         vals = [float(value)]
     else:
-        vals = [_number("C", v, value) for v in _sequence("C", value, "a positive number or one per layer")]
+        vals = [_number(name, v, value) for v in _sequence(name, value, "a positive number or one per layer")]
     if len(vals) == 1:
         vals = vals * depth
     if len(vals) != depth:
-        raise param_error("C", f"one value or {depth} values (one per layer, root first) for depth {depth}",
+        raise param_error(name, f"one value or {depth} values (one per layer, root first) for depth {depth}",
                           value if isinstance(value, str) else list(value) if not is_real(value) else value)
     if any(not (v > 0) or math.isinf(v) for v in vals):
-        raise param_error("C", "finite and > 0 for every layer", value if isinstance(value, str) else vals)
+        raise param_error(name, "finite and > 0 for every layer", value if isinstance(value, str) else vals)
     return tuple(vals)
 
 

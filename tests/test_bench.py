@@ -197,7 +197,7 @@ def test_fixed_C_values_and_bad_values() -> None:
     assert o.fixed_C == "1,10"
     (task,) = runner.make_tasks(o)
     assert ex.resolve_C(ex.OLCT, "haberman", 2, o.fixed_C) == ((1.0, 10.0), "fixed")
-    with pytest.raises(runner.OlctcError, match="The 'C' parameter must be one value or 2 values"):
+    with pytest.raises(runner.OlctcError, match="The 'fixed_C' parameter must be one value or 2 values"):
         runner.make_options("phases", fixed_C="1,2,3")
     with pytest.raises(runner.OlctcError, match="The 'time_limit' parameter must be > 0 seconds. Got 0"):
         runner.make_options("phases", time_limit=0)
@@ -528,7 +528,8 @@ def test_tree_models_train_on_the_bench_split_only() -> None:
      "error: The 'C_grid' parameter must be positive finite numbers separated by commas. Got '1,inf' instead."),
     (["--C-grid", "1,1"], "error: The 'C_grid' parameter must be distinct numbers separated by commas."),
     (["--threads", "5000"], "error: The 'threads' parameter must be at most 1024 (solver threads per fit)."),
-    (["--fixed-C", ""], "error: The 'C' parameter must be a positive number or one per layer"),
+    (["--fixed-C", ""], "error: The 'fixed_C' parameter must be a positive number or one per layer"),
+    (["--fixed-C", "1,10,100"], "error: The 'fixed_C' parameter must be one value or 2 values (one per layer"),
 ])
 def test_out_of_range_options_are_refused_before_the_folder_exists(tmp_path: Path, capsys, extra,
                                                                      message) -> None:

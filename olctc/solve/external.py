@@ -125,7 +125,7 @@ def locate(spec: ExternalSolver, solver_path: Path | None) -> tuple[Path, dict[s
         exe = Path(found) if found else spec.locate_extra()
         if exe is None:
             raise OlctcError(f"{spec.name} needs the '{spec.program}' program, which is not on PATH: "
-                             f"install it with `{spec.install}` or pass solver_path")
+                             f"install it with `{spec.install}` or give its path (--solver-path; solver_path= in Python)")
     env = dict(os.environ)
     # highsbox's binary has no RPATH: it finds libhighs only through LD_LIBRARY_PATH (../lib).
     lib = exe.resolve().parent.parent / "lib"
