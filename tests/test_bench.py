@@ -108,6 +108,30 @@ def _baselines(d: Path, capsys, seeds: str = "0,1") -> tuple[int, str, str]:
                 "-o", str(d)], capsys)
 
 
+def test_a_second_bench_on_a_folder_in_use_is_refused(tmp_path: Path, capsys) -> None:
+    """Two benches on one folder ran the same runs twice, their records interleaved; the second is refused
+    while the first holds the folder (an flock, released however the holder ends)."""
+    import fcntl
+    import os
+
+    d = tmp_path / "b"
+    assert _baselines(d, capsys, seeds="0")[0] == 0
+    first = (d / "runs.jsonl").read_bytes().splitlines(keepends=True)[0]
+    (d / "runs.jsonl").write_bytes(first)  # one of the two runs left to do
+    fd = os.open(d / "bench.json", os.O_RDWR)  # another bench, holding the folder
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        code, _, err = _baselines(d, capsys, seeds="0")
+        assert (code, err) == (2, f"error: bench folder {d} is in use by another olctc bench: wait for it to "
+                                  "end (its runs are recorded as they finish), or give another folder\n")
+        assert (d / "runs.jsonl").read_bytes() == first
+    finally:
+        os.close(fd)
+    code, _, err = _baselines(d, capsys, seeds="0")  # the holder gone: the bench goes on
+    lines = (d / "runs.jsonl").read_bytes().splitlines(keepends=True)
+    assert code == 0 and len(lines) == 2 and lines[0] == first, err
+
+
 def test_truncated_last_line_is_ignored_and_redone(tmp_path: Path, capsys) -> None:
     d = tmp_path / "b"
     assert _baselines(d, capsys)[0] == 0

@@ -173,6 +173,32 @@ def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
 
 
 @contextmanager
+def exclusive(d: Path):
+    """Hold the bench folder ``d`` for one bench process: a second one, started on the same folder before
+    the first ends, would run the same runs again and interleave its records with the first's.
+
+    The lock is an flock on ``d``/bench.json (written once, before, by ``prepare_folder``; opened for
+    writing, as NFS wants for an exclusive lock, never written); it goes with the process however it
+    ends. A file system without locks (some NFS mounts) runs unguarded.
+    """
+    import fcntl
+
+    with os_errors(d):
+        fd = os.open(d / BENCH_JSON, os.O_RDWR)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OlctcError(f"bench folder {d} is in use by another olctc bench: wait for it to end (its "
+                             "runs are recorded as they finish), or give another folder") from None
+        except OSError:
+            pass
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextmanager
 def os_errors(d: Path):
     """An OSError inside (a name too long, /proc refusing mkdir, /sys refusing writes) as a one-line
     OlctcError naming the bench folder and the OS's reason; nothing bench wrote is undone."""
@@ -885,6 +911,13 @@ def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
     if run_timeout is not None and not run_timeout <= MAX_TIME_LIMIT:
         raise param_error("run_timeout", "at most 1e7 seconds (115 days)", run_timeout)
     d = prepare_folder(out, opts)
+    with exclusive(d):
+        return _run_todo(d, opts, jobs, echo, progress_stream, retry_errors, run_timeout)
+
+
+def _run_todo(d: Path, opts: BenchOptions, jobs: int, echo: Callable[[str], None], progress_stream,
+              retry_errors: bool, run_timeout: float | None) -> BenchSummary:
+    """``run_bench`` once the folder is ready and held."""
     recs, bad = read_runs(d, opts.experiment)
     if bad:
         echo(f"{d / RUNS}: ignored {bad} unreadable line(s) (a run killed while writing, or a line edited "
