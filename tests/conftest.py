@@ -1,11 +1,18 @@
-"""Shared test helpers: a direct highspy solve of MILP arrays (independent of olctc.solve), and what
-HiGHS logs when it takes a MIP start."""
+"""Shared test helpers: a direct highspy solve of MILP arrays (independent of olctc.solve), what
+HiGHS logs when it takes a MIP start, a file system of a given size (tmpfs)."""
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import shutil
 import signal
+import subprocess
+from pathlib import Path
+from typing import Iterator
 
 import numpy as np
+import pytest
 
 # A test run started in the background by a script (`pytest &`) inherits SIGINT ignored, and so does
 # every olctc process the tests start: the tests that interrupt one as a terminal's Ctrl-C would then
@@ -86,3 +93,21 @@ def cli_sub(args: list, cwd) -> tuple[int, str, str]:
     p = subprocess.run([sys.executable, "-m", "olctc.cli", *map(str, args)], capture_output=True, text=True,
                        cwd=cwd, timeout=120)
     return p.returncode, p.stdout, p.stderr
+
+
+@contextlib.contextmanager
+def tmpfs(path: Path, options: str = "size=4m") -> Iterator[Path]:
+    """A file system of its own at ``path``; skipped where it cannot be mounted; always unmounted."""
+    path.mkdir()
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command")
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    res = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], capture_output=True, text=True)
+    if res.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {res.stderr.strip()}")
+    try:
+        yield path
+    finally:
+        if subprocess.run(["umount", str(path)], capture_output=True).returncode != 0:
+            subprocess.run(["umount", "-l", str(path)], check=True)

@@ -1,7 +1,6 @@
 """`olctc grid` / `olctc collect`: grid folders, job scripts, run locally with real solvers, bad input."""
 from __future__ import annotations
 
-import contextlib
 import csv
 import gzip
 import io
@@ -12,12 +11,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from conftest import tmpfs
 from olctc.cli import _register_optional, cli
 from olctc.cluster import C_grid, collect, make_folds, parse_C_values, pick_best
 from olctc.datasets import dataset_path
@@ -403,21 +402,6 @@ def _tree(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 
 
-@contextlib.contextmanager
-def _tmpfs(path: Path, options: str) -> Iterator[Path]:
-    """A file system of its own at ``path`` (a full disk, a read-only one); skipped where mount is refused."""
-    path.mkdir()
-    if shutil.which("mount") is None:
-        pytest.skip("no mount command")
-    res = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], capture_output=True, text=True)
-    if res.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {res.stderr.strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", str(path)], check=True)
-
-
 _GRID_ARGS = ("grid", "--dataset", "heart", "--depth", "1", "--folds", "2", "--C-values", "1,10", "--time-limit", "5")
 
 
@@ -432,7 +416,7 @@ def test_grid_under_a_file_is_a_one_line_error(tmp_path, output):
 
 
 def test_grid_on_a_full_disk_leaves_the_folder_as_it_was(tmp_path):
-    with _tmpfs(tmp_path / "small", "size=300k") as small:
+    with tmpfs(tmp_path / "small", "size=300k") as small:
         # used to: small/g/logs, tasks/0000 whole and tasks/0001 empty stayed behind
         res = run_cli(*_GRID_ARGS, "-o", str(small / "x" / "y" / "g"))
         assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
@@ -451,7 +435,7 @@ def test_grid_on_a_full_disk_leaves_the_folder_as_it_was(tmp_path):
 
 
 def test_grid_on_a_read_only_disk_is_a_one_line_error(tmp_path):
-    with _tmpfs(tmp_path / "ro", "ro") as ro:
+    with tmpfs(tmp_path / "ro", "ro") as ro:
         res = run_cli(*_GRID_ARGS, "-o", str(ro / "g"))
         assert res.returncode == 2 and res.stderr == f"error: cannot write {ro / 'g'}: folder {ro} is not writable\n"
         assert res.stdout == ""  # refused before compiling anything

@@ -6,7 +6,6 @@ the first file, in the middle of one, on the last one.
 """
 from __future__ import annotations
 
-import contextlib
 import csv
 import errno
 import gzip
@@ -18,33 +17,15 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
+from conftest import tmpfs
 from olctc.datasets import dataset_path
 from olctc.io import is_temporary_name
 
 PAGE = os.sysconf("SC_PAGE_SIZE")  # a tmpfs allocates whole pages
 NO_SPACE = "No space left on device"
-
-
-@contextlib.contextmanager
-def tmpfs(path: Path, options: str = "size=4m") -> Iterator[Path]:
-    """A file system of its own at ``path``; skipped where it cannot be mounted; always unmounted."""
-    path.mkdir()
-    if shutil.which("mount") is None:
-        pytest.skip("no mount command")
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    res = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)], capture_output=True, text=True)
-    if res.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {res.stderr.strip()}")
-    try:
-        yield path
-    finally:
-        if subprocess.run(["umount", str(path)], capture_output=True).returncode != 0:
-            subprocess.run(["umount", "-l", str(path)], check=True)
 
 
 def fill(folder: Path, pages: int = 0) -> None:
