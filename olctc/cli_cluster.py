@@ -61,8 +61,8 @@ def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, tangent
              score_variables, C_values, folds, seed, test_size, solver, time_limit, threads, cpus_per_task, mem,
              partition, account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
-    from olctc.cluster import (ARRAY_CHUNK, SlurmOptions, check_slurm_options, make_grid, olctc_command,
-                               sbatch_available, submit_scripts)
+    from olctc.cluster import (ARRAY_CHUNK, SUBMIT_ALL, SlurmOptions, check_slurm_options, make_grid,
+                               olctc_command, sbatch_available, submit_scripts)
     from olctc.emit.params import MAX_THREADS, validate_limits
     from olctc.io import check_not_stdout
 
@@ -95,11 +95,12 @@ def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, tangent
                f"{folds} folds x {len(info['C_grid'])} C combinations = {n} tasks in {output}")
     folder = shlex.quote(os.fspath(output).rstrip("/") or "/")  # "-o grid/" printed "grid//run_local.sh"
     local = shlex.quote(os.path.join(os.fspath(output), "run_local.sh"))
-    if len(submit_scripts(n)) == 1:
+    arrays = len(submit_scripts(n))
+    if arrays == 1:
         click.echo(f"  submit:  cd {folder} && sbatch submit.slurm")
     else:  # one job array per ARRAY_CHUNK tasks: Slurm's MaxArraySize (1001 by default) refuses more
-        click.echo(f'  submit:  cd {folder} && for s in submit*.slurm; do sbatch "$s"; done   '
-                   f"({len(submit_scripts(n))} job arrays of at most {ARRAY_CHUNK} tasks: Slurm's default limit)")
+        click.echo(f"  submit:  cd {folder} && {SUBMIT_ALL}   "
+                   f"({arrays} job arrays of at most {ARRAY_CHUNK} tasks: Slurm's default limit)")
     click.echo(f"  locally: {local}")
     click.echo(f"  then:    olctc collect {folder}")
     if not sbatch_available():

@@ -35,7 +35,8 @@ import numpy as np
 
 from olctc.emit.params import format_value
 from olctc.errors import MISSING, OlctcError, TimeLimitTooShort, brief, is_integer, is_real, param_error
-from olctc.io import check_interrupt, is_temporary_name, remove_tree, staged_errors, temporary_name
+from olctc.io import (check_interrupt, check_lookup, is_temporary_name, remove_tree, staged_errors,
+                      temporary_name)
 
 GRID_FORMAT = "olctc-grid"
 GRID_VERSION = 1
@@ -48,6 +49,8 @@ MIQP_SOLVERS = ("scip", "gurobi-cli")
 #: Tasks per job array: Slurm refuses array indices >= MaxArraySize (1001 by default); a larger grid gets
 #: one submit script per ARRAY_CHUNK tasks. Its log names rely on it being 1000 (see slurm_script).
 ARRAY_CHUNK = 1000
+#: The shell loop that submits every job array of a grid (run in its folder).
+SUBMIT_ALL = 'for s in submit*.slurm; do sbatch "$s"; done'
 SLURM_MARGIN_S = 300  # job time = solver time limit + this margin (decoding is done later by collect)
 TIE_TOL = 1e-12
 
@@ -227,10 +230,7 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
 def check_grid_folder(out: Path) -> None:
     """OlctcError unless a grid can be built in ``out``: a new folder under a writable one, or an empty
     writable folder. Checked before the (long) build."""
-    try:
-        out.exists()
-    except OSError as exc:  # a name too long for the file system (ENAMETOOLONG) failed every stat below
-        raise OlctcError(f"cannot write {out}: {exc.strerror or exc}") from None
+    check_lookup(out)  # else every stat below fails with a traceback
     if (out / "grid.json").exists() or (out / "jobs.tsv").exists():
         raise OlctcError(f"{out} already holds a grid; choose a new folder (or delete it)")
     if (out.exists() or out.is_symlink()) and not out.is_dir():
@@ -448,8 +448,7 @@ def slurm_script(n_tasks: int, time_limit: float, opts: SlurmOptions, first: int
     if n_tasks > ARRAY_CHUNK:
         lines += [f"# Array index k runs task {first} + k: tasks {first}-{first + count - 1} of {n_tasks}. A Slurm "
                   f"job array holds at most {ARRAY_CHUNK} tasks here",
-                  "# (MaxArraySize is 1001 by default): submit every script, "
-                  'cd DIR && for s in submit*.slurm; do sbatch "$s"; done']
+                  f"# (MaxArraySize is 1001 by default): submit every script, cd DIR && {SUBMIT_ALL}"]
     lines += ["# Safe to resubmit: tasks whose solution exists are skipped; "
               f"sbatch --array=3,7 {me} runs only those indices.",
               f"# OLCTC_COMMAND_COLUMN=gurobi_command sbatch {me} runs gurobi_cl instead.",

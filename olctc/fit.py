@@ -66,9 +66,9 @@ def solver_budget(time_limit: float, spent: float, t_build: float) -> float:
     if remaining < 1.0:
         # the smallest limit that leaves the solver 1 s, rounded up to whole seconds
         least = math.ceil(spent + reserve + 2.0 / SOLVER_SHARE)
-        raise TimeLimitTooShort(f"a time limit of {time_limit:g} s leaves no time to solve: building the model and "
-                         f"the warm start took {spent:.1f} s, and decoding, refinement and the solver's "
-                         f"overrun need a reserve: give at least {least} s")
+        raise TimeLimitTooShort(f"a time limit of {time_limit:g} s leaves no time to solve: building the model "
+                                f"and the warm start took {spent:.1f} s, and decoding, refinement and the "
+                                f"solver's overrun need a reserve: give at least {least} s")
     return remaining
 
 

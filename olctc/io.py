@@ -12,6 +12,13 @@ from typing import IO, Iterable, Iterator
 from olctc.errors import OlctcError
 
 
+def check_lookup(path: Path) -> None:
+    """One line (``cannot write PATH: ...``), not a traceback, when the OS cannot even look ``path`` up: a
+    name too long for the file system (ENAMETOOLONG) fails every stat of it."""
+    with _os_errors(path):
+        path.exists()
+
+
 def check_writable(path: str | os.PathLike[str]) -> Path:
     """The folder of ``path``, after checking it exists and is writable (OlctcError otherwise).
 
@@ -19,8 +26,7 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     """
     _check_named(path)
     path = Path(path)
-    with _os_errors(path):  # a name too long for the file system (ENAMETOOLONG): now, not after the work
-        path.exists()
+    check_lookup(path)  # now, not after the work
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist"
@@ -144,8 +150,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     raw = os.fspath(path)
     path = Path(raw)
     _check_named(raw)
-    with _os_errors(path):  # a name too long for the file system (ENAMETOOLONG): one line, no traceback
-        path.exists()
+    check_lookup(path)
     if raw.endswith(("/", os.sep)) or path.is_dir():
         raise OlctcError(f"cannot write {raw}: it is a folder; give a file name")
     binary = "b" in mode
