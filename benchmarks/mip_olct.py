@@ -50,9 +50,11 @@ def build_olct(X: np.ndarray, y: np.ndarray, depth: int, C: Sequence[float],
 
 def build_tree(X: np.ndarray, y: np.ndarray, preset: str, depth: int, C: Sequence[float],
                tangents: Sequence[float] = (-math.inf, 0.0, math.inf), M: float = 100.0, eps: float = 1e-5,
-               alpha: float = 1.0, budget: int = 1, solver_name: str = "HIGHS") -> mip.Model:
+               alpha: float = 1.0, budget: int = 1, solver_name: str = "HIGHS",
+               class_weight: tuple[float, float] = (1.0, 1.0)) -> mip.Model:
     """The linear presets: ``olct``, ``olct-univariate`` (L1 + at most ``budget`` features per split) and
-    ``oct-h`` (misclassification at the last layer, cost ``alpha`` per feature used, ||w_t||_1 <= 1)."""
+    ``oct-h`` (misclassification at the last layer, cost ``alpha`` per feature used, ||w_t||_1 <= 1).
+    ``class_weight``: (weight of the y = -1 points, of the y = +1 points), multiplying their xi's cost."""
     if preset not in ("olct", "olct-univariate", "oct-h"):
         raise ValueError(f"preset {preset!r}: one of olct, olct-univariate, oct-h")
     octh = preset == "oct-h"
@@ -75,7 +77,8 @@ def build_tree(X: np.ndarray, y: np.ndarray, preset: str, depth: int, C: Sequenc
     if octh:
         q = {i: m.add_var(f"q_{i}", var_type=mip.BINARY) for i in range(n)}
     loss_layers = [depth] if octh else range(1, depth + 1)
-    xi = {(h, i): m.add_var(f"xi_{h}_{i}", obj=float(C[h - 1])) for h in loss_layers for i in range(n)}
+    xi = {(h, i): m.add_var(f"xi_{h}_{i}", obj=float(C[h - 1]) * class_weight[int(y[i] > 0)])
+          for h in loss_layers for i in range(n)}
 
     for i in range(n):
         m.add_constr(mip.xsum(z[s, i] for s in last) == 1, name=f"assign_{i}")

@@ -64,10 +64,13 @@ def _experiment_command(name: str) -> click.Command:
     @click.option("--run-timeout", type=float, default=None,
                   help="Hard wall-clock seconds per run: past it the run's process is killed and recorded "
                        "with status 'timeout' [default: 1.5 x the time limit of every fit it makes + 120].")
+    @click.option("--class-weight", "class_weight", default=None, type=click.Choice(["balanced"]),
+                  help="'balanced': weigh each point's loss by n / (2 n_class) in every tree model, and CART's "
+                       "and L1-LR's likewise (STreeD runs unweighted). Default: unweighted, the paper's.")
     @click.option("-o", "--output", "output", required=True, metavar="DIRECTORY",
                   help="Bench folder (created; resumed if it holds this bench).")
     def cmd(datasets, seeds, models, solver, time_limit, cv, fixed_C, C_grid, authors_split, jobs, threads,
-            retry_errors, run_timeout, output) -> None:
+            retry_errors, run_timeout, class_weight, output) -> None:
         from olctc.bench.runner import RUNS, make_options, run_bench
         from olctc.io import check_not_stdout
 
@@ -77,7 +80,7 @@ def _experiment_command(name: str) -> click.Command:
         opts = make_options(name, datasets=datasets, seeds=seeds, models=models, solver=solver,
                             time_limit=time_limit,
                             fixed_C="anchors" if fixed_C is None else fixed_C, cv=cv, C_grid=C_grid,
-                            authors_split=authors_split, threads=threads)
+                            authors_split=authors_split, threads=threads, class_weight=class_weight)
         s = run_bench(opts, output, jobs=jobs, echo=lambda m: click.echo(m, err=True), retry_errors=retry_errors,
                       run_timeout=run_timeout)
         recorded = (f"; {s.skipped_failed} of them recorded as failed (error or timeout): --retry-errors "

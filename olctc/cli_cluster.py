@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from olctc.cli import (TREE_FILE, _load_data, _spec, data_options, echo_written, max_nonzeros_option,
-                       spec_options)
+                       spec_options, with_class_weight)
 from olctc.cluster import GRID_SOLVERS, MIQP_SOLVERS
 from olctc.errors import OlctcError, param_error
 from olctc.spec import PRESETS
@@ -58,7 +58,7 @@ def _refuse_C(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False),
               help="Grid folder to create.")
 def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, tangents, big_m, epsilon, alpha, budget,
-             score_variables, C_values, folds, seed, test_size, solver, time_limit, threads, cpus_per_task, mem,
+             score_variables, class_weight, C_values, folds, seed, test_size, solver, time_limit, threads, cpus_per_task, mem,
              partition, account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
     from olctc.cluster import (ARRAY_CHUNK, SUBMIT_ALL, SlurmOptions, check_slurm_options, make_grid,
@@ -83,6 +83,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, tangent
                           olctc_cmd, option="--olctc-cmd")
     spec = _spec(preset, depth, "1", tangents, big_m, epsilon, alpha, budget, score_variables)  # C: --C-values
     ds = _load_data(data, target, dataset, positive_class, drop)
+    spec = with_class_weight(spec, class_weight, ds)
     if threads is None and cpus_per_task > 1:
         threads = cpus_per_task
     g = make_grid(ds, spec, output, C_values=C_values, folds=folds, seed=seed, test_size=test_size,

@@ -31,7 +31,7 @@ from typing import IO, Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
-from olctc.errors import OlctcError, shorten
+from olctc.errors import OlctcError, is_real, param_error, shorten
 
 Label = int | float | str
 
@@ -672,6 +672,55 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
                              f"text (a lone surrogate)")
     y = np.where(np.asarray([v == pos for v in vals]), 1, -1).astype(np.int8)
     return y, (neg, pos)
+
+
+def class_weight_by_label(request: Any, classes: tuple[Label, Label],
+                          option: str | None = None) -> str | tuple[float, float] | None:
+    """A class weight request in terms of class labels -> the spec's form (``olctc.spec.parse_class_weight``).
+
+    ``request``: None, "balanced", a dict {label: weight} (scikit-learn's form; a class not named weighs 1)
+    or the command line's text "LABEL=WEIGHT[,LABEL=WEIGHT]". Labels match as ``positive_class`` does (the
+    value or its text). Returns None, "balanced" or (weight of ``classes[0]``, weight of ``classes[1]``).
+    ``option``: the command-line option that gave it, for the error messages.
+    """
+    from olctc.spec import parse_class_weight
+
+    def bad(expected: str) -> OlctcError:
+        return param_error("class_weight", expected, request, option)
+
+    if request is None:
+        return None
+    form = "'balanced' or weights by class label ('LABEL=WEIGHT,LABEL=WEIGHT' or a dict)"
+    if isinstance(request, str):
+        if request.strip().lower() == "balanced":
+            return "balanced"
+        items = []
+        for part in request.split(","):
+            label, eq, weight = part.rpartition("=")
+            if not eq or not label.strip():
+                raise bad(form)
+            items.append((label.strip(), weight.strip()))
+    elif isinstance(request, dict):
+        items = list(request.items())
+    else:
+        raise bad("None, " + form)
+    weights: list[float | None] = [None, None]
+    for label, weight in items:
+        key = _label_value(label) if isinstance(label, str) else _py(label)
+        hits = [k for k, c in enumerate(classes) if c == key or str(c) == str(label)]
+        if not hits:
+            raise bad(f"weights of the classes {list(classes)} ({label!r} is not one)")
+        k = hits[0]
+        if weights[k] is not None:
+            raise bad(f"one weight per class (class {classes[k]!r} has two)")
+        try:
+            w = float(weight) if isinstance(weight, str) else weight
+        except ValueError:
+            w = None
+        if not is_real(w) or not (0 < float(w) < math.inf):
+            raise bad(f"finite weights > 0 (class {classes[k]!r} has {weight!r})")
+        weights[k] = float(w)
+    return parse_class_weight(tuple(1.0 if w is None else w for w in weights))
 
 
 def is_unicode(text: str) -> bool:

@@ -207,25 +207,30 @@ def values_slack(milp: MILP, x: np.ndarray, u: float) -> tuple[float, float]:
     return u * obj, u * rows
 
 
-def rounding_slack(W: np.ndarray, b: np.ndarray, X: np.ndarray, spec: TreeSpec, u: float) -> float:
+def rounding_slack(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: TreeSpec,
+                   u: float) -> float:
     """A first-order bound on how far ``tree_objective`` moves when every entry of (W, b) moves by relative ``u``.
 
     A score w.x + b moves by at most u (|w|.|x| + |b|). A tangent-type loss is max(0, c_k - g_k m), so a
     point's loss moves by at most max |g_k| times that in each loss layer. The 0/1 loss does not move
-    unless a point's score lies within that distance of the threshold: each such point may flip.
+    unless a point's score lies within that distance of the threshold: each such point may flip. Each
+    point counts with its class weight when the spec has class weights.
     """
     if not u:
         return 0.0
     moved = u * (np.abs(X) @ np.abs(W).T + np.abs(b)[None, :])  # (n, nodes)
     layers = loss_layers(spec)
     weight = float(np.asarray(spec.C, dtype=float)[layers - 1].sum())
+    points = spec.point_weights(y)
     if spec.info.loss == "misclassification":
         scores = X @ W.T + b[None, :]
-        near = np.abs(scores - spec.epsilon / 2) <= moved
-        loss = weight * float(near.any(axis=1).sum())
+        per_point = (np.abs(scores - spec.epsilon / 2) <= moved).any(axis=1).astype(float)
+        loss = weight
     else:
         g, _ = tangent_lines(spec)
-        loss = weight * float(np.abs(g).max()) * float(moved.max(axis=1).sum())
+        per_point = moved.max(axis=1)
+        loss = weight * float(np.abs(g).max())
+    loss *= float(per_point.sum() if points is None else points @ per_point)
     reg = {"l1": float(np.abs(W).sum()), "l2": float(np.sum(W * W))}.get(spec.info.regulariser, 0.0)
     return loss + u * reg
 
@@ -305,7 +310,7 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
                           bound=getattr(solution, "bound", None),
                           disagreements=[(int(i), int(z_node[i]), int(tree_node[i])) for i in bad],
                           max_row_violation=viol["rows"], digits=digits,
-                          rounding_slack=rounding_slack(W, b, X, spec, u) + obj_slack,
+                          rounding_slack=rounding_slack(W, b, X, y, spec, u) + obj_slack,
                           # each column may sit TIGHT_TOL past a bound or row (a loss column at -1e-9): at
                           # C = 1000 that moved the objective by 2.6e-6 (relative 3e-6), a false "exploited"
                           tolerance_slack=TIGHT_TOL * float(np.abs(milp.c).sum()))

@@ -66,6 +66,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         Refit the last layer with exact L1 logistic regression (logistic presets).
     positive_class : label or None
         Class scored as positive by the tree (default ``classes_[1]``).
+    class_weight : dict, "balanced" or None, default None
+        Each point's loss term times its class's weight: {label: weight} (a class not named weighs 1),
+        "balanced" (n / (2 n_class) on the training data, scikit-learn's rule) or None (all 1, the paper's
+        model). Per-point ``sample_weight`` is not supported.
     verbose : bool, default False
         Show the solver log.
 
@@ -80,7 +84,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, preset: str = "olct", depth: int = 2, C: Any = 1.0, tangents: Any = "V0",
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
-                 refine: bool = True, positive_class: Any = None, verbose: bool = False) -> None:
+                 refine: bool = True, positive_class: Any = None, class_weight: Any = None,
+                 verbose: bool = False) -> None:
         self.preset = preset
         self.depth = depth
         self.C = C
@@ -94,6 +99,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         self.threads = threads
         self.refine = refine
         self.positive_class = positive_class
+        self.class_weight = class_weight
         self.verbose = verbose
 
     # ------------------------------------------------------------------ scikit-learn plumbing
@@ -169,7 +175,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
             raise
 
     def _fit(self, X: Any, y: Any) -> "OLCTClassifier":
-        from olctc.data import from_arrays
+        from dataclasses import replace
+
+        from olctc.data import class_weight_by_label, from_arrays
         from olctc.fit import fit as olctc_fit
 
         spec = self._spec()
@@ -204,6 +212,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         self.positive_class_ = classes[pos]
         feature_names = ([str(n) for n in self.feature_names_in_] if hasattr(self, "feature_names_in_")
                          else None)
+        spec = replace(spec, class_weight=class_weight_by_label(self.class_weight, (classes[1 - pos], classes[pos])))
         y01 = (y == classes[pos]).astype(np.int64)
         ds = from_arrays(X, y01, feature_names, positive_class=1, name=type(self).__name__)
         res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
@@ -269,10 +278,12 @@ class MARGOTClassifier(OLCTClassifier):
     def __init__(self, preset: str = "margot", depth: int = 2, C: Any = 1.0, tangents: Any = "V0",
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = "scip", time_limit: float | None = 60, threads: int | None = None,
-                 refine: bool = True, positive_class: Any = None, verbose: bool = False) -> None:
+                 refine: bool = True, positive_class: Any = None, class_weight: Any = None,
+                 verbose: bool = False) -> None:
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
-                         refine=refine, positive_class=positive_class, verbose=verbose)
+                         refine=refine, positive_class=positive_class, class_weight=class_weight,
+                         verbose=verbose)
 
 
 class OCTHClassifier(OLCTClassifier):
@@ -291,10 +302,12 @@ class OCTHClassifier(OLCTClassifier):
     def __init__(self, preset: str = "oct-h", depth: int = 2, C: Any = 1.0, tangents: Any = "V0",
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
-                 refine: bool = True, positive_class: Any = None, verbose: bool = False) -> None:
+                 refine: bool = True, positive_class: Any = None, class_weight: Any = None,
+                 verbose: bool = False) -> None:
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
-                         refine=refine, positive_class=positive_class, verbose=verbose)
+                         refine=refine, positive_class=positive_class, class_weight=class_weight,
+                         verbose=verbose)
 
 
 def _is_fitted_attribute(name: str) -> bool:

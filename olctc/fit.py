@@ -13,7 +13,7 @@ from typing import Any, Callable
 import numpy as np
 
 from olctc.compile import compile_problem
-from olctc.data import Dataset
+from olctc.data import Dataset, json_label
 from olctc.emit.params import validate_limits
 from olctc.errors import OlctcError, TimeLimitTooShort, param_error
 from olctc.spec import TreeSpec
@@ -192,7 +192,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     t_total = time.perf_counter() - t0
     summary: dict[str, Any] = {
         "data": ds.name, "n_train": int(train.size), "n_test": int(test.size), "seed": seed,
-        "spec": spec.to_json(), "solver": solver, "solution_from": used, "status": res.status,
+        "spec": spec.to_json(), **_class_weights(spec, tr), "solver": solver, "solution_from": used, "status": res.status,
         "raw_status": res.raw_status, "gap": res.gap, "bound": res.bound,
         "objective_warm_start": warm_obj, "objective_milp": res.objective,
         "objective_milp_true": milp_true, "objective_warm_start_true": warm_true,
@@ -210,6 +210,14 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         summary["test_balanced_accuracy"] = balanced_accuracy(te.y, _pm(tree, te.X))
     tree.meta["fit"] = {k: v for k, v in summary.items() if k != "spec"}
     return FitResult(tree, summary, train, test)
+
+
+def _class_weights(spec: TreeSpec, tr) -> dict[str, Any]:
+    """{"class_weights": {label: weight}} of a weighted fit ("balanced" worked out on its training part)."""
+    cw = spec.class_weights(tr.y)
+    if cw is None:
+        return {}
+    return {"class_weights": {str(json_label(c)): w for c, w in zip(tr.classes, cw)}}
 
 
 def _exact_objective(dec) -> float | None:
@@ -231,7 +239,10 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
         return "-" if v is None else format(v, fmt)
     gap = "-" if s["gap"] is None else f"{100 * s['gap']:.3g}%"
     lines = [f"fit {s['data']} ({s['n_train']} train / {s['n_test']} test points, seed {s['seed']}): "
-             f"{s['spec']['preset']} depth {s['spec']['depth']}, C {s['spec']['C']}",
+             f"{s['spec']['preset']} depth {s['spec']['depth']}, C {s['spec']['C']}"
+             + ("" if "class_weights" not in s else ", class weights "
+                + ", ".join(f"{c} {w:.4g}" for c, w in s["class_weights"].items())
+                + (" (balanced)" if s["spec"].get("class_weight") == "balanced" else "")),
              f"solver {s['solver']}: {s['status']} ({s['raw_status']}), gap {gap}, "
              f"solution from {s['solution_from']}",
              f"objective: warm start {f(s['objective_warm_start'])} -> MILP {f(s['objective_milp'])} "

@@ -21,7 +21,7 @@ ZERO_WEIGHT = 1e-9  # |w| at or below this counts as zero for L0 terms
 class ObjectiveParts:
     """The objective split into its terms; ``total`` is what the MILP minimises."""
 
-    loss_per_layer: np.ndarray  # sum_i xi_{i,h} per loss layer (unweighted)
+    loss_per_layer: np.ndarray  # sum_i xi_{i,h} per loss layer, times the points' class weights (not C)
     weighted_loss: float
     regulariser: float
     l0_penalty: float
@@ -63,13 +63,15 @@ def tree_objective(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, s
     n = X.shape[0]
     layers = loss_layers(spec)
     per_layer = np.zeros(layers.shape[0])
+    weights = spec.point_weights(y)
     for k, h in enumerate(layers):
         t = (reached + 1) // (2 ** (spec.depth - h)) - 1  # ancestor of the last-layer node at layer h
         s = S[np.arange(n), t]
         if spec.info.loss == "misclassification":
-            per_layer[k] = float(np.sum((s > threshold) != (y > 0)))
+            losses = ((s > threshold) != (y > 0)).astype(float)
         else:
-            per_layer[k] = float(point_losses(y * s, spec, loss).sum())
+            losses = point_losses(y * s, spec, loss)
+        per_layer[k] = float(losses.sum() if weights is None else weights @ losses)
     weighted = float(np.dot(np.asarray(spec.C)[layers - 1], per_layer))
     reg_kind = spec.info.regulariser
     if reg_kind == "l1":

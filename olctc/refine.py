@@ -3,7 +3,8 @@
 The MILP minimises a piecewise-linear under-estimate of the logistic loss. Once routing is fixed, each
 last-layer node s is an independent L1-regularised logistic regression on the points routed to it:
 its share of the exact objective is ``||w_s||_1 + C_d sum_{i -> s} log(1 + exp(-y_i (w_s.x_i + b_s)))``
-with an unpenalised intercept. Refitting it exactly cannot change the routing (only last-layer nodes
+with an unpenalised intercept (each point's loss times its class weight when the spec has class weights,
+``TreeSpec.class_weight``). Refitting it exactly cannot change the routing (only last-layer nodes
 change), so the exact tree objective changes by the node's share only; a refit is kept only if the
 exact objective does not increase.
 
@@ -39,16 +40,19 @@ _INTERCEPT_SCALING = 1e3
 
 # ---------------------------------------------------------------- the node problem
 
-def l1_logistic_objective(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, C: float) -> float:
-    """``||w||_1 + C sum_i log(1 + exp(-y_i (w.x_i + b)))`` (the intercept is not penalised).
+def l1_logistic_objective(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, C: float,
+                          sample_weight: np.ndarray | None = None) -> float:
+    """``||w||_1 + C sum_i s_i log(1 + exp(-y_i (w.x_i + b)))`` (the intercept is not penalised).
 
     Parameters
     ----------
     w, b : weights (p,) and intercept.
     X, y : points (n, p) and labels in {-1, +1}.
     C : loss weight.
+    sample_weight : s_i, each point's weight (None: all 1).
     """
-    return float(np.abs(w).sum() + C * np.logaddexp(0.0, -y * (X @ w + b)).sum())
+    losses = np.logaddexp(0.0, -y * (X @ w + b))
+    return float(np.abs(w).sum() + C * (losses.sum() if sample_weight is None else sample_weight @ losses))
 
 
 def _sklearn_l1_logistic(C: float, random_state: int | None) -> Any:
@@ -64,43 +68,45 @@ def _sklearn_l1_logistic(C: float, random_state: int | None) -> Any:
     return LogisticRegression(**kw)
 
 
-def sklearn_l1_logistic(X: np.ndarray, y: np.ndarray, C: float,
-                        random_state: int | None = 0) -> tuple[np.ndarray, float]:
+def sklearn_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, random_state: int | None = 0,
+                        sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """scikit-learn's L1 logistic regression (liblinear, large intercept scaling): (w, b), unpolished."""
+    model = _sklearn_l1_logistic(C, random_state)
+    return _liblinear_fit(model, X, y, sample_weight)
+
+
+def _liblinear_fit(model: Any, X: np.ndarray, y: np.ndarray,
+                   sample_weight: np.ndarray | None) -> tuple[np.ndarray, float]:
     from sklearn.exceptions import ConvergenceWarning
 
-    model = _sklearn_l1_logistic(C, random_state)
     with warnings.catch_warnings():
         # The polish below finishes the job; an early stop of liblinear is not a problem.
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(X, y)
+        model.fit(X, y, sample_weight=sample_weight)
     return np.asarray(model.coef_[0], dtype=float).copy(), float(model.intercept_[0])
 
 
-def _cheap_l1_logistic(X: np.ndarray, y: np.ndarray, C: float,
-                       random_state: int | None) -> tuple[np.ndarray, float]:
+def _cheap_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, random_state: int | None,
+                       sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """A fast, approximate liblinear fit (loose tolerance, moderate intercept scaling)."""
-    from sklearn.exceptions import ConvergenceWarning
-
     model = _sklearn_l1_logistic(C, random_state)
     model.set_params(tol=1e-3, intercept_scaling=10.0, max_iter=1000)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(X, y)
-    return np.asarray(model.coef_[0], dtype=float).copy(), float(model.intercept_[0])
+    return _liblinear_fit(model, X, y, sample_weight)
 
 
-def _polish(X: np.ndarray, y: np.ndarray, C: float, w0: np.ndarray, b0: float) -> tuple[np.ndarray, float]:
+def _polish(X: np.ndarray, y: np.ndarray, C: float, w0: np.ndarray, b0: float,
+            sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """L-BFGS-B on the smooth bound-constrained split form, started at (w0, b0)."""
     p = X.shape[1]
+    Cs = C if sample_weight is None else C * sample_weight  # each point's loss weight
 
     def fun(v: np.ndarray) -> tuple[float, np.ndarray]:
         wp, wn, b = v[:p], v[p:2 * p], v[-1]
         m = y * (X @ (wp - wn) + b)
         # d/ds log(1 + exp(-y s)) = -y sigma(-m); expit keeps it finite for any margin.
-        ds = -C * y * expit(-m)
+        ds = -Cs * y * expit(-m)
         gw = X.T @ ds
-        f = wp.sum() + wn.sum() + C * np.logaddexp(0.0, -m).sum()
+        f = wp.sum() + wn.sum() + float(np.sum(Cs * np.logaddexp(0.0, -m)))
         return float(f), np.concatenate([1.0 + gw, 1.0 - gw, [ds.sum()]])
 
     v0 = np.concatenate([np.maximum(w0, 0.0), np.maximum(-w0, 0.0), [b0]])
@@ -115,8 +121,8 @@ def _polish(X: np.ndarray, y: np.ndarray, C: float, w0: np.ndarray, b0: float) -
 
 
 def fit_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, *, random_state: int | None = 0,
-                    polish: bool = True) -> tuple[np.ndarray, float]:
-    """Minimise ``||w||_1 + C sum_i log(1 + exp(-y_i (w.x_i + b)))`` with b unpenalised.
+                    polish: bool = True, sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """Minimise ``||w||_1 + C sum_i s_i log(1 + exp(-y_i (w.x_i + b)))`` with b unpenalised.
 
     Parameters
     ----------
@@ -125,6 +131,7 @@ def fit_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, *, random_state: int
     C : loss weight (> 0).
     random_state : passed to liblinear.
     polish : run the L-BFGS-B polish (exact optimum); False returns a fast liblinear fit (tol 1e-3).
+    sample_weight : s_i > 0, each point's weight (None: all 1).
 
     Returns
     -------
@@ -135,19 +142,21 @@ def fit_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, *, random_state: int
     n_pos, n = int((y > 0).sum()), y.shape[0]
     if n_pos == 0 or n_pos == n:
         raise OlctcError(f"an L1 logistic fit needs both classes; got {n} point(s) of one class")
+    sw = sample_weight
+    # The (weighted) log-odds: the optimum with w = 0.
+    log_odds = float(np.log(n_pos / (n - n_pos)) if sw is None else np.log(sw[y > 0].sum() / sw[y < 0].sum()))
     if X.shape[1] == 0:
-        # Intercept only: the logistic loss is minimised by the log-odds.
-        return np.zeros(0), float(np.log(n_pos / (n - n_pos)))
+        return np.zeros(0), log_odds
     if not polish:
-        return _cheap_l1_logistic(X, y, C, random_state)
+        return _cheap_l1_logistic(X, y, C, random_state, sw)
     # A loose liblinear fit is a cheap start; liblinear to tol 1e-6 with a large intercept scaling took
     # 39 s on one a6a node, while L-BFGS-B on the split form reaches the optimum in 2-3 s. The cold start
     # from zero guards against liblinear's start being a poor basin for the bound-constrained polish.
-    w, b = _cheap_l1_logistic(X, y, C, random_state)
-    best = (w, b, l1_logistic_objective(w, b, X, y, C))
-    for w0, b0 in ((w, b), (np.zeros(X.shape[1]), float(np.log(n_pos / (n - n_pos))))):
-        w2, b2 = _polish(X, y, C, w0, b0)
-        f2 = l1_logistic_objective(w2, b2, X, y, C)
+    w, b = _cheap_l1_logistic(X, y, C, random_state, sw)
+    best = (w, b, l1_logistic_objective(w, b, X, y, C, sw))
+    for w0, b0 in ((w, b), (np.zeros(X.shape[1]), log_odds)):
+        w2, b2 = _polish(X, y, C, w0, b0, sw)
+        f2 = l1_logistic_objective(w2, b2, X, y, C, sw)
         if f2 <= best[2]:
             best = (w2, b2, f2)
     return best[0], best[1]
@@ -233,8 +242,9 @@ def check_labels(y: Any, n: int) -> np.ndarray:
     return y
 
 
-def _share(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, C: float) -> float:
-    return l1_logistic_objective(w, b, X, y, C) if y.size else float(np.abs(w).sum())
+def _share(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, C: float,
+           sample_weight: np.ndarray | None) -> float:
+    return l1_logistic_objective(w, b, X, y, C, sample_weight) if y.size else float(np.abs(w).sum())
 
 
 def refine(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *,
@@ -263,6 +273,7 @@ def refine(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: Tre
                                   f"refinement applies to logistic presets (olct, olct-univariate); "
                                   f"preset {spec.preset!r} ({spec.info.loss} loss) is returned unchanged")
     C = float(spec.C[-1])
+    weights = spec.point_weights(y)
     reached = topo.route(X @ W.T + b[None, :], threshold)
     hfs = spec.info.l0 == "hfs"
     current = before
@@ -270,8 +281,9 @@ def refine(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: Tre
     for s in last:
         idx = np.flatnonzero(reached == s)
         Xs, ys = X[idx], y[idx]
+        ws = None if weights is None else weights[idx]
         n_pos = int((ys > 0).sum())
-        share = _share(W[s], b[s], Xs, ys, C)
+        share = _share(W[s], b[s], Xs, ys, C, ws)
         # With one class the node problem has no minimiser (b -> +-inf): nothing to refit.
         status = "empty" if idx.size == 0 else "one class" if n_pos in (0, idx.size) else ""
         # the features in use by tree_objective's count, not every round-off a solver left
@@ -280,13 +292,13 @@ def refine(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: Tre
             kept.append(s)
             details.append(NodeRefit(s, int(idx.size), n_pos, status, share, share, feats.tolist()))
             continue
-        w_sub, b_new = fit_l1_logistic(Xs[:, feats], ys, C)
+        w_sub, b_new = fit_l1_logistic(Xs[:, feats], ys, C, sample_weight=ws)
         w_new = np.zeros(X.shape[1])
         w_new[feats] = w_sub
         W2, b2 = W.copy(), b.copy()
         W2[s], b2[s] = w_new, b_new
         obj = tree_objective(W2, b2, X, y, spec, loss="exact", threshold=threshold).total
-        new_share = _share(w_new, b_new, Xs, ys, C)
+        new_share = _share(w_new, b_new, Xs, ys, C, ws)
         if obj <= current:
             W, b, current = W2, b2, obj
             refit.append(s)

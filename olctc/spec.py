@@ -97,6 +97,9 @@ class TreeSpec:
         use s in the routing and loss rows. The same feasible set in (w, b, z, xi) and the same optimum;
         x_i is written once per node instead of once per row (a6a depth 2: 4.4M instead of 11.2M
         nonzeros). Off by default: the paper's model, as docs/FORMULATION.md writes it.
+    class_weight : each point's loss term is multiplied by its class's weight: None (every point 1, the
+        paper's model), "balanced" (n / (2 n_c) for class c, worked out from the labels the spec is applied
+        to, scikit-learn's rule) or (weight of the -1 class, weight of the +1 class).
     """
 
     preset: str = "olct"
@@ -109,6 +112,7 @@ class TreeSpec:
     budget: int | None = None
     tangent_set: str = "V0"
     score_variables: bool = False
+    class_weight: str | tuple[float, float] | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
@@ -125,6 +129,9 @@ class TreeSpec:
         knobs += [f"budget {self.effective_budget}"] if self.info.uses_budget else []
         knobs += [f"alpha {self.alpha:g}"] if self.info.uses_alpha else []
         knobs += [f"tangents {self.tangent_set}"] if self.info.uses_tangents else []
+        if self.class_weight is not None:
+            cw = self.class_weight
+            knobs.append(f"class weight {cw}" if isinstance(cw, str) else f"class weights {cw[0]:g},{cw[1]:g}")
         return f"{self.preset} depth {self.depth} ({', '.join(knobs)})"
 
     def to_json(self) -> dict[str, Any]:
@@ -133,7 +140,32 @@ class TreeSpec:
                 "big_m": self.big_m, "epsilon": self.epsilon, "alpha": self.alpha,
                 "budget": self.effective_budget,
                 # only when on, so the manifests of the default form stay as they were
-                **({"score_variables": True} if self.score_variables else {})}
+                **({"score_variables": True} if self.score_variables else {}),
+                **({"class_weight": _listed(self.class_weight)} if self.class_weight is not None else {})}
+
+    def class_weights(self, y: np.ndarray) -> tuple[float, float] | None:
+        """(weight of the -1 class, weight of the +1 class) on labels ``y``; None when every point weighs 1.
+
+        "balanced" is worked out from ``y``: pass the labels the model is trained on (all of them, not a
+        node's share).
+        """
+        cw = self.class_weight
+        if cw is None:
+            return None
+        if isinstance(cw, tuple):
+            return cw
+        y = np.asarray(y)
+        n, n_pos = y.shape[0], int((y > 0).sum())
+        if n_pos in (0, n):
+            return None  # one class: balancing has nothing to weigh (n / (2 n_c) would be 1/2 for all)
+        return n / (2.0 * (n - n_pos)), n / (2.0 * n_pos)
+
+    def point_weights(self, y: np.ndarray) -> np.ndarray | None:
+        """Each point's loss weight (its class's, see ``class_weights``); None when every point weighs 1."""
+        cw = self.class_weights(y)
+        if cw is None:
+            return None
+        return np.where(np.asarray(y) > 0, cw[1], cw[0])
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "TreeSpec":
@@ -144,7 +176,7 @@ class TreeSpec:
         tangents = ",".join(d["tangents"]) if info is None or info.uses_tangents else None
         return make_spec(preset=d["preset"], depth=d["depth"], C=d["C"], tangents=tangents, big_m=d["big_m"],
                          epsilon=d["epsilon"], alpha=alpha, budget=budget,
-                         score_variables=d.get("score_variables", False))
+                         score_variables=d.get("score_variables", False), class_weight=d.get("class_weight"))
 
 
 def _tangent_str(v: float) -> str:
@@ -287,8 +319,12 @@ def parse_C(value: float | str | Sequence[float], depth: int, *, name: str = "C"
 def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[float] = 1.0,
               tangents: str | Sequence[float] | None = None, big_m: float = 100.0,
               epsilon: float = 1e-5, alpha: float = _DEFAULT_ALPHA, budget: int | None = None,
-              score_variables: bool = False) -> TreeSpec:
-    """Validate every knob and build a TreeSpec; bad values raise OlctcError naming the parameter."""
+              score_variables: bool = False, class_weight: Any = None) -> TreeSpec:
+    """Validate every knob and build a TreeSpec; bad values raise OlctcError naming the parameter.
+
+    ``class_weight``: None, "balanced" or (weight of the -1 class, weight of the +1 class); weights by class
+    label are turned into that pair where the labels are known (``olctc.data.class_weight_by_label``).
+    """
     if preset not in PRESETS:
         raise param_error("preset", f"one of {', '.join(PRESETS)}", preset)
     # numpy integers (np.int64 from an array or a grid) are integers too: refusing them said "must be an
@@ -313,4 +349,26 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[fl
     _check_unused_knobs(preset, alpha, budget, label, tangents)
     if not isinstance(score_variables, bool):
         raise param_error("score_variables", "True or False", score_variables)
-    return TreeSpec(preset, depth, Cs, pts, big_m, epsilon, alpha, budget, label, bool(score_variables))
+    return TreeSpec(preset, depth, Cs, pts, big_m, epsilon, alpha, budget, label, bool(score_variables),
+                    parse_class_weight(class_weight))
+
+
+CLASS_WEIGHT_EXPECTED = "None, 'balanced' or two weights (class -1, class +1), each finite and > 0"
+
+
+def parse_class_weight(value: Any) -> str | tuple[float, float] | None:
+    """None, "balanced" or a (negative, positive) pair of finite weights > 0; else the parameter error."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if value.strip().lower() == "balanced":
+            return "balanced"
+        raise param_error("class_weight", CLASS_WEIGHT_EXPECTED, value)
+    items = _sequence("class_weight", value, CLASS_WEIGHT_EXPECTED)
+    if len(items) != 2 or not all(is_real(v) for v in items):
+        raise param_error("class_weight", CLASS_WEIGHT_EXPECTED, _listed(value))
+    pair = (float(items[0]), float(items[1]))
+    if not all(v > 0 and math.isfinite(v) for v in pair):
+        raise param_error("class_weight", CLASS_WEIGHT_EXPECTED, _listed(value))
+    # (1, 1) is the unweighted model: one spelling, so its manifest and describe() stay the paper's
+    return None if pair == (1.0, 1.0) else pair

@@ -165,16 +165,15 @@ def admissible_tree(W: np.ndarray, b: np.ndarray, X: np.ndarray,
 
 # ---------------------------------------------------------------- greedy tree
 
-def _constant_b(y: np.ndarray, spec: TreeSpec) -> float:
+def _constant_b(y: np.ndarray, spec: TreeSpec, sample_weight: np.ndarray | None = None) -> float:
     """Intercept of a constant node (w = 0): the minimiser of the node's model loss over b.
 
     The model loss is convex piecewise linear in b, so its minimum is at 0 or a kink: the kinks of
-    L(u) = max(0, max_k c_k - g_k u) at u and -u. OCT-H (0/1 loss): +-1 toward the majority.
+    L(u) = max(0, max_k c_k - g_k u) at u and -u. OCT-H (0/1 loss): +-1 toward the (weighted) majority.
     """
-    n_pos = int((y > 0).sum())
-    n_neg = y.shape[0] - n_pos
     if y.shape[0] == 0:
         return 0.0
+    n_pos, n_neg = _class_mass(y, sample_weight)
     if spec.info.loss == "misclassification":
         return 1.0 if n_pos > n_neg else -1.0
     g, c = tangent_lines(spec)
@@ -196,7 +195,17 @@ def _constant_b(y: np.ndarray, spec: TreeSpec) -> float:
     return float(cand[best[np.argmin(np.abs(cand[best]))]])
 
 
-def _hinge_fit(X: np.ndarray, y: np.ndarray, C: float) -> tuple[np.ndarray, float]:
+def _class_mass(y: np.ndarray, sample_weight: np.ndarray | None) -> tuple[float, float]:
+    """(positive, negative) counts of y, or their weights' sums."""
+    pos = y > 0
+    if sample_weight is None:
+        n_pos = int(pos.sum())
+        return n_pos, y.shape[0] - n_pos
+    return float(sample_weight[pos].sum()), float(sample_weight[~pos].sum())
+
+
+def _hinge_fit(X: np.ndarray, y: np.ndarray, C: float,
+               sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """Linear SVM: min 1/2 ||w||^2 + C sum hinge, intercept unpenalised (libsvm's SVC).
 
     libsvm's default tolerance: at 1e-6 it took 50 s on a 168-point node of heart whose optimum is
@@ -206,10 +215,11 @@ def _hinge_fit(X: np.ndarray, y: np.ndarray, C: float) -> tuple[np.ndarray, floa
     from sklearn.svm import SVC
 
     if X.shape[1] == 0:
-        return np.zeros(0), 1.0 if (y > 0).sum() > (y < 0).sum() else -1.0
+        n_pos, n_neg = _class_mass(y, sample_weight)
+        return np.zeros(0), 1.0 if n_pos > n_neg else -1.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        m = SVC(kernel="linear", C=C, tol=1e-3, max_iter=1_000_000).fit(X, y)
+        m = SVC(kernel="linear", C=C, tol=1e-3, max_iter=1_000_000).fit(X, y, sample_weight=sample_weight)
     return np.asarray(m.coef_[0], dtype=float).copy(), float(m.intercept_[0])
 
 
@@ -227,38 +237,43 @@ def _refit_on(fit: Any, X: np.ndarray, y: np.ndarray, feats: np.ndarray) -> tupl
     return w, b
 
 
-def _hinge_share(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, C: float, spec: TreeSpec) -> float:
+def _hinge_share(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, C: float, spec: TreeSpec,
+                 sample_weight: np.ndarray | None) -> float:
     nnz = int((np.abs(w) > ZERO_WEIGHT).sum())
     l0 = spec.alpha * max(0, nnz - (spec.effective_budget or 0)) if spec.info.l0 == "sfs" else 0.0
-    return float(C * np.maximum(0.0, 1.0 - y * (X @ w + b)).sum() + 0.5 * w @ w + l0)
+    hinge = np.maximum(0.0, 1.0 - y * (X @ w + b))
+    loss = hinge.sum() if sample_weight is None else sample_weight @ hinge
+    return float(C * loss + 0.5 * w @ w + l0)
 
 
 def _fit_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, min_points: int,
-              random_state: int | None) -> tuple[np.ndarray, float]:
-    """Greedy classifier of one node at layer h from the points (X, y) that reach it."""
+              random_state: int | None, sw: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """Greedy classifier of one node at layer h from the points (X, y) that reach it (class weights ``sw``)."""
     p = X.shape[1]
     n_pos = int((y > 0).sum())
     if y.shape[0] < min_points or n_pos in (0, y.shape[0]):
-        return np.zeros(p), _constant_b(y, spec)
+        return np.zeros(p), _constant_b(y, spec, sw)
     info = spec.info
     C = float(spec.C[h - 1])
     B = spec.effective_budget
     if info.loss == "hinge":
-        fit = lambda Xf, yf: _hinge_fit(Xf, yf, C)  # noqa: E731
+        fit = lambda Xf, yf: _hinge_fit(Xf, yf, C, sw)  # noqa: E731
         w, b = fit(X, y)
         if info.l0 in ("hfs", "sfs") and np.count_nonzero(w) > B:
             w2, b2 = _refit_on(fit, X, y, _top_features(w, B))
             # HFS must keep the budget; SFS keeps whichever is better for the node's objective share.
-            if info.l0 == "hfs" or _hinge_share(w2, b2, X, y, C, spec) <= _hinge_share(w, b, X, y, C, spec):
+            if info.l0 == "hfs" or (_hinge_share(w2, b2, X, y, C, spec, sw)
+                                    <= _hinge_share(w, b, X, y, C, spec, sw)):
                 w, b = w2, b2
-        b0 = _constant_b(y, spec)
-        if _hinge_share(np.zeros(p), b0, X, y, C, spec) <= _hinge_share(w, b, X, y, C, spec):
+        b0 = _constant_b(y, spec, sw)
+        if _hinge_share(np.zeros(p), b0, X, y, C, spec, sw) <= _hinge_share(w, b, X, y, C, spec, sw):
             return np.zeros(p), b0
         return w, b
     # A start need not be exact: on large nodes the fast liblinear fit saves seconds per node (a6a's
     # root: 2 s instead of 8 s); small nodes get the exact fit, which refinement would compute anyway.
     fit = lambda Xf, yf: fit_l1_logistic(Xf, yf, C, random_state=random_state,  # noqa: E731
-                                         polish=Xf.shape[0] * max(Xf.shape[1], 1) <= EXACT_FIT_CELLS)
+                                         polish=Xf.shape[0] * max(Xf.shape[1], 1) <= EXACT_FIT_CELLS,
+                                         sample_weight=sw)
     w, b = fit(X, y)
     if info.l0 == "hfs" and np.count_nonzero(w) > B:
         w, b = _refit_on(fit, X, y, _top_features(w, B))
@@ -269,12 +284,13 @@ def _fit_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, min_points: 
             w, b = w / l1, b / l1
         if h == spec.depth:
             # A last-layer node keeps it only if it beats the constant on C * errors + alpha * ||w||_0.
-            errs = int(((X @ w + b > 0) != (y > 0)).sum())
-            const_errs = int(min(n_pos, y.shape[0] - n_pos))
+            wrong = (X @ w + b > 0) != (y > 0)
+            errs = float(wrong.sum() if sw is None else sw @ wrong)
+            const_errs = min(_class_mass(y, sw))
             if C * errs + spec.alpha * np.count_nonzero(w) >= C * const_errs:
-                return np.zeros(p), _constant_b(y, spec)
+                return np.zeros(p), _constant_b(y, spec, sw)
     if not np.any(w):
-        return np.zeros(p), _constant_b(y, spec)
+        return np.zeros(p), _constant_b(y, spec, sw)
     return w, b
 
 
@@ -282,7 +298,8 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
                 random_state: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
     """Top-down greedy tree (paper Sec. 5.1), admissible for the spec's MILP.
 
-    Each node is fit on the points that reach it: L1 logistic regression with that layer's C (olct,
+    Each node is fit on the points that reach it (each weighted by its class weight, when the spec has
+    class weights): L1 logistic regression with that layer's C (olct,
     olct-univariate, OCT-H direction), a linear SVM (MARGOT presets); under a hard budget B only the B
     largest |w_j| are kept and the node is refit on them; OCT-H weights are normalised to
     ||w||_1 <= 1. A node with one class or fewer than ``min_points`` points is constant (w = 0, b the
@@ -310,11 +327,13 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
     W = np.zeros((topo.n_nodes, p))
     b = np.zeros(topo.n_nodes)
     log = _Admit()
+    weights = spec.point_weights(y)
     node_of = np.zeros(n, dtype=np.int64)
     for h in range(1, spec.depth + 1):
         for t in topo.layer_nodes(h):
             reach = node_of == t
-            w_t, b_t = _fit_node(X[reach], y[reach], spec, h, int(min_points), random_state)
+            w_t, b_t = _fit_node(X[reach], y[reach], spec, h, int(min_points), random_state,
+                                 None if weights is None else weights[reach])
             W[t], b[t] = _admit_node(w_t, b_t, X, reach, spec, int(t), _band_nodes(spec, h), log)
         if h < spec.depth:
             node_of = _route_layer(node_of, X @ W.T + b[None, :])

@@ -520,6 +520,35 @@ def test_threads_per_fit_is_an_option_of_the_folder(tmp_path: Path, capsys) -> N
                               "Got 0 instead.\n")
 
 
+def test_class_weight_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
+    """--class-weight balanced weighs the tree models' loss and the baselines' (CART here, checked against
+    scikit-learn's own balanced CART on the same split); a folder keeps its choice."""
+    assert "class_weight" not in runner.make_options("models").to_json()  # old folders stay resumable
+    d = tmp_path / "b"
+    args = ["bench", "models", "--models", "CART,OLCT", "--datasets", "haberman", "--seeds", "0",
+            "--time-limit", "5", "-o", str(d)]
+    assert cli([*args, "--class-weight", "balanced"], capsys)[0] == 0
+    recs = {r["model"]: r for r in runner.read_runs(d)[0]}
+    assert {r["class_weight"] for r in recs.values()} == {"balanced"}
+    from sklearn.tree import DecisionTreeClassifier
+
+    from olctc.datasets import load
+    from olctc.fit import balanced_accuracy
+
+    ds = load("haberman")
+    tr, te = runner.bench_split(ds, 0)
+    for cw in ("balanced", None):
+        clf = DecisionTreeClassifier(max_depth=2, random_state=0, class_weight=cw).fit(ds.X[tr], ds.y[tr])
+        score = balanced_accuracy(ds.y[te], clf.predict(ds.X[te]))
+        assert (recs["CART"]["test_balanced_accuracy"] == score) == (cw == "balanced")
+    assert recs["OLCT"]["status"] in ("optimal", "feasible")
+    assert cli(["bench", "report", str(d)], capsys)[0] == 0
+    assert "Class weights balanced" in (d / "report" / "summary.md").read_text(encoding="utf-8")
+    code, _, err = cli(args, capsys)
+    assert (code, err) == (2, f"error: {d} was started with other options (--class-weight: balanced there, "
+                              "not given now): rerun with the same options or give another folder\n")
+
+
 def test_tree_models_train_on_the_bench_split_only() -> None:
     # Regression: fit once drew its own (olctc) split, so with --authors-split about 1 in 5 test points
     # was in the training part (sonar: 91% test accuracy instead of about 72%).

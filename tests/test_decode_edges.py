@@ -240,10 +240,18 @@ def test_rounding_slack_is_zero_for_exact_values_and_grows_with_fewer_digits():
 
     rng = np.random.default_rng(0)
     X, W, b = rng.normal(size=(20, 3)), rng.normal(size=(3, 3)), rng.normal(size=3)
+    y = np.where(np.arange(20) < 5, 1, -1)
     spec = make_spec("olct", 2)
-    slack = [rounding_slack(W, b, X, spec, rounding_unit(d)) for d in (None, 15, 8, 6)]
+    slack = [rounding_slack(W, b, X, y, spec, rounding_unit(d)) for d in (None, 15, 8, 6)]
     assert slack[0] == 0.0 and 0.0 < slack[1] < slack[2] < slack[3]
     assert rounding_unit(6) == pytest.approx(5e-6)
+    # class weights scale each point's share of the bound: weighing both classes 3 triples the loss part
+    u = rounding_unit(6)
+    reg = u * float(np.abs(W).sum())
+    tripled = rounding_slack(W, b, X, y, make_spec("olct", 2, class_weight=(3, 3)), u)
+    assert tripled - reg == pytest.approx(3 * (slack[3] - reg))
+    balanced = rounding_slack(W, b, X, y, make_spec("olct", 2, class_weight="balanced"), u)
+    assert balanced != pytest.approx(slack[3])
 
 
 # ---------------------------------------------------------------- 3. SCIP's helper column of a MIQP

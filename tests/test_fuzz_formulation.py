@@ -133,9 +133,20 @@ def _convex(cost, quad: int, A, lo, hi, bounds) -> float:
     return m.getObjVal() if m.getStatus() == "optimal" else math.inf
 
 
+def _point_weights(y: np.ndarray, spec) -> np.ndarray:
+    """Each point's loss weight from the spec's class_weight, written out here (not TreeSpec.point_weights)."""
+    cw = spec.class_weight
+    if cw is None:
+        return np.ones(y.shape[0])
+    if cw == "balanced":
+        cw = tuple(y.shape[0] / (2.0 * np.sum(y == c)) for c in (-1, 1))
+    return np.array([cw[1] if v > 0 else cw[0] for v in y])
+
+
 def brute_force(X: np.ndarray, y: np.ndarray, spec) -> float:
     """The model's optimum: enumerate z (and q, L0 supports); the rest is convex."""
     n, p = X.shape
+    s_w = _point_weights(y, spec)
     d, info = spec.depth, spec.info
     T = 2 ** d - 1
     last = list(Topology(d).last)
@@ -149,7 +160,7 @@ def brute_force(X: np.ndarray, y: np.ndarray, spec) -> float:
         cost[ia:ixi] = 1.0
     if info.loss != "misclassification":
         for k, h in enumerate(layers):
-            cost[ixi + k * n: ixi + (k + 1) * n] = spec.C[h - 1]
+            cost[ixi + k * n: ixi + (k + 1) * n] = spec.C[h - 1] * s_w
 
     def score(t: int, i: int, coef: float = 1.0) -> np.ndarray:
         r = np.zeros(nv)
@@ -203,7 +214,7 @@ def brute_force(X: np.ndarray, y: np.ndarray, spec) -> float:
         for q in labels:
             rq, const = list(rows), 0.0
             if q is not None:
-                const = spec.C[-1] * sum((q[i] == 1) != (y[i] > 0) for i in range(n))
+                const = spec.C[-1] * sum(s_w[i] * ((q[i] == 1) != (y[i] > 0)) for i in range(n))
                 for s in last:
                     for i in range(n):
                         z = float(leaves[i] == s)
@@ -242,9 +253,18 @@ def _close(a: float, b: float, tol: float = 1e-5) -> bool:
 SEEDS = [s for s in range(24) if s != 15]  # 15: a 7 s brute force
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_fuzz_sample(seed, tmp_path):
+def _weighted_instance(seed: int):
+    """A fuzz case with class weights: balanced, or a random pair spanning 1e-2..1e2."""
     X, y, spec = _instance(seed)
+    rng = np.random.default_rng(1000 + seed)
+    cw = "balanced" if seed % 3 == 0 else tuple(float(v) for v in 10.0 ** rng.uniform(-2, 2, size=2))
+    return X, y, dataclasses.replace(spec, class_weight=cw)
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "class-weighted"])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_fuzz_sample(seed, weighted, tmp_path):
+    X, y, spec = (_weighted_instance if weighted else _instance)(seed)
     milp = build_milp(X, y, spec)
     res = _solve(milp)
     assert res.status == "optimal", res.raw_status

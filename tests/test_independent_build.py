@@ -72,6 +72,10 @@ CASES = [
     ("olct-univariate", 2, "V0", [1.0, 1.0], {"budget": 2}),
     ("oct-h", 1, "V0", [1.0], {"alpha": 0.125}),
     ("oct-h", 3, "V0", [1.0, 1.0, 2.0], {"alpha": 0.25, "big_m": 50.0}),
+    ("olct", 2, "V1", [1.0, 10.0], {"class_weight": (0.5, 3.0)}),
+    ("olct", 2, "V0", [2.0, 1.0], {"class_weight": "balanced"}),
+    ("olct-univariate", 2, "V0", [1.0, 1.0], {"class_weight": (2.0, 1.0)}),
+    ("oct-h", 2, "V0", [1.0, 3.0], {"alpha": 0.5, "class_weight": "balanced"}),
 ]
 
 
@@ -85,8 +89,11 @@ def test_model_equals_python_mip_from_the_equations(tmp_path, preset, depth, tan
     y = np.where(rng.random(13) < 0.5, -1.0, 1.0)
     spec = make_spec(preset, depth, C=C, tangents=tangents, **knobs)
     write_mps(build_milp(X, y, spec), tmp_path / "olctc.mps")
+    weights = knobs.get("class_weight", (1.0, 1.0))
+    if weights == "balanced":  # scikit-learn's rule, n / (2 n_class), written out here
+        weights = tuple(13 / (2 * np.sum(y == c)) for c in (-1.0, 1.0))
     model = mip_olct.build_tree(X, y, preset, depth, C, tangents=spec.tangents, M=spec.big_m, eps=spec.epsilon,
-                                alpha=spec.alpha, budget=spec.effective_budget or 1)
+                                alpha=spec.alpha, budget=spec.effective_budget or 1, class_weight=weights)
     model.write(str(tmp_path / "mip.mps"))
     ours, theirs = read_by_name(tmp_path / "olctc.mps"), read_by_name(tmp_path / "mip.mps")
     assert len(ours[2]) > 13 * 2 ** depth   # the comparison has something to compare

@@ -177,7 +177,9 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
              f"{o.get('time_limit')} s per fit, C: {o.get('fixed_C')}"
              + (f" ({o.get('cv')}-fold CV)" if o.get("cv") else "") + f", seeds {o.get('seeds')}, "
              + ("the authors' splits (their files without the first row; olctc's split where theirs is "
-                "unknown)." if o.get("authors_split") else "olctc's splits (all rows)."),
+                "unknown)." if o.get("authors_split") else "olctc's splits (all rows).")
+             + (" Class weights balanced (every model's loss but STreeD's; the authors' figures are "
+                "unweighted)." if o.get("class_weight") == "balanced" else ""),
              "Test balanced accuracy (%), mean ± std over seeds; [authors' value over the same seeds]; "
              "(seeds: ...) when a cell's mean covers fewer seeds than the bench's (runs failed or not run yet).",
              ""]

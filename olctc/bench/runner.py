@@ -63,6 +63,7 @@ class BenchOptions:
     C_grid: tuple[float, ...] = C_GRID
     authors_split: bool = False
     threads: int = THREADS
+    class_weight: str | None = None  # "balanced": every model's loss (and the baselines') balanced
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -71,6 +72,8 @@ class BenchOptions:
             del d["authors_split"]
         if self.threads == THREADS:
             del d["threads"]
+        if self.class_weight is None:
+            del d["class_weight"]
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
 
@@ -136,7 +139,8 @@ def parse_grid(text: str | None) -> tuple[float, ...]:
 def make_options(experiment: str, *, datasets: str | None = None, seeds: str | None = None,
                  models: str | None = None, solver: str = "highs", time_limit: float = 300.0,
                  fixed_C: str = "anchors", cv: int | None = None, C_grid: str | None = None,
-                 authors_split: bool = False, threads: int = THREADS) -> BenchOptions:
+                 authors_split: bool = False, threads: int = THREADS,
+                 class_weight: str | None = None) -> BenchOptions:
     """Validate every bench option (OlctcError with a one-line message) and build BenchOptions."""
     exp = get_experiment(experiment)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
@@ -155,10 +159,13 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
         from olctc.spec import parse_C
 
         parse_C(fixed_C, exp.depth, name="fixed_C")
+    if class_weight is not None and class_weight != "balanced":
+        # one request for every data set: weights by label would name other labels in each
+        raise param_error("class_weight", "'balanced' or unset", class_weight, option="--class-weight")
     return BenchOptions(exp.name, parse_datasets(datasets, exp.datasets), parse_seeds(seeds, exp.seeds),
                         parse_models(models, exp), solver, float(time_limit),
                         "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid), bool(authors_split),
-                        threads)
+                        threads, class_weight)
 
 
 # ---- folder ----------------------------------------------------------------------------------------
@@ -268,9 +275,9 @@ UNORDERED_OPTIONS = frozenset({"seeds", "datasets", "models"})
 #: bench.json's option names as the command line spells them, for the messages that name them.
 OPTION_NAMES = {"datasets": "--datasets", "seeds": "--seeds", "models": "--models", "solver": "--solver",
                 "time_limit": "--time-limit", "fixed_C": "--fixed-C", "cv": "--cv", "C_grid": "--C-grid",
-                "authors_split": "--authors-split", "threads": "--threads"}
+                "authors_split": "--authors-split", "threads": "--threads", "class_weight": "--class-weight"}
 #: What an option left out of bench.json (see BenchOptions.to_json) means.
-OPTION_DEFAULTS = {"authors_split": False, "threads": THREADS}
+OPTION_DEFAULTS = {"authors_split": False, "threads": THREADS, "class_weight": None}
 
 
 def _option_key(name: str, value: Any, depth: int) -> Any:
@@ -477,7 +484,7 @@ def solver_version(solver: str) -> str:
 def _base_record(task: dict[str, Any], exp: Experiment, started: float, pid: int | None) -> dict[str, Any]:
     return {"experiment": exp.name, "dataset": task["dataset"], "seed": task["seed"], "depth": exp.depth,
             "threads": task_threads(task), "time_limit": task["options"]["time_limit"],
-            "olctc_version": __version__,
+            "class_weight": task_class_weight(task), "olctc_version": __version__,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)), "pid": pid,
             "split": "olctc" if _authors_orientation(task["dataset"], _wants_authors(task)) is None
             else "authors"}
@@ -517,6 +524,11 @@ def failed_records(task: dict[str, Any], status: str, why: str, wall: float) -> 
     m = exp.model(task["model"])
     base = _base_record(task, exp, time.time() - wall, None)
     return _finish(task, exp, base, [{"model": r, "status": status, "error": why} for r in m.record_names], wall)
+
+
+def task_class_weight(task: dict[str, Any]) -> str | None:
+    """The class weight request of a task's fits and baselines (None: unweighted, the paper's)."""
+    return task["options"].get("class_weight")
 
 
 def task_threads(task: dict[str, Any]) -> int:
@@ -616,10 +628,11 @@ def _solver_for(m: ModelDef, task: dict[str, Any]) -> str:
     return m.needs_solver or task["options"]["solver"]
 
 
-def _make_spec(m: ModelDef, depth: int, C: tuple[float, ...], alpha: float | None):
+def _make_spec(m: ModelDef, depth: int, C: tuple[float, ...], alpha: float | None, class_weight: str | None):
     from olctc.spec import make_spec
 
-    kw: dict[str, Any] = {"preset": m.preset, "depth": depth, "C": list(C), "tangents": m.tangents}
+    kw: dict[str, Any] = {"preset": m.preset, "depth": depth, "C": list(C), "tangents": m.tangents,
+                          "class_weight": class_weight}
     if alpha is not None:
         kw["alpha"] = alpha
     return make_spec(**kw)
@@ -639,12 +652,13 @@ def _choose_config(m: ModelDef, task: dict[str, Any], tr) -> tuple[tuple[float, 
 
         folds = authors_cv_folds(load(task["dataset"]), int(task["seed"]), int(opts["cv"]))
     return cross_validate(m, tr, depth, int(opts["cv"]), tuple(opts["C_grid"]), _solver_for(m, task),
-                          float(opts["time_limit"]), int(task["seed"]), task_threads(task), folds=folds)
+                          float(opts["time_limit"]), int(task["seed"]), task_threads(task), folds=folds,
+                          class_weight=task_class_weight(task))
 
 
 def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...], solver: str,
                    time_limit: float, seed: int, threads: int = THREADS,
-                   folds: list[tuple[np.ndarray, np.ndarray]] | None = None
+                   folds: list[tuple[np.ndarray, np.ndarray]] | None = None, class_weight: str | None = None
                    ) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
     """K-fold CV of a tree model over the paper's grid; the mean validation balanced accuracy picks the
     configuration (ties: the first in grid order, as GridSearchCV). ``folds`` (positions into ``tr``)
@@ -669,7 +683,7 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
     # should say so.
     rows = []
     for cfg in grid:
-        spec = _make_spec(m, depth, cfg["C"], cfg["alpha"])
+        spec = _make_spec(m, depth, cfg["C"], cfg["alpha"], class_weight)
         vals, optimal = [], 0
         for fit_rows, val_rows in folds:
             res = fit(tr.subset(fit_rows), spec, solver=solver, time_limit=time_limit, threads=threads,
@@ -690,7 +704,7 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     ds, train, test = _load_split(task)
     tr, te = ds.subset(train), ds.subset(test)
     C, alpha, source, cvinfo = _choose_config(m, task, tr)
-    spec = _make_spec(m, task["depth"], C, alpha)
+    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task))
     solver = _solver_for(m, task)
     # fit gets the training part itself: letting it split would draw olctc's split, not the bench's
     # (--authors-split), and test points would leak into training.
@@ -734,7 +748,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     ds, train, test = _load_split(task)
     tr, te = ds.subset(train), ds.subset(test)
     C, alpha, source, cvinfo = _choose_config(m, task, tr)
-    spec = _make_spec(m, task["depth"], C, alpha)
+    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task))
     solver = _solver_for(m, task)
     limit = float(task["options"]["time_limit"])
     preload()
@@ -781,7 +795,8 @@ def _run_cart(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     ds, train, test = _load_split(task)
     tr, te = ds.subset(train), ds.subset(test)
     t0 = time.perf_counter()
-    clf = DecisionTreeClassifier(max_depth=task["depth"], random_state=int(task["seed"])).fit(tr.X, tr.y)
+    clf = DecisionTreeClassifier(max_depth=task["depth"], random_state=int(task["seed"]),
+                                 class_weight=task_class_weight(task)).fit(tr.X, tr.y)
     t = time.perf_counter() - t0
     inner = clf.tree_.children_left >= 0
     nz = [1] * int(inner.sum())  # one feature per split node actually grown
@@ -805,7 +820,7 @@ def _run_l1lr(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     tr, te = ds.subset(train), ds.subset(test)
     k = int(task["options"]["cv"] or 4)
     t0 = time.perf_counter()
-    pipe = make_pipeline(StandardScaler(), _sklearn_l1_logistic(1.0, 0))
+    pipe = make_pipeline(StandardScaler(), _sklearn_l1_logistic(1.0, 0).set_params(class_weight=task_class_weight(task)))
     grid = GridSearchCV(pipe, {"logisticregression__C": list(task["options"]["C_grid"])},
                         scoring="balanced_accuracy",
                         cv=StratifiedKFold(k, shuffle=True, random_state=int(task["seed"]))).fit(tr.X, tr.y)
@@ -844,7 +859,8 @@ def _run_pystreed(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
            "status": "optimal" if optimal else "feasible", "gap": 0.0 if optimal else None,
            "time_solve": t, "time_total": t, "C": None, "C_source": None,
            "nonzero_weights_per_node": nz, "mean_nonzero_per_node": 1.0 if nz else 0.0,
-           "tree_depth": int(clf.get_depth())}
+           "tree_depth": int(clf.get_depth()),
+           "class_weight": None}  # pystreed's classifier takes no class weights: it ran unweighted
 
     def pm(X: np.ndarray) -> np.ndarray:
         return np.where(clf.predict(X) == 1, 1, -1)

@@ -38,7 +38,7 @@ def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc"
     v.z = bld.add_cols("z", [("node", topo.last), ("point", np.arange(n))], lb=0.0, ub=1.0, integer=True)
     if loss.needs_q:
         v.q = bld.add_cols("q", [("point", np.arange(n))], lb=0.0, ub=1.0, integer=True)
-    v.xi = add_xi(bld, spec, n)
+    v.xi = add_xi(bld, spec, y)
     if spec.score_variables:
         v.s = bld.add_cols("s", [("node", topo.nodes), ("point", np.arange(n))], lb=-math.inf, ub=math.inf)
     add_assignment(bld, v, topo, n)
