@@ -222,6 +222,10 @@ def read_manifest(path: str | Path, check_model: bool = True, model_optional: bo
     scaler ...) is checked where the data is read (``olctc.decode``).
     """
     path = Path(path)
+    if path.suffix.lower() in (".mps", ".lp"):
+        # `olctc decode m.mps m.sol` read the model as JSON: "not a valid manifest (JSON error: Expecting value...)"
+        raise OlctcError(f"{path} is a model file: pass its manifest {manifest_path(path)}, which compile wrote "
+                         "beside it")
     if not path.exists():
         raise OlctcError(f"{path}: no such manifest (compile writes NAME.olctc.json beside NAME.mps)")
     try:

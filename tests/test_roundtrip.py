@@ -244,6 +244,11 @@ def test_changed_model_and_missing_manifest(compiled, highs_solution, tmp_path):
     assert code == 2 and "the model file changed since it was compiled" in msg
     code, _, stderr = olctc("decode", str(folder / "nope.olctc.json"), str(highs_solution), "-o", str(tmp_path / "t.json"))
     assert code == 2 and "no such manifest" in stderr
+    # the model file where the manifest goes (it was read as JSON: "JSON error: Expecting value ...")
+    code, _, stderr = olctc("decode", str(model), str(highs_solution), "-o", str(tmp_path / "t.json"))
+    assert (code, stderr) == (2, f"error: {model} is a model file: pass its manifest {folder / 'h26.olctc.json'}, "
+                                 "which compile wrote beside it\n")
+    assert not (tmp_path / "t.json").exists()
 
 
 def test_fit_breast_reaches_the_papers_accuracy(tmp_path):
