@@ -64,7 +64,7 @@ def _experiment_command(name: str) -> click.Command:
     @click.option("--run-timeout", type=float, default=None,
                   help="Hard wall-clock seconds per run: past it the run's process is killed and recorded "
                        "with status 'timeout' [default: 1.5 x the time limit of every fit it makes + 120].")
-    @click.option("--class-weight", "class_weight", default=None, type=click.Choice(["balanced"]),
+    @click.option("--class-weight", "class_weight", default=None, type=click.Choice(["balanced"], case_sensitive=False),
                   help="'balanced': weigh each point's loss by n / (2 n_class) in every tree model, and CART's "
                        "and L1-LR's likewise (STreeD runs unweighted). Default: unweighted, the paper's.")
     @click.option("-o", "--output", "output", required=True, metavar="DIRECTORY",

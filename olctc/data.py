@@ -679,14 +679,15 @@ def class_weight_by_label(request: Any, classes: tuple[Label, Label],
     """A class weight request in terms of class labels -> the spec's form (``olctc.spec.parse_class_weight``).
 
     ``request``: None, "balanced", a dict {label: weight} (scikit-learn's form; a class not named weighs 1)
-    or the command line's text "LABEL=WEIGHT[,LABEL=WEIGHT]". Labels match as ``positive_class`` does (the
-    value or its text). Returns None, "balanced" or (weight of ``classes[0]``, weight of ``classes[1]``).
+    or the command line's text "LABEL=WEIGHT[,LABEL=WEIGHT]" (a label may hold commas and '=' signs, see
+    ``_label_weight_items``). Labels match as ``positive_class`` does (the value or its text). Returns None,
+    "balanced" or (weight of ``classes[0]``, weight of ``classes[1]``).
     ``option``: the command-line option that gave it, for the error messages.
     """
     from olctc.spec import parse_class_weight
 
     def bad(expected: str) -> OlctcError:
-        return param_error("class_weight", expected, request, option)
+        return param_error("class_weight", expected, _shown(request), option)
 
     if request is None:
         return None
@@ -694,33 +695,64 @@ def class_weight_by_label(request: Any, classes: tuple[Label, Label],
     if isinstance(request, str):
         if request.strip().lower() == "balanced":
             return "balanced"
-        items = []
-        for part in request.split(","):
-            label, eq, weight = part.rpartition("=")
-            if not eq or not label.strip():
-                raise bad(form)
-            items.append((label.strip(), weight.strip()))
+        items = _label_weight_items(request)
+        if items is None:
+            raise bad(form)
     elif isinstance(request, dict):
         items = list(request.items())
     else:
         raise bad("None, " + form)
+    shown = [_shown(c) for c in classes]  # the estimator's classes are numpy scalars: np.str_('a') in a message
     weights: list[float | None] = [None, None]
     for label, weight in items:
         key = _label_value(label) if isinstance(label, str) else _py(label)
         hits = [k for k, c in enumerate(classes) if c == key or str(c) == str(label)]
         if not hits:
-            raise bad(f"weights of the classes {list(classes)} ({label!r} is not one)")
+            raise bad(f"weights of the classes {shown} ({_shown(label)!r} is not one)")
         k = hits[0]
         if weights[k] is not None:
-            raise bad(f"one weight per class (class {classes[k]!r} has two)")
-        try:
-            w = float(weight) if isinstance(weight, str) else weight
-        except ValueError:
-            w = None
-        if not is_real(w) or not (0 < float(w) < math.inf):
-            raise bad(f"finite weights > 0 (class {classes[k]!r} has {weight!r})")
-        weights[k] = float(w)
+            raise bad(f"one weight per class (class {shown[k]!r} has two)")
+        w = _class_weight_value(weight)
+        if w is None:
+            raise bad(f"finite weights > 0 (class {shown[k]!r} has {_shown(weight)!r})")
+        weights[k] = w
     return parse_class_weight(tuple(1.0 if w is None else w for w in weights))
+
+
+def _label_weight_items(text: str) -> list[tuple[str, str]] | None:
+    """"LABEL=WEIGHT[,LABEL=WEIGHT]" as (label, weight) texts, stripped; None when malformed.
+
+    A weight is a number, so it holds neither ',' nor '=': the weight is after a part's last '=', and a part
+    without '=' is the start of a label with a comma, continued by the next part ("yes, sick=3").
+    """
+    items, label = [], ""
+    for part in text.split(","):
+        head, eq, weight = part.rpartition("=")
+        if not eq:
+            label += part + ","
+            continue
+        label += head
+        if not label.strip():
+            return None
+        items.append((label.strip(), weight.strip()))
+        label = ""
+    return None if label else items
+
+
+def _class_weight_value(weight: Any) -> float | None:
+    """A class weight (a number, or its text) as a float if finite and > 0, else None."""
+    try:
+        w = float(weight) if isinstance(weight, str) or is_real(weight) else None
+    except (ValueError, OverflowError):  # OverflowError: a Python int beyond float64 (10**400)
+        return None
+    return w if w is not None and 0 < w < math.inf else None
+
+
+def _shown(value: Any) -> Any:
+    """A value for a message: numpy scalars (also a dict's keys and values) as Python's, one readable repr."""
+    if isinstance(value, dict):
+        return {_shown(k): _shown(v) for k, v in value.items()}
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def is_unicode(text: str) -> bool:

@@ -220,6 +220,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                         echo=print)
         self.tree_ = res.tree
         self.summary_ = res.summary
+        if "class_weights" in res.summary:  # keyed by the fit's 0/1 codes: the user's labels instead
+            codes = (classes[1 - pos], classes[pos])
+            self.summary_["class_weights"] = {str(_py_label(codes[int(k)])): w
+                                              for k, w in res.summary["class_weights"].items()}
         self.mip_gap_ = res.summary.get("gap")
         self.objective_ = (res.summary.get("exact_objective_after_refine")
                            if res.summary.get("exact_objective_after_refine") is not None

@@ -241,7 +241,7 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
     lines = [f"fit {s['data']} ({s['n_train']} train / {s['n_test']} test points, seed {s['seed']}): "
              f"{s['spec']['preset']} depth {s['spec']['depth']}, C {s['spec']['C']}"
              + ("" if "class_weights" not in s else ", class weights "
-                + ", ".join(f"{c} {w:.4g}" for c, w in s["class_weights"].items())
+                + ", ".join(f"{c}={w:.4g}" for c, w in s["class_weights"].items())
                 + (" (balanced)" if s["spec"].get("class_weight") == "balanced" else "")),
              f"solver {s['solver']}: {s['status']} ({s['raw_status']}), gap {gap}, "
              f"solution from {s['solution_from']}",

@@ -367,7 +367,10 @@ def parse_class_weight(value: Any) -> str | tuple[float, float] | None:
     items = _sequence("class_weight", value, CLASS_WEIGHT_EXPECTED)
     if len(items) != 2 or not all(is_real(v) for v in items):
         raise param_error("class_weight", CLASS_WEIGHT_EXPECTED, _listed(value))
-    pair = (float(items[0]), float(items[1]))
+    try:
+        pair = (float(items[0]), float(items[1]))
+    except OverflowError:  # a Python int beyond float64 (10**400): not finite either
+        raise param_error("class_weight", CLASS_WEIGHT_EXPECTED, _listed(value)) from None
     if not all(v > 0 and math.isfinite(v) for v in pair):
         raise param_error("class_weight", CLASS_WEIGHT_EXPECTED, _listed(value))
     # (1, 1) is the unweighted model: one spelling, so its manifest and describe() stay the paper's

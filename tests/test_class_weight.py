@@ -48,7 +48,7 @@ def test_make_spec_accepts(value, expected):
 
 
 @pytest.mark.parametrize("value", ["heavy", "", (1,), (1, 2, 3), (0, 1), (-1, 2), (float("inf"), 1),
-                                   (float("nan"), 1), ("a", 1), (True, 1), {0: 1}, 3.0])
+                                   (float("nan"), 1), ("a", 1), (True, 1), {0: 1}, 3.0, (10 ** 400, 1)])
 def test_make_spec_refuses(value):
     with pytest.raises(OlctcError, match=r"^The 'class_weight' parameter must be None, 'balanced' or two "
                                          r"weights \(class -1, class \+1\), each finite and > 0\. Got .* instead\.$"):
@@ -90,6 +90,11 @@ def test_balanced_is_scikit_learns_rule():
     ("2=3", (1, 2), (1.0, 3.0)),       # a number's text matches the numeric label
     ({2: 3.0}, (1, 2), (1.0, 3.0)),
     ("a=b=2", ("x", "a=b"), (1.0, 2.0)),  # the weight is after the last '='
+    # a label with commas (a quoted CSV cell): a weight holds no comma, so the label goes on to the next '='
+    ("yes, sick=3", ("no", "yes, sick"), (1.0, 3.0)),
+    ("no=0.5, yes, sick=2", ("no", "yes, sick"), (0.5, 2.0)),
+    ("a,b,c=2", ("a,b,c", "d"), (2.0, 1.0)),
+    ("a,=2", ("a,", "b"), (2.0, 1.0)),
     ("balanced", (1, 2), "balanced"),
     (None, (1, 2), None),
     ("1=1,2=1", (1, 2), None),
@@ -109,11 +114,40 @@ def test_class_weight_by_label(request_, classes, expected):
     ("=2", r"'balanced' or weights by class label"),
     ("yes=2,", r"'balanced' or weights by class label"),
     ({"yes": True}, r"finite weights > 0"),
+    ({"yes": 10 ** 400}, r"finite weights > 0 \(class 'yes' has 1000"),  # beyond float64: no OverflowError
     (2.0, r"None, 'balanced' or weights by class label"),
 ])
 def test_class_weight_by_label_refuses(request_, why):
     with pytest.raises(OlctcError, match=r"^The 'class_weight' parameter \(--class-weight\) must be " + why):
         class_weight_by_label(request_, ("no", "yes"), "--class-weight")
+
+
+def test_class_weight_by_label_shows_numpy_labels_plainly():
+    """The estimator's classes are numpy scalars: the message shows them (and the request) as Python's."""
+    classes = (np.str_("sick"), np.str_("well"))
+    with pytest.raises(OlctcError) as exc:
+        class_weight_by_label({np.str_("ill"): np.float64(2)}, classes)
+    assert str(exc.value) == ("The 'class_weight' parameter must be weights of the classes ['sick', 'well'] "
+                              "('ill' is not one). Got {'ill': 2.0} instead.")
+    with pytest.raises(OlctcError) as exc:
+        class_weight_by_label({np.int64(2): np.float64("nan")}, (np.int64(1), np.int64(2)))
+    assert str(exc.value) == ("The 'class_weight' parameter must be finite weights > 0 (class 2 has nan). "
+                              "Got {2: nan} instead.")
+    assert "np." not in str(exc.value)
+
+
+def test_compile_label_with_a_comma(tmp_path, capsys):
+    """A quoted CSV label with a comma can be weighed by name on the command line."""
+    X, y = _small(step=8)
+    lines = ["a,b,c,label"] + [",".join(f"{v:.6f}" for v in x) + (',"yes, sick"' if t > 0 else ",no")
+                                for x, t in zip(X, y)]
+    data = tmp_path / "d.csv"
+    data.write_text("\n".join(lines) + "\n")
+    code, stdout, err = cli_main(["compile", str(data), "--target", "label", "--depth", "1",
+                                  "--class-weight", "no=0.5, yes, sick=3", "-o", str(tmp_path / "m.mps")], capsys)
+    assert code == 0, err
+    man = json.loads((tmp_path / "m.olctc.json").read_text())
+    assert man["classes"] == ["no", "yes, sick"] and man["spec"]["class_weight"] == [0.5, 3.0]
 
 
 # ---------------------------------------------------------------- the model
@@ -225,7 +259,7 @@ def test_fit_by_label_weighs_the_minority(tmp_path, capsys):
         assert code == 0, err
         tree = load_tree(tmp_path / f"{name}.json")
         counts[name] = int((tree.predict(load("haberman").X) == 2).sum())
-    assert "class weights 1 1, 2 4" in stdout
+    assert "class weights 1=1, 2=4" in stdout
     assert counts["weighted"] > 2 * max(counts["plain"], 10)
 
 
@@ -276,7 +310,9 @@ def test_estimator_class_weight_follows_the_labels():
     b = OLCTClassifier(positive_class="well", **kw).fit(X, labels)
     assert a.summary_["status"] == b.summary_["status"] == "optimal"
     assert np.array_equal(a.predict(X), b.predict(X))
+    assert a.summary_["class_weights"] == b.summary_["class_weights"] == {"sick": 5.0, "well": 1.0}
     plain = OLCTClassifier(depth=1, C=1.0, time_limit=60).fit(X, labels)
     assert (a.predict(X) == "sick").sum() > (plain.predict(X) == "sick").sum()
-    with pytest.raises(OlctcError, match=r"'class_weight' parameter must be weights of the classes"):
+    with pytest.raises(OlctcError, match=r"'class_weight' parameter must be weights of the classes "
+                                         r"\['sick', 'well'\] \('ill' is not one\)"):
         OLCTClassifier(depth=1, class_weight={"ill": 2}).fit(X, labels)
