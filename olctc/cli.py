@@ -320,8 +320,8 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
               help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
                    "(.csv, .onnx, .txt ...) is refused.")
 def fit_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
-            score_variables, class_weight, test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet, max_nonzeros,
-            output) -> None:
+            score_variables, class_weight, test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet,
+            max_nonzeros, output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine."""
     from olctc.emit.params import validate_limits
     from olctc.export.json import save

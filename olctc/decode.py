@@ -34,7 +34,7 @@ from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
 from olctc.milp import MILP
-from olctc.objective import ZERO_WEIGHT, tree_objective
+from olctc.objective import ZERO_WEIGHT, tree_objective, weighted_sum
 from olctc.spec import TreeSpec
 
 OBJ_RTOL = 1e-5  # the objective of values printed with 13-17 digits agrees with the solver's to this
@@ -230,7 +230,7 @@ def rounding_slack(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, s
         g, _ = tangent_lines(spec)
         per_point = moved.max(axis=1)
         loss = weight * float(np.abs(g).max())
-    loss *= float(per_point.sum() if points is None else points @ per_point)
+    loss *= weighted_sum(per_point, points)
     reg = {"l1": float(np.abs(W).sum()), "l2": float(np.sum(W * W))}.get(spec.info.regulariser, 0.0)
     return loss + u * reg
 

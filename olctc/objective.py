@@ -31,6 +31,17 @@ class ObjectiveParts:
         return self.weighted_loss + self.regulariser + self.l0_penalty
 
 
+def weighted_sum(values: np.ndarray, weights: np.ndarray | None) -> float:
+    """sum_i w_i v_i, or sum_i v_i when ``weights`` is None (every point weighs 1)."""
+    return float(values.sum() if weights is None else weights @ values)
+
+
+def class_mass(y: np.ndarray, weights: np.ndarray | None) -> tuple[float, float]:
+    """(positive, negative) weight of labels y: their counts when ``weights`` is None."""
+    pos = np.asarray(y) > 0
+    return weighted_sum(pos.astype(float), weights), weighted_sum((~pos).astype(float), weights)
+
+
 def node_scores(W: np.ndarray, b: np.ndarray, X: np.ndarray) -> np.ndarray:
     """(n, n_nodes) scores w_t . x_i + b_t."""
     return X @ W.T + b[None, :]
@@ -71,7 +82,7 @@ def tree_objective(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, s
             losses = ((s > threshold) != (y > 0)).astype(float)
         else:
             losses = point_losses(y * s, spec, loss)
-        per_layer[k] = float(losses.sum() if weights is None else weights @ losses)
+        per_layer[k] = weighted_sum(losses, weights)
     weighted = float(np.dot(np.asarray(spec.C)[layers - 1], per_layer))
     reg_kind = spec.info.regulariser
     if reg_kind == "l1":

@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 
 from olctc.errors import OlctcError
 from olctc.formulation.topology import Topology
-from olctc.objective import ZERO_WEIGHT, tree_objective
+from olctc.objective import ZERO_WEIGHT, class_mass, tree_objective, weighted_sum
 from olctc.spec import TreeSpec
 
 __all__ = ["RefineReport", "NodeRefit", "refine", "fit_l1_logistic", "l1_logistic_objective"]
@@ -51,8 +51,7 @@ def l1_logistic_objective(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray,
     C : loss weight.
     sample_weight : s_i, each point's weight (None: all 1).
     """
-    losses = np.logaddexp(0.0, -y * (X @ w + b))
-    return float(np.abs(w).sum() + C * (losses.sum() if sample_weight is None else sample_weight @ losses))
+    return float(np.abs(w).sum() + C * weighted_sum(np.logaddexp(0.0, -y * (X @ w + b)), sample_weight))
 
 
 def _sklearn_l1_logistic(C: float, random_state: int | None) -> Any:
@@ -143,8 +142,8 @@ def fit_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, *, random_state: int
     if n_pos == 0 or n_pos == n:
         raise OlctcError(f"an L1 logistic fit needs both classes; got {n} point(s) of one class")
     sw = sample_weight
-    # The (weighted) log-odds: the optimum with w = 0.
-    log_odds = float(np.log(n_pos / (n - n_pos)) if sw is None else np.log(sw[y > 0].sum() / sw[y < 0].sum()))
+    mass_pos, mass_neg = class_mass(y, sw)
+    log_odds = float(np.log(mass_pos / mass_neg))  # the (weighted) log-odds: the optimum with w = 0
     if X.shape[1] == 0:
         return np.zeros(0), log_odds
     if not polish:

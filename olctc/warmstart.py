@@ -25,7 +25,7 @@ from olctc.errors import OlctcError
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
 from olctc.milp import MILP
-from olctc.objective import ZERO_WEIGHT, tree_objective
+from olctc.objective import ZERO_WEIGHT, class_mass, tree_objective, weighted_sum
 from olctc.refine import _as_matrix, check_labels, check_tree_inputs, fit_l1_logistic
 
 EXACT_FIT_CELLS = 200_000  # nodes with more points x features get the fast (approximate) L1 logistic fit
@@ -173,7 +173,7 @@ def _constant_b(y: np.ndarray, spec: TreeSpec, sample_weight: np.ndarray | None 
     """
     if y.shape[0] == 0:
         return 0.0
-    n_pos, n_neg = _class_mass(y, sample_weight)
+    n_pos, n_neg = class_mass(y, sample_weight)
     if spec.info.loss == "misclassification":
         return 1.0 if n_pos > n_neg else -1.0
     g, c = tangent_lines(spec)
@@ -195,15 +195,6 @@ def _constant_b(y: np.ndarray, spec: TreeSpec, sample_weight: np.ndarray | None 
     return float(cand[best[np.argmin(np.abs(cand[best]))]])
 
 
-def _class_mass(y: np.ndarray, sample_weight: np.ndarray | None) -> tuple[float, float]:
-    """(positive, negative) counts of y, or their weights' sums."""
-    pos = y > 0
-    if sample_weight is None:
-        n_pos = int(pos.sum())
-        return n_pos, y.shape[0] - n_pos
-    return float(sample_weight[pos].sum()), float(sample_weight[~pos].sum())
-
-
 def _hinge_fit(X: np.ndarray, y: np.ndarray, C: float,
                sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """Linear SVM: min 1/2 ||w||^2 + C sum hinge, intercept unpenalised (libsvm's SVC).
@@ -215,7 +206,7 @@ def _hinge_fit(X: np.ndarray, y: np.ndarray, C: float,
     from sklearn.svm import SVC
 
     if X.shape[1] == 0:
-        n_pos, n_neg = _class_mass(y, sample_weight)
+        n_pos, n_neg = class_mass(y, sample_weight)
         return np.zeros(0), 1.0 if n_pos > n_neg else -1.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -242,8 +233,7 @@ def _hinge_share(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, C: float
     nnz = int((np.abs(w) > ZERO_WEIGHT).sum())
     l0 = spec.alpha * max(0, nnz - (spec.effective_budget or 0)) if spec.info.l0 == "sfs" else 0.0
     hinge = np.maximum(0.0, 1.0 - y * (X @ w + b))
-    loss = hinge.sum() if sample_weight is None else sample_weight @ hinge
-    return float(C * loss + 0.5 * w @ w + l0)
+    return float(C * weighted_sum(hinge, sample_weight) + 0.5 * w @ w + l0)
 
 
 def _fit_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, min_points: int,
@@ -285,8 +275,8 @@ def _fit_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, min_points: 
         if h == spec.depth:
             # A last-layer node keeps it only if it beats the constant on C * errors + alpha * ||w||_0.
             wrong = (X @ w + b > 0) != (y > 0)
-            errs = float(wrong.sum() if sw is None else sw @ wrong)
-            const_errs = min(_class_mass(y, sw))
+            errs = weighted_sum(wrong.astype(float), sw)
+            const_errs = min(class_mass(y, sw))
             if C * errs + spec.alpha * np.count_nonzero(w) >= C * const_errs:
                 return np.zeros(p), _constant_b(y, spec, sw)
     if not np.any(w):

@@ -820,7 +820,8 @@ def _run_l1lr(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     tr, te = ds.subset(train), ds.subset(test)
     k = int(task["options"]["cv"] or 4)
     t0 = time.perf_counter()
-    pipe = make_pipeline(StandardScaler(), _sklearn_l1_logistic(1.0, 0).set_params(class_weight=task_class_weight(task)))
+    lr = _sklearn_l1_logistic(1.0, 0).set_params(class_weight=task_class_weight(task))
+    pipe = make_pipeline(StandardScaler(), lr)
     grid = GridSearchCV(pipe, {"logisticregression__C": list(task["options"]["C_grid"])},
                         scoring="balanced_accuracy",
                         cv=StratifiedKFold(k, shuffle=True, random_state=int(task["seed"]))).fit(tr.X, tr.y)
