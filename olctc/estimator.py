@@ -212,7 +212,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         self.positive_class_ = classes[pos]
         feature_names = ([str(n) for n in self.feature_names_in_] if hasattr(self, "feature_names_in_")
                          else None)
-        spec = replace(spec, class_weight=class_weight_by_label(self.class_weight, (classes[1 - pos], classes[pos])))
+        labels = (classes[1 - pos], classes[pos])  # (negative, positive): the fit's 0 and 1
+        spec = replace(spec, class_weight=class_weight_by_label(self.class_weight, labels))
         y01 = (y == classes[pos]).astype(np.int64)
         ds = from_arrays(X, y01, feature_names, positive_class=1, name=type(self).__name__)
         res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
@@ -221,8 +222,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         self.tree_ = res.tree
         self.summary_ = res.summary
         if "class_weights" in res.summary:  # keyed by the fit's 0/1 codes: the user's labels instead
-            codes = (classes[1 - pos], classes[pos])
-            self.summary_["class_weights"] = {str(_py_label(codes[int(k)])): w
+            self.summary_["class_weights"] = {str(_py_label(labels[int(k)])): w
                                               for k, w in res.summary["class_weights"].items()}
         self.mip_gap_ = res.summary.get("gap")
         self.objective_ = (res.summary.get("exact_objective_after_refine")

@@ -192,7 +192,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     t_total = time.perf_counter() - t0
     summary: dict[str, Any] = {
         "data": ds.name, "n_train": int(train.size), "n_test": int(test.size), "seed": seed,
-        "spec": spec.to_json(), **_class_weights(spec, tr), "solver": solver, "solution_from": used, "status": res.status,
+        "spec": spec.to_json(), **_class_weights(spec, tr), "solver": solver, "solution_from": used,
+        "status": res.status,
         "raw_status": res.raw_status, "gap": res.gap, "bound": res.bound,
         "objective_warm_start": warm_obj, "objective_milp": res.objective,
         "objective_milp_true": milp_true, "objective_warm_start_true": warm_true,
