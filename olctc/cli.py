@@ -27,7 +27,7 @@ def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
 
 
 def _load_data(data: str | None, target: str | None, dataset: str | None, positive_class: Any,
-               drop: tuple[str, ...] = ()):
+               drop: tuple[str, ...] = (), weight_column: str | None = None):
     from olctc.data import read_csv
     from olctc.datasets import load
 
@@ -36,10 +36,10 @@ def _load_data(data: str | None, target: str | None, dataset: str | None, positi
     if dataset is not None:
         if target not in (None, "y"):
             raise OlctcError("--target applies to a CSV file; vendored data sets have their label in 'y'")
-        return load(dataset, positive_class, drop)
+        return load(dataset, positive_class, drop, weight_column=weight_column)
     if not target:
         raise OlctcError(f"{data}: say which column holds the class with --target COLUMN")
-    return read_csv(data, target, positive_class, drop)
+    return read_csv(data, target, positive_class, drop, weight_column=weight_column)
 
 
 def _vendored_path(dataset: str | None) -> Path | None:
@@ -56,6 +56,9 @@ def _vendored_path(dataset: str | None) -> Path | None:
 
 def data_options(f):
     """The shared ways to name the data: DATA.csv --target COL, or --dataset NAME."""
+    f = click.option("--weight-column", "weight_column", default=None, metavar="COLUMN",
+                     help="COLUMN holds each point's loss weight (a number >= 0; 2 counts a point twice, 0 "
+                          "leaves it out); it is not a feature. Default: every point weighs 1.")(f)
     f = click.option("--drop", "drop", multiple=True, metavar="COLUMN",
                      help="Leave COLUMN out of the features (an identifier, free text, a leak); "
                           "repeat for more.")(f)
@@ -154,7 +157,7 @@ def datasets_cmd() -> None:
 @click.option("--params/--no-params", default=True, show_default=True,
               help="Write solver parameter files with the tight tolerances the model needs.")
 @max_nonzeros_option
-def compile_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tangents, big_m, epsilon, alpha,
+def compile_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m, epsilon, alpha,
                 budget, score_variables, class_weight, output, start, params, max_nonzeros) -> None:
     """Compile DATA.csv (or --dataset NAME) into a MILP file any solver can run."""
     from olctc.compile import compile_problem, model_format
@@ -167,16 +170,18 @@ def compile_cmd(data, target, dataset, positive_class, drop, preset, depth, C, t
     model_format(out)
     check_not_input(out, ("data", data))
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
-    ds = _load_data(data, target, dataset, positive_class, drop)
+    ds = _load_data(data, target, dataset, positive_class, drop, weight_column)
     spec = with_class_weight(spec, class_weight, ds)
     comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
                            max_nonzeros=max_nonzeros)
     written = write_compiled(comp, out, params=params, start=start)
     m = comp.milp
-    click.echo(f"compiled {ds.name} ({ds.n} points, {ds.p} features) as {spec.describe()}: "
+    n = comp.dataset.n
+    points = f"{n} points" if n == ds.n else f"{n} of {ds.n} points, {ds.n - n} of weight 0 left out"
+    click.echo(f"compiled {ds.name} ({points}, {ds.p} features) as {spec.describe()}: "
                f"{m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros")
     echo_written(written)
-    hint = _score_variables_hint(ds.n, ds.p, spec, m.nnz)
+    hint = _score_variables_hint(n, ds.p, spec, m.nnz)
     if hint:
         click.echo(hint)
 
@@ -319,7 +324,7 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
                    "(.csv, .onnx, .txt ...) is refused.")
-def fit_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
+def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
             score_variables, class_weight, test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet,
             max_nonzeros, output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine."""
@@ -333,7 +338,7 @@ def fit_cmd(data, target, dataset, positive_class, drop, preset, depth, C, tange
     check_suffix(output, "fit", TREE_FILE, (".json",))  # before the fit, which may take minutes
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
-    ds = _load_data(data, target, dataset, positive_class, drop)
+    ds = _load_data(data, target, dataset, positive_class, drop, weight_column)
     spec = with_class_weight(spec, class_weight, ds)
     res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
               seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent,

@@ -57,7 +57,7 @@ def _refuse_C(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 @max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False),
               help="Grid folder to create.")
-def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, tangents, big_m, epsilon, alpha, budget,
+def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, tangents, big_m, epsilon, alpha, budget,
              score_variables, class_weight, C_values, folds, seed, test_size, solver, time_limit, threads,
              cpus_per_task, mem, partition, account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
@@ -82,7 +82,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, preset, depth, tangent
         raise param_error("olctc_cmd", "a command on one line, such as 'olctc' or 'python -m olctc.cli'",
                           olctc_cmd, option="--olctc-cmd")
     spec = _spec(preset, depth, "1", tangents, big_m, epsilon, alpha, budget, score_variables)  # C: --C-values
-    ds = _load_data(data, target, dataset, positive_class, drop)
+    ds = _load_data(data, target, dataset, positive_class, drop, weight_column)
     spec = with_class_weight(spec, class_weight, ds)
     if threads is None and cpus_per_task > 1:
         threads = cpus_per_task

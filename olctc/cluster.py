@@ -693,7 +693,8 @@ def _log_tail(path: Path, n: int = 1) -> str:
 
 def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str | Path | None = None,
                 refine: bool = True) -> list[TaskResult]:
-    """Decode every solution present and score it on its validation fold (balanced accuracy)."""
+    """Decode every solution present and score it on its validation fold (balanced accuracy; its points
+    weighted by the data's weight column, if it has one)."""
     from olctc.decode import decode_file
     from olctc.compile import manifest_path
     from olctc.fit import balanced_accuracy
@@ -727,7 +728,7 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             r.warnings.append("the solver's objective differs from the tree's (tolerances)")
         val = np.asarray(info["folds"][r.fold]["val"], dtype=np.int64)
         pred = np.where(tree.decision_function(ds.X[val]) > 0, 1, -1)
-        r.score = balanced_accuracy(ds.y[val], pred)
+        r.score = balanced_accuracy(ds.y[val], pred, None if ds.weight is None else ds.weight[val])
         out.append(r)
     return out
 
@@ -889,8 +890,11 @@ def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | Non
     test_acc = None
     if info["test_rows"]:
         te = ds.subset(np.asarray(info["test_rows"], dtype=np.int64))
-        test_acc = balanced_accuracy(te.y, np.where(res.tree.decision_function(te.X) > 0, 1, -1))
+        pred = np.where(res.tree.decision_function(te.X) > 0, 1, -1)
+        test_acc = balanced_accuracy(te.y, pred)
         res.tree.meta.setdefault("fit", {})["test_balanced_accuracy"] = test_acc
+        if te.weight is not None:
+            res.tree.meta["fit"]["test_balanced_accuracy_weighted"] = balanced_accuracy(te.y, pred, te.weight)
     res.tree.meta["grid"] = {"C": list(C), "folds": len(info["folds"]), "seed": info["seed"]}
     return res, test_acc
 

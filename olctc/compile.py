@@ -127,17 +127,23 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
     """Standardise ``dataset`` on itself and build the MILP of ``spec``.
 
     ``rows`` records which rows of the source data this dataset is (a training split), for the manifest.
+    Points of weight 0 (``dataset.weight``) are left out: they cannot change the objective, and the
+    model is smaller (``Compiled.dataset`` and the manifest's rows are the points compiled).
     Raises OlctcError, before allocating anything large, when the model would exceed ``max_nonzeros``.
     """
+    if dataset.weight is not None and not (dataset.weight > 0).all():
+        keep = np.flatnonzero(dataset.weight > 0)
+        rows = keep if rows is None else np.asarray(rows)[keep]
+        dataset = dataset.subset(keep)
     check_size(dataset.n, dataset.p, spec, max_nonzeros)
-    scaler = Scaler.fit(dataset.X) if standardise else Scaler.identity(dataset.p)
+    scaler = Scaler.fit(dataset.X, dataset.weight) if standardise else Scaler.identity(dataset.p)
     with np.errstate(over="ignore", invalid="ignore"):
         X = scaler.transform(dataset.X)
     if not np.isfinite(X).all():  # a column spanning more than the float range (-1e308 and 1e308)
         j = int(np.argwhere(~np.isfinite(X))[0][1])
         raise OlctcError(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} is too large to "
                          f"standardise (|value| up to {np.abs(dataset.X[:, j]).max():.3g}); rescale the column")
-    milp = build_milp(X, dataset.y, spec, name=_mps_name(name))
+    milp = build_milp(X, dataset.y, spec, name=_mps_name(name), sample_weight=dataset.weight)
     manifest = {
         "format": MANIFEST_FORMAT,
         "version": MANIFEST_VERSION,
@@ -148,7 +154,8 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
                  "rows": None if rows is None else [int(r) for r in rows],
                  "n_positive": int((dataset.y > 0).sum()), "n_negative": int((dataset.y < 0).sum()),
                  # each class's loss weight as the model has it ("balanced" worked out), in "classes" order
-                 **({"class_weights": list(cw)} if (cw := spec.class_weights(dataset.y)) else {})},
+                 **({"class_weights": list(cw)} if (cw := spec.class_weights(dataset.y, dataset.weight)) else {}),
+                 **({"weight_sum": float(dataset.weight.sum())} if dataset.weight is not None else {})},
         "schema": dataset.schema.to_json(),
         "feature_names": dataset.feature_names,
         "classes": [json_label(c) for c in dataset.classes],
@@ -376,6 +383,8 @@ class _ManifestCheck:
         if "dropped" in d:
             for k, col in enumerate(self.items(d["dropped"], "data.dropped", None, "column names")):
                 self.text(col, f"data.dropped[{k}]")
+        if "weight_column" in d:
+            self.text(d["weight_column"], "data.weight_column")
         rows = d.get("rows")
         if rows is not None:
             self.ints(self.items(rows, "data.rows", n, "row numbers (data.n)"), "data.rows")

@@ -119,19 +119,24 @@ class Scaler:
     scale: np.ndarray
 
     @classmethod
-    def fit(cls, X: np.ndarray) -> "Scaler":
+    def fit(cls, X: np.ndarray, sample_weight: np.ndarray | None = None) -> "Scaler":
+        """Mean and population std of each column, weighted by ``sample_weight`` when given (as
+        StandardScaler's: a point of weight 2 counts as two points)."""
         if not X.shape[0]:
             return cls.identity(X.shape[1])
         with np.errstate(over="ignore", invalid="ignore"):
-            mean, std = X.mean(axis=0), X.std(axis=0)
+            mean, std = _moments(X, sample_weight)
             big = ~(np.isfinite(mean) & np.isfinite(std))
             if big.any():  # squares (or sums) of values near 1e154 (1e308) overflow: rescale those columns
                 top = np.abs(X[:, big]).max(axis=0)
-                mean[big], std[big] = (X[:, big] / top).mean(axis=0) * top, (X[:, big] / top).std(axis=0) * top
+                m, s = _moments(X[:, big] / top, sample_weight)
+                mean[big], std[big] = m * top, s * top
         # Near-constant columns get scale 1, by scikit-learn's test (_is_constant_feature): var <= n eps var
         # + (n eps mean)^2, relative to the mean, so a column of tiny values (1e-20) is scaled, not dropped.
-        # Written on std (not var) so that columns near 1e154 and above do not overflow.
-        k = X.shape[0] * np.finfo(np.float64).eps
+        # Written on std (not var) so that columns near 1e154 and above do not overflow. With weights, n is
+        # their sum, as scikit-learn's.
+        n = X.shape[0] if sample_weight is None else float(np.sum(sample_weight))
+        k = n * np.finfo(np.float64).eps
         const = std * np.sqrt(max(1.0 - k, 0.0)) <= k * np.abs(mean)
         std = np.where(const | (std == 0.0), 1.0, std)
         return cls(mean, std)
@@ -156,6 +161,13 @@ class Scaler:
         return cls(np.asarray(d["mean"], dtype=float), np.asarray(d["scale"], dtype=float))
 
 
+def _moments(X: np.ndarray, w: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    if w is None:
+        return X.mean(axis=0), X.std(axis=0)
+    mean = np.average(X, axis=0, weights=w)
+    return mean, np.sqrt(np.average((X - mean) ** 2, axis=0, weights=w))
+
+
 @dataclass
 class Dataset:
     """A validated binary classification data set, encoded but not standardised.
@@ -170,6 +182,8 @@ class Dataset:
     sha256 : hash of the source bytes (uncompressed), or of the arrays when built from arrays.
     source : where the data came from (path or ``dataset:NAME``), for the manifest.
     dropped : columns of the source left out (read_csv's ``drop``), besides the target.
+    weight : (n,) float64 per-point loss weights (finite, >= 0, some > 0), or None: every point weighs 1.
+    weight_column : the source column the weights came from (read_csv's ``weight_column``), if any.
     """
 
     X: np.ndarray
@@ -182,6 +196,8 @@ class Dataset:
     target: str = "y"
     extra: dict[str, Any] = field(default_factory=dict)
     dropped: tuple[str, ...] = ()
+    weight: np.ndarray | None = None
+    weight_column: str | None = None
 
     @property
     def n(self) -> int:
@@ -199,14 +215,16 @@ class Dataset:
         """The same data restricted to ``rows`` (e.g. a training split)."""
         rows = np.asarray(rows)
         return Dataset(self.X[rows], self.y[rows], self.classes, self.schema, self.name,
-                       self.sha256, self.source, self.target, dict(self.extra), self.dropped)
+                       self.sha256, self.source, self.target, dict(self.extra), self.dropped,
+                       None if self.weight is None else self.weight[rows], self.weight_column)
 
     def source_info(self) -> dict[str, Any]:
         """What a manifest or a grid records to read this data again (``olctc.pipeline.load_source``)."""
         info = {"name": self.name, "source": self.source, "sha256": self.sha256, "target": self.target,
                 "positive_class": json_label(self.classes[1])}
         # only when used, so that the records of data read whole stay as they were
-        return info | ({"dropped": list(self.dropped)} if self.dropped else {})
+        return (info | ({"dropped": list(self.dropped)} if self.dropped else {})
+                | ({"weight_column": self.weight_column} if self.weight_column is not None else {}))
 
     def labels(self, y_pm: np.ndarray) -> np.ndarray:
         """Map -1/+1 back to the original class labels."""
@@ -820,15 +838,24 @@ IDENTIFIER_ROWS = 20
 
 
 def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Sequence[str] = (), *,
-             warn_identifiers: bool = True) -> Dataset:
+             warn_identifiers: bool = True, weight_column: str | None = None) -> Dataset:
     """Read, validate and encode a CSV file whose column ``target`` holds two classes.
 
     ``drop`` names columns to leave out (identifiers, free text, leaks). With ``warn_identifiers``, a
     text column whose every value differs (an identifier, one-hot encoded into one feature per row) is
-    reported by a warning that says how to leave it out.
+    reported by a warning that says how to leave it out. ``weight_column`` names a column of per-point
+    loss weights (numbers >= 0), which is then not a feature.
     """
     if isinstance(drop, str):
         drop = (drop,)
+    if weight_column is not None:
+        if not isinstance(weight_column, str) or not weight_column:
+            raise param_error("weight_column", "a column name", weight_column)
+        if weight_column == target:
+            raise OlctcError(f"{path}: weight column {weight_column!r} is the target column")
+        if weight_column in drop:
+            raise OlctcError(f"{path}: weight column {weight_column!r} is also a column to drop; name it once")
+        drop = (*drop, weight_column)
     table = read_table(path)
     header, body, lines = table.header, table.rows, table.lines
     src = str(path)
@@ -848,8 +875,12 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
             raise OlctcError(f"{src}: column {name!r} to drop is the target column")
         if name not in header:
             shown = ", ".join(header[:12]) + (" ..." if len(header) > 12 else "")
-            raise OlctcError(f"{src}: column {name!r} to drop is not in the file; columns are: {shown}")
-    feats = [h for h in header if h != target and h not in dropped]
+            what = "weight column" if name == weight_column else "column"
+            raise OlctcError(f"{src}: {what} {name!r}{' to drop' if name != weight_column else ''} is not in "
+                             f"the file; columns are: {shown}")
+    if weight_column is not None:
+        dropped = tuple(d for d in dropped if d != weight_column)
+    feats = [h for h in header if h != target and h not in dropped and h != weight_column]
     if not feats:
         left = f"besides the target {target!r}" if not dropped else f"left once the dropped ones are out " \
             f"({target!r} is the target)"
@@ -860,6 +891,12 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         raise OlctcError(f"{src}: target {target!r} line {lines[missing]}: no class label "
                          f"({grid[missing, ti]!r}); drop the unlabelled rows")
     y, classes = binarise_labels(labels, positive_class, src, target)
+    weight = None
+    if weight_column is not None:
+        wi = header.index(weight_column)
+        weight = _to_float_column([v.strip() for v in grid[:, wi]], weight_column, src, lines)
+        check_weights(weight, y, classes, f"{src}: weight column {weight_column!r}",
+                      lambda k: f"line {line_of(k, lines)}")
     X = _all_numeric(table, [header.index(h) for h in feats])
     if X is not None:
         schema = Schema(tuple(Column(h, "numeric") for h in feats))
@@ -872,7 +909,25 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         if warn_identifiers:
             _warn_identifiers(schema, len(body), src)
     return Dataset(X, y, classes, schema, Path(path).name.split(".")[0], table.sha256,
-                   str(Path(path).resolve()), target, dropped=dropped)
+                   str(Path(path).resolve()), target, dropped=dropped, weight=weight, weight_column=weight_column)
+
+
+def check_weights(weight: np.ndarray, y: np.ndarray, classes: tuple[Label, Label], what: str,
+                  where: Any = lambda k: f"row {k}") -> None:
+    """Per-point weights must be finite and >= 0, and each class must weigh something (a class of weight
+    0 leaves a one-class problem). ``what`` starts each message, ``where(k)`` names point k."""
+    bad = ~np.isfinite(weight)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise OlctcError(f"{what}: {where(k)}: expected a finite number >= 0, got {float(weight[k])!r}")
+    neg = weight < 0
+    if neg.any():
+        k = int(np.argmax(neg))
+        raise OlctcError(f"{what}: {where(k)}: expected a weight >= 0, got {float(weight[k])!r}")
+    for label, sign in zip(classes, (-1, 1)):
+        if not (weight[y == sign] > 0).any():
+            raise OlctcError(f"{what}: every point of class {_shown(label)!r} weighs 0, which leaves one class "
+                             "to train on; give some of them a weight > 0")
 
 
 def _warn_identifiers(schema: Schema, n: int, source: str) -> None:
@@ -889,8 +944,9 @@ def _warn_identifiers(schema: Schema, n: int, source: str) -> None:
 
 
 def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, positive_class: Any = None,
-                name: str = "arrays") -> Dataset:
-    """Validate numeric arrays (as the estimators receive them) into a Dataset."""
+                name: str = "arrays", sample_weight: Any = None) -> Dataset:
+    """Validate numeric arrays (as the estimators receive them) into a Dataset; ``sample_weight``: one
+    loss weight >= 0 per row, or None."""
     try:
         complex_x = bool(np.iscomplexobj(X))
     except (TypeError, ValueError):  # ragged input: the conversion below says so
@@ -932,5 +988,22 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
                              "decode the name properly")
     yv, classes = binarise_labels(list(ya), positive_class, name, "y")
     schema = Schema(tuple(Column(n, "numeric") for n in names))
-    digest = hashlib.sha256(Xa.tobytes() + yv.tobytes()).hexdigest()
-    return Dataset(Xa, yv, classes, schema, name, digest, name)
+    weight = None if sample_weight is None else _weight_array(sample_weight, Xa.shape[0], yv, classes)
+    digest = hashlib.sha256(Xa.tobytes() + yv.tobytes()
+                            + (b"" if weight is None else weight.tobytes())).hexdigest()
+    return Dataset(Xa, yv, classes, schema, name, digest, name, weight=weight)
+
+
+def _weight_array(sample_weight: Any, n: int, y: np.ndarray, classes: tuple[Label, Label]) -> np.ndarray:
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise OlctcError("sample_weight must be numbers, one per row of X") from None
+    except OverflowError:
+        raise OlctcError("sample_weight holds an integer too large for a float64 (above 1.8e308)") from None
+    if w.ndim == 0:  # scikit-learn's _check_sample_weight: a scalar weighs every point alike
+        w = np.full(n, float(w))
+    if w.shape != (n,):
+        raise OlctcError(f"sample_weight must be 1-D with one weight per row of X ({n}); got shape {w.shape}")
+    check_weights(w, y, classes, "sample_weight")
+    return w

@@ -164,6 +164,7 @@ class Decoded:
     X: np.ndarray  # standardised training data
     y: np.ndarray
     report: DecodeReport
+    sample_weight: np.ndarray | None = None  # the training points' loss weights, if any
 
 
 def solution_vector(milp: MILP, solution) -> np.ndarray:
@@ -208,20 +209,20 @@ def values_slack(milp: MILP, x: np.ndarray, u: float) -> tuple[float, float]:
 
 
 def rounding_slack(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: TreeSpec,
-                   u: float) -> float:
+                   u: float, sample_weight: np.ndarray | None = None) -> float:
     """A first-order bound on how far ``tree_objective`` moves when every entry of (W, b) moves by relative ``u``.
 
     A score w.x + b moves by at most u (|w|.|x| + |b|). A tangent-type loss is max(0, c_k - g_k m), so a
     point's loss moves by at most max |g_k| times that in each loss layer. The 0/1 loss does not move
     unless a point's score lies within that distance of the threshold: each such point may flip. Each
-    point counts with its class weight when the spec has class weights.
+    point counts with its weight (sample weight times class weight) when there are weights.
     """
     if not u:
         return 0.0
     moved = u * (np.abs(X) @ np.abs(W).T + np.abs(b)[None, :])  # (n, nodes)
     layers = loss_layers(spec)
     weight = float(np.asarray(spec.C, dtype=float)[layers - 1].sum())
-    points = spec.point_weights(y)
+    points = spec.point_weights(y, sample_weight)
     if spec.info.loss == "misclassification":
         scores = X @ W.T + b[None, :]
         per_point = (np.abs(scores - spec.epsilon / 2) <= moved).any(axis=1).astype(float)
@@ -249,8 +250,9 @@ def check_integral(milp: MILP, x: np.ndarray, where: str) -> None:
 
 
 def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: np.ndarray,
-                  solution=None, *, trusted: bool = False) -> Decoded:
-    """Checks and folding on a solution vector ``x`` of ``milp`` (built from X, y, spec).
+                  solution=None, *, trusted: bool = False, sample_weight: np.ndarray | None = None) -> Decoded:
+    """Checks and folding on a solution vector ``x`` of ``milp`` (built from X, y, spec and
+    ``sample_weight``).
 
     ``trusted``: the caller ran the solver on ``milp`` itself (``olctc fit``), so values that miss the
     rows or an objective that is not the values' cannot mean another model's file: they are the
@@ -296,8 +298,8 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     # and refinement takes them for features in use (it refit a univariate root on three).
     W[np.abs(W) <= ZERO_WEIGHT] = 0.0
     half = spec.epsilon / 2
-    true = tree_objective(W, b, X, y, spec, threshold=half)
-    exact = tree_objective(W, b, X, y, spec, loss="exact", threshold=half).total \
+    true = tree_objective(W, b, X, y, spec, threshold=half, sample_weight=sample_weight)
+    exact = tree_objective(W, b, X, y, spec, loss="exact", threshold=half, sample_weight=sample_weight).total \
         if spec.info.loss == "logistic" else None
     z = milp.values(x, "z")
     z_node = topo.last[np.argmax(z, axis=0)]
@@ -310,7 +312,7 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
                           bound=getattr(solution, "bound", None),
                           disagreements=[(int(i), int(z_node[i]), int(tree_node[i])) for i in bad],
                           max_row_violation=viol["rows"], digits=digits,
-                          rounding_slack=rounding_slack(W, b, X, y, spec, u) + obj_slack,
+                          rounding_slack=rounding_slack(W, b, X, y, spec, u, sample_weight) + obj_slack,
                           # each column may sit TIGHT_TOL past a bound or row (a loss column at -1e-9): at
                           # C = 1000 that moved the objective by 2.6e-6 (relative 3e-6), a false "exploited"
                           tolerance_slack=TIGHT_TOL * float(np.abs(milp.c).sum()))
@@ -318,7 +320,7 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     b[topo.inner] -= half
     if spec.info.loss == "misclassification":
         b[topo.last] -= half
-    return Decoded(W, b, spec, milp, X, y, report)
+    return Decoded(W, b, spec, milp, X, y, report, sample_weight)
 
 
 def rebuild(man: dict[str, Any], data_path: str | Path | None = None,
@@ -336,7 +338,7 @@ def rebuild(man: dict[str, Any], data_path: str | Path | None = None,
     _check_against_data(man, ds, where)
     scaler = _check_scaler(man, ds, where)
     X = scaler.transform(ds.X)
-    milp = build_milp(X, ds.y, spec, name=man.get("name", "model"))
+    milp = build_milp(X, ds.y, spec, name=man.get("name", "model"), sample_weight=ds.weight)
     m = man["model"]
     if (milp.n_rows, milp.n_cols, milp.nnz) != (m["n_rows"], m["n_cols"], m["nnz"]):
         raise OlctcError(f"the model rebuilt from the data has {milp.n_rows} rows, {milp.n_cols} columns, "
@@ -368,7 +370,7 @@ def _check_scaler(man: dict[str, Any], ds: Dataset, where: str | Path) -> Scaler
     """The manifest's scaler, which must be the one compile fits on the training data (or the identity,
     which ``compile_problem(standardise=False)`` records)."""
     scaler = Scaler.from_json(man["scaler"])
-    fitted = Scaler.fit(ds.X)
+    fitted = Scaler.fit(ds.X, ds.weight)
     identity = Scaler.identity(ds.p)
     for ref in (fitted, identity):
         # Refitting on the same data repeats compile's arithmetic; the tolerance only spares a platform's
@@ -405,7 +407,7 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
         model_file = Path(manifest).parent / man["model"]["file"]
     sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
     x = solution_vector(milp, sol)
-    dec = decode_arrays(milp, spec, X, ds.y, x, sol)
+    dec = decode_arrays(milp, spec, X, ds.y, x, sol, sample_weight=ds.weight)
     dec.report.known_feasible = (man.get("warm_start") or {}).get("objective")  # checked by read_manifest
     if not model_file.exists():
         dec.report.notes.append(f"model file: {model_file.name} is not here (not needed: the solution was checked "
@@ -422,11 +424,13 @@ def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool):
     if refine and dec.spec.info.loss == "logistic":
         from olctc.refine import refine as refine_tree
 
-        W, b, rep = refine_tree(dec.W, dec.b, dec.X, dec.y, dec.spec, threshold=0.0)
+        W, b, rep = refine_tree(dec.W, dec.b, dec.X, dec.y, dec.spec, threshold=0.0,
+                                sample_weight=dec.sample_weight)
         dec.W, dec.b = W, b
         dec.report.refine = rep
         meta["refine"] = {"objective_before": rep.objective_before, "objective_after": rep.objective_after,
                           "nodes_refit": [int(t) for t in rep.nodes_refit]}
-    exact = tree_objective(dec.W, dec.b, dec.X, dec.y, dec.spec, loss="exact").total
+    exact = tree_objective(dec.W, dec.b, dec.X, dec.y, dec.spec, loss="exact",
+                           sample_weight=dec.sample_weight).total
     meta["exact_objective"] = exact
     return make_tree(dec, man, ds, meta), dec.report

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from olctc.errors import OlctcError, is_integer, is_real, param_error
 
@@ -153,8 +153,12 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                               pc.tolist() if isinstance(pc, np.ndarray) else pc)  # repr on one line
 
     # ------------------------------------------------------------------ fit / predict
-    def fit(self, X: Any, y: Any) -> "OLCTClassifier":
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "OLCTClassifier":
         """Fit the tree on (X, y); y must hold exactly two classes.
+
+        ``sample_weight``: one loss weight >= 0 per point (a weight of 2 counts a point twice; points of
+        weight 0 are left out of the model), multiplied with ``class_weight``'s; the scaling of the
+        features is weighted alike.
 
         A fit that fails (bad parameter or data, solver error, interrupt) leaves the estimator as it was:
         the previous fit's attributes, or none.
@@ -165,7 +169,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         """
         saved = {k: v for k, v in vars(self).items() if _is_fitted_attribute(k)}
         try:
-            return self._fit(X, y)
+            return self._fit(X, y, sample_weight)
         except BaseException:
             # validate_data and the label handling set attributes before the solve: without this a failed
             # refit left n_features_in_/classes_ of the new data next to the previous tree_.
@@ -174,7 +178,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
             self.__dict__.update(saved)
             raise
 
-    def _fit(self, X: Any, y: Any) -> "OLCTClassifier":
+    def _fit(self, X: Any, y: Any, sample_weight: Any) -> "OLCTClassifier":
         from dataclasses import replace
 
         from olctc.data import class_weight_by_label, from_arrays
@@ -215,7 +219,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         labels = (classes[1 - pos], classes[pos])  # (negative, positive): the fit's 0 and 1
         spec = replace(spec, class_weight=class_weight_by_label(self.class_weight, labels))
         y01 = (y == classes[pos]).astype(np.int64)
-        ds = from_arrays(X, y01, feature_names, positive_class=1, name=type(self).__name__)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        ds = from_arrays(X, y01, feature_names, positive_class=1, name=type(self).__name__,
+                         sample_weight=sample_weight)
         res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
                         test_size=0.0, refine=bool(self.refine), verbose=bool(self.verbose),
                         echo=print)

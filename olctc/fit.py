@@ -82,11 +82,14 @@ class FitResult:
     test_rows: np.ndarray | None = None
 
 
-def balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    """Mean of sensitivity and specificity for labels in {-1, +1}."""
+def balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray, sample_weight: np.ndarray | None = None) -> float:
+    """Mean of sensitivity and specificity for labels in {-1, +1} (each rate weighted by
+    ``sample_weight`` when given, as scikit-learn's ``balanced_accuracy_score``)."""
     y_true = np.asarray(y_true)
     y_pred = np.asarray(y_pred)
-    rates = [float(np.mean(y_pred[y_true == c] == c)) for c in (-1, 1) if np.any(y_true == c)]
+    w = np.ones(y_true.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    rates = [float(w[m] @ (y_pred[m] == c) / w[m].sum()) for c in (-1, 1)
+             if (m := y_true == c).any() and w[m].sum() > 0]
     return float(np.mean(rates)) if rates else float("nan")
 
 
@@ -149,8 +152,10 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     tr = ds.subset(train)
     comp = compile_problem(tr, spec, ds.name, rows=train if test_size else None, max_nonzeros=max_nonzeros,
                            standardise=standardise)
+    fitted = comp.dataset  # the training points less those of weight 0, which the model leaves out
+    sw = fitted.weight
     t_build = time.perf_counter() - t0
-    x0, ws_info = warm_start(comp.milp, comp.X, tr.y, spec)
+    x0, ws_info = warm_start(comp.milp, comp.X, fitted.y, spec, sample_weight=sw)
     t_warm = time.perf_counter() - t0 - t_build
     warm_obj = comp.milp.objective(x0)
     remaining = None
@@ -174,8 +179,10 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         x, used = res.x, solver
     # trusted: this process built the model the solver ran on; CBC once returned values whose objective
     # (53.633) beat the one it reported (53.840): the solver's inconsistency, not a foreign model.
-    dec = decode_arrays(comp.milp, spec, comp.X, tr.y, x, res if res.x is not None else None, trusted=True)
-    warm = dec if res.x is None else decode_arrays(comp.milp, spec, comp.X, tr.y, x0, None, trusted=True)
+    dec = decode_arrays(comp.milp, spec, comp.X, fitted.y, x, res if res.x is not None else None, trusted=True,
+                        sample_weight=sw)
+    warm = dec if res.x is None else decode_arrays(comp.milp, spec, comp.X, fitted.y, x0, None, trusted=True,
+                                                   sample_weight=sw)
     milp_true, warm_true = dec.report.true_objective, warm.report.true_objective
     # A solver that bends its tolerances can hand back a tree whose real routing is worse than the start
     # it was given; the tree kept is the better one by the objective the data really give.
@@ -188,11 +195,12 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     # them), so that the three figures compare: the solver's unfolded (w, b) differ from the tree by
     # epsilon/2 in the inner nodes' losses, and refinement seemed to raise the objective (by 8e-7, fuzzing).
     exact_warm, exact_milp = _exact_objective(warm), _exact_objective(dec)
-    tree, report = finish(dec, comp.manifest, tr, refine)
+    tree, report = finish(dec, comp.manifest, fitted, refine)
     t_total = time.perf_counter() - t0
     summary: dict[str, Any] = {
         "data": ds.name, "n_train": int(train.size), "n_test": int(test.size), "seed": seed,
-        "spec": spec.to_json(), **_class_weights(spec, tr), "solver": solver, "solution_from": used,
+        "spec": spec.to_json(), **_class_weights(spec, fitted), **_sample_weights(tr),
+        "solver": solver, "solution_from": used,
         "status": res.status,
         "raw_status": res.raw_status, "gap": res.gap, "bound": res.bound,
         "objective_warm_start": warm_obj, "objective_milp": res.objective,
@@ -206,19 +214,37 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         "nonzero_weights_per_node": [int(v) for v in (np.abs(tree.W) > 1e-9).sum(axis=1)],
     }
     summary["train_balanced_accuracy"] = balanced_accuracy(tr.y, _pm(tree, tr.X))
+    if tr.weight is not None:
+        summary["train_balanced_accuracy_weighted"] = balanced_accuracy(tr.y, _pm(tree, tr.X), tr.weight)
     if test.size:
         te = ds.subset(test)
         summary["test_balanced_accuracy"] = balanced_accuracy(te.y, _pm(tree, te.X))
+        if te.weight is not None:
+            summary["test_balanced_accuracy_weighted"] = balanced_accuracy(te.y, _pm(tree, te.X), te.weight)
     tree.meta["fit"] = {k: v for k, v in summary.items() if k != "spec"}
     return FitResult(tree, summary, train, test)
 
 
 def _class_weights(spec: TreeSpec, tr) -> dict[str, Any]:
     """{"class_weights": {label: weight}} of a weighted fit ("balanced" worked out on its training part)."""
-    cw = spec.class_weights(tr.y)
+    cw = spec.class_weights(tr.y, tr.weight)
     if cw is None:
         return {}
     return {"class_weights": {str(json_label(c)): w for c, w in zip(tr.classes, cw)}}
+
+
+def _sample_weights(tr) -> dict[str, Any]:
+    """What a fit with per-point weights records of them: their column, sum, and the points of weight 0."""
+    if tr.weight is None:
+        return {}
+    return {"sample_weights": {"column": tr.weight_column, "sum": float(tr.weight.sum()),
+                               "zero": int((tr.weight == 0).sum())}}
+
+
+def _weights_text(sw: dict[str, Any]) -> str:
+    where = f"from column {sw['column']!r}" if sw.get("column") else "given"
+    zero = f"; {sw['zero']} of weight 0 left out" if sw.get("zero") else ""
+    return f"{where} (sum {sw['sum']:.6g}{zero})"
 
 
 def _exact_objective(dec) -> float | None:
@@ -227,7 +253,8 @@ def _exact_objective(dec) -> float | None:
 
     if dec.spec.info.loss != "logistic":
         return None
-    return tree_objective(dec.W, dec.b, dec.X, dec.y, dec.spec, loss="exact").total
+    return tree_objective(dec.W, dec.b, dec.X, dec.y, dec.spec, loss="exact",
+                          sample_weight=dec.sample_weight).total
 
 
 def _pm(tree, X: np.ndarray) -> np.ndarray:
@@ -243,7 +270,8 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
              f"{s['spec']['preset']} depth {s['spec']['depth']}, C {s['spec']['C']}"
              + ("" if "class_weights" not in s else ", class weights "
                 + ", ".join(f"{c}={w:.4g}" for c, w in s["class_weights"].items())
-                + (" (balanced)" if s["spec"].get("class_weight") == "balanced" else "")),
+                + (" (balanced)" if s["spec"].get("class_weight") == "balanced" else ""))
+             + ("" if "sample_weights" not in s else f", point weights {_weights_text(s['sample_weights'])}"),
              f"solver {s['solver']}: {s['status']} ({s['raw_status']}), gap {gap}, "
              f"solution from {s['solution_from']}",
              f"objective: warm start {f(s['objective_warm_start'])} -> MILP {f(s['objective_milp'])} "
@@ -261,6 +289,10 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
                          "(refinement recovers some or all of it); --tangents V1..V3 approximate it more closely")
     lines.append(f"balanced accuracy: train {f(s['train_balanced_accuracy'], '.4f')}"
                  + (f", test {f(s['test_balanced_accuracy'], '.4f')}" if "test_balanced_accuracy" in s else ""))
+    if "train_balanced_accuracy_weighted" in s:
+        lines.append(f"balanced accuracy, points weighted: train {f(s['train_balanced_accuracy_weighted'], '.4f')}"
+                     + (f", test {f(s['test_balanced_accuracy_weighted'], '.4f')}"
+                        if "test_balanced_accuracy_weighted" in s else ""))
     lines.append(f"nonzero weights per node: {s['nonzero_weights_per_node']}")
     lines.append(f"time: build {s['time_build']:.2f} s, warm start {s['time_warm_start']:.2f} s, "
                  f"solve {s['time_solve']:.2f} s, total {s['time_total']:.2f} s")

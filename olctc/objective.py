@@ -57,8 +57,9 @@ def point_losses(u: np.ndarray, spec: TreeSpec, loss: str) -> np.ndarray:
 
 def tree_objective(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: TreeSpec,
                    loss: str = "model", last_node: np.ndarray | None = None,
-                   threshold: float = 0.0) -> ObjectiveParts:
-    """Objective of the tree (W, b) on standardised data (X, y in {-1, +1}).
+                   threshold: float = 0.0, sample_weight: np.ndarray | None = None) -> ObjectiveParts:
+    """Objective of the tree (W, b) on standardised data (X, y in {-1, +1}), each point's loss weighted
+    by its ``sample_weight`` (if any) and the spec's class weight.
 
     Routing (and the OCT-H prediction) goes right iff score > ``threshold``. A MILP solution only
     guarantees score <= 0 or score >= epsilon, so to evaluate raw solver weights pass
@@ -74,7 +75,7 @@ def tree_objective(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, s
     n = X.shape[0]
     layers = loss_layers(spec)
     per_layer = np.zeros(layers.shape[0])
-    weights = spec.point_weights(y)
+    weights = spec.point_weights(y, sample_weight)
     for k, h in enumerate(layers):
         t = (reached + 1) // (2 ** (spec.depth - h)) - 1  # ancestor of the last-layer node at layer h
         s = S[np.arange(n), t]

@@ -62,7 +62,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
         if start:
             from olctc.warmstart import warm_start
 
-            x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec)
+            x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight)
             start_objective = comp.milp.objective(x)
             names = [str(n) for n in comp.milp.col_names()]
             starts: dict[str, Any] = {}
@@ -188,7 +188,8 @@ def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, wh
 
     src = str(data_path) if data_path else info["source"]
     if src.startswith("dataset:"):
-        ds = load(src.split(":", 1)[1], info.get("positive_class"), info.get("dropped", ()))
+        ds = load(src.split(":", 1)[1], info.get("positive_class"), info.get("dropped", ()),
+                  weight_column=info.get("weight_column"))
     else:
         if not Path(src).exists():
             raise OlctcError(f"{what} {src} is not there; pass its path with --data")
@@ -196,7 +197,7 @@ def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, wh
         _check_data_hash(src, hashlib.sha256(table_bytes(src)).hexdigest(), info["sha256"], since)
         # warned at compile (or grid) already
         ds = read_csv(src, info["target"], info.get("positive_class"), info.get("dropped", ()),
-                      warn_identifiers=False)
+                      warn_identifiers=False, weight_column=info.get("weight_column"))
     _check_data_hash(src, ds.sha256, info["sha256"], since)
     return ds
 

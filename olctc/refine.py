@@ -247,7 +247,8 @@ def _share(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, C: float,
 
 
 def refine(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *,
-           threshold: float = 0.0) -> tuple[np.ndarray, np.ndarray, RefineReport]:
+           threshold: float = 0.0,
+           sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, RefineReport]:
     """Refit each last-layer node with exact L1 logistic regression; keep refits that do not hurt.
 
     Parameters
@@ -258,13 +259,20 @@ def refine(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: Tre
         For ``olct-univariate`` a node is refit on the features it already uses (at most the budget B),
         so the hard budget still holds. Other presets are returned unchanged.
     threshold : routing goes right iff score > threshold (as ``tree_objective``).
+    sample_weight : (n,) the points' loss weights (with the spec's class weights), or None.
 
     Returns
     -------
     (W, b, report) : refined copies and a RefineReport with the exact objective before and after.
     """
     W, b, X, y = check_tree_inputs(W, b, X, y, spec)
-    before = tree_objective(W, b, X, y, spec, loss="exact", threshold=threshold).total
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=float)
+        if sample_weight.shape != y.shape:
+            raise OlctcError(f"sample_weight has shape {sample_weight.shape}; expected one weight per point "
+                             f"{y.shape}")
+    before = tree_objective(W, b, X, y, spec, loss="exact", threshold=threshold,
+                            sample_weight=sample_weight).total
     topo = Topology(spec.depth)
     last = [int(t) for t in topo.last]
     if spec.info.loss != "logistic":
@@ -272,7 +280,7 @@ def refine(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: Tre
                                   f"refinement applies to logistic presets (olct, olct-univariate); "
                                   f"preset {spec.preset!r} ({spec.info.loss} loss) is returned unchanged")
     C = float(spec.C[-1])
-    weights = spec.point_weights(y)
+    weights = spec.point_weights(y, sample_weight)
     reached = topo.route(X @ W.T + b[None, :], threshold)
     hfs = spec.info.l0 == "hfs"
     current = before
@@ -284,7 +292,8 @@ def refine(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: Tre
         n_pos = int((ys > 0).sum())
         share = _share(W[s], b[s], Xs, ys, C, ws)
         # With one class the node problem has no minimiser (b -> +-inf): nothing to refit.
-        status = "empty" if idx.size == 0 else "one class" if n_pos in (0, idx.size) else ""
+        # one class by weight: points of weight 0 do not count
+        status = "empty" if idx.size == 0 else "one class" if min(class_mass(ys, ws)) <= 0 else ""
         # the features in use by tree_objective's count, not every round-off a solver left
         feats = np.flatnonzero(np.abs(W[s]) > ZERO_WEIGHT) if hfs else np.arange(X.shape[1])
         if status:
@@ -296,7 +305,8 @@ def refine(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: Tre
         w_new[feats] = w_sub
         W2, b2 = W.copy(), b.copy()
         W2[s], b2[s] = w_new, b_new
-        obj = tree_objective(W2, b2, X, y, spec, loss="exact", threshold=threshold).total
+        obj = tree_objective(W2, b2, X, y, spec, loss="exact", threshold=threshold,
+                             sample_weight=sample_weight).total
         new_share = _share(w_new, b_new, Xs, ys, C, ws)
         if obj <= current:
             W, b, current = W2, b2, obj

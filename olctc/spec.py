@@ -143,11 +143,12 @@ class TreeSpec:
                 **({"score_variables": True} if self.score_variables else {}),
                 **({"class_weight": _listed(self.class_weight)} if self.class_weight is not None else {})}
 
-    def class_weights(self, y: np.ndarray) -> tuple[float, float] | None:
+    def class_weights(self, y: np.ndarray, sample_weight: np.ndarray | None = None) -> tuple[float, float] | None:
         """(weight of the -1 class, weight of the +1 class) on labels ``y``; None when every point weighs 1.
 
         "balanced" is worked out from ``y``: pass the labels the model is trained on (all of them, not a
-        node's share).
+        node's share), and their ``sample_weight`` if any: a class's size is then its total weight (a
+        point of weight 2 counts as two points), so that each class weighs half of the total.
         """
         cw = self.class_weight
         if cw is None:
@@ -155,17 +156,23 @@ class TreeSpec:
         if isinstance(cw, tuple):
             return cw
         y = np.asarray(y)
-        n, n_pos = y.shape[0], int((y > 0).sum())
-        if n_pos in (0, n):
+        pos = y > 0
+        if sample_weight is None:
+            n, n_pos = float(y.shape[0]), float(pos.sum())
+        else:
+            n, n_pos = float(np.sum(sample_weight)), float(np.sum(sample_weight[pos]))
+        if n_pos <= 0 or n_pos >= n:
             return None  # one class: balancing has nothing to weigh (n / (2 n_c) would be 1/2 for all)
         return n / (2.0 * (n - n_pos)), n / (2.0 * n_pos)
 
-    def point_weights(self, y: np.ndarray) -> np.ndarray | None:
-        """Each point's loss weight (its class's, see ``class_weights``); None when every point weighs 1."""
-        cw = self.class_weights(y)
+    def point_weights(self, y: np.ndarray, sample_weight: np.ndarray | None = None) -> np.ndarray | None:
+        """Each point's loss weight: its class's (see ``class_weights``) times its ``sample_weight``;
+        None when every point weighs 1."""
+        cw = self.class_weights(y, sample_weight)
         if cw is None:
-            return None
-        return np.where(np.asarray(y) > 0, cw[1], cw[0])
+            return None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        by_class = np.where(np.asarray(y) > 0, cw[1], cw[0])
+        return by_class if sample_weight is None else by_class * sample_weight
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "TreeSpec":

@@ -238,10 +238,10 @@ def _hinge_share(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray, C: float
 
 def _fit_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, min_points: int,
               random_state: int | None, sw: np.ndarray | None = None) -> tuple[np.ndarray, float]:
-    """Greedy classifier of one node at layer h from the points (X, y) that reach it (class weights ``sw``)."""
+    """Greedy classifier of one node at layer h from the points (X, y) that reach it (point weights ``sw``)."""
     p = X.shape[1]
-    n_pos = int((y > 0).sum())
-    if y.shape[0] < min_points or n_pos in (0, y.shape[0]):
+    # one class by weight: a class whose points all weigh 0 is not there for the fit
+    if y.shape[0] < min_points or min(class_mass(y, sw)) <= 0:
         return np.zeros(p), _constant_b(y, spec, sw)
     info = spec.info
     C = float(spec.C[h - 1])
@@ -285,11 +285,12 @@ def _fit_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, min_points: 
 
 
 def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int = 10,
-                random_state: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+                random_state: int | None = 0,
+                sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Top-down greedy tree (paper Sec. 5.1), admissible for the spec's MILP.
 
-    Each node is fit on the points that reach it (each weighted by its class weight, when the spec has
-    class weights): L1 logistic regression with that layer's C (olct,
+    Each node is fit on the points that reach it (each weighted by its sample weight times its class
+    weight, when there are such weights): L1 logistic regression with that layer's C (olct,
     olct-univariate, OCT-H direction), a linear SVM (MARGOT presets); under a hard budget B only the B
     largest |w_j| are kept and the node is refit on them; OCT-H weights are normalised to
     ||w||_1 <= 1. A node with one class or fewer than ``min_points`` points is constant (w = 0, b the
@@ -317,7 +318,7 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
     W = np.zeros((topo.n_nodes, p))
     b = np.zeros(topo.n_nodes)
     log = _Admit()
-    weights = spec.point_weights(y)
+    weights = spec.point_weights(y, sample_weight)
     node_of = np.zeros(n, dtype=np.int64)
     for h in range(1, spec.depth + 1):
         for t in topo.layer_nodes(h):
@@ -455,8 +456,10 @@ def complete_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, W: 
 
 
 def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int = 10,
-               random_state: int | None = 0) -> tuple[np.ndarray, dict[str, Any]]:
-    """Greedy tree, completed into a verified MIP start.
+               random_state: int | None = 0,
+               sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    """Greedy tree, completed into a verified MIP start (``sample_weight``: the points' weights, as
+    the MILP was built with).
 
     Returns
     -------
@@ -465,10 +468,12 @@ def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_
         ``adjustments`` (changes made to the greedy tree, normally none), ``W`` and ``b``.
     """
     X = _as_matrix(X, "X")
-    W0, b0 = greedy_tree(X, y, spec, min_points=min_points, random_state=random_state)
+    W0, b0 = greedy_tree(X, y, spec, min_points=min_points, random_state=random_state,
+                         sample_weight=sample_weight)
     x, W, b, notes = _complete(milp, X, y, spec, W0, b0)
     obj = milp.objective(x)
-    tree_obj = tree_objective(W, b, X, np.asarray(y, dtype=float), spec, threshold=spec.epsilon / 2).total
+    tree_obj = tree_objective(W, b, X, np.asarray(y, dtype=float), spec, threshold=spec.epsilon / 2,
+                              sample_weight=sample_weight).total
     matches = abs(obj - tree_obj) <= OBJ_RTOL * max(1.0, abs(tree_obj))
     if not matches:
         warnings.warn(f"warm start: MILP objective {obj!r} differs from the tree's objective {tree_obj!r} "

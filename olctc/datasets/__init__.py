@@ -26,12 +26,12 @@ def dataset_path(name: str) -> Path:
     return Path(str(resources.files(__name__).joinpath(f"{name}.csv.gz")))
 
 
-def load(name: str, positive_class: Any = None, drop: Sequence[str] = ()):
+def load(name: str, positive_class: Any = None, drop: Sequence[str] = (), *, weight_column: str | None = None):
     """The vendored data set ``name`` as an olctc Dataset (encoded, labels -1/+1), without the columns
-    in ``drop``."""
+    in ``drop`` (and with ``weight_column``'s values as per-point weights, if given)."""
     from olctc.data import read_csv
 
-    ds = read_csv(dataset_path(name), TARGET, positive_class, drop)
+    ds = read_csv(dataset_path(name), TARGET, positive_class, drop, weight_column=weight_column)
     ds.name = name
     ds.source = f"dataset:{name}"
     return ds

@@ -22,8 +22,10 @@ from olctc.spec import TreeSpec
 __all__ = ["build_milp", "Topology"]
 
 
-def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc") -> MILP:
-    """The training MILP for standardised features X (n, p) and labels y in {-1, +1}."""
+def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc", *,
+               sample_weight: np.ndarray | None = None) -> MILP:
+    """The training MILP for standardised features X (n, p) and labels y in {-1, +1}; ``sample_weight``
+    scales each point's loss terms (with the spec's class weights)."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     n, p = X.shape
@@ -38,7 +40,7 @@ def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc"
     v.z = bld.add_cols("z", [("node", topo.last), ("point", np.arange(n))], lb=0.0, ub=1.0, integer=True)
     if loss.needs_q:
         v.q = bld.add_cols("q", [("point", np.arange(n))], lb=0.0, ub=1.0, integer=True)
-    v.xi = add_xi(bld, spec, y)
+    v.xi = add_xi(bld, spec, y, sample_weight)
     if spec.score_variables:
         v.s = bld.add_cols("s", [("node", topo.nodes), ("point", np.arange(n))], lb=-math.inf, ub=math.inf)
     add_assignment(bld, v, topo, n)

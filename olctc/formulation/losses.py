@@ -54,12 +54,13 @@ def loss_layers(spec: TreeSpec) -> np.ndarray:
     return np.arange(1, spec.depth + 1)
 
 
-def add_xi(bld: Builder, spec: TreeSpec, y: np.ndarray) -> object:
-    """xi per loss layer and point, costing C_h times the point's class weight (1 when unweighted)."""
+def add_xi(bld: Builder, spec: TreeSpec, y: np.ndarray, sample_weight: np.ndarray | None = None) -> object:
+    """xi per loss layer and point, costing C_h times the point's weight (class weight times sample
+    weight; 1 when unweighted)."""
     n = y.shape[0]
     layers = loss_layers(spec)
     cost = np.repeat(np.asarray(spec.C, float)[layers - 1], n)
-    weights = spec.point_weights(y)
+    weights = spec.point_weights(y, sample_weight)
     if weights is not None:
         cost = cost * np.tile(weights, layers.shape[0])
     return bld.add_cols("xi", [("layer", layers), ("point", np.arange(n))], lb=0.0, ub=math.inf, cost=cost)
