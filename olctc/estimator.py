@@ -69,7 +69,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     class_weight : dict, "balanced" or None, default None
         Each point's loss term times its class's weight: {label: weight} (a class not named weighs 1),
         "balanced" (n / (2 n_class) on the training data, scikit-learn's rule) or None (all 1, the paper's
-        model). Per-point ``sample_weight`` is not supported.
+        model). With ``fit(X, y, sample_weight=)`` the two multiply, and "balanced" counts each class by
+        its total sample weight.
     verbose : bool, default False
         Show the solver log.
 
