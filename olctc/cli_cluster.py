@@ -164,12 +164,17 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
                          f"null); too little is left to choose C: "
                          f"{rerun_advice(col.results, folder, len(col.info['tasks']))}")
     best = c_text(col.best)
+    wcol = col.info["data"].get("weight_column")
+    weighted = "" if wcol is None else f", points weighted by column {wcol!r}"
     click.echo(f"best C: {best} (mean validation balanced accuracy "
-               f"{next(r['mean'] for r in col.table if tuple(r['C']) == col.best):.4f})")
+               f"{next(r['mean'] for r in col.table if tuple(r['C']) == col.best):.4f}{weighted})")
     ds = load_grid_data(col.info, data)
     if emit_final:
         written = write_final(folder, col.info, ds, col.best)
-        click.echo(f"final instance (all {len(col.info['train_rows'])} training points, C {best}):")
+        n_train = len(col.info["train_rows"])
+        zero = 0 if ds.weight is None else int((ds.weight[col.info["train_rows"]] == 0).sum())
+        left_out = f" less {zero} of weight 0" if zero else ""
+        click.echo(f"final instance (all {n_train} training points{left_out}, C {best}):")
         echo_written(written)
         from olctc.spec import PRESETS
 
@@ -189,5 +194,10 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     click.echo(f"final fit on {s['n_train']} training points: {s['status']} (gap {gap}), train balanced "
                f"accuracy {s['train_balanced_accuracy']:.4f}"
                + (f", test balanced accuracy {test_acc:.4f}" if test_acc is not None else ""))
+    if "train_balanced_accuracy_weighted" in s:  # the CV table's measure, which chose C
+        test_w = res.tree.meta["fit"].get("test_balanced_accuracy_weighted")
+        click.echo(f"balanced accuracy, points weighted by column {wcol!r}: train "
+                   f"{s['train_balanced_accuracy_weighted']:.4f}"
+                   + (f", test {test_w:.4f}" if test_w is not None else ""))
     save(res.tree, out)
     click.echo(f"tree written to {out}")

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from olctc import __version__
-from olctc.data import Dataset, Scaler, json_label
+from olctc.data import Dataset, Scaler, check_classes_weigh, json_label
 from olctc.errors import MISSING, OlctcError, brief, param_error
 from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
@@ -121,6 +121,19 @@ def check_size(n: int, p: int, spec: TreeSpec, max_nonzeros: int | None = None) 
     return est
 
 
+def _check_weighted_classes(dataset: Dataset, rows: np.ndarray | None) -> None:
+    """Each class must weigh something in the points to compile. The whole data's weights are checked
+    when read, but a part of it (fit's training split, a grid's fold) may hold only points of weight 0
+    of a class: the model would then train on one class."""
+    what = f"weight column {dataset.weight_column!r}" if dataset.weight_column else "sample_weight"
+    if rows is None:
+        check_classes_weigh(dataset.weight, dataset.y, dataset.classes, f"{dataset.source or dataset.name}: {what}")
+    else:
+        check_classes_weigh(dataset.weight, dataset.y, dataset.classes, f"{dataset.source or dataset.name}: {what}",
+                            f" among the {len(rows)} training rows", "another split (--seed, --test-size or "
+                            "--folds) or more points of that class with a weight > 0 avoids it")
+
+
 def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
                     standardise: bool = True, max_nonzeros: int | None = None,
                     rows: np.ndarray | None = None) -> Compiled:
@@ -131,10 +144,12 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
     model is smaller (``Compiled.dataset`` and the manifest's rows are the points compiled).
     Raises OlctcError, before allocating anything large, when the model would exceed ``max_nonzeros``.
     """
-    if dataset.weight is not None and not (dataset.weight > 0).all():
-        keep = np.flatnonzero(dataset.weight > 0)
-        rows = keep if rows is None else np.asarray(rows)[keep]
-        dataset = dataset.subset(keep)
+    if dataset.weight is not None:
+        _check_weighted_classes(dataset, rows)
+        if not (dataset.weight > 0).all():
+            keep = np.flatnonzero(dataset.weight > 0)
+            rows = keep if rows is None else np.asarray(rows)[keep]
+            dataset = dataset.subset(keep)
     check_size(dataset.n, dataset.p, spec, max_nonzeros)
     scaler = Scaler.fit(dataset.X, dataset.weight) if standardise else Scaler.identity(dataset.p)
     with np.errstate(over="ignore", invalid="ignore"):

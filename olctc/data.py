@@ -121,9 +121,16 @@ class Scaler:
     @classmethod
     def fit(cls, X: np.ndarray, sample_weight: np.ndarray | None = None) -> "Scaler":
         """Mean and population std of each column, weighted by ``sample_weight`` when given (as
-        StandardScaler's: a point of weight 2 counts as two points)."""
+        StandardScaler's: a point of weight 2 counts as two points). Only the weights' ratios matter: they
+        are divided by the largest first, so that weights of 1e-320 or 1e300 give the unweighted moments
+        when all are equal (scikit-learn's lose digits at the former and return nan at the latter)."""
         if not X.shape[0]:
             return cls.identity(X.shape[1])
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            top = float(sample_weight.max())
+            if top > 0:
+                sample_weight = sample_weight / top
         with np.errstate(over="ignore", invalid="ignore"):
             mean, std = _moments(X, sample_weight)
             big = ~(np.isfinite(mean) & np.isfinite(std))
@@ -133,9 +140,11 @@ class Scaler:
                 mean[big], std[big] = m * top, s * top
         # Near-constant columns get scale 1, by scikit-learn's test (_is_constant_feature): var <= n eps var
         # + (n eps mean)^2, relative to the mean, so a column of tiny values (1e-20) is scaled, not dropped.
-        # Written on std (not var) so that columns near 1e154 and above do not overflow. With weights, n is
-        # their sum, as scikit-learn's.
-        n = X.shape[0] if sample_weight is None else float(np.sum(sample_weight))
+        # Written on std (not var) so that columns near 1e154 and above do not overflow. n is the number of
+        # rows summed, weighted or not: the rounding error grows with the terms, not with the weights'
+        # scale (scikit-learn's n, the weights' sum, made every column constant once it passed 1 / eps,
+        # 4.5e15: weights of 1e14 on 50 points).
+        n = X.shape[0]
         k = n * np.finfo(np.float64).eps
         const = std * np.sqrt(max(1.0 - k, 0.0)) <= k * np.abs(mean)
         std = np.where(const | (std == 0.0), 1.0, std)
@@ -924,10 +933,22 @@ def check_weights(weight: np.ndarray, y: np.ndarray, classes: tuple[Label, Label
     if neg.any():
         k = int(np.argmax(neg))
         raise OlctcError(f"{what}: {where(k)}: expected a weight >= 0, got {float(weight[k])!r}")
+    with np.errstate(over="ignore"):
+        total = float(np.sum(weight))
+    if not math.isfinite(total):  # the model's sums of weighted losses (and "balanced") would overflow
+        raise OlctcError(f"{what}: the weights sum past the float range (1.8e308); divide them all by one "
+                         "number (the model weighs them against the penalty as C does: a larger C "
+                         "compensates)")
+    check_classes_weigh(weight, y, classes, what)
+
+
+def check_classes_weigh(weight: np.ndarray, y: np.ndarray, classes: tuple[Label, Label], what: str,
+                        among: str = "", fix: str = "give some of them a weight > 0") -> None:
+    """Each class must have a point of weight > 0: a class of weight 0 leaves a one-class problem."""
     for label, sign in zip(classes, (-1, 1)):
         if not (weight[y == sign] > 0).any():
-            raise OlctcError(f"{what}: every point of class {_shown(label)!r} weighs 0, which leaves one class "
-                             "to train on; give some of them a weight > 0")
+            raise OlctcError(f"{what}: every point of class {_shown(label)!r}{among} weighs 0, which leaves one "
+                             f"class to train on; {fix}")
 
 
 def _warn_identifiers(schema: Schema, n: int, source: str) -> None:

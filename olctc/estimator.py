@@ -159,7 +159,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
 
         ``sample_weight``: one loss weight >= 0 per point (a weight of 2 counts a point twice; points of
         weight 0 are left out of the model), multiplied with ``class_weight``'s; the scaling of the
-        features is weighted alike.
+        features is weighted alike. The weights scale the loss against the penalty as C does (as in
+        scikit-learn's LogisticRegression): weights summing to 1, as AdaBoostClassifier passes them, act
+        like C / n and may leave every split empty; raise C by n there.
 
         A fit that fails (bad parameter or data, solver error, interrupt) leaves the estimator as it was:
         the previous fit's attributes, or none.

@@ -133,20 +133,25 @@ def _convex(cost, quad: int, A, lo, hi, bounds) -> float:
     return m.getObjVal() if m.getStatus() == "optimal" else math.inf
 
 
-def _point_weights(y: np.ndarray, spec) -> np.ndarray:
-    """Each point's loss weight from the spec's class_weight, written out here (not TreeSpec.point_weights)."""
+def _point_weights(y: np.ndarray, spec, sample_weight: np.ndarray | None = None) -> np.ndarray:
+    """Each point's loss weight, written out here (not TreeSpec.point_weights): its class's weight from the
+    spec's class_weight ("balanced": a class's size is its points' total sample weight) times its sample
+    weight."""
+    sw = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     cw = spec.class_weight
     if cw is None:
-        return np.ones(y.shape[0])
+        return sw
     if cw == "balanced":
-        cw = tuple(y.shape[0] / (2.0 * np.sum(y == c)) for c in (-1, 1))
-    return np.array([cw[1] if v > 0 else cw[0] for v in y])
+        total = sum(sw)
+        cw = tuple(total / (2.0 * sum(sw[i] for i in range(y.shape[0]) if y[i] == c)) for c in (-1, 1))
+    return np.array([(cw[1] if v > 0 else cw[0]) * sw[i] for i, v in enumerate(y)])
 
 
-def brute_force(X: np.ndarray, y: np.ndarray, spec) -> float:
-    """The model's optimum: enumerate z (and q, L0 supports); the rest is convex."""
+def brute_force(X: np.ndarray, y: np.ndarray, spec, sample_weight: np.ndarray | None = None) -> float:
+    """The model's optimum: enumerate z (and q, L0 supports); the rest is convex. Each point's loss
+    terms count ``sample_weight`` (if any) times its class weight."""
     n, p = X.shape
-    s_w = _point_weights(y, spec)
+    s_w = _point_weights(y, spec, sample_weight)
     d, info = spec.depth, spec.info
     T = 2 ** d - 1
     last = list(Topology(d).last)
@@ -286,4 +291,52 @@ def test_fuzz_sample(seed, weighted, tmp_path):
     assert info["objective_matches"] and info["objective"] >= obj - 1e-6 * max(1.0, abs(obj))
     if spec.info.loss == "logistic":
         _, _, rep = refine(W, b - np.where(np.arange(b.size) < b.size // 2, spec.epsilon / 2, 0.0), X, y, spec)
+        assert rep.objective_after <= rep.objective_before
+
+
+# Cheap seeds (under 0.5 s each unweighted) covering every preset but margot-hfs, and one of it (10)
+SAMPLE_WEIGHT_SEEDS = [0, 6, 12, 18, 19, 2, 14, 20, 9, 21, 10, 5, 11, 17, 23]
+
+
+def _sample_weighted_instance(seed: int):
+    """A fuzz case with per-point weights: 0 (a point that costs nothing but still routes), non-integers
+    from 0.05 to 5, each class weighing something; class weights too on some seeds (balanced: each class's
+    size is its total weight). Larger weights at C = 1000 put costs near 1e4, where the solvers' optima
+    (HiGHS's default gap 1e-4, SCIP's tolerances) drift from the brute force's by 2e-5."""
+    X, y, spec = _instance(seed)
+    rng = np.random.default_rng(2000 + seed)
+    w = np.where(rng.random(y.size) < 0.25, 0.0, 10.0 ** rng.uniform(-1.3, 0.7, size=y.size))
+    for c in (-1, 1):
+        if not (w[y == c] > 0).any():
+            w[np.flatnonzero(y == c)[0]] = 2.5
+    cw = ["balanced", (0.3, 4.0), None, None][seed % 4]
+    return X, y, dataclasses.replace(spec, class_weight=cw), w
+
+
+@pytest.mark.parametrize("seed", SAMPLE_WEIGHT_SEEDS)
+def test_fuzz_sample_weights(seed, tmp_path):
+    """build_milp(..., sample_weight=w) against the brute force weighing each point's loss by w (times its
+    class weight), and the tree objective, warm start and refinement with the same weights."""
+    X, y, spec, w = _sample_weighted_instance(seed)
+    milp = build_milp(X, y, spec, sample_weight=w)
+    res = _solve(milp)
+    assert res.status == "optimal", res.raw_status
+    obj = res.objective
+    assert _close(obj, brute_force(X, y, spec, w)), spec.describe()
+    W, b = milp.values(res.x, "w"), milp.values(res.x, "b")
+    assert _close(tree_objective(W, b, X, y, spec, threshold=spec.epsilon / 2, sample_weight=w).total, obj)
+    other = build_milp(X, y, dataclasses.replace(spec, score_variables=not spec.score_variables), sample_weight=w)
+    assert _close(_solve(other).objective, obj)
+    write_mps(milp, tmp_path / "m.mps")
+    back = solve_file(tmp_path / "m.mps", "scip" if milp.is_quadratic else "highs", threads=1, verbose=False,
+                      time_limit=30)
+    assert back.status == "optimal" and _close(back.objective, obj)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x0, info = warm_start(milp, X, y, spec, sample_weight=w)
+    assert max(milp.violation(x0).values()) <= 1e-9
+    assert info["objective_matches"] and info["objective"] >= obj - 1e-6 * max(1.0, abs(obj))
+    if spec.info.loss == "logistic":
+        _, _, rep = refine(W, b - np.where(np.arange(b.size) < b.size // 2, spec.epsilon / 2, 0.0), X, y, spec,
+                           sample_weight=w)
         assert rep.objective_after <= rep.objective_before

@@ -123,3 +123,38 @@ def test_the_comparison_sees_a_wrong_coefficient(tmp_path):
         str(tmp_path / "mip.mps"))
     with pytest.raises(AssertionError, match="differ"):
         assert_same(read_by_name(tmp_path / "olctc.mps"), read_by_name(tmp_path / "mip.mps"))
+
+
+SAMPLE_WEIGHT_CASES = [
+    ("olct", 2, "V1", [1.0, 10.0], {"class_weight": "balanced"}),
+    ("oct-h", 2, "V0", [1.0, 3.0], {"alpha": 0.5, "class_weight": (2.0, 0.5)}),
+]
+
+
+@pytest.mark.parametrize("preset,depth,tangents,C,knobs", SAMPLE_WEIGHT_CASES,
+                         ids=[f"{p}-d{d}-{t}-{k}" for p, d, t, _, k in SAMPLE_WEIGHT_CASES])
+def test_sample_weights_equal_python_mip_from_the_equations(tmp_path, preset, depth, tangents, C, knobs):
+    """Per-point weights (0 and non-integers among them): each xi_{h,i} costs C_h times point i's class
+    weight times its sample weight; "balanced" counts each class by its total sample weight. python-mip's
+    model is the class-weighted one with each xi's cost set here from that rule."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(13, 4))
+    X[::3, 1] = 0.0
+    y = np.where(rng.random(13) < 0.5, -1.0, 1.0)
+    w = np.round(rng.uniform(0.0, 3.0, size=13), 3)
+    w[[2, 9]] = 0.0
+    spec = make_spec(preset, depth, C=C, tangents=tangents, **knobs)
+    write_mps(build_milp(X, y, spec, sample_weight=w), tmp_path / "olctc.mps")
+    cw = knobs["class_weight"]
+    if cw == "balanced":
+        cw = tuple(w.sum() / (2 * w[y == c].sum()) for c in (-1.0, 1.0))
+    model = mip_olct.build_tree(X, y, preset, depth, C, tangents=spec.tangents, M=spec.big_m, eps=spec.epsilon,
+                                alpha=spec.alpha, budget=spec.effective_budget or 1)
+    for h in ([depth] if preset == "oct-h" else range(1, depth + 1)):
+        for i in range(13):
+            model.var_by_name(f"xi_{h}_{i}").obj = C[h - 1] * cw[int(y[i] > 0)] * w[i]
+    model.write(str(tmp_path / "mip.mps"))
+    ours, theirs = read_by_name(tmp_path / "olctc.mps"), read_by_name(tmp_path / "mip.mps")
+    costs = {v[2] for k, v in ours[0].items() if k.startswith("xi")}
+    assert 0.0 in costs and len(costs) > 8  # the weights are in the model, 0 among them
+    assert_same(ours, theirs)

@@ -365,3 +365,195 @@ def test_estimator_sample_weight_with_balanced_class_weight():
     est = OLCTClassifier(depth=1, time_limit=30, class_weight="balanced").fit(X, y, sample_weight=w)
     cw = compute_class_weight("balanced", classes=np.unique(y), y=y[_repeat(w)])
     assert list(est.summary_["class_weights"].values()) == pytest.approx(list(cw), rel=1e-12)
+
+
+# ---------------------------------------------------------------- grids
+
+def _write_grid_data(path, n_per_class: int = 20, seed: int = 0) -> np.ndarray:
+    """heart rows (the first ``n_per_class`` of each class, 6 features) with a weight column 'wt' of
+    0, 0.5, 1, 2 and 3.25; returns the weights."""
+    X, y, names = load_dataset("heart")
+    rows = np.r_[np.flatnonzero(y == 1)[:n_per_class], np.flatnonzero(y == 0)[:n_per_class]]
+    w = np.random.default_rng(seed).choice([0.0, 0.5, 1.0, 2.0, 3.25], size=rows.size)
+    with open(path, "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(names[:6] + ["wt", "label"])
+        for k, i in enumerate(rows):
+            out.writerow([repr(float(v)) for v in X[i, :6]] + [repr(float(w[k])), y[i]])
+    return w
+
+
+def test_grid_run_collect_and_final_fit_with_weights(tmp_path, capsys):
+    """grid -> run_local.sh -> collect (and --emit-final) with a weight column: each task's model leaves
+    out its fold's points of weight 0, collect rebuilds every task's weighted model from the data, the CV
+    scores are scikit-learn's weighted balanced accuracy of the decoded trees, and the final fit and
+    final instance are weighted too."""
+    import subprocess
+    import sys
+
+    from sklearn.metrics import balanced_accuracy_score
+
+    from olctc.decode import decode_file
+
+    data = tmp_path / "hw.csv"
+    w = _write_grid_data(data)
+    g = tmp_path / "g"
+    code, _, err = cli_main(["grid", data, "--target", "label", "--weight-column", "wt", "--depth", "1",
+                             "--C-values", "0.1,10", "--folds", "2", "--seed", "1", "--time-limit", "20",
+                             "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", g], capsys)
+    assert code == 0, err
+    info = json.loads((g / "grid.json").read_text())
+    assert info["data"]["weight_column"] == "wt" and info["data"]["p"] == 6  # the weight is no feature
+    for t in info["tasks"]:
+        man = json.loads((g / t["model"].replace(".mps", ".olctc.json")).read_text())
+        fold_train = info["folds"][t["fold"]]["train"]
+        assert man["data"]["rows"] == [r for r in fold_train if w[r] > 0]
+        assert man["data"]["weight_sum"] == pytest.approx(w[fold_train].sum(), rel=1e-12)
+    run = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+    code, out, err = cli_main(["collect", g, "-o", tmp_path / "final.json", "--quiet"], capsys)
+    assert code == 0, err
+    assert "tasks: 4 of 4 scored" in out and "warning" not in out
+    assert "mean validation balanced accuracy " in out and ", points weighted by column 'wt')" in out
+    # the scores, independently: each task's tree on its validation fold, weighted by scikit-learn
+    ds = read_csv(data, "label", weight_column="wt")
+    scores = {r["task"]: r["score"] for r in json.loads((g / "cv_results.json").read_text())["tasks"]}
+    differ = 0
+    for t in info["tasks"]:
+        tree, _ = decode_file(g / t["model"].replace(".mps", ".olctc.json"), g / t["solution"])
+        val = info["folds"][t["fold"]]["val"]
+        pred = tree.predict(ds.X[val])
+        expected = balanced_accuracy_score(ds.labels(ds.y[val]).astype(int), pred, sample_weight=w[val])
+        assert scores[t["task"]] == pytest.approx(expected, rel=1e-12, abs=1e-12)
+        differ += expected != pytest.approx(balanced_accuracy_score(ds.labels(ds.y[val]).astype(int), pred), abs=1e-9)
+    assert differ  # the weights changed some score: the check above tells weighted from plain
+    meta = json.loads((tmp_path / "final.json").read_text())["meta"]["fit"]
+    test = info["test_rows"]
+    assert meta["sample_weights"] == {"column": "wt", "sum": float(w[info["train_rows"]].sum()),
+                                      "zero": int((w[info["train_rows"]] == 0).sum())}
+    from olctc.export.json import load as load_tree
+
+    pred = load_tree(tmp_path / "final.json").predict(ds.X[test])
+    assert meta["test_balanced_accuracy_weighted"] == pytest.approx(
+        balanced_accuracy_score(ds.labels(ds.y[test]).astype(int), pred, sample_weight=w[test]), rel=1e-12)
+    assert (f"balanced accuracy, points weighted by column 'wt': train "
+            f"{meta['train_balanced_accuracy_weighted']:.4f}, test {meta['test_balanced_accuracy_weighted']:.4f}"
+            in out)
+
+    code, out, err = cli_main(["collect", g, "--emit-final"], capsys)
+    assert code == 0, err
+    zero = int((w[info["train_rows"]] == 0).sum())
+    assert f"final instance (all {len(info['train_rows'])} training points less {zero} of weight 0, C " in out
+    man = json.loads((g / "final/model.olctc.json").read_text())
+    assert man["data"]["rows"] == [r for r in info["train_rows"] if w[r] > 0]
+    assert cli_main(["solve", g / "final/model.mps", "-o", tmp_path / "final.sol", "--quiet"], capsys)[0] == 0
+    code, out, err = cli_main(["decode", g / "final/model.olctc.json", tmp_path / "final.sol",
+                               "-o", tmp_path / "final2.json"], capsys)
+    assert code == 0, err
+
+
+def _one_weighted_positive(path) -> None:
+    """40 rows, 20 of each class; every point of class 1 but one weighs 0."""
+    _write_grid_data(path)
+    rows = list(csv.reader(open(path)))
+    seen = False
+    for r in rows[1:]:
+        if r[-1] == "1":
+            r[-2] = "0" if seen else "1.5"
+            seen = True
+        else:
+            r[-2] = "1"
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+
+
+def test_a_training_part_whose_class_weighs_zero_is_refused(tmp_path, capsys):
+    """The data's weights are fine, but a split (fit's --test-size, a grid's fold) may leave a class
+    with only points of weight 0: that model would train on one class (it used to, silently)."""
+    from olctc.fit import split
+
+    data = tmp_path / "one.csv"
+    _one_weighted_positive(data)
+    ds = read_csv(data, "label", weight_column="wt")
+    positive = int(np.flatnonzero((ds.y > 0) & (ds.weight > 0))[0])
+    seed = next(s for s in range(100) if positive in split(ds, 0.5, s)[1])  # the one in the test part
+    msg = ("one.csv: weight column 'wt': every point of class 1 among the 20 training rows weighs 0, which "
+           "leaves one class to train on; another split (--seed, --test-size or --folds) or more points of "
+           "that class with a weight > 0 avoids it")
+    code, _, err = cli_main(["fit", data, "--target", "label", "--weight-column", "wt", "--depth", "1",
+                             "--test-size", "0.5", "--seed", seed, "-o", tmp_path / "t.json"], capsys)
+    assert code == 2 and msg in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "t.json").exists()
+    # 2 folds: the fold whose validation part holds the one positive trains on the negatives alone
+    code, _, err = cli_main(["grid", data, "--target", "label", "--weight-column", "wt", "--depth", "1",
+                             "--C-values", "1", "--folds", "2", "--test-size", "0", "-o", tmp_path / "g"], capsys)
+    assert code == 2 and msg in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "g").exists()
+    # the split that keeps it in the training part fits
+    seed = next(s for s in range(100) if positive in split(ds, 0.5, s)[0])
+    code, _, err = cli_main(["fit", data, "--target", "label", "--weight-column", "wt", "--depth", "1",
+                             "--test-size", "0.5", "--seed", seed, "--quiet", "-o", tmp_path / "t.json"], capsys)
+    assert code == 0, err
+
+
+# ---------------------------------------------------------------- the weights' scale
+
+@pytest.mark.parametrize("scale", [5e-324, 1e-320, 1e-300, 1e14, 1e300])
+def test_scaler_depends_on_the_weights_ratios_only(scale):
+    """Equal weights give the unweighted scaler, whatever their size; weights times a number give the
+    same scaler. Weights of 1e14 on heart's 297 points (sum 3e16 > 1 / eps) used to make every column
+    'constant' (scale 1: no standardisation), and subnormal weights lost the mean's digits."""
+    X = load("heart").X
+    plain = Scaler.fit(X)
+    s = Scaler.fit(X, np.full(X.shape[0], scale))
+    assert s.mean == pytest.approx(plain.mean, rel=1e-14, abs=1e-14)
+    assert s.scale == pytest.approx(plain.scale, rel=1e-14)
+    if scale < 1e-300:  # subnormal: w * scale would not keep the ratios of w
+        return
+    w = np.random.default_rng(0).integers(1, 5, size=X.shape[0]).astype(float)
+    ref, scaled = Scaler.fit(X, w), Scaler.fit(X, w * scale)
+    assert scaled.mean == pytest.approx(ref.mean, rel=1e-12, abs=1e-12)
+    assert scaled.scale == pytest.approx(ref.scale, rel=1e-12)
+
+
+def test_weight_cells_as_people_write_them(tmp_path, capsys):
+    """'+2', ' 3 ', a quoted cell, '1e-300', '1e300', '0.0', in a gzip file with another column dropped:
+    read as numbers; equal huge weights standardise as no weights do (the manifest's scaler)."""
+    import gzip
+
+    text = "a,b,id,wt,label\n" + "".join(
+        f"{0.1 * k:.1f},{(k * 7) % 5},r{k},{cell},{'yes' if k % 2 else 'no'}\n"
+        for k, cell in enumerate(['+2', ' 3 ', '"4.5"', '1e-300', '1e300', '0.0', '" 1 "', '2'] * 2))
+    (tmp_path / "d.csv.gz").write_bytes(gzip.compress(text.encode()))
+    ds = read_csv(tmp_path / "d.csv.gz", "label", drop=["id"], weight_column="wt")
+    assert ds.feature_names == ["a", "b"]
+    assert ds.weight.tolist() == [2.0, 3.0, 4.5, 1e-300, 1e300, 0.0, 1.0, 2.0] * 2
+    big = "a,b,wt,label\n" + "".join(f"{0.1 * k:.1f},{(k * 7) % 5},1e300,{'yes' if k % 2 else 'no'}\n"
+                                      for k in range(16))
+    plain = "a,b,label\n" + "".join(f"{0.1 * k:.1f},{(k * 7) % 5},{'yes' if k % 2 else 'no'}\n" for k in range(16))
+    (tmp_path / "big.csv").write_text(big)
+    (tmp_path / "plain.csv").write_text(plain)
+    scalers = []
+    for name, extra in (("big", ["--weight-column", "wt"]), ("plain", [])):
+        code, _, err = cli_main(["compile", tmp_path / f"{name}.csv", "--target", "label", *extra, "--depth", "1",
+                                 "--no-start", "-o", tmp_path / f"{name}.mps"], capsys)
+        assert code == 0, err
+        scalers.append(json.loads((tmp_path / f"{name}.olctc.json").read_text())["scaler"])
+    assert scalers[0]["scale"] == pytest.approx(scalers[1]["scale"], rel=1e-14)
+    assert scalers[0]["scale"] != [1.0, 1.0]
+
+
+def test_weights_summing_past_the_float_range_are_refused(tmp_path, capsys):
+    """Each weight finite, their sum not: the model's weighted sums overflowed (a traceback in the warm
+    start, ValueError: attempt to get argmin of an empty sequence)."""
+    rows = ["a,wt,label"] + [f"{k},1e308,{'x' if k % 2 else 'y'}" for k in range(6)]
+    (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
+    for cmd, out in (("compile", "m.mps"), ("fit", "t.json")):
+        code, _, err = cli_main([cmd, tmp_path / "d.csv", "--target", "label", "--weight-column", "wt",
+                                 "--depth", "1", "-o", tmp_path / out], capsys)
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+        assert "d.csv: weight column 'wt': the weights sum past the float range (1.8e308); divide them all" in err
+        assert not list(tmp_path.glob("m.*")) and not (tmp_path / "t.json").exists()
+    with pytest.raises(OlctcError, match="sample_weight: the weights sum past the float range"):
+        from_arrays(np.arange(8.0).reshape(4, 2), [0, 1, 0, 1], sample_weight=[1e308, 1e308, 1, 1])
