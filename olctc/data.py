@@ -859,7 +859,8 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         drop = (drop,)
     if weight_column is not None:
         if not isinstance(weight_column, str) or not weight_column:
-            raise param_error("weight_column", "a column name", weight_column)
+            raise OlctcError(f"{path}: the weight column must be named by a column of the header; got "
+                             f"{weight_column!r}")
         if weight_column == target:
             raise OlctcError(f"{path}: weight column {weight_column!r} is the target column")
         if weight_column in drop:

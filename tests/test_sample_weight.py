@@ -289,6 +289,7 @@ def test_bad_weight_cells(tmp_path, capsys, cell, expected):
     (["--weight-column", "nope"], "weight column 'nope' is not in the file; columns are: a, wt, label"),
     (["--weight-column", "label"], "weight column 'label' is the target column"),
     (["--weight-column", "wt", "--drop", "wt"], "weight column 'wt' is also a column to drop"),
+    (["--weight-column", ""], "d.csv: the weight column must be named by a column of the header; got ''"),
     (["--weight-column", "a"], None),  # fine: 'a' is the weight, 'wt' the one feature
 ])
 def test_bad_weight_column_names(tmp_path, capsys, args, expected):
