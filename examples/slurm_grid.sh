@@ -9,7 +9,7 @@ olctc grid --dataset heart --depth 2 --C-values 0.1,1 --folds 4 --test-size 0.2 
     --solver olctc --time-limit "$TIME_LIMIT" --cpus-per-task 1 --mem 2G -o "$GRID"
 
 if command -v sbatch > /dev/null && sinfo > /dev/null 2>&1; then   # a reachable Slurm cluster
-    (cd "$GRID" && sbatch --wait submit.slurm)   # or submit, log out, and come back later
+    bash "$GRID/submit.sh" --wait   # or without --wait: submit, log out, and come back later
 else
     "$GRID/run_local.sh"
 fi

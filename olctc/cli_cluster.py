@@ -97,11 +97,12 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
     folder = shlex.quote(os.fspath(output).rstrip("/") or "/")  # "-o grid/" printed "grid//run_local.sh"
     local = shlex.quote(os.path.join(os.fspath(output), "run_local.sh"))
     arrays = len(submit_scripts(n))
+    submit = shlex.quote(os.path.join(os.fspath(output), "submit.sh"))
     if arrays == 1:
-        click.echo(f"  submit:  cd {folder} && sbatch submit.slurm")
+        click.echo(f"  submit:  bash {submit}   (or cd {folder} && sbatch submit.slurm)")
     else:  # one job array per ARRAY_CHUNK tasks: Slurm's MaxArraySize (1001 by default) refuses more
-        click.echo(f"  submit:  cd {folder} && {SUBMIT_ALL}   "
-                   f"({arrays} job arrays of at most {ARRAY_CHUNK} tasks: Slurm's default limit)")
+        click.echo(f"  submit:  bash {submit}   ({arrays} job arrays of at most {ARRAY_CHUNK} tasks: Slurm's "
+                   f"default limit; or cd {folder} && {SUBMIT_ALL})")
     click.echo(f"  locally: {local}")
     click.echo(f"  then:    olctc collect {folder}")
     if not sbatch_available():

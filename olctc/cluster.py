@@ -5,7 +5,10 @@ Layout of a grid folder ``DIR``::
 
     DIR/grid.json        everything collect needs: data source + sha256, split rows, folds, spec, C grid
     DIR/jobs.tsv         task id, fold, C per layer, model, solution, command, gurobi_command
-    DIR/submit.slurm     the job array (submit from DIR: ``cd DIR && sbatch submit.slurm``)
+    DIR/submit.sh        submits every job array of the grid, from any folder: ``bash DIR/submit.sh``
+    DIR/submit.slurm     the job array (submit from DIR: ``cd DIR && sbatch submit.slurm``; Slurm opens
+                         its logs/ relative to the folder sbatch runs in); submit-1000.slurm, ... beyond
+                         1000 tasks
     DIR/run_local.sh     the same tasks one after the other, without Slurm
     DIR/tasks/NNNN/      model.mps, its manifest, parameter and start files, solution, solve.log
 
@@ -364,7 +367,8 @@ def _write_grid_files(folder: Path, info: dict[str, Any], tasks: list[dict[str, 
     for name, first, _ in scripts:
         atomic_write_text(folder / name, slurm_script(len(tasks), info["time_limit"], slurm, first))
     atomic_write_text(folder / "run_local.sh", local_script())
-    for name in [s[0] for s in scripts] + ["run_local.sh"]:
+    atomic_write_text(folder / "submit.sh", submit_all_script(len(scripts)))
+    for name in [s[0] for s in scripts] + ["run_local.sh", "submit.sh"]:
         os.chmod(folder / name, 0o755)
 
 
@@ -444,11 +448,12 @@ def slurm_script(n_tasks: int, time_limit: float, opts: SlurmOptions, first: int
     if opts.account:
         lines.append(f"#SBATCH --account={opts.account}")
     me = submit_script_name(first)
-    lines += [f"# olctc grid: submit from the grid folder (cd DIR && sbatch {me})."]
+    lines += [f"# olctc grid: submit from the grid folder (cd DIR && sbatch {me}), or every array from anywhere "
+              "with bash DIR/submit.sh."]
     if n_tasks > ARRAY_CHUNK:
         lines += [f"# Array index k runs task {first} + k: tasks {first}-{first + count - 1} of {n_tasks}. A Slurm "
                   f"job array holds at most {ARRAY_CHUNK} tasks here",
-                  f"# (MaxArraySize is 1001 by default): submit every script, cd DIR && {SUBMIT_ALL}"]
+                  f"# (MaxArraySize is 1001 by default): submit every script, bash DIR/submit.sh"]
     lines += ["# Safe to resubmit: tasks whose solution exists are skipped; "
               f"sbatch --array=3,7 {me} runs only those indices.",
               f"# OLCTC_COMMAND_COLUMN=gurobi_command sbatch {me} runs gurobi_cl instead.",
@@ -459,6 +464,22 @@ def slurm_script(n_tasks: int, time_limit: float, opts: SlurmOptions, first: int
     index = "${SLURM_ARRAY_TASK_ID:?not running as a Slurm array task}"
     lines += [f'run_task "{index}"' if first == 0 else f'run_task "$(( {first} + {index} ))"', ""]
     return "\n".join(lines)
+
+
+def submit_all_script(n_arrays: int) -> str:
+    """Submit every job array of the grid from its own folder, wherever it is called from: ``sbatch
+    DIR/submit.slurm`` from elsewhere fails with no log at all (Slurm opens the relative logs/ path in the
+    folder sbatch runs in, before the script can cd)."""
+    return "\n".join([
+        "#!/bin/bash",
+        "# olctc grid: submits every job array of this grid to Slurm, from any folder: bash DIR/submit.sh",
+        f"# ({n_arrays} job array(s): {', '.join(submit_script_name(ARRAY_CHUNK * k) for k in range(n_arrays))}). "
+        "Options are passed to each sbatch",
+        "# (bash DIR/submit.sh --partition=short); OLCTC_COMMAND_COLUMN=gurobi_command bash DIR/submit.sh runs "
+        "gurobi_cl instead. Safe to run again: tasks whose solution exists are skipped.",
+        "set -eu",
+        'cd "$(dirname "$0")"',
+        'for s in submit*.slurm; do sbatch "$@" "$s"; done', ""])
 
 
 def local_script() -> str:

@@ -374,7 +374,7 @@ def test_grid_prints_commands_a_shell_can_run(tmp_path):
     assert res.returncode == 0, res.stderr
     lines = {ln.split(":", 1)[0].strip(): ln.split(":", 1)[1].strip() for ln in res.stdout.splitlines()
              if ln.startswith("  ") and ":" in ln and not ln.strip().startswith("task")}
-    assert lines["submit"] == "cd 'my grid' && sbatch submit.slurm"
+    assert lines["submit"] == "bash 'my grid/submit.sh'   (or cd 'my grid' && sbatch submit.slurm)"
     assert lines["then"] == "olctc collect 'my grid'"
     run = subprocess.run(["bash", "-c", lines["locally"]], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
@@ -464,7 +464,7 @@ def test_grid_files_name_no_temporary_folder(tmp_path):
                              capture_output=True, text=True)
         assert res.returncode == 0, res.stderr
         grid = cwd / output
-        assert {"grid.json", "jobs.tsv", "submit.slurm", "run_local.sh", "tasks", "logs"} == \
+        assert {"grid.json", "jobs.tsv", "submit.slurm", "submit.sh", "run_local.sh", "tasks", "logs"} == \
             {p.name for p in grid.iterdir()}
         files = [p for p in grid.rglob("*") if p.is_file()]
         assert len(files) > 20

@@ -142,8 +142,13 @@ def test_grid_on_slurm_matches_gridsearchcv(cluster, tmp_path):
                   "--test-size", "0.2", "--seed", "0", "--solver", "olctc", "--time-limit", str(limit),
                   "--mem", "500M", "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", str(grid))
     assert res.returncode == 0, res.stderr
-    sub = subprocess.run(["sbatch", "submit.slurm"], cwd=grid, env=env, capture_output=True, text=True)
+    # from another folder: `sbatch grid/submit.slurm` there failed with no log (Slurm opens logs/ relative to
+    # the folder sbatch runs in); submit.sh submits from the grid's own folder
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sub = subprocess.run(["bash", str(grid / "submit.sh")], cwd=elsewhere, env=env, capture_output=True, text=True)
     assert sub.returncode == 0, sub.stderr
+    assert list(elsewhere.iterdir()) == []
     job = re.search(r"Submitted batch job (\d+)", sub.stdout).group(1)
 
     def done() -> bool:
@@ -222,8 +227,13 @@ def test_grid_of_more_tasks_than_maxarraysize(cluster, tmp_path):
                   "--solver", "highs", "--time-limit", "10", "--mem", "500M",
                   "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", str(grid))
     assert res.returncode == 0, res.stderr
-    assert "1002 tasks" in res.stdout and 'for s in submit*.slurm; do sbatch "$s"; done' in res.stdout
-    assert sorted(p.name for p in grid.glob("submit*")) == ["submit-1000.slurm", "submit.slurm"]
+    assert "1002 tasks" in res.stdout and f"bash {grid / 'submit.sh'}   (2 job arrays" in res.stdout
+    assert 'for s in submit*.slurm; do sbatch "$s"; done' in res.stdout
+    # submit.sh hands its options to every sbatch: --test-only checks both arrays without running them
+    test = subprocess.run(["bash", str(grid / "submit.sh"), "--test-only"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert test.returncode == 0 and test.stderr.count("to start at") == 2, test.stderr
+    assert sorted(p.name for p in grid.glob("submit*")) == ["submit-1000.slurm", "submit.sh", "submit.slurm"]
     test = subprocess.run(["sbatch", "--test-only", "submit.slurm"], cwd=grid, env=env, capture_output=True,
                           text=True)
     assert test.returncode == 0, test.stderr  # tasks 0..999: accepted (not run here: 1000 jobs)
