@@ -720,3 +720,34 @@ def test_highs_glpsol_styles_without_a_solution(tmp_path, style) -> None:
         sol = read_solution(tmp_path / "h.sol", format=fmt, col_names=COL_NAMES["msplit"])
         assert (sol.status, sol.values) == ("no_solution", {})
         assert sol.raw_status == ("s mip u: undefined" if style == 2 else "UNDEFINED")
+
+
+@pytest.mark.parametrize("integer", [False, True])
+def test_highspy_style_1_values_wider_than_their_field(tmp_path, integer) -> None:
+    """%12g writes -1.23457e-200 in 13 characters, pushing the rest of the line right: the fixed-width
+    reader took '0 -1.23457e-' for the value and refused a good file."""
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = 4, 1
+    v = np.array([-1.234567e-200, 3.333333e15, -2.545454e-120, 7.0])
+    lp.col_cost_ = np.array([1.0, 0.0, -1.0, 1.0])
+    lp.col_lower_, lp.col_upper_ = v, v
+    lp.row_lower_, lp.row_upper_ = np.array([-highspy.kHighsInf]), np.array([1e19])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = np.array([0, 1, 2, 3, 4], dtype=np.int32)
+    lp.a_matrix_.index_ = np.zeros(4, dtype=np.int32)
+    lp.a_matrix_.value_ = np.array([1.0, 1.0, 1.0, -1.234567e-150])
+    names = ["tiny_neg", "big", "mid_neg", "seven"]
+    lp.col_names_, lp.row_names_ = names, ["r"]
+    if integer:  # a MIP: no Status or Dual values, a Type column before Name
+        lp.integrality_ = [highspy.HighsVarType.kContinuous] * 3 + [highspy.HighsVarType.kInteger]
+    h.passModel(lp)
+    h.run()
+    h.writeSolution(str(tmp_path / "h.sol"), 1)
+    assert "-1.23457e-200 -1.23457e-200 -1.23457e-200" in (tmp_path / "h.sol").read_text()
+    sol = read_solution(tmp_path / "h.sol", col_names=names)
+    assert sol.status == "optimal"
+    assert sol.values == {"tiny_neg": -1.23457e-200, "big": 3.33333e15, "mid_neg": -2.54545e-120, "seven": 7.0}

@@ -153,7 +153,7 @@ def _parse_pretty(src: Source, col_names: Sequence[str] | None) -> Solution:
     header = src.lines[top]
     if "Primal" not in header or "Name" not in header:
         raise src.fail("a 'Columns' table header with Primal and Name fields", shown(header.strip()), line=top + 1)
-    primal_end = header.index("Primal") + len("Primal")
+    ends = [header.index(f) + len(f) for f in ("Index", "Status", "Lower", "Upper", "Primal", "Dual") if f in header]
     name_at = header.index("Name")
     stop = next((k for k in range(top + 1, len(src.lines)) if src.lines[k].strip() == "Rows"), -1)
     tail = {line.partition(":")[0]: (k + 1, line.partition(":")[2].strip())
@@ -162,9 +162,9 @@ def _parse_pretty(src: Source, col_names: Sequence[str] | None) -> Solution:
     if stop < 0 or "Model status" not in tail:
         raise src.fail("a 'Rows' table and a 'Model status:' line after the columns", "end of file (file truncated?)",
                        line=len(src.lines))
-    # Fixed-width fields: Primal is the 12 characters that end under the header's 'Primal'.
-    fields = [src.lines[k][primal_end - 12:primal_end].strip() for k in range(top + 1, stop)]
-    names = [src.lines[k][name_at:].strip() for k in range(top + 1, stop)]
+    cut = [_pretty_fields(src.lines[k], ends, name_at) for k in range(top + 1, stop)]
+    fields = [c[0] for c in cut]
+    names = [c[1] for c in cut]
     raw = tail["Model status"][1]
     status = _status(raw, bool(fields) and all(fields))
     if status not in ("optimal", "feasible"):
@@ -181,6 +181,22 @@ def _parse_pretty(src: Source, col_names: Sequence[str] | None) -> Solution:
     values = parse_values(src, fields, names, lines)
     return make_solution(src, "highs", status, raw, objective, name_values(src, names, values, lines),
                          omits_zeros=False, bound=bound, digits=printed_digits(values, _PRETTY_DIGITS))
+
+
+def _pretty_fields(line: str, ends: list[int], name_at: int) -> tuple[str, str]:
+    """(Primal, Name) of a style 1 table line. The numbers are right-aligned in fields of 12 that end under
+    their header words (``%12g``); a wider value (-1.23457e-200, 13 characters) pushes the rest of the
+    line right by its excess, so each field ends at its header's end plus the excess so far, or later if
+    a character is still there."""
+    shift, start, values = 0, 0, []
+    for end in ends:
+        stop = end + shift
+        while stop < len(line) and not line[stop].isspace():
+            stop += 1
+        values.append(line[start:stop].strip())
+        shift, start = stop - end, stop
+    primal = values[4] if len(values) > 4 else ""
+    return primal, line[name_at + shift:].strip()
 
 
 def _parse_old_raw(src: Source, col_names: Sequence[str] | None) -> Solution:
