@@ -157,8 +157,8 @@ def datasets_cmd() -> None:
 @click.option("--params/--no-params", default=True, show_default=True,
               help="Write solver parameter files with the tight tolerances the model needs.")
 @max_nonzeros_option
-def compile_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m, epsilon, alpha,
-                budget, score_variables, class_weight, output, start, params, max_nonzeros) -> None:
+def compile_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m,
+                epsilon, alpha, budget, score_variables, class_weight, output, start, params, max_nonzeros) -> None:
     """Compile DATA.csv (or --dataset NAME) into a MILP file any solver can run."""
     from olctc.compile import compile_problem, model_format
     from olctc.pipeline import write_compiled
@@ -324,8 +324,8 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
                    "(.csv, .onnx, .txt ...) is refused.")
-def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m, epsilon, alpha, budget,
-            score_variables, class_weight, test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet,
+def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m, epsilon,
+            alpha, budget, score_variables, class_weight, test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet,
             max_nonzeros, output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine."""
     from olctc.emit.params import validate_limits

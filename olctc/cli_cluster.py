@@ -57,8 +57,8 @@ def _refuse_C(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 @max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False),
               help="Grid folder to create.")
-def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, tangents, big_m, epsilon, alpha, budget,
-             score_variables, class_weight, C_values, folds, seed, test_size, solver, time_limit, threads,
+def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, tangents, big_m, epsilon,
+             alpha, budget, score_variables, class_weight, C_values, folds, seed, test_size, solver, time_limit, threads,
              cpus_per_task, mem, partition, account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
     from olctc.cluster import (ARRAY_CHUNK, SUBMIT_ALL, SlurmOptions, check_slurm_options, make_grid,

@@ -257,7 +257,8 @@ def test_fit_reports_weights_and_weighted_accuracy(tmp_path, capsys):
 def test_weight_column_of_a_vendored_set(tmp_path, capsys):
     """--dataset with --weight-column: the column is a weight, not a feature, and decode reads it again."""
     out = tmp_path / "h.mps"
-    code, stdout, err = cli_main(["compile", "--dataset", "haberman", "--weight-column", "positive_axillary_nodes", "--depth", "1",
+    code, stdout, err = cli_main(["compile", "--dataset", "haberman", "--weight-column", "positive_axillary_nodes",
+                                  "--depth", "1",
                                   "-o", str(out)], capsys)
     assert code == 0, err
     man = json.loads((tmp_path / "h.olctc.json").read_text())
