@@ -453,7 +453,7 @@ def slurm_script(n_tasks: int, time_limit: float, opts: SlurmOptions, first: int
     if n_tasks > ARRAY_CHUNK:
         lines += [f"# Array index k runs task {first} + k: tasks {first}-{first + count - 1} of {n_tasks}. A Slurm "
                   f"job array holds at most {ARRAY_CHUNK} tasks here",
-                  f"# (MaxArraySize is 1001 by default): submit every script, bash DIR/submit.sh"]
+                  "# (MaxArraySize is 1001 by default): submit every script, bash DIR/submit.sh"]
     lines += ["# Safe to resubmit: tasks whose solution exists are skipped; "
               f"sbatch --array=3,7 {me} runs only those indices.",
               f"# OLCTC_COMMAND_COLUMN=gurobi_command sbatch {me} runs gurobi_cl instead.",
