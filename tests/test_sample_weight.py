@@ -559,3 +559,13 @@ def test_weights_summing_past_the_float_range_are_refused(tmp_path, capsys):
         assert not list(tmp_path.glob("m.*")) and not (tmp_path / "t.json").exists()
     with pytest.raises(OlctcError, match="sample_weight: the weights sum past the float range"):
         from_arrays(np.arange(8.0).reshape(4, 2), [0, 1, 0, 1], sample_weight=[1e308, 1e308, 1, 1])
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["--weight-column", "nope"], "error: data set haberman: weight column 'nope' is not in the file; columns are: "
+                                  "age, year_of_operation, positive_axillary_nodes, y"),
+    (["--drop", "nope"], "error: data set haberman: column 'nope' to drop is not in the file"),
+])
+def test_vendored_set_errors_name_the_set_not_the_installed_file(tmp_path, capsys, args, expected):
+    code, _, err = cli_main(["compile", "--dataset", "haberman", *args, "-o", str(tmp_path / "m.mps")], capsys)
+    assert code == 2 and err.startswith(expected) and ".csv.gz" not in err, err

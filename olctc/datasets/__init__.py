@@ -31,7 +31,11 @@ def load(name: str, positive_class: Any = None, drop: Sequence[str] = (), *, wei
     in ``drop`` (and with ``weight_column``'s values as per-point weights, if given)."""
     from olctc.data import read_csv
 
-    ds = read_csv(dataset_path(name), TARGET, positive_class, drop, weight_column=weight_column)
+    path = dataset_path(name)
+    try:
+        ds = read_csv(path, TARGET, positive_class, drop, weight_column=weight_column)
+    except OlctcError as exc:  # "data set haberman: ...", not the installed file's path
+        raise type(exc)(str(exc).replace(str(path), f"data set {name}", 1)) from None
     ds.name = name
     ds.source = f"dataset:{name}"
     return ds
