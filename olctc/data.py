@@ -865,7 +865,6 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
             raise OlctcError(f"{path}: weight column {weight_column!r} is the target column")
         if weight_column in drop:
             raise OlctcError(f"{path}: weight column {weight_column!r} is also a column to drop; name it once")
-        drop = (*drop, weight_column)
     table = read_table(path)
     header, body, lines = table.header, table.rows, table.lines
     src = str(path)
@@ -873,8 +872,7 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         if len(header) == 1:
             raise OlctcError(f"{src}: target column {target!r} not found: the header is one column "
                              f"{shorten(header[0])!r}; {SEPARATORS_READ}")
-        shown = ", ".join(header[:12]) + (" ..." if len(header) > 12 else "")
-        raise OlctcError(f"{src}: target column {target!r} not found; columns are: {shown}")
+        raise OlctcError(f"{src}: target column {target!r} not found; columns are: {_columns_text(header)}")
     if len(body) < 2:
         raise OlctcError(f"{src}: {len(body)} data row(s); at least 2 points are needed")
     grid = np.asarray(body, dtype=object)
@@ -884,13 +882,12 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         if name == target:
             raise OlctcError(f"{src}: column {name!r} to drop is the target column")
         if name not in header:
-            shown = ", ".join(header[:12]) + (" ..." if len(header) > 12 else "")
-            what = "weight column" if name == weight_column else "column"
-            raise OlctcError(f"{src}: {what} {name!r}{' to drop' if name != weight_column else ''} is not in "
-                             f"the file; columns are: {shown}")
-    if weight_column is not None:
-        dropped = tuple(d for d in dropped if d != weight_column)
-    feats = [h for h in header if h != target and h not in dropped and h != weight_column]
+            raise OlctcError(f"{src}: column {name!r} to drop is not in the file; columns are: "
+                             f"{_columns_text(header)}")
+    if weight_column is not None and weight_column not in header:
+        raise OlctcError(f"{src}: weight column {weight_column!r} is not in the file; columns are: "
+                         f"{_columns_text(header)}")
+    feats = [h for h in header if h not in (target, weight_column) and h not in dropped]
     if not feats:
         left = f"besides the target {target!r}" if not dropped else f"left once the dropped ones are out " \
             f"({target!r} is the target)"
@@ -920,6 +917,11 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
             _warn_identifiers(schema, len(body), src)
     return Dataset(X, y, classes, schema, Path(path).name.split(".")[0], table.sha256,
                    str(Path(path).resolve()), target, dropped=dropped, weight=weight, weight_column=weight_column)
+
+
+def _columns_text(header: Sequence[str]) -> str:
+    """The first columns of a header, for a message naming a column that is not there."""
+    return ", ".join(header[:12]) + (" ..." if len(header) > 12 else "")
 
 
 def check_weights(weight: np.ndarray, y: np.ndarray, classes: tuple[Label, Label], what: str,

@@ -199,7 +199,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     t_total = time.perf_counter() - t0
     summary: dict[str, Any] = {
         "data": ds.name, "n_train": int(train.size), "n_test": int(test.size), "seed": seed,
-        "spec": spec.to_json(), **_class_weights(spec, fitted), **_sample_weights(tr),
+        "spec": spec.to_json(), **_class_weights(comp.manifest, fitted.classes), **_sample_weights(tr),
         "solver": solver, "solution_from": used,
         "status": res.status,
         "raw_status": res.raw_status, "gap": res.gap, "bound": res.bound,
@@ -213,24 +213,23 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         "time_build": t_build, "time_warm_start": t_warm, "time_solve": t_solve, "time_total": t_total,
         "nonzero_weights_per_node": [int(v) for v in (np.abs(tree.W) > 1e-9).sum(axis=1)],
     }
-    summary["train_balanced_accuracy"] = balanced_accuracy(tr.y, _pm(tree, tr.X))
-    if tr.weight is not None:
-        summary["train_balanced_accuracy_weighted"] = balanced_accuracy(tr.y, _pm(tree, tr.X), tr.weight)
-    if test.size:
-        te = ds.subset(test)
-        summary["test_balanced_accuracy"] = balanced_accuracy(te.y, _pm(tree, te.X))
-        if te.weight is not None:
-            summary["test_balanced_accuracy_weighted"] = balanced_accuracy(te.y, _pm(tree, te.X), te.weight)
+    parts = [("train", tr)] + ([("test", ds.subset(test))] if test.size else [])
+    for part, d in parts:
+        pred = _pm(tree, d.X)
+        summary[f"{part}_balanced_accuracy"] = balanced_accuracy(d.y, pred)
+        if d.weight is not None:
+            summary[f"{part}_balanced_accuracy_weighted"] = balanced_accuracy(d.y, pred, d.weight)
     tree.meta["fit"] = {k: v for k, v in summary.items() if k != "spec"}
     return FitResult(tree, summary, train, test)
 
 
-def _class_weights(spec: TreeSpec, tr) -> dict[str, Any]:
-    """{"class_weights": {label: weight}} of a weighted fit ("balanced" worked out on its training part)."""
-    cw = spec.class_weights(tr.y, tr.weight)
+def _class_weights(manifest: dict[str, Any], classes) -> dict[str, Any]:
+    """{"class_weights": {label: weight}} of a weighted fit: the pair compile worked out and recorded
+    ("balanced" on the training points compiled)."""
+    cw = manifest["data"].get("class_weights")
     if cw is None:
         return {}
-    return {"class_weights": {str(json_label(c)): w for c, w in zip(tr.classes, cw)}}
+    return {"class_weights": {str(json_label(c)): w for c, w in zip(classes, cw)}}
 
 
 def _sample_weights(tr) -> dict[str, Any]:
