@@ -67,10 +67,13 @@ def _experiment_command(name: str) -> click.Command:
     @click.option("--class-weight", "class_weight", default=None, type=click.Choice(["balanced"], case_sensitive=False),
                   help="'balanced': weigh each point's loss by n / (2 n_class) in every tree model, and CART's "
                        "and L1-LR's likewise (STreeD runs unweighted). Default: unweighted, the paper's.")
+    @click.option("--score-variables", is_flag=True,
+                  help="Compile every tree model with a column per split score (same optimum, fewer "
+                       "nonzeros; see olctc compile --help). Default: the paper's form.")
     @click.option("-o", "--output", "output", required=True, metavar="DIRECTORY",
                   help="Bench folder (created; resumed if it holds this bench).")
     def cmd(datasets, seeds, models, solver, time_limit, cv, fixed_C, C_grid, authors_split, jobs, threads,
-            retry_errors, run_timeout, class_weight, output) -> None:
+            retry_errors, run_timeout, class_weight, score_variables, output) -> None:
         from olctc.bench.runner import RUNS, make_options, run_bench
         from olctc.io import check_not_stdout
 
@@ -80,7 +83,8 @@ def _experiment_command(name: str) -> click.Command:
         opts = make_options(name, datasets=datasets, seeds=seeds, models=models, solver=solver,
                             time_limit=time_limit,
                             fixed_C="anchors" if fixed_C is None else fixed_C, cv=cv, C_grid=C_grid,
-                            authors_split=authors_split, threads=threads, class_weight=class_weight)
+                            authors_split=authors_split, threads=threads, class_weight=class_weight,
+                            score_variables=score_variables)
         s = run_bench(opts, output, jobs=jobs, echo=lambda m: click.echo(m, err=True), retry_errors=retry_errors,
                       run_timeout=run_timeout)
         recorded = (f"; {s.skipped_failed} of them recorded as failed (error or timeout): --retry-errors "

@@ -200,6 +200,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     summary: dict[str, Any] = {
         "data": ds.name, "n_train": int(train.size), "n_test": int(test.size), "seed": seed,
         "spec": spec.to_json(), **_class_weights(comp.manifest, fitted.classes), **_sample_weights(tr),
+        "model_size": {"rows": comp.milp.n_rows, "columns": comp.milp.n_cols, "nonzeros": comp.milp.nnz},
         "solver": solver, "solution_from": used,
         "status": res.status,
         "raw_status": res.raw_status, "gap": res.gap, "bound": res.bound,

@@ -833,3 +833,27 @@ def test_fixed_C_is_compared_by_value_when_resuming(tmp_path: Path, capsys) -> N
     assert (code, err) == (2, f"error: {d} was started with other options (--cv: not given there, 3 now): "
                               "rerun with the same options or give another folder\n")
     assert snapshot(d) == before
+
+
+def test_score_variables_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
+    """--score-variables compiles every tree model with a column and a defining row per split score
+    (3 branch nodes x n_train more of each at depth 2); the record says so, and a folder keeps its choice."""
+    assert "score_variables" not in runner.make_options("models").to_json()  # old folders stay resumable
+    args = ["bench", "models", "--models", "OLCT,CART", "--datasets", "heart", "--seeds", "0",
+            "--time-limit", "5"]
+    plain, scores = tmp_path / "plain", tmp_path / "scores"
+    assert cli([*args, "-o", str(plain)], capsys)[0] == 0
+    assert cli([*args, "--score-variables", "-o", str(scores)], capsys)[0] == 0
+    a = {r["model"]: r for r in runner.read_runs(plain)[0]}
+    b = {r["model"]: r for r in runner.read_runs(scores)[0]}
+    assert (a["OLCT"]["score_variables"], b["OLCT"]["score_variables"]) == (False, True)
+    n = a["OLCT"]["n_train"]
+    sa, sb = a["OLCT"]["model_size"], b["OLCT"]["model_size"]
+    assert (sb["rows"] - sa["rows"], sb["columns"] - sa["columns"]) == (3 * n, 3 * n)
+    assert sb["nonzeros"] < sa["nonzeros"]  # heart's 13 features are written once per node, not per row
+    assert b["CART"]["test_balanced_accuracy"] == a["CART"]["test_balanced_accuracy"]  # baselines untouched
+    assert cli(["bench", "report", str(scores)], capsys)[0] == 0
+    assert "score variables" in (scores / "report" / "summary.md").read_text(encoding="utf-8")
+    code, _, err = cli([*args, "-o", str(scores)], capsys)
+    assert (code, err) == (2, f"error: {scores} was started with other options (--score-variables: on there, "
+                              "off now): rerun with the same options or give another folder\n")

@@ -179,7 +179,9 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
              + ("the authors' splits (their files without the first row; olctc's split where theirs is "
                 "unknown)." if o.get("authors_split") else "olctc's splits (all rows).")
              + (" Class weights balanced (every model's loss but STreeD's; the authors' figures are "
-                "unweighted)." if o.get("class_weight") == "balanced" else ""),
+                "unweighted)." if o.get("class_weight") == "balanced" else "")
+             + (" Tree models compiled with score variables (--score-variables; the authors' used the "
+                "paper's form)." if o.get("score_variables") else ""),
              "Test balanced accuracy (%), mean ± std over seeds; [authors' value over the same seeds]; "
              "(seeds: ...) when a cell's mean covers fewer seeds than the bench's (runs failed or not run yet).",
              ""]

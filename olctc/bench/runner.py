@@ -64,6 +64,7 @@ class BenchOptions:
     authors_split: bool = False
     threads: int = THREADS
     class_weight: str | None = None  # "balanced": every model's loss (and the baselines') balanced
+    score_variables: bool = False  # every tree model compiled with a column per split score
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -74,6 +75,8 @@ class BenchOptions:
             del d["threads"]
         if self.class_weight is None:
             del d["class_weight"]
+        if not self.score_variables:
+            del d["score_variables"]
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
 
@@ -140,7 +143,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
                  models: str | None = None, solver: str = "highs", time_limit: float = 300.0,
                  fixed_C: str = "anchors", cv: int | None = None, C_grid: str | None = None,
                  authors_split: bool = False, threads: int = THREADS,
-                 class_weight: str | None = None) -> BenchOptions:
+                 class_weight: str | None = None, score_variables: bool = False) -> BenchOptions:
     """Validate every bench option (OlctcError with a one-line message) and build BenchOptions."""
     exp = get_experiment(experiment)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
@@ -165,7 +168,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     return BenchOptions(exp.name, parse_datasets(datasets, exp.datasets), parse_seeds(seeds, exp.seeds),
                         parse_models(models, exp), solver, float(time_limit),
                         "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid), bool(authors_split),
-                        threads, class_weight)
+                        threads, class_weight, bool(score_variables))
 
 
 # ---- folder ----------------------------------------------------------------------------------------
@@ -275,9 +278,10 @@ UNORDERED_OPTIONS = frozenset({"seeds", "datasets", "models"})
 #: bench.json's option names as the command line spells them, for the messages that name them.
 OPTION_NAMES = {"datasets": "--datasets", "seeds": "--seeds", "models": "--models", "solver": "--solver",
                 "time_limit": "--time-limit", "fixed_C": "--fixed-C", "cv": "--cv", "C_grid": "--C-grid",
-                "authors_split": "--authors-split", "threads": "--threads", "class_weight": "--class-weight"}
+                "authors_split": "--authors-split", "threads": "--threads", "class_weight": "--class-weight",
+                "score_variables": "--score-variables"}
 #: What an option left out of bench.json (see BenchOptions.to_json) means.
-OPTION_DEFAULTS = {"authors_split": False, "threads": THREADS, "class_weight": None}
+OPTION_DEFAULTS = {"authors_split": False, "threads": THREADS, "class_weight": None, "score_variables": False}
 
 
 def _option_key(name: str, value: Any, depth: int) -> Any:
@@ -484,7 +488,8 @@ def solver_version(solver: str) -> str:
 def _base_record(task: dict[str, Any], exp: Experiment, started: float, pid: int | None) -> dict[str, Any]:
     return {"experiment": exp.name, "dataset": task["dataset"], "seed": task["seed"], "depth": exp.depth,
             "threads": task_threads(task), "time_limit": task["options"]["time_limit"],
-            "class_weight": task_class_weight(task), "olctc_version": __version__,
+            "class_weight": task_class_weight(task), "score_variables": task_score_variables(task),
+            "olctc_version": __version__,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)), "pid": pid,
             "split": "olctc" if _authors_orientation(task["dataset"], _wants_authors(task)) is None
             else "authors"}
@@ -529,6 +534,11 @@ def failed_records(task: dict[str, Any], status: str, why: str, wall: float) -> 
 def task_class_weight(task: dict[str, Any]) -> str | None:
     """The class weight request of a task's fits and baselines (None: unweighted, the paper's)."""
     return task["options"].get("class_weight")
+
+
+def task_score_variables(task: dict[str, Any]) -> bool:
+    """Whether a task's tree models are compiled with score columns (the paper's form otherwise)."""
+    return bool(task["options"].get("score_variables", False))
 
 
 def task_threads(task: dict[str, Any]) -> int:
@@ -628,11 +638,12 @@ def _solver_for(m: ModelDef, task: dict[str, Any]) -> str:
     return m.needs_solver or task["options"]["solver"]
 
 
-def _make_spec(m: ModelDef, depth: int, C: tuple[float, ...], alpha: float | None, class_weight: str | None):
+def _make_spec(m: ModelDef, depth: int, C: tuple[float, ...], alpha: float | None, class_weight: str | None,
+               score_variables: bool = False):
     from olctc.spec import make_spec
 
     kw: dict[str, Any] = {"preset": m.preset, "depth": depth, "C": list(C), "tangents": m.tangents,
-                          "class_weight": class_weight}
+                          "class_weight": class_weight, "score_variables": score_variables}
     if alpha is not None:
         kw["alpha"] = alpha
     return make_spec(**kw)
@@ -653,13 +664,13 @@ def _choose_config(m: ModelDef, task: dict[str, Any], tr) -> tuple[tuple[float, 
         folds = authors_cv_folds(load(task["dataset"]), int(task["seed"]), int(opts["cv"]))
     return cross_validate(m, tr, depth, int(opts["cv"]), tuple(opts["C_grid"]), _solver_for(m, task),
                           float(opts["time_limit"]), int(task["seed"]), task_threads(task), folds=folds,
-                          class_weight=task_class_weight(task))
+                          class_weight=task_class_weight(task), score_variables=task_score_variables(task))
 
 
 def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...], solver: str,
                    time_limit: float, seed: int, threads: int = THREADS,
-                   folds: list[tuple[np.ndarray, np.ndarray]] | None = None, class_weight: str | None = None
-                   ) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
+                   folds: list[tuple[np.ndarray, np.ndarray]] | None = None, class_weight: str | None = None,
+                   score_variables: bool = False) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
     """K-fold CV of a tree model over the paper's grid; the mean validation balanced accuracy picks the
     configuration (ties: the first in grid order, as GridSearchCV). ``folds`` (positions into ``tr``)
     default to stratified shuffled folds drawn with ``seed``, each fold standardised on its fit rows;
@@ -683,7 +694,7 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
     # should say so.
     rows = []
     for cfg in grid:
-        spec = _make_spec(m, depth, cfg["C"], cfg["alpha"], class_weight)
+        spec = _make_spec(m, depth, cfg["C"], cfg["alpha"], class_weight, score_variables)
         vals, optimal = [], 0
         for fit_rows, val_rows in folds:
             res = fit(tr.subset(fit_rows), spec, solver=solver, time_limit=time_limit, threads=threads,
@@ -704,7 +715,7 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     ds, train, test = _load_split(task)
     tr, te = ds.subset(train), ds.subset(test)
     C, alpha, source, cvinfo = _choose_config(m, task, tr)
-    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task))
+    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task), task_score_variables(task))
     solver = _solver_for(m, task)
     # fit gets the training part itself: letting it split would draw olctc's split, not the bench's
     # (--authors-split), and test points would leak into training.
@@ -716,7 +727,7 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
            "alpha": spec.alpha if m.preset in ("margot-sfs", "oct-h") else None, "C_source": source,
            "solver": solver, "solver_version": solver_version(solver), "status": s["status"],
            "raw_status": s["raw_status"], "gap": s["gap"], "bound": s["bound"],
-           "solution_from": s["solution_from"],
+           "solution_from": s["solution_from"], "model_size": s["model_size"],
            "objective_warm_start": s["objective_warm_start"], "objective_milp": s["objective_milp"],
            "objective_milp_true": s["objective_milp_true"],
            "exact_objective_warm_start": s["exact_objective_warm_start"],
@@ -748,7 +759,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     ds, train, test = _load_split(task)
     tr, te = ds.subset(train), ds.subset(test)
     C, alpha, source, cvinfo = _choose_config(m, task, tr)
-    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task))
+    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task), task_score_variables(task))
     solver = _solver_for(m, task)
     limit = float(task["options"]["time_limit"])
     preload()
