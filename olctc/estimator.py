@@ -73,6 +73,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         its total sample weight.
     verbose : bool, default False
         Show the solver log.
+    score_variables : bool, default False
+        Give every split score w_t.x_i + b_t its own column, defined by one equality row (``olctc compile
+        --score-variables``): the same trees and optimum, far fewer nonzeros on data with many features
+        (a6a at depth 2: 2.5x). Default: the paper's form.
 
     Attributes
     ----------
@@ -86,7 +90,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
-                 verbose: bool = False) -> None:
+                 verbose: bool = False, score_variables: bool = False) -> None:
         self.preset = preset
         self.depth = depth
         self.C = C
@@ -102,6 +106,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         self.positive_class = positive_class
         self.class_weight = class_weight
         self.verbose = verbose
+        self.score_variables = score_variables
 
     # ------------------------------------------------------------------ scikit-learn plumbing
     def __sklearn_tags__(self):
@@ -121,8 +126,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
             C = float(C)
         depth = int(self.depth) if is_integer(self.depth) else self.depth
         budget = int(self.budget) if is_integer(self.budget) else self.budget
+        sv = bool(self.score_variables) if isinstance(self.score_variables, np.bool_) else self.score_variables
         return make_spec(preset=self.preset, depth=depth, C=C, tangents=self.tangents, big_m=self.big_m,
-                         epsilon=self.epsilon, alpha=self.alpha, budget=budget)
+                         epsilon=self.epsilon, alpha=self.alpha, budget=budget, score_variables=sv)
 
     def _solver(self, spec) -> str:
         from olctc.fit import IN_PROCESS, default_solver
@@ -293,11 +299,11 @@ class MARGOTClassifier(OLCTClassifier):
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = "scip", time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
-                 verbose: bool = False) -> None:
+                 verbose: bool = False, score_variables: bool = False) -> None:
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
                          refine=refine, positive_class=positive_class, class_weight=class_weight,
-                         verbose=verbose)
+                         verbose=verbose, score_variables=score_variables)
 
 
 class OCTHClassifier(OLCTClassifier):
@@ -317,11 +323,11 @@ class OCTHClassifier(OLCTClassifier):
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
-                 verbose: bool = False) -> None:
+                 verbose: bool = False, score_variables: bool = False) -> None:
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
                          refine=refine, positive_class=positive_class, class_weight=class_weight,
-                         verbose=verbose)
+                         verbose=verbose, score_variables=score_variables)
 
 
 def _is_fitted_attribute(name: str) -> bool:

@@ -264,6 +264,7 @@ def test_a_quiet_fit_prints_nothing():
     ("positive_class", np.array([0, 1]), r"None or one class label"),  # used to raise numpy's "ambiguous"
     ("solver", "highs", r"'scip' or None for preset 'margot', a MIQP"),  # used to say "--solver scip"
     ("tangents", "V2", r"preset 'margot' uses the hinge loss"),  # was stored and unused
+    ("score_variables", "yes", "True or False"),
 ])
 def test_bad_parameter_values_are_named(heart_small, param, value, expected):
     X, y, _ = heart_small
@@ -317,3 +318,18 @@ def test_a_time_limit_too_short_to_solve_says_how_long_is_enough(heart_small):
     least = int(re.search(r"at least (\d+) s", str(info.value)).group(1))
     assert least <= 4
     assert OLCTClassifier(depth=2, time_limit=least + 1, solver="highs").fit(X, y).tree_ is not None
+
+
+def test_score_variables_fit_the_same_tree_with_a_smaller_model(heart_small):
+    """score_variables=True: one column and one defining row per (branch node, point) more, fewer
+    nonzeros, and, both fits proven optimal, the same optimum and the same predictions."""
+    X, y, _ = heart_small
+    plain = OLCTClassifier(depth=2, C=10, time_limit=20).fit(X, y)
+    scores = OLCTClassifier(depth=2, C=10, time_limit=20, score_variables=np.True_).fit(X, y)
+    assert plain.summary_["status"] == scores.summary_["status"] == "optimal"
+    a, b = plain.summary_["model_size"], scores.summary_["model_size"]
+    assert (b["rows"] - a["rows"], b["columns"] - a["columns"]) == (3 * 60, 3 * 60)
+    assert b["nonzeros"] < a["nonzeros"]
+    assert scores.summary_["spec"]["score_variables"] is True and "score_variables" not in plain.summary_["spec"]
+    assert scores.objective_ == pytest.approx(plain.objective_, rel=1e-3)  # HiGHS's relative gap
+    assert np.mean(scores.predict(X) == plain.predict(X)) >= 0.95
