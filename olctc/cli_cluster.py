@@ -192,7 +192,9 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
                               verbose=not quiet)
     s = res.summary
     gap = "-" if s["gap"] is None else f"{100 * s['gap']:.3g}%"
-    click.echo(f"final fit on {s['n_train']} training points: {s['status']} (gap {gap}), train balanced "
+    zero = s.get("sample_weights", {}).get("zero", 0)
+    left_out = f" less {zero} of weight 0" if zero else ""
+    click.echo(f"final fit on {s['n_train']} training points{left_out}: {s['status']} (gap {gap}), train balanced "
                f"accuracy {s['train_balanced_accuracy']:.4f}"
                + (f", test balanced accuracy {test_acc:.4f}" if test_acc is not None else ""))
     if "train_balanced_accuracy_weighted" in s:  # the CV table's measure, which chose C
