@@ -84,7 +84,8 @@ def spec_options(f=None, *, with_C: bool = True):
     f = click.option("--score-variables", is_flag=True,
                      help="One column per score w_t.x_i + b_t, defined once and used by every row: the same "
                           "optimum, fewer nonzeros (a6a at depth 2: 2.5x; more with more features and "
-                          "tangents, little with a handful of features).")(f)
+                          "tangents, little with a handful of features), and with HiGHS better trees under a "
+                          "time limit (docs/BENCHMARKS.md). Default: the paper's form.")(f)
     f = click.option("--budget", type=int, default=None,
                      help="L0 budget B, features per split, at most the number of features: a "
                           "hard bound for olct-univariate and margot-hfs, the free part of margot-sfs's "

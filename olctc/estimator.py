@@ -76,7 +76,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     score_variables : bool, default False
         Give every split score w_t.x_i + b_t its own column, defined by one equality row (``olctc compile
         --score-variables``): the same trees and optimum, far fewer nonzeros on data with many features
-        (a6a at depth 2: 2.5x). Default: the paper's form.
+        (a6a at depth 2: 2.5x), and with HiGHS better trees under a time limit (the paper's 50 OLCT fits at
+        60 s: a lower objective in 29, a higher one in 8; docs/BENCHMARKS.md). Default: the paper's form.
 
     Attributes
     ----------
