@@ -170,11 +170,11 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     click.echo(f"best C: {best} (mean validation balanced accuracy "
                f"{next(r['mean'] for r in col.table if tuple(r['C']) == col.best):.4f}{weighted})")
     ds = load_grid_data(col.info, data)
+    n_train = len(col.info["train_rows"])
+    zero = 0 if ds.weight is None else int((ds.weight[col.info["train_rows"]] == 0).sum())
+    left_out = f" less {zero} of weight 0" if zero else ""  # the final model leaves them out
     if emit_final:
         written = write_final(folder, col.info, ds, col.best)
-        n_train = len(col.info["train_rows"])
-        zero = 0 if ds.weight is None else int((ds.weight[col.info["train_rows"]] == 0).sum())
-        left_out = f" less {zero} of weight 0" if zero else ""
         click.echo(f"final instance (all {n_train} training points{left_out}, C {best}):")
         echo_written(written)
         from olctc.spec import PRESETS
@@ -192,9 +192,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
                               verbose=not quiet)
     s = res.summary
     gap = "-" if s["gap"] is None else f"{100 * s['gap']:.3g}%"
-    zero = s.get("sample_weights", {}).get("zero", 0)
-    left_out = f" less {zero} of weight 0" if zero else ""
-    click.echo(f"final fit on {s['n_train']} training points{left_out}: {s['status']} (gap {gap}), train balanced "
+    click.echo(f"final fit on {n_train} training points{left_out}: {s['status']} (gap {gap}), train balanced "
                f"accuracy {s['train_balanced_accuracy']:.4f}"
                + (f", test balanced accuracy {test_acc:.4f}" if test_acc is not None else ""))
     if "train_balanced_accuracy_weighted" in s:  # the CV table's measure, which chose C

@@ -127,9 +127,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
             C = float(C)
         depth = int(self.depth) if is_integer(self.depth) else self.depth
         budget = int(self.budget) if is_integer(self.budget) else self.budget
-        sv = bool(self.score_variables) if isinstance(self.score_variables, np.bool_) else self.score_variables
         return make_spec(preset=self.preset, depth=depth, C=C, tangents=self.tangents, big_m=self.big_m,
-                         epsilon=self.epsilon, alpha=self.alpha, budget=budget, score_variables=sv)
+                         epsilon=self.epsilon, alpha=self.alpha, budget=budget,
+                         score_variables=self.score_variables)
 
     def _solver(self, spec) -> str:
         from olctc.fit import IN_PROCESS, default_solver

@@ -354,7 +354,7 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[fl
             raise param_error("budget", "an integer >= 1", budget)
         budget = int(budget)
     _check_unused_knobs(preset, alpha, budget, label, tangents)
-    if not isinstance(score_variables, bool):
+    if not isinstance(score_variables, (bool, np.bool_)):  # numpy's booleans, as numpy's integers for depth
         raise param_error("score_variables", "True or False", score_variables)
     return TreeSpec(preset, depth, Cs, pts, big_m, epsilon, alpha, budget, label, bool(score_variables),
                     parse_class_weight(class_weight))
