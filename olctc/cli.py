@@ -70,22 +70,25 @@ def data_options(f):
     return f
 
 
-def spec_options(f=None, *, with_C: bool = True):
+def spec_options(f=None, *, with_C: bool = True, score_variables: bool = False):
     """The tree spec knobs shared by compile, fit and grid (``with_C=False``: grid, whose C values come from
-    --C-values: a --C there was accepted and ignored)."""
+    --C-values: a --C there was accepted and ignored). ``score_variables`` is the form's default: fit solves
+    in the score-variable form, while compile and grid write DESIGN.md's formulation as the paper states it."""
     if f is None:
-        return lambda g: spec_options(g, with_C=with_C)
+        return lambda g: spec_options(g, with_C=with_C, score_variables=score_variables)
     from olctc.spec import PRESETS
 
     f = click.option("--class-weight", "class_weight", default=None,
                      help="Weigh each point's loss by its class: 'balanced' (n / (2 n_class), worked out on the "
                           "training points) or 'LABEL=WEIGHT[,LABEL=WEIGHT]' (a class not named weighs 1). "
                           "Default: every point weighs 1, the paper's model.")(f)
-    f = click.option("--score-variables", is_flag=True,
-                     help="One column per score w_t.x_i + b_t, defined once and used by every row: the same "
-                          "optimum, fewer nonzeros (a6a at depth 2: 2.5x; more with more features and "
-                          "tangents, little with a handful of features), and with HiGHS better trees under a "
-                          "time limit (docs/BENCHMARKS.md). Default: the paper's form.")(f)
+    f = click.option("--score-variables/--paper-form", "score_variables", default=score_variables,
+                     help="--score-variables: one column per score w_t.x_i + b_t, defined once and used by "
+                          "every row: the same optimum, fewer nonzeros (a6a at depth 2: 2.5x; more with more "
+                          "features and tangents, little with a handful of features), and with HiGHS better "
+                          "trees under a time limit (docs/BENCHMARKS.md). --paper-form: the scores written "
+                          "out in every row, as the paper's model. Default: "
+                          + ("--score-variables." if score_variables else "--paper-form."))(f)
     f = click.option("--budget", type=int, default=None,
                      help="L0 budget B, features per split, at most the number of features: a "
                           "hard bound for olct-univariate and margot-hfs, the free part of margot-sfs's "
@@ -306,7 +309,7 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 
 @cli.command("fit")
 @data_options
-@spec_options
+@spec_options(score_variables=True)
 @click.option("--test-size", type=float, default=0.2, show_default=True,
               help="Stratified test share held out (0 trains on everything).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Split seed.")

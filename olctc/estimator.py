@@ -73,11 +73,12 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         its total sample weight.
     verbose : bool, default False
         Show the solver log.
-    score_variables : bool, default False
+    score_variables : bool, default True
         Give every split score w_t.x_i + b_t its own column, defined by one equality row (``olctc compile
         --score-variables``): the same trees and optimum, far fewer nonzeros on data with many features
         (a6a at depth 2: 2.5x), and with HiGHS better trees under a time limit (the paper's 50 OLCT fits at
-        60 s: a lower objective in 29, a higher one in 8; docs/BENCHMARKS.md). Default: the paper's form.
+        60 s: a lower objective in 29, a higher one in 8; docs/BENCHMARKS.md). False: the paper's form, the
+        scores written out in every row (``olctc compile``'s default).
 
     Attributes
     ----------
@@ -91,7 +92,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
-                 verbose: bool = False, score_variables: bool = False) -> None:
+                 verbose: bool = False, score_variables: bool = True) -> None:
         self.preset = preset
         self.depth = depth
         self.C = C
@@ -300,7 +301,7 @@ class MARGOTClassifier(OLCTClassifier):
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = "scip", time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
-                 verbose: bool = False, score_variables: bool = False) -> None:
+                 verbose: bool = False, score_variables: bool = True) -> None:
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
                          refine=refine, positive_class=positive_class, class_weight=class_weight,
@@ -324,7 +325,7 @@ class OCTHClassifier(OLCTClassifier):
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
-                 verbose: bool = False, score_variables: bool = False) -> None:
+                 verbose: bool = False, score_variables: bool = True) -> None:
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
                          refine=refine, positive_class=positive_class, class_weight=class_weight,

@@ -163,7 +163,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         remaining = solver_budget(time_limit, time.perf_counter() - t0, t_build)
     if verbose:
         m = comp.milp
-        echo(f"model: {m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), "
+        echo(f"model ({form_name(spec.score_variables)}): {m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), "
              f"{m.nnz:,} nonzeros; built in {t_build:.2f} s; warm start objective {warm_obj:.6g} "
              f"({t_warm:.2f} s)")
     res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose,
@@ -261,6 +261,11 @@ def _pm(tree, X: np.ndarray) -> np.ndarray:
     return np.where(tree.decision_function(X) > 0, 1, -1)
 
 
+def form_name(score_variables: bool) -> str:
+    """How the model writes its split scores, as the fit's log says it."""
+    return "score-variable form" if score_variables else "the paper's form"
+
+
 def summary_lines(s: dict[str, Any]) -> list[str]:
     """Human summary of a fit."""
     def f(v, fmt=".6g"):
@@ -272,6 +277,9 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
                 + ", ".join(f"{c}={w:.4g}" for c, w in s["class_weights"].items())
                 + (" (balanced)" if s["spec"].get("class_weight") == "balanced" else ""))
              + ("" if "sample_weights" not in s else f", point weights {_weights_text(s['sample_weights'])}"),
+             f"model: {form_name(s['spec'].get('score_variables', False))}, "
+             f"{s['model_size']['rows']:,} rows, {s['model_size']['columns']:,} columns, "
+             f"{s['model_size']['nonzeros']:,} nonzeros",
              f"solver {s['solver']}: {s['status']} ({s['raw_status']}), gap {gap}, "
              f"solution from {s['solution_from']}",
              f"objective: warm start {f(s['objective_warm_start'])} -> MILP {f(s['objective_milp'])} "

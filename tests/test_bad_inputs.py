@@ -205,8 +205,8 @@ CASES = [
     C("max-nonzeros", "compile tiny.csv --target y --max-nonzeros 10 -o x.mps",
       "the model would have 66 rows, 63 columns, about 360 nonzeros, over the budget of 10 nonzeros "
       "(--max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
-    C("max-nonzeros-fit", "fit tiny.csv --target y --max-nonzeros 10 -o t.json",
-      "the model would have 48 rows, 55 columns, about 252 nonzeros, over the budget of 10 nonzeros "
+    C("max-nonzeros-fit", "fit tiny.csv --target y --max-nonzeros 10 -o t.json",  # the score-variable form
+      "the model would have 60 rows, 67 columns, about 196 nonzeros, over the budget of 10 nonzeros "
       "(--max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
     C("max-nonzeros-grid", "grid tiny.csv --target y --folds 2 --max-nonzeros 200 -o g",
       "the model would have 48 rows, 55 columns, about 252 nonzeros, over the budget of 200 nonzeros "

@@ -121,6 +121,30 @@ def test_score_variables_round_trip_to_the_same_tree(compiled, small_csv, tmp_pa
     assert np.array_equal(predictions["scores"], predictions["inline"])
 
 
+def test_fit_solves_in_the_score_variable_form_unless_told_the_papers(small_csv, tmp_path):
+    """fit's default is the score-variable form (better trees with HiGHS under a time limit), compile's the
+    paper's; --paper-form and --score-variables choose either, and the log and the tree file say which."""
+    trees, sizes = {}, {}
+    for form in ("", "--paper-form", "--score-variables"):
+        out = tmp_path / f"t{form}.json"
+        code, stdout, err = olctc("fit", str(small_csv), "--target", "y", "--test-size", "0", "--quiet",
+                                  *([form] if form else []), "-o", str(out))
+        assert code == 0, err
+        line = next(x for x in stdout.splitlines() if x.startswith("model: "))
+        sizes[form] = line
+        trees[form] = json.loads(out.read_text())
+    assert sizes[""] == sizes["--score-variables"] != sizes["--paper-form"]
+    assert sizes[""].startswith("model: score-variable form, ")
+    assert sizes["--paper-form"].startswith("model: the paper's form, ")
+    meta, paper = trees[""]["meta"], trees["--paper-form"]["meta"]
+    assert meta["spec"]["score_variables"] is True and "score_variables" not in paper["spec"]
+    assert meta["status"] == paper["status"] == "optimal"
+    assert meta["true_objective"] == pytest.approx(paper["true_objective"], rel=1e-6)
+    code, _, err = olctc("compile", str(small_csv), "--target", "y", "-o", str(tmp_path / "c.mps"))
+    assert code == 0, err
+    assert "score_variables" not in json.loads((tmp_path / "c.olctc.json").read_text())["spec"]
+
+
 def test_start_files_are_used(compiled, tmp_path):
     code, out, err = olctc("solve", str(compiled), "--solver", "cbc-cli", "--solver-path", "/usr/bin/cbc",
                            "-o", str(tmp_path / "c.sol"))

@@ -350,8 +350,9 @@ def test_estimator_sample_weight_equals_repeated_points():
     w = rng.integers(0, 3, size=60)
     a = OLCTClassifier(depth=2, time_limit=60).fit(X, y, sample_weight=w)
     b = OLCTClassifier(depth=2, time_limit=60).fit(X[_repeat(w)], y[_repeat(w)])
-    assert a.mip_gap_ == 0 and b.mip_gap_ == 0
-    assert a.summary_["objective_milp"] == pytest.approx(b.summary_["objective_milp"], rel=1e-6)
+    assert a.summary_["status"] == b.summary_["status"] == "optimal"
+    # each within HiGHS's relative gap (1e-4) of the optimum: measured gaps 0 and 6.4e-5
+    assert a.summary_["objective_milp"] == pytest.approx(b.summary_["objective_milp"], rel=2e-4)
     assert a.summary_["sample_weights"] == {"column": None, "sum": float(w.sum()), "zero": int((w == 0).sum())}
     assert a.summary_["n_train"] == 60
     # unweighted, the optimum is another
