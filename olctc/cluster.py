@@ -73,6 +73,9 @@ def parse_C_values(text: str | Sequence[float]) -> list[float]:
         raise param_error("C_values", "at least one value", text)
     if any(not (v > 0) or math.isinf(v) for v in vals):
         raise param_error("C_values", "finite and > 0", text)
+    from olctc.spec import check_cost
+
+    check_cost("C_values", vals, text, " for every value")
     if len(set(vals)) != len(vals):
         raise param_error("C_values", "distinct values", text)
     return vals

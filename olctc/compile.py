@@ -24,7 +24,7 @@ from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
 from olctc.io import atomic_write_text, sha256_file
 from olctc.milp import MILP
-from olctc.spec import TreeSpec
+from olctc.spec import MAX_COST, TreeSpec
 
 MANIFEST_FORMAT = "olctc-manifest"
 MANIFEST_VERSION = 1
@@ -159,6 +159,7 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
         raise OlctcError(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} is too large to "
                          f"standardise (|value| up to {np.abs(dataset.X[:, j]).max():.3g}); rescale the column")
     milp = build_milp(X, dataset.y, spec, name=_mps_name(name), sample_weight=dataset.weight)
+    _check_costs(milp, dataset)
     manifest = {
         "format": MANIFEST_FORMAT,
         "version": MANIFEST_VERSION,
@@ -182,6 +183,16 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
         "files": {},
     }
     return Compiled(milp, spec, dataset, scaler, X, manifest)
+
+
+def _check_costs(milp: MILP, dataset: Dataset) -> None:
+    """Refuse loss costs (C times the point and class weights) that solvers would read as infinite."""
+    top = float(np.abs(milp.c).max(initial=0.0))
+    if top >= MAX_COST:
+        weights = "the point weights" + (f" (column {dataset.weight_column!r})" if dataset.weight_column else "")
+        raise OlctcError(f"{dataset.source or dataset.name}: C times {weights} and the class weights gives loss "
+                         f"costs up to {top:.3g}, and solvers read a cost of 1e20 or more as infinite; scale C "
+                         "or the weights down")
 
 
 def _mps_name(name: str) -> str:

@@ -72,6 +72,9 @@ MAX_DEPTH = 12
 MIN_EPSILON = 10 * TIGHT_TOL
 MAX_BIG_M_OVER_EPSILON = 0.1 / TIGHT_TOL
 MAX_BIG_M = 1e9
+# HiGHS reads an objective coefficient of 1e20 or more as infinite (and answers "Unknown" at once), SCIP
+# refuses it as input data: a C or alpha that large, or C times the weights, is refused before any solve.
+MAX_COST = 1e20
 
 # The slope of the tangent at v is 1/(1 + e^v): about 1e-304 at 700, subnormal from ~708 and exactly 0
 # from ~745, where the line is the bound xi >= 0 that the point +inf already stands for.
@@ -302,6 +305,12 @@ def _listed(value: Any) -> Any:
     return value.tolist() if isinstance(value, np.ndarray) else list(value) if isinstance(value, tuple) else value
 
 
+def check_cost(name: str, values: Sequence[float], shown: Any, where: str = "") -> None:
+    """Refuse an objective weight (C, alpha) that solvers would read as infinite."""
+    if max(values, default=0.0) >= MAX_COST:
+        raise param_error(name, f"below 1e20{where} (solvers read a cost of 1e20 or more as infinite)", shown)
+
+
 def parse_C(value: float | str | Sequence[float], depth: int, *, name: str = "C") -> tuple[float, ...]:
     """One C per layer; a single value broadcasts. ``name``: the parameter errors name (bench's fixed_C)."""
     if isinstance(value, str):
@@ -320,6 +329,7 @@ def parse_C(value: float | str | Sequence[float], depth: int, *, name: str = "C"
                           value if isinstance(value, str) else list(value) if not is_real(value) else value)
     if any(not (v > 0) or math.isinf(v) for v in vals):
         raise param_error(name, "finite and > 0 for every layer", value if isinstance(value, str) else vals)
+    check_cost(name, vals, value if isinstance(value, str) else vals, " for every layer")
     return tuple(vals)
 
 
@@ -349,6 +359,7 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[fl
     _check_routing_constants(big_m, epsilon)
     if not (alpha >= 0) or math.isinf(alpha):
         raise param_error("alpha", "a finite number >= 0", alpha)
+    check_cost("alpha", [alpha], alpha)
     if budget is not None:
         if not is_integer(budget) or budget < 1:
             raise param_error("budget", "an integer >= 1", budget)

@@ -110,6 +110,7 @@ def _broken_files(d: Path) -> None:
         "other.csv": TINY.replace("0.1,0.3", "0.1,0.4"),
         "relabelled.csv": TINY.replace(",1\n", ",yes\n").replace(",-1\n", ",no\n"),
         "oneclass.csv": "a,b,y\n1,2,1\n3,4,1\n",
+        "heavy.csv": "a,b,w,y\n1,2,1e19,1\n2,1,1,-1\n3,3,1,1\n0,1,2,-1\n",
     }
     for name, text in files.items():
         (d / name).write_text(text)
@@ -170,6 +171,19 @@ CASES = [
       "The 'C' parameter must be a positive number or one per layer separated by commas. Got 'abc' instead."),
     C("C-negative", "compile tiny.csv --target y --C -1 -o x.mps",
       "The 'C' parameter must be finite and > 0 for every layer. Got '-1' instead."),
+    # HiGHS answered "Unknown" at once to a cost of 1e20 (its infinite_cost), and fit kept its warm start
+    C("C-infinite-to-solvers", "fit tiny.csv --target y --C 1,1e20 -o t.json",
+      "The 'C' parameter must be below 1e20 for every layer (solvers read a cost of 1e20 or more as "
+      "infinite). Got '1,1e20' instead."),
+    C("C-times-weights-infinite-to-solvers", "compile heavy.csv --target y --weight-column w --C 100 -o x.mps",
+      "{base}/heavy.csv: C times the point weights (column 'w') and the class weights gives loss costs up to 1e+21, "
+      "and solvers read a cost of 1e20 or more as infinite; scale C or the weights down"),
+    C("class-weight-infinite-to-solvers", "fit tiny.csv --target y --class-weight 1=1e19 --C 10 -o t.json",
+      "{base}/tiny.csv: C times the point weights and the class weights gives loss costs up to 1e+20, and solvers "
+      "read a cost of 1e20 or more as infinite; scale C or the weights down"),
+    C("C-values-infinite-to-solvers", "grid tiny.csv --target y --C-values 1,1e21 --folds 2 -o g",
+      "The 'C_values' parameter must be below 1e20 for every value (solvers read a cost of 1e20 or more as "
+      "infinite). Got '1,1e21' instead."),
     C("tangents-unknown-set", "compile tiny.csv --target y --tangents V9 -o x.mps",
       "The 'tangents' parameter must be V0, V1, V2, V3 or a comma-separated list of numbers such as "
       "'-inf,-1.9,0,1.9,inf'. Got 'V9' instead."),
@@ -196,6 +210,9 @@ CASES = [
       "loss, not the logistic one's tangents (they apply to olct, olct-univariate). Got 'V1' instead."),
     C("alpha-negative", "compile tiny.csv --target y --preset oct-h --alpha -1 -o x.mps",
       "The 'alpha' parameter must be a finite number >= 0. Got -1.0 instead."),
+    C("alpha-infinite-to-solvers", "compile tiny.csv --target y --preset oct-h --alpha 1e20 -o x.mps",
+      "The 'alpha' parameter must be below 1e20 (solvers read a cost of 1e20 or more as infinite). "
+      "Got 1e+20 instead."),
     C("alpha-unused", "fit tiny.csv --target y --alpha 2 -o t.json",
       "The 'alpha' parameter must be unset (or 1.0, the default): preset 'olct' does not use it "
       "(it applies to margot-sfs, oct-h). Got 2.0 instead."),
@@ -431,7 +448,7 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
 
 
 def expand(text: str, base: Path) -> str:
-    text = text.replace("{sample}", str(SAMPLES))
+    text = text.replace("{sample}", str(SAMPLES)).replace("{base}", str(base))
     while "{sha:" in text:
         start = text.index("{sha:")
         end = text.index("}", start)

@@ -580,6 +580,8 @@ def test_tree_models_train_on_the_bench_split_only() -> None:
     (["--C-grid", "1,inf"],
      "error: The 'C_grid' parameter must be positive finite numbers separated by commas. Got '1,inf' instead."),
     (["--C-grid", "1,1"], "error: The 'C_grid' parameter must be distinct numbers separated by commas."),
+    (["--C-grid", "1,1e20"], "error: The 'C_grid' parameter must be below 1e20 for every value (solvers read a "
+                             "cost of 1e20 or more as infinite). Got '1,1e20' instead."),
     (["--threads", "5000"], "error: The 'threads' parameter must be at most 1024 (solver threads per fit)."),
     (["--fixed-C", ""], "error: The 'fixed_C' parameter must be a positive number or one per layer"),
     (["--fixed-C", "1,10,100"], "error: The 'fixed_C' parameter must be one value or 2 values (one per layer"),

@@ -65,6 +65,10 @@ def test_helpers():
     assert parse_C_values("0.1, 1,10") == [0.1, 1.0, 10.0]
     with pytest.raises(OlctcError, match="The 'C_values' parameter must be finite and > 0"):
         parse_C_values("1,-1")
+    with pytest.raises(OlctcError, match=r"The 'C_values' parameter must be below 1e20 for every value \(solvers "
+                                         r"read a cost of 1e20 or more as infinite\)"):
+        parse_C_values("1,1e20")
+    assert parse_C_values("9.9e19") == [9.9e19]
     with pytest.raises(OlctcError, match="distinct"):
         parse_C_values("1,1")
     assert C_grid([1, 10], 2) == [(1.0, 1.0), (1.0, 10.0), (10.0, 1.0), (10.0, 10.0)]

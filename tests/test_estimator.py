@@ -265,6 +265,7 @@ def test_a_quiet_fit_prints_nothing():
     ("solver", "highs", r"'scip' or None for preset 'margot', a MIQP"),  # used to say "--solver scip"
     ("tangents", "V2", r"preset 'margot' uses the hinge loss"),  # was stored and unused
     ("score_variables", "yes", "True or False"),
+    ("C", 1e20, r"below 1e20 for every layer \(solvers read a cost of 1e20 or more as infinite\)"),
 ])
 def test_bad_parameter_values_are_named(heart_small, param, value, expected):
     X, y, _ = heart_small
@@ -275,6 +276,20 @@ def test_bad_parameter_values_are_named(heart_small, param, value, expected):
     assert msg.startswith(f"The '{param}' parameter must be ") and "\n" not in msg
     assert re.search(expected, msg) and "Got " in msg
     assert not hasattr(est, "tree_")
+
+
+def test_sample_weights_that_solvers_would_read_as_infinite_are_refused(heart_small):
+    """HiGHS answers "Unknown" at once to a cost of 1e20, and the fit used to keep its warm start."""
+    X, y, _ = heart_small
+    w = np.ones(len(y))
+    w[3] = 2e19
+    est = OLCTClassifier(depth=1, C=5, time_limit=5)
+    with pytest.raises(OlctcError, match=r"^OLCTClassifier: C times the point weights and the class weights gives "
+                                         r"loss costs up to 1e\+20, and solvers read a cost of 1e20 or more as "):
+        est.fit(X, y, sample_weight=w)
+    assert not hasattr(est, "tree_")
+    w[3] = 1.9e19
+    assert est.fit(X, y, sample_weight=w).summary_["status"] == "optimal"
 
 
 def test_a_budget_above_the_features_is_refused(heart_small):

@@ -134,6 +134,9 @@ def parse_grid(text: str | None) -> tuple[float, ...]:
         raise param_error("C_grid", "positive numbers separated by commas", text) from None
     if not vals or any(not (v > 0 and math.isfinite(v)) for v in vals):
         raise param_error("C_grid", "positive finite numbers separated by commas", text)
+    from olctc.spec import check_cost
+
+    check_cost("C_grid", vals, text, " for every value")
     if len(set(vals)) != len(vals):
         raise param_error("C_grid", "distinct numbers separated by commas", text)
     return vals
