@@ -18,7 +18,8 @@ from olctc.spec import make_spec
 out = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
 out.mkdir(parents=True, exist_ok=True)
 ds = load("heart")
-spec = make_spec(preset="olct", depth=2, C=1.0)
+# the score-variable form, as `olctc fit` and the estimators solve by default: HiGHS does better in it
+spec = make_spec(preset="olct", depth=2, C=1.0, score_variables=True)
 res = fit(ds, spec, solver="highs", time_limit=20, test_size=0.2, seed=0, verbose=False)
 print("\n".join(summary_lines(res.summary)))
 
