@@ -367,9 +367,11 @@ def _note_cbc_optimum(solver: str, status: str) -> None:
 
 
 def _result_line(res) -> str:
+    from olctc.solve.result import gap_text
+
     def fmt(v):
         return "-" if v is None else f"{v:.10g}"
-    gap = "-" if res.gap is None else f"{100 * res.gap:.4g}%"
+    gap = gap_text(res.gap, 4)
     return (f"status {res.status} ({res.solver}: {res.raw_status}), objective {fmt(res.objective)}, "
             f"bound {fmt(res.bound)}, gap {gap}, {res.runtime:.2f} s")
 

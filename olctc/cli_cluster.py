@@ -191,7 +191,9 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     res, test_acc = fit_final(col.info, ds, col.best, solver=solver, time_limit=time_limit, threads=threads,
                               verbose=not quiet)
     s = res.summary
-    gap = "-" if s["gap"] is None else f"{100 * s['gap']:.3g}%"
+    from olctc.solve.result import gap_text
+
+    gap = gap_text(s["gap"])
     click.echo(f"final fit on {n_train} training points{left_out}: {s['status']} (gap {gap}), train balanced "
                f"accuracy {s['train_balanced_accuracy']:.4f}"
                + (f", test balanced accuracy {test_acc:.4f}" if test_acc is not None else ""))

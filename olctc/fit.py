@@ -270,7 +270,9 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
     """Human summary of a fit."""
     def f(v, fmt=".6g"):
         return "-" if v is None else format(v, fmt)
-    gap = "-" if s["gap"] is None else f"{100 * s['gap']:.3g}%"
+    from olctc.solve.result import gap_text
+
+    gap = gap_text(s["gap"])
     lines = [f"fit {s['data']} ({s['n_train']} train / {s['n_test']} test points, seed {s['seed']}): "
              f"{s['spec']['preset']} depth {s['spec']['depth']}, C {s['spec']['C']}"
              + ("" if "class_weights" not in s else ", class weights "

@@ -18,7 +18,7 @@ from olctc.solve import (EXTERNAL_SOLVERS, SOLVERS, SolveResult, solve_file, sol
                          write_native_solution)
 from olctc.solve.inprocess import cbc_model, highs_model, scip_model
 from olctc.solve.options import SolveOptions
-from olctc.solve.result import limit_kind
+from olctc.solve.result import gap_text, limit_kind
 
 DATA = Path(__file__).parent / "data" / "solvers"
 NAMES = ["x", "y", "z", "v", "w", "u"]
@@ -62,6 +62,13 @@ def solve_quiet(path: Path, solver: str, **kw) -> SolveResult:
 
 
 # ------------------------------------------------------------------ in process
+def test_gap_text_hides_round_off_only():
+    # HiGHS reported a proven optimum's gap as 8.35e-16, which the fit's summary printed as "8.35e-14%"
+    assert [gap_text(g) for g in (None, 0.0, 8.35e-16, -1e-12, 2e-9, 0.0125, 0.43125)] == \
+        ["-", "0%", "0%", "0%", "2e-07%", "1.25%", "43.1%"]
+    assert gap_text(0.43125, 4) == "43.12%"
+
+
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_optimal(models: Path, solver: str) -> None:
     res = solve_file(models / "model.mps", solver, verbose=False)

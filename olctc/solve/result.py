@@ -88,6 +88,14 @@ def relative_gap(objective: float | None, bound: float | None) -> float | None:
     return abs(objective - bound) / abs(objective)
 
 
+def gap_text(gap: float | None, digits: int = 3) -> str:
+    """A gap for a log line: '1.25%'; '0%' below 1e-9, where objective and bound differ by round-off
+    (HiGHS reported a proven optimum's gap as 8.35e-16, printed as '8.35e-14%'); '-' when unknown."""
+    if gap is None:
+        return "-"
+    return "0%" if abs(gap) < 1e-9 else f"{100 * gap:.{digits}g}%"
+
+
 def limit_kind(raw_status: str) -> str:
     """Classify a solver's raw status of an early stop: time, interrupt, nodes, gap, solutions,
     iterations or other. Used to choose the status words when writing another solver's format."""
