@@ -158,6 +158,7 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
         j = int(np.argwhere(~np.isfinite(X))[0][1])
         raise OlctcError(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} is too large to "
                          f"standardise (|value| up to {np.abs(dataset.X[:, j]).max():.3g}); rescale the column")
+    _warn_rounding_columns(dataset, X)
     milp = build_milp(X, dataset.y, spec, name=_mps_name(name), sample_weight=dataset.weight)
     _check_costs(milp, dataset)
     manifest = {
@@ -183,6 +184,20 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
         "files": {},
     }
     return Compiled(milp, spec, dataset, scaler, X, manifest)
+
+
+def _warn_rounding_columns(dataset: Dataset, X: np.ndarray) -> None:
+    """Warn of columns whose values differ but standardise to 0: their spread is within the rounding of
+    their mean (values near 1e15 spread by 1), so the tree cannot use them."""
+    import warnings
+
+    if not dataset.n:
+        return
+    lo, hi = dataset.X.min(axis=0), dataset.X.max(axis=0)
+    for j in np.flatnonzero((lo != hi) & ~X.any(axis=0)):
+        warnings.warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} varies only in its "
+                      f"last digits (from {lo[j]:.17g} to {hi[j]:.17g}), within the rounding of its mean, and is "
+                      "treated as constant; subtract its offset to use it", stacklevel=3)
 
 
 def _check_costs(milp: MILP, dataset: Dataset) -> None:

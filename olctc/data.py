@@ -109,6 +109,9 @@ class Schema:
 
 #: Relative distance from a column's mean within which a value is the mean (rounding of the mean's sum).
 MEAN_ROUNDING = 16 * np.finfo(np.float64).eps
+#: ... in a column that is not constant to rounding, provided the difference is also negligible against
+#: the column's spread: 1e14 + 0.25 is not the mean 1e14 of a column of spread 1.
+NEGLIGIBLE_SCORE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -159,7 +162,13 @@ class Scaler:
         # A value equal to the mean but for the mean's own rounding (1.5 against a computed 1.5 + 2e-16) is
         # the mean. Left at 2e-16 it became a model coefficient that solvers read differently: glpsol called
         # 9.81 "optimal" on an LP file whose optimum, with the coefficient 0, is 5.92.
-        D[np.abs(D) <= MEAN_ROUNDING * np.abs(self.mean)] = 0.0
+        # Zeroing all within 16 eps of the mean zeroed a third of a column of values near 1e14 with a spread
+        # of 1 (22 ulps, where the data resolve 1/64). A scale of 1 is the constant columns' (Scaler.fit):
+        # their spread is rounding, and within it every value is the mean. The rule reads mean and scale
+        # only, so that decode rebuilds from the manifest the model compile wrote.
+        near = MEAN_ROUNDING * np.abs(self.mean)
+        near = np.where(self.scale == 1.0, near, np.minimum(near, NEGLIGIBLE_SCORE * self.scale))
+        D[np.abs(D) <= near] = 0.0
         return D / self.scale
 
     def to_json(self) -> dict[str, list[float]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -499,6 +500,35 @@ def test_feature_names_that_could_not_be_saved_are_refused(names, message):
     with pytest.raises(OlctcError) as exc:
         from_arrays(np.eye(2), [0, 1], feature_names=names)
     assert str(exc.value) == message
+
+
+def test_values_on_a_large_offset_keep_their_differences_and_a_column_constant_to_rounding_is_named():
+    """Values near 1e14 with a spread of 1 resolve 1/64, yet a third of them (those within 16 eps of the
+    mean, 0.35) were standardised to 0; near 1e15 the column is constant to rounding (as scikit-learn's
+    test says), which olctc now says instead of dropping the feature silently."""
+    from sklearn.preprocessing import StandardScaler
+
+    from olctc.compile import compile_problem
+    from olctc.spec import make_spec
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    X[:, 0] += 1e14
+    Z = Scaler.fit(X).transform(X)
+    assert np.all(Z[:, 0] != 0)
+    assert np.corrcoef(Z[:, 0], X[:, 0] - 1e14)[0, 1] > 0.9999  # the differences, to the data's resolution
+    assert np.allclose(Z[:, 1], StandardScaler().fit(X).transform(X)[:, 1], rtol=0, atol=1e-12)
+    y = np.where(X[:, 1] > 0, 1, -1)
+    ds = from_arrays(X, y, name="offset")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compile_problem(ds, make_spec(depth=1))
+    X[:, 0] += 9e14
+    with pytest.warns(UserWarning, match=r"^offset: feature 'x0' varies only in its last digits \(from [\d.]+ to "
+                                         r"[\d.]+\), within the rounding of its mean, and is treated as constant; "
+                                         r"subtract its offset to use it$"):
+        comp = compile_problem(from_arrays(X, y, name="offset"), make_spec(depth=1))
+    assert not comp.X[:, 0].any() and comp.X[:, 1].all()
 
 
 def test_scaler_scales_tiny_columns_and_flags_constant_ones_as_scikit_learn():
