@@ -669,7 +669,10 @@ _LEADING_ZERO = re.compile(r"[+-]?0[0-9]")
 def _label_value(s: str) -> Label:
     """A label cell as a number when it reads as one without losing its text, else the text itself."""
     if _INT_TEXT.fullmatch(s):
-        return int(s)  # exact at any size: float() would merge 12345678901234567890 and ...891
+        try:
+            return int(s)  # exact at any size: float() would merge 12345678901234567890 and ...891
+        except ValueError:  # above Python's 4300 digits (sys.set_int_max_str_digits): a code, kept as text
+            return s
     if _LEADING_ZERO.match(s):
         return s  # "007" is a code, not 7
     f = _parse_float(s)

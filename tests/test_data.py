@@ -274,7 +274,8 @@ def test_cli_predict_unseen_category_note_names_the_physical_line(tmp_path, caps
 def test_labels_keep_their_value_and_text(tmp_path):
     cases = [("12345678901234567890", "12345678901234567891", (12345678901234567890, 12345678901234567891)),
              ("007", "010", ("007", "010")),  # codes, not 7 and 10
-             ("-1", "+1", (-1, 1)), ("0.0", "1.0", (0, 1)), ("1", "2.5", (1, 2.5)), ("no", "yes", ("no", "yes"))]
+             ("-1", "+1", (-1, 1)), ("0.0", "1.0", (0, 1)), ("1", "2.5", (1, 2.5)), ("no", "yes", ("no", "yes")),
+             ("0", "1" * 5000, (0, "1" * 5000))]  # above Python's int text limit: a traceback, now a code
     for a, b, classes in cases:
         ds = read_csv(write(tmp_path, f"x,y\n1,{a}\n2,{b}\n3,{a}\n"), "y")
         assert ds.classes == classes and [type(c) for c in ds.classes] == [type(c) for c in classes]
