@@ -591,9 +591,14 @@ def line_of(k: int, lines: int | Sequence[int] | np.ndarray) -> int:
 
 def _not_a_number(source: str, name: str, line: int, cell: str) -> OlctcError:
     if _DECIMAL_COMMA.fullmatch(cell.strip()):
-        return OlctcError(f"{source}: column {name!r} line {line}: expected a number, got {cell!r}, a number "
+        return OlctcError(f"{source}: column {name!r} line {line}: expected a number, got {_cell(cell)}, a number "
                           "with a comma; olctc reads numbers as 1234.5 (no decimal comma, no digit grouping)")
-    return OlctcError(f"{source}: column {name!r} line {line}: expected a number, got {cell!r}")
+    return OlctcError(f"{source}: column {name!r} line {line}: expected a number, got {_cell(cell)}")
+
+
+def _cell(cell: Any) -> str:
+    """A cell for a one-line message: its repr, cut to 60 characters (a 1 MB cell made a 1 MB line)."""
+    return shorten(repr(cell))
 
 
 def _to_float_column(vals: Sequence[Any], name: str, source: str,
@@ -655,10 +660,10 @@ def _column_kind(name: str, vals: np.ndarray, source: str,
         if _parse_float(vals[k]) is None:
             raise _not_a_number(source, name, line_of(k, lines), vals[k])
         raise OlctcError(f"{source}: column {name!r} line {line_of(k, lines)}: expected a finite number, "
-                         f"got {vals[k]!r}")
+                         f"got {_cell(vals[k])}")
     k = next(k for k, p in enumerate(parsed) if p is not None)
     raise OlctcError(f"{source}: column {name!r} mixes text and numbers "
-                     f"(line {line_of(k, lines)} has {vals[k]!r}); make it all text (categorical) or all numbers")
+                     f"(line {line_of(k, lines)} has {_cell(vals[k])}); make it all text (categorical) or all numbers")
 
 
 _DECIMAL_COMMA = re.compile(r"[+-]?([0-9]+,[0-9]*|,[0-9]+)")

@@ -111,6 +111,7 @@ def _broken_files(d: Path) -> None:
         "relabelled.csv": TINY.replace(",1\n", ",yes\n").replace(",-1\n", ",no\n"),
         "oneclass.csv": "a,b,y\n1,2,1\n3,4,1\n",
         "heavy.csv": "a,b,w,y\n1,2,1e19,1\n2,1,1,-1\n3,3,1,1\n0,1,2,-1\n",
+        "hugecell.csv": "a,b,c,y\n1,2,x,1\n3," + "7" * 100 + "x" * 1_000_000 + ",y,-1\n",
     }
     for name, text in files.items():
         (d / name).write_text(text)
@@ -421,6 +422,11 @@ CASES = [
     C("predict-unknown-id-column", "predict tree.json cat.csv --id-column id",
       "cat.csv: --id-column 'id' is not a column; columns are: a, b, c, y"),
     C("predict-empty-csv", "predict tree.json empty.csv", "empty.csv: the file is empty"),
+    # a 1 MB cell used to make a 1 MB error line
+    C("predict-huge-cell", "predict tree.json hugecell.csv",
+      "hugecell.csv: column 'b' line 3: expected a number, got '" + "7" * 56 + "..."),
+    C("compile-huge-cell", "compile hugecell.csv --target y -o x.mps",
+      "hugecell.csv: column 'b' line 3: expected a number, got '" + "7" * 56 + "..."),
     C("predict-ragged-csv", "predict tree.json ragged.csv", "ragged.csv: line 3 has 2 fields, the header has 3"),
     C("predict-duplicate-header", "predict tree.json dup.csv", "dup.csv: the header names column 'b' twice"),
     C("predict-output-is-the-data", "predict tree.json feat.csv -o feat.csv",
