@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from olctc.emit.params import format_value
-from olctc.errors import MISSING, OlctcError, TimeLimitTooShort, brief, is_integer, is_real, param_error
+from olctc.errors import MISSING, OlctcError, TimeLimitTooShort, brief, is_integer, is_real, number_text, param_error
 from olctc.io import (check_interrupt, check_lookup, is_temporary_name, remove_tree, staged_errors,
                       temporary_name)
 
@@ -64,7 +64,7 @@ def parse_C_values(text: str | Sequence[float]) -> list[float]:
     """``"0.01,0.1,1"`` -> [0.01, 0.1, 1.0]; every value finite and > 0, no repeats."""
     if isinstance(text, str):
         try:
-            vals = [float(s) for s in text.split(",") if s.strip()]
+            vals = [number_text(s) for s in text.split(",") if s.strip()]
         except ValueError:
             raise param_error("C_values", "numbers separated by commas such as '0.1,1,10'", text) from None
     else:

@@ -31,7 +31,7 @@ from typing import IO, Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
-from olctc.errors import OlctcError, is_real, param_error, shorten
+from olctc.errors import OlctcError, is_real, number_text, param_error, shorten
 
 Label = int | float | str
 
@@ -786,7 +786,7 @@ def _label_weight_items(text: str) -> list[tuple[str, str]] | None:
 def _class_weight_value(weight: Any) -> float | None:
     """A class weight (a number, or its text) as a float if finite and > 0, else None."""
     try:
-        w = float(weight) if isinstance(weight, str) or is_real(weight) else None
+        w = number_text(weight) if isinstance(weight, str) else float(weight) if is_real(weight) else None
     except (ValueError, OverflowError):  # OverflowError: a Python int beyond float64 (10**400)
         return None
     return w if w is not None and 0 < w < math.inf else None

@@ -32,6 +32,14 @@ def param_error(name: str, expected: str, got: object, option: str | None = None
     return OlctcError(f"{named} must be {expected}. Got {got!r} instead.")
 
 
+def number_text(text: str, kind: type = float) -> Any:
+    """``kind(text)`` (float or int) without Python's digit grouping, which reads '0_5' as 5: no one writing
+    an option or a cell means that. Raises ValueError as ``float`` does."""
+    if "_" in text:
+        raise ValueError(f"digit grouping in {text!r}")
+    return kind(text)
+
+
 def is_integer(value: Any) -> bool:
     """An integer (Python's or numpy's), not a bool: ``True`` is an int in Python, never a count here."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from olctc.emit.params import TIGHT_TOL
-from olctc.errors import MISSING, is_integer, is_real, param_error
+from olctc.errors import MISSING, is_integer, is_real, number_text, param_error
 
 # Sato et al.'s greedy tangent points for the logistic loss (paper Sec. 3.1).
 _V0 = (-math.inf, 0.0, math.inf)
@@ -208,7 +208,7 @@ def parse_tangents(value: str | Sequence[float] | None) -> tuple[tuple[float, ..
         pts = []
         for s in parts:
             try:
-                pts.append(float(s))
+                pts.append(number_text(s))
             except ValueError:
                 raise param_error("tangents", "V0, V1, V2, V3 or a comma-separated list of numbers "
                                   "such as '-inf,-1.9,0,1.9,inf'", value) from None
@@ -315,7 +315,7 @@ def parse_C(value: float | str | Sequence[float], depth: int, *, name: str = "C"
     """One C per layer; a single value broadcasts. ``name``: the parameter errors name (bench's fixed_C)."""
     if isinstance(value, str):
         try:
-            vals = [float(s) for s in value.split(",")]
+            vals = [number_text(s) for s in value.split(",")]
         except ValueError:
             raise param_error(name, "a positive number or one per layer separated by commas", value) from None
     elif is_real(value):

@@ -185,6 +185,15 @@ CASES = [
     C("C-values-infinite-to-solvers", "grid tiny.csv --target y --C-values 1,1e21 --folds 2 -o g",
       "The 'C_values' parameter must be below 1e20 for every value (solvers read a cost of 1e20 or more as "
       "infinite). Got '1,1e21' instead."),
+    # Python's float() reads digit grouping: '0_5' was a tangent at 5.0, '1_0' a C of 10
+    C("tangents-digit-grouping", "compile tiny.csv --target y --tangents -inf,0_5,inf -o x.mps",
+      "The 'tangents' parameter must be V0, V1, V2, V3 or a comma-separated list of numbers such as "
+      "'-inf,-1.9,0,1.9,inf'. Got '-inf,0_5,inf' instead."),
+    C("C-digit-grouping", "fit tiny.csv --target y --C 1_0 -o t.json",
+      "The 'C' parameter must be a positive number or one per layer separated by commas. Got '1_0' instead."),
+    C("class-weight-digit-grouping", "compile tiny.csv --target y --class-weight 1=1_0 -o x.mps",
+      "The 'class_weight' parameter (--class-weight) must be finite weights > 0 (class 1 has '1_0'). "
+      "Got '1=1_0' instead."),
     C("tangents-unknown-set", "compile tiny.csv --target y --tangents V9 -o x.mps",
       "The 'tangents' parameter must be V0, V1, V2, V3 or a comma-separated list of numbers such as "
       "'-inf,-1.9,0,1.9,inf'. Got 'V9' instead."),

@@ -570,6 +570,10 @@ def test_tree_models_train_on_the_bench_split_only() -> None:
 
 @pytest.mark.parametrize("extra, message", [
     (["--seeds", "-1"], "error: The 'seeds' parameter must be integers from 0 to 4294967295. Got '-1' instead."),
+    (["--seeds", "4_2"], "error: The 'seeds' parameter must be comma-separated integers such as '0,42,314'. "
+                         "Got '4_2' instead."),  # int() reads it as 42
+    (["--C-grid", "1_0"], "error: The 'C_grid' parameter must be positive numbers separated by commas. "
+                          "Got '1_0' instead."),
     (["--seeds", "0,4294967296"],
      "error: The 'seeds' parameter must be integers from 0 to 4294967295. Got '0,4294967296' instead."),
     (["--models", "CART,CART"],

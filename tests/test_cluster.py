@@ -69,6 +69,8 @@ def test_helpers():
                                          r"read a cost of 1e20 or more as infinite\)"):
         parse_C_values("1,1e20")
     assert parse_C_values("9.9e19") == [9.9e19]
+    with pytest.raises(OlctcError, match=r"The 'C_values' parameter must be numbers separated by commas"):
+        parse_C_values("1_0")  # float() reads it as 10
     with pytest.raises(OlctcError, match="distinct"):
         parse_C_values("1,1")
     assert C_grid([1, 10], 2) == [(1.0, 1.0), (1.0, 10.0), (10.0, 1.0), (10.0, 10.0)]

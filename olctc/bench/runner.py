@@ -30,7 +30,7 @@ from olctc.bench.metrics import brier_score, expected_calibration_error
 from olctc.bench.workers import run_isolated
 from olctc.data import Dataset, Scaler
 from olctc.emit.params import MAX_THREADS, MAX_TIME_LIMIT
-from olctc.errors import OlctcError, is_integer, is_real, param_error
+from olctc.errors import OlctcError, is_integer, is_real, number_text, param_error
 from olctc.io import atomic_write_text, is_temporary_name
 
 BENCH_JSON = "bench.json"
@@ -86,7 +86,7 @@ def parse_seeds(text: str | None, default: Iterable[int]) -> tuple[int, ...]:
         return tuple(default)
     parts = [s.strip() for s in str(text).split(",")]
     try:
-        seeds = tuple(int(s) for s in parts)
+        seeds = tuple(number_text(s, int) for s in parts)
     except ValueError:
         raise param_error("seeds", "comma-separated integers such as '0,42,314'", text) from None
     if len(set(seeds)) != len(seeds):
@@ -129,7 +129,7 @@ def parse_grid(text: str | None) -> tuple[float, ...]:
     if text is None:
         return C_GRID
     try:
-        vals = tuple(float(s) for s in str(text).split(","))
+        vals = tuple(number_text(s) for s in str(text).split(","))
     except ValueError:
         raise param_error("C_grid", "positive numbers separated by commas", text) from None
     if not vals or any(not (v > 0 and math.isfinite(v)) for v in vals):
