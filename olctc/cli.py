@@ -165,7 +165,7 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
                 epsilon, alpha, budget, score_variables, class_weight, output, start, params, max_nonzeros) -> None:
     """Compile DATA.csv (or --dataset NAME) into a MILP file any solver can run."""
     from olctc.compile import compile_problem, model_format
-    from olctc.pipeline import write_compiled
+    from olctc.pipeline import compiled_files, write_compiled
 
     out = Path(output)
     check_not_stdout(output, "which cannot hold compile's model file and the manifest, MIP start and parameter "
@@ -173,6 +173,8 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     check_writable(output)
     model_format(out)
     check_not_input(out, ("data", data))
+    for side in compiled_files(out)[1:]:  # written, or removed as another model's
+        check_not_input(side, ("data", data), beside=out)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class, drop, weight_column)
     spec = with_class_weight(spec, class_weight, ds)

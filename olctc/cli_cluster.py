@@ -141,6 +141,10 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
         check_in_process(solver)
     check_not_input(output, ("grid file", grid / "grid.json"), ("grid file", grid / "jobs.tsv"),
                     ("grid file", grid / "cv_results.json"), ("data", data))
+    tasks = grid / "tasks"
+    if output is not None and tasks.is_dir() and Path(output).resolve().is_relative_to(tasks.resolve()):
+        raise OlctcError(f"-o {output} is inside {tasks}, whose manifests and solutions collect reads; "
+                         "write the tree elsewhere")
     check_suffix(output, "collect", TREE_FILE, (".json",))
     if output is not None:
         check_writable(output)  # before the final fit, which may take minutes

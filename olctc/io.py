@@ -118,12 +118,14 @@ def _known(suffix: str) -> tuple[str, str] | None:
 
 
 def check_not_input(output: str | os.PathLike[str] | None,
-                    *inputs: tuple[str, str | os.PathLike[str] | None]) -> None:
+                    *inputs: tuple[str, str | os.PathLike[str] | None],
+                    beside: str | os.PathLike[str] | None = None) -> None:
     """OlctcError when the output file ``-o OUTPUT`` is one of a command's input files.
 
     ``inputs`` are ``(what, path)`` pairs such as ``("model", "m.mps")``; None paths are skipped.
     ``os.path.samefile`` compares the files themselves, so a symbolic or hard link, ``./x`` and ``x``
-    are caught: writing the output would destroy the input the command is reading.
+    are caught: writing the output would destroy the input the command is reading. ``beside``: the
+    ``-o`` file, when ``output`` is a file written beside it (compile's manifest, parameter files).
     """
     if output is None or not os.path.exists(output):
         return
@@ -134,6 +136,9 @@ def check_not_input(output: str | os.PathLike[str] | None,
             same = os.path.samefile(output, path)
         except OSError:  # an input that is not there: the command reports that itself
             continue
+        if same and beside is not None:
+            raise OlctcError(f"{os.fspath(output)}, written beside -o {os.fspath(beside)}, is also the input "
+                             f"{what}; choose another -o name")
         if same:
             raise OlctcError(f"-o {os.fspath(output)} is also the input {what}; write to another file")
 

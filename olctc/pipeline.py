@@ -23,6 +23,18 @@ START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
                             "cbc-cli": "cbc", "highs-cli": "highs", "glpk-cli": None}
 
 
+def compiled_files(out: str | Path) -> list[Path]:
+    """Every file compile may write, or remove as another model's, for model file ``out``: the model, its
+    manifest, then every solver parameter file and MIP-start file of the stem."""
+    from olctc.emit.params import param_file_paths
+    from olctc.emit.start import START_FORMATS, start_filename
+
+    out = Path(out)
+    stem = out.name[: -len(out.suffix)]
+    return ([out, manifest_path(out)] + param_file_paths(out.parent, stem)
+            + [out.parent / start_filename(stem, s) for s in START_FORMATS])
+
+
 def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, start: bool = True) -> dict[str, Path]:
     """Write model, solver parameter files, MIP-start files and (last) the manifest.
 
@@ -42,7 +54,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     written: dict[str, Path] = {}
     man = comp.manifest
     quadratic = comp.milp.is_quadratic
-    all_files = param_file_paths(out.parent, stem) + [out.parent / start_filename(stem, s) for s in START_FORMATS]
+    all_files = compiled_files(out)[2:]
     param_files = param_file_paths(out.parent, stem, quadratic) if params else []
     start_solvers = [s for s in START_FORMATS if not (quadratic and s in LINEAR_ONLY_SOLVERS)] if start else []
     start_files = [out.parent / start_filename(stem, solver) for solver in start_solvers]
@@ -107,6 +119,7 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     check_not_input(output, ("model", model), ("manifest", mpath))
     check_model_path(model)
     man = read_manifest(mpath, check_model=False) if mpath.exists() else None
+    source = man.get("data", {}).get("source") if man is not None and isinstance(man.get("data"), dict) else None
     with manifest_fields(mpath):
         if man is not None:
             entry, why = man["model"], None
@@ -121,6 +134,9 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
         start_path = _start_file(model, man, solver) if use_start and man is not None else None
         names = None if man is None else [str(n) for n in names_from_block_map(man["blocks"]["columns"])]
     check_not_input(output, ("MIP start", start_path))
+    if mpath.exists():  # what decode reads next, and compile's other files
+        check_not_input(output, ("data named in the manifest", source),
+                        *(("file compile wrote beside the model", f) for f in compiled_files(model)[2:]))
     sol = Path(output) if output else model.with_name(f"{model_stem(model)}.{solver.replace('-cli', '')}.sol")
     if not os.path.exists(sol) or os.path.isfile(sol):  # a FIFO or device (/dev/null) is written to directly
         check_writable(sol)  # before the solve: a folder that is missing or read-only fails at once

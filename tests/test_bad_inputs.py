@@ -111,6 +111,7 @@ def _broken_files(d: Path) -> None:
         "relabelled.csv": TINY.replace(",1\n", ",yes\n").replace(",-1\n", ",no\n"),
         "oneclass.csv": "a,b,y\n1,2,1\n3,4,1\n",
         "heavy.csv": "a,b,w,y\n1,2,1e19,1\n2,1,1,-1\n3,3,1,1\n0,1,2,-1\n",
+        "side.olctc.json": TINY,  # data named as the manifest of -o side.mps
         "hugecell.csv": "a,b,c,y\n1,2,x,1\n3," + "7" * 100 + "x" * 1_000_000 + ",y,-1\n",
     }
     for name, text in files.items():
@@ -319,6 +320,13 @@ CASES = [
       "leave the option out for no limit). Got 10000000000.0 instead."),
     C("fit-output-is-data", "fit tiny.csv --target y -o tiny.csv",
       "-o tiny.csv is also the input data; write to another file"),
+    # files compile writes beside -o, and solve's -o, used to overwrite the data (exit 0)
+    C("compile-side-file-is-data", "compile side.olctc.json --target y -o side.mps",
+      "side.olctc.json, written beside -o side.mps, is also the input data; choose another -o name"),
+    C("solve-output-is-the-training-data", "solve m.mps --solver highs -o tiny.csv",
+      "-o tiny.csv is also the input data named in the manifest; write to another file"),
+    C("solve-output-is-a-parameter-file", "solve m.mps --solver highs -o m.highs.opt",
+      "-o m.highs.opt is also the input file compile wrote beside the model; write to another file"),
     C("compile-output-is-data", "compile tiny.csv --target y -o tiny.csv",
       "tiny.csv: the model file must end in .mps or .lp (got '.csv')"),
     C("fit-miqp-with-highs", "fit tiny.csv --target y --preset margot --solver highs -o t.json",

@@ -221,6 +221,13 @@ def test_collect_bad_folders(solved_grid, tmp_path):
     assert (g / "grid.json").read_bytes() == before
     res = run_cli("collect", str(g), "--data", str(data), "-o", str(data))
     assert res.returncode == 2 and "is also the input data" in res.stderr
+    # a task's manifest, overwritten, made the task "unusable" and the C picked among the others
+    manifest = g / "tasks" / "0000" / "model.olctc.json"
+    before = manifest.read_bytes()
+    res = run_cli("collect", str(g), "-o", str(manifest))
+    assert res.returncode == 2 and res.stderr == f"error: -o {manifest} is inside {g / 'tasks'}, whose manifests " \
+        "and solutions collect reads; write the tree elsewhere\n", res.stderr
+    assert manifest.read_bytes() == before
 
 
 def test_grid_bad_input(tmp_path):
