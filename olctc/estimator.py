@@ -28,8 +28,9 @@ ONNX: importing this module registers the estimators with skl2onnx (when skl2onn
 """
 from __future__ import annotations
 
+import contextlib
 import warnings
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -199,7 +200,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         solver = self._solver(spec)
         self._check_flags()
         names = _generic_column_names(X)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        with _float_range(self, "X"):
+            X, y = validate_data(self, X, y, dtype=np.float64)
         y = _homogeneous_labels(y)
         if names is not None and not hasattr(self, "feature_names_in_") and len(names) == X.shape[1]:
             self.feature_names_in_ = np.asarray(names, dtype=object)
@@ -231,7 +233,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         spec = replace(spec, class_weight=class_weight_by_label(self.class_weight, labels))
         y01 = (y == classes[pos]).astype(np.int64)
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+            with _float_range(self, "sample_weight"):
+                sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         ds = from_arrays(X, y01, feature_names, positive_class=1, name=type(self).__name__,
                          sample_weight=sample_weight)
         res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
@@ -255,7 +258,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         with warnings.catch_warnings():
             if names is not None:  # names scikit-learn cannot see: checked below instead
                 warnings.filterwarnings("ignore", message="X does not have valid feature names")
-            X = validate_data(self, X, reset=False, dtype=np.float64)
+            with _float_range(self, "X"):
+                X = validate_data(self, X, reset=False, dtype=np.float64)
         if names is not None and hasattr(self, "feature_names_in_") and \
                 list(names) != [str(n) for n in self.feature_names_in_]:
             raise ValueError(f"The feature names should match those that were passed during fit: "
@@ -330,6 +334,17 @@ class OCTHClassifier(OLCTClassifier):
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
                          refine=refine, positive_class=positive_class, class_weight=class_weight,
                          verbose=verbose, score_variables=score_variables)
+
+
+@contextlib.contextmanager
+def _float_range(est: Any, what: str) -> Iterator[None]:
+    """A Python int beyond float64 (10**400) in ``what``: the message of the estimator's other input errors
+    instead of numpy's OverflowError, which is no ValueError."""
+    try:
+        yield
+    except OverflowError:
+        raise OlctcError(f"{type(est).__name__}: {what} holds a number beyond the float64 range (about "
+                         "1.8e308); rescale it") from None
 
 
 def _is_fitted_attribute(name: str) -> bool:

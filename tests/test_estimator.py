@@ -292,6 +292,21 @@ def test_sample_weights_that_solvers_would_read_as_infinite_are_refused(heart_sm
     assert est.fit(X, y, sample_weight=w).summary_["status"] == "optimal"
 
 
+def test_python_integers_beyond_float64_are_a_value_error():
+    """numpy's OverflowError (not a ValueError, which scikit-learn's callers catch) came out of fit and
+    predict for 10**400 in X or sample_weight."""
+    X, y = [[1.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]], [0, 1, 0, 1]
+    est = OLCTClassifier(depth=1, time_limit=5)
+    expected = r"^OLCTClassifier: {} holds a number beyond the float64 range \(about 1\.8e308\); rescale it$"
+    with pytest.raises(OlctcError, match=expected.format("X")):
+        est.fit([[10 ** 400, 1.0], *X[1:]], y)
+    with pytest.raises(OlctcError, match=expected.format("sample_weight")):
+        est.fit(X, y, sample_weight=[10 ** 400, 1, 1, 1])
+    assert not hasattr(est, "tree_")
+    with pytest.raises(OlctcError, match=expected.format("X")):
+        est.fit(X, y).predict([[10 ** 400, 1.0]])
+
+
 def test_a_budget_above_the_features_is_refused(heart_small):
     X, y, _ = heart_small
     est = OLCTClassifier(preset="olct-univariate", budget=X.shape[1] + 1, depth=1, time_limit=5)
