@@ -315,7 +315,8 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
                 labels = t.predict(X)
                 P = t.predict_proba(X) if proba else None
             except ScoreOverflow as exc:
-                overflow = ScoreOverflow(chunk.first + exc.row, exc.node)
+                k = chunk.first + exc.row
+                overflow = ScoreOverflow(k, exc.node, f"{data}: row {k} (line {chunk.lines[exc.row]})")
                 continue
             ids = list(map(itemgetter(i), chunk.rows)) if i is not None else None
             sink.write(_csv_text(_prediction_rows(ids, labels, P)))
@@ -350,6 +351,7 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
     """
     from olctc.data import RowChunk, TableStream
     from olctc.export._names import printable
+    from olctc.tree import ScoreOverflow
 
     t = _load_tree(tree)
     stream = TableStream(data)
@@ -372,7 +374,10 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
     for note in checks.notes():
         click.echo(note, err=True)
     X = t.encode(cells, str(data))
-    ex = t.explain(X[0], top=top)
+    try:
+        ex = t.explain(X[0], top=top)
+    except ScoreOverflow as exc:  # its row is the batch's (0), not --row
+        raise ScoreOverflow(row, exc.node, f"{data}: row {row} (line {picked.lines[0]})") from None
     if as_json:
         click.echo(json.dumps({"row": row, **ex.to_dict()}, indent=1, ensure_ascii=False, allow_nan=False))
         return

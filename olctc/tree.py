@@ -53,13 +53,13 @@ class ScoreOverflow(OlctcError):
     """A row whose score overflows; ``row`` (0-based in the batch) and ``node`` let a caller that predicts in
     batches name the row in the whole input."""
 
-    def __init__(self, row: int, node: int) -> None:
-        super().__init__(f"row {row}: the score of node {node} overflows (values too large for this tree's "
-                         "weights); rescale the input")
-        self.row, self.node = row, node
+    def __init__(self, row: int, node: int, where: str | None = None) -> None:
+        super().__init__(f"{where or f'row {row}'}: the score of node {node} overflows (values too large for "
+                         "this tree's weights); rescale the input")
+        self.row, self.node, self.where = row, node, where
 
     def __reduce__(self) -> tuple:  # pickled across processes (joblib workers) by its arguments
-        return ScoreOverflow, (self.row, self.node)
+        return ScoreOverflow, (self.row, self.node, self.where)
 
 
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1

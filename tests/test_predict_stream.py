@@ -436,7 +436,7 @@ def test_id_column_errors_come_after_the_file_is_read(trees, bad_files, good_fil
 
 def test_overflow_names_the_row_of_the_file_after_the_notes(tmp_path, sizes, capsys):
     """A score that overflows names its row in the whole file (Tree.scores saw one chunk), after the
-    notes, as before."""
+    notes, as before, and now the file and the row's line too; explain names its --row, not 0."""
     schema = Schema((Column("a", "numeric"), Column("c", "categorical", ("p", "q"))))
     tree = Tree(np.array([[10.0, 1.0, -1.0]]), np.zeros(1), Scaler.identity(3), schema, ("no", "yes"))
     save(tree, tmp_path / "t.json")
@@ -445,7 +445,11 @@ def test_overflow_names_the_row_of_the_file_after_the_notes(tmp_path, sizes, cap
     data = write(tmp_path, "d.csv", "a,c\n" + "\n".join(rows) + "\n")
     want = old_predict(tmp_path / "t.json", data)
     assert want[0] == 2 and "error: row 23: the score of node 0 overflows" in want[2] and "never saw" in want[2]
+    want = (*want[:2], want[2].replace("error: row 23:", f"error: {data}: row 23 (line 25):"))
     assert cli_main(["predict", tmp_path / "t.json", data], capsys) == want
+    code, out, err = cli_main(["explain", tmp_path / "t.json", "--data", data, "--row", "31"], capsys)
+    assert (code, out) == (2, "") and err == (f"error: {data}: row 31 (line 33): the score of node 0 overflows "
+                                              "(values too large for this tree's weights); rescale the input\n")
 
 
 def test_an_error_late_in_a_long_file_leaves_no_file_and_prints_nothing(trees, tmp_path, monkeypatch, capsys):
