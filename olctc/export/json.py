@@ -238,9 +238,11 @@ def tree_from_dict(d: Any, source: str = "tree"):
         raise doc.fail("depth", "an integer in [1, 30]", d["depth"])
     n_nodes = 2 ** depth - 1
     classes = doc.get(d, "classes")
-    if (not isinstance(classes, list) or len(classes) != 2
-            or not all(isinstance(c, (int, float, str)) and not isinstance(c, bool) for c in classes)):
+    if not isinstance(classes, list) or len(classes) != 2:
         raise doc.fail("classes", "a list of two labels (numbers or strings)", classes)
+    for k, c in enumerate(classes):  # which entry, not "got a list of 2"
+        if not isinstance(c, (int, float, str)) or isinstance(c, bool):
+            raise doc.fail(f"classes[{k}]", "a label (a number or a string)", c)
     if classes[0] != classes[1] and str(classes[0]) == str(classes[1]):
         # [1, "1"] or [1, 1.0]: predict's columns proba_1, proba_1 and one label for both classes
         raise OlctcError(f"{doc.source}: classes: expected two labels that differ as text, got {classes!r}")
@@ -248,6 +250,9 @@ def tree_from_dict(d: Any, source: str = "tree"):
     p = schema.n_features
     names = doc.get(d, "feature_names")
     if names != schema.feature_names:
+        if isinstance(names, list) and len(names) == p:
+            k = next(k for k, (a, b) in enumerate(zip(names, schema.feature_names)) if a != b)
+            raise doc.fail(f"feature_names[{k}]", f"{schema.feature_names[k]!r}, as the columns encode", names[k])
         raise doc.fail("feature_names", f"the {p} names the columns encode", names)
     scaler_d = doc.get(d, "scaler")
     if not isinstance(scaler_d, dict):
