@@ -560,6 +560,42 @@ def _show_warning(message, *_args, **_kwargs) -> None:
     click.echo(f"warning: {' '.join(str(message).split())}", err=True)
 
 
+class _ClosedPipeGuard:
+    """Standard output that a closed pipe (``olctc fit ... | head -1``) does not stop: the first write that
+    finds the reader gone points file descriptor 1 at /dev/null (where the solvers' own logs then go too),
+    and the command goes on to write its files and exit with its own code. Before, the next echo raised
+    BrokenPipeError: fit and decode exited 1 without writing their tree, grid blamed its folder."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.closed_pipe = False
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+    def _gone(self) -> None:
+        self.closed_pipe = True
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, self._stream.fileno())
+        finally:
+            os.close(devnull)
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()
+            self._stream.flush()  # what was buffered goes to /dev/null now
+
+
 def _stdout_failed(exc: OSError) -> bool:
     """Whether ``exc`` came from writing standard output (a full disk; a closed pipe is left to Python);
     if so, standard output is pointed at /dev/null, so that the interpreter's final flush fails no more."""
@@ -584,6 +620,8 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
     import warnings
 
     hard = argv is None
+    if hard and not isinstance(sys.stdout, _ClosedPipeGuard) and sys.stdout is not None:
+        sys.stdout = _ClosedPipeGuard(sys.stdout)
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning

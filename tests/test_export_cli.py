@@ -325,6 +325,32 @@ def test_missing_column_names_its_near_miss(tmp_path):
           "'\\xe2ge'): rename the column to the tree's spelling")
 
 
+def test_a_closed_pipe_on_standard_output_stops_nothing(heart, tmp_path):
+    """`olctc fit ... | head -1`: the next echo raised BrokenPipeError, and fit exited 1 without writing its
+    tree (decode and collect too; grid said "cannot write FOLDER: Broken pipe"). Now the command writes its
+    files and exits with its own code, its remaining output (the solver's log too) going to /dev/null."""
+    import json
+    import subprocess
+    import sys
+
+    tree_path, csv_path, _ = heart
+    out = tmp_path / "piped.json"
+    for args, made in ((["fit", "--dataset", "haberman", "--depth", "1", "--time-limit", "10", "-o", out], out),
+                       (["grid", "--dataset", "haberman", "--depth", "1", "--C-values", "1,10", "--folds", "2",
+                         "-o", tmp_path / "g"], tmp_path / "g" / "jobs.tsv"),
+                       (["predict", tree_path, csv_path], None)):
+        proc = subprocess.Popen([sys.executable, "-m", "olctc.cli", *map(str, args)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        assert proc.stdout.readline()  # as `head -1` reads, then leaves
+        proc.stdout.close()
+        err = proc.stderr.read()
+        assert proc.wait(timeout=120) == 0, (args, err[-2000:])
+        assert "Traceback" not in err and "Broken pipe" not in err, err
+        if made is not None:
+            assert made.exists()
+    assert json.loads(out.read_text())["format"] == "olctc-tree"
+
+
 @pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_failed_write_to_standard_output_is_one_error_line(heart):
     # stdout on a full disk: export, predict, explain (every command: the check is in cli._run) ended in an
