@@ -747,7 +747,9 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             r.problem, r.unusable = f"unusable solution: {type(exc).__name__}: {exc}", sol
             out.append(r)
             continue
-        r.status = getattr(report, "status", None)
+        # A Gurobi .sol file carries no status (the reader's "feasible" only means it holds a solution):
+        # calling every such task "not proven optimal" would be wrong for those Gurobi proved.
+        r.status = "unknown" if getattr(report, "solver", None) == "gurobi" else getattr(report, "status", None)
         if not report.ok:
             r.warnings.append("the solver's objective differs from the tree's (tolerances)")
         val = np.asarray(info["folds"][r.fold]["val"], dtype=np.int64)
@@ -817,7 +819,7 @@ def table_lines(col: Collected) -> list[str]:
     for r in col.results:
         for w in r.warnings:
             lines.append(f"  task {r.task:04d}: warning: {w}")
-    unproven = [r for r in col.results if r.score is not None and r.status not in (None, "optimal")]
+    unproven = [r for r in col.results if r.score is not None and r.status not in (None, "optimal", "unknown")]
     if unproven:
         # A fold fit stopped at its time limit scores some feasible tree, not the optimal one: the table
         # would otherwise compare C values on unequal terms without a word ("8 of 8 scored").
@@ -826,6 +828,12 @@ def table_lines(col: Collected) -> list[str]:
                      f"{'/'.join(sorted({str(r.status) for r in unproven}))}; tasks {ids}): their scores are the "
                      "best trees found, for instance within the time limit (see their solve.log); a longer "
                      "--time-limit may change the choice of C")
+    unknown = [r for r in col.results if r.score is not None and r.status == "unknown"]
+    if unknown:
+        ids = ", ".join(f"{r.task:04d}" for r in unknown[:10]) + (", ..." if len(unknown) > 10 else "")
+        lines.append(f"note: {len(unknown)} of the scored tasks come from Gurobi .sol files, which do not say whether "
+                     f"the solution is optimal (tasks {ids}): Gurobi's log (solve.log) does; a fit stopped at its "
+                     "time limit scores the best tree found")
     if any(r.unusable for r in col.results):
         lines.append(f"note: to solve the tasks of unusable solutions again, "
                      f"{rerun_advice(col.results, col.folder, len(col.info['tasks']))}")

@@ -186,6 +186,32 @@ def test_collect_with_bad_solutions(solved_grid, tmp_path):
     assert res.returncode == 2 and "too little is left" in res.stderr
 
 
+def test_collect_does_not_call_gurobi_solutions_unproven(solved_grid, tmp_path):
+    """A Gurobi .sol file carries no status: every task of a grid solved by gurobi_cl was "not proven
+    optimal (status feasible)", even those Gurobi proved. They are "unknown" now, and collect says why."""
+    from olctc.compile import read_manifest
+    from olctc.milp import names_from_block_map
+    from olctc.read.api import read_solution
+
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    for sol in sorted(g.glob("tasks/*/model.cbc.sol")):
+        cbc = read_solution(sol)
+        names = names_from_block_map(read_manifest(sol.with_name("model.olctc.json"), check_model=False)
+                                     ["blocks"]["columns"])
+        sol.write_text(f"# Solution for model m\n# Objective value = {cbc.objective!r}\n"
+                       + "".join(f"{n} {cbc.values.get(str(n), 0.0)!r}\n" for n in names))
+    res = run_cli("collect", str(g))
+    assert res.returncode == 0, res.stderr
+    assert "not proven optimal" not in res.stdout
+    assert ("note: 8 of the scored tasks come from Gurobi .sol files, which do not say whether the solution is "
+            "optimal (tasks 0000, 0001, 0002, 0003, 0004, 0005, 0006, 0007): Gurobi's log (solve.log) does; a "
+            "fit stopped at its time limit scores the best tree found") in res.stdout
+    tasks = json.loads((g / "cv_results.json").read_text())["tasks"]
+    assert {t["status"] for t in tasks} == {"unknown"} and all(t["score"] is not None for t in tasks)
+
+
 def test_collect_bad_folders(solved_grid, tmp_path):
     out, data, _ = solved_grid
     res = run_cli("collect", str(tmp_path))
