@@ -88,11 +88,19 @@ class NodeStep:
     node: int
     layer: int
     score: float            # w_t . x + b_t (the standardisation folded in)
-    confidence: float       # sigmoid(score): P(right) at a routing node, P(positive) at the last layer
+    sigmoid: float          # sigmoid(score): P(right) at a routing node, P(positive) at the last layer
     direction: str          # "left" | "right" at routing nodes, "classify" at the last layer
     contributions: list[tuple[str, float, float]]  # (feature, encoded value, w_j * standardised x_j),
     #                                                  top |contribution| first
     bias: float             # b_t in the standardised space: score = bias + sum of all contributions
+
+    @property
+    def confidence(self) -> float:
+        """The node's confidence in the decision it took: the direction taken at a split, the label given
+        at the classifying node (positive iff its score > 0); as ``olctc explain`` prints it. (It was
+        sigmoid(score), which ``explain --json`` called by the same name for 1 - that on a left turn.)"""
+        negative = self.direction == "left" or (self.direction == "classify" and not self.score > 0)
+        return 1.0 - self.sigmoid if negative else self.sigmoid
 
 
 @dataclass
@@ -109,19 +117,12 @@ class Explanation:
         """The probability of the predicted label (what the text says next to it)."""
         return self.probability if self.label == self.classes[1] else 1.0 - self.probability
 
-    @staticmethod
-    def _taken(s: NodeStep) -> float:
-        """A step's confidence in the decision it took: the direction taken at a split, the label given at
-        the classifying node (positive iff its score > 0), so that the word means one thing on the path."""
-        negative = s.direction == "left" or (s.direction == "classify" and not s.score > 0)
-        return 1.0 - s.confidence if negative else s.confidence
-
     def to_dict(self) -> dict[str, Any]:
         # "probability" goes with "label" and "confidence" with "direction", as in the text: the JSON paired
         # P(positive) with a negative label and sigmoid(score) with a left turn
         return {"label": self.label, "probability": self.label_probability,
                 "positive_probability": self.probability, "classes": list(self.classes),
-                "path": [{"node": s.node, "layer": s.layer, "score": s.score, "confidence": self._taken(s),
+                "path": [{"node": s.node, "layer": s.layer, "score": s.score, "confidence": s.confidence,
                           "direction": s.direction, "bias": s.bias,
                           "contributions": [{"feature": f, "value": v, "contribution": c}
                                             for f, v, c in s.contributions]}
@@ -132,9 +133,9 @@ class Explanation:
         out = []
         for s in self.steps:
             if s.direction == "classify":
-                what = (f"classifier: P({self.classes[1]!r}) = sigmoid({s.score:.6g}) = {s.confidence:.4f}")
+                what = (f"classifier: P({self.classes[1]!r}) = sigmoid({s.score:.6g}) = {s.sigmoid:.4f}")
             else:
-                what = f"score {s.score:.6g} -> {s.direction} (confidence {self._taken(s):.4f})"
+                what = f"score {s.score:.6g} -> {s.direction} (confidence {s.confidence:.4f})"
             out.append(f"node {s.node} (layer {s.layer}): {what}")
             for f, v, c in s.contributions:
                 out.append(f"    {c:+.4g}  {name(f)} = {v:.6g}")

@@ -230,7 +230,12 @@ def test_explain_walks_the_path(name, depth):
         assert [s.direction for s in ex.steps][-1] == "classify"
         for s in ex.steps:
             assert s.score == pytest.approx(S[i, s.node], abs=1e-9)
-            assert s.confidence == pytest.approx(float(sigmoid(S[i, s.node])), abs=1e-12)
+            assert s.sigmoid == pytest.approx(float(sigmoid(S[i, s.node])), abs=1e-12)
+            # the confidence in the decision taken, as explain prints it and --json writes it
+            taken = s.sigmoid if s.direction == "right" or (s.direction == "classify" and s.score > 0) \
+                else 1 - s.sigmoid
+            assert s.confidence == pytest.approx(taken, abs=1e-15)
+            assert ex.to_dict()["path"][ex.steps.index(s)]["confidence"] == s.confidence
             full = tree.W[s.node] * Xs[i]
             assert s.bias + full.sum() == pytest.approx(s.score, abs=1e-9)  # contributions add up
             assert len(s.contributions) <= 3
