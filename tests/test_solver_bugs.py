@@ -176,6 +176,14 @@ def test_scips_lp_tolerance_message_is_printed_once(tmp_path) -> None:
     assert res.returncode == 0, res.stderr
     lines = res.stderr.splitlines()
     assert all(lines.count(line) == 1 for line in lines), res.stderr
+    assert "Cannot set feasibility tolerance" not in res.stderr  # --quiet hides it (once, without)
+
+
+def test_a_quiet_solve_hides_the_known_soplex_notice() -> None:
+    script = _FOLD.replace("repeats_folded(2)", "repeats_folded(2, hide=(b'Cannot set feasibility',))")
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.splitlines() == ["another line", "python's own stderr", "after"]
 
 
 def test_scip_stops_at_an_absolute_gap_of_round_off() -> None:

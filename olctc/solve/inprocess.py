@@ -180,10 +180,15 @@ def _fd_redirected(fd: int, target: Any) -> Iterator[None]:
         os.close(saved)
 
 
+#: SoPlex (without GMP) on SCIP tightening its LP tolerance below 1e-10: harmless, hidden by --quiet.
+SOPLEX_TOLERANCE_NOTICE = b"Cannot set feasibility tolerance to small value"
+
+
 @contextlib.contextmanager
-def repeats_folded(fd: int = 2) -> Iterator[None]:
+def repeats_folded(fd: int = 2, hide: tuple[bytes, ...] = ()) -> Iterator[None]:
     """Pass what native code writes to ``fd`` through as it comes, but each distinct line once; after the
-    block, one line says how often a repeated line was printed.
+    block, one line says how often a repeated line was printed. Lines starting with one of ``hide`` are
+    not passed on (a quiet solve's known notices).
 
     SCIP's LP solver (SoPlex without GMP) writes "Cannot set feasibility tolerance to small value 1e-12"
     to stderr each time SCIP tightens the LP tolerance below 1e-10 (1e-3 x our 1e-9), which ``hideOutput``
@@ -200,6 +205,8 @@ def repeats_folded(fd: int = 2) -> Iterator[None]:
     def pump(src: int) -> None:
         with os.fdopen(src, "rb") as pipe:
             for line in pipe:
+                if line.startswith(hide):
+                    continue
                 counts[line] = counts.get(line, 0) + 1
                 if counts[line] == 1:
                     os.write(saved, line)
@@ -563,7 +570,7 @@ def scip_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> Sol
     left = opts.remaining()
     if left is not None:
         m.setParam(PARAM_NAMES["scip"].time_limit, float(left))
-    with repeats_folded(2):
+    with repeats_folded(2, hide=() if opts.verbose else (SOPLEX_TOLERANCE_NOTICE,)):
         runtime = _timed(lambda: _native(m.optimizeNogil, stop=m.interruptSolve))
     raw = m.getStatus()
     if raw == "userinterrupt":
