@@ -164,7 +164,8 @@ def datasets_cmd() -> None:
 def compile_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m,
                 epsilon, alpha, budget, score_variables, class_weight, output, start, params, max_nonzeros) -> None:
     """Compile DATA.csv (or --dataset NAME) into a MILP file any solver can run."""
-    from olctc.compile import compile_problem, model_format
+    from olctc.compile import compile_problem, manifest_path, model_format
+    from olctc.fit import form_name
     from olctc.pipeline import compiled_files, write_compiled
 
     out = Path(output)
@@ -180,16 +181,31 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     spec = with_class_weight(spec, class_weight, ds)
     comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
                            max_nonzeros=max_nonzeros)
+    previous = _manifest_model(manifest_path(out))
     written = write_compiled(comp, out, params=params, start=start)
     m = comp.milp
     n = comp.dataset.n
     points = f"{n} points" if n == ds.n else f"{n} of {ds.n} points, {ds.n - n} of weight 0 left out"
-    click.echo(f"compiled {ds.name} ({points}, {ds.p} features) as {spec.describe()}: "
-               f"{m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros")
+    click.echo(f"compiled {ds.name} ({points}, {ds.p} features) as {spec.describe()}, "
+               f"{form_name(spec.score_variables)}: {m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros")
     echo_written(written)
     hint = _score_variables_hint(n, ds.p, spec, m.nnz)
     if hint:
         click.echo(hint)
+    if previous is not None and previous != out.name:
+        click.echo(f"note: {written['manifest'].name}, its MIP start and parameter files were those of {previous}, "
+                   f"which is left without them (solve it without its MIP start, or compile it again)", err=True)
+
+
+def _manifest_model(path: Path) -> str | None:
+    """The model file an existing manifest was written for (None if there is none, or it is unreadable)."""
+    import json
+
+    try:
+        name = json.loads(path.read_text(encoding="utf-8"))["model"]["file"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return name if isinstance(name, str) else None
 
 
 def echo_written(written: dict[str, Path]) -> None:

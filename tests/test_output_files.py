@@ -51,6 +51,23 @@ def test_output_names(tmp_path):
     assert res.returncode == 2 and res.stderr.strip() == "error: cannot write afile/m.mps: folder afile is not a folder"
 
 
+def test_a_compile_that_takes_another_models_manifest_says_so(tmp_path):
+    """m.mps then m.lp: the second compile replaced m.olctc.json and the start and parameter files without a
+    word, and `olctc solve m.mps` then warned that they belong to m.lp. Its line also says the form."""
+    (tmp_path / "t.csv").write_text(CSV)
+    args = ("compile", "t.csv", "--target", "label", "--depth", "1")
+    first = olctc(*args, "-o", "m.mps", cwd=tmp_path)
+    assert first.returncode == 0 and first.stderr == "", first.stderr
+    assert ", the paper's form: " in first.stdout.splitlines()[0]
+    again = olctc(*args, "--score-variables", "-o", "m.mps", cwd=tmp_path)
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+    assert ", score-variable form: " in again.stdout.splitlines()[0]
+    other = olctc(*args, "-o", "m.lp", cwd=tmp_path)
+    assert other.returncode == 0
+    assert other.stderr == ("note: m.olctc.json, its MIP start and parameter files were those of m.mps, which is "
+                            "left without them (solve it without its MIP start, or compile it again)\n")
+
+
 def test_split_error_names_the_class_by_its_label(tmp_path):
     from olctc.fit import split
 
