@@ -534,7 +534,8 @@ def test_weight_cells_as_people_write_them(tmp_path, capsys):
     ds = read_csv(tmp_path / "d.csv.gz", "label", drop=["id"], weight_column="wt")
     assert ds.feature_names == ["a", "b"]
     assert ds.weight.tolist() == [2.0, 3.0, 4.5, 1e-300, 1e300, 0.0, 1.0, 2.0] * 2
-    big = "a,b,wt,label\n" + "".join(f"{0.1 * k:.1f},{(k * 7) % 5},1e300,{'yes' if k % 2 else 'no'}\n"
+    # 1e15: C times 1e300 would be a cost solvers read as infinite, which compile refuses
+    big = "a,b,wt,label\n" + "".join(f"{0.1 * k:.1f},{(k * 7) % 5},1e15,{'yes' if k % 2 else 'no'}\n"
                                       for k in range(16))
     plain = "a,b,label\n" + "".join(f"{0.1 * k:.1f},{(k * 7) % 5},{'yes' if k % 2 else 'no'}\n" for k in range(16))
     (tmp_path / "big.csv").write_text(big)
@@ -547,6 +548,9 @@ def test_weight_cells_as_people_write_them(tmp_path, capsys):
         scalers.append(json.loads((tmp_path / f"{name}.olctc.json").read_text())["scaler"])
     assert scalers[0]["scale"] == pytest.approx(scalers[1]["scale"], rel=1e-14)
     assert scalers[0]["scale"] != [1.0, 1.0]
+    X = read_csv(tmp_path / "plain.csv", "label").X  # and weights of 1e300, which the scaler alone takes
+    huge, none = Scaler.fit(X, np.full(len(X), 1e300)), Scaler.fit(X)
+    assert np.allclose(huge.scale, none.scale, rtol=1e-14) and np.allclose(huge.mean, none.mean, rtol=1e-14)
 
 
 def test_weights_summing_past_the_float_range_are_refused(tmp_path, capsys):
