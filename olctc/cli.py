@@ -187,7 +187,8 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     n = comp.dataset.n
     points = f"{n} points" if n == ds.n else f"{n} of {ds.n} points, {ds.n - n} of weight 0 left out"
     click.echo(f"compiled {ds.name} ({points}, {ds.p} features) as {spec.describe()}, "
-               f"{form_name(spec.score_variables)}: {m.n_rows:,} rows, {m.n_cols:,} columns ({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros")
+               f"{form_name(spec.score_variables)}: {m.n_rows:,} rows, {m.n_cols:,} columns "
+               f"({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros")
     echo_written(written)
     hint = _score_variables_hint(n, ds.p, spec, m.nnz)
     if hint:
@@ -584,13 +585,11 @@ class _ClosedPipeGuard:
 
     def __init__(self, stream) -> None:
         self._stream = stream
-        self.closed_pipe = False
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
 
     def _gone(self) -> None:
-        self.closed_pipe = True
         devnull = os.open(os.devnull, os.O_WRONLY)
         try:
             os.dup2(devnull, self._stream.fileno())
@@ -613,7 +612,7 @@ class _ClosedPipeGuard:
 
 
 def _stdout_failed(exc: OSError) -> bool:
-    """Whether ``exc`` came from writing standard output (a full disk; a closed pipe is left to Python);
+    """Whether ``exc`` came from writing standard output (a full disk; a closed pipe is _ClosedPipeGuard's);
     if so, standard output is pointed at /dev/null, so that the interpreter's final flush fails no more."""
     import errno
 
