@@ -656,6 +656,31 @@ def test_edited_runs_lines_are_skipped_and_redone_not_a_crash(tmp_path: Path, ca
     assert row["runs"] == "2" and row["errors"] == "0"
 
 
+def test_records_of_other_runs_are_neither_reported_nor_counted_done(tmp_path: Path, capsys) -> None:
+    """Lines from another bench (another data set, model or time limit) were reported as this bench's: a
+    sonar row, a MARGOT column, a haberman CART mean from a 7 s run, and resume skipped their runs. A
+    record without its training accuracy crashed the report (KeyError)."""
+    d = tmp_path / "b"
+    args = _cart_bench(d, capsys)
+    recs = [json.loads(s) for s in lines(d)]
+    seed1 = recs[1]
+    foreign = [dict(recs[0], dataset="sonar", key="sonar|0|CART"),
+               dict(recs[0], model="MARGOT", key="haberman|0|MARGOT"),
+               dict(seed1, time_limit=7.0, test_balanced_accuracy=0.01)]
+    no_train = {k: v for k, v in recs[0].items() if k != "train_balanced_accuracy"}
+    (d / "runs.jsonl").write_text(json.dumps(recs[0]) + "\n" + "".join(json.dumps(r) + "\n" for r in foreign)
+                                  + json.dumps(no_train) + "\n")
+    code, out, err = cli(["bench", "report", str(d)], capsys)
+    assert code == 0, err
+    assert ("ignored 3 record(s) of runs this bench does not have (a data set, seed, model or option other "
+            "than its bench.json's: copied or edited in)") in err and "ignored 1 unreadable line(s)" in err
+    (row,) = list(csv.DictReader(open(d / "report" / "summary.csv")))  # no sonar row, no MARGOT column
+    assert (row["dataset"], row["model"]) == ("haberman", "CART")
+    assert row["runs"] == "1" and float(row["test_bacc_mean"]) == pytest.approx(100 * recs[0]["test_balanced_accuracy"])
+    code, out, err = cli(args, capsys)  # seed 1's only record is a 7 s run's: done again
+    assert code == 0 and "1 run(s) done now, 1 skipped" in out, out
+
+
 def test_report_on_damaged_folders_is_a_one_line_error(tmp_path: Path, capsys) -> None:
     d = tmp_path / "b"
     _cart_bench(d, capsys)

@@ -17,7 +17,8 @@ import numpy as np
 
 from olctc.bench.experiments import EXPERIMENTS, anchor_for, anchor_method, seed_anchors, uses_seed_anchors
 from olctc.bench.metrics import gap_cdf, performance_profile
-from olctc.bench.runner import REPORT_DIR, latest, os_errors, read_bench_json, read_runs, run_key
+from olctc.bench.runner import (BENCH_JSON, REPORT_DIR, latest, os_errors, own_records, read_bench_json, read_runs,
+                                run_key)
 from olctc.errors import OlctcError
 from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, remove_tree,
                       staged_errors, temporary_name)
@@ -86,7 +87,8 @@ def summary_rows(experiment: str, records: list[dict[str, Any]],
                "test_bacc_mean": _mean(bacc), "test_bacc_std": _std(bacc),
                # The anchor over the same seeds we ran, so that a 2-seed run is compared like for like.
                "anchor_mean": _mean(a_vals), "anchor_std": _std(a_vals),
-               "train_bacc_mean": _mean([100 * r["train_balanced_accuracy"] for r in good]),
+               "train_bacc_mean": _mean([None if r.get("train_balanced_accuracy") is None
+                                         else 100 * r["train_balanced_accuracy"] for r in good]),
                "time_solve_mean": _mean([r.get("time_solve") for r in good]),
                "optimal": sum(r.get("status") == "optimal" for r in good),
                "gap_mean": _mean([r.get("gap") for r in good]),
@@ -427,6 +429,12 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
     if bad:
         echo(f"{d / 'runs.jsonl'}: ignored {bad} unreadable line(s) (a run killed while writing, or a line "
              "edited by hand)")
+    expected = expected_runs(meta)
+    options = meta.get("options") if isinstance(meta.get("options"), dict) else {}
+    all_recs, other = own_records(all_recs, options, None if expected is None else set(expected))
+    if other:
+        echo(f"{d / 'runs.jsonl'}: ignored {other} record(s) of runs this bench does not have (a data set, seed, "
+             f"model or option other than its {BENCH_JSON}'s: copied or edited in)")
     recs = list(latest(all_recs).values())
     if not recs:
         raise OlctcError(f"{d} holds no finished runs yet: run `olctc bench {experiment}` into it first "
@@ -435,7 +443,6 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
     if out.exists() and not out.is_dir():
         raise OlctcError(f"{out} is a file, not the report folder: move it away and run the report again")
     models = _model_order(experiment, recs)
-    expected = expected_runs(meta)
     have = {r["key"] for r in recs}
     missing = sorted(v for k, v in (expected or {}).items() if k not in have)
     if missing:

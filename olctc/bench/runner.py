@@ -395,7 +395,26 @@ def is_record(rec: Any, experiment: str | None = None) -> bool:
         return False
     if rec.get("status") is not None and not isinstance(rec.get("status"), str):
         return False
+    if rec.get("test_balanced_accuracy") is not None and "train_balanced_accuracy" not in rec:
+        return False  # a finished run states both (a report of it crashed on the missing one)
     return all(rec.get(k) is None or is_real(rec[k]) for k in NUMERIC_FIELDS)
+
+
+#: Options a record states (older records lack some): a record stating another value than bench.json's was
+#: copied or edited in from another bench.
+RECORD_OPTIONS = ("time_limit", "threads", "class_weight", "score_variables")
+
+
+def own_records(records: list[dict[str, Any]], options: dict[str, Any],
+                keys: set[str] | None) -> tuple[list[dict[str, Any]], int]:
+    """(the records that are runs of this bench, how many are not): a record whose key the options do not
+    ask for (``keys``; None: not known), or whose stated options differ from ``options`` (bench.json's),
+    is left out, and its run counts as not done. Such lines came from another bench's runs.jsonl or an
+    edit, and were reported (and skipped on resume) as this bench's."""
+    ours = [r for r in records
+            if (keys is None or r["key"] in keys)
+            and all(r[k] == options.get(k, OPTION_DEFAULTS.get(k)) for k in RECORD_OPTIONS if k in r)]
+    return ours, len(records) - len(ours)
 
 
 def latest(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -953,11 +972,15 @@ def _run_todo(d: Path, opts: BenchOptions, jobs: int, echo: Callable[[str], None
     if bad:
         echo(f"{d / RUNS}: ignored {bad} unreadable line(s) (a run killed while writing, or a line edited "
              "by hand); those runs will be redone")
+    tasks = make_tasks(opts)
+    recs, other = own_records(recs, opts.to_json(), {k for t in tasks for k in t["keys"]})
+    if other:
+        echo(f"{d / RUNS}: ignored {other} record(s) of runs this bench does not have (a data set, seed, model "
+             f"or option other than its {BENCH_JSON}'s: copied or edited in); those runs will be done")
     done = {r["key"] for r in recs}
     failed = {k for k, r in latest(recs).items() if r.get("status") in FAILED}
     if retry_errors:
         done -= failed
-    tasks = make_tasks(opts)
     todo = [t for t in tasks if not all(k in done for k in t["keys"])]
     skipped = len(tasks) - len(todo)
     # Skipped tasks whose record says error/timeout: "already done" alone would hide that they never worked.
