@@ -401,8 +401,8 @@ def is_record(rec: Any, experiment: str | None = None) -> bool:
 
 
 #: Options a record states (older records lack some): a record stating another value than bench.json's was
-#: copied or edited in from another bench.
-RECORD_OPTIONS = ("time_limit", "threads", "class_weight", "score_variables")
+#: copied or edited in from another bench. Not class_weight: pystreed's records state None, as it ran.
+RECORD_OPTIONS = ("time_limit", "threads", "score_variables")
 
 
 def own_records(records: list[dict[str, Any]], options: dict[str, Any],
