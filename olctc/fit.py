@@ -119,6 +119,13 @@ def split(ds: Dataset, test_size: float, seed: int, *, ordered: bool = True) -> 
         tr, te = train_test_split(rows, test_size=test_size, random_state=seed, stratify=ds.y)
     except ValueError as exc:
         raise OlctcError(f"cannot split {ds.n} points with test size {test_size}: {exc}") from None
+    if np.unique(ds.y[te]).size < 2:  # stratified, a rare class can still get no test point (2 of 12)
+        import warnings
+
+        only = ds.classes[int(ds.y[te][0] > 0)]
+        warnings.warn(f"{ds.source or ds.name}: the test part ({te.size} of {ds.n} points, test size {test_size:g}) "
+                      f"holds class {only!r} only, so its balanced accuracy says little; use more points or a "
+                      "larger test size", stacklevel=2)
     return (np.sort(tr), np.sort(te)) if ordered else (tr, te)
 
 

@@ -121,6 +121,26 @@ def test_score_variables_round_trip_to_the_same_tree(compiled, small_csv, tmp_pa
     assert np.array_equal(predictions["scores"], predictions["inline"])
 
 
+def test_a_test_part_of_one_class_is_named(tmp_path):
+    """12 points, 2 of one class: the stratified 20% test part gets none of them, and fit (and collect, from
+    grid's split) reported a test balanced accuracy of 1.0 without a word."""
+    data = tmp_path / "rare.csv"
+    rng = np.random.default_rng(1)
+    data.write_text("a,b,y\n" + "".join(f"{a:.3f},{b:.3f},{'p' if i < 2 else 'n'}\n"
+                                        for i, (a, b) in enumerate(rng.random((12, 2)))))
+    warning = (f"warning: {data}: the test part (3 of 12 points, test size 0.2) holds class 'n' only, so its "
+               "balanced accuracy says little; use more points or a larger test size")
+    code, _, err = olctc("fit", str(data), "--target", "y", "--depth", "1", "--quiet", "--time-limit", "10",
+                         "-o", str(tmp_path / "t.json"))
+    assert code == 0 and warning in err.splitlines(), err
+    code, _, err = olctc("grid", str(data), "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2",
+                         "-o", str(tmp_path / "g"))
+    assert code == 0 and warning in err.splitlines(), err
+    code, _, err = olctc("fit", str(data), "--target", "y", "--depth", "1", "--quiet", "--time-limit", "10",
+                         "--test-size", "0.5", "-o", str(tmp_path / "t.json"))
+    assert code == 0 and "warning" not in err, err
+
+
 def test_fit_solves_in_the_score_variable_form_unless_told_the_papers(small_csv, tmp_path):
     """fit's default is the score-variable form (better trees with HiGHS under a time limit), compile's the
     paper's; --paper-form and --score-variables choose either, and the log and the tree file say which."""
