@@ -564,10 +564,8 @@ _FIELD_LIMIT = 1 << 30  # csv's default (128 KiB per cell) refuses long but vali
 
 
 def _parse_float(s: str) -> float | None:
-    if "_" in s:  # Python reads "1_000" as 1000 (a literal's digit grouping); no CSV writer means that
-        return None
     try:
-        return float(s)
+        return number_text(s)  # not "1_000", which Python reads as 1000 and no CSV writer means
     except ValueError:
         return None
 

@@ -119,7 +119,7 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     check_not_input(output, ("model", model), ("manifest", mpath))
     check_model_path(model)
     man = read_manifest(mpath, check_model=False) if mpath.exists() else None
-    source = man.get("data", {}).get("source") if man is not None and isinstance(man.get("data"), dict) else None
+    source = man["data"]["source"] if man is not None else None  # read_manifest checked it is text
     with manifest_fields(mpath):
         if man is not None:
             entry, why = man["model"], None
