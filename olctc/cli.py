@@ -26,6 +26,25 @@ def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
     sys.exit(code)
 
 
+def _named_option(message: str, args: list[str]) -> str:
+    """``message`` with the command-line option named beside a Python parameter name: the library's checks
+    say 'C_values', which the user of ``olctc grid`` typed as --C-values."""
+    import re
+
+    found = re.match(r"The '(\w+)' parameter must", message)
+    command: click.Command = cli
+    for a in args:  # down the groups (olctc bench models): the first word naming a subcommand, each time
+        if isinstance(command, click.Group) and a in command.commands:
+            command = command.commands[a]
+    if found is None:
+        return message
+    for param in command.params:
+        if param.name == found[1] and isinstance(param, click.Option):
+            option = max(param.opts, key=len)
+            return message.replace(f"'{found[1]}' parameter", f"'{found[1]}' parameter ({option})", 1)
+    return message
+
+
 def _load_data(data: str | None, target: str | None, dataset: str | None, positive_class: Any,
                drop: tuple[str, ...] = (), weight_column: str | None = None):
     from olctc.data import read_csv
@@ -653,7 +672,8 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
         if interrupts.fired or _from_interrupt(exc):
             _interrupted(hard)
         if isinstance(exc, OlctcError):
-            _fail(str(exc), getattr(exc, "exit_code", EXIT_BAD_INPUT))
+            _fail(_named_option(str(exc), sys.argv[1:] if argv is None else argv),
+                  getattr(exc, "exit_code", EXIT_BAD_INPUT))
         if isinstance(exc, OSError) and _stdout_failed(exc):
             _fail(f"cannot write standard output: {exc.strerror or exc}")
         if isinstance(exc, click.ClickException):

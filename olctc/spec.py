@@ -325,7 +325,9 @@ def parse_C(value: float | str | Sequence[float], depth: int, *, name: str = "C"
     if len(vals) == 1:
         vals = vals * depth
     if len(vals) != depth:
-        raise param_error(name, f"one value or {depth} values (one per layer, root first) for depth {depth}",
+        wanted = "one value for depth 1" if depth == 1 else \
+            f"one value or {depth} values (one per layer, root first) for depth {depth}"
+        raise param_error(name, wanted,
                           value if isinstance(value, str) else list(value) if not is_real(value) else value)
     if any(not (v > 0) or math.isinf(v) for v in vals):
         raise param_error(name, "finite and > 0 for every layer", value if isinstance(value, str) else vals)

@@ -167,15 +167,17 @@ CASES = [
       "oneclass.csv: target 'y' has one class only (1); a classifier needs two"),
     # ---- spec options
     C("C-wrong-length", "compile tiny.csv --target y --C 1,2,3 -o x.mps",
-      "The 'C' parameter must be one value or 2 values (one per layer, root first) for depth 2. "
+      "The 'C' parameter (--C) must be one value or 2 values (one per layer, root first) for depth 2. "
       "Got '1,2,3' instead."),
+    C("C-wrong-length-depth-1", "compile tiny.csv --target y --depth 1 --C 1,2 -o x.mps",
+      "The 'C' parameter (--C) must be one value for depth 1. Got '1,2' instead."),  # was "or 1 values"
     C("C-not-a-number", "fit tiny.csv --target y --C abc -o t.json",
-      "The 'C' parameter must be a positive number or one per layer separated by commas. Got 'abc' instead."),
+      "The 'C' parameter (--C) must be a positive number or one per layer separated by commas. Got 'abc' instead."),
     C("C-negative", "compile tiny.csv --target y --C -1 -o x.mps",
-      "The 'C' parameter must be finite and > 0 for every layer. Got '-1' instead."),
+      "The 'C' parameter (--C) must be finite and > 0 for every layer. Got '-1' instead."),
     # HiGHS answered "Unknown" at once to a cost of 1e20 (its infinite_cost), and fit kept its warm start
     C("C-infinite-to-solvers", "fit tiny.csv --target y --C 1,1e20 -o t.json",
-      "The 'C' parameter must be below 1e20 for every layer (solvers read a cost of 1e20 or more as "
+      "The 'C' parameter (--C) must be below 1e20 for every layer (solvers read a cost of 1e20 or more as "
       "infinite). Got '1,1e20' instead."),
     C("C-times-weights-infinite-to-solvers", "compile heavy.csv --target y --weight-column w --C 100 -o x.mps",
       "{base}/heavy.csv: C times the point weights (column 'w') and the class weights gives loss costs up to 1e+21, "
@@ -184,51 +186,54 @@ CASES = [
       "{base}/tiny.csv: C times the point weights and the class weights gives loss costs up to 1e+20, and solvers "
       "read a cost of 1e20 or more as infinite; scale C or the weights down"),
     C("C-values-infinite-to-solvers", "grid tiny.csv --target y --C-values 1,1e21 --folds 2 -o g",
-      "The 'C_values' parameter must be below 1e20 for every value (solvers read a cost of 1e20 or more as "
+      "The 'C_values' parameter (--C-values) must be below 1e20 for every value (solvers read a cost of 1e20 or "
+      "more as "
       "infinite). Got '1,1e21' instead."),
     # Python's float() reads digit grouping: '0_5' was a tangent at 5.0, '1_0' a C of 10
     C("tangents-digit-grouping", "compile tiny.csv --target y --tangents -inf,0_5,inf -o x.mps",
-      "The 'tangents' parameter must be V0, V1, V2, V3 or a comma-separated list of numbers such as "
+      "The 'tangents' parameter (--tangents) must be V0, V1, V2, V3 or a comma-separated list of numbers such as "
       "'-inf,-1.9,0,1.9,inf'. Got '-inf,0_5,inf' instead."),
     C("C-digit-grouping", "fit tiny.csv --target y --C 1_0 -o t.json",
-      "The 'C' parameter must be a positive number or one per layer separated by commas. Got '1_0' instead."),
+      "The 'C' parameter (--C) must be a positive number or one per layer separated by commas. Got '1_0' instead."),
     C("class-weight-digit-grouping", "compile tiny.csv --target y --class-weight 1=1_0 -o x.mps",
       "The 'class_weight' parameter (--class-weight) must be finite weights > 0 (class 1 has '1_0'). "
       "Got '1=1_0' instead."),
     C("tangents-unknown-set", "compile tiny.csv --target y --tangents V9 -o x.mps",
-      "The 'tangents' parameter must be V0, V1, V2, V3 or a comma-separated list of numbers such as "
+      "The 'tangents' parameter (--tangents) must be V0, V1, V2, V3 or a comma-separated list of numbers such as "
       "'-inf,-1.9,0,1.9,inf'. Got 'V9' instead."),
     C("big-m-zero", "compile tiny.csv --target y --big-m 0 -o x.mps",
-      "The 'big_m' parameter must be a finite number > 0. Got 0.0 instead."),
+      "The 'big_m' parameter (--big-m) must be a finite number > 0. Got 0.0 instead."),
     C("budget-zero", "compile tiny.csv --target y --preset margot-hfs --budget 0 -o x.mps",
-      "The 'budget' parameter must be an integer >= 1. Got 0 instead."),
+      "The 'budget' parameter (--budget) must be an integer >= 1. Got 0 instead."),
     # tiny.csv has 4 features once its text column c is one-hot encoded
     C("budget-above-features", "compile tiny.csv --target y --preset margot-hfs --budget 5 -o x.mps",
-      "The 'budget' parameter must be at most 4, the number of features (after one-hot encoding), since a "
+      "The 'budget' parameter (--budget) must be at most 4, the number of features (after one-hot encoding), since a "
       "larger budget bounds nothing. Got 5 instead."),
     C("budget-above-features-fit", "fit tiny.csv --target y --preset olct-univariate --budget 5 -o t.json",
-      "The 'budget' parameter must be at most 4, the number of features (after one-hot encoding), since a "
+      "The 'budget' parameter (--budget) must be at most 4, the number of features (after one-hot encoding), since a "
       "larger budget bounds nothing. Got 5 instead."),
-    C("budget-above-features-grid", "grid tiny.csv --target y --preset margot-sfs --solver scip --budget 9 --folds 2 -o g",
-      "The 'budget' parameter must be at most 4, the number of features (after one-hot encoding), since a "
+    C("budget-above-features-grid", "grid tiny.csv --target y --preset margot-sfs --solver scip --budget 9 "
+                                    "--folds 2 -o g",
+      "The 'budget' parameter (--budget) must be at most 4, the number of features (after one-hot encoding), since a "
       "larger budget bounds nothing. Got 9 instead."),
     C("drop-missing", "fit tiny.csv --target y --drop d -o t.json",
       "tiny.csv: column 'd' to drop is not in the file; columns are: a, b, c, y"),
     C("drop-target", "compile tiny.csv --target y --drop y -o x.mps",
       "tiny.csv: column 'y' to drop is the target column"),
     C("tangents-unused", "compile tiny.csv --target y --preset oct-h --tangents V1 -o x.mps",
-      "The 'tangents' parameter must be unset (or V0, the default): preset 'oct-h' uses the misclassification "
+      "The 'tangents' parameter (--tangents) must be unset (or V0, the default): preset 'oct-h' uses the "
+      "misclassification "
       "loss, not the logistic one's tangents (they apply to olct, olct-univariate). Got 'V1' instead."),
     C("alpha-negative", "compile tiny.csv --target y --preset oct-h --alpha -1 -o x.mps",
-      "The 'alpha' parameter must be a finite number >= 0. Got -1.0 instead."),
+      "The 'alpha' parameter (--alpha) must be a finite number >= 0. Got -1.0 instead."),
     C("alpha-infinite-to-solvers", "compile tiny.csv --target y --preset oct-h --alpha 1e20 -o x.mps",
-      "The 'alpha' parameter must be below 1e20 (solvers read a cost of 1e20 or more as infinite). "
+      "The 'alpha' parameter (--alpha) must be below 1e20 (solvers read a cost of 1e20 or more as infinite). "
       "Got 1e+20 instead."),
     C("alpha-unused", "fit tiny.csv --target y --alpha 2 -o t.json",
-      "The 'alpha' parameter must be unset (or 1.0, the default): preset 'olct' does not use it "
+      "The 'alpha' parameter (--alpha) must be unset (or 1.0, the default): preset 'olct' does not use it "
       "(it applies to margot-sfs, oct-h). Got 2.0 instead."),
     C("epsilon-below-tolerance", "compile tiny.csv --target y --epsilon 1e-10 -o x.mps",
-      "The 'epsilon' parameter must be >= 1e-8: the solvers' feasibility tolerance is 1e-9, and a smaller "
+      "The 'epsilon' parameter (--epsilon) must be >= 1e-8: the solvers' feasibility tolerance is 1e-9, and a smaller "
       "epsilon does not separate the two sides of a split. Got 1e-10 instead."),
     C("max-nonzeros", "compile tiny.csv --target y --max-nonzeros 10 -o x.mps",
       "the model would have 66 rows, 63 columns, about 360 nonzeros, over the budget of 10 nonzeros "
@@ -240,7 +245,7 @@ CASES = [
       "the model would have 48 rows, 55 columns, about 252 nonzeros, over the budget of 200 nonzeros "
       "(--max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
     C("max-nonzeros-zero", "compile tiny.csv --target y --max-nonzeros 0 -o x.mps",
-      "The 'max_nonzeros' parameter must be an integer >= 1. Got 0 instead."),
+      "The 'max_nonzeros' parameter (--max-nonzeros) must be an integer >= 1. Got 0 instead."),
     C("model-suffix-gz", "compile tiny.csv --target y -o x.MPS.gz",
       "x.MPS.gz: the model file must end in .mps or .lp (got '.gz')"),
     # CBC reads a file as LP by a case-sensitive suffix: solvers.txt's `cbc x.LP` would load nothing
@@ -261,7 +266,7 @@ CASES = [
     # ---- solve
     C("solve-missing-model", "solve nope.mps", "nope.mps: no such model file"),
     C("solve-unknown-solver", "solve m.mps --solver gurobi",
-      "The 'solver' parameter must be one of highs, cbc, scip, cbc-cli, highs-cli, glpk-cli. "
+      "The 'solver' parameter (--solver) must be one of highs, cbc, scip, cbc-cli, highs-cli, glpk-cli. "
       "Got 'gurobi' instead."),
     C("solve-threads-0", "solve m.mps --threads 0",
       "The 'threads' parameter (--threads) must be an integer from 1 to 1024 (more threads than cores only "
@@ -306,9 +311,9 @@ CASES = [
       "-o m.start.highs.sol is also the input MIP start; write to another file"),
     # ---- fit
     C("fit-test-size", "fit tiny.csv --target y --test-size 1.5 -o t.json",
-      "The 'test_size' parameter must be in [0, 1). Got 1.5 instead."),
+      "The 'test_size' parameter (--test-size) must be in [0, 1). Got 1.5 instead."),
     C("fit-unknown-solver", "fit tiny.csv --target y --solver gurobi -o t.json",
-      "The 'solver' parameter must be one of highs, cbc, scip for an in-process fit. Got 'gurobi' instead."),
+      "The 'solver' parameter (--solver) must be one of highs, cbc, scip for an in-process fit. Got 'gurobi' instead."),
     C("fit-threads-0", "fit tiny.csv --target y --threads 0 -o t.json",
       "The 'threads' parameter (--threads) must be an integer from 1 to 1024 (more threads than cores only "
       "slow a solver down). Got 0 instead."),
@@ -430,7 +435,8 @@ CASES = [
     C("tree-binary", "export tbin.json --format text", "tbin.json: not UTF-8 text (byte 0); not an olctc tree file?"),
     C("tree-empty", "explain tempty.json --data feat.csv --row 0",
       "tempty.json: not valid JSON (line 1 column 1: Expecting value); the file is corrupted or truncated"),
-    C("tree-a-list", "export tlist.json --format text", "tlist.json: top level: expected a JSON object, got a list of 1"),
+    C("tree-a-list", "export tlist.json --format text", "tlist.json: top level: expected a JSON object, got a "
+                                                        "list of 1"),
     C("tree-is-folder", "export folder --format text",
       "Invalid value for 'TREE': File 'folder' is a directory. " + HELP.format("export")),
     # ---- predict

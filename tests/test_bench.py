@@ -168,16 +168,18 @@ def test_progress_bar_text(tmp_path: Path) -> None:
      "error: unknown experiment 'nope'; known: tangents, phases, models, large, depth3 (or `report DIR`)"),
     (["bench", "phases", "--datasets", "haberman,nosuch", "-o", "X"], "error: unknown data set 'nosuch'; known: "),
     (["bench", "phases", "--seeds", "0,4.2", "-o", "X"],
-     "error: The 'seeds' parameter must be comma-separated integers such as '0,42,314'. Got '0,4.2' instead."),
+     "error: The 'seeds' parameter (--seeds) must be comma-separated integers such as '0,42,314'. Got '0,4.2' "
+     "instead."),
     (["bench", "phases", "--seeds", "a", "-o", "X"],
-     "error: The 'seeds' parameter must be comma-separated integers such as '0,42,314'. Got 'a' instead."),
+     "error: The 'seeds' parameter (--seeds) must be comma-separated integers such as '0,42,314'. Got 'a' instead."),
     (["bench", "models", "--models", "XGB", "-o", "X"],
-     "error: The 'models' parameter must be names among OLCT, MARGOT, SFS-MARGOT, OCT-H, CART, L1-LR, STreeD. "
+     "error: The 'models' parameter (--models) must be names among OLCT, MARGOT, SFS-MARGOT, OCT-H, CART, "
+     "L1-LR, STreeD. "
      "Got 'XGB' instead."),
     (["bench", "phases", "--cv", "4", "--fixed-C", "anchors", "-o", "X"],
      "error: give either --cv K or --fixed-C, not both"),
     (["bench", "phases", "--run-timeout", "0", "-o", "X"],
-     "error: The 'run_timeout' parameter must be > 0 seconds. Got 0.0 instead."),
+     "error: The 'run_timeout' parameter (--run-timeout) must be > 0 seconds. Got 0.0 instead."),
 ])
 def test_bad_options(tmp_path: Path, capsys, monkeypatch, args, message) -> None:
     monkeypatch.chdir(tmp_path)
@@ -516,7 +518,8 @@ def test_threads_per_fit_is_an_option_of_the_folder(tmp_path: Path, capsys) -> N
     assert (code, err) == (2, f"error: {d} was started with other options (--threads: 2 there, 1 now): "
                               "rerun with the same options or give another folder\n")
     code, _, err = cli([*args, "--threads", "0"], capsys)
-    assert (code, err) == (2, "error: The 'threads' parameter must be an integer >= 1 (solver threads per fit). "
+    assert (code, err) == (2, "error: The 'threads' parameter (--threads) must be an integer >= 1 (solver "
+                              "threads per fit). "
                               "Got 0 instead.\n")
 
 
@@ -569,26 +572,35 @@ def test_tree_models_train_on_the_bench_split_only() -> None:
 # ---- QA: odd input that used to run, crash or mislead ------------------------------------------------
 
 @pytest.mark.parametrize("extra, message", [
-    (["--seeds", "-1"], "error: The 'seeds' parameter must be integers from 0 to 4294967295. Got '-1' instead."),
-    (["--seeds", "4_2"], "error: The 'seeds' parameter must be comma-separated integers such as '0,42,314'. "
+    (["--seeds", "-1"], "error: The 'seeds' parameter (--seeds) must be integers from 0 to 4294967295. Got '-1' "
+                        "instead."),
+    (["--seeds", "4_2"], "error: The 'seeds' parameter (--seeds) must be comma-separated integers such as '0,42,314'. "
                          "Got '4_2' instead."),  # int() reads it as 42
-    (["--C-grid", "1_0"], "error: The 'C_grid' parameter must be positive numbers separated by commas. "
+    (["--C-grid", "1_0"], "error: The 'C_grid' parameter (--C-grid) must be positive numbers separated by commas. "
                           "Got '1_0' instead."),
     (["--seeds", "0,4294967296"],
-     "error: The 'seeds' parameter must be integers from 0 to 4294967295. Got '0,4294967296' instead."),
+     "error: The 'seeds' parameter (--seeds) must be integers from 0 to 4294967295. Got '0,4294967296' instead."),
     (["--models", "CART,CART"],
-     "error: The 'models' parameter must be distinct model names separated by commas. Got 'CART,CART' instead."),
-    (["--time-limit", "inf"], "error: The 'time_limit' parameter must be at most 1e7 seconds (115 days). Got inf"),
-    (["--time-limit", "1e300"], "error: The 'time_limit' parameter must be at most 1e7 seconds (115 days)."),
-    (["--run-timeout", "inf"], "error: The 'run_timeout' parameter must be at most 1e7 seconds (115 days)."),
+     "error: The 'models' parameter (--models) must be distinct model names separated by commas. Got "
+     "'CART,CART' instead."),
+    (["--time-limit", "inf"], "error: The 'time_limit' parameter (--time-limit) must be at most 1e7 seconds "
+                              "(115 days). Got inf"),
+    (["--time-limit", "1e300"], "error: The 'time_limit' parameter (--time-limit) must be at most 1e7 seconds "
+                                "(115 days)."),
+    (["--run-timeout", "inf"], "error: The 'run_timeout' parameter (--run-timeout) must be at most 1e7 seconds "
+                               "(115 days)."),
     (["--C-grid", "1,inf"],
-     "error: The 'C_grid' parameter must be positive finite numbers separated by commas. Got '1,inf' instead."),
-    (["--C-grid", "1,1"], "error: The 'C_grid' parameter must be distinct numbers separated by commas."),
-    (["--C-grid", "1,1e20"], "error: The 'C_grid' parameter must be below 1e20 for every value (solvers read a "
+     "error: The 'C_grid' parameter (--C-grid) must be positive finite numbers separated by commas. Got '1,inf' "
+     "instead."),
+    (["--C-grid", "1,1"], "error: The 'C_grid' parameter (--C-grid) must be distinct numbers separated by commas."),
+    (["--C-grid", "1,1e20"], "error: The 'C_grid' parameter (--C-grid) must be below 1e20 for every value "
+                             "(solvers read a "
                              "cost of 1e20 or more as infinite). Got '1,1e20' instead."),
-    (["--threads", "5000"], "error: The 'threads' parameter must be at most 1024 (solver threads per fit)."),
-    (["--fixed-C", ""], "error: The 'fixed_C' parameter must be a positive number or one per layer"),
-    (["--fixed-C", "1,10,100"], "error: The 'fixed_C' parameter must be one value or 2 values (one per layer"),
+    (["--threads", "5000"], "error: The 'threads' parameter (--threads) must be at most 1024 (solver threads "
+                            "per fit)."),
+    (["--fixed-C", ""], "error: The 'fixed_C' parameter (--fixed-C) must be a positive number or one per layer"),
+    (["--fixed-C", "1,10,100"], "error: The 'fixed_C' parameter (--fixed-C) must be one value or 2 values (one "
+                                "per layer"),
 ])
 def test_out_of_range_options_are_refused_before_the_folder_exists(tmp_path: Path, capsys, extra,
                                                                      message) -> None:
@@ -748,7 +760,8 @@ def test_empty_output_is_refused_not_the_current_folder(tmp_path: Path, capsys, 
     monkeypatch.chdir(tmp_path)  # used to: bench.json and runs.jsonl written into the current folder
     code, _, err = cli(["bench", "models", "--models", "CART", "--datasets", "heart", "--seeds", "0", "-o", ""],
                        capsys)
-    assert (code, err) == (2, "error: The 'output' parameter must be a folder path (-o DIR). Got '' instead.\n")
+    assert (code, err) == (2, "error: The 'output' parameter (--output) must be a folder path (-o DIR). Got '' "
+                              "instead.\n")
     assert list(tmp_path.iterdir()) == []
 
 

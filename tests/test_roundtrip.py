@@ -249,7 +249,8 @@ def decode_error(compiled: Path, solution: Path, tmp_path: Path) -> tuple[int, s
 def test_bad_solution_files(compiled, highs_solution, tmp_path):
     empty = tmp_path / "empty.sol"
     empty.write_text("")
-    assert decode_error(compiled, empty, tmp_path) == (2, f"error: {empty}: expected a solution file (cplex, gurobi, scip, cbc, glpk, highs), got an empty file")
+    assert decode_error(compiled, empty, tmp_path) == (2, f"error: {empty}: expected a solution file (cplex, "
+                                                           "gurobi, scip, cbc, glpk, highs), got an empty file")
     trunc = tmp_path / "trunc.sol"
     trunc.write_text("\n".join(highs_solution.read_text().splitlines()[:12]) + "\n")
     code, msg = decode_error(compiled, trunc, tmp_path)
@@ -314,9 +315,12 @@ def test_cli_compile_bad_inputs_write_nothing(tmp_path, capsys):
     out = tmp_path / "m.mps"
     cases = [
         (["compile", "--dataset", "nope", "-o", str(out)], "unknown data set 'nope'; known: a6a, breast"),
-        (["compile", "--dataset", "heart", "--preset", "cart", "-o", str(out)], "The 'preset' parameter must be"),
-        (["compile", "--dataset", "heart", "--depth", "0", "-o", str(out)], "The 'depth' parameter must be an integer >= 1"),
-        (["compile", "--dataset", "heart", "--epsilon", "0", "-o", str(out)], "The 'epsilon' parameter must be > 0"),
+        (["compile", "--dataset", "heart", "--preset", "cart", "-o", str(out)], "The 'preset' parameter "
+                                                                                "(--preset) must be"),
+        (["compile", "--dataset", "heart", "--depth", "0", "-o", str(out)], "The 'depth' parameter (--depth) "
+                                                                            "must be an integer >= 1"),
+        (["compile", "--dataset", "heart", "--epsilon", "0", "-o", str(out)], "The 'epsilon' parameter "
+                                                                              "(--epsilon) must be > 0"),
         (["compile", "--dataset", "heart", "-o", str(tmp_path / "no" / "m.mps")], "folder"),
         (["compile", "--dataset", "heart", "-o", str(tmp_path / "m.txt")], "the model file must end in .mps or .lp"),
         (["compile", str(tmp_path / "missing.csv"), "--target", "y", "-o", str(out)], "no such file"),
