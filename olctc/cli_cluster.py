@@ -4,13 +4,14 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import warnings
 from pathlib import Path
 
 import click
 
 from olctc.cli import (TREE_FILE, _load_data, _spec, data_options, echo_written, max_nonzeros_option,
                        spec_options, with_class_weight)
-from olctc.cluster import GRID_SOLVERS, MIQP_SOLVERS
+from olctc.cluster import GRID_SOLVERS, MIQP_SOLVERS, check_olctc_cmd
 from olctc.errors import OlctcError, param_error
 from olctc.spec import PRESETS
 
@@ -78,9 +79,8 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     slurm = SlurmOptions(cpus_per_task, mem, partition, account)
     check_slurm_options(slurm)
-    if olctc_cmd is not None and (not olctc_cmd.strip() or any(c in olctc_cmd for c in "\t\n\r")):
-        raise param_error("olctc_cmd", "a command on one line, such as 'olctc' or 'python -m olctc.cli'",
-                          olctc_cmd, option="--olctc-cmd")
+    if olctc_cmd is not None and (cmd_warning := check_olctc_cmd(olctc_cmd)):
+        warnings.warn(cmd_warning)  # the cluster's paths may differ from this machine's: not an error
     spec = _spec(preset, depth, "1", tangents, big_m, epsilon, alpha, budget, score_variables)  # C: --C-values
     ds = _load_data(data, target, dataset, positive_class, drop, weight_column)
     spec = with_class_weight(spec, class_weight, ds)
@@ -107,6 +107,14 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
     click.echo(f"  then:    olctc collect {folder}")
     if not sbatch_available():
         click.echo(f"note: sbatch is not on PATH here: copy the folder to a Slurm cluster, or run {local}")
+
+
+def _model_sha256(manifest: Path) -> str | None:
+    """The sha256 of the model file a manifest names; None when there is none to read."""
+    try:
+        return json.loads(manifest.read_text())["model"]["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 @click.command("collect")
@@ -178,9 +186,17 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     zero = 0 if ds.weight is None else int((ds.weight[col.info["train_rows"]] == 0).sum())
     left_out = f" less {zero} of weight 0" if zero else ""  # the final model leaves them out
     if emit_final:
+        final = Path(folder) / "final"
+        before = {p.name for p in final.iterdir()} if final.is_dir() else set()
+        old_model = _model_sha256(final / "model.olctc.json")
         written = write_final(folder, col.info, ds, col.best)
         click.echo(f"final instance (all {n_train} training points{left_out}, C {best}):")
         echo_written(written)
+        older = sorted(before - {p.name for p in written.values()})
+        if older and old_model != _model_sha256(written["manifest"]):
+            # a solution of the earlier final instance, say: not removed (the user's), but named
+            click.echo(f"note: {final} also holds {', '.join(older[:5])}{', ...' if len(older) > 5 else ''}, "
+                       "written before this instance; a solution of an earlier instance does not fit this one")
         from olctc.spec import PRESETS
 
         model, man = shlex.quote(str(written["model"])), shlex.quote(str(written["manifest"]))

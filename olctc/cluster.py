@@ -800,12 +800,14 @@ def collect(folder: str | Path, *, data_path: str | Path | None = None, refine: 
 def table_lines(col: Collected) -> list[str]:
     """The CV table and the problems, for humans."""
     depth = len(col.table[0]["C"]) if col.table else 0
-    head = "  ".join(f"C{h + 1:<7}" for h in range(depth))
+    width = max([8] + [len(c_text([c])) for r in col.table for c in r["C"]])  # 1e-05 and 0.001234 line up
+    head = "  ".join(f"C{h + 1}".ljust(width) for h in range(depth))
     lines = [f"{head}  folds  mean bal.acc   std"]
     for r in col.table:
-        cs = "  ".join(f"{c_text([c]):<8}" for c in r["C"])
+        cs = "  ".join(c_text([c]).ljust(width) for c in r["C"])
         mean = "-" if r["mean"] is None else f"{r['mean']:.4f}"
-        std = "-" if r["std"] is None else f"{r['std']:.4f}"
+        # one scored fold has no spread to show: 0.0000 read as "every fold agrees"
+        std = "-" if r["std"] is None or r["folds_scored"] < 2 else f"{r['std']:.4f}"
         mark = " <- best" if col.best is not None and tuple(r["C"]) == col.best else ""
         lines.append(f"{cs}  {r['folds_scored']}/{r['folds']}    {mean:<12}  {std}{mark}")
     incomplete = [r for r in col.table if r["folds_scored"] < r["folds"]]
@@ -978,6 +980,25 @@ def check_final_folder(folder: str | Path) -> Path:
     if out.exists() and not out.is_dir():
         raise OlctcError(f"cannot write {out / 'model.mps'}: {out} exists and is not a folder")
     return out
+
+
+def check_olctc_cmd(cmd: str) -> str | None:
+    """Refuse an --olctc-cmd the task scripts cannot run as written; return a warning when its program is not
+    found here (a path with a space, written unquoted, runs its first part only: every task would fail)."""
+    expected = "a command on one line, such as 'olctc' or 'python -m olctc.cli'"
+    if not cmd.strip() or any(c in cmd for c in "\t\n\r"):
+        raise param_error("olctc_cmd", expected, cmd, option="--olctc-cmd")
+    try:
+        program = shlex.split(cmd)[0]
+    except ValueError:  # an unbalanced quote
+        raise param_error("olctc_cmd", expected + ", its quotes balanced", cmd, option="--olctc-cmd") from None
+    found = Path(program).is_file() if "/" in program else shutil.which(program) is not None
+    if found:
+        return None
+    hint = ("; a path with spaces must be quoted inside the option, as in --olctc-cmd \"'/my dir/olctc'\""
+            if " " in cmd.strip() else "")
+    return (f"--olctc-cmd: the tasks will run {program!r}, which is not {'a file' if '/' in program else 'on PATH'}"
+            f" here{hint}")
 
 
 def olctc_command() -> str:

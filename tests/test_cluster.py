@@ -7,6 +7,7 @@ import io
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -180,6 +181,21 @@ def test_collect_with_bad_solutions(solved_grid, tmp_path):
     assert run_cli(*solve[1:], "--quiet").returncode == 0
     done = run_cli(*decode[1:])
     assert done.returncode == 0 and (g / "final.json").exists(), done.stderr
+    # a solution beside the final instance: emitting the same instance again says nothing, as it still fits
+    sol = g / "final/model.highs.sol"
+    shutil.copy(g / "final.sol", sol)
+    again = run_cli("collect", str(g), "--emit-final")
+    assert again.returncode == 0 and "note: " + str(g / "final") not in again.stdout, again.stdout
+    assert run_cli("decode", str(g / "final/model.olctc.json"), str(sol), "-o", str(g / "t2.json")).returncode == 0
+    # another instance there (as from an earlier grid's best C): its solution is named, not removed
+    other = run_cli("compile", str(out.parent / "heart60.csv"), "--target", "y", "--depth", "2", "--C", "3",
+                    "-o", str(g / "final/model.mps"))
+    assert other.returncode == 0, other.stderr
+    again = run_cli("collect", str(g), "--emit-final")
+    assert again.returncode == 0, again.stderr
+    assert (f"note: {g / 'final'} also holds model.highs.sol, written before this instance; a solution of an "
+            "earlier instance does not fit this one") in again.stdout
+    assert sol.exists()
     # too little left: no combination complete
     (g / "tasks/0000/model.cbc.sol").unlink()
     res = run_cli("collect", str(g))
@@ -331,7 +347,8 @@ def test_collect_refuses_a_bad_solver_before_decoding(solved_grid, tmp_path):
     shutil.copytree(out, g)
     (g / "cv_results.json").unlink(missing_ok=True)
     res = run_cli("collect", str(g), "--solver", "cbc-cli")
-    assert res.returncode == 2 and res.stderr == ("error: The 'solver' parameter must be one of highs, cbc, scip "
+    assert res.returncode == 2 and res.stderr == ("error: The 'solver' parameter (--solver) must be one of "
+                                                  "highs, cbc, scip "
                                                   "for an in-process fit. Got 'cbc-cli' instead.\n")
     assert res.stdout == "" and not (g / "cv_results.json").exists()  # used to: every task decoded first
 
@@ -348,13 +365,16 @@ def test_collect_refuses_an_unwritable_output_before_decoding(solved_grid, tmp_p
 
 @pytest.mark.parametrize("args, message", [
     # a newline ended the #SBATCH line and made the rest a command of every job
-    (["--partition", "short\nrm -rf ~"], "The 'partition' parameter must be a Slurm name without spaces or line "
+    (["--partition", "short\nrm -rf ~"], "The 'partition' parameter (--partition) must be a Slurm name without "
+                                         "spaces or line "
                                          "breaks. Got 'short\\nrm -rf ~' instead."),
-    (["--account", ""], "The 'account' parameter must be a Slurm name without spaces or line breaks."),
-    (["--mem", ""], "The 'mem' parameter must be a Slurm memory size such as '4G', '500M' or '4000' (megabytes)."),
+    (["--account", ""], "The 'account' parameter (--account) must be a Slurm name without spaces or line breaks."),
+    (["--mem", ""], "The 'mem' parameter (--mem) must be a Slurm memory size such as '4G', '500M' or '4000' "
+                    "(megabytes)."),
     (["--olctc-cmd", " "], "The 'olctc_cmd' parameter (--olctc-cmd) must be a command on one line"),
     # every task would run `olctc solve --threads 2000`, which refuses it: the whole array failing on the cluster
-    (["--cpus-per-task", "2000"], "The 'cpus_per_task' parameter must be at most 1024 (each task's solver "
+    (["--cpus-per-task", "2000"], "The 'cpus_per_task' parameter (--cpus-per-task) must be at most 1024 (each "
+                                  "task's solver "
                                   "threads) unless --threads is given. Got 2000 instead."),
 ])
 def test_grid_refuses_values_its_jobs_would_fail_on(tmp_path, args, message):
@@ -364,6 +384,34 @@ def test_grid_refuses_values_its_jobs_would_fail_on(tmp_path, args, message):
     assert res.returncode == 2 and res.stderr.startswith(f"error: {message}") and res.stderr.count("\n") == 1, \
         res.stderr
     assert not (tmp_path / "a").exists()
+
+
+def test_grid_warns_of_an_olctc_cmd_path_with_an_unquoted_space(tmp_path):
+    """Written unquoted into every task's command, '/my dir/olctc' ran '/my' and every task failed; grid said
+    nothing. It warns now, and the quoted path runs (the task's command, as run_local.sh runs it)."""
+    data = small_heart_csv(tmp_path / "h.csv", 10)
+    spaced = tmp_path / "my dir"
+    spaced.mkdir()
+    program = spaced / "olctc"
+    program.write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m olctc.cli \"$@\"\n")
+    program.chmod(0o755)
+    args = ["grid", str(data), "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2"]
+    res = run_cli(*args, "--olctc-cmd", str(program), "-o", str(tmp_path / "a"))
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == (f"warning: --olctc-cmd: the tasks will run {str(tmp_path / 'my')!r}, which is not a file "
+                          "here; a path with spaces must be quoted inside the option, as in --olctc-cmd "
+                          "\"'/my dir/olctc'\"\n")
+    res = run_cli(*args, "--olctc-cmd", shlex.quote(str(program)), "-o", str(tmp_path / "b"))
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    command = (tmp_path / "b" / "jobs.tsv").read_text().splitlines()[1].split("\t")[5]
+    prefix = command.split(" solve ")[0]
+    ran = subprocess.run(["bash", "-c", f"{prefix} --version"], capture_output=True, text=True)
+    assert ran.returncode == 0 and ran.stdout.startswith("olctc"), (ran.stdout, ran.stderr)
+    res = run_cli(*args, "--olctc-cmd", "'unbalanced", "-o", str(tmp_path / "c"))
+    assert res.returncode == 2 and res.stderr == (
+        "error: The 'olctc_cmd' parameter (--olctc-cmd) must be a command on one line, such as 'olctc' or "
+        "'python -m olctc.cli', its quotes balanced. Got \"'unbalanced\" instead.\n")
+    assert not (tmp_path / "c").exists()
 
 
 def test_grid_refuses_a_folder_of_other_files(tmp_path):
@@ -399,7 +447,8 @@ def test_grid_refuses_a_folder_of_other_files(tmp_path):
 def test_grid_empty_output_is_refused_not_the_current_folder(tmp_path):
     res = subprocess.run([sys.executable, "-m", "olctc.cli", "grid", "--dataset", "heart", "--depth", "1",
                           "--C-values", "1", "--folds", "2", "-o", ""], capture_output=True, text=True, cwd=tmp_path)
-    assert res.returncode == 2 and res.stderr == ("error: The 'output' parameter must be a folder path (-o DIR). "
+    assert res.returncode == 2 and res.stderr == ("error: The 'output' parameter (--output) must be a folder "
+                                                  "path (-o DIR). "
                                                   "Got '' instead.\n")
     assert list(tmp_path.iterdir()) == []  # used to: grid.json, tasks/, scripts in the current folder
 
@@ -698,3 +747,16 @@ def test_a_jobs_file_saved_with_windows_line_ends_still_runs(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     col = run_cli("collect", str(g), "--quiet")
     assert col.returncode == 0 and "tasks: 2 of 2 scored" in col.stdout, col.stdout + col.stderr
+
+
+def test_collect_table_lines_up_long_C_values_and_shows_no_spread_for_one_fold():
+    """C values longer than 8 characters pushed their row's columns right; one scored fold showed std
+    0.0000, as if the folds agreed."""
+    from olctc.cluster import Collected, table_lines
+
+    table = [{"C": [1e-05, 0.00123456789], "folds_scored": 1, "folds": 2, "mean": 0.8, "std": 0.0, "scores": {}},
+             {"C": [10.0, 1.0], "folds_scored": 2, "folds": 2, "mean": 0.7, "std": 0.05, "scores": {}}]
+    lines = table_lines(Collected([], table, (10.0, 1.0), {"tasks": []}, Path("g")))
+    assert lines[:3] == ["C1             C2             folds  mean bal.acc   std",
+                         "1e-05          0.00123456789  1/2    0.8000        -",
+                         "10             1              2/2    0.7000        0.0500 <- best"]
