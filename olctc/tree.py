@@ -297,7 +297,28 @@ class Tree:
 
     def scores(self, X: Any) -> np.ndarray:
         """(n, n_nodes) scores w_t . x + b_t of every node on encoded (unstandardised) rows X."""
-        X = self._check_X(X)
+        S = self._scores(self._check_X(X))
+        if not np.isfinite(S).all():  # finite rows, but w_j x_j overflowed: inf - inf would predict NaN
+            i, t = np.argwhere(~np.isfinite(S))[0]
+            raise ScoreOverflow(int(i), int(t))
+        return S
+
+    def _path_scores(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """(scores, last-layer node reached) of rows X; only the scores of the nodes on a row's path must be
+        finite. A node off the path takes no part in the prediction: the generated code and the ONNX graph
+        predict such a row, which ``scores`` refused."""
+        S = self._scores(self._check_X(X))
+        leaf = self.topology.route(S)
+        if not np.isfinite(S).all():
+            # a path visits nodes in increasing id, so a row's first bad node is the one nearest the root
+            bad = self.topology.path_mask(leaf) & ~np.isfinite(S)
+            if bad.any():
+                i, t = np.argwhere(bad)[0]
+                raise ScoreOverflow(int(i), int(t))
+        return S, leaf
+
+    def _scores(self, X: np.ndarray) -> np.ndarray:
+        """Scores of checked rows X, non-finite where the terms overflow."""
         W, b = self.W_raw, self.b_raw
         S = np.empty((X.shape[0], self.n_nodes))
         used = [np.flatnonzero(w) for w in W]
@@ -314,14 +335,11 @@ class Tree:
                     for j in cols:
                         s += np.multiply(Xt[j], W[t, j], out=term)
                     S[r:r + Xt.shape[1], t] = s + b[t]
-        if not np.isfinite(S).all():  # finite rows, but w_j x_j overflowed: inf - inf would predict NaN
-            i, t = np.argwhere(~np.isfinite(S))[0]
-            raise ScoreOverflow(int(i), int(t))
         return S
 
     def apply(self, X: Any) -> np.ndarray:
         """(n,) id of the last-layer node each row reaches (left iff score <= 0)."""
-        return self.topology.route(self.scores(X))
+        return self._path_scores(X)[1]
 
     def decision_path(self, X: Any) -> sp.csr_matrix:
         """(n, n_nodes) CSR indicator of the nodes on each row's path."""
@@ -330,8 +348,7 @@ class Tree:
 
     def decision_function(self, X: Any) -> np.ndarray:
         """(n,) score of the last-layer node each row reaches: the log-odds of the positive class."""
-        S = self.scores(X)
-        leaf = self.topology.route(S)
+        S, leaf = self._path_scores(X)
         return S[np.arange(S.shape[0]), leaf]
 
     def predict(self, X: Any) -> np.ndarray:
@@ -392,14 +409,24 @@ class Tree:
             x = self._check_X(x_row)
         if x.shape[0] != 1:
             raise OlctcError(f"explain takes one row; got {x.shape[0]}")
-        s = self.scores(x)[0]
-        xs = self.scaler.transform(x)[0]
+        if top < 1:  # a slice [:-1] dropped the last feature silently
+            raise OlctcError(f"top must be at least 1; got {top}")
+        s = self._path_scores(x)[0][0]
+        with np.errstate(over="ignore", invalid="ignore"):
+            xs = self.scaler.transform(x)[0]
         topo = self.topology
         steps, t = [], 0
         names = self.feature_names
         for h in range(1, self.depth + 1):
-            contrib = self.W[t] * xs
+            with np.errstate(over="ignore", invalid="ignore"):
+                contrib = self.W[t] * xs
+                if not np.isfinite(contrib).all():
+                    # x / scale overflowed (1e308 / 0.5) where the score did not: the same product,
+                    # w / scale * (x - mean), in the order that keeps it finite (inf broke explain --json)
+                    contrib = np.where(np.isfinite(contrib), contrib, self.W_raw[t] * (x[0] - self.scaler.mean))
             idx = np.flatnonzero(self.W[t] != 0)
+            if not np.isfinite(contrib[idx]).all():
+                raise ScoreOverflow(0, int(t))
             idx = idx[np.argsort(-np.abs(contrib[idx]), kind="stable")][:top]
             last = h == self.depth
             direction = "classify" if last else ("right" if s[t] > 0 else "left")

@@ -20,8 +20,10 @@ def _label(tree, t: int, top: int) -> str:
     lines = [f"node {t} ({'classifier' if last else 'split'})"]
     if tree.node_n is not None:
         n = int(tree.node_n[0]) or 1
-        lines.append(f"n={int(tree.node_n[t])} ({100 * tree.node_n[t] / n:.1f}%), "
-                     f"positive {100 * tree.node_pos[t] / max(int(tree.node_n[t]), 1):.1f}%")
+        share = f"n={int(tree.node_n[t])} ({100 * tree.node_n[t] / n:.1f}%)"
+        if tree.node_pos is not None:  # the schema lets a file give nodes.n without nodes.pos
+            share += f", positive {100 * tree.node_pos[t] / max(int(tree.node_n[t]), 1):.1f}%"
+        lines.append(share)
     key = "r" if tree.node_std is not None else "w_std"
     W, names = tree.W_raw, tree.feature_names
     ranked = tree.ranked_features(t)

@@ -22,7 +22,8 @@ def _header(tree, t: int) -> str:
     if tree.node_n is None:
         return head
     n, total = int(tree.node_n[t]), max(int(tree.node_n[0]), 1)
-    pos = f" · {100 * tree.node_pos[t] / n:.0f}% pos" if n else ""
+    # the schema lets a file give nodes.n without nodes.pos
+    pos = f" · {100 * tree.node_pos[t] / n:.0f}% pos" if n and tree.node_pos is not None else ""
     return f"{head}\nn={n} ({100 * n / total:.1f}%){pos}"
 
 

@@ -17,11 +17,12 @@ _HEADER = '''\
 predict(row) -> label in CLASSES; predict_proba(row) -> [P(CLASSES[0]), P(CLASSES[1])];
 decision_function(row) -> log-odds of CLASSES[1]; apply(row) -> id of the last-layer node reached.
 
-``row`` is a dict keyed by input column name, or a sequence in FEATURES order. Numeric columns take
-finite numbers (or numeric strings); categorical columns compare ``str(value)`` with the categories
-seen in training, and an unseen category contributes nothing. Anything else, or a score that
-overflows, raises ValueError (where olctc's Tree.predict raises too). Each node routes right iff its score
-w . x + b > 0; the last-layer nodes are logistic classifiers: P(CLASSES[1]) = sigmoid(score).
+``row`` is a mapping keyed by input column name (a dict, a pandas Series), or a sequence in FEATURES
+order. Numeric columns take finite numbers (or numeric strings); categorical columns compare
+``str(value)`` with the categories seen in training, and an unseen category contributes nothing.
+Anything else, or a score that overflows, raises ValueError (where olctc's Tree.predict raises too).
+Each node routes right iff its score w . x + b > 0; the last-layer nodes are logistic classifiers:
+P(CLASSES[1]) = sigmoid(score).
 """
 import math
 
@@ -31,7 +32,8 @@ __all__ = ["FEATURES", "CLASSES", "predict", "predict_proba", "decision_function
 _API = '''
 
 def _inputs(row):
-    if isinstance(row, dict):
+    # any mapping by name: a pandas Series went by position (__dir__: no builtin beyond the few used)
+    if isinstance(row, dict) or "keys" in row.__dir__():
         missing = [name for name in FEATURES if name not in row]
         if missing:
             raise KeyError("missing input column(s): %r" % (missing[:5],))
