@@ -50,6 +50,9 @@ TRUE_OBJ_RTOL = 1e-6
 # LP relaxation leaves (0.5, 0.27 ...). A value within it counts as integral and goes on to the
 # routing and objective checks.
 INTEGRALITY_TOL = 1e-4
+# Integer columns farther than this from an integer (or than the file's printing rounds) are named when a leak
+# is reported: ten times the 1e-9 of compile's parameter files.
+INTEGRALITY_NOTE = 10 * TIGHT_TOL
 # Solvers whose answer to a quadratic objective is not that objective's (measured, docs/FORMATS.md): CBC reads
 # QUADOBJ but its MIQP objective misses its values' by about 5e-5 (relative) on MARGOT models.
 INEXACT_MIQP = frozenset({"cbc"})
@@ -69,6 +72,7 @@ class DecodeReport:
     bound: float | None
     disagreements: list[tuple[int, int, int]] = field(default_factory=list)  # (point, z node, tree node)
     max_row_violation: float = 0.0
+    max_integrality_violation: float = 0.0  # farthest integer column from an integer (within INTEGRALITY_TOL)
     refine: Any = None
     digits: int | None = None  # significant digits of the file's values; None: exact
     rounding_slack: float = 0.0  # how far that rounding can move the true objective from the solver's
@@ -141,10 +145,23 @@ class DecodeReport:
                        "false. CBC does this on these models; solve with HiGHS or SCIP with the settings of "
                        "NAME.solvers.txt")
         if self.tolerance_exploited:
-            how = ("to route points for free" if self.disagreements else
-                   f"to count a loss (or leaf predictions) that (w, b) do not give: its values miss the rows by "
-                   f"up to {self.max_row_violation:.3g}")
-            out.append(f"WARNING: the solver's objective is not the tree's true objective: it used its "
+            if self.disagreements:
+                how = "to route points for free"
+            else:
+                missed = []
+                if self.max_integrality_violation > max(INTEGRALITY_NOTE, rounding_unit(self.digits)):
+                    # rows held exactly on a fractional integer column: "miss the rows by up to 0" said nothing
+                    missed.append(f"its integer columns lie up to {self.max_integrality_violation:.3g} from an "
+                                  "integer")
+                if self.max_row_violation > 0 or not missed:
+                    missed.insert(0, f"its values miss the rows by up to {self.max_row_violation:.3g}")
+                how = "to count a loss (or leaf predictions) that (w, b) do not give: " + " and ".join(missed)
+            ref = self.reported_objective
+            objectives_differ = abs(self.true_objective - ref) > self._allowed(ref) or not self.disagreements
+            # points routed against z may still give the solver's objective: then say what was wrong, not the sums
+            head = ("the solver's objective is not the tree's true objective: it" if objectives_differ else
+                    "the tree's true objective equals the solver's, but the solver")
+            out.append(f"WARNING: {head} used its "
                        f"feasibility/integrality tolerances {how}. If it ran without the parameter files compile "
                        "wrote (tolerances 1e-9), solve again with them; if it had them, it broke its own "
                        "tolerances on this model (CBC does, docs/BENCHMARKS.md): solve with another solver.")
@@ -305,13 +322,15 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     z_node = topo.last[np.argmax(z, axis=0)]
     tree_node = topo.route(X @ W.T + b, threshold=half)
     bad = np.flatnonzero(z_node != tree_node)
+    ints = x[milp.integer]
+    frac = float(np.abs(ints - np.round(ints)).max(initial=0.0))
     report = DecodeReport(solver=getattr(solution, "solver", "in-process"),
                           status=getattr(solution, "status", "optimal"),
                           raw_status=getattr(solution, "raw_status", ""), solver_objective=solver_obj,
                           values_objective=values_obj, true_objective=true.total, exact_objective=exact,
                           bound=getattr(solution, "bound", None),
                           disagreements=[(int(i), int(z_node[i]), int(tree_node[i])) for i in bad],
-                          max_row_violation=viol["rows"], digits=digits,
+                          max_row_violation=viol["rows"], max_integrality_violation=frac, digits=digits,
                           rounding_slack=rounding_slack(W, b, X, y, spec, u, sample_weight) + obj_slack,
                           # each column may sit TIGHT_TOL past a bound or row (a loss column at -1e-9): at
                           # C = 1000 that moved the objective by 2.6e-6 (relative 3e-6), a false "exploited"
@@ -407,12 +426,33 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
         model_file = Path(manifest).parent / man["model"]["file"]
     sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
     x = solution_vector(milp, sol)
+    _refuse_start_file(man, solution, sol)
     dec = decode_arrays(milp, spec, X, ds.y, x, sol, sample_weight=ds.weight)
     dec.report.known_feasible = (man.get("warm_start") or {}).get("objective")  # checked by read_manifest
     if not model_file.exists():
         dec.report.notes.append(f"model file: {model_file.name} is not here (not needed: the solution was checked "
                                 "against the model rebuilt from the manifest and the data)")
     return finish(dec, man, ds, refine)
+
+
+def _refuse_start_file(man: dict[str, Any], path: str | Path, sol) -> None:
+    """OlctcError when ``path`` is one of the MIP starts compile wrote: HiGHS's and SCIP's starts are in their
+    solution format and would decode as "feasible (Unknown)", the warm start passed off as the solver's answer
+    (CBC's start says "Status unknown" and is refused as no solution already)."""
+    from olctc.io import sha256_file
+
+    warm = (man.get("warm_start") or {}).get("objective")
+    starts = (man.get("files") or {}).get("start") or {}
+    # only a file with the warm start's objective can be one; hashing every solution file would cost time
+    if warm is None or sol.objective is None or not starts or \
+            abs(sol.objective - warm) > 1e-9 * max(1.0, abs(warm)):
+        return
+    digest = sha256_file(path)
+    for entry in starts.values():
+        if isinstance(entry, dict) and entry.get("sha256") == digest:
+            raise OlctcError(f"{path}: expected a solver's solution file, got the MIP start compile wrote "
+                             f"({entry.get('file')}, olctc's warm start); pass the file the solver wrote "
+                             "(NAME.solvers.txt shows each solver's command)")
 
 
 def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool):

@@ -287,6 +287,59 @@ def test_solvers_txt_commands_for_an_lp_model_run_as_written(tmp_path: Path, cap
         assert lp.objective == pytest.approx(mps.objective, rel=1e-7), key
 
 
+#: A stand-in for the `scip` program: SCIP's own shell (the dialog of the libscip that PySCIPOpt ships), given
+#: each -c argument as one input line, as scip's main does (SCIPprocessShellArguments), then "quit".
+_SCIP_SHELL = """\
+import ctypes, glob, os, sys
+import pyscipopt
+lib = ctypes.CDLL(glob.glob(os.path.join(os.path.dirname(pyscipopt.__file__), os.pardir, "pyscipopt.libs",
+                                         "libscip*.so*"))[0])
+scip = ctypes.c_void_p()
+assert lib.SCIPcreate(ctypes.byref(scip)) == 1 and lib.SCIPincludeDefaultPlugins(scip) == 1
+args = sys.argv[1:]
+for flag, line in zip(args[::2], args[1::2]):
+    assert flag == "-c", args
+    assert lib.SCIPaddDialogInputLine(scip, line.encode()) == 1
+assert lib.SCIPaddDialogInputLine(scip, b"quit") == 1 and lib.SCIPstartInteraction(scip) == 1
+"""
+
+
+def test_solvers_txt_scip_line_runs_as_written_with_spaces_and_quotes_in_the_name(tmp_path: Path, capsys) -> None:
+    """SCIP's shell splits a line at spaces: 'read my model.lp' read 'my'. The SCIP line of solvers.txt now
+    quotes such names for SCIP's shell, and the line (with the start's read put where the file says) runs
+    in bash as written, through SCIP's own dialog, to a solution that decodes."""
+    import glob
+    import os
+
+    import pyscipopt
+
+    from conftest import cli_main
+
+    if not glob.glob(os.path.join(os.path.dirname(pyscipopt.__file__), os.pardir, "pyscipopt.libs", "libscip*")):
+        pytest.skip("this PySCIPOpt links a system libscip, not one of its own")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "scip").write_text(f"#!/bin/sh\nexec {sys.executable} {bin_dir / 'shell.py'} \"$@\"\n")
+    (bin_dir / "scip").chmod(0o755)
+    (bin_dir / "shell.py").write_text(_SCIP_SHELL)
+    name = 'my "odd" model'
+    assert cli_main(["compile", "--dataset", "haberman", "--depth", "1", "-o", tmp_path / f"{name}.lp"], capsys)[0] == 0
+    text = (tmp_path / f"{name}.solvers.txt").read_text()
+    line = next(ln for ln in text.splitlines() if ln.startswith("  SCIP:   scip -c "))[len("  SCIP:   "):]
+    read_start = next(ln for ln in text.splitlines() if ln.startswith("  SCIP:   read "))
+    assert read_start == '  SCIP:   read "my \\"odd\\" model.start.scip.sol"   (after read "my \\"odd\\" model.lp")'
+    start_word = read_start.split("   (")[0][len("  SCIP:   "):]
+    line = line.replace(" optimize ", f" {start_word} optimize ", 1)  # "after read MODEL", as the file says
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "accepted" in out, out[-3000:]  # the start was read and taken
+    assert (tmp_path / f"{name}.scip.sol").is_file(), out[-3000:]
+    code, _, err = cli_main(["decode", tmp_path / f"{name}.olctc.json", tmp_path / f"{name}.scip.sol",
+                             "-o", tmp_path / "t.json"], capsys)
+    assert code == 0, err
+
+
 def test_param_files_name_the_model_given(tmp_path: Path) -> None:
     write_param_files(tmp_path, "m", model="m.lp", time_limit=30)
     assert (tmp_path / "m.glpk.args").read_text() == "--lp --tmlim 30\n"

@@ -751,3 +751,22 @@ def test_highspy_style_1_values_wider_than_their_field(tmp_path, integer) -> Non
     sol = read_solution(tmp_path / "h.sol", col_names=names)
     assert sol.status == "optimal"
     assert sol.values == {"tiny_neg": -1.23457e-200, "big": 3.33333e15, "mid_neg": -2.54545e-120, "seven": 7.0}
+
+
+def test_format_name_in_any_case() -> None:
+    """--format HiGHS was refused: the docs spell the solvers HiGHS, CBC, GLPK."""
+    assert read_solution(SAMPLES / "highs_solution.sol", format="HiGHS").objective == \
+        read_solution(SAMPLES / "highs_solution.sol", format="highs").objective
+
+
+def test_highs_style_minus_1_with_a_value_line_too_many(tmp_path) -> None:
+    """A duplicated value line shifted every later value onto the next column: decode then said "z_1_0 must
+    be integral". The reader now names the line where 'Rows' should be."""
+    lines = (SAMPLES / "highs_solution_style-1.sol").read_text().split("\n")
+    top = lines.index("Columns")
+    path = tmp_path / "dup.sol"
+    path.write_text("\n".join(lines[:top + 2] + [lines[top + 1]] + lines[top + 2:]))
+    with pytest.raises(OlctcError) as err:
+        read_solution(path, format="highs", col_names=[f"c{k}" for k in range(6)])
+    assert str(err.value) == f"{path}:12: expected 'Rows' after the 6 values of line 1's count, got '0' (a value " \
+                             "line too many?)"

@@ -230,6 +230,14 @@ def _format(model: str) -> str:
     return model.rsplit(".", 1)[-1].lower()
 
 
+def scip_word(name: str) -> str:
+    """``name`` as one word of SCIP's shell: its dialog splits a line at spaces, and reads a word in double
+    quotes as it is, but for \\" and \\\\ (src/scip/dialog.c, SCIPdialoghdlrGetWord)."""
+    if name and not any(c.isspace() or c in "\"'\\" for c in name):
+        return name
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _readme_text(model: str, starts: bool = False, quadratic: bool = False, **limits: float | int | None) -> str:
     """Every solver's command line for the model file ``model`` (a name in its folder). HiGHS, CBC, SCIP,
     Gurobi and CPLEX tell MPS from LP by the suffix; glpsol needs a flag (``GLPK_FORMAT_FLAGS``).
@@ -247,8 +255,8 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, **li
         "cbc": [f"  CBC:    cbc {q(model)} {cbc} -solve -solu {q(stem + '.cbc.sol')}   (flags also in {stem}.cbc.args;",
                 "          keep them between the model file and -solve; CBC proves false optima on these models",
                 "          even so: treat its 'optimal' as 'feasible')"],
-        "scip": [f"  SCIP:   scip -c 'set load {stem}.scip.set read {model} optimize write solution "
-                 f"{stem}.scip.sol quit'"],
+        "scip": ["  SCIP:   scip -c " + q(f"set load {scip_word(stem + '.scip.set')} read {scip_word(model)} optimize "
+                                       f"write solution {scip_word(stem + '.scip.sol')} quit")],
         "gurobi": [f"  Gurobi: m = gurobipy.read({model!r}); m.read({stem + '.gurobi.prm'!r}); m.optimize()"],
         "cplex": [f"  CPLEX:  c = cplex.Cplex({model!r}); c.parameters.read_file({stem + '.cplex.prm'!r}); c.solve()"],
         "glpk": ["  GLPK:   " + " ".join(filter(None, ["glpsol", q(model), glpk, "-w", q(stem + ".glpk.sol")]))
@@ -268,7 +276,7 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, **li
         reads = {
             "highs": f"  HiGHS:  --read_solution_file {q(start('highs'))}   (before --solution_file)",
             "cbc": f"  CBC:    -mips {q(start('cbc'))}   (right after the model file)",
-            "scip": f"  SCIP:   read {start('scip')}   (after read {model})",
+            "scip": f"  SCIP:   read {scip_word(start('scip'))}   (after read {scip_word(model)})",
             "gurobi": f"  Gurobi: m.read({start('gurobi')!r})   (before m.optimize())",
             "cplex": f"  CPLEX:  c.MIP_starts.read({start('cplex')!r})   (before c.solve())",
             "glpk": "  GLPK:   (glpsol takes no MIP start)",

@@ -48,6 +48,8 @@ def read_solution(path: str | os.PathLike[str], format: str | None = None,
         for a missing, empty, truncated or unrecognised file, a non-finite or non-numeric value, or a
         ``format`` the content does not match.
     """
+    if isinstance(format, str) and format.lower() in READERS:
+        format = format.lower()  # --format GLPK, as the solvers are spelt in the docs
     if format is not None and format not in READERS:
         raise param_error("format", f"one of {', '.join(READERS)} (or none, to detect it from the content)", format)
     src = read_source(path)

@@ -165,6 +165,12 @@ def _parse_pretty(src: Source, col_names: Sequence[str] | None) -> Solution:
     cut = [_pretty_fields(src.lines[k], ends, name_at) for k in range(top + 1, stop)]
     fields = [c[0] for c in cut]
     names = [c[1] for c in cut]
+    # HiGHS leaves every Primal field blank when it has no solution; a blank among values is a damaged
+    # (hand-edited, re-spaced) line, which would otherwise read as "no solution" from an Optimal file.
+    if any(fields) and not all(fields):
+        k = fields.index("")
+        raise src.fail("a value under 'Primal' (HiGHS style 1 fixed-width table)",
+                       shown(src.lines[top + 1 + k].strip()), line=top + 2 + k)
     raw = tail["Model status"][1]
     status = _status(raw, bool(fields) and all(fields))
     if status not in ("optimal", "feasible"):
@@ -220,6 +226,11 @@ def _parse_old_raw(src: Source, col_names: Sequence[str] | None) -> Solution:
                        line=min(start + n, len(src.lines)))
     if start + n == len(src.lines):  # 'Rows' follows the values: ending on the last one, it may be cut
         src.require_final_newline()
+    elif src.lines[start + n].strip() != "Rows":
+        # a line more (duplicated, added) shifts every value onto the next column's name: say so here, not
+        # later as "z_1_0 must be integral"
+        raise src.fail(f"'Rows' after the {n} values of line 1's count", shown(src.lines[start + n].strip()) +
+                       " (a value line too many?)", line=start + n + 1)
     rows = split_lines(src, start, start + n, (1, 2, 3), "'value [dual] [basis status]'")
     lines = range(start + 1, start + n + 1)
     values = parse_values(src, [r[0] for r in rows], names, lines)
