@@ -21,7 +21,8 @@ probabilities matter.
 
 Determinism: a fit solved to optimality gives the same tree every time. A fit stopped by ``time_limit``
 returns the best tree found by then, which depends on the machine's speed and load, so two such fits of
-the same data may differ (``mip_gap_`` says how far from proven optimal a tree is).
+the same data may differ (``mip_gap_`` says how far from proven optimal a tree is, and such a fit warns with
+scikit-learn's ``ConvergenceWarning``, as LogisticRegression does at ``max_iter``).
 
 ONNX: importing this module registers the estimators with skl2onnx (when skl2onnx is installed), so
 ``skl2onnx.to_onnx(fitted, X[:1])`` works; the converter inlines the graph of ``olctc.export.onnx``.
@@ -60,7 +61,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         (HiGHS, SCIP for the MIQP presets).
     time_limit : float or None, default 60
         Seconds for the whole fit (build + warm start + solve + refine). A limit too short to leave the
-        solver a second (about 3 s on small data) is refused, naming the least that works.
+        solver a second (about 3 s on small data) is refused, naming the least that works. A fit stopped
+        by it before proving optimality keeps the best tree found and warns (``ConvergenceWarning``).
     threads : int or None
         Solver threads.
     refine : bool, default True
@@ -193,7 +195,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     def _fit(self, X: Any, y: Any, sample_weight: Any) -> "OLCTClassifier":
         from dataclasses import replace
 
-        from olctc.data import class_weight_by_label, from_arrays
+        from olctc.data import check_classes_weigh, class_weight_by_label, from_arrays
         from olctc.fit import fit as olctc_fit
 
         spec = self._spec()
@@ -235,6 +237,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         if sample_weight is not None:
             with _float_range(self, "sample_weight"):
                 sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+            # here, where the labels are the user's: from_arrays sees the 0/1 codes and would name class 1
+            check_classes_weigh(sample_weight, np.where(y01 == 1, 1, -1), labels, "sample_weight")
         ds = from_arrays(X, y01, feature_names, positive_class=1, name=type(self).__name__,
                          sample_weight=sample_weight)
         res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
@@ -250,6 +254,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                            if res.summary.get("exact_objective_after_refine") is not None
                            else res.summary.get("objective_milp_true"))
         self.solve_time_ = res.summary.get("time_solve")
+        _warn_unless_optimal(self, res.summary)
         return self
 
     def _scores(self, X: Any) -> np.ndarray:
@@ -345,6 +350,24 @@ def _float_range(est: Any, what: str) -> Iterator[None]:
     except OverflowError:
         raise OlctcError(f"{type(est).__name__}: {what} holds a number beyond the float64 range (about "
                          "1.8e308); rescale it") from None
+
+
+def _warn_unless_optimal(est: Any, summary: dict) -> None:
+    """A fit that stops before proving its tree optimal (mostly at ``time_limit``) says so, as scikit-learn's
+    iterative estimators do when they stop at ``max_iter``: the tree is usable, but maybe not the best."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from olctc.solve.result import gap_text
+
+    if summary.get("status") == "optimal":
+        return
+    gap = "unknown" if summary.get("gap") is None else gap_text(summary["gap"])
+    kept = ("the warm start (a heuristic tree): the solver found none better" if summary.get("solution_from")
+            == "warm start" else "the best one found")
+    warnings.warn(f"{type(est).__name__}: the solver stopped ({summary.get('raw_status')}) before proving the "
+                  f"tree optimal (MIP gap {gap}); the tree is {kept}. A larger time_limit "
+                  f"(now {est.time_limit!r}) may give a better tree; summary_['status'] is "
+                  f"{summary.get('status')!r}", ConvergenceWarning, stacklevel=4)
 
 
 def _is_fitted_attribute(name: str) -> bool:
