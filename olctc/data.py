@@ -90,7 +90,8 @@ class Schema:
                                  f"{[c.name for c in self.columns]}")
             vals = cells[col.name]
             if col.kind == "numeric":
-                blocks.append(_to_float_column(vals, col.name, source)[:, None])
+                # raw cells of no file (Tree.encode, explain's dict): errors name the row, not a line
+                blocks.append(_to_float_column(vals, col.name, source, None)[:, None])
             else:
                 arr = np.asarray([str(v) for v in vals], dtype=object)
                 cats = np.asarray(col.categories, dtype=object)
@@ -587,11 +588,18 @@ def line_of(k: int, lines: int | Sequence[int] | np.ndarray) -> int:
     return int(lines[k])
 
 
-def _not_a_number(source: str, name: str, line: int, cell: str) -> OlctcError:
+def _at(k: int, lines: int | Sequence[int] | np.ndarray | None) -> str:
+    """Where value ``k`` is: its file line (``lines`` as ``line_of``'s), or ``row k`` of cells given as
+    arrays (``lines`` None: Tree.encode's rows have no file line)."""
+    return f"row {k}" if lines is None else f"line {line_of(k, lines)}"
+
+
+def _not_a_number(source: str, name: str, at: str, cell: str) -> OlctcError:
+    """``at``: where the cell is (``_at``)."""
     if _DECIMAL_COMMA.fullmatch(cell.strip()):
-        return OlctcError(f"{source}: column {name!r} line {line}: expected a number, got {_cell(cell)}, a number "
+        return OlctcError(f"{source}: column {name!r} {at}: expected a number, got {_cell(cell)}, a number "
                           "with a comma; olctc reads numbers as 1234.5 (no decimal comma, no digit grouping)")
-    return OlctcError(f"{source}: column {name!r} line {line}: expected a number, got {_cell(cell)}")
+    return OlctcError(f"{source}: column {name!r} {at}: expected a number, got {_cell(cell)}")
 
 
 def _cell(cell: Any) -> str:
@@ -600,17 +608,18 @@ def _cell(cell: Any) -> str:
 
 
 def _to_float_column(vals: Sequence[Any], name: str, source: str,
-                     line_offset: int | Sequence[int] | np.ndarray = 2) -> np.ndarray:
+                     line_offset: int | Sequence[int] | np.ndarray | None = 2) -> np.ndarray:
     """Convert one column to finite floats, naming the first bad line (a cell that is no number before
     one that is not finite).
 
-    ``line_offset``: the file line of ``vals[0]``, or an array of the file line of each value.
+    ``line_offset``: the file line of ``vals[0]``, or an array of the file line of each value; None for
+    values that come from no file (named by row).
     """
     return _finite_column(_parse_column(vals, name, source, line_offset), vals, name, source, line_offset)
 
 
 def _parse_column(vals: Sequence[Any], name: str, source: str,
-                  line_offset: int | Sequence[int] | np.ndarray = 2) -> np.ndarray:
+                  line_offset: int | Sequence[int] | np.ndarray | None = 2) -> np.ndarray:
     """One column as floats, NaN and inf included; the first cell that is no number is an error."""
     try:
         # numpy parses strings as Python does ("1_000" -> 1000): those go the slow path, which refuses them
@@ -620,18 +629,18 @@ def _parse_column(vals: Sequence[Any], name: str, source: str,
     if arr is None:
         for k, v in enumerate(vals):
             if _parse_float(str(v).strip()) is None:
-                raise _not_a_number(source, name, line_of(k, line_offset), str(v))
+                raise _not_a_number(source, name, _at(k, line_offset), str(v))
         arr = np.asarray([float(str(v).strip()) for v in vals])
     return arr
 
 
 def _finite_column(arr: np.ndarray, vals: Sequence[Any], name: str, source: str,
-                   line_offset: int | Sequence[int] | np.ndarray = 2) -> np.ndarray:
+                   line_offset: int | Sequence[int] | np.ndarray | None = 2) -> np.ndarray:
     """``arr`` (``vals`` parsed) if all finite; else an error naming the first value that is not."""
     bad = ~np.isfinite(arr)
     if bad.any():
         k = int(np.argmax(bad))
-        raise OlctcError(f"{source}: column {name!r} line {line_of(k, line_offset)}: expected a finite number, "
+        raise OlctcError(f"{source}: column {name!r} {_at(k, line_offset)}: expected a finite number, "
                          f"got {shorten(repr(vals[k]))}")
     return arr
 
@@ -651,12 +660,12 @@ def _column_kind(name: str, vals: np.ndarray, source: str,
     k = next(k for k, p in enumerate(parsed) if p is None)
     if all(p is not None or _DECIMAL_COMMA.fullmatch(v.strip()) for p, v in zip(parsed, vals)):
         # one-hot encoding "0,5" and "1,25" as categories would train on nonsense without a word
-        raise _not_a_number(source, name, line_of(k, lines), vals[k])
+        raise _not_a_number(source, name, _at(k, lines), vals[k])
     if n_num == 0:
         return Column(name, "categorical", tuple(sorted(set(str(v).strip() for v in vals))))
     if n_num >= len(vals) / 2:
         if _parse_float(vals[k]) is None:
-            raise _not_a_number(source, name, line_of(k, lines), vals[k])
+            raise _not_a_number(source, name, _at(k, lines), vals[k])
         raise OlctcError(f"{source}: column {name!r} line {line_of(k, lines)}: expected a finite number, "
                          f"got {_cell(vals[k])}")
     k = next(k for k, p in enumerate(parsed) if p is not None)

@@ -404,7 +404,7 @@ class Tree:
     def explain(self, x_row: Any, top: int = 5) -> Explanation:
         """Path of one sample (encoded row, or dict of raw cells) with per-node confidence and top features."""
         if isinstance(x_row, dict):
-            x = self.encode({k: [v] for k, v in x_row.items()}, "row")
+            x = self.encode({k: [v] for k, v in x_row.items()}, "x_row")
         else:
             x = self._check_X(x_row)
         if x.shape[0] != 1:

@@ -260,6 +260,18 @@ def test_explain_takes_raw_cells():
     np.testing.assert_array_equal(tree.encode(cells), ds.X[5:6])
 
 
+def test_raw_cell_errors_name_the_row_not_a_file_line():
+    """Cells given as arrays come from no file: a bad one was placed at "line 2" (a CSV's first data line)."""
+    schema = Schema((Column("u", "numeric"), Column("v", "numeric")))
+    tree = Tree(np.array([[1.0, 0.0]]), np.zeros(1), Scaler.identity(2), schema, (0, 1))
+    with pytest.raises(OlctcError) as err:
+        tree.encode({"u": [1, 2, "x"], "v": [1, 2, 3]})
+    assert str(err.value) == "data: column 'u' row 2: expected a number, got 'x'"
+    with pytest.raises(OlctcError) as err:
+        tree.explain({"u": None, "v": 1.0})
+    assert str(err.value) == "x_row: column 'u' row 0: expected a finite number, got None"
+
+
 def test_construction_is_validated():
     schema = Schema((Column("u", "numeric"), Column("v", "numeric")))
     sc = Scaler.identity(2)
