@@ -133,7 +133,10 @@ def _model_sha256(manifest: Path) -> str | None:
 @click.option("--data", default=None, type=click.Path(dir_okay=False),
               help="The grid's CSV, if it moved since `olctc grid` (its sha256 must match).")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log of the final fit.")
-def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet) -> None:
+@click.option("--score-variables/--paper-form", "score_variables", default=None,
+              help="The form of the final model (the same optimum; see olctc fit --help). Default: the score "
+                   "form for the in-process fit, as olctc fit's; the grid's form for --emit-final.")
+def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet, score_variables) -> None:
     """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
     from olctc.cluster import (c_text, check_final_folder, collect, emit_final as write_final, fit_final,
                                load_grid_data, rerun_advice, table_lines)
@@ -189,7 +192,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
         final = Path(folder) / "final"
         before = {p.name for p in final.iterdir()} if final.is_dir() else set()
         old_model = _model_sha256(final / "model.olctc.json")
-        written = write_final(folder, col.info, ds, col.best)
+        written = write_final(folder, col.info, ds, col.best, score_variables)
         click.echo(f"final instance (all {n_train} training points{left_out}, C {best}):")
         echo_written(written)
         older = sorted(before - {p.name for p in written.values()})
@@ -208,13 +211,16 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     from olctc.export.json import save
 
     out = Path(output) if output else Path(folder) / "final_tree.json"
+    scores = True if score_variables is None else score_variables  # fit's default form, in process
     res, test_acc = fit_final(col.info, ds, col.best, solver=solver, time_limit=time_limit, threads=threads,
-                              verbose=not quiet)
+                              score_variables=scores, verbose=not quiet)
     s = res.summary
+    from olctc.fit import form_name
     from olctc.solve.result import gap_text
 
     gap = gap_text(s["gap"])
-    click.echo(f"final fit on {n_train} training points{left_out}: {s['status']} (gap {gap}), train balanced "
+    click.echo(f"final fit on {n_train} training points{left_out}, {form_name(scores)}: {s['status']} (gap {gap}), "
+               "train balanced "
                f"accuracy {s['train_balanced_accuracy']:.4f}"
                + (f", test balanced accuracy {test_acc:.4f}" if test_acc is not None else ""))
     if "train_balanced_accuracy_weighted" in s:  # the CV table's measure, which chose C

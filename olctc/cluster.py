@@ -893,20 +893,25 @@ def final_dataset(info: dict[str, Any], ds):
     return ds.subset(np.asarray(info["train_rows"], dtype=np.int64))
 
 
-def final_spec(info: dict[str, Any], C: Sequence[float]):
-    """The grid's spec with the chosen C."""
+def final_spec(info: dict[str, Any], C: Sequence[float], score_variables: bool | None = None):
+    """The grid's spec with the chosen C, in the form ``score_variables`` says (None: the grid's)."""
 
     from olctc.spec import TreeSpec
 
-    return replace(TreeSpec.from_json(info["spec"]), C=tuple(float(c) for c in C))
+    spec = replace(TreeSpec.from_json(info["spec"]), C=tuple(float(c) for c in C))
+    return spec if score_variables is None else replace(spec, score_variables=bool(score_variables))
 
 
 def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | None = None,
-              time_limit: float | None = None, threads: int | None = None, verbose: bool = False):
-    """Fit the final tree in process on the whole training part; returns (FitResult, test balanced accuracy)."""
+              time_limit: float | None = None, threads: int | None = None, verbose: bool = False,
+              score_variables: bool = True):
+    """Fit the final tree in process on the whole training part; returns (FitResult, test balanced accuracy).
+
+    ``score_variables``: the form solved, as ``olctc fit``'s (the score form by default: the same optimum,
+    solved better in process; the grid's files keep their own form)."""
     from olctc.fit import IN_PROCESS, balanced_accuracy, fit
 
-    spec = final_spec(info, C)
+    spec = final_spec(info, C, score_variables)
     tr = final_dataset(info, ds)
     if solver is None:
         # The grid's own solver when olctc runs it in process too, so the final tree is found by the
@@ -933,7 +938,8 @@ def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | Non
     return res, test_acc
 
 
-def emit_final(folder: str | Path, info: dict[str, Any], ds, C: Sequence[float]) -> dict[str, Path]:
+def emit_final(folder: str | Path, info: dict[str, Any], ds, C: Sequence[float],
+               score_variables: bool | None = None) -> dict[str, Path]:
     """Write the final instance (training part, chosen C) to ``folder/final/model.mps``.
 
     The files are written in a temporary folder inside ``final`` and moved into place (the manifest last)
@@ -945,7 +951,7 @@ def emit_final(folder: str | Path, info: dict[str, Any], ds, C: Sequence[float])
 
     out = check_final_folder(folder)
     rows = np.asarray(info["train_rows"], dtype=np.int64)
-    comp = compile_problem(ds.subset(rows), final_spec(info, C), "final", rows=rows,
+    comp = compile_problem(ds.subset(rows), final_spec(info, C, score_variables), "final", rows=rows,
                            max_nonzeros=info.get("max_nonzeros"))
     made = not out.exists()
     tmp: Path | None = None

@@ -140,6 +140,13 @@ def test_collect_fits_final_tree(solved_grid, tmp_path):
     t = load(tree_path)
     assert t.depth == 2 and t.meta["grid"]["C"] == best
     assert t.meta["fit"]["solver"] == "cbc"  # the grid ran cbc-cli: its in-process twin fits the final tree
+    # in process, the form olctc fit solves by default (the grid's files are the paper's form)
+    assert "training points, score-variable form: " in res.stdout and t.meta["spec"]["score_variables"] is True
+    assert "score_variables" not in json.loads((out / "tasks/0000/model.olctc.json").read_text())["spec"]
+    paper = run_cli("collect", str(out), "-o", str(tmp_path / "paper.json"), "--quiet", "--paper-form")
+    assert paper.returncode == 0 and "training points, the paper's form: " in paper.stdout, paper.stderr
+    p = load(tmp_path / "paper.json")
+    assert "score_variables" not in p.meta["spec"] and p.meta["grid"]["C"] == best
 
 
 def test_collect_with_bad_solutions(solved_grid, tmp_path):
@@ -170,6 +177,7 @@ def test_collect_with_bad_solutions(solved_grid, tmp_path):
     assert (g / "final/model.mps").exists() and (g / "final/model.olctc.json").exists()
     man = json.loads((g / "final/model.olctc.json").read_text())
     assert man["spec"]["C"] == [0.01, 0.01] and len(man["data"]["rows"]) == 48
+    assert "score_variables" not in man["spec"]  # the grid's form, unless told
     # the files in one column (roles are up to 14 characters), then the next steps, which work as printed
     listed = [line for line in res.stdout.splitlines() if line.startswith("  ") and "/final/" in line]
     assert len(listed) == 14 and len({line.index(str(g)) for line in listed}) == 1, listed
@@ -196,6 +204,9 @@ def test_collect_with_bad_solutions(solved_grid, tmp_path):
     assert (f"note: {g / 'final'} also holds model.highs.sol, written before this instance; a solution of an "
             "earlier instance does not fit this one") in again.stdout
     assert sol.exists()
+    scores = run_cli("collect", str(g), "--emit-final", "--score-variables")
+    assert scores.returncode == 0, scores.stderr
+    assert json.loads((g / "final/model.olctc.json").read_text())["spec"]["score_variables"] is True
     # too little left: no combination complete
     (g / "tasks/0000/model.cbc.sol").unlink()
     res = run_cli("collect", str(g))

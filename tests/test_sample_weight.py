@@ -436,7 +436,7 @@ def test_grid_run_collect_and_final_fit_with_weights(tmp_path, capsys):
     assert meta["sample_weights"] == {"column": "wt", "sum": float(w[info["train_rows"]].sum()),
                                       "zero": int((w[info["train_rows"]] == 0).sum())}
     assert (f"final fit on {len(info['train_rows'])} training points less {meta['sample_weights']['zero']} "
-            "of weight 0: ") in out and meta["sample_weights"]["zero"] > 0
+            "of weight 0, score-variable form: ") in out and meta["sample_weights"]["zero"] > 0
     from olctc.export.json import load as load_tree
 
     pred = load_tree(tmp_path / "final.json").predict(ds.X[test])
