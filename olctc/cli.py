@@ -267,7 +267,8 @@ SCORE_HINT_NNZ = 1_000_000
               help="Solver program to run (the *-cli solvers; default: cbc, highs or glpsol on PATH, highs "
                    "also from the highsbox package).")
 @click.option("-o", "--output", "output", default=None, type=click.Path(dir_okay=False),
-              help="Solution file (the solver's native format); default NAME.SOLVER.sol beside the model.")
+              help="Solution file (the solver's native format); default NAME.SOLVER.sol beside the model "
+                   "(highs, cbc, scip or glpk: the -cli solvers write the format of their program).")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
 def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output, quiet) -> None:
     """Solve a compiled MODEL and write the solver's native solution file."""
