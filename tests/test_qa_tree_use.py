@@ -120,7 +120,7 @@ def test_explain_top_below_one_is_refused(fitted):
 
 def test_generated_module_reads_a_pandas_series_by_name(fitted):
     # predict(df.iloc[0]) took the Series' values in its own order: columns w, v, u were read as u, v, w
-    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pandas")
     folder, tree, _ = fitted
     (folder / "tree.py").write_text(to_python(tree), encoding="utf-8")
     row = {"u": 0.002, "v": -0.001, "w": -0.002}
@@ -129,4 +129,3 @@ def test_generated_module_reads_a_pandas_series_by_name(fitted):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=folder, timeout=60)
     assert p.returncode == 0, p.stderr[-2000:]
     assert json.loads(p.stdout) == tree.predict_proba([[row["u"], row["v"], row["w"]]])[0].tolist()
-    assert pd is not None
