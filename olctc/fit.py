@@ -204,6 +204,11 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     # epsilon/2 in the inner nodes' losses, and refinement seemed to raise the objective (by 8e-7, fuzzing).
     exact_warm, exact_milp = _exact_objective(warm), _exact_objective(dec)
     tree, report = finish(dec, comp.manifest, fitted, refine)
+    if used == "warm start":
+        # decode took the warm start for a solver's answer ("in-process", "optimal"): say what it is, not
+        # an optimum, whatever the solver's status (a solve that found nothing, or a worse tree)
+        tree.meta.update(solver=solver, status=res.status, solver_objective=None, bound=res.bound,
+                         solution_from="warm start")
     t_total = time.perf_counter() - t0
     summary: dict[str, Any] = {
         "data": ds.name, "n_train": int(train.size), "n_test": int(test.size), "seed": seed,

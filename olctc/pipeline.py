@@ -189,6 +189,9 @@ def _start_file(model: Path, man: dict[str, Any], solver: str) -> Path | None:
         return None
     candidate = model.parent / entry["file"]
     if not candidate.exists():
+        # a solve without its warm start may find nothing at all in its time limit: not silently
+        warnings.warn(f"{candidate}: missing (compile wrote it); solving without the MIP start (--no-start "
+                      "says so on purpose)", stacklevel=3)
         return None
     if sha256_file(candidate) != entry["sha256"]:
         raise OlctcError(f"{candidate}: the MIP start changed since compile (hash mismatch); "

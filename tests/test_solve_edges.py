@@ -222,6 +222,17 @@ def test_model_edited_after_compile_solves_without_its_start(two_models: Path, c
     assert (code, err) == (0, "")   # no start asked for: nothing to warn about
 
 
+def test_a_missing_start_file_is_named_not_skipped_in_silence(two_models: Path, capsys) -> None:
+    # a deleted start made the solve run without it, and with a short limit HiGHS then found nothing
+    (two_models / "s.start.highs.sol").unlink()
+    code, out, err = run_cli(["solve", str(two_models / "s.lp"), "--quiet"], capsys)
+    assert code == 0 and "status optimal" in out
+    assert err == (f"warning: {two_models / 's.start.highs.sol'}: missing (compile wrote it); solving without the "
+                   "MIP start (--no-start says so on purpose)\n")
+    code, out, err = run_cli(["solve", str(two_models / "s.lp"), "--quiet", "--no-start"], capsys)
+    assert (code, err) == (0, "")
+
+
 def test_matching_manifest_still_gives_its_start(two_models: Path, capfd) -> None:
     from conftest import HIGHS_START_ACCEPTED
     from olctc.pipeline import solve_compiled_file

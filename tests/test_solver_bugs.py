@@ -70,12 +70,17 @@ def test_fit_keeps_the_warm_start_when_cbcs_octh_optimum_routes_worse() -> None:
 
     ds, spec = _heart_rows(20, 1), make_spec("oct-h", 2)
     lines: list[str] = []
-    s = fit(ds, spec, solver="cbc", time_limit=30, echo=lines.append).summary
+    res = fit(ds, spec, solver="cbc", time_limit=30, echo=lines.append)
+    s = res.summary
     kept = min(s["objective_milp_true"], s["objective_warm_start_true"])
     assert s["solution_from"] == ("warm start" if s["objective_milp_true"] > kept else "cbc")
     # the bug this guards against (if a CBC release fixes it, this line fails and says so)
     assert s["objective_milp"] < s["objective_milp_true"] and s["solution_from"] == "warm start", s
     assert any("keeping the warm start" in ln for ln in lines), lines
+    # the tree file says whose tree it is: it said solver "in-process", the name decode gives a warm start
+    meta = res.tree.meta
+    assert (meta["solver"], meta["solution_from"], meta["solver_objective"]) == ("cbc", "warm start", None)
+    assert meta["true_objective"] == s["objective_warm_start_true"]
     r = fit(ds, spec, time_limit=30, verbose=False).summary
     assert default_solver(spec) == "highs" and r["solver"] == "highs"
     assert r["objective_milp_true"] == 2.0 < kept and r["solution_from"] == "highs"
