@@ -32,12 +32,12 @@ def _named_option(message: str, args: list[str]) -> str:
     import re
 
     found = re.match(r"The '(\w+)' parameter must", message)
+    if found is None:
+        return message
     command: click.Command = cli
     for a in args:  # down the groups (olctc bench models): the first word naming a subcommand, each time
         if isinstance(command, click.Group) and a in command.commands:
             command = command.commands[a]
-    if found is None:
-        return message
     for param in command.params:
         if param.name == found[1] and isinstance(param, click.Option):
             option = max(param.opts, key=len)

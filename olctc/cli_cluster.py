@@ -220,8 +220,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
 
     gap = gap_text(s["gap"])
     click.echo(f"final fit on {n_train} training points{left_out}, {form_name(scores)}: {s['status']} (gap {gap}), "
-               "train balanced "
-               f"accuracy {s['train_balanced_accuracy']:.4f}"
+               f"train balanced accuracy {s['train_balanced_accuracy']:.4f}"
                + (f", test balanced accuracy {test_acc:.4f}" if test_acc is not None else ""))
     if "train_balanced_accuracy_weighted" in s:  # the CV table's measure, which chose C
         test_w = res.tree.meta["fit"].get("test_balanced_accuracy_weighted")
