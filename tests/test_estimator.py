@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import re
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -235,7 +236,12 @@ def test_margot_and_octh(heart_small):
     m = MARGOTClassifier(depth=1, time_limit=20).fit(X, y)
     assert m.get_params()["preset"] == "margot" and m.summary_["solver"] == "scip"
     assert m.score(X, y) > 0.7
-    o = OCTHClassifier(depth=1, time_limit=5).fit(X, y)  # misclassification MILP: stops at the limit
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        o = OCTHClassifier(depth=1, time_limit=5).fit(X, y)  # misclassification MILP: stops at the limit
+    # the ConvergenceWarning comes exactly when the fit is not proven optimal
+    warned = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+    assert len(warned) == (o.summary_["status"] != "optimal"), [str(w.message) for w in caught]
     assert o.summary_["spec"]["preset"] == "oct-h"
     assert o.score(X, y) > 0.6
     with pytest.raises(ValueError, match="MIQP"):
