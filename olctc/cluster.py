@@ -54,6 +54,8 @@ MIQP_SOLVERS = ("scip", "gurobi-cli")
 ARRAY_CHUNK = 1000
 #: The shell loop that submits every job array of a grid (run in its folder).
 SUBMIT_ALL = 'for s in submit*.slurm; do sbatch "$s"; done'
+#: More tasks than this get a note before grid writes them.
+LARGE_GRID_TASKS = 1000
 SLURM_MARGIN_S = 300  # job time = solver time limit + this margin (decoding is done later by collect)
 TIE_TOL = 1e-12
 
@@ -213,6 +215,11 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
         name = re.sub(r"[^A-Za-z0-9_.-]", "_", out.resolve().name)[:40] or "grid"
         slurm = replace(slurm, job_name=f"olctc-{name}")
     Cs = C_grid(parse_C_values(C_values), spec.depth)
+    if echo is not None and len(Cs) * folds > LARGE_GRID_TASKS:
+        # the product over the layers grows fast (30 values at depth 2: 1800 tasks, 700 MB, a minute to write)
+        echo(f"note: {len(Cs) * folds} tasks: {len(parse_C_values(C_values))} C values per layer over "
+             f"{spec.depth} layer(s) make {len(Cs)} combinations, times {folds} folds; each task is a model "
+             "file to write and a solve to run (fewer --C-values make fewer)")
     train, test = split(ds, test_size, seed)
     check_size(len(train), ds.p, spec, max_nonzeros)
     fold_rows = make_folds(ds.y, train, folds, seed)
