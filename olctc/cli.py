@@ -200,7 +200,7 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     spec = with_class_weight(spec, class_weight, ds)
     comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
                            max_nonzeros=max_nonzeros)
-    previous = _manifest_model(manifest_path(out))
+    previous = manifest_model_field(manifest_path(out), "file")
     written = write_compiled(comp, out, params=params, start=start)
     m = comp.milp
     n = comp.dataset.n
@@ -217,15 +217,16 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
                    f"which is left without them (solve it without its MIP start, or compile it again)", err=True)
 
 
-def _manifest_model(path: Path) -> str | None:
-    """The model file an existing manifest was written for (None if there is none, or it is unreadable)."""
+def manifest_model_field(path: Path, field: str) -> str | None:
+    """``field`` ("file", "sha256") of the model an existing manifest was written for; None if there is no
+    manifest, or it is unreadable. Lenient: read to name a file about to be replaced, not to use it."""
     import json
 
     try:
-        name = json.loads(path.read_text(encoding="utf-8"))["model"]["file"]
+        value = json.loads(path.read_text(encoding="utf-8"))["model"][field]
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return name if isinstance(name, str) else None
+    return value if isinstance(value, str) else None
 
 
 def echo_written(written: dict[str, Path]) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from olctc.cli import (TREE_FILE, _load_data, _spec, data_options, echo_written, max_nonzeros_option,
-                       spec_options, with_class_weight)
+from olctc.cli import (TREE_FILE, _load_data, _spec, data_options, echo_written, manifest_model_field,
+                       max_nonzeros_option, spec_options, with_class_weight)
 from olctc.cluster import GRID_SOLVERS, MIQP_SOLVERS, check_olctc_cmd
 from olctc.errors import OlctcError, param_error
 from olctc.spec import PRESETS
@@ -109,14 +109,6 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
         click.echo(f"note: sbatch is not on PATH here: copy the folder to a Slurm cluster, or run {local}")
 
 
-def _model_sha256(manifest: Path) -> str | None:
-    """The sha256 of the model file a manifest names; None when there is none to read."""
-    try:
-        return json.loads(manifest.read_text())["model"]["sha256"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
 @click.command("collect")
 @click.argument("folder", type=click.Path(file_okay=False))
 @click.option("-o", "--output", "output", default=None, type=click.Path(dir_okay=False),
@@ -191,12 +183,12 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     if emit_final:
         final = Path(folder) / "final"
         before = {p.name for p in final.iterdir()} if final.is_dir() else set()
-        old_model = _model_sha256(final / "model.olctc.json")
+        old_model = manifest_model_field(final / "model.olctc.json", "sha256")
         written = write_final(folder, col.info, ds, col.best, score_variables)
         click.echo(f"final instance (all {n_train} training points{left_out}, C {best}):")
         echo_written(written)
         older = sorted(before - {p.name for p in written.values()})
-        if older and old_model != _model_sha256(written["manifest"]):
+        if older and old_model != manifest_model_field(written["manifest"], "sha256"):
             # a solution of the earlier final instance, say: not removed (the user's), but named
             click.echo(f"note: {final} also holds {', '.join(older[:5])}{', ...' if len(older) > 5 else ''}, "
                        "written before this instance; a solution of an earlier instance does not fit this one")

@@ -214,10 +214,11 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
         # Slurm takes any text, but a space ends an #SBATCH line's value: ASCII word characters only
         name = re.sub(r"[^A-Za-z0-9_.-]", "_", out.resolve().name)[:40] or "grid"
         slurm = replace(slurm, job_name=f"olctc-{name}")
-    Cs = C_grid(parse_C_values(C_values), spec.depth)
+    values = parse_C_values(C_values)
+    Cs = C_grid(values, spec.depth)
     if echo is not None and len(Cs) * folds > LARGE_GRID_TASKS:
         # the product over the layers grows fast (30 values at depth 2: 1800 tasks, 700 MB, a minute to write)
-        echo(f"note: {len(Cs) * folds} tasks: {len(parse_C_values(C_values))} C values per layer over "
+        echo(f"note: {len(Cs) * folds} tasks: {len(values)} C values per layer over "
              f"{spec.depth} layer(s) make {len(Cs)} combinations, times {folds} folds; each task is a model "
              "file to write and a solve to run (fewer --C-values make fewer)")
     train, test = split(ds, test_size, seed)
@@ -231,7 +232,7 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
             "data": {**ds.source_info(), "n": ds.n, "p": ds.p},
             "seed": seed, "test_size": test_size,
             "train_rows": [int(r) for r in train], "test_rows": [int(r) for r in test],
-            "folds": fold_rows, "spec": spec.to_json(), "C_values": [float(v) for v in parse_C_values(C_values)],
+            "folds": fold_rows, "spec": spec.to_json(), "C_values": [float(v) for v in values],
             "C_grid": [list(C) for C in Cs], "solver": solver, "time_limit": time_limit, "threads": threads,
             "max_nonzeros": max_nonzeros,
             "tasks": [{k: t[k] for k in ("task", "fold", "C", "model", "solution")} for t in tasks],

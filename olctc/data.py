@@ -641,7 +641,7 @@ def _finite_column(arr: np.ndarray, vals: Sequence[Any], name: str, source: str,
     if bad.any():
         k = int(np.argmax(bad))
         raise OlctcError(f"{source}: column {name!r} {_at(k, line_offset)}: expected a finite number, "
-                         f"got {shorten(repr(vals[k]))}")
+                         f"got {_cell(vals[k])}")
     return arr
 
 
@@ -653,7 +653,7 @@ def _column_kind(name: str, vals: np.ndarray, source: str,
     n_num = sum(p is not None for p in parsed)
     for k, v in enumerate(vals):
         if v.strip() == "":
-            raise OlctcError(f"{source}: column {name!r} line {line_of(k, lines)}: empty cell; "
+            raise OlctcError(f"{source}: column {name!r} {_at(k, lines)}: empty cell; "
                              "fill or drop missing values")
     if n_num == len(vals):
         return Column(name, "numeric")
@@ -666,11 +666,11 @@ def _column_kind(name: str, vals: np.ndarray, source: str,
     if n_num >= len(vals) / 2:
         if _parse_float(vals[k]) is None:
             raise _not_a_number(source, name, _at(k, lines), vals[k])
-        raise OlctcError(f"{source}: column {name!r} line {line_of(k, lines)}: expected a finite number, "
+        raise OlctcError(f"{source}: column {name!r} {_at(k, lines)}: expected a finite number, "
                          f"got {_cell(vals[k])}")
     k = next(k for k, p in enumerate(parsed) if p is not None)
     raise OlctcError(f"{source}: column {name!r} mixes text and numbers "
-                     f"(line {line_of(k, lines)} has {_cell(vals[k])}); make it all text (categorical) or all numbers")
+                     f"({_at(k, lines)} has {_cell(vals[k])}); make it all text (categorical) or all numbers")
 
 
 _DECIMAL_COMMA = re.compile(r"[+-]?([0-9]+,[0-9]*|,[0-9]+)")

@@ -172,8 +172,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         m = comp.milp
         echo(f"model ({form_name(spec.score_variables)}): {m.n_rows:,} rows, {m.n_cols:,} columns "
              f"({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros; built in {t_build:.2f} s; "
-             f"warm start objective {warm_obj:.6g} "
-             f"({t_warm:.2f} s)")
+             f"warm start objective {warm_obj:.6g} ({t_warm:.2f} s)")
     res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose,
                      keep_incumbent=keep_incumbent)
     t_solve = res.runtime

@@ -47,15 +47,21 @@ def assert_refused(code: int, err: str, tree: Path, message: str) -> None:
     assert not tree.exists()
 
 
-@pytest.fixture(scope="module")
-def work(tmp_path_factory) -> Path:
+def write_h31(folder: Path) -> Path:
+    """Every tenth haberman point (31), as FOLDER/h31.csv with the target column y."""
     from olctc.datasets import load
 
-    folder = tmp_path_factory.mktemp("edges")
     ds = load("haberman")
     lines = [HABERMAN] + [",".join([*(f"{v:g}" for v in ds.X[i]), str(ds.classes[(ds.y[i] + 1) // 2])])
                           for i in range(0, ds.n, 10)]
     (folder / "h31.csv").write_text("\n".join(lines) + "\n")
+    return folder / "h31.csv"
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("edges")
+    write_h31(folder)
     for args in (["compile", folder / "h31.csv", "--target", "y", "--depth", "2", "-o", folder / "m.mps"],
                  ["solve", folder / "m.mps", "--solver", "highs", "--quiet", "-o", folder / "m.highs.sol"]):
         with pytest.raises(SystemExit) as exc:

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 from conftest import cli_main as run
+from test_decode_edges import assert_refused, write_h31
 
 from olctc.decode import DecodeReport
 
 # CBC devel, from cbcbox (a dependency of python-mip).
 CBC_DEVEL = Path(sys.executable).with_name("cbc")
-HABERMAN = "age,year_of_operation,positive_axillary_nodes,y"
 # 16 points, a text column: CBC devel answers the OCT-H model of this at depth 1 with its LP relaxation (integer
 # columns at 5e-8, every row held) under "Optimal", though its log ends "Problem proven infeasible" (measured,
 # git 146ce89, deterministic).
@@ -42,13 +42,8 @@ TINY = """x1,x2,color,label
 @pytest.fixture(scope="module")
 def work(tmp_path_factory) -> Path:
     """31 haberman points compiled at depth 2 (the model, its manifest, parameter files and MIP starts)."""
-    from olctc.datasets import load
-
     folder = tmp_path_factory.mktemp("qa_ext")
-    ds = load("haberman")
-    lines = [HABERMAN] + [",".join([*(f"{v:g}" for v in ds.X[i]), str(ds.classes[(ds.y[i] + 1) // 2])])
-                          for i in range(0, ds.n, 10)]
-    (folder / "h31.csv").write_text("\n".join(lines) + "\n")
+    write_h31(folder)
     from olctc.cli import main
 
     with pytest.raises(SystemExit) as exc:
@@ -56,14 +51,6 @@ def work(tmp_path_factory) -> Path:
                                "-o", folder / "m.mps"]])
     assert exc.value.code == 0
     return folder
-
-
-def refused(code: int, err: str, tree: Path, message: str) -> None:
-    """Exit 2, one line naming the problem, no traceback, nothing written."""
-    assert code == 2, err
-    assert err.startswith("error: ") and err.count("\n") == 1, err
-    assert message in err, err
-    assert not tree.exists()
 
 
 def test_highs_style1_line_with_a_blank_primal_is_a_damaged_file_not_no_solution(work, tmp_path, capsys):
@@ -90,7 +77,7 @@ def test_highs_style1_line_with_a_blank_primal_is_a_damaged_file_not_no_solution
     tree = tmp_path / "t.json"
     code, _, err = run(["decode", work / "m.olctc.json", bad, "-o", tree], capsys)
     # was: "highs reports no_solution (Optimal); there is no solution to decode"
-    refused(code, err, tree, f"{bad}:3: expected a value under 'Primal' (HiGHS style 1 fixed-width table), got ")
+    assert_refused(code, err, tree, f"{bad}:3: expected a value under 'Primal' (HiGHS style 1 fixed-width table), got ")
     code, out, err = run(["decode", work / "m.olctc.json", good, "-o", tree], capsys)
     assert code == 0, err
 
@@ -102,7 +89,7 @@ def test_a_mip_start_compile_wrote_is_not_decoded_as_a_solution(work, capsys, so
     start = work / f"m.start.{solver}.sol"
     tree = work / "t.json"
     code, _, err = run(["decode", work / "m.olctc.json", start, "-o", tree], capsys)
-    refused(code, err, tree, f"{start}: expected a solver's solution file, got the MIP start compile wrote "
+    assert_refused(code, err, tree, f"{start}: expected a solver's solution file, got the MIP start compile wrote "
                              f"(m.start.{solver}.sol, olctc's warm start)")
 
 
