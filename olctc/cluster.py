@@ -120,17 +120,25 @@ class SlurmOptions:
 
 
 _SLURM_MEM = re.compile(r"[0-9]+[KMGTkmgt]?")
+# Slurm's own names (partitions, accounts) are letters, digits, '_', '-' and '.'; sbatch takes a comma-separated
+# list of partitions. Anything else ('a;b', a quote) passes grid and fails every submission on the cluster.
+_SLURM_NAME = r"[A-Za-z0-9_.-]+"
+_SLURM_NAMES = {"partition": (re.compile(rf"{_SLURM_NAME}(,{_SLURM_NAME})*"),
+                              "a Slurm partition name (letters, digits, '_', '-', '.'), or several with commas "
+                              "between them"),
+                "account": (re.compile(_SLURM_NAME), "a Slurm account name (letters, digits, '_', '-', '.')")}
 
 
 def check_slurm_options(opts: SlurmOptions) -> None:
     """OlctcError unless the values make valid ``#SBATCH`` lines: a newline would end the directive and
-    run the rest as a command of the job; a space or an empty value makes sbatch refuse the script."""
+    run the rest as a command of the job; a space or an empty value makes sbatch refuse the script, and a
+    partition Slurm cannot hold ('a;b') fails every submission."""
     if not _SLURM_MEM.fullmatch(opts.mem or ""):
         raise param_error("mem", "a Slurm memory size such as '4G', '500M' or '4000' (megabytes)", opts.mem)
-    for name in ("partition", "account"):
+    for name, (pattern, expected) in _SLURM_NAMES.items():
         v = getattr(opts, name)
-        if v is not None and (not v or any(c.isspace() for c in v)):
-            raise param_error(name, "a Slurm name without spaces or line breaks", v)
+        if v is not None and not pattern.fullmatch(v):
+            raise param_error(name, expected, v)
 
 
 @dataclass

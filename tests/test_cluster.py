@@ -376,10 +376,15 @@ def test_collect_refuses_an_unwritable_output_before_decoding(solved_grid, tmp_p
 
 @pytest.mark.parametrize("args, message", [
     # a newline ended the #SBATCH line and made the rest a command of every job
-    (["--partition", "short\nrm -rf ~"], "The 'partition' parameter (--partition) must be a Slurm name without "
-                                         "spaces or line "
-                                         "breaks. Got 'short\\nrm -rf ~' instead."),
-    (["--account", ""], "The 'account' parameter (--account) must be a Slurm name without spaces or line breaks."),
+    (["--partition", "short\nrm -rf ~"], "The 'partition' parameter (--partition) must be a Slurm partition name "
+                                         "(letters, digits, '_', '-', '.'), or several with commas between them. "
+                                         "Got 'short\\nrm -rf ~' instead."),
+    # sbatch took 'a;b' in the script and Slurm refused every submission
+    (["--partition", "a;b"], "The 'partition' parameter (--partition) must be a Slurm partition name"),
+    (["--partition", "a,"], "The 'partition' parameter (--partition) must be a Slurm partition name"),
+    (["--account", ""], "The 'account' parameter (--account) must be a Slurm account name (letters, digits, '_', "
+                        "'-', '.')."),
+    (["--account", "p'1"], "The 'account' parameter (--account) must be a Slurm account name"),
     (["--mem", ""], "The 'mem' parameter (--mem) must be a Slurm memory size such as '4G', '500M' or '4000' "
                     "(megabytes)."),
     (["--olctc-cmd", " "], "The 'olctc_cmd' parameter (--olctc-cmd) must be a command on one line"),
@@ -395,6 +400,12 @@ def test_grid_refuses_values_its_jobs_would_fail_on(tmp_path, args, message):
     assert res.returncode == 2 and res.stderr.startswith(f"error: {message}") and res.stderr.count("\n") == 1, \
         res.stderr
     assert not (tmp_path / "a").exists()
+
+
+def test_slurm_names_that_sbatch_takes_pass():
+    from olctc.cluster import SlurmOptions, check_slurm_options
+
+    check_slurm_options(SlurmOptions(partition="short,gpu-a100,long_2.x", account="proj-1.a_b"))
 
 
 def test_grid_warns_of_an_olctc_cmd_path_with_an_unquoted_space(tmp_path):
