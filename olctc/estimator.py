@@ -364,10 +364,18 @@ def _warn_unless_optimal(est: Any, summary: dict) -> None:
     gap = "unknown" if summary.get("gap") is None else gap_text(summary["gap"])
     kept = ("the warm start (a heuristic tree): the solver found none better" if summary.get("solution_from")
             == "warm start" else "the best one found")
-    warnings.warn(f"{type(est).__name__}: the solver stopped ({summary.get('raw_status')}) before proving the "
-                  f"tree optimal (MIP gap {gap}); the tree is {kept}. A larger time_limit "
-                  f"(now {est.time_limit!r}) may give a better tree; summary_['status'] is "
-                  f"{summary.get('status')!r}", ConvergenceWarning, stacklevel=4)
+    claim = {"optimal": "called its tree optimal ({}) but the data route that tree worse than its objective says",
+             "infeasible": "called the model infeasible ({}), which the warm start disproves"}
+    if summary.get("solution_from") == "warm start" and summary.get("solver_status") in claim:
+        message = (f"{summary.get('solver')} {claim[summary['solver_status']].format(summary.get('raw_status'))}; "
+                   f"the tree is the warm start (a heuristic tree), not proven optimal (MIP gap {gap})"
+                   + ("" if summary.get("solver") == "highs" else ". solver='highs' proves these models"))
+    else:
+        message = (f"the solver stopped ({summary.get('raw_status')}) before proving the tree optimal (MIP gap "
+                   f"{gap}); the tree is {kept}. A larger time_limit (now {est.time_limit!r}) may give a better "
+                   "tree")
+    warnings.warn(f"{type(est).__name__}: {message}; summary_['status'] is {summary.get('status')!r}",
+                  ConvergenceWarning, stacklevel=4)
 
 
 def _is_fitted_attribute(name: str) -> bool:

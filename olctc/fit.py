@@ -145,7 +145,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     """
     from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
     from olctc.solve import solve_milp
-    from olctc.solve.result import limit_kind
+    from olctc.solve.result import limit_kind, relative_gap
     from olctc.warmstart import warm_start
 
     solver = default_solver(spec) if solver is None else solver
@@ -178,9 +178,11 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     t_solve = res.runtime
     if limit_kind(res.raw_status) == "interrupt" and not keep_incumbent:
         raise KeyboardInterrupt
+    status, gap, kept_why = res.status, res.gap, None  # of the tree kept
     if res.x is None:
+        kept_why = f"{solver} found no solution ({res.raw_status})"
         if verbose:
-            echo(f"{solver} found no solution ({res.raw_status}): keeping the warm start")
+            echo(f"{kept_why}: keeping the warm start")
         x, used = x0, "warm start"
     else:
         x, used = res.x, solver
@@ -194,10 +196,16 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     # A solver that bends its tolerances can hand back a tree whose real routing is worse than the start
     # it was given; the tree kept is the better one by the objective the data really give.
     if warm_true < milp_true - TRUE_OBJ_RTOL * max(1.0, abs(milp_true)):
+        kept_why = (f"{solver}'s solution routes worse than its objective says (true objective "
+                    f"{milp_true:.6g}, warm start {warm_true:.6g})")
         if verbose:
-            echo(f"{solver}'s solution routes worse than its objective says (true objective "
-                 f"{milp_true:.6g}, warm start {warm_true:.6g}): keeping the warm start")
+            echo(f"{kept_why}: keeping the warm start")
         dec, used = warm, "warm start"
+    if used == "warm start":
+        # The tree kept is the warm start: feasible, proven nothing, whatever the solver said of its own
+        # run (CBC called 0 optimal on an OCT-H model whose optimum is 2, kept 5; and called another
+        # "infeasible", which the start disproves).
+        status, gap = "feasible", relative_gap(warm_true, res.bound)
     # The exact objectives of the trees as exported (b folded to the routing midpoint, as decode returns
     # them), so that the three figures compare: the solver's unfolded (w, b) differ from the tree by
     # epsilon/2 in the inner nodes' losses, and refinement seemed to raise the objective (by 8e-7, fuzzing).
@@ -206,16 +214,16 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     if used == "warm start":
         # decode took the warm start for a solver's answer ("in-process", "optimal"): say what it is, not
         # an optimum, whatever the solver's status (a solve that found nothing, or a worse tree)
-        tree.meta.update(solver=solver, status=res.status, solver_objective=None, bound=res.bound,
+        tree.meta.update(solver=solver, status=status, solver_objective=None, bound=res.bound,
                          solution_from="warm start")
     t_total = time.perf_counter() - t0
     summary: dict[str, Any] = {
         "data": ds.name, "n_train": int(train.size), "n_test": int(test.size), "seed": seed,
         "spec": spec.to_json(), **_class_weights(comp.manifest, fitted.classes), **_sample_weights(tr),
         "model_size": {"rows": comp.milp.n_rows, "columns": comp.milp.n_cols, "nonzeros": comp.milp.nnz},
-        "solver": solver, "solution_from": used,
-        "status": res.status,
-        "raw_status": res.raw_status, "gap": res.gap, "bound": res.bound,
+        "solver": solver, "solution_from": used, **({"warm_start_kept": kept_why} if kept_why else {}),
+        "status": status, "solver_status": res.status,
+        "raw_status": res.raw_status, "gap": gap, "bound": res.bound,
         "objective_warm_start": warm_obj, "objective_milp": res.objective,
         "objective_milp_true": milp_true, "objective_warm_start_true": warm_true,
         "exact_objective_warm_start": exact_warm,
@@ -295,7 +303,8 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
              f"{s['model_size']['rows']:,} rows, {s['model_size']['columns']:,} columns, "
              f"{s['model_size']['nonzeros']:,} nonzeros",
              f"solver {s['solver']}: {s['status']} ({s['raw_status']}), gap {gap}, "
-             f"solution from {s['solution_from']}",
+             f"solution from {s['solution_from']}"
+             + (f" ({s['warm_start_kept']})" if s.get("warm_start_kept") else ""),
              f"objective: warm start {f(s['objective_warm_start'])} -> MILP {f(s['objective_milp'])} "
              f"(true {f(s['objective_milp_true'])})"]
     if s.get("exact_objective_before_refine") is not None:

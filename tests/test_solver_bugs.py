@@ -77,10 +77,29 @@ def test_fit_keeps_the_warm_start_when_cbcs_octh_optimum_routes_worse() -> None:
     # the bug this guards against (if a CBC release fixes it, this line fails and says so)
     assert s["objective_milp"] < s["objective_milp_true"] and s["solution_from"] == "warm start", s
     assert any("keeping the warm start" in ln for ln in lines), lines
+    # CBC's "optimal" was about its own tree: the warm start kept (5, the optimum is 2) is proven nothing
+    assert (s["status"], s["solver_status"], s["raw_status"]) == ("feasible", "optimal", "OPTIMAL"), s
+    assert s["gap"] == pytest.approx((kept - s["bound"]) / kept) and s["gap"] > 0.5, s
+    assert s["warm_start_kept"].startswith("cbc's solution routes worse than its objective says"), s
+    from olctc.fit import summary_lines
+
+    assert f"solution from warm start ({s['warm_start_kept']})" in summary_lines(s)[2], summary_lines(s)
     # the tree file says whose tree it is: it said solver "in-process", the name decode gives a warm start
     meta = res.tree.meta
     assert (meta["solver"], meta["solution_from"], meta["solver_objective"]) == ("cbc", "warm start", None)
+    assert meta["status"] == "feasible"  # it said CBC's "optimal"
     assert meta["true_objective"] == s["objective_warm_start_true"]
+    from sklearn.exceptions import ConvergenceWarning
+
+    from olctc.estimator import OCTHClassifier
+
+    # the same points through the estimator: CBC calls its model (a feasible one) infeasible
+    with pytest.warns(ConvergenceWarning, match=r"^OCTHClassifier: cbc called the model infeasible \(INFEASIBLE\), "
+                      r"which the warm start disproves; the tree is the warm start \(a heuristic tree\), not proven "
+                      r"optimal \(MIP gap unknown\)\. solver='highs' proves these models; summary_\['status'\] is "
+                      r"'feasible'$"):
+        est = OCTHClassifier(depth=2, solver="cbc", time_limit=30).fit(ds.X, ds.y)
+    assert (est.summary_["status"], est.summary_["solver_status"]) == ("feasible", "infeasible"), est.summary_
     r = fit(ds, spec, time_limit=30, verbose=False).summary
     assert default_solver(spec) == "highs" and r["solver"] == "highs"
     assert r["objective_milp_true"] == 2.0 < kept and r["solution_from"] == "highs"
