@@ -140,6 +140,14 @@ class MILP:
             val += 0.5 * float(x @ (self.Q @ x))
         return val
 
+    def quadratic_part(self, x: np.ndarray) -> float | None:
+        """``0.5 x'Qx``, or None for a linear model: what a MIP start for SCIP must give the helper column
+        SCIP reads a quadratic objective into (``olctc.emit.start.write_start``'s ``quadratic``)."""
+        if not self.is_quadratic:
+            return None
+        x = np.asarray(x, dtype=float)
+        return 0.5 * float(x @ (self.Q @ x))
+
     def violation(self, x: np.ndarray) -> dict[str, float]:
         """Largest violation of rows, bounds and integrality by ``x`` (0.0 where none)."""
         x = np.asarray(x, dtype=float)

@@ -80,7 +80,8 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             starts: dict[str, Any] = {}
             for solver, path in zip(start_solvers, start_files):
                 written[f"start:{solver}"] = path
-                write_start(path, names, x, solver, objective=start_objective)
+                write_start(path, names, x, solver, objective=start_objective,
+                            quadratic=comp.milp.quadratic_part(x))
                 starts[solver] = {"file": path.name, "sha256": sha256_file(path)}
             man["files"]["start"] = starts
             man["warm_start"] = {"objective": float(start_objective)}

@@ -88,6 +88,18 @@ class _Prep:
 def _lp_names(names: np.ndarray, what: str) -> np.ndarray:
     sb = F.name_bytes(names, what)
     if sb.size:
+        # CPLEX reads "e" or "E" alone or followed by a digit or another e as part of a number: "+ 1 e1" is
+        # 1e1 to it ("Couldn't convert '+1e1+2' to a number"), and "+ 2 e" silently drops the column e
+        # (CPLEX 22.1, measured), while HiGHS, SCIP, CBC and GLPK read a column. Its LP format reserves them.
+        u8 = sb.view(np.uint8).reshape(sb.shape[0], sb.dtype.itemsize)
+        first_e = (u8[:, 0] | 0x20) == ord("e")
+        second = u8[:, 1] if u8.shape[1] > 1 else np.zeros(sb.shape[0], dtype=np.uint8)
+        exp = first_e & ((second == 0) | ((second >= ord("0")) & (second <= ord("9")))
+                         | ((second | 0x20) == ord("e")))
+        if exp.any():
+            raise OlctcError(f"{what} name {sb[exp][0].decode()!r} reads as part of a number in CPLEX's LP format "
+                             "(e or E alone or followed by a digit or another e is an exponent); rename it, or "
+                             "write MPS")
         low = np.char.lower(sb)
         bad = np.isin(low, np.array(sorted(_KEYWORDS), dtype="S"))
         if bad.any():

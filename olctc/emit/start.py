@@ -18,7 +18,9 @@ Formats, as measured with the solvers (see ``tests/test_start_files.py``):
   solution layout up to the ``# Columns n`` section, which HiGHS reads positionally (the lines
   before it are skipped unread, ``# Rows`` may be left out).
 - scip (``.scip.sol``, for ``read f`` / ``Model.readSol``): ``solution status:`` and
-  ``objective value:`` lines (skipped by SCIP's reader) then ``name value``.
+  ``objective value:`` lines (skipped by SCIP's reader) then ``name value``. For a model with a
+  quadratic objective (MARGOT), also the value of the helper column SCIP adds for it, under both names
+  it uses (see ``SCIP_QUADRATIC_HELPERS``).
 """
 from __future__ import annotations
 
@@ -38,6 +40,13 @@ _CBC_MAX_LINE = 255
 _WHITESPACE = re.compile(r"\s")
 # Integral floats are printed as integers up to 2**53, where every integer is still exact.
 _EXACT_INT = float(2 ** 53)
+#: SCIP keeps objectives linear: it reads a quadratic objective as a helper column of cost 1 and a
+#: constraint ``0.5 x'Qx - helper <= 0``, named ``qmatrixvar`` by its MPS reader and ``quadobjvar`` by its
+#: LP reader (SCIP 10, both measured); its solution files list it. A start without the helper sets it to 0, which violates that constraint by the
+#: quadratic part, and SCIP discards the start ("all 1 solutions given by solution candidate storage are
+#: infeasible"). The start file serves the model whichever format it has, so it names both; SCIP says
+#: "unknown variable" once for the one its reader did not make and ignores that line.
+SCIP_QUADRATIC_HELPERS = ("qmatrixvar", "quadobjvar")
 
 
 def format_values(x: np.ndarray) -> list[str]:
@@ -140,7 +149,7 @@ def _check_names(names: Sequence[str], path: Path) -> None:
 
 
 def write_start(path: str | os.PathLike[str], col_names: Sequence[str], x: np.ndarray, solver: str,
-                objective: float | None = None) -> None:
+                objective: float | None = None, *, quadratic: float | None = None) -> None:
     """Write a complete MIP start for ``solver``.
 
     Parameters
@@ -150,12 +159,15 @@ def write_start(path: str | os.PathLike[str], col_names: Sequence[str], x: np.nd
     x : one finite value per column.
     solver : one of ``START_FORMATS``.
     objective : objective value of ``x``, written where the format has a place for it.
+    quadratic : for a model with a quadratic objective (a MIQP), ``0.5 x'Qx`` of ``x``: the SCIP start
+        then gives SCIP's helper column that value (``SCIP_QUADRATIC_HELPERS``), without which SCIP
+        discards the start as infeasible. The other formats do not need it.
 
     Raises
     ------
     OlctcError
         for an unknown solver, a length mismatch, a non-finite value, names with whitespace or
-        duplicates, or a folder that does not exist.
+        duplicates, a column named like SCIP's helper in a MIQP, or a folder that does not exist.
     """
     _check_solver(solver)
     path = Path(path)
@@ -171,7 +183,17 @@ def write_start(path: str | os.PathLike[str], col_names: Sequence[str], x: np.nd
                          f"got {float(values[i])!r} for column {names[i]!r}")
     if objective is not None and not np.isfinite(objective):
         raise OlctcError(f"cannot write MIP start {path}: expected a finite objective, got {objective!r}")
+    if quadratic is not None and not np.isfinite(quadratic):
+        raise OlctcError(f"cannot write MIP start {path}: expected a finite quadratic part, got {quadratic!r}")
     _check_names(names, path)
-    text = _WRITERS[solver][1](names, format_values(values), None if objective is None else float(objective), path)
+    text_values = format_values(values)
+    if quadratic is not None and solver == "scip":
+        taken = set(SCIP_QUADRATIC_HELPERS).intersection(names)
+        if taken:
+            raise OlctcError(f"cannot write MIP start {path}: column {sorted(taken)[0]!r} has the name SCIP gives "
+                             "the helper column of a quadratic objective; rename it")
+        names = names + list(SCIP_QUADRATIC_HELPERS)
+        text_values = text_values + format_values(np.full(len(SCIP_QUADRATIC_HELPERS), float(quadratic)))
+    text = _WRITERS[solver][1](names, text_values, None if objective is None else float(objective), path)
     with atomic_open(path, "w") as fh:
         fh.write(text)

@@ -6,6 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
+from olctc.emit.start import SCIP_QUADRATIC_HELPERS
 from olctc.errors import OlctcError
 
 #: The only values ``Solution.status`` takes.
@@ -13,10 +14,9 @@ STATUSES = ("optimal", "feasible", "infeasible", "unbounded", "no_solution")
 
 #: Columns a solver adds on its own. Skipped by ``to_array`` when the model has no such column.
 #: SCIP moves a quadratic objective into a constraint on an epigraph variable, which its solution
-#: files list: SCIP 10 names it ``quadobjvar`` when it read an LP file and ``qmatrixvar`` when it
-#: read an MPS file's QUADOBJ section (both measured). Gurobi turns each ranged row r of an MPS file
-#: into an equality plus a column ``MPS_Rg<r>``.
-_HELPER_EXACT = {"scip": frozenset({"quadobjvar", "qmatrixvar"})}
+#: files list (``olctc.emit.start.SCIP_QUADRATIC_HELPERS``). Gurobi turns each ranged row r of an MPS
+#: file into an equality plus a column ``MPS_Rg<r>``.
+_HELPER_EXACT = {"scip": frozenset(SCIP_QUADRATIC_HELPERS)}
 _HELPER_PREFIX = {"gurobi": ("MPS_Rg",)}
 
 
