@@ -46,7 +46,8 @@ def _named_option(message: str, args: list[str]) -> str:
 
 
 def _load_data(data: str | None, target: str | None, dataset: str | None, positive_class: Any,
-               drop: tuple[str, ...] = (), weight_column: str | None = None):
+               drop: tuple[str, ...] = (), weight_column: str | None = None, max_nonzeros: int | None = None):
+    from olctc.compile import DEFAULT_MAX_NONZEROS
     from olctc.data import read_csv
     from olctc.datasets import load
 
@@ -58,7 +59,8 @@ def _load_data(data: str | None, target: str | None, dataset: str | None, positi
         return load(dataset, positive_class, drop, weight_column=weight_column)
     if not target:
         raise OlctcError(f"{data}: say which column holds the class with --target COLUMN")
-    return read_csv(data, target, positive_class, drop, weight_column=weight_column)
+    return read_csv(data, target, positive_class, drop, weight_column=weight_column,
+                    max_one_hot=max_nonzeros or DEFAULT_MAX_NONZEROS)
 
 
 def _vendored_path(dataset: str | None) -> Path | None:
@@ -196,7 +198,7 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     for side in compiled_files(out)[1:]:  # written, or removed as another model's
         check_not_input(side, ("data", data), beside=out)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
-    ds = _load_data(data, target, dataset, positive_class, drop, weight_column)
+    ds = _load_data(data, target, dataset, positive_class, drop, weight_column, max_nonzeros)
     spec = with_class_weight(spec, class_weight, ds)
     comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
                            max_nonzeros=max_nonzeros)
@@ -382,7 +384,7 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
     check_suffix(output, "fit", TREE_FILE, (".json",))  # before the fit, which may take minutes
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
-    ds = _load_data(data, target, dataset, positive_class, drop, weight_column)
+    ds = _load_data(data, target, dataset, positive_class, drop, weight_column, max_nonzeros)
     spec = with_class_weight(spec, class_weight, ds)
     res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
               seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent,

@@ -82,7 +82,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
     if olctc_cmd is not None and (cmd_warning := check_olctc_cmd(olctc_cmd)):
         warnings.warn(cmd_warning)  # the cluster's paths may differ from this machine's: not an error
     spec = _spec(preset, depth, "1", tangents, big_m, epsilon, alpha, budget, score_variables)  # C: --C-values
-    ds = _load_data(data, target, dataset, positive_class, drop, weight_column)
+    ds = _load_data(data, target, dataset, positive_class, drop, weight_column, max_nonzeros)
     spec = with_class_weight(spec, class_weight, ds)
     if threads is None and cpus_per_task > 1:
         threads = cpus_per_task

@@ -83,22 +83,31 @@ class Schema:
 
         Unknown categories encode as all-zero one-hot rows (scikit-learn's ``handle_unknown='ignore'``).
         """
-        blocks = []
         for col in self.columns:
             if col.name not in cells:
                 raise OlctcError(f"{source}: column {col.name!r} is missing; the tree needs "
                                  f"{[c.name for c in self.columns]}")
+        if not self.columns:
+            return np.zeros((0, 0))
+        first = self.columns[0].name
+        n = len(cells[first])
+        # One matrix filled in place: blocks joined by hstack held the one-hot part twice, and comparing
+        # every cell with every category took n x k steps (30 s and 6 GB for an identifier of 20,000 rows).
+        X = np.zeros((n, self.n_features))
+        j = 0
+        for col in self.columns:
             vals = cells[col.name]
+            if len(vals) != n:
+                raise OlctcError(f"{source}: column {col.name!r} has {len(vals)} values, column {first!r} has {n}")
             if col.kind == "numeric":
                 # raw cells of no file (Tree.encode, explain's dict): errors name the row, not a line
-                blocks.append(_to_float_column(vals, col.name, source, None)[:, None])
+                X[:, j] = _to_float_column(vals, col.name, source, None)
+                j += 1
             else:
-                arr = np.asarray([str(v) for v in vals], dtype=object)
-                cats = np.asarray(col.categories, dtype=object)
-                blocks.append((arr[:, None] == cats[None, :]).astype(np.float64))
-        if not blocks:
-            return np.zeros((0, 0))
-        return np.hstack(blocks)
+                rows, hits = _category_hits(vals, col.categories)
+                X[rows, j + hits] = 1.0
+                j += len(col.categories)
+        return X
 
     def to_json(self) -> list[dict[str, Any]]:
         return [c.to_json() for c in self.columns]
@@ -106,6 +115,18 @@ class Schema:
     @classmethod
     def from_json(cls, d: list[dict[str, Any]]) -> "Schema":
         return cls(tuple(Column.from_json(c) for c in d))
+
+
+def _category_hits(vals: Sequence[Any], categories: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(row, category index) of each cell whose text is one of ``categories``; other cells are unseen
+    categories, encoded as none (scikit-learn's ``handle_unknown='ignore'``)."""
+    index = {c: k for k, c in enumerate(categories)}
+    if len(index) < len(categories):  # a category twice (a Schema built by hand): each copy is a hit
+        eq = np.asarray([str(v) for v in vals], dtype=object)[:, None] == np.asarray(categories, dtype=object)
+        return np.nonzero(eq)
+    codes = np.fromiter((index.get(str(v), -1) for v in vals), dtype=np.intp, count=len(vals))
+    rows = np.flatnonzero(codes >= 0)
+    return rows, codes[rows]
 
 
 #: Relative distance from a column's mean within which a value is the mean (rounding of the mean's sum).
@@ -276,6 +297,8 @@ def sniff_delimiter(text: str) -> str:
     """
     end = text.find("\n")
     head = text if end < 0 else text[:end]  # not split(): that would copy the whole text
+    # a quoted name may hold any separator: '"price, net";tax;y' is semicolon-separated
+    head = _QUOTED.sub("", head)
     if "," in head:
         return ","
     for d in ("\t", ";", "|"):
@@ -283,6 +306,12 @@ def sniff_delimiter(text: str) -> str:
             return d
     return ","
 
+
+#: A quoted field of a header line (its quotes doubled inside, as CSV writes them).
+_QUOTED = re.compile(r'"[^"]*"')
+
+#: A first line "sep=X", which Excel reads as the separator to use and other readers as the header.
+_SEPARATOR_HINT = re.compile(r"sep=.?", re.IGNORECASE)
 
 #: Bytes (decompressed) read at a time: the memory of ``TableStream`` besides its chunk of rows.
 _BLOCK = 1 << 20
@@ -334,7 +363,7 @@ def _text_blocks(path: Path, blocks: Iterator[bytes]) -> Iterator[str]:
     """
     decoder = codecs.getincrementaldecoder("utf-8")()
     head = next(blocks, b"")
-    while len(head) < len(codecs.BOM_UTF8) and (more := next(blocks, b"")):
+    while len(head) < _MAGIC_BYTES and (more := next(blocks, b"")):
         head += more
     raw: bytes | None = head.removeprefix(codecs.BOM_UTF8)  # None: the end
     fed = 0
@@ -345,13 +374,35 @@ def _text_blocks(path: Path, blocks: Iterator[bytes]) -> Iterator[str]:
             at = fed - len(decoder.getstate()[0]) + exc.start
             for _ in blocks:  # a read error further on came first when the whole file was read at once
                 pass
-            raise OlctcError(f"{path}: not UTF-8 text (byte {at}); save the CSV as UTF-8") from None
+            raise OlctcError(f"{path}: not UTF-8 text (byte {at}){_not_text_advice(head)}") from None
         if text:
             yield text
         if raw is None:
             return
         fed += len(raw)
         raw = next(blocks, None)
+
+
+#: Bytes a file starts with that say what it is when it is no text, and what to do. Excel's "Unicode
+#: Text" is UTF-16; a workbook or an archive passed for its CSV is a common slip, and "byte 0" alone
+#: does not tell the user which it is.
+_SAVE_AS_CSV = "save the sheet as CSV (UTF-8)"
+_DECOMPRESS = "decompress it (olctc reads gzip or uncompressed files)"
+_MAGIC = ((codecs.BOM_UTF16_LE, "it is UTF-16 (Excel's \"Unicode Text\")", "save the CSV as UTF-8"),
+          (codecs.BOM_UTF16_BE, "it is UTF-16", "save the CSV as UTF-8"),
+          (b"PK\x03\x04", "it is a zip archive (an Excel .xlsx or OpenDocument .ods workbook?)", _SAVE_AS_CSV),
+          (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "it is an Excel .xls workbook", _SAVE_AS_CSV),
+          # "BZh", the block size, the first block's magic: "BZh" alone may start a text header
+          *((b"BZh%d1AY&SY" % k, "it is bzip2-compressed", _DECOMPRESS) for k in range(1, 10)),
+          (b"\xfd7zXZ\x00", "it is xz-compressed", _DECOMPRESS),
+          (b"\x28\xb5\x2f\xfd", "it is zstd-compressed", _DECOMPRESS))
+_MAGIC_BYTES = max(len(m) for m, _, _ in _MAGIC)
+
+
+def _not_text_advice(head: bytes) -> str:
+    """What a file (decompressed) starting with ``head`` that is not UTF-8 is, if known, and what to do."""
+    return next((f"; {what}: {advice}" for magic, what, advice in _MAGIC if head.startswith(magic)),
+                "; save the CSV as UTF-8")
 
 
 def _line_pieces(path: Path, texts: Iterator[str], kept: list[str] | None) -> tuple[str, Iterator[str]]:
@@ -436,6 +487,11 @@ class TableStream:
         with self._parsing():
             header = next(self._reader, None)
         self._end = self._reader.line_num  # the line where the last record read ends
+        if header is not None and _SEPARATOR_HINT.fullmatch(hint := self.delimiter.join(header).strip()):
+            # Excel's first line "sep=;" names the separator for Excel alone; read as the header it made
+            # every data row "have 3 fields, the header has 2", which pointed at the data.
+            raise OlctcError(f"{self.path}: line 1 is {hint!r}, a spreadsheet's separator hint, not a header; "
+                             "delete that line (olctc takes the separator from the header line)")
         self._blank_header = header is None or _blank(header)
         self.header = [h.strip() for h in header or ()]
 
@@ -530,7 +586,13 @@ class TableStream:
             # read_table failed here with an IndexError (a file of blank cells such as '""')
             raise OlctcError(f"{self.path}: the file has only blank cells, no header")
         seen: set[str] = set()
-        for h in self.header:
+        for k, h in enumerate(self.header):
+            if h == "" and k == len(self.header) - 1 and k:
+                # A writer that ends every line with the separator (a trailing ',') makes an unnamed last
+                # column: say where the empty name is, since the header then looks right.
+                raise OlctcError(f"{self.path}: the header's last column (column {k + 1}) has no name: the header "
+                                 f"line ends with the separator {self.delimiter!r}; remove the separator at the end "
+                                 "of each line, or name the column")
             if h == "":
                 raise OlctcError(f"{self.path}: the header has an empty column name")
             if h in seen:
@@ -704,8 +766,10 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
                          "a classifier needs two")
     if positive_class is None:
         if len(uniq) > 2:
+            blank = next((u for u in uniq if _looks_missing(u)), None)
+            hint = "" if blank is None else f"; {blank!r} looks like a missing label: drop those rows"
             raise OlctcError(f"{source}: target {target!r} has {len(uniq)} classes {uniq[:10]}; olctc trains "
-                             f"binary trees: pick one with --positive-class (one class against the rest)")
+                             f"binary trees: pick one with --positive-class (one class against the rest){hint}")
         pos = uniq[1]
     else:
         pos_v = _label_value(str(positive_class).strip()) if isinstance(positive_class, str) else _py(positive_class)
@@ -871,13 +935,16 @@ IDENTIFIER_ROWS = 20
 
 
 def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Sequence[str] = (), *,
-             warn_identifiers: bool = True, weight_column: str | None = None) -> Dataset:
+             warn_identifiers: bool = True, weight_column: str | None = None,
+             max_one_hot: int | None = None) -> Dataset:
     """Read, validate and encode a CSV file whose column ``target`` holds two classes.
 
     ``drop`` names columns to leave out (identifiers, free text, leaks). With ``warn_identifiers``, a
     text column whose every value differs (an identifier, one-hot encoded into one feature per row) is
     reported by a warning that says how to leave it out. ``weight_column`` names a column of per-point
-    loss weights (numbers >= 0), which is then not a feature.
+    loss weights (numbers >= 0), which is then not a feature. ``max_one_hot`` refuses, before encoding,
+    text columns whose one-hot encoding holds more values (rows x categories) than a model may have
+    nonzeros (compile's ``max_nonzeros``); None: no limit (decode re-reads data a model was built on).
     """
     if isinstance(drop, str):
         drop = (drop,)
@@ -915,13 +982,17 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
     if not feats:
         left = f"besides the target {target!r}" if not dropped else f"left once the dropped ones are out " \
             f"({target!r} is the target)"
+        if weight_column is not None:  # the weight column is no feature: saying "besides the target" hid it
+            left += f" and the weight column {weight_column!r}"
         raise OlctcError(f"{src}: no feature columns {left}")
     labels = [v.strip() for v in grid[:, ti]]
-    missing = next((k for k, v in enumerate(labels) if v == "" or v.lower() == "nan"), None)
+    missing = next((k for k, v in enumerate(labels) if _no_label(v)), None)
     if missing is not None:
         raise OlctcError(f"{src}: target {target!r} line {lines[missing]}: no class label "
                          f"({grid[missing, ti]!r}); drop the unlabelled rows")
     y, classes = binarise_labels(labels, positive_class, src, target)
+    if warn_identifiers:  # as the identifier warning: said once, at compile, not again at decode
+        _warn_missing_marker(labels, y, classes, positive_class is not None, src, target, lines)
     weight = None
     if weight_column is not None:
         wi = header.index(weight_column)
@@ -935,12 +1006,67 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         cols = [_column_kind(h, grid[:, header.index(h)], src, lines) for h in feats]
         schema = Schema(tuple(cols))
         _check_unique_features(schema, src)
+        if max_one_hot is not None:
+            _check_one_hot_size(schema, len(body), src, max_one_hot)
         cells = {h: [v.strip() for v in grid[:, header.index(h)]] for h in feats}
         X = schema.encode(cells, src)
         if warn_identifiers:
             _warn_identifiers(schema, len(body), src)
     return Dataset(X, y, classes, schema, Path(path).name.split(".")[0], table.sha256,
                    str(Path(path).resolve()), target, dropped=dropped, weight=weight, weight_column=weight_column)
+
+
+#: One-hot values below which the encoding is cheap (80 MB) and compile's size check, which names the
+#: model's rows, columns and nonzeros, speaks instead.
+ONE_HOT_EARLY = 10_000_000
+
+
+def _check_one_hot_size(schema: Schema, n: int, source: str, limit: int) -> None:
+    """Refuse, before allocating it, a one-hot encoding too large to train on, naming the text column with
+    the most categories: an identifier of 60,000 rows needs 29 GB (n x n floats), which ended in a
+    MemoryError traceback, after minutes, and a smaller one in "use a smaller depth ... or fewer points".
+    Each category is a feature that, standardised, is nonzero on every row of every split's rows: a model
+    of more than ``limit`` nonzeros."""
+    text = [c for c in schema.columns if c.kind == "categorical"]
+    k = sum(len(c.categories) for c in text)
+    if n * k <= limit or n * k < ONE_HOT_EARLY:
+        return
+    import shlex
+
+    top = max(text, key=lambda c: len(c.categories))
+    raise OlctcError(f"{source}: one-hot encoding its text columns gives {k:,} features on {n:,} rows, "
+                     f"{n * k:,} values (no model within --max-nonzeros {limit:,} fits them); column "
+                     f"{top.name!r} alone has {len(top.categories):,} different values (an identifier? leave it "
+                     f"out with --drop {shlex.quote(top.name)})")
+
+
+def _no_label(cell: str) -> bool:
+    """An empty cell or NaN in any spelling ("nan", "NaN", "-nan": pandas' missing label) is no class."""
+    f = _parse_float(cell)
+    return cell == "" or (f is not None and math.isnan(f))
+
+
+#: Labels that spreadsheets, R and pandas write for a missing value (pandas' ``na_values``, lower case, and
+#: the UCI repository's "?"); a legitimate class name too, rarely: they warn, they are not refused.
+_MISSING_MARKERS = frozenset({"na", "n/a", "#n/a", "#na", "<na>", "null", "none", "?"})
+
+
+def _looks_missing(label: Label) -> bool:
+    return isinstance(label, str) and label.strip().lower() in _MISSING_MARKERS
+
+
+def _warn_missing_marker(labels: Sequence[str], y: np.ndarray, classes: tuple[Label, Label], chosen: bool,
+                         source: str, target: str, lines: Sequence[int] | np.ndarray) -> None:
+    """Warn when a label that reads as a missing value ("NA") trains as a class: with --positive-class it
+    joined the negatives without a word, and two such rows made a class of their own."""
+    import warnings
+
+    k = next((k for k, v in enumerate(labels) if _looks_missing(v) and not (chosen and y[k] > 0)), None)
+    if k is None:
+        return
+    cls = classes[1] if y[k] > 0 else classes[0]
+    warnings.warn(f"{source}: target {target!r} line {line_of(k, lines)}: label {labels[k]!r} looks like a missing "
+                  f"value, yet trains as class {_shown(cls)!r}; drop the unlabelled rows if it is one", stacklevel=3)
 
 
 def _columns_text(header: Sequence[str]) -> str:
