@@ -61,7 +61,7 @@ def _heart_rows(n: int, seed: int):
     return from_arrays(ds.X[idx], ds.y[idx], name=f"heart[{n} rows, seed {seed}]")
 
 
-def test_fit_keeps_the_warm_start_when_cbcs_octh_optimum_routes_worse() -> None:
+def test_fit_keeps_the_warm_start_when_cbcs_octh_optimum_routes_worse(tmp_path, monkeypatch) -> None:
     """python-mip's CBC calls 0 "optimal" on this OCT-H instance; its rows miss by ~1e-4, and the tree's
     real routing costs 19 against the warm start's 5. The fit must keep the better tree by the real
     routing, and say so; HiGHS (OCT-H's default) finds the true optimum 2."""
@@ -98,7 +98,11 @@ def test_fit_keeps_the_warm_start_when_cbcs_octh_optimum_routes_worse() -> None:
                       r"which the warm start disproves; the tree is the warm start \(a heuristic tree\), not proven "
                       r"optimal \(MIP gap unknown\)\. solver='highs' proves these models; summary_\['status'\] is "
                       r"'feasible'$"):
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "mine").mkdir()  # a folder of the user's: kept
         est = OCTHClassifier(depth=2, solver="cbc", time_limit=30).fit(ds.X, ds.y)
+    # CBC devel wrote its model to bad8.mps in the working folder when it called it infeasible
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
     assert (est.summary_["status"], est.summary_["solver_status"]) == ("feasible", "infeasible"), est.summary_
     r = fit(ds, spec, time_limit=30, verbose=False).summary
     assert default_solver(spec) == "highs" and r["solver"] == "highs"

@@ -436,7 +436,8 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
     left = opts.remaining()
     if left is not None:
         max_seconds = left
-    runtime = _timed(lambda: result.setdefault("st", _native(lambda: m.optimize(max_seconds=max_seconds))))
+    with _cbc_dumps_removed():
+        runtime = _timed(lambda: result.setdefault("st", _native(lambda: m.optimize(max_seconds=max_seconds))))
     raw = result["st"].name
     has_solution = m.num_solutions > 0 and raw in ("OPTIMAL", "FEASIBLE")
     status = _map(CBC_STATUS, raw, has_solution)
@@ -460,6 +461,24 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
         bound, gap = objective, 0.0
     return SolveResult(status=status, objective=objective, bound=bound, gap=gap, x=x, col_names=col_names,
                        solver="cbc", solver_version=_cbc_version(), runtime=runtime, raw_status=raw)
+
+
+#: Files CBC devel (cbcbox, git 146ce89) writes into the working folder by itself: its model, as "bad8.mps",
+#: when its analysis finds a model infeasible (a debugging line left in libCbc). Nobody asked for them.
+CBC_DUMPS = ("bad8.mps",)
+
+
+@contextlib.contextmanager
+def _cbc_dumps_removed() -> Iterator[None]:
+    """Remove the ``CBC_DUMPS`` a solve leaves in the working folder (not a file that was there before)."""
+    before = {f for f in CBC_DUMPS if os.path.lexists(f)}
+    try:
+        yield
+    finally:
+        for f in CBC_DUMPS:
+            if f not in before and os.path.isfile(f):
+                with contextlib.suppress(OSError):
+                    os.remove(f)
 
 
 #: CbcModel::secondaryStatus() of an early stop -> what stopped it (the words ``limit_kind`` knows).
