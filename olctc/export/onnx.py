@@ -28,8 +28,11 @@ feature order (bit-identical to each other, and a row's result does not depend o
 in the runtime's order. A row whose score is within rounding (a few units in the last place) of 0 can
 therefore route the other way here; elsewhere the probabilities agree within 1e-15. The graph checks
 nothing: a NaN cell, or an infinite one (0 * inf is NaN), makes the scores it touches NaN, which route
-left and give NaN probabilities, where ``Tree.predict`` and the generated code raise. Check inputs
-before the session if they can hold such values.
+left and give NaN probabilities, where ``Tree.predict`` and the generated code raise; finite cells whose
+score overflows (values near 1e308) route by the infinite score and give a probability, where they
+raise too. Checking the scores on each row's path in the graph cost 5-26% of the inference time
+(measured, 1,000,000 rows, depths 1-3), so the graph leaves it to the caller: check inputs before the
+session if they can hold such values.
 """
 from __future__ import annotations
 
