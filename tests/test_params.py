@@ -81,6 +81,7 @@ def test_highs_options_file_read_by_highspy(files: dict[str, Path]) -> None:
     assert highs_option(h, "time_limit") == 30.0
     assert highs_option(h, "threads") == 2
     assert highs_option(h, "mip_rel_gap") == 1e-4
+    assert highs_option(h, "presolve_rule_off") == 1 << 14  # WORKAROUNDS: sparsify never returned on a6a
 
 
 def test_highs_options_file_read_by_highs_cli(files: dict[str, Path], tmp_path: Path) -> None:
@@ -95,6 +96,7 @@ def test_highs_options_file_read_by_highs_cli(files: dict[str, Path], tmp_path: 
     assert "Set option primal_feasibility_tolerance to 1e-09" in out
     assert "Set option time_limit to 30" in out
     assert "Set option threads to 2" in out
+    assert re.search(r"Rule 14 \(set bit 14 = +16384\): Sparsify", out)  # WORKAROUNDS, taken from the file
     assert "Optimal" in out
 
 
@@ -436,3 +438,14 @@ def test_a_miqp_gets_files_for_the_solvers_that_solve_it(tmp_path: Path, capsys)
     commands = [m.group(1) for m in re.finditer(r"^  (\w+): ", text, re.M)]
     assert commands == ["SCIP", "Gurobi", "CPLEX", "SCIP", "Gurobi", "CPLEX"]  # settings, then starts
     assert "HiGHS, CBC and GLPK do not solve this model" in text
+
+
+def test_in_process_highs_gets_the_workarounds() -> None:
+    """highspy refused presolve_rule_off as the float olctc passed every other setting as."""
+    from olctc.solve.inprocess import highs_model
+    from olctc.solve.options import SolveOptions
+
+    h = highs_model(SolveOptions(time_limit=5, threads=1, verbose=False))
+    assert highs_option(h, "presolve_rule_off") == 1 << 14
+    assert highs_option(h, "threads") == 1 and highs_option(h, "time_limit") == 5.0
+    assert highs_option(h, "mip_feasibility_tolerance") == 1e-9

@@ -81,7 +81,14 @@ CBC_PARAMETERS: dict[str, str] = {"preprocess": "off", "increment": "1e-09"}
 #: ``limits/absgap``: SCIP's default absolute gap is 0, and on a MIQP whose bound and incumbent differ by
 #: round-off (3e-10 at an objective of 5.6: margot depth 3, 4 points, score columns; found by fuzzing) it
 #: branches until the time limit, or for ever without one; 1e-6 is HiGHS's default mip_abs_gap.
+#: ``presolve_rule_off`` bit 14 (``kPresolveRuleSparsify``): HiGHS 1.16's MIP presolve never returned from
+#: HPresolve::sparsify on the score-variable form of a6a, depth 2 (olctc fit's default; killed after 15
+#: minutes at --time-limit 15): sparsify uses each equality row to cancel nonzeros in others and checks
+#: no time limit, and the score form has 3 equality rows per point. Without it the same fit returns in
+#: 56 s (w5a: 112 s at 60 s, in the root LP's presolve, also unchecked; benchmarks in docs/BENCHMARKS.md).
+HIGHS_SPARSIFY_OFF = 1 << 14
 WORKAROUNDS: dict[str, dict[str, float | int | str]] = {
+    "highs": {"presolve_rule_off": HIGHS_SPARSIFY_OFF},
     "scip": {"heuristics/mpec/freq": -1, "heuristics/nlpdiving/freq": -1, "limits/absgap": 1e-6},
     "cbc-cli": {f"-{name}": value for name, value in CBC_PARAMETERS.items()},
 }

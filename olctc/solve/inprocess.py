@@ -254,6 +254,10 @@ def new_highs(verbose: bool) -> Any:
     return h
 
 
+#: HiGHS options of integer type among olctc's settings (setOptionValue refuses a float for them).
+_HIGHS_INT_OPTIONS = frozenset({PARAM_NAMES["highs"].threads, "presolve_rule_off"})
+
+
 def highs_model(opts: SolveOptions) -> Any:
     """An empty ``highspy.Highs`` with olctc's settings."""
     import highspy
@@ -261,7 +265,7 @@ def highs_model(opts: SolveOptions) -> Any:
     h = new_highs(bool(opts.verbose))
     for name, value in solver_settings("highs", time_limit=opts.time_limit, threads=opts.threads,
                                        mip_gap=opts.mip_gap).items():
-        value = int(value) if name == PARAM_NAMES["highs"].threads else float(value)
+        value = int(value) if name in _HIGHS_INT_OPTIONS else float(value)
         if h.setOptionValue(name, value) != highspy.HighsStatus.kOk:
             raise OlctcError(f"HiGHS rejected option {name} = {value}")
     # No scheduler reset for ``threads``: HiGHS keeps one task scheduler per calling thread, and
