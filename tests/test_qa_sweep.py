@@ -20,7 +20,7 @@ from olctc.errors import OlctcError
 from olctc.export.json import load
 from olctc.export.onnx import feeds, session, to_onnx
 from olctc.export.python import to_python
-from test_tree import raw_cells, tree_for
+
 
 BIG = 1.7e308  # finite; times a weight above about 1.06 it overflows
 
