@@ -201,19 +201,17 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         if verbose:
             echo(f"{kept_why}: keeping the warm start")
         dec, used = warm, "warm start"
-    if used == "warm start":
-        # The tree kept is the warm start: feasible, proven nothing, whatever the solver said of its own
-        # run (CBC called 0 optimal on an OCT-H model whose optimum is 2, kept 5; and called another
-        # "infeasible", which the start disproves).
-        status, gap = "feasible", relative_gap(warm_true, res.bound)
     # The exact objectives of the trees as exported (b folded to the routing midpoint, as decode returns
     # them), so that the three figures compare: the solver's unfolded (w, b) differ from the tree by
     # epsilon/2 in the inner nodes' losses, and refinement seemed to raise the objective (by 8e-7, fuzzing).
     exact_warm, exact_milp = _exact_objective(warm), _exact_objective(dec)
     tree, report = finish(dec, comp.manifest, fitted, refine)
     if used == "warm start":
-        # decode took the warm start for a solver's answer ("in-process", "optimal"): say what it is, not
-        # an optimum, whatever the solver's status (a solve that found nothing, or a worse tree)
+        # The tree kept is the warm start: feasible, proven nothing, whatever the solver said of its own
+        # run (CBC called 0 optimal on an OCT-H model whose optimum is 2, kept 5; and called another
+        # "infeasible", which the start disproves). decode took it for a solver's answer ("in-process",
+        # "optimal"): the tree's meta says what it is.
+        status, gap = "feasible", relative_gap(warm_true, res.bound)
         tree.meta.update(solver=solver, status=status, solver_objective=None, bound=res.bound,
                          solution_from="warm start")
     t_total = time.perf_counter() - t0

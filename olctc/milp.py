@@ -136,9 +136,8 @@ class MILP:
         """``c @ x + 0.5 x'Qx + obj_constant``."""
         x = np.asarray(x, dtype=float)
         val = float(self.c @ x) + self.obj_constant
-        if self.Q is not None:
-            val += 0.5 * float(x @ (self.Q @ x))
-        return val
+        quadratic = self.quadratic_part(x)
+        return val if quadratic is None else val + quadratic
 
     def quadratic_part(self, x: np.ndarray) -> float | None:
         """``0.5 x'Qx``, or None for a linear model: what a MIP start for SCIP must give the helper column

@@ -77,11 +77,11 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight)
             start_objective = comp.milp.objective(x)
             names = [str(n) for n in comp.milp.col_names()]
+            quadratic = comp.milp.quadratic_part(x)
             starts: dict[str, Any] = {}
             for solver, path in zip(start_solvers, start_files):
                 written[f"start:{solver}"] = path
-                write_start(path, names, x, solver, objective=start_objective,
-                            quadratic=comp.milp.quadratic_part(x))
+                write_start(path, names, x, solver, objective=start_objective, quadratic=quadratic)
                 starts[solver] = {"file": path.name, "sha256": sha256_file(path)}
             man["files"]["start"] = starts
             man["warm_start"] = {"objective": float(start_objective)}

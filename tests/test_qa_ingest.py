@@ -115,7 +115,8 @@ def test_a_workbook_or_archive_is_named_for_what_it_is(tmp_path, capsys):
 def test_na_labels_are_named_as_missing(tmp_path, capsys):
     na = BASE.replace("3,4,1", "3,4,NA")
     compile_fails(tmp_path, capsys, na, "target 'y' has 3 classes [0, 1, 'NA']; olctc trains binary trees: pick one "
-                  "with --positive-class (one class against the rest); 'NA' looks like a missing label: drop those rows")
+                  "with --positive-class (one class against the rest); 'NA' looks like a missing label: drop those "
+                  "rows")
     # NaN in any spelling is no label, as "nan" already was
     compile_fails(tmp_path, capsys, BASE.replace("3,4,1", "3,4,-nan"),
                   "target 'y' line 3: no class label ('-nan'); drop the unlabelled rows")

@@ -42,10 +42,11 @@ _WHITESPACE = re.compile(r"\s")
 _EXACT_INT = float(2 ** 53)
 #: SCIP keeps objectives linear: it reads a quadratic objective as a helper column of cost 1 and a
 #: constraint ``0.5 x'Qx - helper <= 0``, named ``qmatrixvar`` by its MPS reader and ``quadobjvar`` by its
-#: LP reader (SCIP 10, both measured); its solution files list it. A start without the helper sets it to 0, which violates that constraint by the
-#: quadratic part, and SCIP discards the start ("all 1 solutions given by solution candidate storage are
-#: infeasible"). The start file serves the model whichever format it has, so it names both; SCIP says
-#: "unknown variable" once for the one its reader did not make and ignores that line.
+#: LP reader (SCIP 10, both measured); its solution files list it. A start without the helper sets it to
+#: 0, which violates that constraint by the quadratic part, and SCIP discards the start ("all 1 solutions
+#: given by solution candidate storage are infeasible"). The start file serves the model whichever format
+#: it has, so it names both; SCIP says "unknown variable" once for the one its reader did not make and
+#: ignores that line.
 SCIP_QUADRATIC_HELPERS = ("qmatrixvar", "quadobjvar")
 
 
