@@ -776,7 +776,7 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
         matches = [u for u in uniq if u == pos_v or str(u) == str(positive_class)]
         if not matches:
             raise OlctcError(f"{source}: positive class {positive_class!r} is not a value of target "
-                             f"{target!r}; its values are {uniq[:10]}")
+                             f"{target!r}; its values are {uniq[:10]}{_case_hint(positive_class, uniq)}")
         pos = matches[0]
     rest = [u for u in uniq if u != pos]
     neg: Label = rest[0] if len(rest) == 1 else f"not {pos}"
@@ -787,6 +787,14 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
                              f"text (a lone surrogate)")
     y = np.where(np.asarray([v == pos for v in vals]), 1, -1).astype(np.int8)
     return y, (neg, pos)
+
+
+def _case_hint(label: Any, classes: Sequence[Any]) -> str:
+    """'; did you mean 'True'?' when ``label`` matches one class's text but for case, else ''."""
+    # Labels match exactly (the value or its text): 'yes' and 'Yes' may be two classes. Only a hint, then.
+    text = str(label).strip().casefold()
+    near = [c for c in classes if str(c).casefold() == text]
+    return f"; did you mean {_shown(near[0])!r}?" if len(near) == 1 else ""
 
 
 def class_weight_by_label(request: Any, classes: tuple[Label, Label],
@@ -823,7 +831,8 @@ def class_weight_by_label(request: Any, classes: tuple[Label, Label],
         key = _label_value(label) if isinstance(label, str) else _py(label)
         hits = [k for k, c in enumerate(classes) if c == key or str(c) == str(label)]
         if not hits:
-            raise bad(f"weights of the classes {shown} ({_shown(label)!r} is not one)")
+            raise bad(f"weights of the classes {shown} ({_shown(label)!r} is not one"
+                      f"{_case_hint(label, classes)})")
         k = hits[0]
         if weights[k] is not None:
             raise bad(f"one weight per class (class {shown[k]!r} has two)")
@@ -948,6 +957,12 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
     """
     if isinstance(drop, str):
         drop = (drop,)
+    # The reader strips every header name, as it strips cells: a name typed with spaces (--target " y",
+    # a shell quoting slip) can only mean the column without them.
+    target = target.strip() if isinstance(target, str) else target
+    drop = tuple(d.strip() if isinstance(d, str) else d for d in drop)
+    if isinstance(weight_column, str):
+        weight_column = weight_column.strip()
     if weight_column is not None:
         if not isinstance(weight_column, str) or not weight_column:
             raise OlctcError(f"{path}: the weight column must be named by a column of the header; got "

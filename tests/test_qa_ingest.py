@@ -140,6 +140,33 @@ def test_no_feature_but_the_weight_column_names_it(tmp_path, capsys):
                   "no feature columns besides the target 'y' and the weight column 'w'", "--weight-column", "w")
 
 
+def test_column_names_typed_with_spaces_are_the_stripped_header_names(tmp_path):
+    # The reader strips header names; --target " y" (a quoting slip) was "not found; columns are: a, b, y".
+    data = tmp_path / "s.csv"
+    data.write_text("a, b ,w,y\n1,2,1,no\n3,4,2,yes\n5,1,1,no\n2,2,1,yes\n")
+    ds = read_csv(data, " y ", drop=[" b"], weight_column=" w")
+    plain = read_csv(data, "y", drop=["b"], weight_column="w")
+    assert ds.target == plain.target == "y"
+    assert [c.name for c in ds.schema.columns] == ["a"]
+    np.testing.assert_array_equal(ds.X, plain.X)
+    np.testing.assert_array_equal(ds.y, plain.y)
+    np.testing.assert_array_equal(ds.weight, [1, 2, 1, 1])
+    assert ds.weight_column == "w"
+
+
+def test_a_label_in_another_case_gets_a_hint_not_a_match(tmp_path, capsys):
+    bools = "a,b,y\n1,2,True\n3,4,False\n5,1,True\n2,2,False\n"
+    compile_fails(tmp_path, capsys, bools, "positive class 'true' is not a value of target 'y'; its values are "
+                  "['False', 'True']; did you mean 'True'?", "--positive-class", "true")
+    code, _, err = run_main(["compile", tmp_path / "d.csv", "--target", "y", "--class-weight", "true=2",
+                             "--depth", "1", "-o", tmp_path / "out" / "m.mps"], capsys)
+    assert (code, err) == (2, "error: The 'class_weight' parameter (--class-weight) must be weights of the classes "
+                              "['False', 'True'] ('true' is not one; did you mean 'True'?). Got 'true=2' instead.\n")
+    # two labels differing in case are two classes: no guess between them
+    compile_fails(tmp_path, capsys, "a,y\n1,Yes\n2,yes\n3,Yes\n", "positive class 'YES' is not a value of target "
+                  "'y'; its values are ['Yes', 'yes']", "--positive-class", "YES")
+
+
 # ---------------------------------------------------------------- one-hot blow-up
 
 def test_an_identifier_too_wide_to_encode_is_refused_by_name_before_encoding(tmp_path, capsys, monkeypatch):
