@@ -136,6 +136,10 @@ MEAN_ROUNDING = 16 * np.finfo(np.float64).eps
 NEGLIGIBLE_SCORE = 1e-12
 
 
+#: Columns whose largest |value| is below this are standardised after division by it (squares underflow).
+TINY_COLUMN = 1e-100
+
+
 @dataclass(frozen=True)
 class Scaler:
     """Standardisation as scikit-learn's StandardScaler (population std; zero variance -> scale 1)."""
@@ -158,9 +162,13 @@ class Scaler:
                 sample_weight = sample_weight / top
         with np.errstate(over="ignore", invalid="ignore"):
             mean, std = _moments(X, sample_weight)
+            # Squares (or sums) of values near 1e154 (1e308) overflow, and squares of values below 1e-154
+            # underflow (a column of 1e-200 had std 0 and was taken for constant): rescale those columns.
             big = ~(np.isfinite(mean) & np.isfinite(std))
-            if big.any():  # squares (or sums) of values near 1e154 (1e308) overflow: rescale those columns
-                top = np.abs(X[:, big]).max(axis=0)
+            top = np.abs(X).max(axis=0)
+            big |= (top > 0) & (top < TINY_COLUMN)
+            if big.any():
+                top = top[big]
                 m, s = _moments(X[:, big] / top, sample_weight)
                 mean[big], std[big] = m * top, s * top
         # Near-constant columns get scale 1, by scikit-learn's test (_is_constant_feature): var <= n eps var

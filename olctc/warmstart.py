@@ -103,6 +103,13 @@ def _admit_node(w: np.ndarray, b: float, X: np.ndarray, reach: np.ndarray, spec:
     # shift, which lowers scores by at most min(cap_s + slack, n (eps + slack)).
     room = slack + clean
     cap_s = max(cap - n * (spec.epsilon + slack) - room, cap / 2 - room) if band else cap - room
+    if cap_s <= 0.0:
+        # Features so large (unstandardised, 1e11) that zeroing the weights scaled into the cap
+        # (<= ZERO_WEIGHT) would move a score by more than the cap: no scaling of (w, b) is admissible,
+        # and a negative factor flipped the node (OCT-H, "warm start infeasible"). A constant node is.
+        log.notes.append(f"node {t}: no scaling of (w, b) fits big-M {spec.big_m:g} (epsilon {spec.epsilon:g}, "
+                         f"features with sum_j |x_j| up to {clean / ZERO_WEIGHT:.3g}); node set to w = 0, b = 0")
+        return np.zeros_like(w), 0.0
     factors, reasons = [1.0], []
     m = float(np.abs(X @ w + b).max(initial=0.0))
     if m > cap_s:
