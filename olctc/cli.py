@@ -12,7 +12,7 @@ import click
 from olctc import __version__
 from olctc.errors import NoSolution, OlctcError
 from olctc.io import (check_not_input, check_not_stdout, check_suffix, check_writable, note_console,
-                      note_interrupt)
+                      note_interrupt, solver_left)
 
 EXIT_BAD_INPUT = 2
 EXIT_TOLERANCE = 3  # decoded, but the solver's objective is not the tree's: it exploited its tolerances
@@ -388,7 +388,7 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
     spec = with_class_weight(spec, class_weight, ds)
     res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
               seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent,
-              max_nonzeros=max_nonzeros)
+              max_nonzeros=max_nonzeros, leave_overrun=True)
     for line in summary_lines(res.summary):
         click.echo(line)
     _note_cbc_optimum(res.summary["solver"], res.summary["status"])
@@ -543,13 +543,7 @@ def _interrupted(hard: bool = False) -> None:
     """
     click.echo("interrupted", err=True)
     if hard:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        _remove_multiprocessing_tempdir()
-        os._exit(130)
+        _hard_exit(130)
     # CPython 3.11 remembers an interrupt that landed inside PyRun_String (pybind11 modules such as onnx
     # run code that way while importing) as "unhandled" even once caught, and then ends the process by
     # SIGINT (exit -2) instead of our 130. The interrupt was handled: clear that flag.
@@ -560,6 +554,17 @@ def _interrupted(hard: bool = False) -> None:
     except (ImportError, ValueError, AttributeError):
         pass  # other Pythons keep the flag elsewhere (or not at all)
     sys.exit(130)
+
+
+def _hard_exit(code: int) -> None:
+    """Flush the output and leave by ``os._exit``, which runs no finalisation."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    _remove_multiprocessing_tempdir()
+    os._exit(code)
 
 
 def _remove_multiprocessing_tempdir() -> None:
@@ -591,6 +596,17 @@ def main(argv: list[str] | None = None) -> None:
     interrupts.install(imports=argv is None)
     try:
         _run(argv, interrupts)
+    except SystemExit as exc:
+        if argv is None and solver_left():
+            # A solver thread left running (fit's leave_overrun) would still be in the solver library
+            # while the interpreter and that library finalise: leave without finalising.
+            code = exc.code
+            if not isinstance(code, int):
+                if code is not None:
+                    click.echo(str(code), err=True)
+                code = 0 if code is None else 1
+            _hard_exit(code)
+        raise
     finally:
         interrupts.close(restore=argv is not None)
 

@@ -132,7 +132,7 @@ def split(ds: Dataset, test_size: float, seed: int, *, ordered: bool = True) -> 
 def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: float | None = None,
         threads: int | None = None, test_size: float = 0.0, seed: int = 0, refine: bool = True,
         verbose: bool = True, echo: Callable[[str], None] = print, keep_incumbent: bool = False,
-        max_nonzeros: int | None = None, standardise: bool = True) -> FitResult:
+        max_nonzeros: int | None = None, standardise: bool = True, leave_overrun: bool = False) -> FitResult:
     """Fit a tree on ``ds`` (or on its training split when ``test_size > 0``) and report on it.
 
     An interrupt (Ctrl-C, SIGTERM through the CLI) during the solve stops the fit with KeyboardInterrupt,
@@ -142,6 +142,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     lands in the root LP, which Clp stops with no incumbent).
     ``max_nonzeros`` refuses, before building it, a model above that size (default: the compile budget).
     ``standardise=False`` fits on the features as given (data scaled elsewhere, as in the paper's CV).
+    ``leave_overrun`` (the console program): a HiGHS solve still running well past the time limit is left,
+    and the warm start is kept (``olctc.solve.solve_milp``).
     """
     from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
     from olctc.solve import solve_milp
@@ -174,13 +176,15 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
              f"({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros; built in {t_build:.2f} s; "
              f"warm start objective {warm_obj:.6g} ({t_warm:.2f} s)")
     res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose,
-                     keep_incumbent=keep_incumbent)
+                     keep_incumbent=keep_incumbent, leave_overrun=leave_overrun)
     t_solve = res.runtime
     if limit_kind(res.raw_status) == "interrupt" and not keep_incumbent:
         raise KeyboardInterrupt
     status, gap, kept_why = res.status, res.gap, None  # of the tree kept
     if res.x is None:
-        kept_why = f"{solver} found no solution ({res.raw_status})"
+        kept_why = (f"{solver} was still running {res.runtime - remaining:.0f} s past its {remaining:.0f} s, in "
+                    "work that checks no clock, and was left" if res.left_running
+                    else f"{solver} found no solution ({res.raw_status})")
         if verbose:
             echo(f"{kept_why}: keeping the warm start")
         x, used = x0, "warm start"

@@ -239,6 +239,22 @@ def is_console() -> bool:
     return _console
 
 
+#: Whether a solver was left running in its thread past its time limit (``solver_left``).
+_solver_left = False
+
+
+def note_solver_left() -> None:
+    """Record that a solver thread was left running: the console program must then leave by ``os._exit``
+    (the interpreter's and the solver library's finalisation would run under the busy thread)."""
+    global _solver_left
+    _solver_left = True
+
+
+def solver_left() -> bool:
+    """Whether ``note_solver_left`` was called in this process."""
+    return _solver_left
+
+
 def temporary_name(name: str) -> str:
     """A fresh hidden name for a file or folder being written in place of ``name``.
 

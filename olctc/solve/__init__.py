@@ -141,11 +141,14 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
                threads: int | None = None, start: Start | None = None,
                start_path: str | os.PathLike[str] | None = None, verbose: bool = True,
                mip_gap: float | None = None, solver_path: str | os.PathLike[str] | None = None,
-               solution_path: str | os.PathLike[str] | None = None, keep_incumbent: bool = True) -> SolveResult:
+               solution_path: str | os.PathLike[str] | None = None, keep_incumbent: bool = True,
+               leave_overrun: bool = False) -> SolveResult:
     """Solve a MILP object; parameters as in ``solve_file`` (``start`` in the MILP's column order).
 
     ``keep_incumbent=False``: after an interrupt the incumbent is not used, so the console program leaves
     the solve at once instead of waiting for the solver to stop.
+    ``leave_overrun``: the console program leaves a HiGHS solve still running ``overrun_grace`` past its
+    time limit, and gets status "no_solution" (for a caller that has a start to fall back on).
 
     HiGHS gets the arrays directly; the other solvers read a temporary MPS file written by
     ``olctc.emit.mps.write_mps``. The result's ``x`` and ``col_names`` follow the MILP's columns
@@ -154,7 +157,7 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
     opts = _options(solver, time_limit=time_limit, threads=threads, mip_gap=mip_gap, verbose=verbose,
                     start=start, start_path=start_path, solver_path=solver_path,
                     solution_path=solution_path, col_names=None)
-    opts = replace(opts, keep_incumbent=keep_incumbent)
+    opts = replace(opts, keep_incumbent=keep_incumbent, leave_overrun=leave_overrun)
     if milp.is_quadratic and solver not in QUADRATIC_SOLVERS:
         raise _refuse_quadratic(f"model {milp.name}", solver)
     names = [str(n) for n in milp.col_names()]

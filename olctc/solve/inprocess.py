@@ -23,10 +23,10 @@ import numpy as np
 
 from olctc.emit.params import CBC_PARAMETERS, PARAM_NAMES, solver_settings
 from olctc.errors import OlctcError
-from olctc.io import interrupt_handled, is_console
+from olctc.io import interrupt_handled, is_console, note_solver_left
 from olctc.read.solution import is_helper_column
 from olctc.solve.modelfile import no_columns, readable_path
-from olctc.solve.options import SolveOptions, start_from_file, start_vector
+from olctc.solve.options import SolveOptions, overrun_grace, start_from_file, start_vector
 from olctc.solve.result import LIMIT, SolveResult, finite_or_none, relative_gap, resolve_status
 
 if TYPE_CHECKING:
@@ -123,7 +123,16 @@ class _SolverThreads:
 _SOLVER_THREADS = _SolverThreads()
 
 
-def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None) -> Any:
+class SolverLeft(Exception):
+    """A solver call still running at ``_native``'s ``leave_at``: its thread was left running."""
+
+
+#: Seconds ``_native`` waits, once it has asked the solver to stop at ``leave_at``, before leaving it.
+LEAVE_WAIT = 1.0
+
+
+def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None,
+            leave_at: float | None = None, cancel: Callable[[], None] | None = None) -> Any:
     """Run a solver's native ``call`` in a solver thread while the caller waits, so that in the main thread
     an interrupt (Ctrl-C, the console program's SIGTERM) is seen at once rather than when the solver returns.
 
@@ -133,9 +142,13 @@ def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None) -> 
     KeyboardInterrupt goes on and the call is left running, which only the console program does: it
     leaves by ``os._exit``. A library caller's main thread would keep a busy thread: there the call runs
     in the caller's thread and the interrupt waits for its end. Other threads see no interrupt: they wait.
+
+    ``leave_at`` (a ``time.monotonic()`` instant; the console program only): a call still running then is
+    asked to stop (``cancel``, else ``stop``), given ``LEAVE_WAIT`` seconds, and then left running at the
+    lowest CPU priority (it would slow what the caller does next): SolverLeft is raised.
     """
     main = threading.current_thread() is threading.main_thread()
-    if main and stop is None and not is_console():
+    if main and stop is None and leave_at is None and not is_console():
         return call()
     handler = signal.getsignal(signal.SIGINT) if main else None
     # An Event, not Thread.join: a join that an interrupt cuts short can leave is_alive() False while the
@@ -147,6 +160,16 @@ def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None) -> 
                 # Take Ctrl-C back: Clp installs its own handler while it solves an LP, and when that LP
                 # is not CBC's root (a heuristic's, preprocessing's), CBC goes on as if nothing happened.
                 signal.signal(signal.SIGINT, handler)
+            if leave_at is not None and time.monotonic() >= leave_at:
+                ask = cancel or stop
+                if ask is not None:
+                    with contextlib.suppress(Exception):
+                        ask()
+                if done.wait(LEAVE_WAIT):
+                    break
+                note_solver_left()
+                _lowest_priority_but_mine()
+                raise SolverLeft
     except KeyboardInterrupt:
         if stop is None:
             raise
@@ -274,6 +297,17 @@ def highs_model(opts: SolveOptions) -> Any:
     return h
 
 
+def _lowest_priority_but_mine() -> None:
+    """Give every other thread of this process (a solver left running, and the threads it started) the
+    lowest CPU priority, where the OS allows it (Linux: a nice value per thread)."""
+    mine = threading.get_native_id()
+    with contextlib.suppress(OSError, AttributeError):
+        for tid in os.listdir("/proc/self/task"):
+            if int(tid) != mine:
+                with contextlib.suppress(OSError):
+                    os.setpriority(os.PRIO_PROCESS, int(tid), 19)
+
+
 def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
                opts: SolveOptions) -> SolveResult:
     import highspy
@@ -288,15 +322,28 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
         sol.value_valid = True
         if h.setSolution(sol) == highspy.HighsStatus.kError:
             raise OlctcError("HiGHS rejected the MIP start")
-    # Solve in a worker thread (highspy's, or _native's when nobody wants the incumbent after an interrupt)
-    # so that Ctrl-C cancels the solve (status kInterrupt, incumbent kept) or leaves it, instead of being
-    # ignored until HiGHS returns. A new thread also has a new task scheduler, sized by opts.threads
-    # whatever the calling thread ran before.
-    if opts.keep_incumbent or not is_console():
-        h.HandleKeyboardInterrupt = True
-        runtime = _timed(h.solve)
-    else:
-        runtime = _timed(lambda: _native(lambda: _highs_thread_run(h)))  # an interrupt leaves the solve
+    # Solve in a solver thread (_native) so that Ctrl-C cancels the solve (status kInterrupt, incumbent
+    # kept) or, when nobody wants the incumbent, leaves it, instead of being ignored until HiGHS returns.
+    # A new thread also has a new task scheduler, sized by opts.threads whatever the calling thread ran
+    # before. Not highspy's own threaded solve (Highs.solve): highspy 1.16 keeps its locks on the class, so
+    # two solves at once in two threads failed with "Solver is already running" (GridSearchCV under a
+    # threading backend scored a C as NaN).
+    version = h.version()
+    h.HandleUserInterrupt = True  # cancelSolve only sets a flag, which highspy's interrupt callbacks read
+    stop = h.cancelSolve if opts.keep_incumbent or not is_console() else None
+    leave_at = None
+    if opts.leave_overrun and left is not None and is_console():
+        # HiGHS's presolve, and the root LP's second presolve after a first run stopped on time, check no
+        # clock: w5a's fit ran 111 s at --time-limit 60. Past the grace the console program leaves it.
+        leave_at = time.monotonic() + left + overrun_grace(left)
+    t0 = time.perf_counter()
+    try:
+        _native(lambda: _highs_thread_run(h), stop=stop, leave_at=leave_at, cancel=h.cancelSolve)
+    except SolverLeft:
+        return SolveResult(status="no_solution", objective=None, bound=None, gap=None, x=None, col_names=names,
+                           solver="highs", solver_version=f"HiGHS {version}", runtime=time.perf_counter() - t0,
+                           raw_status="Time limit reached", left_running=True)
+    runtime = time.perf_counter() - t0
     model_status = h.getModelStatus()
     if model_status == highspy.HighsModelStatus.kInterrupt:
         interrupt_handled()  # it is this result's status now: the caller stops, or keeps the incumbent
@@ -312,7 +359,7 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
     else:
         bound, gap = (objective, 0.0) if status == "optimal" else (None, None)
     return SolveResult(status=status, objective=objective, bound=bound, gap=gap, x=x, col_names=names,
-                       solver="highs", solver_version=f"HiGHS {h.version()}", runtime=runtime,
+                       solver="highs", solver_version=f"HiGHS {version}", runtime=runtime,
                        raw_status=h.modelStatusToString(model_status))
 
 

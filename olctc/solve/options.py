@@ -34,6 +34,10 @@ class SolveOptions:
     #: False: after an interrupt nobody uses the incumbent, so the console program need not wait for the
     #: solver to hand it back (HiGHS took 15 s in its sub-MIP heuristics, which ignore the interrupt)
     keep_incumbent: bool = True
+    #: True: in the console program, a HiGHS run still busy well past its time limit (presolve and the root
+    #: LP's second presolve check no clock) is left running, with no solution: the caller falls back on the
+    #: warm start it has. ``overrun_grace`` says how long past the limit.
+    leave_overrun: bool = False
 
     def remaining(self) -> float | None:
         """Seconds left for the solver itself, once the model is read: the call's limit holds as a whole.
@@ -54,6 +58,14 @@ class SolveOptions:
 
 #: Below this many seconds left a solver cannot even start its search: refuse rather than run for nothing.
 MIN_SOLVE_SECONDS = 0.5
+
+
+def overrun_grace(limit: float) -> float:
+    """Seconds a solver may run past its own time limit of ``limit`` seconds before ``leave_overrun``
+    leaves it: 3 s plus 5%, above what HiGHS takes to stop on its own (0.4-2.5 s measured; up to 4 s in its
+    sub-MIP heuristics, where the 1 s more after the request to stop may help), far below its unchecked
+    presolve work (45-80 s on a6a and w5a, docs/BENCHMARKS.md)."""
+    return 3.0 + 0.05 * limit
 
 
 def start_vector(start: Start | None, names: Sequence[str], lb: np.ndarray | None = None,

@@ -35,6 +35,8 @@ class SolveResult:
         for external solvers).
     raw_status : the solver's own status word(s), unmapped.
     solution_path : for external solvers, the solution file they wrote; None in process.
+    left_running : the console program left the solver running past its time limit (``leave_overrun``):
+        no solution, whatever the solver may still find.
     """
 
     status: str
@@ -48,6 +50,7 @@ class SolveResult:
     runtime: float
     raw_status: str
     solution_path: Path | None = field(default=None)
+    left_running: bool = False
 
     @property
     def has_solution(self) -> bool:

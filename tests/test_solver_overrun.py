@@ -1,0 +1,113 @@
+"""`olctc fit` leaves a HiGHS solve still busy well past its time limit and keeps the warm start.
+
+HiGHS checks no clock in parts of its presolve (on a6a and w5a, `fit --time-limit 60` ran 57-111 s, and
+94 s at --time-limit 15). The console program now leaves such a solve ``overrun_grace`` past the limit,
+at the lowest CPU priority, keeps the warm start, and exits by ``os._exit``. The end-to-end test makes
+HiGHS hang for real: its sparsify presolve step, which olctc switches off because it never returned on
+a6a's score form, is switched back on in that process.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+import olctc
+from olctc.solve.inprocess import LEAVE_WAIT
+from olctc.solve.options import overrun_grace
+
+
+def _run_python(code: str, cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout)
+
+
+# A fresh process for each: leaving lowers the priority of every other thread of the process.
+NATIVE = """
+    import json, os, threading, time
+    from olctc import io
+    from olctc.solve import inprocess
+
+    release, seen = threading.Event(), {}
+
+    def call():
+        seen["tid"] = threading.get_native_id()
+        stopped = release.wait(30)
+        return "stopped" if stopped else "ran out"
+
+    def cancel():
+        seen["asked"] = time.monotonic() - t0
+        if HONOUR:
+            release.set()
+
+    t0 = time.monotonic()
+    try:
+        seen["value"] = inprocess._native(call, leave_at=t0 + 0.5, cancel=cancel)
+    except inprocess.SolverLeft:
+        seen["left"] = True
+    seen["took"] = time.monotonic() - t0
+    seen["solver_left"] = io.solver_left()
+    seen["nice_solver"] = os.getpriority(os.PRIO_PROCESS, seen["tid"])
+    seen["nice_main"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    release.set()
+    print(json.dumps(seen))
+"""
+
+
+def test_a_call_still_running_past_leave_at_is_asked_to_stop_then_left_at_low_priority():
+    out = _run_python("HONOUR = False\n" + textwrap.dedent(NATIVE))
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout)
+    assert seen.get("left") and "value" not in seen
+    assert 0.5 <= seen["asked"] < 0.5 + 0.5
+    assert 0.5 + LEAVE_WAIT <= seen["took"] < 0.5 + LEAVE_WAIT + 1.0
+    assert seen["solver_left"] is True
+    assert (seen["nice_solver"], seen["nice_main"]) == (19, 0)
+
+
+def test_a_call_that_stops_when_asked_is_not_left():
+    out = _run_python("HONOUR = True\n" + textwrap.dedent(NATIVE))
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout)
+    assert seen["value"] == "stopped" and "left" not in seen
+    assert seen["took"] < 0.5 + 0.5
+    assert seen["solver_left"] is False and seen["nice_solver"] == 0
+
+
+@pytest.mark.parametrize("keep", [False, True], ids=["plain", "keep-incumbent"])
+def test_fit_leaves_a_hung_highs_and_writes_the_warm_start_tree(tmp_path, keep):
+    # 2,500 rows of a6a; with sparsify on, HiGHS's presolve of the score form took 79 s at a 5 s limit
+    # (2,000 rows; 12 s with 1,000), and never returned on the whole set.
+    src = Path(olctc.__file__).parent / "datasets" / "a6a.csv.gz"
+    with gzip.open(src, "rt") as f:
+        lines = [next(f) for _ in range(2501)]
+    (tmp_path / "a6a.csv").write_text("".join(lines))
+    target = lines[0].strip().split(",")[-1]
+    limit = 8
+    args = ["fit", "a6a.csv", "--target", target, "--depth", "2", "--time-limit", str(limit), "--threads", "1",
+            "--quiet", "-o", "tree.json"] + (["--keep-incumbent"] if keep else [])
+    t0 = time.monotonic()
+    out = _run_python(f"""
+        import sys
+        import olctc.emit.params as params
+        params.WORKAROUNDS["highs"] = {{}}  # HiGHS as shipped: its sparsify presolve step hangs here
+        from olctc.cli import main
+        sys.argv = ["olctc", *{args!r}]
+        main()
+    """, cwd=tmp_path)
+    took = time.monotonic() - t0
+    assert out.returncode == 0, out.stderr
+    meta = json.loads((tmp_path / "tree.json").read_text())["meta"]["fit"]
+    assert meta["solution_from"] == "warm start"
+    assert meta["status"] == "feasible" and meta["solver_status"] == "no_solution"
+    assert "was still running" in meta["warm_start_kept"] and "was left" in meta["warm_start_kept"]
+    assert f"solution from warm start (highs was still running" in out.stdout
+    # the limit, the grace and the wait, plus start-up, reading, decoding and refinement; it used to
+    # be HiGHS's presolve time (79 s for fewer rows)
+    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 15, took
