@@ -81,6 +81,44 @@ def class_array(classes: Sequence[Label]) -> np.ndarray:
     return out
 
 
+def _is_labelled_row(x: Any) -> bool:
+    """A 1-D mapping-like row with an index of labels (a pandas Series), not an array or a list."""
+    return (not isinstance(x, (np.ndarray, list, tuple, dict, str)) and hasattr(x, "index")
+            and callable(getattr(x, "keys", None)) and np.ndim(x) == 1)
+
+
+def _missing_as_nan(X: Any) -> np.ndarray | None:
+    """A table whose nullable columns hold missing cells (pandas' NA, which numpy cannot convert) as floats
+    with NaN there, for ``_check_X`` to name the cell; None if it still holds something else (text)."""
+    to_numpy = getattr(X, "to_numpy", None)
+    if to_numpy is None:
+        return None
+    try:
+        return np.asarray(to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def _by_position(table: Any, schema: Schema) -> Any:
+    """The schema's columns of ``table`` as arrays, so that the encoder reads rows by position: a pandas
+    Series is indexed by its row labels, and a bad cell of a DataFrame with another index than 0..n-1
+    raised KeyError (or was named by the wrong row) instead of the encoder's error."""
+    if isinstance(table, dict) and not any(hasattr(v, "to_numpy") for v in table.values()):
+        return table
+    try:
+        names = [c.name for c in schema.columns if c.name in table]
+    except TypeError:  # no table at all: the encoder says so
+        return table
+    out = {}
+    for name in names:
+        vals = table[name]
+        if not isinstance(vals, (np.ndarray, list, tuple, str)) and hasattr(vals, "to_numpy") \
+                and np.ndim(vals) == 1:
+            vals = vals.to_numpy()
+        out[name] = vals
+    return out
+
+
 @dataclass
 class NodeStep:
     """One node on a sample's path."""
@@ -251,11 +289,20 @@ class Tree:
     # ------------------------------------------------------------------ prediction
 
     def _check_X(self, X: Any) -> np.ndarray:
-        columns = getattr(X, "columns", None) if not isinstance(X, np.ndarray) else None
+        columns = None
+        if not isinstance(X, np.ndarray):
+            columns = getattr(X, "columns", None)
+            if columns is None and _is_labelled_row(X):
+                # one row of a DataFrame (df.iloc[i]): its index names the features, as a table's columns do;
+                # read by position, a row of a DataFrame whose columns were in another order was silently wrong
+                columns = X.index
         try:
             X = np.asarray(X, dtype=np.float64)
         except (TypeError, ValueError):
-            raise OlctcError("X must be the numeric encoded feature matrix; use Tree.encode for raw cells") from None
+            X = _missing_as_nan(X)
+            if X is None:
+                raise OlctcError("X must be the numeric encoded feature matrix; use Tree.encode for raw "
+                                 "cells") from None
         except OverflowError:  # a Python int beyond float64 (10**400)
             raise OlctcError("X holds an integer too large for a float64 (above 1.8e308)") from None
         if X.ndim == 1:
@@ -361,8 +408,11 @@ class Tree:
         return np.column_stack([1.0 - p, p])
 
     def encode(self, table: dict[str, Sequence[Any]], source: str = "data") -> np.ndarray:
-        """Encoded matrix from raw cells (column name -> values), as the schema prescribes."""
-        return self.schema.encode(table, source)
+        """Encoded matrix from raw cells (column name -> values, or a DataFrame), as the schema prescribes.
+
+        Columns are read by name (other columns are ignored), rows by position: row k in a message is the
+        k-th row whatever the DataFrame's index."""
+        return self.schema.encode(_by_position(table, self.schema), source)
 
     # ------------------------------------------------------------------ training statistics
 
@@ -402,7 +452,14 @@ class Tree:
         return [(int(j), float(vals[j])) for j in idx]
 
     def explain(self, x_row: Any, top: int = 5) -> Explanation:
-        """Path of one sample (encoded row, or dict of raw cells) with per-node confidence and top features."""
+        """Path of one sample (encoded row, or raw cells as a dict or a pandas Series keyed by column name)
+        with per-node confidence and top features."""
+        if not isinstance(x_row, dict) and _is_labelled_row(x_row):
+            names = list(x_row.keys())
+            if all(isinstance(k, str) for k in names) and {c.name for c in self.schema.columns} <= set(names):
+                # a row of a DataFrame of the raw columns (df.iloc[i]): by name, as a dict (and the exported
+                # code) take it; other rows go by position below, their index checked as a table's columns
+                x_row = dict(zip(names, x_row.tolist() if hasattr(x_row, "tolist") else list(x_row)))
         if isinstance(x_row, dict):
             x = self.encode({k: [v] for k, v in x_row.items()}, "x_row")
         else:

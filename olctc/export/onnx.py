@@ -5,11 +5,11 @@ Inputs
 - All-numeric schema: one tensor ``input`` of shape (N, n_features), double, columns in
   ``Tree.feature_names`` order (as skl2onnx classifiers take them).
 - Schema with categorical columns: one input per raw column, named exactly as the column, shape (N, 1):
-  double for a numeric column, string for a categorical one (from a DataFrame:
-  ``{c: df[[c]].to_numpy() for c in columns}``). The graph one-hot encodes each string column with
-  ``Equal`` against its training categories (an unseen category encodes as all zeros, like
-  ``Schema.encode``) and concatenates the blocks in schema order. Two columns with the same name share
-  one input.
+  double for a numeric column, string for a categorical one (from a DataFrame: ``feeds(tree, cells=df)``;
+  ``df[[c]].to_numpy()`` is int64 for an integer column, which onnxruntime refuses). The graph one-hot
+  encodes each string column with ``Equal`` against its training categories (an unseen category encodes
+  as all zeros, like ``Schema.encode``) and concatenates the blocks in schema order. Two columns with the
+  same name share one input.
 
 Outputs
 -------
