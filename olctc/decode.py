@@ -60,7 +60,13 @@ INEXACT_MIQP = frozenset({"cbc"})
 
 @dataclass
 class DecodeReport:
-    """What decoding found; ``ok`` is False when the solver's objective is not the tree's."""
+    """What decoding found; ``ok`` is False when the solver's objective is not the tree's.
+
+    ``true_objective`` is the model's objective of the solver's (W, b) with the real routing (a point goes
+    right at a score >= epsilon/2), before the tree folds epsilon/2 into b; so the margin (hinge) terms of
+    the routing nodes of a MARGOT tree, and an unrefined OLCT's, may differ from the exported tree's by up to
+    C epsilon/2 per point. ``exact_objective`` (tree meta) is the exported tree's own.
+    """
 
     solver: str
     status: str

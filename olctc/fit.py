@@ -182,8 +182,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         raise KeyboardInterrupt
     status, gap, kept_why = res.status, res.gap, None  # of the tree kept
     if res.x is None:
-        kept_why = (f"{solver} was still running {res.runtime - remaining:.0f} s past its {remaining:.0f} s, in "
-                    "work that checks no clock, and was left" if res.left_running
+        kept_why = (f"{solver} was still running {res.runtime - remaining:.0f} s past its time limit of "
+                    f"{remaining:.0f} s (work that checks no clock) and was left" if res.left_running
                     else f"{solver} found no solution ({res.raw_status})")
         if verbose:
             echo(f"{kept_why}: keeping the warm start")

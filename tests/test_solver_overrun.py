@@ -107,7 +107,7 @@ def test_fit_leaves_a_hung_highs_and_writes_the_warm_start_tree(tmp_path, keep):
     assert meta["solution_from"] == "warm start"
     assert meta["status"] == "feasible" and meta["solver_status"] == "no_solution"
     assert "was still running" in meta["warm_start_kept"] and "was left" in meta["warm_start_kept"]
-    assert f"solution from warm start (highs was still running" in out.stdout
+    assert "solution from warm start (highs was still running" in out.stdout
     # the limit, the grace and the wait, plus start-up, reading, decoding and refinement; it used to
     # be HiGHS's presolve time (79 s for fewer rows)
     assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 15, took

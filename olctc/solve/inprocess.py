@@ -329,13 +329,14 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
     # two solves at once in two threads failed with "Solver is already running" (GridSearchCV under a
     # threading backend scored a C as NaN).
     version = h.version()
-    h.HandleUserInterrupt = True  # cancelSolve only sets a flag, which highspy's interrupt callbacks read
     stop = h.cancelSolve if opts.keep_incumbent or not is_console() else None
     leave_at = None
     if opts.leave_overrun and left is not None and is_console():
         # HiGHS's presolve, and the root LP's second presolve after a first run stopped on time, check no
         # clock: w5a's fit ran 111 s at --time-limit 60. Past the grace the console program leaves it.
         leave_at = time.monotonic() + left + overrun_grace(left)
+    if stop is not None or leave_at is not None:
+        h.HandleUserInterrupt = True  # cancelSolve only sets a flag, which highspy's interrupt callbacks read
     t0 = time.perf_counter()
     try:
         _native(lambda: _highs_thread_run(h), stop=stop, leave_at=leave_at, cancel=h.cancelSolve)
