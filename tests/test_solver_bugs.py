@@ -256,7 +256,8 @@ def test_every_native_solve_runs_in_one_long_lived_thread() -> None:
                          time_limit=10)
         assert res.status == "optimal"
         seen.append([t.ident for t in threading.enumerate() if t.name == "olctc-solver"])
-    assert len(seen[0]) == 1 and seen[0] == seen[1] == seen[2], seen
+    # the pool holds as many workers as this process ever ran solves at once (other tests run two at once)
+    assert seen[0] and seen[0] == seen[1] == seen[2], seen
 
 
 def test_solves_from_many_threads_run_in_few_long_lived_threads(monkeypatch: pytest.MonkeyPatch) -> None:
