@@ -792,7 +792,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     t_warm = time.perf_counter() - t0 - t_build
     # fit's own rule (and its refusal of too short a limit), so that phases' OLCT-V0 and tangents'
     # OLCT-V0 solve for the same time under the same --time-limit.
-    remaining = solver_budget(limit, time.perf_counter() - t0, t_build)
+    remaining = solver_budget(limit, time.perf_counter() - t0, t_build, t_warm)
     res = solve_milp(comp.milp, solver, time_limit=remaining, threads=task_threads(task), start=x0, verbose=False)
     x = res.x if res.x is not None else x0
     common = {"preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C), "alpha": None,
