@@ -86,4 +86,7 @@ def performance_profile(costs: np.ndarray, taus: np.ndarray, shift: float = 0.0)
     """
     r = performance_ratios(costs, shift)
     t = np.asarray(taus, dtype=float)
+    if r.shape[0] == 0:
+        # No instance: nothing solved (as gap_cdf says), not numpy's NaN and "Mean of empty slice" warning.
+        return np.zeros((r.shape[1], t.size))
     return (r[:, :, None] <= t[None, None, :] * (1 + 1e-12)).mean(axis=0)
