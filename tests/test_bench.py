@@ -66,6 +66,10 @@ def test_phases_run_records(phases_dir: Path) -> None:
         # Refinement keeps a refit only if the exact objective does not increase.
         assert vr["exact_objective"] <= v["exact_objective"] + 1e-6
         assert w["time_solve"] == 0.0 and v["time_solve"] == vr["time_solve"] > 0
+        # the warm-start tree states no solver result of its own (it copied the MILP's status and bound)
+        assert (w["status"], w["solution_from"], w["raw_status"], w["bound"], w["objective_milp"]) == \
+            ("warm start", "warm start", None, None, None)
+        assert v["raw_status"] and v["objective_milp"] is not None
     meta = json.loads((phases_dir / "bench.json").read_text())
     assert meta["experiment"] == "phases" and meta["options"]["seeds"] == [0]
     assert meta["olctc_version"]

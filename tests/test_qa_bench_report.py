@@ -78,7 +78,8 @@ def _expected_rows(experiment: str, recs: list[dict], meta: dict) -> dict[tuple[
                "test_bacc_mean": b.mean() if b.size else None,
                "test_bacc_std": math.sqrt(((b - b.mean()) ** 2).mean()) if b.size else None,
                "train_bacc_mean": mean("train_balanced_accuracy", 100.0), "time_solve_mean": mean("time_solve"),
-               "gap_mean": mean("gap"), "nonzero_per_node_mean": mean("mean_nonzero_per_node"),
+               "gap_mean": mean("gap") if all(r.get("gap") is not None for r in good) else None,
+               "nonzero_per_node_mean": mean("mean_nonzero_per_node"),
                "brier_mean": mean("test_brier"), "ece_mean": mean("test_ece"),
                "exact_train_loss_mean": mean("exact_objective", rs=[r for r in good if r.get("preset") == "olct"]),
                "seeds_used": " ".join(map(str, seeds)),
@@ -380,3 +381,16 @@ def test_performance_profile_edge_cases() -> None:
         P = performance_profile(np.zeros((0, 2)), tau)
     np.testing.assert_array_equal(P, np.zeros((2, 4)))
     assert gap_cdf(np.zeros((0, 2)), tau).tolist() == P.tolist()
+
+
+def test_gap_mean_is_stated_only_when_every_finished_run_has_a_gap():
+    # STreeD records gap 0.0 when optimal and None otherwise: the mean over the stated ones read 0.000 for a
+    # cell with runs not proven optimal.
+    base = {"dataset": "heart", "model": "STreeD", "test_balanced_accuracy": 0.8, "train_balanced_accuracy": 0.9}
+    recs = [dict(base, seed=0, key="heart|0|STreeD", status="optimal", gap=0.0),
+            dict(base, seed=42, key="heart|42|STreeD", status="feasible", gap=None)]
+    (row,) = report.summary_rows("models", recs)
+    assert row["gap_mean"] is None and row["optimal"] == 1
+    recs[1].update(status="optimal", gap=0.0)
+    (row,) = report.summary_rows("models", recs)
+    assert row["gap_mean"] == 0.0

@@ -814,8 +814,10 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
                    routing_disagreements=len(report.disagreements),
                    time_total=time.perf_counter() - t0)
         if name == m.outputs[0]:
-            # The warm-start tree used no solver time: its "solve" is the greedy fit.
-            rec.update(status="warm start", gap=None, time_solve=0.0, time_total=t_build + t_warm)
+            # The warm-start tree used no solver time: its "solve" is the greedy fit, and the solver's fields
+            # are not its own (runs.csv showed the MILP's "Time limit reached", bound and solution source).
+            rec.update(status="warm start", gap=None, time_solve=0.0, time_total=t_build + t_warm,
+                       raw_status=None, bound=None, objective_milp=None, solution_from="warm start")
         rec.update(_nonzero(tree.W))
         rec.update(_tree_scores(tree, tr, te))
         recs.append(rec)
