@@ -358,7 +358,8 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("--solver", default=None,
               help="highs, cbc or scip; default: highs, scip for the MIQP presets.")
 @click.option("--time-limit", type=float, default=None,
-              help="Seconds for the whole fit, building and refining included (default: no limit).")
+              help="Seconds for the whole fit, building and refining included (default: no limit); a HiGHS "
+                   "solve still busy 3 s + 5% past its share is left, and the warm start kept.")
 @click.option("--threads", type=int, default=None, help="Solver threads (default: the solver's default).")
 @click.option("--refine/--no-refine", default=True, show_default=True,
               help="Refit the last layer with the exact logistic loss (logistic presets).")
