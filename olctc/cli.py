@@ -601,12 +601,8 @@ def main(argv: list[str] | None = None) -> None:
         if argv is None and solver_left():
             # A solver thread left running (fit's leave_overrun) would still be in the solver library
             # while the interpreter and that library finalise: leave without finalising.
-            code = exc.code
-            if not isinstance(code, int):
-                if code is not None:
-                    click.echo(str(code), err=True)
-                code = 0 if code is None else 1
-            _hard_exit(code)
+            # (every exit of _run is sys.exit with an int code)
+            _hard_exit(exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1)
         raise
     finally:
         interrupts.close(restore=argv is not None)

@@ -73,14 +73,13 @@ def summary_rows(experiment: str, records: list[dict[str, Any]],
         good = [r for r in rs if _ok(r)]
         bacc = [100 * r["test_balanced_accuracy"] for r in good]
         seeds = [r["seed"] for r in good]
-        anchors = [anchor_for(experiment, model, ds, s) for s in seeds]
+        # The authors' value for each seed this cell ran, failed runs included.
+        anchor_by_seed = {r["seed"]: anchor_for(experiment, model, ds, r["seed"]) for r in rs}
+        anchors = [anchor_by_seed[s] for s in seeds]
         gaps = [r.get("gap") for r in good]
         # Like for like: an anchor mean (and a diff) only when the authors have a value for every seed
         # whose mean we report; over a subset of those seeds it would compare two different means.
         a_vals = anchors if anchors and all(a is not None for a in anchors) else []
-        # Whether the authors have a value for every seed this cell ran, failed runs included: a data set
-        # whose every run failed still has an anchor it missed (target_check counts it, as not within).
-        ran = [anchor_for(experiment, model, ds, r["seed"]) for r in rs]
         method = anchor_method(experiment, model)
         a_nz = (seed_anchors().get((method, ds), {}).get("nonzero")
                 if method and uses_seed_anchors(experiment) else None)
@@ -88,7 +87,8 @@ def summary_rows(experiment: str, records: list[dict[str, Any]],
                "seeds_used": " ".join(str(s) for s in sorted(seeds)),
                "missing": sum((m_ds, m_model) == (ds, model) for m_ds, _, m_model in missing),
                "bacc_by_seed": dict(zip(seeds, bacc)),
-               "anchor_for_runs": bool(ran) and all(a is not None for a in ran),
+               # a data set whose every run failed still has an anchor it missed (target_check counts it)
+               "anchor_for_runs": all(a is not None for a in anchor_by_seed.values()),
                "test_bacc_mean": _mean(bacc), "test_bacc_std": _std(bacc),
                # The anchor over the same seeds we ran, so that a 2-seed run is compared like for like.
                "anchor_mean": _mean(a_vals), "anchor_std": _std(a_vals),
