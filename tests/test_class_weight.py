@@ -204,7 +204,7 @@ def test_weighted_warm_start_and_refinement_on_real_data():
         warnings.simplefilter("error")  # no "MILP objective differs" warning
         x0, info = warm_start(comp.milp, comp.X, comp.dataset.y, spec)
     assert info["objective_matches"] and max(info["violation"].values()) <= 1e-9
-    res = solve_milp(comp.milp, "highs", start=x0, threads=1, verbose=False, time_limit=20)
+    res = solve_milp(comp.milp, "highs", start=x0, threads=1, verbose=False, time_limit=5)
     W, b = comp.milp.values(res.x, "w"), comp.milp.values(res.x, "b")
     assert tree_objective(W, b, comp.X, comp.dataset.y, spec, threshold=spec.epsilon / 2).total == \
         pytest.approx(res.objective, rel=1e-6)

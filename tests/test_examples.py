@@ -35,7 +35,7 @@ def test_fit_in_process_example(tmp_path):
 
 
 def test_grid_search_example(tmp_path):
-    out = _run_with_limits(tmp_path, "grid_search.py", {"time_limit=10": "time_limit=4"}, [])
+    out = _run_with_limits(tmp_path, "grid_search.py", {"time_limit=10": "time_limit=3"}, [])
     assert out.count("mean balanced accuracy") == 4 and "ONNX (skl2onnx) predictions match" in out
 
 

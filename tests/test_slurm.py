@@ -63,6 +63,8 @@ def slurm_conf(root: Path, cpus: int) -> str:
         "AuthType=auth/munge", "CredType=cred/munge", f"AuthInfo=socket={root}/munge.sock",
         "MpiDefault=none", "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
         "SelectType=select/cons_tres", "SelectTypeParameters=CR_CPU", "SchedulerType=sched/backfill",
+        # start a freed CPU's next task at once, not at the next 3 s batch-scheduling tick (test time only)
+        "SchedulerParameters=batch_sched_delay=0",
         "ReturnToService=2",
         f"StateSaveLocation={root}/state", f"SlurmdSpoolDir={root}/spool",
         f"SlurmctldPidFile={root}/slurmctld.pid", f"SlurmdPidFile={root}/slurmd.pid",
@@ -82,6 +84,24 @@ def _wait(pred, timeout: float, what: str, logs: list[Path]) -> None:
         time.sleep(0.5)
     tails = "\n".join(f"--- {p}\n" + (p.read_text()[-2000:] if p.exists() else "(none)") for p in logs)
     raise AssertionError(f"timed out after {timeout:g} s waiting for {what}\n{tails}")
+
+
+def _sbatch_wait(script: str, cwd: Path, env: dict) -> str:
+    """``sbatch SCRIPT`` in ``cwd``, then wait for the job to leave the queue; returns the job id. (sbatch
+    --wait polls at growing intervals: it returned 8-20 s after the job had ended.)"""
+    sub = subprocess.run(["sbatch", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+    assert sub.returncode == 0, sub.stderr
+    job = re.search(r"Submitted batch job (\d+)", sub.stdout).group(1)
+    _wait_job(job, env, [])
+    return job
+
+
+def _wait_job(job: str, env: dict, logs: list[Path]) -> None:
+    def gone() -> bool:
+        r = subprocess.run(["squeue", "-h", "-j", job], env=env, capture_output=True, text=True)
+        return r.returncode == 0 and r.stdout.strip() == ""
+
+    _wait(gone, 150, f"job {job} to finish", logs)
 
 
 @pytest.fixture
@@ -151,11 +171,7 @@ def test_grid_on_slurm_matches_gridsearchcv(cluster, tmp_path):
     assert list(elsewhere.iterdir()) == []
     job = re.search(r"Submitted batch job (\d+)", sub.stdout).group(1)
 
-    def done() -> bool:
-        r = subprocess.run(["squeue", "-h", "-j", job], env=env, capture_output=True, text=True)
-        return r.returncode == 0 and r.stdout.strip() == ""
-
-    _wait(done, 150, f"job array {job} to finish", sorted(grid.glob("logs/*.out")))
+    _wait_job(job, env, sorted(grid.glob("logs/*.out")))
     for k in range(8):
         sol = grid / f"tasks/{k:04d}/model.highs.sol"
         assert sol.exists(), (grid / f"logs/task-{k}.out").read_text() + (
@@ -163,10 +179,7 @@ def test_grid_on_slurm_matches_gridsearchcv(cluster, tmp_path):
         assert "status optimal" in (grid / f"tasks/{k:04d}/solve.log").read_text()
 
     # resubmitting is safe: every task sees its solution and skips
-    sub = subprocess.run(["sbatch", "--wait", "submit.slurm"], cwd=grid, env=env, capture_output=True, text=True,
-                         timeout=120)
-    assert sub.returncode == 0, sub.stderr
-    job2 = re.search(r"Submitted batch job (\d+)", sub.stdout).group(1)
+    job2 = _sbatch_wait("submit.slurm", grid, env)
     assert "exists, skipped" in (grid / "logs/task-0.out").read_text(), job2
 
     # collect's advice for unscored tasks submits only those, and works as printed
@@ -180,8 +193,7 @@ def test_grid_on_slurm_matches_gridsearchcv(cluster, tmp_path):
     sub = subprocess.run(["bash", "-c", advice.group(1)], env=env, capture_output=True, text=True)
     assert sub.returncode == 0, sub.stderr
     job3 = re.search(r"Submitted batch job (\d+)", sub.stdout).group(1)
-    _wait(lambda: subprocess.run(["squeue", "-h", "-j", job3], env=env, capture_output=True,
-                                 text=True).stdout.strip() == "", 150, f"job array {job3}", [])
+    _wait_job(job3, env, [])
     for k in saved:
         assert (grid / f"tasks/{k:04d}/model.highs.sol").exists(), (grid / f"logs/task-{k}.out").read_text()
     assert "exists, skipped" in (grid / "logs/task-0.out").read_text()  # task 0 did not run again
@@ -237,9 +249,7 @@ def test_grid_of_more_tasks_than_maxarraysize(cluster, tmp_path):
     test = subprocess.run(["sbatch", "--test-only", "submit.slurm"], cwd=grid, env=env, capture_output=True,
                           text=True)
     assert test.returncode == 0, test.stderr  # tasks 0..999: accepted (not run here: 1000 jobs)
-    sub = subprocess.run(["sbatch", "--wait", "submit-1000.slurm"], cwd=grid, env=env, capture_output=True,
-                         text=True, timeout=150)
-    assert sub.returncode == 0, sub.stderr
+    _sbatch_wait("submit-1000.slurm", grid, env)
     for k in (1000, 1001):
         log = (grid / f"logs/task-{k}.out").read_text()  # named by the task, not by the array index
         assert log.startswith(f"task {k}: "), log
