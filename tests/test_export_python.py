@@ -38,12 +38,12 @@ json.dump(results, open(sys.argv[2], "w", encoding="utf-8"))
 """
 
 
-def run_fresh(tmp_path: Path, jobs: list[dict]) -> list[dict]:
+def run_fresh(tmp_path: Path, jobs: list[dict], python: str = sys.executable) -> list[dict]:
     """Import each generated module in one fresh, isolated interpreter and predict its rows."""
     jobs_path, out_path, runner = tmp_path / "jobs.json", tmp_path / "out.json", tmp_path / "runner.py"
     jobs_path.write_text(json.dumps(jobs), encoding="utf-8")
     runner.write_text(RUNNER, encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-I", "-S", str(runner), str(jobs_path), str(out_path)],
+    proc = subprocess.run([python, "-I", "-S", str(runner), str(jobs_path), str(out_path)],
                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(out_path.read_text(encoding="utf-8"))
@@ -69,6 +69,40 @@ def test_every_data_set_agrees_in_a_fresh_interpreter(tmp_path):
     for (tree, ds), res in zip(trees, run_fresh(tmp_path, jobs)):
         assert res["features"] == [c.name for c in ds.schema.columns]
         _check(tree, ds.X, res)
+
+
+def _other_pythons() -> list[str]:
+    """Every other CPython 3 on this machine (pyenv's versions, python3.N on PATH), one per minor version."""
+    import glob
+    import shutil
+
+    found: dict[str, str] = {}
+    candidates = sorted(glob.glob(str(Path.home() / ".pyenv/versions/3.*/bin/python3")))
+    candidates += [p for n in range(6, 20) if (p := shutil.which(f"python3.{n}"))]
+    for exe in candidates:
+        ver = subprocess.run([exe, "-I", "-S", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                             capture_output=True, text=True).stdout.strip()
+        if ver and ver != "%d.%d" % sys.version_info[:2]:
+            found.setdefault(ver, exe)
+    return [found[v] for v in sorted(found, key=lambda v: tuple(map(int, v.split("."))))]
+
+
+def test_every_data_set_agrees_on_every_other_python_here(tmp_path):
+    """The module promises Python 3.6 or newer (its header): users embed it where olctc does not run."""
+    pythons = _other_pythons()
+    if not pythons:
+        pytest.skip("no other CPython 3 on this machine")
+    jobs, trees = [], []
+    for k, (name, depth) in enumerate(cases()):
+        tree, ds = tree_for(name, depth), dataset(name)
+        path = tmp_path / f"tree_{k}.py"
+        path.write_text(to_python(tree), encoding="utf-8")
+        jobs.append({"module": str(path), "rows": raw_rows(ds.schema, ds.X[:200]),
+                     "as_dict": not ds.schema.is_numeric})
+        trees.append((tree, ds))
+    for python in pythons:
+        for (tree, ds), res in zip(trees, run_fresh(tmp_path, jobs, python)):
+            _check(tree, ds.X[:200], res)
 
 
 ALLOWED_NAMES = {"math", "float", "str", "abs", "isinstance", "dict", "list", "len", "KeyError", "ValueError",
