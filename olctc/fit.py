@@ -146,8 +146,9 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     lands in the root LP, which Clp stops with no incumbent).
     ``max_nonzeros`` refuses, before building it, a model above that size (default: the compile budget).
     ``standardise=False`` fits on the features as given (data scaled elsewhere, as in the paper's CV).
-    ``leave_overrun`` (the console program): a HiGHS solve still running well past the time limit is left,
-    and the warm start is kept (``olctc.solve.solve_milp``).
+    ``leave_overrun`` (the console program): a HiGHS solve still running well past the time limit is left
+    (summary ``solver_left`` says so) with the best solution it had found; with none, the warm start is
+    kept (``olctc.solve.solve_milp``).
     """
     from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
     from olctc.solve import solve_milp
@@ -185,10 +186,12 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     if limit_kind(res.raw_status) == "interrupt" and not keep_incumbent:
         raise KeyboardInterrupt
     status, gap, kept_why = res.status, res.gap, None  # of the tree kept
+    left_why = (f"{solver} was still running {res.runtime - remaining:.0f} s past its time limit of "
+                f"{remaining:.0f} s (work that checks no clock) and was left" if res.left_running else None)
+    if left_why and res.x is not None and verbose:
+        echo(f"{left_why}: taking the best solution it had found (objective {res.objective:.6g})")
     if res.x is None:
-        kept_why = (f"{solver} was still running {res.runtime - remaining:.0f} s past its time limit of "
-                    f"{remaining:.0f} s (work that checks no clock) and was left" if res.left_running
-                    else f"{solver} found no solution ({res.raw_status})")
+        kept_why = left_why or f"{solver} found no solution ({res.raw_status})"
         if verbose:
             echo(f"{kept_why}: keeping the warm start")
         x, used = x0, "warm start"
@@ -228,6 +231,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         "spec": spec.to_json(), **_class_weights(comp.manifest, fitted.classes), **_sample_weights(tr),
         "model_size": {"rows": comp.milp.n_rows, "columns": comp.milp.n_cols, "nonzeros": comp.milp.nnz},
         "solver": solver, "solution_from": used, **({"warm_start_kept": kept_why} if kept_why else {}),
+        **({"solver_left": left_why} if left_why else {}),
         "status": status, "solver_status": res.status,
         "raw_status": res.raw_status, "gap": gap, "bound": res.bound,
         "objective_warm_start": warm_obj, "objective_milp": res.objective,

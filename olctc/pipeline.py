@@ -101,8 +101,11 @@ SOLUTION_RESERVE = 0.2
 
 def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | None = None,
                         threads: int | None = None, use_start: bool = True, solver_path: str | None = None,
-                        output: str | Path | None = None, verbose: bool = True):
+                        output: str | Path | None = None, verbose: bool = True, leave_overrun: bool = False):
     """Solve a model file; use the MIP start compile wrote beside it; write the native solution file.
+
+    ``leave_overrun`` (the console program): HiGHS still running well past the time limit is left, and
+    the best solution it had found is written (``olctc.solve.solve_milp``).
 
     The manifest beside the model (``NAME.olctc.json``) is used only if it was written for this very
     file (same name and sha256): two models may share a stem (``m.mps`` and ``m.lp``), and a model may
@@ -155,9 +158,12 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
         return _solve_external(model, solver, sol, time_limit=time_limit, threads=threads, start_path=start_path,
                                verbose=verbose, solver_path=solver_path, col_names=names), sol
     res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
-                     verbose=verbose, solver_path=solver_path)
+                     verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun)
     if res.x is None:
-        raise NoSolution(f"{solver} found no solution ({res.raw_status}); nothing written")
+        why = (f"was still running {res.runtime - time_limit:.0f} s past its time limit (work that checks no "
+               f"clock) and was left, with no solution" if res.left_running else f"found no solution "
+                                                                                 f"({res.raw_status})")
+        raise NoSolution(f"{solver} {why}; nothing written")
     write_native_solution(res, sol, solver)
     return res, sol
 

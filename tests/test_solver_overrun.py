@@ -1,10 +1,12 @@
-"""`olctc fit` leaves a HiGHS solve still busy well past its time limit and keeps the warm start.
+"""`olctc fit` and `olctc solve` leave a HiGHS solve still busy well past its time limit, with the best
+solution HiGHS had found (fit: else the warm start).
 
 HiGHS checks no clock in parts of its presolve (on a6a and w5a, `fit --time-limit 60` ran 57-111 s, and
 94 s at --time-limit 15). The console program now leaves such a solve ``overrun_grace`` past the limit,
-at the lowest CPU priority, keeps the warm start, and exits by ``os._exit``. The end-to-end test makes
-HiGHS hang for real: its sparsify presolve step, which olctc switches off because it never returned on
-a6a's score form, is switched back on in that process.
+at the lowest CPU priority, takes the incumbent HiGHS's improving-solution callback kept (none: fit keeps
+the warm start), and exits by ``os._exit``. The fit test makes HiGHS hang for real: its sparsify presolve
+step, which olctc switches off because it never returned on a6a's score form, is switched back on in that
+process; the others make the callback (or the whole run) block the solver thread.
 """
 from __future__ import annotations
 
@@ -111,3 +113,96 @@ def test_fit_leaves_a_hung_highs_and_writes_the_warm_start_tree(tmp_path, keep):
     # the limit, the grace and the wait, plus start-up, reading, decoding and refinement; it used to
     # be HiGHS's presolve time (79 s for fewer rows)
     assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 15, took
+
+
+# HiGHS busy in work that checks no clock after it has found an incumbent: the improving-solution callback
+# that keeps the incumbent is made to block the solver thread (a real HiGHS run, a real incumbent).
+HANG_AFTER_INCUMBENT = """
+    import sys, time
+    from olctc.solve import inprocess
+    keep = inprocess._keep_incumbent
+
+    def keep_then_hang(event, best):
+        keep(event, best)
+        time.sleep(60)
+
+    inprocess._keep_incumbent = keep_then_hang
+"""
+# HiGHS busy before it has any incumbent (the real hang of the fit test above, without its 2,500 rows)
+HANG_AT_ONCE = """
+    import sys, time
+    from olctc.solve import inprocess
+    inprocess._highs_thread_run = lambda h: time.sleep(60)
+"""
+
+
+def _cli(prelude: str, args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, float]:
+    t0 = time.monotonic()
+    out = _run_python(textwrap.dedent(prelude) + textwrap.dedent(f"""
+        from olctc.cli import main
+        sys.argv = ["olctc", *{args!r}]
+        main()
+    """), cwd=cwd)
+    return out, time.monotonic() - t0
+
+
+@pytest.fixture
+def heart_model(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "olctc.cli", "compile", "--dataset", "heart", "--depth", "2",
+                          "-o", "h.mps"], cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    return tmp_path / "h.mps"
+
+
+def test_solve_leaves_a_busy_highs_and_writes_its_best_solution(heart_model):
+    import highspy
+    import numpy as np
+    import scipy.sparse as sp
+
+    from olctc.read import read_solution
+
+    limit = 4
+    out, took = _cli(HANG_AFTER_INCUMBENT, ["solve", "h.mps", "--time-limit", str(limit), "--quiet", "-o", "h.sol"],
+                     heart_model.parent)
+    assert out.returncode == 0, out.stderr
+    assert "was left: the best solution it had found is written" in out.stdout, out.stdout
+    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 10, took
+    sol = read_solution(heart_model.parent / "h.sol")
+    assert sol.status == "feasible" and sol.values
+    # the values are the original model's, every column: objective and rows recomputed from the file
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(heart_model))
+    lp = h.getLp()
+    x = np.array([sol.values[n] for n in lp.col_names_])
+    A = sp.csc_matrix((lp.a_matrix_.value_, lp.a_matrix_.index_, lp.a_matrix_.start_),
+                      shape=(lp.num_row_, lp.num_col_))
+    ax = A @ x
+    assert np.all(ax >= np.array(lp.row_lower_) - 1e-6) and np.all(ax <= np.array(lp.row_upper_) + 1e-6)
+    assert np.array(lp.col_cost_) @ x + lp.offset_ == pytest.approx(sol.objective, rel=1e-9)
+
+
+def test_solve_leaving_a_highs_with_no_solution_writes_nothing(heart_model):
+    limit = 4
+    out, took = _cli(HANG_AT_ONCE, ["solve", "h.mps", "--time-limit", str(limit), "--quiet", "-o", "h.sol"],
+                     heart_model.parent)
+    assert out.returncode == 1, out.stderr
+    assert "past its time limit (work that checks no clock) and was left, with no solution; nothing written" \
+        in out.stderr and "Traceback" not in out.stderr, out.stderr
+    assert not (heart_model.parent / "h.sol").exists()
+    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 10, took
+
+
+def test_fit_leaves_a_busy_highs_with_its_best_solution(tmp_path):
+    limit = 5
+    out, took = _cli(HANG_AFTER_INCUMBENT, ["fit", "--dataset", "heart", "--depth", "2", "--time-limit", str(limit),
+                                            "-o", "tree.json"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    fit = json.loads((tmp_path / "tree.json").read_text())["meta"]["fit"]
+    assert fit["solution_from"] == "highs" and "warm_start_kept" not in fit, fit
+    assert "was still running" in fit["solver_left"] and "was left" in fit["solver_left"]
+    assert fit["status"] == fit["solver_status"] == "feasible"
+    # HiGHS's first incumbent is the warm start it was given: the same objective, now the solver's answer
+    assert fit["objective_milp"] == pytest.approx(fit["objective_warm_start"], rel=1e-9)
+    assert "taking the best solution it had found" in out.stdout
+    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 10, took

@@ -102,7 +102,7 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
                start_path: str | os.PathLike[str] | None = None, verbose: bool = True,
                mip_gap: float | None = None, solver_path: str | os.PathLike[str] | None = None,
                solution_path: str | os.PathLike[str] | None = None,
-               col_names: Sequence[str] | None = None) -> SolveResult:
+               col_names: Sequence[str] | None = None, leave_overrun: bool = False) -> SolveResult:
     """Solve an MPS or LP model file.
 
     Parameters
@@ -122,6 +122,7 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
         ``<stem>.cbc.sol``, ``<stem>.highs.sol``, ``<stem>.glpk.sol``).
     col_names : external solvers: the file's column names in order, when known (saves reading the
         model once more to map the solver's answer onto columns).
+    leave_overrun : the console program: as in ``solve_milp``.
 
     Returns
     -------
@@ -130,6 +131,7 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
     opts = _options(solver, time_limit=time_limit, threads=threads, mip_gap=mip_gap, verbose=verbose,
                     start=start, start_path=start_path, solver_path=solver_path,
                     solution_path=solution_path, col_names=col_names)
+    opts = replace(opts, leave_overrun=leave_overrun)
     path = check_model_path(model_path)
     quadratic = is_quadratic_file(path)
     if quadratic and solver not in QUADRATIC_SOLVERS:
@@ -148,7 +150,8 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
     ``keep_incumbent=False``: after an interrupt the incumbent is not used, so the console program leaves
     the solve at once instead of waiting for the solver to stop.
     ``leave_overrun``: the console program leaves a HiGHS solve still running ``overrun_grace`` past its
-    time limit, and gets status "no_solution" (for a caller that has a start to fall back on).
+    time limit, and gets the best solution HiGHS had found ("feasible"), or "no_solution"
+    (``SolveResult.left_running``).
 
     HiGHS gets the arrays directly; the other solvers read a temporary MPS file written by
     ``olctc.emit.mps.write_mps``. The result's ``x`` and ``col_names`` follow the MILP's columns

@@ -337,13 +337,22 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
         leave_at = time.monotonic() + left + overrun_grace(left)
     if stop is not None or leave_at is not None:
         h.HandleUserInterrupt = True  # cancelSolve only sets a flag, which highspy's interrupt callbacks read
+    best: dict[str, tuple[float, float | None, np.ndarray]] = {}
+    if leave_at is not None and is_mip:
+        h.cbMipImprovingSolution.subscribe(lambda e: _keep_incumbent(e, best))
     t0 = time.perf_counter()
     try:
         _native(lambda: _highs_thread_run(h), stop=stop, leave_at=leave_at, cancel=h.cancelSolve)
     except SolverLeft:
-        return SolveResult(status="no_solution", objective=None, bound=None, gap=None, x=None, col_names=names,
-                           solver="highs", solver_version=f"HiGHS {version}", runtime=time.perf_counter() - t0,
-                           raw_status="Time limit reached", left_running=True)
+        runtime = time.perf_counter() - t0
+        if "x" not in best:
+            return SolveResult(status="no_solution", objective=None, bound=None, gap=None, x=None,
+                               col_names=names, solver="highs", solver_version=f"HiGHS {version}",
+                               runtime=runtime, raw_status="Time limit reached", left_running=True)
+        objective, bound, x = best["x"]
+        return SolveResult(status="feasible", objective=objective, bound=bound, gap=relative_gap(objective, bound),
+                           x=x, col_names=names, solver="highs", solver_version=f"HiGHS {version}",
+                           runtime=runtime, raw_status="Time limit reached", left_running=True)
     runtime = time.perf_counter() - t0
     model_status = h.getModelStatus()
     if model_status == highspy.HighsModelStatus.kInterrupt:
@@ -362,6 +371,16 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
     return SolveResult(status=status, objective=objective, bound=bound, gap=gap, x=x, col_names=names,
                        solver="highs", solver_version=f"HiGHS {version}", runtime=runtime,
                        raw_status=h.modelStatusToString(model_status))
+
+
+def _keep_incumbent(event: Any, best: dict[str, tuple[float, float | None, np.ndarray]]) -> None:
+    """HiGHS's improving-solution callback: keep the new incumbent, for a solve that may be left running.
+
+    The values are the original model's, every column (checked on real runs: objective and rows
+    recomputed from them). One assignment, so that a reader in another thread sees a whole entry."""
+    out = event.data_out
+    best["x"] = (float(out.objective_function_value), finite_or_none(out.mip_dual_bound),
+                 np.array(out.mip_solution, dtype=float))
 
 
 def _highs_thread_run(h: Any) -> Any:

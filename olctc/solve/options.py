@@ -35,8 +35,8 @@ class SolveOptions:
     #: solver to hand it back (HiGHS took 15 s in its sub-MIP heuristics, which ignore the interrupt)
     keep_incumbent: bool = True
     #: True: in the console program, a HiGHS run still busy well past its time limit (presolve and the root
-    #: LP's second presolve check no clock) is left running, with no solution: the caller falls back on the
-    #: warm start it has. ``overrun_grace`` says how long past the limit.
+    #: LP's second presolve check no clock) is left running, with the best solution it had found, or none
+    #: (fit falls back on its warm start). ``overrun_grace`` says how long past the limit.
     leave_overrun: bool = False
 
     def remaining(self) -> float | None:

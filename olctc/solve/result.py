@@ -36,7 +36,8 @@ class SolveResult:
     raw_status : the solver's own status word(s), unmapped.
     solution_path : for external solvers, the solution file they wrote; None in process.
     left_running : the console program left the solver running past its time limit (``leave_overrun``):
-        no solution, whatever the solver may still find.
+        the result is the best solution it had found by then (status "feasible", its bound of that moment),
+        or none (status "no_solution"), whatever it may still find.
     """
 
     status: str
