@@ -920,11 +920,12 @@ def final_spec(info: dict[str, Any], C: Sequence[float], score_variables: bool |
 
 def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | None = None,
               time_limit: float | None = None, threads: int | None = None, verbose: bool = False,
-              score_variables: bool = True):
+              score_variables: bool = True, leave_overrun: bool = False):
     """Fit the final tree in process on the whole training part; returns (FitResult, test balanced accuracy).
 
     ``score_variables``: the form solved, as ``olctc fit``'s (the score form by default: the same optimum,
-    solved better in process; the grid's files keep their own form)."""
+    solved better in process; the grid's files keep their own form). ``leave_overrun``: the console
+    program's, as ``olctc.fit.fit``'s."""
     from olctc.fit import IN_PROCESS, balanced_accuracy, fit
 
     spec = final_spec(info, C, score_variables)
@@ -936,7 +937,8 @@ def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | Non
         solver = twin if twin in IN_PROCESS else None
     try:
         res = fit(tr, spec, solver=solver, time_limit=time_limit if time_limit is not None else info.get("time_limit"),
-                  threads=threads, test_size=0.0, verbose=verbose, max_nonzeros=info.get("max_nonzeros"))
+                  threads=threads, test_size=0.0, verbose=verbose, max_nonzeros=info.get("max_nonzeros"),
+                  leave_overrun=leave_overrun)
     except TimeLimitTooShort as exc:
         if time_limit is None:  # the limit is the grid's, which collect's own replaces
             raise TimeLimitTooShort(f"{exc} (the final fit takes the grid's --time-limit unless collect is "

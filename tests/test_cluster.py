@@ -149,6 +149,20 @@ def test_collect_fits_final_tree(solved_grid, tmp_path):
     assert "score_variables" not in p.meta["spec"] and p.meta["grid"]["C"] == best
 
 
+def test_collect_leaves_a_busy_highs_with_its_best_solution(solved_grid, tmp_path):
+    """collect's final fit is the console's, as olctc fit's: HiGHS still busy past its limit is left."""
+    from test_solver_overrun import HANG_AFTER_INCUMBENT, LEAVE_WAIT, _cli, overrun_grace
+
+    out, _, _ = solved_grid
+    limit = 5
+    res, took = _cli(HANG_AFTER_INCUMBENT, ["collect", str(out), "-o", str(tmp_path / "tree.json"), "--solver",
+                                            "highs", "--time-limit", str(limit), "--quiet"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    fit = json.loads((tmp_path / "tree.json").read_text())["meta"]["fit"]
+    assert "was left" in fit["solver_left"] and fit["solution_from"] == "highs", fit
+    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 10, took
+
+
 def test_collect_with_bad_solutions(solved_grid, tmp_path):
     out, _, _ = solved_grid
     g = tmp_path / "g"
