@@ -335,3 +335,23 @@ def test_a_column_of_tiny_values_is_standardised_not_dropped(scale):
     res = fit(from_arrays(Xs, y), make_spec("olct", 1, 10.0), solver="highs", time_limit=TL, threads=1,
               verbose=False)
     assert res.tree.W[0, 0] != 0 and res.summary["train_balanced_accuracy"] == 1.0
+
+
+def test_an_unstandardised_column_far_from_zero_for_its_spread_is_warned_of():
+    """Values near 1e14 spread by 2, fitted as given: a split score keeps about 2 digits of the spread (an
+    OCT-H tree routed 2 of 20 training points differently from the standardised arithmetic). Warned of when
+    not standardised; standardised (the default) or ordinary raw data: no warning."""
+    from olctc.compile import compile_problem
+    from olctc.datasets import load
+
+    rng = np.random.default_rng(0)
+    X = np.c_[1e14 + rng.integers(0, 3, 20), rng.normal(size=20)]
+    ds = from_arrays(X, np.where(rng.random(20) > 0.5, 1, -1), name="offset")
+    spec = make_spec("oct-h", 2)
+    with pytest.warns(UserWarning, match=r"offset: feature 'x0', not standardised, spans 100000000000000 to "
+                                         r"100000000000002: a split on it keeps about 2 significant digits"):
+        compile_problem(ds, spec, standardise=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compile_problem(ds, spec)
+        compile_problem(load("heart"), spec, standardise=False)  # raw cholesterol, age ...: ordinary
