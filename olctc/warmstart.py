@@ -112,7 +112,11 @@ def _admit_node(w: np.ndarray, b: float, X: np.ndarray, reach: np.ndarray, spec:
         return np.zeros_like(w), 0.0
     factors, reasons = [1.0], []
     m = float(np.abs(X @ w + b).max(initial=0.0))
-    if m > cap_s:
+    # Relative tolerance: a node scaled into cap_s once (greedy_tree) recomputes its scores up to rounding
+    # above cap_s, and admitting it again (warm_start -> admissible_tree) "scaled it by 1" (measured factor
+    # 1 - 2e-16, breast C = 10, 0.1), reporting a no-op as an adjustment. cap_s keeps >= `room` (>= 1e-8)
+    # below the cap, far more than this 1e-12 relative.
+    if m > cap_s * (1.0 + 1e-12):
         factors.append(cap_s / m)
         reasons.append(f"|score| <= {cap_s:.6g} (big-M {spec.big_m:g})")
     if info.l0 is not None and info.regulariser != "l1_norm_bound":
