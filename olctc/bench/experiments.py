@@ -18,6 +18,8 @@ PAPER_SEEDS: tuple[int, ...] = (0, 42, 314, 6, 71)
 UCI10: tuple[str, ...] = ("breast", "climate", "haberman", "heart", "ionosphere", "parkinsons", "sonar",
                           "spectf", "tic-tac-toe", "wholesale")
 PRELIM5: tuple[str, ...] = ("parkinsons", "wholesale", "tic-tac-toe", "haberman", "sonar")
+#: The paper's nine LIBSVM sets less a5a and w4a: random subsets of a8a/w8a that cannot be rebuilt (the
+#: vendored data's README).
 LARGE: tuple[str, ...] = ("a6a", "german.numer", "w5a", "phishing", "splice", "svmguide1", "svmguide3")
 DEPTH3: tuple[str, ...] = ("parkinsons", "wholesale", "haberman", "ionosphere", "spectf")
 
