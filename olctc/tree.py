@@ -437,7 +437,8 @@ class Tree:
         """(n_nodes, p) feature influence r_{j,t} = w_{t,j} * std of feature j among the points reaching t."""
         if self.node_std is None:
             raise OlctcError("this tree has no training statistics (node_std); call fit_stats(X, y) first")
-        return self.W * self.node_std
+        with np.errstate(over="ignore"):  # |w| * std beyond 1.8e308 is inf, not a RuntimeWarning on stderr
+            return self.W * self.node_std
 
     def ranked_features(self, t: int, k: int | None = None) -> list[tuple[int, float]]:
         """Nonzero-weight features of node t as (index, value), largest |influence| first.

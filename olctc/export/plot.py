@@ -10,6 +10,8 @@ from __future__ import annotations
 import io
 import warnings
 
+import numpy as np
+
 from olctc.errors import OlctcError
 from olctc.export._names import printable
 
@@ -46,7 +48,8 @@ def _draw_node(ax, tree, t: int, x: float, y: float, top: int, scale: float) -> 
     for i, (j, v) in enumerate(ranked):
         yc = rows_top - (i + 0.5) * row_h
         ax.text(x0 + 0.03, yc, printable(names[j], 16), ha="left", va="center", fontsize=6, parse_math=False)
-        width = half * v / scale
+        # at most the half-width: an influence that overflowed to inf (|w| * std > 1.8e308) gets a full bar
+        width = half * max(-1.0, min(1.0, v / scale))
         ax.add_patch(Rectangle((mid, yc - 0.4 * row_h), width, 0.8 * row_h, lw=0,
                                fc="#3b6fb6" if v > 0 else "#c44e52"))
         ax.text(mid + width + (0.01 if v > 0 else -0.01), yc, f"{v:+.2g}", fontsize=5.5, va="center",
@@ -70,8 +73,10 @@ def figure(tree, top: int = 4):
     ax.text(0.01, d + 0.17, f"olctc tree · depth {d} · bars: top features by {what} "
             "(blue: towards right / positive)", fontsize=7, va="top", parse_math=False)
     ax.axis("off")
-    infl = tree.influence() if tree.node_std is not None else tree.W
-    scale = float(abs(infl).max()) or 1.0  # one scale for all bars: nodes are comparable
+    infl = np.abs(tree.influence() if tree.node_std is not None else tree.W)
+    # One scale for all bars (nodes are comparable), from the finite values: an overflowed influence made
+    # it inf and every bar vanish, and a tree without features (W of shape (n, 0)) crashed max().
+    scale = float(infl[np.isfinite(infl)].max(initial=0.0)) or 1.0
     pos: dict[int, tuple[float, float]] = {}
     for t in range(tree.n_nodes):
         h = int(tree.topology.layer(t))
