@@ -296,6 +296,8 @@ class Tree:
                 # one row of a DataFrame (df.iloc[i]): its index names the features, as a table's columns do;
                 # read by position, a row of a DataFrame whose columns were in another order was silently wrong
                 columns = X.index
+            if hasattr(X, "tocsr") and hasattr(X, "toarray"):  # scipy.sparse (LIBSVM data loaded sparse)
+                X = X.toarray()
         try:
             X = np.asarray(X, dtype=np.float64)
         except (TypeError, ValueError):
@@ -305,10 +307,11 @@ class Tree:
                                  "cells") from None
         except OverflowError:  # a Python int beyond float64 (10**400)
             raise OlctcError("X holds an integer too large for a float64 (above 1.8e308)") from None
+        given = X.shape
         if X.ndim == 1:
             X = X[None, :]
         if X.ndim != 2 or X.shape[1] != self.n_features:
-            raise OlctcError(f"X must have shape (n, {self.n_features}); got {X.shape}")
+            raise OlctcError(f"X must have shape (n, {self.n_features}); got {given}")
         if columns is not None:
             try:
                 columns = list(columns)

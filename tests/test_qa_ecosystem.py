@@ -462,6 +462,14 @@ def test_error_messages(heart, heart_depth1):
         heart_depth1.predict(X[:, :5])
     with pytest.raises(OlctcError, match=r"^X must have shape \(n, 13\); got \(80, 5\)$"):
         heart_depth1.tree_.predict(X[:, :5])
+    with pytest.raises(OlctcError, match=r"^X must have shape \(n, 13\); got \(0,\)$"):  # said (1, 0)
+        heart_depth1.tree_.predict([])
+    # a scipy sparse matrix (LIBSVM data) is read as the matrix it is (it was refused: "use Tree.encode")
+    import scipy.sparse as sp
+
+    tree = heart_depth1.tree_
+    np.testing.assert_array_equal(tree.predict(sp.csr_matrix(X)), tree.predict(X))
+    np.testing.assert_array_equal(tree.predict_proba(sp.csc_matrix(X[:3])), tree.predict_proba(X[:3]))
     bad = X.copy()
     bad[3, 4] = np.nan
     with pytest.raises(ValueError, match="Input X contains NaN"):
