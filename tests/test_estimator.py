@@ -20,7 +20,7 @@ from olctc.estimator import MARGOTClassifier, OCTHClassifier, OLCTClassifier
 # Every check passes at depth 1 (an LP: deterministic, < 0.1 s per fit); none is skipped or xfailed.
 # One is skipped by scikit-learn itself in this environment: check_array_api_input (SCIPY_ARRAY_API
 # unset). Depth 2 passes them too (measured: 56 checks in 37 s with time_limit=2), too slow for the suite.
-# OCTHClassifier (the same class but its preset) passes them all too (2026-11-27, by hand: 20 s);
+# OCTHClassifier (the same class but its preset) passes them all too (2026-11-27, by hand: 34 s);
 # MARGOTClassifier all but check_sample_weight_equivalence_on_dense_data, by 2e-7 in predict_proba
 # (rtol 1e-7): SCIP solves its convex QP to about that precision.
 
