@@ -11,14 +11,25 @@ import click
 
 from olctc import __version__
 from olctc.errors import NoSolution, OlctcError
-from olctc.io import (check_not_input, check_not_stdout, check_suffix, check_writable, note_console,
-                      note_interrupt, solver_left)
+from olctc.io import (check_file_name, check_not_input, check_not_stdout, check_suffix, check_writable,
+                      note_console, note_interrupt, solver_left)
 
 EXIT_BAD_INPUT = 2
 EXIT_TOLERANCE = 3  # decoded, but the solver's objective is not the tree's: it exploited its tolerances
 
 #: What fit, decode and collect write (``check_suffix``).
 TREE_FILE = "a tree file (JSON)"
+
+
+class InputPath(click.Path):
+    """``click.Path`` of a file (or folder) a command reads, refusing an empty name: ``Path("")`` is the
+    current folder, so `solve ''` and `decode '' SOL` ended in a traceback, `predict '' D` said ".: is a
+    folder", and `decode --data ''` and `collect --data ''` silently used the data named elsewhere."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value == "":
+            self.fail(f"'' names no {'file' if self.file_okay else 'folder'}.", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
@@ -87,7 +98,7 @@ def data_options(f):
                      help="Class label mapped to +1 (default: the second in sorted order).")(f)
     f = click.option("--dataset", default=None, help="A vendored data set (see `olctc datasets`).")(f)
     f = click.option("--target", default=None, help="Column of DATA.csv that holds the class.")(f)
-    f = click.argument("data", required=False, type=click.Path(dir_okay=False))(f)
+    f = click.argument("data", required=False, type=InputPath(dir_okay=False))(f)
     return f
 
 
@@ -256,7 +267,7 @@ SCORE_HINT_NNZ = 1_000_000
 
 
 @cli.command("solve")
-@click.argument("model", type=click.Path(dir_okay=False))
+@click.argument("model", type=InputPath(dir_okay=False))
 @click.option("--solver", default="highs", show_default=True,
               help="highs, cbc, scip (in-process) or cbc-cli, highs-cli, glpk-cli (programs); the MIQP "
                    "presets (margot*) need scip.")
@@ -282,7 +293,16 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
 
     check_not_stdout(output, "where solve prints its result and the solver's log",
                      "a solution file name such as -o model.sol (or no -o: NAME.SOLVER.sol beside the model)")
+    if output is not None:
+        # -o '' (an unset $OUT) solved into NAME.SOLVER.sol beside the model, replacing that file; -o x.sol/
+        # wrote a file x.sol; -o x.mps / x.json wrote a solution under another format's name.
+        check_file_name(output)
+        _check_solve_inputs(model, output)  # named first: -o m.mps is the input model, not a wrong suffix
+        check_suffix(output, "solve", "a solution file", (".sol", ".txt"))
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
+    if solver_path is not None and not solver_path.strip():
+        # '' was taken for the current folder: "solver program /cwd does not exist or is not executable"
+        raise OlctcError(f"--solver-path {solver_path!r} names no program: give the solver program's path")
     if solver_path is not None and solver in SOLVERS:  # else the library's message names its parameters
         raise OlctcError(f"--solver-path applies to the solver programs ({', '.join(EXTERNAL_SOLVERS)}), not "
                          f"to {solver}, which runs in process")
@@ -301,6 +321,21 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
     _exit_if_interrupted(res.raw_status)
 
 
+def _check_solve_inputs(model: str, output: str) -> None:
+    """OlctcError when solve's -o is its model, the manifest beside it or the data that manifest names (the
+    same checks as the solve's own, made before the -o suffix is checked)."""
+    from olctc.compile import manifest_path, read_manifest
+
+    inputs: list[tuple[str, Any]] = [("model", model)]
+    try:
+        mpath = manifest_path(Path(model))
+        inputs.append(("manifest", mpath))
+        inputs.append(("data named in the manifest", read_manifest(mpath, check_model=False)["data"]["source"]))
+    except (OlctcError, OSError, ValueError, KeyError, TypeError):
+        pass  # the solve says what is wrong with them
+    check_not_input(output, *inputs)
+
+
 def _exit_if_interrupted(raw_status: str) -> None:
     """Exit 130 after writing what an interrupted solver handed back: a script must not take the
     incumbent of a stopped solve for a finished one (the grid's ``solve -o X.part && mv X.part X``)."""
@@ -312,8 +347,8 @@ def _exit_if_interrupted(raw_status: str) -> None:
 
 
 @cli.command("decode")
-@click.argument("manifest", type=click.Path(dir_okay=False))
-@click.argument("solution", type=click.Path(dir_okay=False))
+@click.argument("manifest", type=InputPath(dir_okay=False))
+@click.argument("solution", type=InputPath(dir_okay=False))
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
                    "(.csv, .onnx, .txt ...) is refused.")
@@ -321,7 +356,7 @@ def _exit_if_interrupted(raw_status: str) -> None:
               help="Refit the last layer with the exact logistic loss (logistic presets).")
 @click.option("--format", "fmt", default=None, help="Force the solution format (cbc, highs, scip, gurobi, "
                                                     "cplex, glpk).")
-@click.option("--data", default=None, type=click.Path(dir_okay=False),
+@click.option("--data", default=None, type=InputPath(dir_okay=False),
               help="The training CSV, if it moved since compile (its sha256 must match).")
 def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
     """Turn a solver's SOLUTION of a compiled model into a tree (exit 3 if the solver cheated)."""

@@ -6,6 +6,7 @@ from typing import Any
 import click
 
 from olctc.bench.experiments import EXPERIMENTS, THREADS
+from olctc.cli import InputPath
 from olctc.errors import OlctcError
 
 
@@ -100,7 +101,7 @@ for _name in EXPERIMENTS:
 
 
 @bench.command("report")
-@click.argument("folder")
+@click.argument("folder", type=InputPath())  # '' was read as the current folder
 def report_cmd(folder: Any) -> None:
     """Markdown and CSV tables (with the authors' anchors) and the paper's figures (PNG) of a bench."""
     from olctc.bench.report import write_report

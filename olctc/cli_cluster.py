@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from olctc.cli import (TREE_FILE, _load_data, _spec, data_options, echo_written, manifest_model_field,
+from olctc.cli import (TREE_FILE, InputPath, _load_data, _spec, data_options, echo_written, manifest_model_field,
                        max_nonzeros_option, spec_options, with_class_weight)
 from olctc.cluster import GRID_SOLVERS, MIQP_SOLVERS, check_olctc_cmd
 from olctc.errors import OlctcError, param_error
@@ -110,7 +110,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
 
 
 @click.command("collect")
-@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("folder", type=InputPath(file_okay=False))
 @click.option("-o", "--output", "output", default=None, type=click.Path(dir_okay=False),
               help="Final tree file (JSON); default FOLDER/final_tree.json.")
 @click.option("--emit-final", is_flag=True,
@@ -123,7 +123,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
                    "+ 5% past its share is left, as in olctc fit.")
 @click.option("--threads", type=int, default=None,
               help="Solver threads of the final fit (default: the solver's default).")
-@click.option("--data", default=None, type=click.Path(dir_okay=False),
+@click.option("--data", default=None, type=InputPath(dir_okay=False),
               help="The grid's CSV, if it moved since `olctc grid` (its sha256 must match).")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log of the final fit.")
 @click.option("--score-variables/--paper-form", "score_variables", default=None,
@@ -139,6 +139,18 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     check_not_stdout(output, "where collect prints its table of scores",
                      "a file name such as -o final_tree.json (or no -o: FOLDER/final_tree.json)")
     grid = Path(folder)
+    if emit_final:
+        # --emit-final fits nothing: these were accepted and ignored (-o FILE: no tree written there, exit 0)
+        given = [name for name, value in (("-o", output), ("--solver", solver), ("--time-limit", time_limit),
+                                          ("--threads", threads)) if value is not None]
+        if given:
+            raise OlctcError(f"{given[0]} applies to the final fit in process, which --emit-final does not run "
+                             f"(it writes {grid / 'final' / 'model.mps'} to solve anywhere): leave out "
+                             f"{given[0]} or --emit-final")
+    if output is not None and os.path.realpath(output) == os.path.realpath(grid / "cv_results.json"):
+        # not there yet on a first collect: the tree was written over the table of scores just written
+        raise OlctcError(f"-o {output} is the table of scores collect writes ({grid / 'cv_results.json'}); "
+                         "write the tree elsewhere")
     if solver is not None:  # before decoding every task, not after
         from olctc.fit import check_in_process
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from olctc.cli import InputPath  # refuses an empty name
 from olctc.errors import OlctcError, shorten
 
 
@@ -136,7 +137,7 @@ class _CellChecks:
 # ---------------------------------------------------------------- export
 
 @click.command("export")
-@click.argument("tree", type=click.Path(dir_okay=False))
+@click.argument("tree", type=InputPath(dir_okay=False))
 @click.option("--format", "fmt", default=None,
               help="json, python, onnx, text, dot, png or svg (default: from the -o suffix; needed to "
                    "write to standard output).")
@@ -259,8 +260,8 @@ def _prediction_rows(ids: list[str] | None, labels, P) -> Iterable[Sequence[str]
 
 
 @click.command("predict")
-@click.argument("tree", type=click.Path(dir_okay=False))
-@click.argument("data", type=click.Path(dir_okay=False))
+@click.argument("tree", type=InputPath(dir_okay=False))
+@click.argument("data", type=InputPath(dir_okay=False))
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
 @click.option("--id-column", default=None, help="Copy this column of DATA.csv into the output.")
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
@@ -339,8 +340,8 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
 # ---------------------------------------------------------------- explain
 
 @click.command("explain")
-@click.argument("tree", type=click.Path(dir_okay=False))
-@click.option("--data", required=True, type=click.Path(dir_okay=False), help="CSV holding the row.")
+@click.argument("tree", type=InputPath(dir_okay=False))
+@click.option("--data", required=True, type=InputPath(dir_okay=False), help="CSV holding the row.")
 @click.option("--row", "row", required=True, type=int, help="Data row to explain, 0-based (0 = first data row).")
 @click.option("--top", default=5, show_default=True, type=int, help="Features shown per node.")
 @click.option("--json", "as_json", is_flag=True, help="Print the explanation as JSON.")

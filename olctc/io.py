@@ -24,7 +24,7 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
 
     Commands call it before any long work, so a bad output path fails at once.
     """
-    _check_named(path)
+    check_file_name(path)
     path = Path(path)
     check_lookup(path)  # now, not after the work
     folder = path.parent if str(path.parent) else Path(".")
@@ -34,6 +34,17 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     if not os.access(folder, os.W_OK):
         raise OlctcError(f"cannot write {path}: folder {folder} is not writable")
     return folder
+
+
+def check_file_name(path: str | os.PathLike[str]) -> None:
+    """OlctcError unless ``path`` names a file: not empty, not ending in a slash.
+
+    "x.json/" names a folder: Path() drops the slash, and compile, collect and solve then wrote a file
+    "x.json" (predict failed only after reading all its data); atomic_open refuses it the same way.
+    """
+    _check_named(path)
+    if os.fspath(path).endswith(("/", os.sep)):
+        raise OlctcError(f"cannot write {os.fspath(path)}: it is a folder; give a file name")
 
 
 def _check_named(path: str | os.PathLike[str]) -> None:
