@@ -66,7 +66,8 @@ def parse_C_values(text: str | Sequence[float]) -> list[float]:
     """``"0.01,0.1,1"`` -> [0.01, 0.1, 1.0]; every value finite and > 0, no repeats."""
     if isinstance(text, str):
         try:
-            vals = [number_text(s) for s in text.split(",") if s.strip()]
+            # every item a number: '1,,2' was read as 1,2 where --C, --fixed-C and --C-grid refuse it
+            vals = [number_text(s) for s in text.split(",")] if text.strip() else []
         except ValueError:
             raise param_error("C_values", "numbers separated by commas such as '0.1,1,10'", text) from None
     else:

@@ -223,6 +223,10 @@ def parse_tangents(value: str | Sequence[float] | None) -> tuple[tuple[float, ..
     if all(v == math.inf for v in pts):
         # +inf is the bound xi >= 0, always present: with nothing else the model would have no loss.
         raise param_error("tangents", "a list with at least one point other than +inf", value)
+    if all(math.isinf(v) for v in pts):
+        # -inf gives the line -u: the loss max(0, -y s) is 0 for the tree of zero weights, whatever the data
+        raise param_error("tangents", "a list with at least one finite point (with -inf and inf only, the tree "
+                                      "of zero weights has loss 0)", value)
     big = [v for v in pts if MAX_TANGENT < v < math.inf]
     if big:
         raise param_error("tangents", f"points <= {MAX_TANGENT:g} or inf: the tangent at {big[0]!r} has a slope "

@@ -19,7 +19,7 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -168,10 +168,26 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     if class_weight is not None and class_weight != "balanced":
         # one request for every data set: weights by label would name other labels in each
         raise param_error("class_weight", "'balanced' or unset", class_weight, option="--class-weight")
-    return BenchOptions(exp.name, parse_datasets(datasets, exp.datasets), parse_seeds(seeds, exp.seeds),
+    names = parse_datasets(datasets, exp.datasets)
+    if cv is not None:
+        _check_folds(cv, names)
+    return BenchOptions(exp.name, names, parse_seeds(seeds, exp.seeds),
                         parse_models(models, exp), solver, float(time_limit),
                         "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid), bool(authors_split),
                         threads, class_weight, bool(score_variables))
+
+
+def _check_folds(cv: int, datasets: Sequence[str]) -> None:
+    """OlctcError when a data set's smaller class has fewer points than ``cv`` folds: every fold needs
+    both classes, and --cv 1000000 ran the whole bench to record each run as scikit-learn's error."""
+    from olctc.datasets import load
+
+    for name in datasets:
+        y = load(name).y
+        least = int(min((y > 0).sum(), (y < 0).sum()))
+        if cv > least:
+            raise param_error("cv", f"at most {least} folds for {name} (the points of its smaller class, "
+                                    "and its training part has fewer)", cv)
 
 
 # ---- folder ----------------------------------------------------------------------------------------

@@ -227,7 +227,8 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
             runtime = time.perf_counter() - t0
         if not raw_solution.is_file() or raw_solution.stat().st_size == 0:
             last = " | ".join(line for line in tail[-3:] if line.strip())
-            raise OlctcError(f"{spec.program} wrote no solution file (exit code {code}); last output: {last}")
+            said = f"last output: {last}" if last else "it printed nothing"
+            raise OlctcError(f"{spec.program} wrote no solution file (exit code {code}); {said}")
         sol = read_solution(raw_solution, col_names=names)
         with contextlib.suppress(OSError):
             solution.unlink()

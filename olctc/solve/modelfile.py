@@ -84,7 +84,9 @@ def check_model_path(path: str | os.PathLike[str]) -> Path:
     """The path as a Path, after checking that it is a readable .mps/.lp file that ends as one must."""
     path = Path(path)
     if not path.is_file():
-        raise OlctcError(f"model file {path} does not exist")
+        # /dev/null, a FIFO or a folder exist, and "does not exist" sent the user looking for a missing file
+        what = "is not a regular file" if path.exists() else "does not exist"
+        raise OlctcError(f"model file {path} {what}")
     model_format(path)
     check_complete(path)
     return path
