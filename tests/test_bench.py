@@ -448,13 +448,13 @@ def test_authors_cv_folds_are_their_gridsearch_folds(name: str) -> None:
 
 
 def test_cv_with_the_authors_split_uses_their_folds() -> None:
-    opts = runner.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=4, cv=2,
+    opts = runner.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=3, cv=2,
                                C_grid="1", authors_split=True)
     (task,) = runner.make_tasks(opts)
     (rec,) = runner.execute_task(task)
     assert rec["status"] != "error", rec.get("error")
     assert rec["cv_fold_scheme"] == "authors" and rec["split"] == "authors" and rec["cv_folds"] == 2
-    opts = runner.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=4, cv=2,
+    opts = runner.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=3, cv=2,
                                C_grid="1")
     (rec,) = runner.execute_task(runner.make_tasks(opts)[0])
     assert rec["cv_fold_scheme"] == "stratified" and rec["split"] == "olctc"

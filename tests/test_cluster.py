@@ -154,7 +154,7 @@ def test_collect_leaves_a_busy_highs_with_its_best_solution(solved_grid, tmp_pat
     from test_solver_overrun import HANG_AFTER_INCUMBENT, LEAVE_WAIT, _cli, overrun_grace
 
     out, _, _ = solved_grid
-    limit = 5
+    limit = 3
     res, took = _cli(HANG_AFTER_INCUMBENT, ["collect", str(out), "-o", str(tmp_path / "tree.json"), "--solver",
                                             "highs", "--time-limit", str(limit), "--quiet"], tmp_path)
     assert res.returncode == 0, res.stderr

@@ -38,6 +38,10 @@ def test_scips_heap_corrupting_heuristics_are_off_for_every_scip_solve() -> None
     assert settings["heuristics/mpec/freq"] == settings["heuristics/nlpdiving/freq"] == -1
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("OLCTC_LONG_TESTS") != "1",
+                    reason="a 25 s solve; OLCTC_LONG_TESTS=1 runs it (the settings that prevent the crash are "
+                           "checked in every run: above, and in test_solve.py on the model SCIP solves)")
 def test_sfs_margot_that_corrupted_scips_heap_now_solves() -> None:
     # SFS-MARGOT (an MIQP for SCIP) with its warm start: without the workaround SCIP's MPEC heuristic
     # corrupts the heap after about 7 s of solving ("malloc(): invalid size (unsorted)"), then

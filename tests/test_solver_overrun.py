@@ -161,7 +161,7 @@ def test_solve_leaves_a_busy_highs_and_writes_its_best_solution(heart_model):
 
     from olctc.read import read_solution
 
-    limit = 4
+    limit = 2
     out, took = _cli(HANG_AFTER_INCUMBENT, ["solve", "h.mps", "--time-limit", str(limit), "--quiet", "-o", "h.sol"],
                      heart_model.parent)
     assert out.returncode == 0, out.stderr
@@ -183,7 +183,7 @@ def test_solve_leaves_a_busy_highs_and_writes_its_best_solution(heart_model):
 
 
 def test_solve_leaving_a_highs_with_no_solution_writes_nothing(heart_model):
-    limit = 4
+    limit = 2
     out, took = _cli(HANG_AT_ONCE, ["solve", "h.mps", "--time-limit", str(limit), "--quiet", "-o", "h.sol"],
                      heart_model.parent)
     assert out.returncode == 1, out.stderr
@@ -194,7 +194,7 @@ def test_solve_leaving_a_highs_with_no_solution_writes_nothing(heart_model):
 
 
 def test_fit_leaves_a_busy_highs_with_its_best_solution(tmp_path):
-    limit = 5
+    limit = 3
     out, took = _cli(HANG_AFTER_INCUMBENT, ["fit", "--dataset", "heart", "--depth", "2", "--time-limit", str(limit),
                                             "-o", "tree.json"], tmp_path)
     assert out.returncode == 0, out.stderr
