@@ -85,6 +85,29 @@ def cli_main(args: list, capsys) -> tuple[int, str, str]:
     return exc.value.code, out, err
 
 
+TINY_CSV = "a,b,c,y\n0.5,-1.25,x,1\n1.5,0.75,y,-1\n-0.25,2.0,x,1\n-1.0,-0.5,y,-1\n2.0,1.0,x,-1\n0.1,0.3,y,1\n"
+
+
+def tiny_folder(d: Path, *commands: list[str]) -> Path:
+    """``d`` holding tiny.csv (TINY_CSV) and what ``olctc COMMAND`` wrote for each command, run in process
+    from ``d`` (each must exit 0): a real model, solution, tree ... for tables of bad inputs."""
+    import pytest
+
+    from olctc.cli import main
+
+    cwd = os.getcwd()
+    os.chdir(d)
+    try:
+        (d / "tiny.csv").write_text(TINY_CSV)
+        for args in commands:
+            with pytest.raises(SystemExit) as exc:
+                main(args)
+            assert exc.value.code == 0, args
+    finally:
+        os.chdir(cwd)
+    return d
+
+
 def cli_sub(args: list, cwd) -> tuple[int, str, str]:
     """``python -m olctc.cli ARGS`` in a fresh interpreter: exit code, stdout, stderr."""
     import subprocess

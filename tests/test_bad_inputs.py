@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,27 +23,19 @@ from olctc.data import from_arrays
 from olctc.errors import OlctcError
 from conftest import cli_main as run_main
 from conftest import cli_sub as run_sub
+from conftest import TINY_CSV, tiny_folder
 
 SAMPLES = Path(__file__).parent / "data" / "solvers" / "samples"
-TINY = "a,b,c,y\n0.5,-1.25,x,1\n1.5,0.75,y,-1\n-0.25,2.0,x,1\n-1.0,-0.5,y,-1\n2.0,1.0,x,-1\n0.1,0.3,y,1\n"
+TINY = TINY_CSV
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory) -> Path:
     """A folder holding a real model, solution, manifest and tree, and the broken files of the table."""
-    d = tmp_path_factory.mktemp("bad")
-    cwd = os.getcwd()
-    os.chdir(d)
-    try:
-        (d / "tiny.csv").write_text(TINY)
-        for args in (["compile", "tiny.csv", "--target", "y", "--depth", "1", "-o", "m.mps"],
-                     ["solve", "m.mps", "--solver", "highs", "--quiet", "-o", "m.highs.sol"],
-                     ["decode", "m.olctc.json", "m.highs.sol", "-o", "tree.json"]):
-            with pytest.raises(SystemExit) as exc:
-                main(args)
-            assert exc.value.code == 0, args
-    finally:
-        os.chdir(cwd)
+    d = tiny_folder(tmp_path_factory.mktemp("bad"),
+                    ["compile", "tiny.csv", "--target", "y", "--depth", "1", "-o", "m.mps"],
+                    ["solve", "m.mps", "--solver", "highs", "--quiet", "-o", "m.highs.sol"],
+                    ["decode", "m.olctc.json", "m.highs.sol", "-o", "tree.json"])
     _broken_files(d)
     return d
 

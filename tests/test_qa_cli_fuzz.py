@@ -9,35 +9,24 @@ earlier table; the cases here are the ones it lacked: the first group failed bef
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from olctc.cli import main
 from conftest import cli_main as run_main
+from conftest import tiny_folder
 
-TINY = "a,b,c,y\n0.5,-1.25,x,1\n1.5,0.75,y,-1\n-0.25,2.0,x,1\n-1.0,-0.5,y,-1\n2.0,1.0,x,-1\n0.1,0.3,y,1\n"
 SENTINEL = "sentinel: must survive a refused command\n"
 
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("qa_fuzz")
-    cwd = os.getcwd()
-    os.chdir(d)
-    try:
-        (d / "tiny.csv").write_text(TINY)
-        for args in (["compile", "tiny.csv", "--target", "y", "--depth", "1", "-o", "m.mps"],
-                     ["solve", "m.mps", "--solver", "highs", "--threads", "1", "--quiet"],
-                     ["decode", "m.olctc.json", "m.highs.sol", "-o", "tree.json"],
-                     ["grid", "tiny.csv", "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2",
-                      "--time-limit", "5", "-o", "g"]):
-            with pytest.raises(SystemExit) as exc:
-                main(args)
-            assert exc.value.code == 0, args
-    finally:
-        os.chdir(cwd)
+    d = tiny_folder(tmp_path_factory.mktemp("qa_fuzz"),
+                    ["compile", "tiny.csv", "--target", "y", "--depth", "1", "-o", "m.mps"],
+                    ["solve", "m.mps", "--solver", "highs", "--threads", "1", "--quiet"],
+                    ["decode", "m.olctc.json", "m.highs.sol", "-o", "tree.json"],
+                    ["grid", "tiny.csv", "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2",
+                     "--time-limit", "5", "-o", "g"])
     assert (d / "m.highs.sol").is_file() and (d / "g" / "grid.json").is_file()
     for name in ("t.json", "x.json", "p.csv"):  # outputs a refused command must leave as they are
         (d / name).write_text(SENTINEL)
