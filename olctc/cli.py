@@ -295,10 +295,8 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
                      "a solution file name such as -o model.sol (or no -o: NAME.SOLVER.sol beside the model)")
     if output is not None:
         # -o '' (an unset $OUT) solved into NAME.SOLVER.sol beside the model, replacing that file; -o x.sol/
-        # wrote a file x.sol; -o x.mps / x.json wrote a solution under another format's name.
+        # wrote a file x.sol. (The suffix is checked with solve's inputs, in solve_compiled_file.)
         check_file_name(output)
-        _check_solve_inputs(model, output)  # named first: -o m.mps is the input model, not a wrong suffix
-        check_suffix(output, "solve", "a solution file", (".sol", ".txt"))
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     if solver_path is not None and not solver_path.strip():
         # '' was taken for the current folder: "solver program /cwd does not exist or is not executable"
@@ -319,21 +317,6 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
               NoSolution.exit_code)
     click.echo(f"solution written to {sol_path}")
     _exit_if_interrupted(res.raw_status)
-
-
-def _check_solve_inputs(model: str, output: str) -> None:
-    """OlctcError when solve's -o is its model, the manifest beside it or the data that manifest names (the
-    same checks as the solve's own, made before the -o suffix is checked)."""
-    from olctc.compile import manifest_path, read_manifest
-
-    inputs: list[tuple[str, Any]] = [("model", model)]
-    try:
-        mpath = manifest_path(Path(model))
-        inputs.append(("manifest", mpath))
-        inputs.append(("data named in the manifest", read_manifest(mpath, check_model=False)["data"]["source"]))
-    except (OlctcError, OSError, ValueError, KeyError, TypeError):
-        pass  # the solve says what is wrong with them
-    check_not_input(output, *inputs)
 
 
 def _exit_if_interrupted(raw_status: str) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from olctc.compile import Compiled, manifest_fields, manifest_path, read_manifest, write_manifest
 from olctc.errors import NoSolution, OlctcError
-from olctc.io import atomic_open, check_not_input, check_writable, remove_files, sha256_file
+from olctc.io import atomic_open, check_not_input, check_suffix, check_writable, remove_files, sha256_file
 from olctc.milp import names_from_block_map
 
 START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
@@ -141,6 +141,9 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     if mpath.exists():  # what decode reads next, and compile's other files
         check_not_input(output, ("data named in the manifest", source),
                         *(("file compile wrote beside the model", f) for f in compiled_files(model)[2:]))
+    # after the inputs: -o m.mps is the input model rather than a wrong suffix; -o x.json / x.mps wrote a
+    # solution under another format's name
+    check_suffix(output, "solve", "a solution file", (".sol", ".txt"))
     sol = Path(output) if output else model.with_name(f"{model_stem(model)}.{solver.replace('-cli', '')}.sol")
     if not os.path.exists(sol) or os.path.isfile(sol):  # a FIFO or device (/dev/null) is written to directly
         check_writable(sol)  # before the solve: a folder that is missing or read-only fails at once
