@@ -510,13 +510,16 @@ def test_authors_split_is_an_option_of_the_folder(tmp_path: Path, capsys) -> Non
 
 
 def test_threads_per_fit_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
+    # HiGHS, not CBC: CBC's parallel search segfaults now and then (coin-or/Cbc#511, python-mip#303); it did
+    # here once in a full run and once in CI, a record with status "error" (the bench goes on, as it should)
     assert "threads" not in runner.make_options("models").to_json()  # old folders stay resumable
     d = tmp_path / "b"
-    args = ["bench", "models", "--models", "OLCT", "--datasets", "haberman", "--seeds", "0", "--solver", "cbc",
+    args = ["bench", "models", "--models", "OLCT", "--datasets", "haberman", "--seeds", "0", "--solver", "highs",
             "--time-limit", "3", "-o", str(d)]
     assert cli([*args, "--threads", "2"], capsys)[0] == 0
     (rec,) = runner.read_runs(d)[0]
-    assert rec["status"] in ("optimal", "feasible") and rec["threads"] == 2 and rec["solver"] == "cbc"
+    assert rec["status"] in ("optimal", "feasible"), rec.get("error")
+    assert rec["threads"] == 2 and rec["solver"] == "highs"
     assert json.loads((d / "bench.json").read_text())["options"]["threads"] == 2
     code, _, err = cli(args, capsys)
     assert (code, err) == (2, f"error: {d} was started with other options (--threads: 2 there, 1 now): "
