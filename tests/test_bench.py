@@ -510,8 +510,8 @@ def test_authors_split_is_an_option_of_the_folder(tmp_path: Path, capsys) -> Non
 
 
 def test_threads_per_fit_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
-    # HiGHS, not CBC: CBC's parallel search segfaults now and then (coin-or/Cbc#511, python-mip#303); it did
-    # here once in a full run and once in CI, a record with status "error" (the bench goes on, as it should)
+    # HiGHS, not CBC: CBC's parallel search segfaults now and then (coin-or/Cbc#511, python-mip#303), the
+    # likely cause of this run's two "error" records in some 30 full runs (here and in CI; no cause was kept)
     assert "threads" not in runner.make_options("models").to_json()  # old folders stay resumable
     d = tmp_path / "b"
     args = ["bench", "models", "--models", "OLCT", "--datasets", "haberman", "--seeds", "0", "--solver", "highs",
