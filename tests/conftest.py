@@ -8,6 +8,7 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
@@ -116,6 +117,17 @@ def cli_sub(args: list, cwd) -> tuple[int, str, str]:
     p = subprocess.run([sys.executable, "-m", "olctc.cli", *map(str, args)], capture_output=True, text=True,
                        cwd=cwd, timeout=120)
     return p.returncode, p.stdout, p.stderr
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """A new folder with a short path, for a TMPDIR that must hold multiprocessing's fork-server socket
+    (under pytest-xdist, tmp_path is too long for one, and bench then spawns its runs instead)."""
+    d = Path(tempfile.mkdtemp(prefix="olctc-t", dir="/tmp"))
+    try:
+        yield d
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 @contextlib.contextmanager

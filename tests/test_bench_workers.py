@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from olctc.bench import runner
+from olctc.bench.workers import socket_fits
 
 # heart's OLCT at C = (1, 0.1) does not close its gap in 60 s: a run that is still solving when killed.
 SLOW = ["bench", "models", "--datasets", "heart", "--models", "OLCT", "--seeds", "0", "--solver", "highs",
@@ -186,11 +187,10 @@ def test_a_second_interrupt_during_the_cleanup_still_stops_every_run_process(tmp
         subprocess.run(["pkill", "-KILL", "-s", str(p.pid)], check=False)
 
 
-def test_a_killed_bench_takes_its_run_processes_with_it(tmp_path: Path) -> None:
+def test_a_killed_bench_takes_its_run_processes_with_it(tmp_path: Path, short_tmp: Path) -> None:
     # used to: the runs went on until their fit ended, then died of BrokenPipeError, leaving their
     # stderr files in $TMPDIR/olctc-bench-stderr-*.
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
+    tmp = short_tmp
     p = _start_slow_pair(tmp_path, env={**os.environ, "TMPDIR": str(tmp)})
     try:
         t0 = time.monotonic()
@@ -201,6 +201,22 @@ def test_a_killed_bench_takes_its_run_processes_with_it(tmp_path: Path) -> None:
         assert list(tmp.glob("olctc-bench-stderr-*")) == []
     finally:
         subprocess.run(["pkill", "-KILL", "-s", str(p.pid)], check=False)
+
+
+def test_a_temporary_folder_too_long_for_the_fork_servers_socket(tmp_path: Path) -> None:
+    # used to: "OSError: AF_UNIX path too long" from multiprocessing, a traceback and exit 1, under any
+    # TMPDIR of more than 75 bytes (pytest-xdist's tmp_path is one)
+    assert socket_fits("/" + "t" * 74) and not socket_fits("/" + "t" * 75)
+    tmp = tmp_path / ("t" * 90)
+    tmp.mkdir()
+    args = ["bench", "models", "--datasets", "heart", "--models", "CART,OLCT", "--seeds", "0", "--solver", "highs",
+            "--time-limit", "3", "--jobs", "2", "-o", "b"]
+    p = subprocess.run([sys.executable, "-m", "olctc.cli", *args], cwd=tmp_path, capture_output=True, text=True,
+                       env={**os.environ, "TMPDIR": str(tmp)}, timeout=300)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    recs = {r["model"]: r for r in _records(tmp_path / "b")}
+    assert recs["CART"]["status"] == "optimal" and recs["OLCT"]["status"] in ("optimal", "feasible"), recs
+    assert list(tmp.iterdir()) == []  # nothing left in TMPDIR either
 
 
 def _stubborn(task: dict) -> list:

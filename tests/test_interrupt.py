@@ -217,11 +217,10 @@ def test_bench_killed_keeps_whole_records_and_stops_its_workers(tmp_path, jobs):
     assert report.returncode == 0, report.stderr
 
 
-def test_an_interrupted_bench_leaves_no_multiprocessing_folder(tmp_path):
+def test_an_interrupted_bench_leaves_no_multiprocessing_folder(tmp_path, short_tmp):
     """The console program leaves by os._exit, which skips multiprocessing's removal of its pymp-* folder
     (the fork server's socket): every interrupted bench left one in $TMPDIR."""
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
+    tmp = short_tmp
     p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *_bench_args(2)], cwd=tmp_path,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env={**os.environ, "TMPDIR": str(tmp)})

@@ -4,9 +4,10 @@ A solver's time limit is a request the solver checks between steps; native code 
 (SCIP 10 looped for over 10 minutes on a 60 s MIQP after corrupting its heap) or abort the process
 (glibc's "double free"). One run per child process, killed at its hard limit, turns both into a record
 ("timeout" or "error") and the bench goes on. Children start from a fork server: no solver threads of
-the parent are copied, and the imports are paid once. A child's standard error (file descriptor 2, so
-native code's too) goes to a file that the parent passes on to its own when the run ends; a failed
-run's record quotes its last line, which names a crash that a bare signal or timeout would not.
+the parent are copied, and the imports are paid once (under a temporary folder whose path is too long
+for the server's socket, they are spawned). A child's standard error (file descriptor 2, so native
+code's too) goes to a file that the parent passes on to its own when the run ends; a failed run's
+record quotes its last line, which names a crash that a bare signal or timeout would not.
 
 No run outlives the bench: an interrupt stops every child however often it is repeated, and on Linux a
 child is killed by the kernel when the bench itself is killed (SIGKILL, the OOM killer), which no
@@ -35,6 +36,10 @@ MAX_WAIT = 3600.0
 STOP_GRACE = 0.5
 #: Linux's prctl option: the signal a process gets when its parent exits.
 PR_SET_PDEATHSIG = 1
+#: Longest path of a Unix socket on Linux (sun_path: 108 bytes with the final NUL).
+SOCKET_PATH_MAX = 107
+#: What the fork server's socket adds to the temporary folder's path: /pymp-XXXXXXXX/listener-XXXXXXXX.
+_LISTENER_SUFFIX = len("/pymp-12345678/listener-12345678")
 
 
 @dataclass
@@ -135,11 +140,18 @@ def _pass_on_stderr(w: Worker) -> str:
 
 def _context() -> Any:
     methods = mp.get_all_start_methods()
-    if "forkserver" not in methods:
+    if "forkserver" not in methods or not socket_fits(tempfile.gettempdir()):
+        # The fork server listens on a socket in the temporary folder; under a long TMPDIR it dies with
+        # "AF_UNIX path too long". Spawned children work anywhere and pay their imports (about a second).
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(["olctc.bench.runner"])
     return ctx
+
+
+def socket_fits(tmpdir: str) -> bool:
+    """Whether multiprocessing's fork server can make its socket under the temporary folder ``tmpdir``."""
+    return len(os.fsencode(os.path.abspath(tmpdir))) + _LISTENER_SUFFIX <= SOCKET_PATH_MAX
 
 
 def _start(proc: Any) -> None:
