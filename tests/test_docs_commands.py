@@ -22,8 +22,8 @@ from olctc.cli import _register_optional, cli
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 SECTION = "Compile once, solve anywhere"
-#: Options the README names that belong to other programs (sbatch --array=...).
-NOT_OLCTC = {"--array"}
+#: Options the README names that belong to other programs (sbatch --array=..., pytest --dist).
+NOT_OLCTC = {"--array", "--dist"}
 
 
 def olctc_argv() -> list[str]:
@@ -143,6 +143,14 @@ def test_every_option_the_readme_names_exists():
                for o in p.opts + p.secondary_opts}
     named = set(re.findall(r"(?<![\w-])--[A-Za-z][A-Za-z0-9-]*", README.read_text())) - NOT_OLCTC
     assert named and not named - options, f"README.md names options no olctc command has: {named - options}"
+
+
+def test_ci_runs_exactly_the_readmes_test_command():
+    commands = [line for block in bash_blocks(README.read_text()) for line in block if "pytest" in line]
+    assert commands and commands[0].startswith("pip install -e "), commands
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.lstrip().startswith("#")]
+    assert ci[-1] == commands[0]
 
 
 def test_every_option_has_a_help_text():

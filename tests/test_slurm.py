@@ -27,6 +27,8 @@ except ImportError:  # pragma: no cover
 DAEMONS = ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "sinfo")
 missing = [d for d in DAEMONS if shutil.which(d) is None and not Path(f"/usr/sbin/{d}").exists()]
 pytestmark = [
+    # one cluster at a time: two local clusters side by side (pytest-xdist) lost a job
+    pytest.mark.xdist_group("slurm"),
     pytest.mark.skipif(bool(missing), reason=f"Slurm/munge not installed (missing {', '.join(missing)}); "
                                              "apt-get install slurm-wlm munge"),
     pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() != 0,
