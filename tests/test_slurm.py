@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover
 DAEMONS = ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "sinfo")
 missing = [d for d in DAEMONS if shutil.which(d) is None and not Path(f"/usr/sbin/{d}").exists()]
 pytestmark = [
-    # one cluster at a time: two local clusters side by side (pytest-xdist) lost a job
+    # one cluster at a time under pytest-xdist: each is given the machine's CPUs (up to 2)
     pytest.mark.xdist_group("slurm"),
     pytest.mark.skipif(bool(missing), reason=f"Slurm/munge not installed (missing {', '.join(missing)}); "
                                              "apt-get install slurm-wlm munge"),
@@ -107,9 +107,11 @@ def _wait_job(job: str, env: dict, logs: list[Path]) -> None:
 
 
 @pytest.fixture
-def cluster(tmp_path):
+def cluster(short_tmp):
     """munged + slurmctld + slurmd on localhost; yields the environment clients need."""
-    root = tmp_path / "slurm"
+    # a short root: slurmstepd's socket is SlurmdSpoolDir/localhost_JOBID.4294967291, and job 10 failed to
+    # start under pytest-xdist's longer tmp_path ("Unix socket path ... is too long (109 > 108)")
+    root = short_tmp / "slurm"
     for d in ("state", "spool"):
         (root / d).mkdir(parents=True)
     key = root / "munge.key"
