@@ -672,6 +672,17 @@ def _not_a_number(source: str, name: str, at: str, cell: str) -> OlctcError:
     return OlctcError(f"{source}: column {name!r} {at}: expected a number, got {_cell(cell)}")
 
 
+def _is_missing(cell: Any) -> bool:
+    """A missing value of Python, numpy or pandas (None, NaN, pd.NA, NaT), not a text cell such as "nan"."""
+    if cell is None or type(cell).__name__ in ("NAType", "NaTType"):
+        return True
+    return isinstance(cell, (float, np.floating)) and math.isnan(cell)
+
+
+def _missing(source: str, name: str, at: str) -> OlctcError:
+    return OlctcError(f"{source}: column {name!r} {at}: a missing value; fill or drop missing values")
+
+
 def _cell(cell: Any) -> str:
     """A cell for a one-line message: its repr, cut to 60 characters (a 1 MB cell made a 1 MB line)."""
     return shorten(repr(cell))
@@ -698,6 +709,8 @@ def _parse_column(vals: Sequence[Any], name: str, source: str,
         arr = None
     if arr is None:
         for k, v in enumerate(vals):
+            if _is_missing(v):
+                raise _missing(source, name, _at(k, line_offset))
             if _parse_float(str(v).strip()) is None:
                 raise _not_a_number(source, name, _at(k, line_offset), str(v))
         arr = np.asarray([float(str(v).strip()) for v in vals])
@@ -710,6 +723,8 @@ def _finite_column(arr: np.ndarray, vals: Sequence[Any], name: str, source: str,
     bad = ~np.isfinite(arr)
     if bad.any():
         k = int(np.argmax(bad))
+        if _is_missing(vals[k]):
+            raise _missing(source, name, _at(k, line_offset))
         raise OlctcError(f"{source}: column {name!r} {_at(k, line_offset)}: expected a finite number, "
                          f"got {_cell(vals[k])}")
     return arr

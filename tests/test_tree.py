@@ -269,7 +269,25 @@ def test_raw_cell_errors_name_the_row_not_a_file_line():
     assert str(err.value) == "data: column 'u' row 2: expected a number, got 'x'"
     with pytest.raises(OlctcError) as err:
         tree.explain({"u": None, "v": 1.0})
-    assert str(err.value) == "x_row: column 'u' row 0: expected a finite number, got None"
+    assert str(err.value) == "x_row: column 'u' row 0: a missing value; fill or drop missing values"
+
+
+def test_a_missing_cell_is_named_as_such():
+    """Said "expected a finite number, got np.float64(nan)" for a pandas NA; a text cell "nan" (a CSV's)
+    is still quoted as the text it is."""
+    import pandas as pd
+
+    schema = Schema((Column("u", "numeric"),))
+    tree = Tree(np.array([[1.0]]), np.zeros(1), Scaler.identity(1), schema, (0, 1))
+    for cells in [pd.DataFrame({"u": [1.0, None]}), pd.DataFrame({"u": [1.0, None]}).convert_dtypes(),
+                  pd.DataFrame({"u": pd.array([1, None], dtype="Int64")}), {"u": [1.0, np.float64("nan")]},
+                  {"u": [1.0, pd.NA]}, {"u": [1.0, None]}, {"u": np.array([1.0, np.nan], dtype=np.float32)}]:
+        with pytest.raises(OlctcError) as err:
+            tree.encode(cells)
+        assert str(err.value) == "data: column 'u' row 1: a missing value; fill or drop missing values"
+    with pytest.raises(OlctcError) as err:
+        tree.encode({"u": ["1", "nan"]})
+    assert str(err.value) == "data: column 'u' row 1: expected a finite number, got 'nan'"
 
 
 def test_construction_is_validated():
