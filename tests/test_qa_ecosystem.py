@@ -144,12 +144,12 @@ def test_encode_reads_rows_by_position_whatever_the_index(mixed):
     df = _mixed_frame(mixed)
     bad = df.copy()
     bad.iloc[5, bad.columns.get_loc("age")] = np.nan
-    with pytest.raises(OlctcError, match=r"column 'age' row 5: expected a finite number"):
+    with pytest.raises(OlctcError, match=r"column 'age' row 5: a missing value; fill or drop missing values"):
         tree.encode(bad)
     bad = df.copy()
     bad["ca"] = bad["ca"].astype("Int64")
     bad.loc[bad.index[3], "ca"] = pd.NA
-    with pytest.raises(OlctcError, match=r"column 'ca' row 3: expected a finite number"):
+    with pytest.raises(OlctcError, match=r"column 'ca' row 3: a missing value; fill or drop missing values"):
         tree.encode(bad)
     with pytest.raises(OlctcError, match="column 'age' is missing"):
         tree.encode(df.drop(columns="age"))
@@ -183,7 +183,7 @@ def test_encode_of_label_indexed_columns_names_the_row_without_pandas(mixed):
     cells = {c: [r[k] for r in rows] for k, c in enumerate(features)}
     labels = list(range(500, 500 + len(rows)))
     cells["age"] = LabelColumn([float(v) for v in cells["age"][:4]] + [np.nan] + [0.0] * (len(rows) - 5), labels)
-    with pytest.raises(OlctcError, match=r"column 'age' row 4: expected a finite number"):
+    with pytest.raises(OlctcError, match=r"column 'age' row 4: a missing value; fill or drop missing values"):
         tree.encode(cells)
 
 

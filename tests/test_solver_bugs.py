@@ -3,6 +3,7 @@ that found it. The runs happen in a child process: without the workaround the bu
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -102,17 +103,24 @@ def test_fit_keeps_the_warm_start_when_cbcs_octh_optimum_routes_worse(tmp_path, 
 
     from olctc.estimator import OCTHClassifier
 
-    # the same points through the estimator: CBC calls its model (a feasible one) infeasible
-    with pytest.warns(ConvergenceWarning, match=r"^OCTHClassifier: cbc called the model infeasible \(INFEASIBLE\), "
-                      r"which the warm start disproves; the tree is the warm start \(a heuristic tree\), not proven "
-                      r"optimal \(MIP gap unknown\)\. solver='highs' proves these models; summary_\['status'\] is "
-                      r"'feasible'$"):
+    # the same points through the estimator: CBC calls its model (a feasible one) infeasible, or, on a loaded
+    # machine (seen once, with the tests two at a time beside other work), stops with no solution of its own
+    with pytest.warns(ConvergenceWarning) as caught:
         monkeypatch.chdir(tmp_path)
         (tmp_path / "mine").mkdir()  # a folder of the user's: kept
         est = OCTHClassifier(depth=2, solver="cbc", time_limit=30).fit(ds.X, ds.y)
+    said = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    infeasible = (r"^OCTHClassifier: cbc called the model infeasible \(INFEASIBLE\), which the warm start "
+                  r"disproves; the tree is the warm start \(a heuristic tree\), not proven optimal \(MIP gap "
+                  r"unknown\)\. solver='highs' proves these models; summary_\['status'\] is 'feasible'$")
+    none_found = (r"^OCTHClassifier: the solver stopped \(NO_SOLUTION_FOUND, [^)]*\) before proving the tree "
+                  r"optimal \(MIP gap [0-9.]+%\); the tree is the warm start \(a heuristic tree\): the solver found "
+                  r"none better\. .*summary_\['status'\] is 'feasible'$")
+    assert len(said) == 1 and (re.match(infeasible, said[0]) or re.match(none_found, said[0])), said
     # CBC devel wrote its model to bad8.mps in the working folder when it called it infeasible
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
-    assert (est.summary_["status"], est.summary_["solver_status"]) == ("feasible", "infeasible"), est.summary_
+    assert est.summary_["status"] == "feasible" and est.summary_["solution_from"] == "warm start", est.summary_
+    assert est.summary_["solver_status"] == ("infeasible" if re.match(infeasible, said[0]) else "no_solution")
     r = fit(ds, spec, time_limit=30, verbose=False).summary
     assert default_solver(spec) == "highs" and r["solver"] == "highs"
     assert r["objective_milp_true"] == 2.0 < kept and r["solution_from"] == "highs"
