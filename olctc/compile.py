@@ -144,6 +144,14 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
     model is smaller (``Compiled.dataset`` and the manifest's rows are the points compiled).
     Raises OlctcError, before allocating anything large, when the model would exceed ``max_nonzeros``.
     """
+    # None or a dict raised "'NoneType' object has no attribute 'weight'" (or 'budget') from deep inside
+    if not isinstance(dataset, Dataset):
+        raise param_error("dataset", "an olctc Dataset (olctc.data.read_csv, from_arrays, olctc.datasets.load)",
+                          type(dataset).__name__)
+    if not isinstance(spec, TreeSpec):
+        raise param_error("spec", "a TreeSpec (olctc.spec.make_spec)", type(spec).__name__)
+    if not isinstance(name, str):
+        raise param_error("name", "a string", name)
     if dataset.weight is not None:
         _check_weighted_classes(dataset, rows)
         if not (dataset.weight > 0).all():
@@ -301,6 +309,8 @@ def read_manifest(path: str | Path, check_model: bool = True, model_optional: bo
                          "beside it")
     if not path.exists():
         raise OlctcError(f"{path}: no such manifest (compile writes NAME.olctc.json beside NAME.mps)")
+    if path.is_dir():  # read_text raised IsADirectoryError
+        raise OlctcError(f"{path}: is a folder, expected a manifest (compile writes NAME.olctc.json beside NAME.mps)")
     try:
         man = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -25,6 +25,7 @@ import itertools
 import math
 import re
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterator, NamedTuple, Sequence
@@ -84,9 +85,17 @@ class Schema:
         Unknown categories encode as all-zero one-hot rows (scikit-learn's ``handle_unknown='ignore'``).
         """
         for col in self.columns:
-            if col.name not in cells:
+            try:
+                there = col.name in cells
+            except TypeError:  # None or a number: "argument of type 'NoneType' is not iterable"
+                raise OlctcError(f"{source}: expected raw cells as a dict of column name -> values (or a "
+                                 f"DataFrame); got {type(cells).__name__}") from None
+            if not there:
                 raise OlctcError(f"{source}: column {col.name!r} is missing; the tree needs "
                                  f"{[c.name for c in self.columns]}")
+            if isinstance(cells[col.name], (str, bytes)) or not hasattr(cells[col.name], "__len__"):
+                raise OlctcError(f"{source}: column {col.name!r} must hold a list of values, one per row; got "
+                                 f"{shorten(repr(cells[col.name]))}")
         if not self.columns:
             return np.zeros((0, 0))
         first = self.columns[0].name
@@ -980,6 +989,10 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
     """
     if isinstance(drop, str):
         drop = (drop,)
+    elif drop is None:
+        drop = ()
+    elif not isinstance(drop, Iterable):  # drop=3: "'int' object is not iterable"
+        raise param_error("drop", "a column name or a list of column names", drop)
     # The reader strips every header name, as it strips cells: a name typed with spaces (--target " y",
     # a shell quoting slip) can only mean the column without them.
     target = target.strip() if isinstance(target, str) else target

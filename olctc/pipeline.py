@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from olctc.compile import Compiled, manifest_fields, manifest_path, read_manifest, write_manifest
+from olctc.compile import Compiled, manifest_fields, manifest_path, model_format, read_manifest, write_manifest
 from olctc.errors import NoSolution, OlctcError
 from olctc.io import atomic_open, check_not_input, check_suffix, check_writable, remove_files, sha256_file
 from olctc.milp import names_from_block_map
@@ -49,8 +49,14 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     from olctc.emit.start import START_FORMATS, start_filename, write_start
 
     out = Path(out)
-    fmt = out.suffix.lower().lstrip(".")
+    if out.is_dir():
+        raise OlctcError(f"cannot write {out}: it is a folder; give a file name")
+    # m.txt was written as LP, then refused as "The 'model' parameter must be ..." (a parameter of another
+    # function), and a name without suffix as "The 'stem' parameter ... Got ''": compile's own check first
+    fmt = model_format(out)
     stem = out.name[: -len(out.suffix)]
+    if not stem:
+        raise OlctcError(f"{out}: the model file needs a name before its suffix (such as model.mps)")
     written: dict[str, Path] = {}
     man = comp.manifest
     quadratic = comp.milp.is_quadratic

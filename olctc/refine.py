@@ -26,7 +26,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, is_real, param_error
 from olctc.formulation.topology import Topology
 from olctc.objective import ZERO_WEIGHT, class_mass, tree_objective, weighted_sum
 from olctc.spec import TreeSpec
@@ -36,6 +36,7 @@ __all__ = ["RefineReport", "NodeRefit", "refine", "fit_l1_logistic", "l1_logisti
 #: liblinear adds a constant feature of this value and penalises its weight: the intercept's penalty is
 #: |b| / scaling, negligible next to the objective; the L-BFGS-B polish then removes it exactly.
 _INTERCEPT_SCALING = 1e3
+_MAX_FLOAT = float(np.finfo(np.float64).max)
 
 
 # ---------------------------------------------------------------- the node problem
@@ -136,8 +137,13 @@ def fit_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, *, random_state: int
     -------
     (w, b) : the better (lower objective) of liblinear's solution and its polish.
     """
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
+    # labels 0/1 fitted silently to w = 0 (a 0 label has no loss), a 1-D X was an IndexError deep inside
+    X = _as_matrix(X, "X")
+    y = check_labels(y, X.shape[0])
+    if not is_real(C) or not (0 < C <= _MAX_FLOAT):  # 10**400 is no float either
+        raise param_error("C", "a finite number > 0", C)
+    if sample_weight is not None:
+        sample_weight = _sample_weights(sample_weight, y)
     n_pos, n = int((y > 0).sum()), y.shape[0]
     if n_pos == 0 or n_pos == n:
         raise OlctcError(f"an L1 logistic fit needs both classes; got {n} point(s) of one class")
@@ -200,6 +206,8 @@ class RefineReport:
 def check_tree_inputs(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray,
                       spec: TreeSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Validate (W, b, X, y) against the spec; float copies, or OlctcError naming the problem."""
+    if not isinstance(spec, TreeSpec):  # None: "'NoneType' object has no attribute 'depth'"
+        raise param_error("spec", "a TreeSpec (olctc.spec.make_spec)", spec)
     X = _as_matrix(X, "X")
     y = check_labels(y, X.shape[0])
     n_nodes = 2 ** spec.depth - 1
@@ -215,7 +223,24 @@ def check_tree_inputs(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray
     return W, b, X, y
 
 
+def _sample_weights(sample_weight: Any, y: np.ndarray) -> np.ndarray:
+    """fit_l1_logistic's weights: finite, >= 0, one per point, some > 0 in each class; else OlctcError."""
+    try:
+        w = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError, OverflowError):
+        raise OlctcError("sample_weight must be numbers, one per point") from None
+    if w.shape != y.shape:
+        raise OlctcError(f"sample_weight must be 1-D with one weight per point ({y.shape[0]}); got shape {w.shape}")
+    if not (np.isfinite(w).all() and (w >= 0).all()):
+        raise OlctcError("sample_weight must be finite and >= 0")
+    if not ((w[y > 0] > 0).any() and (w[y < 0] > 0).any()):  # a class of weight 0: a division by zero
+        raise OlctcError("sample_weight must give some point of each class a weight > 0")
+    return w
+
+
 def _as_matrix(X: Any, name: str) -> np.ndarray:
+    if np.iscomplexobj(X):  # numpy drops the imaginary parts with a warning only
+        raise OlctcError(f"{name} has complex values; olctc needs real numbers")
     try:
         X = np.asarray(X, dtype=float)
     except (TypeError, ValueError):

@@ -118,6 +118,18 @@ class TreeSpec:
     class_weight: str | tuple[float, float] | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
+    def __post_init__(self) -> None:
+        # Built directly (not by make_spec), a bad field failed deep in the build ("unsupported operand type(s)
+        # for ** or pow(): 'int' and 'str'", an IndexError for C of the wrong length): make_spec's checks here.
+        tangents = self.tangents if isinstance(self.tangents, str) else _listed(self.tangents)
+        fields = _checked_fields(self.preset, self.depth, self.C, tangents, self.big_m, self.epsilon, self.alpha,
+                                 self.budget, self.score_variables, self.class_weight)
+        if self.tangent_set not in ("V0", fields[8]):  # "V0" is the default: the points then name the set
+            raise param_error("tangent_set", f"{fields[8]!r}, the name of the tangents given", self.tangent_set)
+        for name, value in zip(("preset", "depth", "C", "tangents", "big_m", "epsilon", "alpha", "budget",
+                                "tangent_set", "score_variables", "class_weight"), fields):
+            object.__setattr__(self, name, value)
+
     @property
     def info(self) -> Preset:
         return PRESETS[self.preset]
@@ -291,22 +303,28 @@ def _check_unused_knobs(preset: str, alpha: float, budget: int | None, tangent_s
 def _number(name: str, value: Any, whole: Any = MISSING) -> float:
     """``value`` as a float, or the parameter error for ``name`` (quoting ``whole``, the full value given,
     when ``value`` is one item of it)."""
+    shown = value if whole is MISSING else whole
     if not is_real(value):
-        shown = value if whole is MISSING else whole
         raise param_error(name, "a number" if whole is MISSING else "a list of numbers", _listed(shown))
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # a Python int beyond float64 (10**400): said as the value's own check says it
+        raise param_error(name, "a number within the float range (below 1.8e308)", _listed(shown)) from None
 
 
 def _sequence(name: str, value: Any, expected: str) -> list[Any]:
     """The items of a list-like parameter value, or its parameter error."""
-    if isinstance(value, (str, bytes, dict, set, frozenset)) or not isinstance(value, Iterable):
+    if isinstance(value, (str, bytes, dict, set, frozenset)) or not isinstance(value, Iterable) \
+            or (isinstance(value, np.ndarray) and value.ndim == 0):  # a 0-d array cannot be iterated
         raise param_error(name, expected, value)
     return list(value)
 
 
 def _listed(value: Any) -> Any:
     """A value for a message: numpy arrays and tuples as lists, so that the message stays one readable line."""
-    return value.tolist() if isinstance(value, np.ndarray) else list(value) if isinstance(value, tuple) else value
+    if isinstance(value, np.ndarray):  # a 0-d array stays one ("Got 50.0" read as if 50.0 were refused)
+        return value.tolist() if value.ndim else value
+    return list(value) if isinstance(value, tuple) else value
 
 
 def check_cost(name: str, values: Sequence[float], shown: Any, where: str = "") -> None:
@@ -317,13 +335,15 @@ def check_cost(name: str, values: Sequence[float], shown: Any, where: str = "") 
 
 def parse_C(value: float | str | Sequence[float], depth: int, *, name: str = "C") -> tuple[float, ...]:
     """One C per layer; a single value broadcasts. ``name``: the parameter errors name (bench's fixed_C)."""
+    if not is_integer(depth) or depth < 1:  # depth 0 returned (), and None "can't multiply sequence by non-int"
+        raise param_error("depth", "an integer >= 1", depth)
     if isinstance(value, str):
         try:
             vals = [number_text(s) for s in value.split(",")]
         except ValueError:
             raise param_error(name, "a positive number or one per layer separated by commas", value) from None
     elif is_real(value):
-        vals = [float(value)]
+        vals = [_number(name, value)]
     else:
         vals = [_number(name, v, value) for v in _sequence(name, value, "a positive number or one per layer")]
     if len(vals) == 1:
@@ -348,7 +368,14 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[fl
     ``class_weight``: None, "balanced" or (weight of the -1 class, weight of the +1 class); weights by class
     label are turned into that pair where the labels are known (``olctc.data.class_weight_by_label``).
     """
-    if preset not in PRESETS:
+    return TreeSpec(*_checked_fields(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables,
+                                     class_weight))
+
+
+def _checked_fields(preset: Any, depth: Any, C: Any, tangents: Any, big_m: Any, epsilon: Any, alpha: Any,
+                    budget: Any, score_variables: Any, class_weight: Any) -> tuple:
+    """make_spec's checks: TreeSpec's fields in order, normalised, or the parameter error."""
+    if not isinstance(preset, str) or preset not in PRESETS:
         raise param_error("preset", f"one of {', '.join(PRESETS)}", preset)
     # numpy integers (np.int64 from an array or a grid) are integers too: refusing them said "must be an
     # integer >= 1. Got np.int64(2) instead."
@@ -373,8 +400,8 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[fl
     _check_unused_knobs(preset, alpha, budget, label, tangents)
     if not isinstance(score_variables, (bool, np.bool_)):  # numpy's booleans, as numpy's integers for depth
         raise param_error("score_variables", "True or False", score_variables)
-    return TreeSpec(preset, depth, Cs, pts, big_m, epsilon, alpha, budget, label, bool(score_variables),
-                    parse_class_weight(class_weight))
+    return (preset, depth, Cs, pts, big_m, epsilon, alpha, budget, label, bool(score_variables),
+            parse_class_weight(class_weight))
 
 
 CLASS_WEIGHT_EXPECTED = "None, 'balanced' or two weights (class -1, class +1), each finite and > 0"

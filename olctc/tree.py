@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from olctc.data import Column, Scaler, Schema
-from olctc.errors import OlctcError, shorten
+from olctc.errors import OlctcError, is_integer, param_error, shorten
 from olctc.formulation.topology import Topology
 
 Label = int | float | str
@@ -97,6 +97,32 @@ def _missing_as_nan(X: Any) -> np.ndarray | None:
         return np.asarray(to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
         return None
+
+
+def _is_complex(a: Any) -> bool:
+    """Whether ``a`` holds complex numbers, told by its dtypes where it has them: np.iscomplexobj converts a
+    DataFrame whole, a copy of the table as large as the one prediction makes."""
+    dtype = getattr(a, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return dtype.kind == "c"
+    dtypes = getattr(a, "dtypes", None)  # a DataFrame: one per column (pandas' own dtypes are never complex)
+    if dtypes is not None and dtype is None:
+        return any(isinstance(d, np.dtype) and d.kind == "c" for d in dtypes)
+    try:
+        return bool(np.iscomplexobj(a))
+    except (TypeError, ValueError):  # ragged input: the conversion that follows says so
+        return False
+
+
+def _real_array(a: Any, name: str, ndmin: int = 0) -> np.ndarray:
+    """``a`` as a float64 array, or OlctcError naming ``name``: 'abc' raised numpy's "could not convert string
+    to float", and complex weights lost their imaginary parts with a warning only."""
+    if _is_complex(a):
+        raise OlctcError(f"{name} has complex values; olctc needs real numbers")
+    try:
+        return np.array(a, dtype=np.float64, ndmin=ndmin)
+    except (TypeError, ValueError, OverflowError):
+        raise OlctcError(f"{name} must be an array of numbers; got {shorten(repr(a))}") from None
 
 
 def _by_position(table: Any, schema: Schema) -> Any:
@@ -208,8 +234,16 @@ class Tree:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.W = np.array(self.W, dtype=np.float64, ndmin=2)
-        self.b = np.array(self.b, dtype=np.float64).reshape(-1)
+        self.W = _real_array(self.W, "W", 2)
+        self.b = _real_array(self.b, "b").reshape(-1)
+        if not isinstance(self.scaler, Scaler):
+            raise param_error("scaler", "an olctc.data.Scaler", self.scaler)
+        if not isinstance(self.schema, Schema):
+            raise param_error("schema", "an olctc.data.Schema", self.schema)
+        if not isinstance(self.classes, (tuple, list)):
+            raise param_error("classes", "two labels (negative, positive)", self.classes)
+        if not isinstance(self.meta, dict):
+            raise param_error("meta", "a dict", self.meta)
         n_nodes, p = self.W.shape
         depth = int(round(math.log2(n_nodes + 1)))
         if n_nodes < 1 or 2 ** depth - 1 != n_nodes:
@@ -244,15 +278,23 @@ class Tree:
         self.node_n = self._stat(self.node_n, (n_nodes,), "node_n")
         self.node_pos = self._stat(self.node_pos, (n_nodes,), "node_pos")
         self.node_std = self._stat(self.node_std, (n_nodes, p), "node_std")
+        if self.node_n is not None and self.node_pos is not None and (self.node_pos > self.node_n).any():
+            raise OlctcError("node_pos must not exceed node_n (the positive points among those reaching a node)")
 
     @staticmethod
     def _stat(a: Any, shape: tuple[int, ...], name: str) -> np.ndarray | None:
         if a is None:
             return None
-        a = np.asarray(a, dtype=np.float64 if name == "node_std" else np.int64)
-        if a.shape != shape:
-            raise OlctcError(f"{name} must have shape {shape}; got {a.shape}")
-        return a
+        try:
+            f = np.asarray(a, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            raise OlctcError(f"{name} must be an array of numbers; got {shorten(repr(a))}") from None
+        if f.shape != shape:
+            raise OlctcError(f"{name} must have shape {shape}; got {f.shape}")
+        # counts were cast to int64 silently (1.5 became 1), NaN std and negative counts passed
+        if not (np.isfinite(f).all() and (f >= 0).all() and (name == "node_std" or (f == np.round(f)).all())):
+            raise OlctcError(f"{name} must hold finite {'values' if name == 'node_std' else 'whole numbers'} >= 0")
+        return f if name == "node_std" else f.astype(np.int64)
 
     # ------------------------------------------------------------------ shape
 
@@ -298,6 +340,8 @@ class Tree:
                 columns = X.index
             if hasattr(X, "tocsr") and hasattr(X, "toarray"):  # scipy.sparse (LIBSVM data loaded sparse)
                 X = X.toarray()
+        if _is_complex(X):  # numpy drops the imaginary parts with a warning only: a silent wrong answer
+            raise OlctcError("X has complex values; olctc needs real numbers")
         try:
             X = np.asarray(X, dtype=np.float64)
         except (TypeError, ValueError):
@@ -470,6 +514,8 @@ class Tree:
             x = self._check_X(x_row)
         if x.shape[0] != 1:
             raise OlctcError(f"explain takes one row; got {x.shape[0]}")
+        if not is_integer(top):  # 1.5 or None: a TypeError from the slice or the comparison below
+            raise param_error("top", "an integer >= 1", top)
         if top < 1:  # a slice [:-1] dropped the last feature silently
             raise OlctcError(f"top must be at least 1; got {top}")
         s = self._path_scores(x)[0][0]
@@ -511,8 +557,12 @@ class Tree:
         Without ``schema`` the features are numeric columns named ``feature_names`` (default x0, x1, ...);
         without ``scaler`` the weights are taken as raw-space weights (identity scaler).
         """
-        W = np.array(W, dtype=np.float64, ndmin=2)
+        W = _real_array(W, "W", 2)
         p = W.shape[1]
+        if not isinstance(meta, (dict, type(None))):
+            raise param_error("meta", "a dict or None", meta)
+        if not isinstance(classes, (tuple, list)):
+            raise param_error("classes", "two labels (negative, positive)", classes)
         if schema is None:
             names = list(feature_names) if feature_names is not None else [f"x{j}" for j in range(p)]
             schema = Schema(tuple(Column(str(n), "numeric") for n in names))

@@ -144,7 +144,10 @@ def validate_limits(*, time_limit: float | None = None, threads: int | None = No
     ``cli``: the values came from command options, which the message names too (``--time-limit``).
     """
     def real(v: object) -> bool:
-        return is_real(v) and math.isfinite(float(v))
+        try:
+            return is_real(v) and math.isfinite(float(v))
+        except OverflowError:  # a Python int beyond float64 (10**400)
+            return False
 
     def fail(name: str, expected: str, got: object) -> OlctcError:
         return param_error(name, expected, got, option=f"--{name.replace('_', '-')}" if cli else None)

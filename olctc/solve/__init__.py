@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from olctc.emit.params import validate_limits
-from olctc.errors import OlctcError, param_error
+from olctc.errors import OlctcError, param_error, shorten
 from olctc.solve import inprocess
 from olctc.solve.external import EXTERNAL, solve_external
 from olctc.solve.modelfile import check_model_path, is_quadratic_file
@@ -161,11 +161,23 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
                     start=start, start_path=start_path, solver_path=solver_path,
                     solution_path=solution_path, col_names=None)
     opts = replace(opts, keep_incumbent=keep_incumbent, leave_overrun=leave_overrun)
+    from olctc.milp import MILP
+
+    if not isinstance(milp, MILP):  # None or a path: "'NoneType' object has no attribute 'is_quadratic'"
+        raise param_error("milp", "an olctc MILP (compile_problem(...).milp; solve_file solves a model file)",
+                          milp)
     if milp.is_quadratic and solver not in QUADRATIC_SOLVERS:
         raise _refuse_quadratic(f"model {milp.name}", solver)
     names = [str(n) for n in milp.col_names()]
     if start is not None and not isinstance(start, Mapping):
-        arr = np.asarray(start, dtype=float).ravel()
+        bad = OlctcError("The 'start' parameter must be numbers, one per column, or a dict of column name -> "
+                         f"value. Got {shorten(' '.join(repr(start).split()))} instead.")
+        if isinstance(start, (str, bytes)) or np.iscomplexobj(start):
+            raise bad
+        try:
+            arr = np.asarray(start, dtype=float).ravel()
+        except (TypeError, ValueError, OverflowError):  # numpy's "could not convert string to float: 'abc'"
+            raise bad from None
         if arr.shape[0] != milp.n_cols:
             raise OlctcError(f"the MIP start has {arr.shape[0]} values but the model has {milp.n_cols} columns")
         # The file may hold extra columns (OBJCONST): pass the start by name.
