@@ -224,6 +224,16 @@ def test_tree_refuses_complex_X(tree, method):
         getattr(tree, method)(np.ones((2, 3)) + 1j)
 
 
+def test_tree_tells_complex_X_of_every_container(tree):
+    pd = pytest.importorskip("pandas")
+    for X in ([[1.0, 2.0, 3.0 + 1j]], pd.DataFrame({"a": [1.0], "b": [2.0], "c": [3.0 + 1j]}),
+              pd.Series([1.0, 2.0, 3.0 + 1j], index=["a", "b", "c"])):
+        with raises(r"^X has complex values; olctc needs real numbers$"):
+            tree.predict(X)
+    ok = pd.DataFrame({"a": [1.0], "b": pd.array([2], dtype="Int64"), "c": [3.0]})  # pandas' own dtypes
+    assert tree.predict(ok).tolist() == tree.predict([[1.0, 2.0, 3.0]]).tolist()
+
+
 def test_tree_ragged_X_still_the_numeric_message(tree):
     with raises(r"^X must be the numeric encoded feature matrix; use Tree\.encode for raw cells$"):
         tree.predict([[1, 2, 3], [4, 5]])
