@@ -269,8 +269,8 @@ class Dataset:
         return self.schema.feature_names
 
     def subset(self, rows: np.ndarray) -> "Dataset":
-        """The same data restricted to ``rows`` (e.g. a training split)."""
-        rows = np.asarray(rows)
+        """The same data restricted to ``rows`` (e.g. a training split): indices in [0, n) or a mask of n."""
+        rows = _row_index(rows, self.n)
         return Dataset(self.X[rows], self.y[rows], self.classes, self.schema, self.name,
                        self.sha256, self.source, self.target, dict(self.extra), self.dropped,
                        None if self.weight is None else self.weight[rows], self.weight_column)
@@ -287,6 +287,26 @@ class Dataset:
         """Map -1/+1 back to the original class labels."""
         return np.where(np.asarray(y_pm) > 0, np.asarray([self.classes[1]], dtype=object),
                         np.asarray([self.classes[0]], dtype=object))
+
+
+def _row_index(rows: Any, n: int) -> np.ndarray:
+    """``rows`` as a 1-D index array: integer indices in [0, n), or a boolean mask of length n.
+
+    numpy's IndexError came otherwise, and a scalar or 2-D index gave a Dataset of the wrong shape.
+    """
+    bad = OlctcError(f"The 'rows' parameter must be row indices in [0, {n}) or a boolean mask of {n}, 1-D. "
+                     f"Got {shorten(' '.join(repr(rows).split()))} instead.")
+    try:
+        arr = np.asarray(rows)
+    except (TypeError, ValueError):
+        raise bad from None
+    if arr.ndim == 1 and arr.size == 0:
+        return arr.astype(np.intp)
+    ok = arr.ndim == 1 and (arr.shape[0] == n if arr.dtype == bool
+                            else np.issubdtype(arr.dtype, np.integer) and bool(((arr >= 0) & (arr < n)).all()))
+    if not ok:
+        raise bad
+    return arr
 
 
 # ---------------------------------------------------------------- reading tables
@@ -987,6 +1007,9 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
     text columns whose one-hot encoding holds more values (rows x categories) than a model may have
     nonzeros (compile's ``max_nonzeros``); None: no limit (decode re-reads data a model was built on).
     """
+    from olctc.io import check_path
+
+    path = check_path(path, "path")
     if isinstance(drop, str):
         drop = (drop,)
     elif drop is None:
@@ -1197,6 +1220,9 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
         raise OlctcError(f"X has a non-finite value {float(Xa[i, j])!r} at row {i}, column {j}")
     if Xa.shape[1] < 1:
         raise OlctcError("X has no feature columns; at least 1 is needed")
+    if isinstance(feature_names, (str, bytes)) or (feature_names is not None and any(
+            n is None for n in feature_names)):  # "abc" named the features a, b, c; None named one "None"
+        raise param_error("feature_names", "a list of names, one per column of X", feature_names)
     names = [str(n) for n in feature_names] if feature_names is not None else [f"x{j}" for j in range(Xa.shape[1])]
     if len(names) != Xa.shape[1]:
         raise OlctcError(f"feature_names has {len(names)} name(s) for the {Xa.shape[1]} column(s) of X")

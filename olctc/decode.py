@@ -424,8 +424,11 @@ def make_tree(dec: Decoded, man_or_parts: dict[str, Any], ds: Dataset, meta: dic
 def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path | None = None,
                 refine: bool = True, fmt: str | None = None):
     """Decode a solver's solution file of a compiled model into a Tree; returns (tree, report)."""
+    from olctc.io import check_path
     from olctc.read import read_solution
 
+    manifest, solution = check_path(manifest, "manifest"), check_path(solution, "solution")
+    data = None if data is None else check_path(data, "data")
     man = read_manifest(manifest, model_optional=True)
     with manifest_fields(manifest):
         milp, spec, ds, scaler, X = rebuild(man, data, where=manifest)

@@ -163,6 +163,12 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
                           type(ds).__name__)
     if not isinstance(spec, TreeSpec):
         raise param_error("spec", "a TreeSpec (olctc.spec.make_spec)", type(spec).__name__)
+    for name, value in (("refine", refine), ("verbose", verbose), ("keep_incumbent", keep_incumbent),
+                        ("standardise", standardise), ("leave_overrun", leave_overrun)):
+        if not isinstance(value, (bool, np.bool_)):  # verbose="no" printed the solver's log
+            raise param_error(name, "True or False", value)
+    if not callable(echo):  # echo=None: "'NoneType' object is not callable" after the work began
+        raise param_error("echo", "a function taking one line of text (such as print)", echo)
     solver = default_solver(spec) if solver is None else solver
     check_in_process(solver)
     if spec.info.quadratic and solver != "scip":

@@ -9,7 +9,20 @@ import shutil
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, param_error
+
+
+def check_path(path: object, name: str) -> Path:
+    """``path`` as a Path, after checking that it is a file path: a str or os.PathLike, not empty.
+
+    OlctcError naming the parameter ``name`` otherwise: Path() said "argument should be a str object or an
+    os.PathLike object returning str, not <class 'bytes'>" (or "... not NoneType") naming no parameter,
+    and read "" as the current folder.
+    """
+    raw = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
+    if not isinstance(raw, str) or not raw.strip():
+        raise param_error(name, "a file path (a non-empty str or os.PathLike)", path)
+    return Path(raw)
 
 
 def check_lookup(path: Path) -> None:

@@ -9,7 +9,8 @@ import os
 from typing import Callable
 
 from olctc.errors import OlctcError
-from olctc.io import atomic_write_bytes
+from olctc.export._names import check_tree
+from olctc.io import atomic_write_bytes, check_path
 
 
 def _json(tree) -> bytes:
@@ -71,10 +72,12 @@ def render(tree, fmt: str) -> bytes:
     """The artifact of format ``fmt`` as bytes."""
     if fmt not in EXPORTERS:
         raise OlctcError(f"unknown export format {fmt!r}; expected one of {', '.join(EXPORTERS)}")
+    check_tree(tree)
     return EXPORTERS[fmt](tree)
 
 
 def export_tree(tree, fmt: str, path: str | os.PathLike[str]) -> None:
     """Write ``tree`` in format ``fmt`` to ``path`` atomically (whole or not at all)."""
+    check_path(path, "path")  # before the work: bytes or None named no parameter
     data = render(tree, fmt)
     atomic_write_bytes(path, data)

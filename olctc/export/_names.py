@@ -46,6 +46,15 @@ def invalid_text(tree) -> str | None:
     return None
 
 
+def check_tree(tree) -> None:
+    """OlctcError unless ``tree`` is an olctc Tree (None gave "'NoneType' object has no attribute 'schema'")."""
+    from olctc.errors import param_error
+    from olctc.tree import Tree
+
+    if not isinstance(tree, Tree):
+        raise param_error("tree", "an olctc Tree (olctc.fit, olctc.export.json.load)", type(tree).__name__)
+
+
 def check_text(tree, what: str) -> None:
     """OlctcError when the tree holds text that ``what`` (a file format) cannot store."""
     from olctc.errors import OlctcError

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from olctc.data import Column, Scaler, Schema
-from olctc.errors import OlctcError, brief
-from olctc.io import atomic_write_text
+from olctc.errors import OlctcError, brief, param_error
+from olctc.io import atomic_write_text, check_path
 
 FORMAT = "olctc-tree"
 VERSION = 1
@@ -92,8 +92,9 @@ def _pretty(v: Any, indent: str = "") -> str:
 
 def dump(tree) -> str:
     """The tree as JSON text (format ``olctc-tree`` version 1); floats written with ``repr``."""
-    from olctc.export._names import check_text
+    from olctc.export._names import check_text, check_tree
 
+    check_tree(tree)
     check_text(tree, "a JSON file")
     text = _pretty(tree_to_dict(tree)) + "\n"
     try:
@@ -106,6 +107,7 @@ def dump(tree) -> str:
 
 def save(tree, path: str | os.PathLike[str]) -> None:
     """Write the tree's JSON to ``path`` atomically."""
+    check_path(path, "path")
     atomic_write_text(path, dump(tree))
 
 
@@ -309,7 +311,14 @@ def _check_raw(doc: _Doc, raw: Any, tree) -> None:
 
 
 def loads(text: str, source: str = "<string>"):
-    """Parse and validate JSON text into a Tree."""
+    """Parse and validate JSON text (str, or UTF-8 bytes) into a Tree."""
+    if isinstance(text, (bytes, bytearray)):  # was "a bytes-like object is required, not 'str'" on bad JSON
+        try:
+            text = bytes(text).decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise OlctcError(f"<bytes>: not UTF-8 text (byte {exc.start})") from None
+    elif not isinstance(text, str):  # None: json's "the JSON object must be str, bytes or bytearray"
+        raise param_error("text", "JSON text (a str or bytes; load reads a file)", type(text).__name__)
     try:
         d = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
@@ -327,13 +336,14 @@ def loads(text: str, source: str = "<string>"):
 
 def load(text_or_path: str | bytes | os.PathLike[str]):
     """Read a tree from JSON text or from a file path."""
-    if isinstance(text_or_path, bytes):
-        try:
-            return loads(text_or_path.decode("utf-8-sig"))
-        except UnicodeDecodeError as exc:
-            raise OlctcError(f"<bytes>: not UTF-8 text (byte {exc.start})") from None
+    if isinstance(text_or_path, (bytes, bytearray)):
+        return loads(text_or_path)
     if isinstance(text_or_path, str) and text_or_path.lstrip().startswith(("{", "[")):
         return loads(text_or_path)
+    if not isinstance(text_or_path, (str, os.PathLike)) or not os.fspath(text_or_path).strip():
+        # None: "expected str, bytes or os.PathLike object"; "": ".: is a folder"
+        raise param_error("text_or_path", "JSON text or a file path (a non-empty str, bytes or os.PathLike)",
+                          text_or_path)
     path = Path(text_or_path)
     if not path.exists():
         raise OlctcError(f"{path}: no such file")

@@ -35,6 +35,7 @@ import numpy as np
 
 from olctc.emit.params import validate_limits
 from olctc.errors import OlctcError, param_error, shorten
+from olctc.io import check_path
 from olctc.solve import inprocess
 from olctc.solve.external import EXTERNAL, solve_external
 from olctc.solve.modelfile import check_model_path, is_quadratic_file
@@ -75,8 +76,13 @@ def _options(solver: str, *, time_limit: float | None, threads: int | None, mip_
     if solver not in ALL_SOLVERS:
         raise param_error("solver", f"one of {', '.join(ALL_SOLVERS)}", solver)
     validate_limits(time_limit=time_limit, threads=threads, mip_gap=mip_gap)
+    start_path, solver_path, solution_path = (
+        None if value is None else check_path(value, name)
+        for value, name in ((start_path, "start_path"), (solver_path, "solver_path"), (solution_path, "solution_path")))
     if start is not None and start_path is not None:
         raise OlctcError("give either start or start_path, not both")
+    if start is not None and not isinstance(start, Mapping):  # solve_file: "could not convert string to float"
+        _start_array(start)
     if start_path is not None and not Path(start_path).is_file():
         raise OlctcError(f"MIP start file {start_path} does not exist")
     if solver in SOLVERS and (solver_path is not None or solution_path is not None):
@@ -90,6 +96,18 @@ def _options(solver: str, *, time_limit: float | None, threads: int | None, mip_
                         solver_path=None if solver_path is None else Path(solver_path),
                         solution_path=None if solution_path is None else Path(solution_path),
                         col_names=None if col_names is None else list(col_names))
+
+
+def _start_array(start: Start) -> np.ndarray:
+    """A MIP start given as values, as a 1-D float array (OlctcError naming 'start' for text and the like)."""
+    bad = OlctcError("The 'start' parameter must be numbers, one per column, or a dict of column name -> "
+                     f"value. Got {shorten(' '.join(repr(start).split()))} instead.")
+    if isinstance(start, (str, bytes)) or np.iscomplexobj(start):
+        raise bad
+    try:
+        return np.asarray(start, dtype=float).ravel()
+    except (TypeError, ValueError, OverflowError):  # numpy's "could not convert string to float: 'abc'"
+        raise bad from None
 
 
 def _refuse_quadratic(name: str, solver: str) -> OlctcError:
@@ -132,7 +150,7 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
                     start=start, start_path=start_path, solver_path=solver_path,
                     solution_path=solution_path, col_names=col_names)
     opts = replace(opts, leave_overrun=leave_overrun)
-    path = check_model_path(model_path)
+    path = check_model_path(check_path(model_path, "model_path"))
     quadratic = is_quadratic_file(path)
     if quadratic and solver not in QUADRATIC_SOLVERS:
         raise _refuse_quadratic(path.name, solver)
@@ -170,14 +188,7 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
         raise _refuse_quadratic(f"model {milp.name}", solver)
     names = [str(n) for n in milp.col_names()]
     if start is not None and not isinstance(start, Mapping):
-        bad = OlctcError("The 'start' parameter must be numbers, one per column, or a dict of column name -> "
-                         f"value. Got {shorten(' '.join(repr(start).split()))} instead.")
-        if isinstance(start, (str, bytes)) or np.iscomplexobj(start):
-            raise bad
-        try:
-            arr = np.asarray(start, dtype=float).ravel()
-        except (TypeError, ValueError, OverflowError):  # numpy's "could not convert string to float: 'abc'"
-            raise bad from None
+        arr = _start_array(start)
         if arr.shape[0] != milp.n_cols:
             raise OlctcError(f"the MIP start has {arr.shape[0]} values but the model has {milp.n_cols} columns")
         # The file may hold extra columns (OBJCONST): pass the start by name.
