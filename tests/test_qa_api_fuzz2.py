@@ -11,7 +11,6 @@ import os
 import numpy as np
 import pytest
 
-from olctc.compile import compile_problem
 from olctc.data import from_arrays, read_csv
 from olctc.decode import decode_file
 from olctc.errors import OlctcError
@@ -21,22 +20,15 @@ from olctc.fit import fit
 from olctc.pipeline import write_compiled
 from olctc.solve import solve_file, solve_milp
 from olctc.spec import make_spec
-from olctc.tree import Tree
+
+try:  # the first pass's fixtures and helper (tests/ is on sys.path: a rootdir-less test folder)
+    from test_qa_api_fuzz import comp, raises, small, tree
+except ImportError:  # pragma: no cover
+    from tests.test_qa_api_fuzz import comp, raises, small, tree
+
+FIXTURES = (small, comp, tree)  # pytest finds them in this module by name
 
 BAD_PATHS = [b"x.json", None, 3, "", "  "]
-
-
-@pytest.fixture(scope="module")
-def small():
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(30, 3))
-    y = np.where(X[:, 0] + 0.3 * rng.normal(size=30) > 0, 1, -1)
-    return from_arrays(X, y, ["a", "b", "c"])
-
-
-@pytest.fixture(scope="module")
-def comp(small):
-    return compile_problem(small, make_spec(depth=1))
 
 
 @pytest.fixture(scope="module")
@@ -44,15 +36,6 @@ def model(comp, tmp_path_factory):
     path = tmp_path_factory.mktemp("model") / "m.mps"
     write_compiled(comp, path)
     return path
-
-
-@pytest.fixture(scope="module")
-def tree():
-    return Tree.from_arrays([[1.0, -1.0, 0.5]], [0.1], feature_names=["a", "b", "c"])
-
-
-def raises(pattern: str, exc: type = OlctcError):
-    return pytest.raises(exc, match=pattern)
 
 
 def path_error(name: str, got: object) -> str:
