@@ -17,14 +17,14 @@ from typing import Any, Iterator
 import numpy as np
 
 from olctc import __version__
-from olctc.data import Dataset, Scaler, check_classes_weigh, json_label
+from olctc.data import Dataset, Scaler, check_classes_weigh, check_dataset, json_label
 from olctc.errors import MISSING, OlctcError, brief, param_error
 from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
 from olctc.io import atomic_write_text, sha256_file
 from olctc.milp import MILP
-from olctc.spec import MAX_COST, TreeSpec
+from olctc.spec import MAX_COST, TreeSpec, check_spec
 
 MANIFEST_FORMAT = "olctc-manifest"
 MANIFEST_VERSION = 1
@@ -144,12 +144,8 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
     model is smaller (``Compiled.dataset`` and the manifest's rows are the points compiled).
     Raises OlctcError, before allocating anything large, when the model would exceed ``max_nonzeros``.
     """
-    # None or a dict raised "'NoneType' object has no attribute 'weight'" (or 'budget') from deep inside
-    if not isinstance(dataset, Dataset):
-        raise param_error("dataset", "an olctc Dataset (olctc.data.read_csv, from_arrays, olctc.datasets.load)",
-                          type(dataset).__name__)
-    if not isinstance(spec, TreeSpec):
-        raise param_error("spec", "a TreeSpec (olctc.spec.make_spec)", type(spec).__name__)
+    check_dataset(dataset, "dataset")
+    check_spec(spec)
     if not isinstance(name, str):
         raise param_error("name", "a string", name)
     if dataset.weight is not None:

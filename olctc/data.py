@@ -289,23 +289,51 @@ class Dataset:
                         np.asarray([self.classes[0]], dtype=object))
 
 
+def check_real(a: Any, name: str) -> None:
+    """OlctcError when the array-like ``a`` holds complex numbers: numpy drops their imaginary parts with a
+    warning only, a silent wrong answer. Told by the dtypes where ``a`` has them (np.iscomplexobj copies a
+    DataFrame whole); ragged input passes, for the conversion that follows to name."""
+    dtype = getattr(a, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        complex_a = dtype.kind == "c"
+    elif dtype is None and getattr(a, "dtypes", None) is not None:  # a DataFrame: pandas' own dtypes are real
+        complex_a = any(isinstance(d, np.dtype) and d.kind == "c" for d in a.dtypes)
+    else:
+        try:
+            complex_a = bool(np.iscomplexobj(a))
+        except (TypeError, ValueError):
+            complex_a = False
+    if complex_a:
+        raise OlctcError(f"{name} has complex values; olctc needs real numbers")
+
+
+def check_dataset(value: Any, name: str = "ds") -> None:
+    """The parameter error for ``name`` unless ``value`` is a Dataset (None failed deep inside, on an
+    attribute it lacks)."""
+    if not isinstance(value, Dataset):
+        raise param_error(name, "an olctc Dataset (olctc.data.read_csv, from_arrays, olctc.datasets.load)",
+                          type(value).__name__)
+
+
 def _row_index(rows: Any, n: int) -> np.ndarray:
     """``rows`` as a 1-D index array: integer indices in [0, n), or a boolean mask of length n.
 
     numpy's IndexError came otherwise, and a scalar or 2-D index gave a Dataset of the wrong shape.
     """
-    bad = OlctcError(f"The 'rows' parameter must be row indices in [0, {n}) or a boolean mask of {n}, 1-D. "
-                     f"Got {shorten(' '.join(repr(rows).split()))} instead.")
+    def bad() -> OlctcError:  # built on failure only: the repr of a long list of indices is long to make
+        return OlctcError(f"The 'rows' parameter must be row indices in [0, {n}) or a boolean mask of {n}, 1-D. "
+                          f"Got {shorten(' '.join(repr(rows).split()))} instead.")
+
     try:
         arr = np.asarray(rows)
     except (TypeError, ValueError):
-        raise bad from None
+        raise bad() from None
     if arr.ndim == 1 and arr.size == 0:
         return arr.astype(np.intp)
     ok = arr.ndim == 1 and (arr.shape[0] == n if arr.dtype == bool
                             else np.issubdtype(arr.dtype, np.integer) and bool(((arr >= 0) & (arr < n)).all()))
     if not ok:
-        raise bad
+        raise bad()
     return arr
 
 
@@ -1195,12 +1223,7 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
                 name: str = "arrays", sample_weight: Any = None) -> Dataset:
     """Validate numeric arrays (as the estimators receive them) into a Dataset; ``sample_weight``: one
     loss weight >= 0 per row, or None."""
-    try:
-        complex_x = bool(np.iscomplexobj(X))
-    except (TypeError, ValueError):  # ragged input: the conversion below says so
-        complex_x = False
-    if complex_x:
-        raise OlctcError("X has complex values; olctc needs real numbers")
+    check_real(X, "X")
     try:
         Xa = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):

@@ -13,10 +13,10 @@ from typing import Any, Callable
 import numpy as np
 
 from olctc.compile import compile_problem
-from olctc.data import Dataset, json_label
+from olctc.data import Dataset, check_dataset, json_label
 from olctc.emit.params import validate_limits
 from olctc.errors import OlctcError, TimeLimitTooShort, is_real, param_error
-from olctc.spec import TreeSpec
+from olctc.spec import TreeSpec, check_spec
 
 # HiGHS for every MILP preset: its optima held on every check (90 small OLCT instances, each confirmed by
 # SCIP where CBC disagreed), while python-mip's CBC called trees up to 60% worse than the optimum "optimal"
@@ -102,9 +102,7 @@ def split(ds: Dataset, test_size: float, seed: int, *, ordered: bool = True) -> 
     order scikit-learn's ``train_test_split`` draws them (the order the paper's scripts trained in)."""
     from sklearn.model_selection import train_test_split
 
-    if not isinstance(ds, Dataset):
-        raise param_error("ds", "an olctc Dataset (olctc.data.read_csv, from_arrays, olctc.datasets.load)",
-                          type(ds).__name__)
+    check_dataset(ds)
     if not is_real(test_size) or not (0.0 <= test_size < 1.0):  # "0.2" or None: a TypeError on comparing
         raise param_error("test_size", "in [0, 1)", test_size)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2 ** 32:
@@ -158,11 +156,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     from olctc.solve.result import limit_kind, relative_gap
     from olctc.warmstart import warm_start
 
-    if not isinstance(ds, Dataset):  # None: "'NoneType' object has no attribute ..." from deep inside
-        raise param_error("ds", "an olctc Dataset (olctc.data.read_csv, from_arrays, olctc.datasets.load)",
-                          type(ds).__name__)
-    if not isinstance(spec, TreeSpec):
-        raise param_error("spec", "a TreeSpec (olctc.spec.make_spec)", type(spec).__name__)
+    check_dataset(ds)
+    check_spec(spec)
     for name, value in (("refine", refine), ("verbose", verbose), ("keep_incumbent", keep_incumbent),
                         ("standardise", standardise), ("leave_overrun", leave_overrun)):
         if not isinstance(value, (bool, np.bool_)):  # verbose="no" printed the solver's log

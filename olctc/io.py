@@ -60,6 +60,16 @@ def check_file_name(path: str | os.PathLike[str]) -> None:
         raise OlctcError(f"cannot write {os.fspath(path)}: it is a folder; give a file name")
 
 
+def check_output_file(path: str | os.PathLike[str]) -> None:
+    """OlctcError unless ``path`` can name a file to write: not empty, a name the OS can look up
+    (``check_lookup``), not a folder (an existing one, or a name ending in a slash)."""
+    raw = os.fspath(path)
+    _check_named(raw)
+    check_lookup(Path(raw))
+    if raw.endswith(("/", os.sep)) or Path(raw).is_dir():
+        raise OlctcError(f"cannot write {raw}: it is a folder; give a file name")
+
+
 def _check_named(path: str | os.PathLike[str]) -> None:
     """An empty name is no file: ``Path("")`` is the current folder (``-o "$OUT"`` with OUT unset)."""
     if not os.fspath(path).strip():
@@ -176,12 +186,8 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     device (``/dev/stdout``) is written to directly, since renaming onto it would replace the node.
     OS errors become an OlctcError naming ``path``.
     """
-    raw = os.fspath(path)
-    path = Path(raw)
-    _check_named(raw)
-    check_lookup(path)
-    if raw.endswith(("/", os.sep)) or path.is_dir():
-        raise OlctcError(f"cannot write {raw}: it is a folder; give a file name")
+    check_output_file(path)
+    path = Path(path)
     binary = "b" in mode
     if path.exists() and not path.is_file():  # exists() and is_file() follow links
         with _os_errors(path):

@@ -16,8 +16,8 @@ import numpy as np
 
 from olctc.compile import Compiled, manifest_fields, manifest_path, model_format, read_manifest, write_manifest
 from olctc.errors import NoSolution, OlctcError
-from olctc.io import (atomic_open, check_not_input, check_path, check_suffix, check_writable, remove_files,
-                      sha256_file)
+from olctc.io import (atomic_open, check_not_input, check_output_file, check_path, check_suffix, check_writable,
+                      remove_files, sha256_file)
 from olctc.milp import names_from_block_map
 
 START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
@@ -50,14 +50,11 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     from olctc.emit.start import START_FORMATS, start_filename, write_start
 
     out = check_path(out, "out")
-    if out.is_dir():
-        raise OlctcError(f"cannot write {out}: it is a folder; give a file name")
+    check_output_file(out)
     # m.txt was written as LP, then refused as "The 'model' parameter must be ..." (a parameter of another
     # function), and a name without suffix as "The 'stem' parameter ... Got ''": compile's own check first
     fmt = model_format(out)
     stem = out.name[: -len(out.suffix)]
-    if not stem:
-        raise OlctcError(f"{out}: the model file needs a name before its suffix (such as model.mps)")
     written: dict[str, Path] = {}
     man = comp.manifest
     quadratic = comp.milp.is_quadratic

@@ -26,6 +26,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
+from olctc.data import check_real
 from olctc.errors import OlctcError, is_real, param_error
 from olctc.formulation.topology import Topology
 from olctc.objective import ZERO_WEIGHT, class_mass, tree_objective, weighted_sum
@@ -239,8 +240,7 @@ def _sample_weights(sample_weight: Any, y: np.ndarray) -> np.ndarray:
 
 
 def _as_matrix(X: Any, name: str) -> np.ndarray:
-    if np.iscomplexobj(X):  # numpy drops the imaginary parts with a warning only
-        raise OlctcError(f"{name} has complex values; olctc needs real numbers")
+    check_real(X, name)
     try:
         X = np.asarray(X, dtype=float)
     except (TypeError, ValueError):

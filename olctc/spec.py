@@ -250,6 +250,12 @@ def parse_tangents(value: str | Sequence[float] | None) -> tuple[tuple[float, ..
     return pts, label
 
 
+def check_spec(value: Any) -> None:
+    """The parameter error for ``spec`` unless ``value`` is a TreeSpec (None or a dict failed deep inside)."""
+    if not isinstance(value, TreeSpec):
+        raise param_error("spec", "a TreeSpec (olctc.spec.make_spec)", type(value).__name__)
+
+
 def _pow2(k: int, plus: int = 0) -> str:
     """2^k + plus as text; past 64 bits as a formula, since 2 ** k itself would not fit in memory."""
     if k <= 64:

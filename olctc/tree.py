@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from olctc.data import Column, Scaler, Schema
+from olctc.data import Column, Scaler, Schema, check_real
 from olctc.errors import OlctcError, is_integer, param_error, shorten
 from olctc.formulation.topology import Topology
 
@@ -99,26 +99,10 @@ def _missing_as_nan(X: Any) -> np.ndarray | None:
         return None
 
 
-def _is_complex(a: Any) -> bool:
-    """Whether ``a`` holds complex numbers, told by its dtypes where it has them: np.iscomplexobj converts a
-    DataFrame whole, a copy of the table as large as the one prediction makes."""
-    dtype = getattr(a, "dtype", None)
-    if isinstance(dtype, np.dtype):
-        return dtype.kind == "c"
-    dtypes = getattr(a, "dtypes", None)  # a DataFrame: one per column (pandas' own dtypes are never complex)
-    if dtypes is not None and dtype is None:
-        return any(isinstance(d, np.dtype) and d.kind == "c" for d in dtypes)
-    try:
-        return bool(np.iscomplexobj(a))
-    except (TypeError, ValueError):  # ragged input: the conversion that follows says so
-        return False
-
-
 def _real_array(a: Any, name: str, ndmin: int = 0) -> np.ndarray:
     """``a`` as a float64 array, or OlctcError naming ``name``: 'abc' raised numpy's "could not convert string
     to float", and complex weights lost their imaginary parts with a warning only."""
-    if _is_complex(a):
-        raise OlctcError(f"{name} has complex values; olctc needs real numbers")
+    check_real(a, name)
     try:
         return np.array(a, dtype=np.float64, ndmin=ndmin)
     except (TypeError, ValueError, OverflowError):
@@ -340,8 +324,7 @@ class Tree:
                 columns = X.index
             if hasattr(X, "tocsr") and hasattr(X, "toarray"):  # scipy.sparse (LIBSVM data loaded sparse)
                 X = X.toarray()
-        if _is_complex(X):  # numpy drops the imaginary parts with a warning only: a silent wrong answer
-            raise OlctcError("X has complex values; olctc needs real numbers")
+        check_real(X, "X")
         try:
             X = np.asarray(X, dtype=np.float64)
         except (TypeError, ValueError):

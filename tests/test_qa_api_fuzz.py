@@ -183,6 +183,13 @@ def test_write_compiled_into_folder(comp, tmp_path):
         write_compiled(comp, tmp_path)
 
 
+def test_write_compiled_name_too_long(comp, tmp_path):
+    # was OSError: [Errno 36] File name too long, from the folder check (Path.is_dir) before the lookup check
+    with raises(r"^cannot write .*x{50}\.mps: File name too long$"):
+        write_compiled(comp, tmp_path / ("x" * 300 + ".mps"))
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("kw,pattern", [
     ({"y": "01"}, r"^y must hold labels -1 and \+1 only; got np\.float64\(0\.0\)$"),  # was w = 0, silently
     ({"X": "1d"}, r"^X must be a 2-D array; got 1 dimension\(s\)$"),  # was IndexError
@@ -195,6 +202,7 @@ def test_write_compiled_into_folder(comp, tmp_path):
     ({"sample_weight": "zero"}, r"^sample_weight must give some point of each class a weight > 0$"),  # ZeroDivision
     ({"sample_weight": "str"}, r"^sample_weight must be numbers, one per point$"),
     ({"X": "complex"}, r"^X has complex values; olctc needs real numbers$"),
+    ({"X": "ragged"}, r"^X must be a numeric array$"),  # was numpy's ValueError from the complex check
 ])
 def test_fit_l1_logistic_checks_inputs(small, kw, pattern):
     X, y = small.X.copy(), small.y.astype(float)
@@ -205,6 +213,8 @@ def test_fit_l1_logistic_checks_inputs(small, kw, pattern):
         X = X[:, 0]
     if kw.get("X") == "complex":
         X = X + 1j
+    if kw.get("X") == "ragged":
+        X = [list(r) for r in X[:-1]] + [list(X[-1, :2])]
     C = kw.get("C", C)
     sw = {"len": np.ones(3), "neg": -np.ones(30), "zero": np.zeros(30), "str": "a", None: None}[kw.get("sample_weight")]
     with raises(pattern):

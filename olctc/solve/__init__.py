@@ -81,8 +81,8 @@ def _options(solver: str, *, time_limit: float | None, threads: int | None, mip_
         for value, name in ((start_path, "start_path"), (solver_path, "solver_path"), (solution_path, "solution_path")))
     if start is not None and start_path is not None:
         raise OlctcError("give either start or start_path, not both")
-    if start is not None and not isinstance(start, Mapping):  # solve_file: "could not convert string to float"
-        _start_array(start)
+    if start is not None and not isinstance(start, Mapping):  # text: "could not convert string to float"
+        start = _start_array(start)
     if start_path is not None and not Path(start_path).is_file():
         raise OlctcError(f"MIP start file {start_path} does not exist")
     if solver in SOLVERS and (solver_path is not None or solution_path is not None):
@@ -92,22 +92,22 @@ def _options(solver: str, *, time_limit: float | None, threads: int | None, mip_
                         deadline=None if time_limit is None else time.monotonic() + float(time_limit),
                         threads=None if threads is None else int(threads),
                         mip_gap=None if mip_gap is None else float(mip_gap), verbose=bool(verbose),
-                        start=start, start_path=None if start_path is None else Path(start_path),
-                        solver_path=None if solver_path is None else Path(solver_path),
-                        solution_path=None if solution_path is None else Path(solution_path),
+                        start=start, start_path=start_path, solver_path=solver_path, solution_path=solution_path,
                         col_names=None if col_names is None else list(col_names))
 
 
 def _start_array(start: Start) -> np.ndarray:
     """A MIP start given as values, as a 1-D float array (OlctcError naming 'start' for text and the like)."""
-    bad = OlctcError("The 'start' parameter must be numbers, one per column, or a dict of column name -> "
-                     f"value. Got {shorten(' '.join(repr(start).split()))} instead.")
+    def bad() -> OlctcError:  # built on failure only: the repr of a start of a million values is long to make
+        return OlctcError("The 'start' parameter must be numbers, one per column, or a dict of column name -> "
+                          f"value. Got {shorten(' '.join(repr(start).split()))} instead.")
+
     if isinstance(start, (str, bytes)) or np.iscomplexobj(start):
-        raise bad
+        raise bad()
     try:
         return np.asarray(start, dtype=float).ravel()
     except (TypeError, ValueError, OverflowError):  # numpy's "could not convert string to float: 'abc'"
-        raise bad from None
+        raise bad() from None
 
 
 def _refuse_quadratic(name: str, solver: str) -> OlctcError:
@@ -187,8 +187,8 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
     if milp.is_quadratic and solver not in QUADRATIC_SOLVERS:
         raise _refuse_quadratic(f"model {milp.name}", solver)
     names = [str(n) for n in milp.col_names()]
-    if start is not None and not isinstance(start, Mapping):
-        arr = _start_array(start)
+    if opts.start is not None and not isinstance(opts.start, Mapping):
+        arr = opts.start  # checked by _options
         if arr.shape[0] != milp.n_cols:
             raise OlctcError(f"the MIP start has {arr.shape[0]} values but the model has {milp.n_cols} columns")
         # The file may hold extra columns (OBJCONST): pass the start by name.
