@@ -131,8 +131,9 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
                    "form for the in-process fit, as olctc fit's; the grid's form for --emit-final.")
 def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet, score_variables) -> None:
     """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
-    from olctc.cluster import (c_text, check_final_folder, collect, emit_final as write_final, fit_final,
-                               load_grid_data, rerun_advice, table_lines)
+    from olctc.cluster import (c_text, check_final_folder, check_final_time_limit, collect,
+                               emit_final as write_final, fit_final, load_grid_data, read_grid, rerun_advice,
+                               table_lines)
     from olctc.emit.params import validate_limits
     from olctc.io import atomic_write_text, check_not_input, check_not_stdout, check_suffix, check_writable
 
@@ -169,6 +170,8 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     if grid.is_dir():  # else collect names what is missing
         check_writable(grid / "cv_results.json")  # a read-only grid folder: now, not after decoding every task
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
+    if not emit_final and (grid / "grid.json").is_file():  # else collect names what is wrong with the folder
+        check_final_time_limit(read_grid(folder), time_limit)  # before decoding every task
     col = collect(folder, data_path=data)
     for line in table_lines(col):
         click.echo(line)

@@ -919,6 +919,27 @@ def final_spec(info: dict[str, Any], C: Sequence[float], score_variables: bool |
     return spec if score_variables is None else replace(spec, score_variables=bool(score_variables))
 
 
+@contextlib.contextmanager
+def _grid_limit_named(time_limit: float | None) -> Iterator[None]:
+    """A final fit's TimeLimitTooShort says, when the limit was the grid's, how collect replaces it."""
+    try:
+        yield
+    except TimeLimitTooShort as exc:
+        if time_limit is None:
+            raise TimeLimitTooShort(f"{exc} (the final fit takes the grid's --time-limit unless collect is "
+                                    "given one: olctc collect FOLDER --time-limit SECONDS)") from None
+        raise
+
+
+def check_final_time_limit(info: dict[str, Any], time_limit: float | None) -> None:
+    """Refuse, before collect decodes every task, a final-fit time limit (collect's, else the grid's) that
+    ``fit`` would refuse after all that work."""
+    from olctc.fit import check_time_limit
+
+    with _grid_limit_named(time_limit):
+        check_time_limit(time_limit if time_limit is not None else info.get("time_limit"))
+
+
 def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | None = None,
               time_limit: float | None = None, threads: int | None = None, verbose: bool = False,
               score_variables: bool = True, leave_overrun: bool = False):
@@ -936,15 +957,10 @@ def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | Non
         # solver whose fold fits chose C (cbc-cli's twin is cbc); otherwise fit's default for the preset.
         twin = (GRID_SOLVERS.get(info.get("solver", "")) or "").removesuffix("-cli")
         solver = twin if twin in IN_PROCESS else None
-    try:
+    with _grid_limit_named(time_limit):
         res = fit(tr, spec, solver=solver, time_limit=time_limit if time_limit is not None else info.get("time_limit"),
                   threads=threads, test_size=0.0, verbose=verbose, max_nonzeros=info.get("max_nonzeros"),
                   leave_overrun=leave_overrun)
-    except TimeLimitTooShort as exc:
-        if time_limit is None:  # the limit is the grid's, which collect's own replaces
-            raise TimeLimitTooShort(f"{exc} (the final fit takes the grid's --time-limit unless collect is "
-                                    "given one: olctc collect FOLDER --time-limit SECONDS)") from None
-        raise
     test_acc = None
     if info["test_rows"]:
         te = ds.subset(np.asarray(info["test_rows"], dtype=np.int64))

@@ -18,7 +18,7 @@ import numpy as np
 
 from olctc import __version__
 from olctc.data import Dataset, Scaler, check_classes_weigh, check_dataset, json_label
-from olctc.errors import MISSING, OlctcError, brief, param_error
+from olctc.errors import MISSING, OlctcError, brief, param_error, shorten
 from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
@@ -134,6 +134,30 @@ def _check_weighted_classes(dataset: Dataset, rows: np.ndarray | None) -> None:
                             "--folds) or more points of that class with a weight > 0 avoids it")
 
 
+def _source_rows(rows: Any, n: int) -> np.ndarray:
+    """``rows`` as n distinct row numbers >= 0: the manifest's ``data.rows``, which decode and collect use to
+    take the training rows out of the source data again (a wrong list was stored, then refused there)."""
+    def bad(got: str) -> OlctcError:
+        return OlctcError(f"The 'rows' parameter must be {n} distinct integer row numbers >= 0, the dataset's rows "
+                          f"in the source data. Got {got} instead.")
+
+    try:
+        arr = np.asarray(rows)
+    except (TypeError, ValueError):
+        raise bad(shorten(repr(rows))) from None
+    if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
+        raise bad(shorten(repr(rows)) if arr.dtype.kind in "OUS"
+                  else f"an array of shape {arr.shape} and dtype {arr.dtype}")
+    if arr.size != n:
+        raise bad(f"{arr.size} row numbers")
+    if n and arr.min() < 0:
+        raise bad(f"row {int(arr.min())}")
+    uniq, counts = np.unique(arr, return_counts=True)
+    if uniq.size != n:
+        raise bad(f"row {int(uniq[np.argmax(counts > 1)])} twice")
+    return arr
+
+
 def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
                     standardise: bool = True, max_nonzeros: int | None = None,
                     rows: np.ndarray | None = None) -> Compiled:
@@ -148,6 +172,8 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
     check_spec(spec)
     if not isinstance(name, str):
         raise param_error("name", "a string", name)
+    if rows is not None:
+        rows = _source_rows(rows, dataset.n)
     if dataset.weight is not None:
         _check_weighted_classes(dataset, rows)
         if not (dataset.weight > 0).all():

@@ -50,6 +50,18 @@ def preload() -> None:
         importlib.import_module(module)
 
 
+_LEAST_RESERVE = 0.5  # seconds kept for decoding and refinement however small the model
+
+
+def check_time_limit(time_limit: float | None) -> None:
+    """Refuse, before anything is built, a time limit ``solver_budget`` would refuse whatever the build took
+    (a fit of a large model at --time-limit 0.1 built it first, then said so)."""
+    least = _LEAST_RESERVE + 2.0 / SOLVER_SHARE
+    if time_limit is not None and time_limit < least:
+        raise TimeLimitTooShort(f"a time limit of {time_limit:g} s leaves no time to solve: decoding, refinement "
+                                f"and the solver's overrun need a reserve: give at least {math.ceil(least)} s")
+
+
 def solver_budget(time_limit: float, spent: float, t_build: float, t_warm: float = 0.0) -> float:
     """Seconds the solver gets of a fit's ``time_limit`` when building and the warm start took ``spent``
     seconds (``t_build`` of them building the model, ``t_warm`` the warm start); every fit, and bench's
@@ -65,7 +77,7 @@ def solver_budget(time_limit: float, spent: float, t_build: float, t_warm: float
     # 4.2 s on w5a (3.8 s), 0.7 s on phishing (0.3 s), under 0.1 s on the UCI sets; with a reserve of half
     # the build time only, a w5a fit at --time-limit 8 took 12.5 s. Solvers overrun their own limit (CBC by
     # 3.5 s at 55 s, measured), hence SOLVER_SHARE.
-    reserve = max(0.5, 0.5 * t_build, t_warm)
+    reserve = max(_LEAST_RESERVE, 0.5 * t_build, t_warm)
     remaining = (time_limit - spent - reserve) * SOLVER_SHARE - 1.0
     if remaining < 1.0:
         # the smallest limit that leaves the solver 1 s, rounded up to whole seconds
@@ -169,6 +181,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     if spec.info.quadratic and solver != "scip":
         raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): fit it with --solver scip")
     validate_limits(time_limit=time_limit, threads=threads)
+    check_time_limit(time_limit)
     preload()
     t0 = time.perf_counter()
     train, test = split(ds, test_size, seed)
