@@ -736,6 +736,12 @@ def _is_missing(cell: Any) -> bool:
     return isinstance(cell, (float, np.floating)) and math.isnan(cell)
 
 
+def non_finite(value: float) -> str:
+    """'a missing value (NaN)' or 'a non-finite value inf': NaN in an array is how numpy and pandas hold a
+    missing cell, and the CSV reader names an empty cell missing too."""
+    return "a missing value (NaN)" if math.isnan(value) else f"a non-finite value {float(value)!r}"
+
+
 def _missing(source: str, name: str, at: str) -> OlctcError:
     return OlctcError(f"{source}: column {name!r} {at}: a missing value; fill or drop missing values")
 
@@ -1240,7 +1246,8 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
     bad = ~np.isfinite(Xa)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise OlctcError(f"X has a non-finite value {float(Xa[i, j])!r} at row {i}, column {j}")
+        raise OlctcError(f"X has {non_finite(Xa[i, j])} at row {i}, column {j}"
+                         + ("; fill or drop missing values" if np.isnan(Xa[i, j]) else ""))
     if Xa.shape[1] < 1:
         raise OlctcError("X has no feature columns; at least 1 is needed")
     if isinstance(feature_names, (str, bytes)) or (feature_names is not None and any(

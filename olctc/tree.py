@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from olctc.data import Column, Scaler, Schema, check_real
+from olctc.data import Column, Scaler, Schema, check_real, non_finite
 from olctc.errors import OlctcError, is_integer, param_error, shorten
 from olctc.formulation.topology import Topology
 
@@ -347,8 +347,8 @@ class Tree:
             self._check_columns(columns)
         if not np.isfinite(X).all():
             i, j = np.argwhere(~np.isfinite(X))[0]
-            raise OlctcError(f"X has a non-finite value {float(X[i, j])!r} at row {i}, feature "
-                             f"{self.feature_names[j]!r}")
+            raise OlctcError(f"X has {non_finite(X[i, j])} at row {i}, feature {self.feature_names[j]!r}"
+                             + ("; fill or drop missing values" if np.isnan(X[i, j]) else ""))
         return X
 
     def _check_columns(self, columns: list) -> None:

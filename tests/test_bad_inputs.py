@@ -513,7 +513,7 @@ ARRAY_CASES = [
     ("minus-inf", lambda: from_arrays([[1.0, 2.0], [1.0, -np.inf]], [0, 1]),
      "X has a non-finite value -inf at row 1, column 1"),
     ("None-in-object-X", lambda: from_arrays(np.array([[1, None], [2, 3]], dtype=object), [0, 1]),
-     "X has a non-finite value nan at row 0, column 1"),
+     "X has a missing value (NaN) at row 0, column 1; fill or drop missing values"),
     ("one-class", lambda: from_arrays(np.zeros((3, 2)), [1, 1, 1]),
      "arrays: target 'y' has one class only (1); a classifier needs two"),
     ("three-classes", lambda: from_arrays(np.zeros((3, 2)), ["a", "b", "c"], name="mine"),

@@ -375,7 +375,7 @@ def test_quoted_and_categorical_csv(tmp_path):
 
 
 def test_from_arrays_errors():
-    with pytest.raises(OlctcError, match=r"X has a non-finite value nan at row 1, column 0"):
+    with pytest.raises(OlctcError, match=r"X has a missing value \(NaN\) at row 1, column 0; fill or drop missing values"):
         from_arrays([[0.0], [np.nan]], [0, 1])
     with pytest.raises(OlctcError, match=r"y must be 1-D with one label per row of X \(2\)"):
         from_arrays([[0.0], [1.0]], [0, 1, 1])

@@ -420,7 +420,7 @@ def test_compile_bad_max_nonzeros(small, mn):
     (np.ones((1, 2, 3)), r"^X must have shape \(n, 3\); got \(1, 2, 3\)$"),
     (np.ones((2, 4)), r"^X must have shape \(n, 3\); got \(2, 4\)$"),
     ([["a", "b", "c"]], r"^X must be the numeric encoded feature matrix; use Tree\.encode for raw cells$"),
-    ([[np.nan, 1, 1]], r"^X has a non-finite value nan at row 0, feature 'a'$"),
+    ([[np.nan, 1, 1]], r"^X has a missing value \(NaN\) at row 0, feature 'a'; fill or drop missing values$"),
     ([[HUGE, 1, 1]], r"^X holds an integer too large for a float64"),
     (None, r"^X must have shape \(n, 3\); got \(\)$"),
 ])

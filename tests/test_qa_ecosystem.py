@@ -256,7 +256,7 @@ def test_missing_cells_of_nullable_columns_are_named(heart_depth1, heart):
         bad = df.copy()
         bad[col] = bad[col].astype(dtype)
         bad.loc[103, col] = pd.NA
-        with pytest.raises(OlctcError, match=rf"non-finite value nan at row 3, feature '{col}'"):
+        with pytest.raises(OlctcError, match=rf"missing value \(NaN\) at row 3, feature '{col}'"):
             tree.predict(bad)
     text = df.astype({"ca": object})
     text.loc[101, "ca"] = "x"
@@ -474,7 +474,7 @@ def test_error_messages(heart, heart_depth1):
     bad[3, 4] = np.nan
     with pytest.raises(ValueError, match="Input X contains NaN"):
         heart_depth1.predict(bad)
-    with pytest.raises(OlctcError, match=r"^X has a non-finite value nan at row 3, feature 'x4'$"):
+    with pytest.raises(OlctcError, match=r"^X has a missing value \(NaN\) at row 3, feature 'x4'; fill or drop missing values$"):
         heart_depth1.tree_.predict(bad)
 
 
@@ -487,7 +487,7 @@ def test_error_messages_on_dataframes(heart):
     bad.loc[103, "chol"] = np.nan
     with pytest.raises(ValueError, match="Input X contains NaN"):
         est.predict(bad)
-    with pytest.raises(OlctcError, match=r"^X has a non-finite value nan at row 3, feature 'chol'$"):
+    with pytest.raises(OlctcError, match=r"^X has a missing value \(NaN\) at row 3, feature 'chol'; fill or drop missing values$"):
         est.tree_.predict(bad)
     with pytest.raises(ValueError, match="could not convert string to float"):
         OLCTClassifier(depth=1, **FIT).fit(df.assign(cp="text"), y)
