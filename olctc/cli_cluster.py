@@ -132,7 +132,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
 def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet, score_variables) -> None:
     """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
     from olctc.cluster import (c_text, check_final_folder, check_final_time_limit, collect,
-                               emit_final as write_final, fit_final, load_grid_data, read_grid, rerun_advice,
+                               emit_final as write_final, fit_final, read_grid, rerun_advice,
                                table_lines)
     from olctc.emit.params import validate_limits
     from olctc.io import atomic_write_text, check_not_input, check_not_stdout, check_suffix, check_writable
@@ -192,7 +192,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     weighted = "" if wcol is None else f", points weighted by column {wcol!r}"
     click.echo(f"best C: {best} (mean validation balanced accuracy "
                f"{next(r['mean'] for r in col.table if tuple(r['C']) == col.best):.4f}{weighted})")
-    ds = load_grid_data(col.info, data)
+    ds = col.dataset
     n_train = len(col.info["train_rows"])
     zero = 0 if ds.weight is None else int((ds.weight[col.info["train_rows"]] == 0).sum())
     left_out = f" less {zero} of weight 0" if zero else ""  # the final model leaves them out

@@ -722,6 +722,7 @@ class Collected:
     best: tuple[float, ...] | None
     info: dict[str, Any]
     folder: Path | None = None  # the grid folder, for the advice to name it
+    dataset: Any = None  # the grid's whole source Dataset, read once
 
 
 def _log_tail(path: Path, n: int = 1) -> str:
@@ -755,7 +756,7 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             out.append(r)
             continue
         try:
-            tree, report = decode_file(manifest_path(model), sol, data=data_path, refine=refine)
+            tree, report = decode_file(manifest_path(model), sol, data=data_path, refine=refine, source=ds)
         except OlctcError as exc:
             r.problem, r.unusable = f"unusable solution: {exc}", sol
             out.append(r)
@@ -811,7 +812,7 @@ def collect(folder: str | Path, *, data_path: str | Path | None = None, refine: 
                          f"has {ds.n} rows; the file is damaged (edited?)")
     results = score_tasks(folder, info, ds, data_path=data_path, refine=refine)
     table = cv_table(results, info)
-    return Collected(results, table, pick_best(table), info, Path(folder))
+    return Collected(results, table, pick_best(table), info, Path(folder), ds)
 
 
 def table_lines(col: Collected) -> list[str]:

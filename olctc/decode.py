@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from olctc.compile import manifest_fields, read_manifest
-from olctc.data import Dataset, Scaler, Schema
+from olctc.data import Dataset, Scaler, Schema, check_dataset
 from olctc.emit.params import TIGHT_TOL
 from olctc.errors import OlctcError, shorten
 from olctc.formulation import build_milp
@@ -348,18 +348,19 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     return Decoded(W, b, spec, milp, X, y, report, sample_weight)
 
 
-def rebuild(man: dict[str, Any], data_path: str | Path | None = None,
-            where: str | Path = "manifest") -> tuple[MILP, TreeSpec, Dataset, Scaler, np.ndarray]:
+def rebuild(man: dict[str, Any], data_path: str | Path | None = None, where: str | Path = "manifest",
+            source: Dataset | None = None) -> tuple[MILP, TreeSpec, Dataset, Scaler, np.ndarray]:
     """The model a manifest describes, rebuilt from its (hash-checked) training data.
 
     What the data determines is recomputed from it and must be what the manifest says (``where`` names
     the manifest in the errors): an edited manifest would otherwise decode into a tree that encodes,
-    scales or labels its inputs differently from the model the solver solved.
+    scales or labels its inputs differently from the model the solver solved. ``source``: the whole source
+    Dataset, if already loaded (``pipeline.load_source``).
     """
     from olctc.pipeline import training_data
 
     spec = TreeSpec.from_json(man["spec"])
-    ds = training_data(man, data_path, where)
+    ds = training_data(man, data_path, where, source=source)
     _check_against_data(man, ds, where)
     scaler = _check_scaler(man, ds, where)
     X = scaler.transform(ds.X)
@@ -422,8 +423,11 @@ def make_tree(dec: Decoded, man_or_parts: dict[str, Any], ds: Dataset, meta: dic
 
 
 def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path | None = None,
-                refine: bool = True, fmt: str | None = None):
-    """Decode a solver's solution file of a compiled model into a Tree; returns (tree, report)."""
+                refine: bool = True, fmt: str | None = None, source: Dataset | None = None):
+    """Decode a solver's solution file of a compiled model into a Tree; returns (tree, report).
+
+    ``source``: the manifest's whole source Dataset, already loaded (checked against the manifest's
+    sha256 and encoding instead of read again: collect decodes every task of a grid from one data set)."""
     from olctc.io import check_path
     from olctc.read import read_solution
 
@@ -431,7 +435,9 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
     data = None if data is None else check_path(data, "data")
     man = read_manifest(manifest, model_optional=True)
     with manifest_fields(manifest):
-        milp, spec, ds, scaler, X = rebuild(man, data, where=manifest)
+        if source is not None:
+            check_dataset(source, "source")
+        milp, spec, ds, scaler, X = rebuild(man, data, where=manifest, source=source)
         model_file = Path(manifest).parent / man["model"]["file"]
     sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
     x = solution_vector(milp, sol)

@@ -214,13 +214,18 @@ def _start_file(model: Path, man: dict[str, Any], solver: str) -> Path | None:
 
 
 def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, what: str = "the training data",
-                since: str = "compile"):
-    """The whole source Dataset a manifest or grid names (``info["data"]``), checked against its sha256."""
+                since: str = "compile", source=None):
+    """The whole source Dataset a manifest or grid names (``info["data"]``), checked against its sha256.
+
+    ``source``: that Dataset, already loaded (collect decodes every task of a grid from one data set, which
+    it read once; each task read and hashed the file again): checked against the sha256, not read again."""
     from olctc.data import read_csv, table_bytes
     from olctc.datasets import load
 
     src = str(data_path) if data_path else info["source"]
-    if src.startswith("dataset:"):
+    if source is not None:
+        ds = source
+    elif src.startswith("dataset:"):
         ds = load(src.split(":", 1)[1], info.get("positive_class"), info.get("dropped", ()),
                   weight_column=info.get("weight_column"))
     else:
@@ -240,11 +245,13 @@ def _check_data_hash(src: str, got: str, expected: str, since: str) -> None:
         raise OlctcError(f"{src}: the data changed since {since} (sha256 {got[:12]}... != {expected[:12]}...)")
 
 
-def training_data(man: dict[str, Any], data_path: str | Path | None = None, where: str | Path = "manifest"):
+def training_data(man: dict[str, Any], data_path: str | Path | None = None, where: str | Path = "manifest",
+                  source=None):
     """The Dataset a manifest was compiled from, checked against its sha256 (rows subset applied, each
-    row checked against the data's length; ``where`` names the manifest in the error)."""
+    row checked against the data's length; ``where`` names the manifest in the error; ``source``: the
+    whole source Dataset, if already loaded, as ``load_source`` takes it)."""
     info = man["data"]
-    ds = load_source(info, data_path)
+    ds = load_source(info, data_path, source=source)
     rows = info.get("rows")
     if rows is None:
         return ds

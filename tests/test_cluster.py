@@ -816,3 +816,41 @@ def test_collect_table_lines_up_long_C_values_and_shows_no_spread_for_one_fold()
     assert lines[:3] == ["C1             C2             folds  mean bal.acc   std",
                          "1e-05          0.00123456789  1/2    0.8000        -",
                          "10             1              2/2    0.7000        0.0500 <- best"]
+
+
+def test_collect_reads_the_grids_data_once(solved_grid, monkeypatch):
+    """Every task was decoded from the CSV read and hashed again (1.6 s a task at 100k x 20, times hundreds
+    of tasks): collect reads it once and hands it to each task's decode, which checks it against the
+    task's manifest. The same scores as decoding each task on its own."""
+    import olctc.data
+    from olctc.cluster import score_tasks
+    from olctc.compile import manifest_path
+    from olctc.decode import decode_file
+
+    out, _, _ = solved_grid
+    reads = []
+    real = olctc.data.read_csv
+    monkeypatch.setattr(olctc.data, "read_csv", lambda *a, **k: reads.append(a[0]) or real(*a, **k))
+    col = collect(out)
+    assert len(reads) == 1, reads
+    assert [r.score for r in col.results] == [r.score for r in score_tasks(out, col.info, col.dataset)]
+    assert all(r.score is not None for r in col.results)
+    # the decode of a task with the data handed over equals its decode from the file
+    task = col.info["tasks"][3]
+    man, sol = manifest_path(out / task["model"]), out / task["solution"]
+    from olctc.export.json import dump
+
+    assert dump(decode_file(man, sol, source=col.dataset)[0]) == dump(decode_file(man, sol)[0])
+
+
+def test_decode_refuses_a_source_dataset_that_is_not_the_manifests(solved_grid):
+    from olctc.compile import manifest_path
+    from olctc.datasets import load
+    from olctc.decode import decode_file
+
+    out, _, _ = solved_grid
+    man, sol = manifest_path(out / "tasks/0000/model.mps"), out / "tasks/0000/model.cbc.sol"
+    with pytest.raises(OlctcError, match=r"the data changed since compile \(sha256 "):
+        decode_file(man, sol, source=load("heart"))
+    with pytest.raises(OlctcError, match=r"^The 'source' parameter must be an olctc Dataset"):
+        decode_file(man, sol, source="heart.csv")
