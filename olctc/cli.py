@@ -92,7 +92,8 @@ def data_options(f):
                      help="COLUMN holds each point's loss weight (a number >= 0; 2 counts a point twice, 0 "
                           "leaves it out); it is not a feature. Default: every point weighs 1.")(f)
     f = click.option("--drop", "drop", multiple=True, metavar="COLUMN",
-                     help="Leave COLUMN out of the features (an identifier, free text, a leak); "
+                     help="Leave COLUMN out of the features (an identifier, free text, a leak, a column "
+                          "with empty cells: olctc does not impute, and refuses an empty feature cell); "
                           "repeat for more.")(f)
     f = click.option("--positive-class", default=None,
                      help="Class label mapped to +1 (default: the second in sorted order).")(f)

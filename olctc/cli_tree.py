@@ -145,7 +145,16 @@ class _CellChecks:
               help="File to write; without it, or with -o -, text formats (all but onnx and png) go to "
                    "standard output.")
 def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
-    """Export the tree in TREE (JSON) as code, ONNX, text, DOT or a picture."""
+    """Export the tree in TREE (JSON) as code, ONNX, text, DOT or a picture.
+
+    \b
+    python: a module (standard library only) with predict(row), predict_proba(row),
+      row a dict by column name or a sequence in FEATURES order: one row per call.
+    onnx: all-numeric columns: one input 'input', double (float64), shape (N, features),
+      in the tree's feature_names order; with a text column: one (N, 1) input per
+      column, named after it, double or string. Outputs 'label' (N) and
+      'probabilities' (N, 2), in the order of the tree's classes.
+    """
     from olctc.export import BINARY, EXPORTERS, SUFFIXES, export_tree, render
     from olctc.io import check_not_input, check_not_stdout, is_stdout
 
@@ -269,6 +278,10 @@ def _prediction_rows(ids: list[str] | None, labels, P) -> Iterable[Sequence[str]
                    "without it, or with -o -, standard output.")
 def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output: str | None) -> None:
     """Predict the class of every row of DATA.csv with the tree in TREE.
+
+    Columns are matched by name, in any order; columns the tree does not use (an identifier, the target)
+    are ignored with a note. Every feature column must be there and every feature cell filled; a text
+    value not seen in training adds nothing to any score.
 
     DATA.csv is read in chunks of rows, in memory that does not grow with the file. The output appears
     only once all of it has been read and checked: -o FILE is written beside FILE and renamed onto it,
