@@ -726,6 +726,9 @@ def _not_a_number(source: str, name: str, at: str, cell: str) -> OlctcError:
     if _DECIMAL_COMMA.fullmatch(cell.strip()):
         return OlctcError(f"{source}: column {name!r} {at}: expected a number, got {_cell(cell)}, a number "
                           "with a comma; olctc reads numbers as 1234.5 (no decimal comma, no digit grouping)")
+    if _looks_missing(cell):  # "NA", "?": a spreadsheet's or R's missing value, which olctc does not read as one
+        return OlctcError(f"{source}: column {name!r} {at}: expected a number, got {_cell(cell)}, a missing-value "
+                          "marker; olctc does not impute: fill or drop missing values")
     return OlctcError(f"{source}: column {name!r} {at}: expected a number, got {_cell(cell)}")
 
 
@@ -793,16 +796,34 @@ def _finite_column(arr: np.ndarray, vals: Sequence[Any], name: str, source: str,
     return arr
 
 
+class _EmptyCell(OlctcError):
+    """A feature column with an empty cell: ``read_csv`` names every such column in one message."""
+
+
+def _empty_cells(grid: np.ndarray, header: Sequence[str], feats: Sequence[str], source: str,
+                 lines: int | Sequence[int] | np.ndarray) -> OlctcError:
+    """One error for all the feature columns with empty cells, the first cell of the first named: olctc
+    does not impute, and naming one column sent the user back once per column."""
+    empty = []
+    for h in feats:
+        ks = [k for k, v in enumerate(grid[:, header.index(h)]) if v.strip() == ""]
+        if ks:
+            empty.append((h, ks))
+    (name, ks), rest = empty[0], empty[1:]
+    also = "" if not rest else "; empty cells also in " + ", ".join(
+        f"{h!r} ({len(k)})" for h, k in rest[:5]) + (f" and {len(rest) - 5} more columns" if len(rest) > 5 else "")
+    return OlctcError(f"{source}: column {name!r} {_at(ks[0], lines)}: empty cell ({len(ks)} in this column{also}); "
+                      "fill or drop missing values (olctc does not impute), or leave a column out (--drop)")
+
+
 def _column_kind(name: str, vals: np.ndarray, source: str,
                  lines: int | Sequence[int] | np.ndarray = 2) -> Column:
     """Numeric or categorical; ``lines`` as ``_to_float_column``'s ``line_offset``."""
     # "NaN" or "Inf" among words is a category, not a number: only finite values count as numbers.
     parsed = [f if f is not None and math.isfinite(f) else None for f in map(_parse_float, vals)]
     n_num = sum(p is not None for p in parsed)
-    for k, v in enumerate(vals):
-        if v.strip() == "":
-            raise OlctcError(f"{source}: column {name!r} {_at(k, lines)}: empty cell; "
-                             "fill or drop missing values")
+    if any(v.strip() == "" for v in vals):
+        raise _EmptyCell(name)
     if n_num == len(vals):
         return Column(name, "numeric")
     k = next(k for k, p in enumerate(parsed) if p is None)
@@ -1111,7 +1132,10 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
     if X is not None:
         schema = Schema(tuple(Column(h, "numeric") for h in feats))
     else:
-        cols = [_column_kind(h, grid[:, header.index(h)], src, lines) for h in feats]
+        try:
+            cols = [_column_kind(h, grid[:, header.index(h)], src, lines) for h in feats]
+        except _EmptyCell:
+            raise _empty_cells(grid, header, feats, src, lines) from None
         schema = Schema(tuple(cols))
         _check_unique_features(schema, src)
         if max_one_hot is not None:
@@ -1120,6 +1144,7 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         X = schema.encode(cells, src)
         if warn_identifiers:
             _warn_identifiers(schema, len(body), src)
+            _warn_marker_categories(schema, src)
     return Dataset(X, y, classes, schema, Path(path).name.split(".")[0], table.sha256,
                    str(Path(path).resolve()), target, dropped=dropped, weight=weight, weight_column=weight_column)
 
@@ -1210,6 +1235,19 @@ def check_classes_weigh(weight: np.ndarray, y: np.ndarray, classes: tuple[Label,
         if not (weight[y == sign] > 0).any():
             raise OlctcError(f"{what}: every point of class {_shown(label)!r}{among} weighs 0, which leaves one "
                              f"class to train on; {fix}")
+
+
+def _warn_marker_categories(schema: Schema, source: str) -> None:
+    """Warn when a text column holds a value that reads as a missing value ("NA", "?"): it is one-hot encoded
+    as a category of its own, which may be meant (a "none" answer) or a missing cell olctc cannot see."""
+    import warnings
+
+    for col in schema.columns:
+        marker = next((c for c in col.categories if _looks_missing(c)), None) if col.kind == "categorical" else None
+        if marker is not None:
+            warnings.warn(f"{source}: column {col.name!r} has the text value {marker!r}, which reads as a missing "
+                          "value, encoded as a category of its own; replace such cells if they are missing "
+                          "(olctc does not impute)", stacklevel=3)
 
 
 def _warn_identifiers(schema: Schema, n: int, source: str) -> None:

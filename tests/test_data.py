@@ -135,7 +135,8 @@ BAD_TABLES = [
     ("a,b,y\n1,2,0\nnan,4,1\n", "column 'a' line 3: expected a finite number, got 'nan'"),
     ("a,b,y\n1,inf,0\n3,4,1\n", "column 'b' line 2: expected a finite number, got 'inf'"),
     ("a,b,y\n1,2,0\n3,4,1\n5,x,1\n", "column 'b' line 4: expected a number, got 'x'"),
-    ("a,b,y\n1,,0\n3,4,1\n", "column 'b' line 2: empty cell; fill or drop missing values"),
+    ("a,b,y\n1,,0\n3,4,1\n", "column 'b' line 2: empty cell (1 in this column); fill or drop missing values "
+     "(olctc does not impute), or leave a column out (--drop)"),
     ("a,b,y\n1,2,0\n3,4\n", "line 3 has 2 fields, the header has 3"),
     ("a,a,y\n1,2,0\n3,4,1\n", "the header names column 'a' twice"),
     ("y\n0\n1\n", "no feature columns besides the target 'y'"),
@@ -170,7 +171,8 @@ MULTI_LINE_TABLES = [
     (MULTI + "foo,n,y\n", "column 'a' line 8: expected a number, got 'foo'"),
     (MULTI + "inf,n,y\n", "column 'a' line 8: expected a finite number, got 'inf'"),
     (MULTI + "nan,n,y\n", "column 'a' line 8: expected a finite number, got 'nan'"),
-    (MULTI + ",n,y\n", "column 'a' line 8: empty cell; fill or drop missing values"),
+    (MULTI + ",n,y\n", "column 'a' line 8: empty cell (1 in this column); fill or drop missing values "
+                        "(olctc does not impute), or leave a column out (--drop)"),
     (MULTI + "4,n\n", "line 8 has 2 fields, the header has 3"),
     (MULTI + "\n4,n,y\n", "line 8 is blank; remove blank lines inside the data"),
     (MULTI + "4,n,\n", "target 'y' line 8: no class label (''); drop the unlabelled rows"),
@@ -586,3 +588,31 @@ def test_spec_takes_numpy_integers():
     for bad in (np.int64(0), True, 2.0):
         with pytest.raises(ValueError, match="The 'depth' parameter must be an integer >= 1"):
             make_spec("olct", bad)
+
+
+def test_every_column_with_empty_cells_is_named_at_once(tmp_path):
+    # one column per run sent the user back to the file once per column
+    p = tmp_path / "d.csv"
+    rows = ["a,b,c,d,y"] + [f"{'' if k in (3, 5) else k},{'' if k == 7 else 'x' if k % 2 else 'z'},{k},"
+                            f"{'' if k == 1 else 'u'},{k % 2}" for k in range(10)]
+    p.write_text("\n".join(rows) + "\n")
+    with pytest.raises(OlctcError) as exc:
+        read_csv(p, "y")
+    assert str(exc.value) == (f"{p}: column 'a' line 5: empty cell (2 in this column; empty cells also in 'b' (1), "
+                              "'d' (1)); fill or drop missing values (olctc does not impute), or leave a column "
+                              "out (--drop)")
+    assert read_csv(p, "y", drop=("a", "b", "d")).feature_names == ["c"]
+
+
+def test_a_missing_value_marker_is_named_as_one(tmp_path):
+    p = tmp_path / "d.csv"
+    p.write_text("a,b,y\n" + "".join(f"{k},{'NA' if k == 4 else k * 2},{k % 2}\n" for k in range(8)))
+    with pytest.raises(OlctcError, match=r"column 'b' line 6: expected a number, got 'NA', a missing-value marker; "
+                                         r"olctc does not impute: fill or drop missing values$"):
+        read_csv(p, "y")
+    # in a text column it is a category of its own: said, not refused
+    p.write_text("a,b,y\n" + "".join(f"{k},{'?' if k == 4 else 'xy'[k % 2]},{k % 2}\n" for k in range(8)))
+    with pytest.warns(UserWarning, match=r"column 'b' has the text value '\?', which reads as a missing value, "
+                                         r"encoded as a category of its own"):
+        ds = read_csv(p, "y")
+    assert "b=?" in ds.feature_names
