@@ -449,3 +449,19 @@ def test_in_process_highs_gets_the_workarounds() -> None:
     assert highs_option(h, "presolve_rule_off") == 1 << 14
     assert highs_option(h, "threads") == 1 and highs_option(h, "time_limit") == 5.0
     assert highs_option(h, "mip_feasibility_tolerance") == 1e-9
+
+
+def test_solvers_txt_names_glpks_flag_file_only_when_it_holds_flags(tmp_path: Path) -> None:
+    # an MPS model needs no glpsol flag: "(flags also in m.glpk.args)" pointed to an empty file
+    text = {p.name: p.read_text() for p in write_param_files(tmp_path, "m")}
+    assert text["m.glpk.args"].strip() == "" and "glpk.args" not in text["m.solvers.txt"]
+    text = {p.name: p.read_text() for p in write_param_files(tmp_path, "m", model="m.lp")}
+    assert text["m.glpk.args"].strip() == "--lp" and "(flags also in m.glpk.args)" in text["m.solvers.txt"]
+
+
+def test_solvers_txt_says_where_each_time_limit_goes_unless_it_sets_one(tmp_path: Path) -> None:
+    text = write_param_files(tmp_path, "m")
+    said = next(p for p in text if p.name == "m.solvers.txt").read_text()
+    assert "  No time limit is set above; add HiGHS --time_limit S, CBC -sec S (before -solve)" in said
+    limited = next(p for p in write_param_files(tmp_path, "m", time_limit=30) if p.name == "m.solvers.txt")
+    assert "No time limit" not in limited.read_text()

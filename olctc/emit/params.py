@@ -270,12 +270,19 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, **li
         "gurobi": [f"  Gurobi: m = gurobipy.read({model!r}); m.read({stem + '.gurobi.prm'!r}); m.optimize()"],
         "cplex": [f"  CPLEX:  c = cplex.Cplex({model!r}); c.parameters.read_file({stem + '.cplex.prm'!r}); c.solve()"],
         "glpk": ["  GLPK:   " + " ".join(filter(None, ["glpsol", q(model), glpk, "-w", q(stem + ".glpk.sol")]))
-                 + f"   (flags also in {stem}.glpk.args)", f"          ({UNTUNABLE['glpk-cli']})"],
+                 + (f"   (flags also in {stem}.glpk.args)" if glpk else ""),  # an MPS model needs none
+                 f"          ({UNTUNABLE['glpk-cli']})"],
     }
     use = [k for k in commands if not (quadratic and k in LINEAR_ONLY_SOLVERS)]
     lines = [f"Solver settings for {model} (integrality and feasibility tolerance {TIGHT_TOL:g}; the",
              "big-M rows need them: at default tolerances solvers report false optima)."]
     lines += [line for k in use for line in commands[k]]
+    if limits.get("time_limit") is None:  # the first thing a cluster user adds, in each program's own words
+        flags = {"highs": "HiGHS --time_limit S", "cbc": "CBC -sec S (before -solve)",
+                 "scip": "SCIP set limits time S (before optimize)", "gurobi": "Gurobi m.Params.TimeLimit = S",
+                 "cplex": "CPLEX c.parameters.timelimit.set(S)", "glpk": "glpsol --tmlim S (whole seconds)"}
+        lines.append("  No time limit is set above; add " + ", ".join(flags[k] for k in use)
+                     + " (docs/FORMATS.md section 7).")
     if quadratic:
         lines.append("  (HiGHS, CBC and GLPK do not solve this model: its objective is quadratic, a MIQP, which "
                      "HiGHS refuses, glpsol cannot read and CBC calls infeasible or solves inexactly)")
