@@ -602,3 +602,34 @@ def test_gap_has_one_definition_for_every_solver(preset: str, solver: str) -> No
     assert res.status == "feasible" and res.bound is not None  # stopped early: a gap to compare
     assert res.gap == pytest.approx(abs(res.objective - res.bound) / abs(res.objective), rel=1e-6, abs=1e-9)
     assert res.gap > 0.01
+
+
+@pytest.mark.parametrize("solver, program", [("cbc-cli", None), ("cbc-cli", "/usr/bin/cbc"), ("highs-cli", None)])
+def test_external_bound_and_gap_of_a_stopped_solve(models: Path, solver: str, program: str | None) -> None:
+    """CBC's solution file states no bound, nor HiGHS's of a MIP stopped by a limit: `olctc solve` printed
+    'bound -, gap -'. The bound is taken from the program's closing summary; the in-process CBC's bound
+    must lie between the LP relaxation's value and the objective (CBC prints it to 3 decimals)."""
+    need(solver)
+    if program is not None and not Path(program).is_file():
+        pytest.skip(f"{program} not installed")
+    from olctc.solve.result import relative_gap
+
+    res = solve_quiet(models / "mknap.mps", solver, time_limit=1, solver_path=program)
+    assert res.status == "feasible" and res.bound is not None, res
+    # mknap is a maximisation written as a minimisation: the bound is below the objective
+    assert res.bound < res.objective and 0 < res.gap <= 1 and res.gap == relative_gap(res.objective, res.bound)
+    import highspy
+
+    h = highspy.Highs()
+    h.silent()
+    h.readModel(str(models / "mknap.mps"))
+    h.setOptionValue("solve_relaxation", True)
+    h.run()
+    assert res.bound >= h.getInfo().objective_function_value - 1e-3
+
+
+@pytest.mark.parametrize("solver", ["cbc-cli", "highs-cli", "glpk-cli"])
+def test_external_optimum_has_its_objective_as_bound(models: Path, solver: str) -> None:
+    need(solver)
+    res = solve_quiet(models / "model.mps", solver)
+    assert res.status == "optimal" and res.bound == pytest.approx(res.objective, rel=1e-9) and res.gap == 0.0

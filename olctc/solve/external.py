@@ -28,7 +28,7 @@ from olctc.emit.params import UNTUNABLE, cbc_args, glpk_args, highs_options_text
 from olctc.errors import OlctcError
 from olctc.solve.modelfile import file_columns, model_format, model_stem, readable_path
 from olctc.solve.options import SolveOptions, start_vector
-from olctc.solve.result import SolveResult
+from olctc.solve.result import SolveResult, finite_or_none, relative_gap
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,7 @@ class ExternalSolver:
     version_patterns: tuple[tuple[str, str], ...]
     command: Callable[[Invocation, SolveOptions], list[str]]
     locate_extra: Callable[[], Path | None] = lambda: None
+    bound_pattern: str | None = None  # the bound in the program's closing summary (its solution file has none)
 
 
 def _cbc_command(inv: Invocation, opts: SolveOptions) -> list[str]:
@@ -101,10 +102,12 @@ def _highsbox_binary() -> Path | None:
 EXTERNAL: dict[str, ExternalSolver] = {
     "cbc-cli": ExternalSolver(
         "cbc-cli", "cbc", "apt-get install coinor-cbc (or pip install cbcbox)", "cbc",
-        ((r"Version:\s*(\S+)", "CBC {}"), (r"CBC (devel \(git:\w+\))", "CBC {}")), _cbc_command),
+        ((r"Version:\s*(\S+)", "CBC {}"), (r"CBC (devel \(git:\w+\))", "CBC {}")), _cbc_command,
+        bound_pattern=r"^Lower bound:\s+(\S+)\s*$"),
     "highs-cli": ExternalSolver(
         "highs-cli", "highs", "pip install highsbox", "highs",
-        ((r"Running HiGHS (\S+)", "HiGHS {}"),), _highs_command, _highsbox_binary),
+        ((r"Running HiGHS (\S+)", "HiGHS {}"),), _highs_command, _highsbox_binary,
+        bound_pattern=r"^\s*Dual bound\s+(\S+)\s*$"),
     "glpk-cli": ExternalSolver(
         "glpk-cli", "glpsol", "apt-get install glpk-utils", None,
         ((r"GLPK LP/MIP Solver,?\s*v?(\S+)", "GLPK {}"),), _glpk_command),
@@ -140,7 +143,7 @@ def _run(cmd: list[str], env: dict[str, str], verbose: bool, hard_timeout: float
     and the last lines (for error messages)."""
     if verbose:
         print("running: " + " ".join(cmd), flush=True)
-    tail: collections.deque[str] = collections.deque(maxlen=20)
+    tail: collections.deque[str] = collections.deque(maxlen=60)  # holds CBC's and HiGHS's closing summary
     head: list[str] = []
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd,
                           text=True, encoding="utf-8", errors="replace", bufsize=1) as proc:
@@ -173,6 +176,21 @@ def _version(spec: ExternalSolver, output: str) -> str:
         if match:
             return fmt.format(match.group(1))
     return f"{spec.program} (version unknown)"
+
+
+def _logged_bound(spec: ExternalSolver, tail: list[str]) -> float | None:
+    """The bound the program printed in its closing summary, the last such line; None if it printed none
+    (its solution file states none: CBC's never, HiGHS's not for a MIP stopped by a limit)."""
+    if spec.bound_pattern is None:
+        return None
+    for line in reversed(tail):
+        found = re.match(spec.bound_pattern, line)
+        if found:
+            try:
+                return finite_or_none(float(found.group(1)))
+            except ValueError:  # not a number: no bound, as if not printed
+                return None
+    return None
 
 
 def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
@@ -235,8 +253,11 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
         shutil.move(str(raw_solution), str(solution))
 
     x = sol.to_array(names) if sol.has_solution() else None
-    # The solution files state no gap (HiGHS's and CBC's logs do, but logs are not a stable format).
-    return SolveResult(status=sol.status, objective=sol.objective if x is not None else None,
-                       bound=sol.bound, gap=None, x=x, col_names=names, solver=name,
+    objective = sol.objective if x is not None else None
+    bound = sol.bound if sol.bound is not None else _logged_bound(spec, tail)
+    if bound is None and sol.status == "optimal":
+        bound = objective  # what the program claims (CBC's summary of an optimum prints no bound)
+    return SolveResult(status=sol.status, objective=objective, bound=bound, gap=relative_gap(objective, bound),
+                       x=x, col_names=names, solver=name,
                        solver_version=_version(spec, head), runtime=runtime,
                        raw_status=str(sol.raw_status), solution_path=solution)
