@@ -14,6 +14,7 @@ from operator import itemgetter
 from pathlib import Path
 
 import click
+import numpy as np
 
 from olctc.cli import InputPath  # refuses an empty name
 from olctc.errors import OlctcError, shorten
@@ -268,19 +269,68 @@ def _prediction_rows(ids: list[str] | None, labels, P) -> Iterable[Sequence[str]
     return zip(*columns)
 
 
+class _Scorer:
+    """The predictions against the class labels of DATA.csv's --target column, counted chunk by chunk."""
+
+    def __init__(self, tree, data: str, header: Sequence[str], target: str) -> None:
+        self.tree, self.data, self.target = tree, data, target
+        self.where = header.index(target)
+        self.index = {c: k for k, c in enumerate(tree.classes)}  # 0: the negative class, 1: the positive
+        self.counts = np.zeros((2, 2), dtype=np.int64)  # [true class, predicted class]
+        self.error: OlctcError | None = None
+
+    def add(self, chunk, labels: np.ndarray) -> None:
+        from olctc.data import _label_value, _no_label  # the rule read_csv reads labels by
+        from olctc.tree import class_array
+
+        if self.error is not None:
+            return
+        truth = np.empty(len(chunk.rows), dtype=np.intp)
+        for k, row in enumerate(chunk.rows):
+            cell = row[self.where].strip()
+            c = None if _no_label(cell) else self.index.get(_label_value(cell))
+            if c is None:
+                what = "no class label" if _no_label(cell) else \
+                    f"label {shorten(cell)!r} is not one of the tree's classes ({', '.join(map(repr, self.tree.classes))})"
+                self.error = OlctcError(f"{self.data}: --target {self.target!r} line {chunk.lines[k]}: {what}; drop "
+                                        "such rows to score the others, or leave out --target")
+                return
+            truth[k] = c
+        pred = (labels == class_array(self.tree.classes)[1]).astype(np.intp)
+        np.add.at(self.counts, (truth, pred), 1)
+
+    def line(self) -> str:
+        n = int(self.counts.sum())
+        if n == 0:
+            return f"no rows to score against column {self.target!r}"
+        right = np.diag(self.counts)
+        per_class = self.counts.sum(axis=1)
+        acc = f"accuracy {right.sum() / n:.4f}"
+        if (per_class == 0).any():  # a recall of a class with no row is undefined
+            only = self.tree.classes[int(np.argmax(per_class))]
+            return f"{acc} on {n} rows (column {self.target!r}); balanced accuracy undefined: every row is {only!r}"
+        recall = right / per_class
+        return (f"{acc}, balanced accuracy {recall.mean():.4f} on {n} rows (column {self.target!r}; recall "
+                f"{recall[0]:.4f} of {self.tree.classes[0]!r}, {recall[1]:.4f} of {self.tree.classes[1]!r})")
+
+
 @click.command("predict")
 @click.argument("tree", type=InputPath(dir_okay=False))
 @click.argument("data", type=InputPath(dir_okay=False))
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
 @click.option("--id-column", default=None, help="Copy this column of DATA.csv into the output.")
+@click.option("--target", default=None, metavar="COLUMN",
+              help="Score the predictions against the class labels in COLUMN: accuracy and balanced accuracy "
+                   "(on standard error when the predictions go to standard output).")
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="CSV to write, such as NAME.csv (the suffix of another format, .json, .py ..., is refused); "
                    "without it, or with -o -, standard output.")
-def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output: str | None) -> None:
+def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target: str | None,
+                output: str | None) -> None:
     """Predict the class of every row of DATA.csv with the tree in TREE.
 
     Columns are matched by name, in any order; columns the tree does not use (an identifier, the target)
-    are ignored with a note. Every feature column must be there and every feature cell filled; a text
+    are ignored with a note; --target scores the predictions against the labels of one. Every feature column must be there and every feature cell filled; a text
     value not seen in training adds nothing to any score.
 
     DATA.csv is read in chunks of rows, in memory that does not grow with the file. The output appears
@@ -313,8 +363,12 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
     elif id_column is not None and head.count(id_column) > 1:
         fault = OlctcError(f"{data}: --id-column {id_column!r} has the name of an output column; the output "
                            f"columns would be {', '.join(head)}: rename that column of the CSV file")
+    if fault is None and target is not None and target not in header:
+        fault = OlctcError(f"{data}: --target {target!r} is not a column; columns are: "
+                           f"{', '.join(header[:12])}" + (" ..." if len(header) > 12 else ""))
     fault = fault or _missing_columns(t, data, header)
     checks = _CellChecks(t, data, header) if fault is None else None
+    scorer = _Scorer(t, data, header, target) if target is not None and fault is None else None
     i = header.index(id_column) if id_column and fault is None else None
     overflow = None
     with contextlib.ExitStack() as stack:
@@ -334,12 +388,14 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
                 continue
             ids = list(map(itemgetter(i), chunk.rows)) if i is not None else None
             sink.write(_csv_text(_prediction_rows(ids, labels, P)))
-        fault = fault or checks.error
+            if scorer is not None:
+                scorer.add(chunk, labels)
+        fault = fault or checks.error or (scorer.error if scorer is not None else None)
         if fault is not None:
             raise fault
         for note in checks.notes():
             click.echo(note, err=True)
-        extra = [h for h in header if h not in checks.index and h != id_column]
+        extra = [h for h in header if h not in checks.index and h not in (id_column, target)]
         if extra:
             shown = ", ".join(repr(h) for h in extra[:8]) + (" ..." if len(extra) > 8 else "")
             click.echo(f"note: ignoring {len(extra)} column(s) the tree does not use: {shown}", err=True)
@@ -348,6 +404,8 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, output
         sink.deliver()
     if output is not None:
         click.echo(f"{stream.rows_read} prediction(s) written to {output}")
+    if scorer is not None:
+        click.echo(scorer.line(), err=output is None)
 
 
 # ---------------------------------------------------------------- explain

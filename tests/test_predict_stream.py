@@ -664,3 +664,54 @@ def test_interrupted_predict_leaves_nothing(trees, tmp_path):
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 130 and err.strip().endswith("interrupted") and "Traceback" not in err, err
         assert not out and sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]
+
+
+@pytest.mark.parametrize("name", ["heart", "tic-tac-toe"])
+def test_predict_target_scores_as_scikit_learn_does(tmp_path, capsys, name):
+    """--target COLUMN: accuracy and balanced accuracy of the predictions against the file's labels, on
+    standard error when the predictions go to standard output (here across chunks: 300,000 cells each)."""
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, recall_score
+
+    save(tree_for(name, 2), tmp_path / "t.json")
+    data = tmp_path / "d.csv"
+    text = gzip.decompress(dataset_path(name).read_bytes()).decode()
+    head, *rows = text.splitlines()
+    data.write_text("\n".join([head] + rows * (1 + 300_000 // (len(rows) * head.count(",")))) + "\n")
+    code, out, err = cli_main(["predict", tmp_path / "t.json", data, "--target", "y"], capsys)
+    assert code == 0, err
+    truth = [r["y"] for r in csv.DictReader(io.StringIO(data.read_text()))]
+    pred = [r["prediction"] for r in csv.DictReader(io.StringIO(out))]
+    t = _load_tree(tmp_path / "t.json")
+    rec = recall_score(truth, pred, average=None, labels=[str(c) for c in t.classes])
+    assert err.strip().splitlines()[-1] == (
+        f"accuracy {accuracy_score(truth, pred):.4f}, balanced accuracy {balanced_accuracy_score(truth, pred):.4f} "
+        f"on {len(truth)} rows (column 'y'; recall {rec[0]:.4f} of {t.classes[0]!r}, {rec[1]:.4f} of "
+        f"{t.classes[1]!r})")
+    assert "ignoring" not in err  # the target is used, not a column the tree ignores
+    code, out, err2 = cli_main(["predict", tmp_path / "t.json", data, "--target", "y", "-o", tmp_path / "p.csv"],
+                               capsys)
+    assert code == 0 and out.splitlines()[-1] == err.strip().splitlines()[-1] and err2 == ""
+
+
+def test_predict_target_refuses_labels_it_cannot_score(tmp_path, capsys):
+    save(tree_for("heart", 1), tmp_path / "t.json")
+    lines = gzip.decompress(dataset_path("heart").read_bytes()).decode().splitlines()
+    for edit, message in [((None, None), "--target 'label' is not a column; columns are: age, sex, cp, trestbps, chol, fbs, "
+                                         "restecg, thalach, exang, oldpeak, slope, ca ..."),
+                          ((4, "maybe"), "--target 'y' line 5: label 'maybe' is not one of the tree's classes "
+                                         "(0, 1); drop such rows to score the others, or leave out --target"),
+                          ((6, ""), "--target 'y' line 7: no class label; drop such rows to score the others, "
+                                    "or leave out --target")]:
+        k, label = edit
+        body = list(lines)
+        if k is not None:
+            body[k] = body[k].rsplit(",", 1)[0] + "," + label
+        data = tmp_path / "d.csv"
+        data.write_text("\n".join(body) + "\n")
+        code, out, err = cli_main(["predict", tmp_path / "t.json", data, "--target", "label" if k is None else "y",
+                                   "-o", tmp_path / "p.csv"], capsys)
+        assert (code, err) == (2, f"error: {data}: {message}\n"), err
+        assert not (tmp_path / "p.csv").exists()
+    (tmp_path / "one.csv").write_text("\n".join([lines[0]] + [r for r in lines[1:] if r.endswith(",1")][:5]) + "\n")
+    code, _, err = cli_main(["predict", tmp_path / "t.json", tmp_path / "one.csv", "--target", "y"], capsys)
+    assert code == 0 and err.strip().endswith("on 5 rows (column 'y'); balanced accuracy undefined: every row is 1")
