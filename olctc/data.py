@@ -15,6 +15,7 @@ Encoding rules
 """
 from __future__ import annotations
 
+import array
 import codecs
 import contextlib
 import csv
@@ -23,6 +24,7 @@ import hashlib
 import io
 import itertools
 import math
+import operator
 import re
 import zlib
 from collections.abc import Iterable
@@ -145,6 +147,9 @@ MEAN_ROUNDING = 16 * np.finfo(np.float64).eps
 NEGLIGIBLE_SCORE = 1e-12
 
 
+#: Rows ``Scaler.transform`` zeroes values near the mean in at a time (its temporary arrays' size).
+_SCALE_ROWS = 4096
+
 #: Columns whose largest |value| is below this are standardised after division by it (squares underflow).
 TINY_COLUMN = 1e-100
 
@@ -174,7 +179,8 @@ class Scaler:
             # Squares (or sums) of values near 1e154 (1e308) overflow, and squares of values below 1e-154
             # underflow (a column of 1e-200 had std 0 and was taken for constant): rescale those columns.
             big = ~(np.isfinite(mean) & np.isfinite(std))
-            top = np.abs(X).max(axis=0)
+            # np.abs(X).max(axis=0) without the copy np.abs makes (floats: -min does not overflow)
+            top = np.maximum(X.max(axis=0), -X.min(axis=0)) if X.dtype.kind == "f" else np.abs(X).max(axis=0)
             big |= (top > 0) & (top < TINY_COLUMN)
             if big.any():
                 top = top[big]
@@ -207,8 +213,15 @@ class Scaler:
         # only, so that decode rebuilds from the manifest the model compile wrote.
         near = MEAN_ROUNDING * np.abs(self.mean)
         near = np.where(self.scale == 1.0, near, np.minimum(near, NEGLIGIBLE_SCORE * self.scale))
-        D[np.abs(D) <= near] = 0.0
-        return D / self.scale
+        if type(D) is not np.ndarray or D.ndim != 2:
+            D[np.abs(D) <= near] = 0.0
+            return D / self.scale
+        # in place, by blocks of rows: np.abs(D), its mask and D / scale were each another n x p array
+        for a in range(0, D.shape[0], _SCALE_ROWS):
+            blk = D[a:a + _SCALE_ROWS]
+            blk[np.abs(blk) <= near] = 0.0
+        D /= self.scale
+        return D
 
     def to_json(self) -> dict[str, list[float]]:
         return {"mean": [float(v) for v in self.mean], "scale": [float(v) for v in self.scale]}
@@ -534,12 +547,12 @@ class TableStream:
     commits nothing before ``chunks`` ends.
     """
 
-    def __init__(self, path: str | Path, *, keep: bool = False) -> None:
+    def __init__(self, path: str | Path, *, keep: bool = False, digest: bool = False) -> None:
         """Open ``path`` and read its header; ``keep``: keep the text and hash the bytes (``text``,
-        ``sha256``) as ``read_table`` needs."""
+        ``sha256``) as ``read_table`` needs; ``digest``: hash the bytes only (``sha256``)."""
         self.path = Path(path)
         self.rows_read = 0  # data rows yielded so far
-        self._hash = hashlib.sha256() if keep else None
+        self._hash = hashlib.sha256() if keep or digest else None
         self._kept: list[str] | None = [] if keep else None
         blocks = _byte_blocks(self.path)
         if self._hash is not None:
@@ -800,13 +813,14 @@ class _EmptyCell(OlctcError):
     """A feature column with an empty cell: ``read_csv`` names every such column in one message."""
 
 
-def _empty_cells(grid: np.ndarray, header: Sequence[str], feats: Sequence[str], source: str,
+def _empty_cells(columns: dict[int, Sequence[str]], header: Sequence[str], feats: Sequence[str], source: str,
                  lines: int | Sequence[int] | np.ndarray) -> OlctcError:
     """One error for all the feature columns with empty cells, the first cell of the first named: olctc
-    does not impute, and naming one column sent the user back once per column."""
+    does not impute, and naming one column sent the user back once per column. ``columns``: the cells of
+    the columns read as text, by header index (a column read as numbers has no empty cell)."""
     empty = []
     for h in feats:
-        ks = [k for k, v in enumerate(grid[:, header.index(h)]) if v.strip() == ""]
+        ks = [k for k, v in enumerate(columns.get(header.index(h), ())) if v.strip() == ""]
         if ks:
             empty.append((h, ks))
     (name, ks), rest = empty[0], empty[1:]
@@ -1085,17 +1099,16 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
             raise OlctcError(f"{path}: weight column {weight_column!r} is the target column")
         if weight_column in drop:
             raise OlctcError(f"{path}: weight column {weight_column!r} is also a column to drop; name it once")
-    table = read_table(path)
-    header, body, lines = table.header, table.rows, table.lines
+    read = _read_columns(path, target, drop, weight_column)
+    header, lines = read.header, read.lines
     src = str(path)
     if target not in header:
         if len(header) == 1:
             raise OlctcError(f"{src}: target column {target!r} not found: the header is one column "
                              f"{shorten(header[0])!r}; {SEPARATORS_READ}")
         raise OlctcError(f"{src}: target column {target!r} not found; columns are: {_columns_text(header)}")
-    if len(body) < 2:
-        raise OlctcError(f"{src}: {len(body)} data row(s); at least 2 points are needed")
-    grid = np.asarray(body, dtype=object)
+    if read.n < 2:
+        raise OlctcError(f"{src}: {read.n} data row(s); at least 2 points are needed")
     ti = header.index(target)
     dropped = tuple(dict.fromkeys(drop))
     for name in dropped:
@@ -1114,39 +1127,236 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         if weight_column is not None:  # the weight column is no feature: saying "besides the target" hid it
             left += f" and the weight column {weight_column!r}"
         raise OlctcError(f"{src}: no feature columns {left}")
-    labels = [v.strip() for v in grid[:, ti]]
+    raw = read.cells[ti]
+    labels = [v.strip() for v in raw]
     missing = next((k for k, v in enumerate(labels) if _no_label(v)), None)
     if missing is not None:
         raise OlctcError(f"{src}: target {target!r} line {lines[missing]}: no class label "
-                         f"({grid[missing, ti]!r}); drop the unlabelled rows")
+                         f"({raw[missing]!r}); drop the unlabelled rows")
     y, classes = binarise_labels(labels, positive_class, src, target)
     if warn_identifiers:  # as the identifier warning: said once, at compile, not again at decode
         _warn_missing_marker(labels, y, classes, positive_class is not None, src, target, lines)
     weight = None
     if weight_column is not None:
         wi = header.index(weight_column)
-        weight = _to_float_column([v.strip() for v in grid[:, wi]], weight_column, src, lines)
+        weight = _to_float_column([v.strip() for v in read.cells[wi]], weight_column, src, lines)
         check_weights(weight, y, classes, f"{src}: weight column {weight_column!r}",
                       lambda k: f"line {line_of(k, lines)}")
-    X = _all_numeric(table, [header.index(h) for h in feats])
+    X = read.X
     if X is not None:
         schema = Schema(tuple(Column(h, "numeric") for h in feats))
     else:
+        # Columns read as numbers (read.numbers) are numeric, as _column_kind finds them: no empty cell.
         try:
-            cols = [_column_kind(h, grid[:, header.index(h)], src, lines) for h in feats]
+            cols = [Column(h, "numeric") if h in read.numbers else
+                    _column_kind(h, read.cells[header.index(h)], src, lines) for h in feats]
         except _EmptyCell:
-            raise _empty_cells(grid, header, feats, src, lines) from None
+            raise _empty_cells(read.cells, header, feats, src, lines) from None
         schema = Schema(tuple(cols))
         _check_unique_features(schema, src)
         if max_one_hot is not None:
-            _check_one_hot_size(schema, len(body), src, max_one_hot)
-        cells = {h: [v.strip() for v in grid[:, header.index(h)]] for h in feats}
+            _check_one_hot_size(schema, read.n, src, max_one_hot)
+        cells = {h: read.numbers[h] if h in read.numbers else [v.strip() for v in read.cells[header.index(h)]]
+                 for h in feats}
         X = schema.encode(cells, src)
         if warn_identifiers:
-            _warn_identifiers(schema, len(body), src)
+            _warn_identifiers(schema, read.n, src)
             _warn_marker_categories(schema, src)
-    return Dataset(X, y, classes, schema, Path(path).name.split(".")[0], table.sha256,
+    return Dataset(X, y, classes, schema, Path(path).name.split(".")[0], read.sha256,
                    str(Path(path).resolve()), target, dropped=dropped, weight=weight, weight_column=weight_column)
+
+
+class _Read(NamedTuple):
+    """A CSV file as ``read_csv`` needs it: the cells of the columns it reads as text, the feature columns
+    of numbers as floats, never every cell as a Python string at once."""
+
+    header: list[str]
+    n: int  # data rows
+    lines: np.ndarray  # as Table.lines
+    sha256: str
+    cells: dict[int, list[str]]  # by header index: the target's, the weight's, text features' cells as read
+    numbers: dict[str, np.ndarray]  # feature columns whose every cell is a finite number (_column_kind's numeric)
+    X: np.ndarray | None  # the feature matrix, when every feature column is numbers (else None)
+
+
+def _roles(header: Sequence[str], target: str, drop: Sequence[Any], weight_column: str | None
+           ) -> tuple[int, int | None, list[int]] | None:
+    """Header indices of the target, the weight column and the features (in header order); None when
+    ``read_csv`` will refuse the columns (a name not in the header, no features)."""
+    if target not in header or (weight_column is not None and weight_column not in header):
+        return None
+    if any(d == target or d not in header for d in drop):
+        return None
+    feats = [k for k, h in enumerate(header) if h not in (target, weight_column) and h not in drop]
+    if not feats:
+        return None
+    return header.index(target), None if weight_column is None else header.index(weight_column), feats
+
+
+def _read_columns(path: str | Path, target: str, drop: Sequence[Any], weight_column: str | None) -> _Read:
+    """Read ``path`` for ``read_csv``: in chunks (``TableStream``), feature columns of numbers converted
+    chunk by chunk, text kept for the target, the weight and text columns only. Files where a column
+    reads as numbers at first and not further on (an error, mostly), or whose text columns all read as
+    numbers once stripped, are read whole (``read_table``), as read_csv always did."""
+    read = _stream_columns(Path(path), target, drop, weight_column)
+    return read if read is not None else _whole_columns(path, target, drop, weight_column)
+
+
+def _stream_columns(path: Path, target: str, drop: Sequence[Any], weight_column: str | None) -> _Read | None:
+    stream = TableStream(path, digest=True)
+    header = stream.header
+    roles = _roles(header, target, drop, weight_column)
+    lines = array.array("q")
+    cells: dict[int, list[str]] = {}
+    num: list[int] = []  # header indices of the feature columns read as numbers so far, features' order
+    numbers = _Rows()
+    if roles is not None:
+        ti, wi, feats = roles
+        num = list(feats)
+        cells = {j: [] for j in (ti, wi) if j is not None}
+    chunks = stream.chunks()
+    for chunk in chunks:
+        rows = chunk.rows
+        lines.extend(chunk.lines)
+        if roles is None:
+            continue  # read for the file's own errors, which come first; read_csv then names the column
+        for j, col in cells.items():
+            col += [r[j] for r in rows]
+        if not num:
+            continue
+        blk = _number_block(rows, num)
+        if blk is None:
+            if not chunk.first:  # text columns, found on the first rows: kept as text
+                for j in [j for j in num if _number_block(rows, [j]) is None]:
+                    num.remove(j)
+                    cells[j] = [r[j] for r in rows]
+                blk = _number_block(rows, num) if num else None
+            else:  # numbers at first, then not (the error of a mixed column): its first cells are gone
+                chunks.close()
+                return None
+        if blk is not None:
+            numbers.add(blk)
+    n = stream.rows_read
+    X, columns = None, {}
+    if roles is not None and n >= 2 and num:
+        Xn = numbers.array()
+        if len(num) == len(roles[2]):
+            X = Xn
+        else:
+            columns = {header[j]: Xn[:, k] for k, j in enumerate(num)}
+    if roles is not None and n >= 2 and X is None and all(
+            _all_stripped_numbers(cells[j]) for j in roles[2] if j not in num):
+        # Every text column is numbers once stripped of characters float() keeps ('\x1c1.5'): the table
+        # as a whole might have read as numbers (np.loadtxt strips them), as read_csv read it before.
+        return None
+    return _Read(header, n, np.array(lines, dtype=np.int64), stream.sha256, cells, columns, X)
+
+
+#: Cells (float64) of each segment of ``_Rows``: 32 MB, above malloc's largest mmap threshold, so that
+#: each is a mapping of its own, whose pages are returned when it is freed (no heap fragmentation).
+_SEGMENT_CELLS = 1 << 22
+
+
+class _Rows:
+    """Float rows added block by block, in segments; ``array`` joins them into one C-contiguous array,
+    freeing each segment once copied: a peak of the array and one segment, where a list of blocks and
+    np.concatenate held two arrays (and fragmented the heap)."""
+
+    def __init__(self) -> None:
+        self.segments: list[np.ndarray] = []
+        self.fill = 0  # rows filled in the last segment
+        self.n = 0
+
+    def add(self, blk: np.ndarray) -> None:
+        k = 0
+        while k < len(blk):
+            if not self.segments or self.fill == len(self.segments[-1]):
+                self.segments.append(np.empty((max(1, _SEGMENT_CELLS // max(1, blk.shape[1])), blk.shape[1])))
+                self.fill = 0
+            seg = self.segments[-1]
+            m = min(len(seg) - self.fill, len(blk) - k)
+            seg[self.fill:self.fill + m] = blk[k:k + m]
+            self.fill += m
+            k += m
+        self.n += len(blk)
+
+    def array(self) -> np.ndarray:
+        segments, self.segments = self.segments, []
+        if len(segments) == 1:
+            X = segments.pop()
+            X.resize((self.n, X.shape[1]), refcheck=False)  # realloc, shrinking: no copy
+            return X
+        X = np.empty((self.n, segments[0].shape[1]))
+        r = 0
+        while segments:
+            seg = segments.pop(0)
+            m = min(len(seg), self.n - r)
+            X[r:r + m] = seg[:m]
+            r += m
+            del seg
+        return X
+
+
+def _number_block(rows: list[list[str]], idx: list[int]) -> np.ndarray | None:
+    """Columns ``idx`` of ``rows`` as a (rows, columns) float array if every cell is a finite number as
+    ``_column_kind`` reads one (``float``, no digit grouping), else None."""
+    width = len(rows[0])
+    others = sorted(set(range(width)) - set(idx), reverse=True)
+    if len(idx) == 1:
+        flat = [r[idx[0]] for r in rows]
+    elif len(others) <= 8:  # all cells, the few other columns' taken out: no list per row (nor its GC)
+        flat = list(itertools.chain.from_iterable(rows))
+        for j in others:  # the last first: the columns before it keep their place
+            del flat[j::width]
+            width -= 1
+    else:
+        flat = list(itertools.chain.from_iterable(map(operator.itemgetter(*idx), rows)))
+    sample = flat[:_SAMPLE_CELLS]
+    try:
+        if 2 * len(set(sample)) <= len(sample):  # few different texts (0/1 features): each converted once
+            uniq = set(flat)
+            if "_" in "".join(uniq):  # float() reads "1_000" as 1000
+                return None
+            value = {c: float(c) for c in uniq}
+            arr = np.array(list(map(value.__getitem__, flat)), dtype=np.float64)
+        else:
+            if "_" in "".join(flat):
+                return None
+            arr = np.array(flat, dtype=np.float64)  # each cell as float() reads it
+    except (ValueError, TypeError, OverflowError):
+        return None
+    if not np.isfinite(arr).all():
+        return None
+    return arr.reshape(len(rows), len(idx))
+
+
+#: Cells whose number of different texts decides how ``_number_block`` converts a chunk.
+_SAMPLE_CELLS = 2000
+
+
+def _all_stripped_numbers(vals: Sequence[str]) -> bool:
+    """Whether every cell, stripped, is a finite number for ``float`` (a superset of np.loadtxt's)."""
+    for v in vals:
+        try:
+            if not math.isfinite(float(v.strip())):
+                return False
+        except ValueError:
+            return False
+    return True
+
+
+def _whole_columns(path: str | Path, target: str, drop: Sequence[Any], weight_column: str | None) -> _Read:
+    """``_read_columns`` by reading the file whole, every cell a string (read_csv's reading before)."""
+    table = read_table(path)
+    header, rows = table.header, table.rows
+    roles = _roles(header, target, drop, weight_column)
+    cells: dict[int, list[str]] = {}
+    X = None
+    if roles is not None and len(rows) >= 2:
+        ti, wi, feats = roles
+        cells = {j: [r[j] for r in rows] for j in (ti, wi, *feats) if j is not None}
+        X = _all_numeric(table, feats)
+    return _Read(header, len(rows), table.lines, table.sha256, cells, {}, X)
 
 
 #: One-hot values below which the encoding is cheap (80 MB) and compile's size check, which names the
