@@ -359,7 +359,7 @@ def test_nan_inf_none_cells():
     tree = Tree.from_arrays([[1.0, -2.0], [0.5, 0.0], [0.0, 1.0]], [0.1, 0.0, -0.2], feature_names=["a", "b"])
     m = _module(tree)
     for bad in (float("nan"), float("inf"), -float("inf"), None):
-        with pytest.raises(OlctcError, match="non-finite|finite"):
+        with pytest.raises(OlctcError, match=r"non-finite value -?inf at|missing value \(NaN\) at"):
             tree.predict([[bad, 1.0]])
         with pytest.raises(OlctcError, match="expected a finite number|a missing value; fill or drop"):
             tree.encode({"a": [bad], "b": [1.0]})
