@@ -290,8 +290,9 @@ class _Scorer:
             cell = row[self.where].strip()
             c = None if _no_label(cell) else self.index.get(_label_value(cell))
             if c is None:
+                classes = ", ".join(map(repr, self.tree.classes))
                 what = "no class label" if _no_label(cell) else \
-                    f"label {shorten(cell)!r} is not one of the tree's classes ({', '.join(map(repr, self.tree.classes))})"
+                    f"label {shorten(cell)!r} is not one of the tree's classes ({classes})"
                 self.error = OlctcError(f"{self.data}: --target {self.target!r} line {chunk.lines[k]}: {what}; drop "
                                         "such rows to score the others, or leave out --target")
                 return
@@ -330,8 +331,9 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
     """Predict the class of every row of DATA.csv with the tree in TREE.
 
     Columns are matched by name, in any order; columns the tree does not use (an identifier, the target)
-    are ignored with a note; --target scores the predictions against the labels of one. Every feature column must be there and every feature cell filled; a text
-    value not seen in training adds nothing to any score.
+    are ignored with a note; --target scores the predictions against the labels of one. Every feature
+    column must be there and every feature cell filled; a text value not seen in training adds nothing to
+    any score.
 
     DATA.csv is read in chunks of rows, in memory that does not grow with the file. The output appears
     only once all of it has been read and checked: -o FILE is written beside FILE and renamed onto it,
