@@ -1,8 +1,10 @@
 """Read any supported solver's solution file into a ``Solution``, detecting the format from content."""
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from olctc.errors import OlctcError, param_error
 from olctc.read._base import READERS, Source, detect, known_formats, read_source, shown
@@ -62,4 +64,19 @@ def read_solution(path: str | os.PathLike[str], format: str | None = None,
         reader = READERS[format]
         got = f"a {found} file" if found else shown(src.first()[1])
         raise src.fail(f"a {format} solution file ({reader.signature})", got)
-    return READERS[format].parse(src, col_names)
+    with _collector_paused():
+        return READERS[format].parse(src, col_names)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a parser runs: it makes a few objects per column and
+    frees none until the end, and the collector's passes over them, which find nothing, took 30-45% of
+    the time at 400k columns (benchmarks/scaling.py, read_solution_*)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
