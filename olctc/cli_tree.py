@@ -269,6 +269,12 @@ def _prediction_rows(ids: list[str] | None, labels, P) -> Iterable[Sequence[str]
     return zip(*columns)
 
 
+def _not_a_column(data: str, option: str, name: str, header: Sequence[str]) -> OlctcError:
+    from olctc.data import _columns_text
+
+    return OlctcError(f"{data}: {option} {name!r} is not a column; columns are: {_columns_text(header)}")
+
+
 class _Scorer:
     """The predictions against the class labels of DATA.csv's --target column, counted chunk by chunk."""
 
@@ -360,14 +366,12 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
     # the file's own (raised by stream.chunks), the header's, the cells', the scores'; a write's last.
     fault = None
     if id_column is not None and id_column not in header:
-        fault = OlctcError(f"{data}: --id-column {id_column!r} is not a column; columns are: "
-                           f"{', '.join(header[:12])}" + (" ..." if len(header) > 12 else ""))
+        fault = _not_a_column(data, "--id-column", id_column, header)
     elif id_column is not None and head.count(id_column) > 1:
         fault = OlctcError(f"{data}: --id-column {id_column!r} has the name of an output column; the output "
                            f"columns would be {', '.join(head)}: rename that column of the CSV file")
     if fault is None and target is not None and target not in header:
-        fault = OlctcError(f"{data}: --target {target!r} is not a column; columns are: "
-                           f"{', '.join(header[:12])}" + (" ..." if len(header) > 12 else ""))
+        fault = _not_a_column(data, "--target", target, header)
     fault = fault or _missing_columns(t, data, header)
     checks = _CellChecks(t, data, header) if fault is None else None
     scorer = _Scorer(t, data, header, target) if target is not None and fault is None else None

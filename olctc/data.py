@@ -752,10 +752,13 @@ def _is_missing(cell: Any) -> bool:
     return isinstance(cell, (float, np.floating)) and math.isnan(cell)
 
 
-def non_finite(value: float) -> str:
-    """'a missing value (NaN)' or 'a non-finite value inf': NaN in an array is how numpy and pandas hold a
-    missing cell, and the CSV reader names an empty cell missing too."""
-    return "a missing value (NaN)" if math.isnan(value) else f"a non-finite value {float(value)!r}"
+def non_finite(value: float, where: str) -> OlctcError:
+    """'X has a missing value (NaN) at WHERE; fill or drop missing values' or 'X has a non-finite value inf at
+    WHERE': NaN in an array is how numpy and pandas hold a missing cell, and the CSV reader names an empty
+    cell missing too."""
+    if math.isnan(value):
+        return OlctcError(f"X has a missing value (NaN) at {where}; fill or drop missing values")
+    return OlctcError(f"X has a non-finite value {float(value)!r} at {where}")
 
 
 def _missing(source: str, name: str, at: str) -> OlctcError:
@@ -1494,8 +1497,7 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
     bad = ~np.isfinite(Xa)
     if bad.any():
         i, j = np.argwhere(bad)[0]
-        raise OlctcError(f"X has {non_finite(Xa[i, j])} at row {i}, column {j}"
-                         + ("; fill or drop missing values" if np.isnan(Xa[i, j]) else ""))
+        raise non_finite(Xa[i, j], f"row {i}, column {j}")
     if Xa.shape[1] < 1:
         raise OlctcError("X has no feature columns; at least 1 is needed")
     if isinstance(feature_names, (str, bytes)) or (feature_names is not None and any(

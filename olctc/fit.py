@@ -53,10 +53,16 @@ def preload() -> None:
 _LEAST_RESERVE = 0.5  # seconds kept for decoding and refinement however small the model
 
 
+def _least_limit(spent: float, reserve: float) -> float:
+    """The smallest time limit that leaves the solver 1 s once ``spent`` and ``reserve`` are taken (the rule of
+    ``solver_budget``: (limit - spent - reserve) * SOLVER_SHARE - 1 >= 1)."""
+    return spent + reserve + 2.0 / SOLVER_SHARE
+
+
 def check_time_limit(time_limit: float | None) -> None:
     """Refuse, before anything is built, a time limit ``solver_budget`` would refuse whatever the build took
     (a fit of a large model at --time-limit 0.1 built it first, then said so)."""
-    least = _LEAST_RESERVE + 2.0 / SOLVER_SHARE
+    least = _least_limit(0.0, _LEAST_RESERVE)
     if time_limit is not None and time_limit < least:
         raise TimeLimitTooShort(f"a time limit of {time_limit:g} s leaves no time to solve: decoding, refinement "
                                 f"and the solver's overrun need a reserve: give at least {math.ceil(least)} s")
@@ -81,7 +87,7 @@ def solver_budget(time_limit: float, spent: float, t_build: float, t_warm: float
     remaining = (time_limit - spent - reserve) * SOLVER_SHARE - 1.0
     if remaining < 1.0:
         # the smallest limit that leaves the solver 1 s, rounded up to whole seconds
-        least = math.ceil(spent + reserve + 2.0 / SOLVER_SHARE)
+        least = math.ceil(_least_limit(spent, reserve))
         raise TimeLimitTooShort(f"a time limit of {time_limit:g} s leaves no time to solve: building the model "
                                 f"and the warm start took {spent:.1f} s, and decoding, refinement and the "
                                 f"solver's overrun need a reserve: give at least {least} s")

@@ -348,8 +348,7 @@ class Tree:
             self._check_columns(columns)
         if not np.isfinite(X).all():
             i, j = np.argwhere(~np.isfinite(X))[0]
-            raise OlctcError(f"X has {non_finite(X[i, j])} at row {i}, feature {self.feature_names[j]!r}"
-                             + ("; fill or drop missing values" if np.isnan(X[i, j]) else ""))
+            raise non_finite(X[i, j], f"row {i}, feature {self.feature_names[j]!r}")
         return X
 
     def _check_columns(self, columns: list) -> None:
