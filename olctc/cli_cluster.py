@@ -129,14 +129,19 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
 @click.option("--score-variables/--paper-form", "score_variables", default=None,
               help="The form of the final model (the same optimum; see olctc fit --help). Default: the score "
                    "form for the in-process fit, as olctc fit's; the grid's form for --emit-final.")
-def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet, score_variables) -> None:
+@click.option("--scoring", default="balanced_accuracy", show_default=True, metavar="NAME",
+              help="The validation score that chooses C, by scikit-learn's scorer name: balanced_accuracy, "
+                   "accuracy, roc_auc, neg_log_loss or neg_brier_score (the last two judge the probabilities).")
+def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet, score_variables,
+                scoring) -> None:
     """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
-    from olctc.cluster import (c_text, check_final_folder, check_final_time_limit, collect,
-                               emit_final as write_final, fit_final, read_grid, rerun_advice,
+    from olctc.cluster import (SCORINGS, c_text, check_final_folder, check_final_time_limit, check_scoring,
+                               collect, emit_final as write_final, fit_final, read_grid, rerun_advice,
                                table_lines)
     from olctc.emit.params import validate_limits
     from olctc.io import atomic_write_text, check_not_input, check_not_stdout, check_suffix, check_writable
 
+    check_scoring(scoring)
     check_not_stdout(output, "where collect prints its table of scores",
                      "a file name such as -o final_tree.json (or no -o: FOLDER/final_tree.json)")
     grid = Path(folder)
@@ -172,14 +177,14 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     if not emit_final and (grid / "grid.json").is_file():  # else collect names what is wrong with the folder
         check_final_time_limit(read_grid(folder), time_limit)  # before decoding every task
-    col = collect(folder, data_path=data)
+    col = collect(folder, data_path=data, scoring=scoring)
     for line in table_lines(col):
         click.echo(line)
     # Written even when no C can be chosen (best null): the record of each task's score or problem, for a
     # script to act on, and no stale earlier file left to contradict the table printed above.
     results = Path(folder) / "cv_results.json"
     atomic_write_text(results, json.dumps(
-        {"table": col.table, "best": None if col.best is None else list(col.best),
+        {"scoring": scoring, "table": col.table, "best": None if col.best is None else list(col.best),
          "tasks": [{"task": r.task, "fold": r.fold, "C": list(r.C), "score": r.score, "status": r.status,
                     "problem": r.problem} for r in col.results]}, indent=1) + "\n")
     if col.best is None:
@@ -190,7 +195,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     best = c_text(col.best)
     wcol = col.info["data"].get("weight_column")
     weighted = "" if wcol is None else f", points weighted by column {wcol!r}"
-    click.echo(f"best C: {best} (mean validation balanced accuracy "
+    click.echo(f"best C: {best} (mean validation {SCORINGS[scoring][0]} "
                f"{next(r['mean'] for r in col.table if tuple(r['C']) == col.best):.4f}{weighted})")
     ds = col.dataset
     n_train = len(col.info["train_rows"])

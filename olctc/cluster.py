@@ -14,10 +14,10 @@ Layout of a grid folder ``DIR``::
 
 Protocol (the paper's): a stratified test part is split off (``test_size``, seed ``seed``), the training
 part is cut into ``folds`` stratified folds; each task trains on all folds but one and is scored by
-balanced accuracy on the held-out fold. The C grid is the product of ``C_values`` over the layers.
-Choice of C: the highest mean validation balanced accuracy among the combinations with every fold
-scored; ties (within 1e-12) go to the smaller sum of C (the stronger regularisation), then to the
-lexicographically smaller C tuple (root first).
+balanced accuracy on the held-out fold (or another of ``SCORINGS``: ``collect(scoring=)``). The C grid is
+the product of ``C_values`` over the layers. Choice of C: the highest mean validation score among the
+combinations with every fold scored; ties (within 1e-12) go to the smaller sum of C (the stronger
+regularisation), then to the lexicographically smaller C tuple (root first).
 """
 from __future__ import annotations
 
@@ -58,6 +58,12 @@ SUBMIT_ALL = 'for s in submit*.slurm; do sbatch "$s"; done'
 LARGE_GRID_TASKS = 1000
 SLURM_MARGIN_S = 300  # job time = solver time limit + this margin (decoding is done later by collect)
 TIE_TOL = 1e-12
+
+#: collect's validation scores, by scikit-learn's scorer names (each greater is better, hence the negated
+#: losses): the name, and how the CV table's header calls it.
+SCORINGS = {"balanced_accuracy": ("balanced accuracy", "bal.acc"), "accuracy": ("accuracy", "acc"),
+            "roc_auc": ("ROC AUC", "roc_auc"), "neg_log_loss": ("negative log loss", "-log_loss"),
+            "neg_brier_score": ("negative Brier score", "-brier")}
 
 
 # ------------------------------------------------------------------------------------------ building
@@ -421,10 +427,12 @@ def _slurm_time(seconds: float) -> str:
 # The task runner shared by submit.slurm and run_local.sh: run line $1 of jobs.tsv unless solved.
 _RUN_TASK = r'''run_task() {
     local id="$1" col="${OLCTC_COMMAND_COLUMN:-command}" line sol cmd
+    task_dir=""  # not local: run_local.sh names the failed task's folder with it
     # a jobs.tsv saved with Windows line ends keeps working: the \r would end the last column's mv target
     line=$(awk -F'\t' -v id="$id" 'NR > 1 { sub(/\r$/, "") } NR > 1 && $1 == id' jobs.tsv)
     if [ -z "$line" ]; then echo "task $id: not in jobs.tsv" >&2; return 2; fi
     sol=$(printf '%s\n' "$line" | cut -f5)
+    task_dir="${sol%/*}"
     if [ "$col" = gurobi_command ]; then
         cmd=$(printf '%s\n' "$line" | cut -f7); sol="${sol%/*}/model.gurobi.sol"
     else
@@ -517,7 +525,7 @@ def local_script() -> str:
         "for id in $(awk -F'\\t' 'NR > 1 {print $1}' jobs.tsv); do",
         '    run_task "$id"; rc=$?',
         '    if [ "$rc" -eq 130 ]; then echo "task $id: interrupted; run $0 again to go on" >&2; exit 130; fi',
-        '    if [ "$rc" -ne 0 ]; then echo "task $id failed (see its solve.log)" >&2; status=1; fi',
+        '    if [ "$rc" -ne 0 ]; then echo "task $id failed (see ${task_dir:-its folder}/solve.log)" >&2; status=1; fi',
         "done",
         'exit "$status"', ""])
 
@@ -723,6 +731,7 @@ class Collected:
     info: dict[str, Any]
     folder: Path | None = None  # the grid folder, for the advice to name it
     dataset: Any = None  # the grid's whole source Dataset, read once
+    scoring: str = "balanced_accuracy"  # the validation score of the table, a name of SCORINGS
 
 
 def _log_tail(path: Path, n: int = 1) -> str:
@@ -733,13 +742,39 @@ def _log_tail(path: Path, n: int = 1) -> str:
     return " | ".join(lines[-n:])
 
 
+def check_scoring(scoring: str) -> str:
+    """``scoring`` if it is one of ``SCORINGS``, else an error listing them."""
+    if scoring not in SCORINGS:
+        raise param_error("scoring", "one of " + ", ".join(SCORINGS), scoring, option="--scoring")
+    return scoring
+
+
+def validation_score(scoring: str, tree, X: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> float:
+    """``tree``'s ``scoring`` (a name of ``SCORINGS``) on rows ``X`` with labels ``y`` in {-1, +1}, each
+    point weighted by ``weight`` when given, as scikit-learn's scorer of that name computes it."""
+    from sklearn import metrics
+
+    from olctc.fit import balanced_accuracy
+
+    f = tree.decision_function(X)
+    if scoring == "balanced_accuracy":
+        return balanced_accuracy(y, np.where(f > 0, 1, -1), weight)
+    if scoring == "accuracy":
+        return float(metrics.accuracy_score(y, np.where(f > 0, 1, -1), sample_weight=weight))
+    if scoring == "roc_auc":
+        return float(metrics.roc_auc_score(y, f, sample_weight=weight))
+    p = tree.predict_proba(X)  # columns -1, +1: the labels' sorted order, as log_loss reads them
+    if scoring == "neg_log_loss":
+        return -float(metrics.log_loss(y, p, sample_weight=weight, labels=[-1, 1]))
+    return -float(metrics.brier_score_loss(y, p[:, 1], sample_weight=weight, pos_label=1))
+
+
 def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str | Path | None = None,
-                refine: bool = True) -> list[TaskResult]:
-    """Decode every solution present and score it on its validation fold (balanced accuracy; its points
-    weighted by the data's weight column, if it has one)."""
+                refine: bool = True, scoring: str = "balanced_accuracy") -> list[TaskResult]:
+    """Decode every solution present and score it on its validation fold (``scoring``, balanced accuracy by
+    default; its points weighted by the data's weight column, if it has one)."""
     from olctc.decode import decode_file
     from olctc.compile import manifest_path
-    from olctc.fit import balanced_accuracy
 
     folder = Path(folder)
     out = []
@@ -771,14 +806,17 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
         if not report.ok:
             r.warnings.append("the solver's objective differs from the tree's (tolerances)")
         val = np.asarray(info["folds"][r.fold]["val"], dtype=np.int64)
-        pred = np.where(tree.decision_function(ds.X[val]) > 0, 1, -1)
-        r.score = balanced_accuracy(ds.y[val], pred, None if ds.weight is None else ds.weight[val])
+        try:
+            r.score = validation_score(scoring, tree, ds.X[val], ds.y[val],
+                                       None if ds.weight is None else ds.weight[val])
+        except ValueError as exc:  # scikit-learn's: say, no ROC AUC where one class weighs nothing
+            r.problem = f"no {SCORINGS[scoring][0]} on validation fold {r.fold}: {exc}"
         out.append(r)
     return out
 
 
 def cv_table(results: list[TaskResult], info: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per C combination: folds scored, mean and std of the validation balanced accuracy."""
+    """One row per C combination: folds scored, mean and std of the validation score."""
     n_folds = len(info["folds"])
     rows = []
     for C in info["C_grid"]:
@@ -803,16 +841,19 @@ def pick_best(table: list[dict[str, Any]]) -> tuple[float, ...] | None:
     return tuple(best["C"])
 
 
-def collect(folder: str | Path, *, data_path: str | Path | None = None, refine: bool = True) -> Collected:
-    """Read a grid folder's solutions, score them, build the CV table and pick C (no final fit)."""
+def collect(folder: str | Path, *, data_path: str | Path | None = None, refine: bool = True,
+            scoring: str = "balanced_accuracy") -> Collected:
+    """Read a grid folder's solutions, score them by ``scoring`` (one of ``SCORINGS``), build the CV table and
+    pick C (no final fit)."""
+    check_scoring(scoring)
     info = read_grid(folder)
     ds = load_grid_data(info, data_path)
     if ds.n != info["data"]["n"]:
         raise OlctcError(f"{Path(folder) / 'grid.json'}: field 'data.n' is {info['data']['n']}, but the data "
                          f"has {ds.n} rows; the file is damaged (edited?)")
-    results = score_tasks(folder, info, ds, data_path=data_path, refine=refine)
+    results = score_tasks(folder, info, ds, data_path=data_path, refine=refine, scoring=scoring)
     table = cv_table(results, info)
-    return Collected(results, table, pick_best(table), info, Path(folder), ds)
+    return Collected(results, table, pick_best(table), info, Path(folder), ds, scoring)
 
 
 def table_lines(col: Collected) -> list[str]:
@@ -820,7 +861,7 @@ def table_lines(col: Collected) -> list[str]:
     depth = len(col.table[0]["C"]) if col.table else 0
     width = max([8] + [len(c_text([c])) for r in col.table for c in r["C"]])  # 1e-05 and 0.001234 line up
     head = "  ".join(f"C{h + 1}".ljust(width) for h in range(depth))
-    lines = [f"{head}  folds  mean bal.acc   std"]
+    lines = [f"{head}  folds  {'mean ' + SCORINGS[col.scoring][1]:<13}  std"]
     for r in col.table:
         cs = "  ".join(c_text([c]).ljust(width) for c in r["C"])
         mean = "-" if r["mean"] is None else f"{r['mean']:.4f}"

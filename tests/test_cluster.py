@@ -740,6 +740,82 @@ def test_run_local_stops_at_ctrl_c(tmp_path):
     assert not (g / "tasks/0000/model.highs.sol").exists()  # only the .part of the interrupted solve
 
 
+@pytest.mark.parametrize("scoring", ["neg_log_loss", "roc_auc", "accuracy", "neg_brier_score"])
+def test_collect_scoring_chooses_C_by_scikit_learns_scorer(solved_grid, tmp_path, scoring):
+    """collect chose C by balanced accuracy only: --scoring NAME scores every task with scikit-learn's scorer
+    of that name, recomputed here from each task's decoded tree."""
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.metrics import get_scorer
+
+    from olctc.compile import manifest_path
+    from olctc.decode import decode_file
+
+    out, data, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g, ignore=shutil.ignore_patterns("cv_results.json", "final*"))
+    res = run_cli("collect", str(g), "--scoring", scoring, "--emit-final")
+    assert res.returncode == 0, res.stderr
+    cv = json.loads((g / "cv_results.json").read_text())
+    assert cv["scoring"] == scoring
+    info = json.loads((g / "grid.json").read_text())
+    from olctc.data import read_csv
+
+    ds = read_csv(data, target="y")
+
+    class Scored(ClassifierMixin, BaseEstimator):  # the tree as a fitted classifier, for scikit-learn's scorer
+        classes_ = np.array([-1, 1])
+
+        def __init__(self, tree):
+            self.tree = tree
+
+        def predict(self, X):
+            return np.where(self.tree.decision_function(X) > 0, 1, -1)
+
+        def predict_proba(self, X):
+            return self.tree.predict_proba(X)
+
+        def decision_function(self, X):
+            return self.tree.decision_function(X)
+
+    scorer = get_scorer(scoring)
+    for t in cv["tasks"]:
+        tree, _ = decode_file(manifest_path(g / f"tasks/{t['task']:04d}/model.mps"),
+                              g / f"tasks/{t['task']:04d}/model.cbc.sol")
+        val = np.asarray(info["folds"][t["fold"]]["val"])
+        assert t["score"] == pytest.approx(scorer(Scored(tree), ds.X[val], ds.y[val]), rel=1e-12, abs=1e-12)
+    means = {tuple(r["C"]): r["mean"] for r in cv["table"]}
+    assert tuple(cv["best"]) in [C for C, m in means.items() if m == max(means.values())]
+    label = {"neg_log_loss": "negative log loss", "roc_auc": "ROC AUC", "accuracy": "accuracy",
+             "neg_brier_score": "negative Brier score"}[scoring]
+    assert f"(mean validation {label} " in res.stdout
+    if scoring.startswith("neg_"):
+        assert all(m < 0 for m in means.values())
+
+
+def test_collect_refuses_an_unknown_scoring_before_decoding(solved_grid):
+    out, _, _ = solved_grid
+    res = run_cli("collect", str(out), "--scoring", "log_loss")
+    assert res.returncode == 2 and res.stderr == (
+        "error: The 'scoring' parameter (--scoring) must be one of balanced_accuracy, accuracy, roc_auc, "
+        "neg_log_loss, neg_brier_score. Got 'log_loss' instead.\n"), res.stderr
+    assert "C1" not in res.stdout  # no table: nothing was decoded
+
+
+def test_run_local_names_the_folder_of_a_failed_task(tmp_path):
+    """A failed task was reported as 'task 1 failed (see its solve.log)', its folder (tasks/0001) left to guess."""
+    data = small_heart_csv(tmp_path / "h.csv", per_class=10)
+    g = tmp_path / "g"
+    res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2",
+                  "--solver", "highs", "--time-limit", "30", "-o", str(g))
+    assert res.returncode == 0, res.stderr
+    (g / "tasks/0001/model.mps").write_text("NAME broken\n")  # a model file cut short, as by a full disk
+    run = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "task 1 failed (see tasks/0001/solve.log)" in run.stderr, run.stderr
+    assert "task 0 failed" not in run.stderr and (g / "tasks/0000/model.highs.sol").exists()
+    assert (g / "tasks/0001/solve.log").exists()
+
+
 def test_collect_says_which_scores_are_not_proven_optimal(tmp_path):
     """Tasks stopped at their time limit were counted as scored like the others: 'tasks: 2 of 2 scored'."""
     g = tmp_path / "g"
