@@ -191,6 +191,10 @@ class Explanation:
         out.append(f"prediction: {self.label!r} with probability {self.label_probability:.4f}")
         return out
 
+    def __str__(self) -> str:
+        """The lines of ``olctc explain``: print(tree.explain(x)) showed the dataclass's one-line repr."""
+        return "\n".join(self.lines())
+
 
 @dataclass
 class Tree:
