@@ -86,11 +86,11 @@ class _CellChecks:
     def error(self) -> OlctcError | None:
         return next((e for faults in self.faults.values() for e in faults if e is not None), None)
 
-    def cells(self, chunk) -> dict[str, list] | None:
+    def cells(self, chunk) -> dict[str, list | np.ndarray] | None:
         """The cells of ``chunk`` (a ``RowChunk``; numbers parsed), or None once the file has a fault."""
         from olctc.data import _finite_column, _parse_column
 
-        cells: dict[str, list] = {}
+        cells: dict[str, list | np.ndarray] = {}
         for name, i in self.index.items():
             faults = self.faults[name]
             if faults[0] is None:
@@ -118,7 +118,7 @@ class _CellChecks:
         self._count_unseen(cells, chunk.lines)
         return cells
 
-    def _count_unseen(self, cells: dict[str, list], lines: list[int]) -> None:
+    def _count_unseen(self, cells: dict[str, list | np.ndarray], lines: list[int]) -> None:
         # Unseen categories encode as none of the column's categories (all its indicators 0), as
         # scikit-learn's handle_unknown='ignore': the prediction is made, but the user is told.
         for j, (col, known) in enumerate(self.categorical):

@@ -27,10 +27,10 @@ import math
 import operator
 import re
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterator, NamedTuple, Sequence
+from typing import IO, Any, Generator, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -81,7 +81,7 @@ class Schema:
     def is_numeric(self) -> bool:
         return all(c.kind == "numeric" for c in self.columns)
 
-    def encode(self, cells: dict[str, Sequence[Any]], source: str = "data") -> np.ndarray:
+    def encode(self, cells: Mapping[str, Sequence[Any] | np.ndarray], source: str = "data") -> np.ndarray:
         """Encode raw cells (column name -> values) into the float feature matrix.
 
         Unknown categories encode as all-zero one-hot rows (scikit-learn's ``handle_unknown='ignore'``).
@@ -128,7 +128,7 @@ class Schema:
         return cls(tuple(Column.from_json(c) for c in d))
 
 
-def _category_hits(vals: Sequence[Any], categories: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+def _category_hits(vals: Sequence[Any] | np.ndarray, categories: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     """(row, category index) of each cell whose text is one of ``categories``; other cells are unseen
     categories, encoded as none (scikit-learn's ``handle_unknown='ignore'``)."""
     index = {c: k for k, c in enumerate(categories)}
@@ -483,7 +483,7 @@ def _not_text_advice(head: bytes) -> str:
                 "; save the CSV as UTF-8")
 
 
-def _line_pieces(path: Path, texts: Iterator[str], kept: list[str] | None) -> tuple[str, Iterator[str]]:
+def _line_pieces(path: Path, texts: Iterator[str], kept: list[str] | None) -> tuple[str, Generator[str, None, None]]:
     """The delimiter (``sniff_delimiter``) and the text in pieces of whole lines, for ``csv.reader``.
 
     Text without any "\\n" but with "\\r" (old Mac line ends, "CSV (Macintosh)") reads with "\\n" for
@@ -500,7 +500,7 @@ def _line_pieces(path: Path, texts: Iterator[str], kept: list[str] | None) -> tu
         head = [t.replace("\r", "\n") for t in head]
     delimiter = sniff_delimiter("".join(head))
 
-    def pieces() -> Iterator[str]:
+    def pieces() -> Generator[str, None, None]:
         content, rest = False, []  # rest: a line begun, in blocks (a long cell is not copied per block)
         for text in itertools.chain(head, texts):
             if kept is not None:
@@ -583,7 +583,7 @@ class TableStream:
         """Hex sha256 of the uncompressed bytes read (``keep``)."""
         return self._hash.hexdigest() if self._hash is not None else ""
 
-    def chunks(self, size: int | None = None, stop: int | None = None) -> Iterator[RowChunk]:
+    def chunks(self, size: int | None = None, stop: int | None = None) -> Generator[RowChunk, None, None]:
         """The data rows, about ``size`` at a time (default: ``CHUNK_CELLS`` cells); with ``stop``, the
         rows up to data row ``stop`` (0-based), then the end: the rest of the file is neither read nor
         checked.
@@ -711,7 +711,7 @@ def _parse_float(s: str) -> float | None:
         return None
 
 
-def _grouped(vals: Sequence[Any]) -> bool:
+def _grouped(vals: Sequence[Any] | np.ndarray) -> bool:
     """Whether a cell has an underscore (Python's digit grouping, which ``float`` accepts)."""
     if isinstance(vals, np.ndarray) and vals.dtype.kind in "biuf":  # numbers (Schema.encode of parsed cells)
         return False
@@ -770,7 +770,7 @@ def _cell(cell: Any) -> str:
     return shorten(repr(cell))
 
 
-def _to_float_column(vals: Sequence[Any], name: str, source: str,
+def _to_float_column(vals: Sequence[Any] | np.ndarray, name: str, source: str,
                      line_offset: int | Sequence[int] | np.ndarray | None = 2) -> np.ndarray:
     """Convert one column to finite floats, naming the first bad line (a cell that is no number before
     one that is not finite).
@@ -781,7 +781,7 @@ def _to_float_column(vals: Sequence[Any], name: str, source: str,
     return _finite_column(_parse_column(vals, name, source, line_offset), vals, name, source, line_offset)
 
 
-def _parse_column(vals: Sequence[Any], name: str, source: str,
+def _parse_column(vals: Sequence[Any] | np.ndarray, name: str, source: str,
                   line_offset: int | Sequence[int] | np.ndarray | None = 2) -> np.ndarray:
     """One column as floats, NaN and inf included; the first cell that is no number is an error."""
     try:
@@ -799,7 +799,7 @@ def _parse_column(vals: Sequence[Any], name: str, source: str,
     return arr
 
 
-def _finite_column(arr: np.ndarray, vals: Sequence[Any], name: str, source: str,
+def _finite_column(arr: np.ndarray, vals: Sequence[Any] | np.ndarray, name: str, source: str,
                    line_offset: int | Sequence[int] | np.ndarray | None = 2) -> np.ndarray:
     """``arr`` (``vals`` parsed) if all finite; else an error naming the first value that is not."""
     bad = ~np.isfinite(arr)
@@ -816,7 +816,7 @@ class _EmptyCell(OlctcError):
     """A feature column with an empty cell: ``read_csv`` names every such column in one message."""
 
 
-def _empty_cells(columns: dict[int, Sequence[str]], header: Sequence[str], feats: Sequence[str], source: str,
+def _empty_cells(columns: Mapping[int, Sequence[str]], header: Sequence[str], feats: Sequence[str], source: str,
                  lines: int | Sequence[int] | np.ndarray) -> OlctcError:
     """One error for all the feature columns with empty cells, the first cell of the first named: olctc
     does not impute, and naming one column sent the user back once per column. ``columns``: the cells of
@@ -833,7 +833,7 @@ def _empty_cells(columns: dict[int, Sequence[str]], header: Sequence[str], feats
                       "fill or drop missing values (olctc does not impute), or leave a column out (--drop)")
 
 
-def _column_kind(name: str, vals: np.ndarray, source: str,
+def _column_kind(name: str, vals: Sequence[str], source: str,
                  lines: int | Sequence[int] | np.ndarray = 2) -> Column:
     """Numeric or categorical; ``lines`` as ``_to_float_column``'s ``line_offset``."""
     # "NaN" or "Inf" among words is a category, not a number: only finite values count as numbers.

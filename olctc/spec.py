@@ -6,7 +6,7 @@ the single place that says which pieces each preset uses.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -205,7 +205,7 @@ def _tangent_str(v: float) -> str:
     return "inf" if v == math.inf else "-inf" if v == -math.inf else repr(float(v))
 
 
-def parse_tangents(value: str | Sequence[float] | None) -> tuple[tuple[float, ...], str]:
+def parse_tangents(value: str | Iterable[float] | None) -> tuple[tuple[float, ...], str]:
     """A tangent set name (V0..V3) or a list of points -> (sorted points, label)."""
     if value is None:
         return TANGENT_SETS["V0"], "V0"
@@ -226,6 +226,8 @@ def parse_tangents(value: str | Sequence[float] | None) -> tuple[tuple[float, ..
                                   "such as '-inf,-1.9,0,1.9,inf'", value) from None
         label = "custom"
     else:
+        if isinstance(value, Iterator):  # read once: the messages below quoted a generator by its repr
+            value = list(value)
         pts = [_number("tangents", v, value) for v in _sequence("tangents", value, "V0, V1, V2, V3 or a list of numbers")]
         label = "custom"
     if any(math.isnan(v) for v in pts):
@@ -339,7 +341,7 @@ def check_cost(name: str, values: Sequence[float], shown: Any, where: str = "") 
         raise param_error(name, f"below 1e20{where} (solvers read a cost of 1e20 or more as infinite)", shown)
 
 
-def parse_C(value: float | str | Sequence[float], depth: int, *, name: str = "C") -> tuple[float, ...]:
+def parse_C(value: float | str | Iterable[float], depth: int, *, name: str = "C") -> tuple[float, ...]:
     """One C per layer; a single value broadcasts. ``name``: the parameter errors name (bench's fixed_C)."""
     if not is_integer(depth) or depth < 1:  # depth 0 returned (), and None "can't multiply sequence by non-int"
         raise param_error("depth", "an integer >= 1", depth)
@@ -351,6 +353,8 @@ def parse_C(value: float | str | Sequence[float], depth: int, *, name: str = "C"
     elif is_real(value):
         vals = [_number(name, value)]
     else:
+        if isinstance(value, Iterator):  # read once: the messages below quoted a generator as "[]" or its repr
+            value = list(value)
         vals = [_number(name, v, value) for v in _sequence(name, value, "a positive number or one per layer")]
     if len(vals) == 1:
         vals = vals * depth
@@ -365,8 +369,8 @@ def parse_C(value: float | str | Sequence[float], depth: int, *, name: str = "C"
     return tuple(vals)
 
 
-def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Sequence[float] = 1.0,
-              tangents: str | Sequence[float] | None = None, big_m: float = 100.0,
+def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Iterable[float] = 1.0,
+              tangents: str | Iterable[float] | None = None, big_m: float = 100.0,
               epsilon: float = 1e-5, alpha: float = _DEFAULT_ALPHA, budget: int | None = None,
               score_variables: bool = False, class_weight: Any = None) -> TreeSpec:
     """Validate every knob and build a TreeSpec; bad values raise OlctcError naming the parameter.

@@ -449,7 +449,7 @@ class Tree:
         p = sigmoid(self.decision_function(X))
         return np.column_stack([1.0 - p, p])
 
-    def encode(self, table: dict[str, Sequence[Any]], source: str = "data") -> np.ndarray:
+    def encode(self, table: Any, source: str = "data") -> np.ndarray:
         """Encoded matrix from raw cells (column name -> values, or a DataFrame), as the schema prescribes.
 
         Columns are read by name (other columns are ignored), rows by position: row k in a message is the

@@ -11,7 +11,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -47,18 +47,18 @@ def _ok(r: dict[str, Any]) -> bool:
     return r.get("status") not in ("error", "skipped") and r.get("test_balanced_accuracy") is not None
 
 
-def _mean(vals: list[float]) -> float | None:
+def _mean(vals: list[float | None]) -> float | None:
     v = [x for x in vals if x is not None and not (isinstance(x, float) and math.isnan(x))]
     return float(np.mean(v)) if v else None
 
 
-def _std(vals: list[float]) -> float | None:
+def _std(vals: list[float | None]) -> float | None:
     v = [x for x in vals if x is not None and not (isinstance(x, float) and math.isnan(x))]
     return float(np.std(v)) if v else None
 
 
 def summary_rows(experiment: str, records: list[dict[str, Any]],
-                 missing: list[tuple[str, int, str]] = ()) -> list[dict[str, Any]]:
+                 missing: Sequence[tuple[str, int, str]] = ()) -> list[dict[str, Any]]:
     """One row per (data set, model): means, stds and the anchor values beside them.
 
     ``missing``: the (data set, seed, model) runs the bench asks for and has no record of yet; each
@@ -124,7 +124,7 @@ def _model_order(experiment: str, records: list[dict[str, Any]]) -> list[str]:
     return [n for n in names if n in seen] + sorted(seen - set(names))
 
 
-def comparable_instances(records: list[dict[str, Any]], models: list[str]
+def comparable_instances(records: Sequence[dict[str, Any]], models: list[str]
                          ) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
     """(instances every model in ``models`` has a record for, the other instances): a run not made yet
     says nothing about a model, so an instance is compared only once all of them are recorded."""
@@ -178,7 +178,7 @@ def _fmt(v: Any, nd: int = 2) -> str:
 
 
 def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], meta: dict[str, Any],
-             records: list[dict[str, Any]] = (), missing: list[tuple[str, int, str]] = (),
+             records: Sequence[dict[str, Any]] = (), missing: Sequence[tuple[str, int, str]] = (),
              expected: int | None = None) -> str:
     """The summary as Markdown: a wide table (mean ± std, anchor in brackets) and a detail table.
 
@@ -248,7 +248,7 @@ TIME_NOTES = (
 )
 
 
-def figure_notes(records: list[dict[str, Any]], models: list[str]) -> list[str]:
+def figure_notes(records: Sequence[dict[str, Any]], models: list[str]) -> list[str]:
     """How the figures compare models: which instances, and what a failed run counts as."""
     kept, dropped = comparable_instances(records, models)
     text = ("Figures: each compares its models per instance (data set, seed) over the instances all of "

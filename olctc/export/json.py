@@ -310,7 +310,7 @@ def _check_raw(doc: _Doc, raw: Any, tree) -> None:
                          "(edited by hand? raw is derived: delete it or fix nodes)")
 
 
-def loads(text: str, source: str = "<string>"):
+def loads(text: str | bytes | bytearray, source: str = "<string>"):
     """Parse and validate JSON text (str, or UTF-8 bytes) into a Tree."""
     if isinstance(text, (bytes, bytearray)):  # was "a bytes-like object is required, not 'str'" on bad JSON
         try:
@@ -334,7 +334,7 @@ def loads(text: str, source: str = "<string>"):
     return tree_from_dict(d, source)
 
 
-def load(text_or_path: str | bytes | os.PathLike[str]):
+def load(text_or_path: str | bytes | bytearray | os.PathLike[str]):
     """Read a tree from JSON text or from a file path."""
     if isinstance(text_or_path, (bytes, bytearray)):
         return loads(text_or_path)

@@ -34,7 +34,7 @@ class Builder:
     def n_cols(self) -> int:
         return self._n_cols
 
-    def add_cols(self, name: str, axes: Sequence[tuple[str, Sequence[int]]], *, lb: float | np.ndarray,
+    def add_cols(self, name: str, axes: Sequence[tuple[str, Sequence[int] | np.ndarray]], *, lb: float | np.ndarray,
                  ub: float | np.ndarray, integer: bool = False, cost: float | np.ndarray = 0.0) -> Block:
         """Add a variable block whose axes are (axis name, labels); returns the Block."""
         if self._row_blocks:
@@ -51,7 +51,7 @@ class Builder:
         self._n_cols += size
         return block
 
-    def add_rows(self, name: str, axes: Sequence[tuple[str, Sequence[int]]],
+    def add_rows(self, name: str, axes: Sequence[tuple[str, Sequence[int] | np.ndarray]],
                  segments: Sequence[Sequence[tuple[np.ndarray, np.ndarray]]], sense: str,
                  rhs: float | np.ndarray) -> Block:
         """Add a row block, one row per element in C order.

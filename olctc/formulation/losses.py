@@ -22,6 +22,7 @@ import numpy as np
 from olctc.formulation.builder import Builder
 from olctc.formulation.pieces import Vars, full, grid, score_parts, z_cols
 from olctc.formulation.topology import Topology
+from olctc.milp import Block
 from olctc.spec import TreeSpec
 
 
@@ -54,7 +55,7 @@ def loss_layers(spec: TreeSpec) -> np.ndarray:
     return np.arange(1, spec.depth + 1)
 
 
-def add_xi(bld: Builder, spec: TreeSpec, y: np.ndarray, sample_weight: np.ndarray | None = None) -> object:
+def add_xi(bld: Builder, spec: TreeSpec, y: np.ndarray, sample_weight: np.ndarray | None = None) -> Block:
     """xi per loss layer and point, costing C_h times the point's weight (class weight times sample
     weight; 1 when unweighted)."""
     n = y.shape[0]

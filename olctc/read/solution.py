@@ -65,7 +65,7 @@ class Solution:
         """True when the file holds a usable incumbent (status optimal or feasible)."""
         return self.status in ("optimal", "feasible")
 
-    def to_array(self, col_names: Sequence[str]) -> np.ndarray:
+    def to_array(self, col_names: Sequence[str] | np.ndarray) -> np.ndarray:
         """The incumbent as a dense float64 vector in the order of ``col_names``.
 
         Raises
