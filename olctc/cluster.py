@@ -180,7 +180,8 @@ def _gurobi_command(model: str, solution: str, log: str, time_limit: float, thre
     mst = f"{folder}/{start_filename(name, 'gurobi')}"
     part = solution + ".part.sol"  # gurobi_cl picks the format from the suffix
     threads_opt = f" Threads={int(threads)}" if threads else ""
-    return (f"gurobi_cl ParamFile={shlex.quote(prm)} TimeLimit={format_value(float(time_limit))}{threads_opt} "
+    # gurobi_cl has no ParamFile: an unknown parameter to it. A .prm goes in through its InputFile (repeatable).
+    return (f"gurobi_cl InputFile={shlex.quote(prm)} TimeLimit={format_value(float(time_limit))}{threads_opt} "
             f"ResultFile={shlex.quote(part)} InputFile={shlex.quote(mst)} {shlex.quote(model)} "
             f"> {shlex.quote(log)} 2>&1 && mv {shlex.quote(part)} {shlex.quote(solution)}")
 

@@ -103,7 +103,7 @@ def test_grid_folder_contents(solved_grid):
     cells = lines[2].split("\t")
     assert cells[:5] == ["1", "0", "0.01,10", "tasks/0001/model.mps", "tasks/0001/model.cbc.sol"]
     assert "solve tasks/0001/model.mps --solver cbc-cli --time-limit 30" in cells[5]
-    assert cells[6].startswith("gurobi_cl ParamFile=tasks/0001/model.gurobi.prm TimeLimit=30 ResultFile=")
+    assert cells[6].startswith("gurobi_cl InputFile=tasks/0001/model.gurobi.prm TimeLimit=30 ResultFile=")
     assert "InputFile=tasks/0001/model.start.gurobi.mst tasks/0001/model.mps" in cells[6]
     man = json.loads((out / "tasks/0001/model.olctc.json").read_text())
     assert man["spec"]["C"] == [0.01, 10.0] and man["data"]["rows"] == info["folds"][0]["train"]

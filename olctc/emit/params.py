@@ -9,8 +9,8 @@ the paper (Gurobi IntFeasTol = 1e-9). Every olctc solve, in process or external,
 
 ``PARAM_NAMES`` is the registry: per solver interface, the native name of each setting. Every name was
 checked against the program where it is installed here (HiGHS 1.15 CLI and highspy, CBC 2.10.8 and the
-cbcbox CBC devel CLI, python-mip 2.0, SCIP 10 through PySCIPOpt, glpsol 5.0); the Gurobi and CPLEX
-names come from their reference manuals (no licence here to run them).
+cbcbox CBC devel CLI, python-mip 2.0, SCIP 10 through PySCIPOpt, glpsol 5.0, and Gurobi 13 and CPLEX 22.2
+through their size-limited pip wheels: tests/test_live_commercial.py reads every file back into them).
 """
 from __future__ import annotations
 
@@ -280,7 +280,9 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, **li
     if limits.get("time_limit") is None:  # the first thing a cluster user adds, in each program's own words
         flags = {"highs": "HiGHS --time_limit S", "cbc": "CBC -sec S (before -solve)",
                  "scip": "SCIP set limits time S (before optimize)", "gurobi": "Gurobi m.Params.TimeLimit = S",
-                 "cplex": "CPLEX c.parameters.timelimit.set(S)", "glpk": "glpsol --tmlim S (whole seconds)"}
+                 # read_file resets every parameter the file does not set: a limit set before it is lost
+                 "cplex": "CPLEX c.parameters.timelimit.set(S) (after read_file)",
+                 "glpk": "glpsol --tmlim S (whole seconds)"}
         lines.append("  No time limit is set above; add " + ", ".join(flags[k] for k in use)
                      + " (docs/FORMATS.md section 7).")
     if quadratic:
