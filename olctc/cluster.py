@@ -743,6 +743,27 @@ def _log_tail(path: Path, n: int = 1) -> str:
     return " | ".join(lines[-n:])
 
 
+#: Gurobi's closing line before "Best objective ..., best bound ..., gap ...%": its status. A limit (time,
+#: solution, node, iteration, work, memory) or an interrupt ends with a solution not proven optimal.
+_GUROBI_END = re.compile(r"^(Optimal solution found|\w+ limit reached|Interrupt request received|Solve interrupted)")
+
+
+def gurobi_log_status(path: Path) -> str:
+    """The status of the solve Gurobi's log ``path`` (a task's solve.log, by gurobi_cl) ends with: "optimal",
+    "feasible" (stopped by a limit, with a solution), or "unknown" (no such log: its .sol file says nothing)."""
+    try:
+        lines = [ln.strip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return "unknown"
+    for k in range(len(lines) - 1, 0, -1):
+        if lines[k].startswith("Best objective ") and ", best bound " in lines[k]:
+            m = _GUROBI_END.match(lines[k - 1])
+            if m is None:
+                return "unknown"
+            return "optimal" if m.group(1) == "Optimal solution found" else "feasible"
+    return "unknown"
+
+
 def check_scoring(scoring: str) -> str:
     """``scoring`` if it is one of ``SCORINGS``, else an error listing them."""
     if scoring not in SCORINGS:
@@ -802,8 +823,10 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             out.append(r)
             continue
         # A Gurobi .sol file carries no status (the reader's "feasible" only means it holds a solution):
-        # calling every such task "not proven optimal" would be wrong for those Gurobi proved.
-        r.status = "unknown" if getattr(report, "solver", None) == "gurobi" else getattr(report, "status", None)
+        # calling every such task "not proven optimal" would be wrong for those Gurobi proved. gurobi_cl's
+        # log, the task's solve.log, says; without it the status is "unknown".
+        r.status = (gurobi_log_status(sol.parent / "solve.log") if getattr(report, "solver", None) == "gurobi"
+                    else getattr(report, "status", None))
         if not report.ok:
             r.warnings.append("the solver's objective differs from the tree's (tolerances)")
         val = np.asarray(info["folds"][r.fold]["val"], dtype=np.int64)
@@ -894,8 +917,8 @@ def table_lines(col: Collected) -> list[str]:
     if unknown:
         ids = ", ".join(f"{r.task:04d}" for r in unknown[:10]) + (", ..." if len(unknown) > 10 else "")
         lines.append(f"note: {len(unknown)} of the scored tasks come from Gurobi .sol files, which do not say whether "
-                     f"the solution is optimal (tasks {ids}): Gurobi's log (solve.log) does; a fit stopped at its "
-                     "time limit scores the best tree found")
+                     f"the solution is optimal, and their solve.log holds no Gurobi log that does (tasks {ids}); a "
+                     "fit stopped at its time limit scores the best tree found")
     if any(r.unusable for r in col.results):
         lines.append(f"note: to solve the tasks of unusable solutions again, "
                      f"{rerun_advice(col.results, col.folder, len(col.info['tasks']))}")

@@ -350,6 +350,28 @@ def test_a_time_limited_solve_decodes_as_feasible(inst, solver, capsys):
     assert close(true, obj) and obj <= ws + 1e-9, (true, obj, ws)
 
 
+@pytest.mark.parametrize("how", ["optimal", "time limit", "solution limit"])
+def test_gurobi_logs_give_collect_the_status_the_sol_file_lacks(inst, tmp_path, how):
+    """A Gurobi .sol file has no status, so collect called every Gurobi task "unknown": it reads the task's
+    solve.log, the log gurobi_cl wrote, as Gurobi ends it."""
+    from olctc.cluster import gurobi_log_status
+
+    gp = _gurobipy()
+    if how == "optimal":
+        m, log = gurobi_run(inst.model("olct", 1), "log-opt")
+        assert m.Status == gp.GRB.OPTIMAL
+    else:
+        params = {"TimeLimit": 0.5} if how == "time limit" else {"SolutionLimit": 1}
+        m, log = gurobi_run(inst.model("oct-h", 2, "paper", "mps", n=40), "log-" + how[:4], start=False, **params)
+        assert m.Status in (gp.GRB.TIME_LIMIT, gp.GRB.SOLUTION_LIMIT) and m.SolCount >= 1, m.Status
+    (tmp_path / "solve.log").write_text(log)
+    assert gurobi_log_status(tmp_path / "solve.log") == ("optimal" if how == "optimal" else "feasible")
+    # a log of another program, or none: the .sol alone cannot tell
+    (tmp_path / "solve.log").write_text("Welcome to the CBC MILP Solver\nResult - Optimal solution found\n")
+    assert gurobi_log_status(tmp_path / "solve.log") == "unknown"
+    assert gurobi_log_status(tmp_path / "none.log") == "unknown"
+
+
 @pytest.mark.parametrize("solver", ["gurobi", "cplex"])
 def test_parameter_files_with_limits_take_effect(tmp_path, solver):
     """write_param_files with a time limit, threads and a gap: each name is the solver's own and each value
@@ -496,7 +518,8 @@ def gurobi_cl_words(command: str) -> tuple[list[str], str]:
 def assert_task_solved_by_gurobi_cl(folder: Path) -> None:
     """The task's solve.log shows the .prm's tolerances set and the MIP start taken; its ResultFile is there."""
     log = (folder / "solve.log").read_text()
-    assert "Set parameter IntFeasTol to value 1e-09" in log and "Set parameter FeasibilityTol to value 1e-09" in log, log
+    assert "Set parameter IntFeasTol to value 1e-09" in log, log
+    assert "Set parameter FeasibilityTol to value 1e-09" in log, log
     assert GUROBI_START.search(log) and not GUROBI_START_TROUBLE.search(log), log
     assert (folder / "model.gurobi.sol").stat().st_size > 0
 
@@ -530,6 +553,9 @@ def test_grid_gurobi_commands_use_real_gurobi_parameters_and_collect_scores_ever
         assert_task_solved_by_gurobi_cl(g / Path(t[head.index("model")]).parent)
     code, out, err = cli_main(["collect", g, "--quiet", "-o", tmp_path / "tree.json"], capsys)
     assert code == 0 and "tasks: 4 of 4 scored" in out, out + err
+    # proven optimal, as each solve.log says: not "unknown" for want of a status in the .sol files
+    assert {t["status"] for t in json.loads((g / "cv_results.json").read_text())["tasks"]} == {"optimal"}
+    assert "Gurobi .sol files" not in out and "not proven optimal" not in out, out
 
 
 def test_solve_command_of_a_gurobi_cli_grid_runs(tmp_path, capsys):
