@@ -40,6 +40,30 @@ def run_and_kill_when(args: list[str], folder: Path, ready: Callable[[list[str]]
     return _interrupt(p, sig)
 
 
+def run_and_kill_after_line(args: list[str], folder: Path, marker: str,
+                            sig: int = signal.SIGTERM) -> tuple[int, str, float]:
+    """Send ``sig`` once the command's standard output (the solver's log: no --quiet) has a line with
+    ``marker``; returns the exit code, stderr and how long the process took to end once signalled. The
+    kill lands once the solver holds an incumbent however long the imports, the model and the warm start
+    took: a fixed delay (5-6 s) landed before the solve on a loaded machine, and more often on Python 3.13,
+    whose imports (numpy 2.5, scipy 1.18) take about a second longer."""
+    p = _start(args, folder)
+    assert p.stdout is not None
+    for line in p.stdout:
+        if marker in line:
+            break
+    assert p.poll() is None, f"the command ended before its log showed {marker!r}"
+    t0 = time.monotonic()
+    code, err = _interrupt(p, sig)
+    return code, err, time.monotonic() - t0
+
+
+#: The solver's log once it has an incumbent (olctc's warm start): HiGHS's branch-and-bound table header
+#: (printed after "MIP start solution is feasible"), SCIP's line for the completed start.
+HIGHS_SOLVING = "B&B Tree"
+SCIP_HAS_INCUMBENT = "feasible solution found"
+
+
 def _writing_model(names: list[str]) -> bool:
     return any(n.startswith(".a6a.mps.") for n in names)
 
@@ -117,8 +141,9 @@ def test_fit_killed_during_solve_writes_no_tree(tmp_path):
 
 
 def test_fit_killed_with_keep_incumbent_writes_the_best_tree(tmp_path):
-    code, err = run_and_kill(["fit", "--dataset", "heart", "--solver", "highs", "--time-limit", "40", "--quiet",
-                              "--keep-incumbent", "-o", "tree.json"], tmp_path, 5.0)
+    code, err, _took = run_and_kill_after_line(["fit", "--dataset", "heart", "--solver", "highs", "--time-limit",
+                                                "40", "--keep-incumbent", "-o", "tree.json"], tmp_path,
+                                               HIGHS_SOLVING)
     assert code == 130 and err.strip().endswith(INTERRUPTED_KEPT), err
     from olctc.export.json import load
 
@@ -170,9 +195,9 @@ def test_fit_stops_at_once_when_interrupted(tmp_path, solver, sig):
 
 def test_fit_with_scip_on_sigterm_stops_the_solve_and_keeps_its_incumbent(tmp_path):
     # SIGTERM reached Python only when SCIP returned at its time limit; now SCIP is asked to stop
-    code, err, took = _kill_timed(["fit", "--dataset", "sonar", "--preset", "margot", "--solver", "scip",
-                                   "--time-limit", "60", "--quiet", "--keep-incumbent", "-o", "tree.json"],
-                                  tmp_path, 6.0, signal.SIGTERM)
+    code, err, took = run_and_kill_after_line(["fit", "--dataset", "sonar", "--preset", "margot", "--solver",
+                                               "scip", "--time-limit", "60", "--keep-incumbent", "-o", "tree.json"],
+                                              tmp_path, SCIP_HAS_INCUMBENT, signal.SIGTERM)
     assert code == 130 and err.strip().endswith(INTERRUPTED_KEPT), err
     assert took < 25, f"the fit took {took:.0f} s to stop"
     from olctc.export.json import load
