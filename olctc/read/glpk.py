@@ -58,10 +58,10 @@ _PRINTABLE_STATUS = {
 
 
 def _raw_s_line(src: Source) -> int:
-    """0-based index of the ``s`` line: the first line that is not a ``c`` comment."""
+    """0-based index of the ``s`` line: the first line that is not a ``c`` comment (-1: none)."""
     for i, line in enumerate(src.lines):
         if line.strip() and not (line.startswith("c ") or line.rstrip() == "c"):
-            return i if line.startswith("s ") else -1
+            return i
     return -1
 
 
@@ -86,6 +86,9 @@ def parse_raw(src: Source, col_names: Sequence[str] | None, solver: str = "glpk"
     s_at = _raw_s_line(src)
     if s_at < 0:
         raise src.fail("an 's mip', 's bas' or 's ipt' line after the 'c' lines", "none")
+    if not src.lines[s_at].startswith("s "):  # the stray line itself, where it is: 'got none' hid it
+        raise src.fail("an 's mip', 's bas' or 's ipt' line after the 'c' lines", shown(src.lines[s_at]),
+                       line=s_at + 1)
     s_tokens = src.lines[s_at].split()
     kind = s_tokens[1] if len(s_tokens) > 1 else ""
     widths = {"mip": 6, "bas": 7, "ipt": 6}
