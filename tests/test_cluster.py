@@ -693,13 +693,19 @@ def test_collect_emit_final_onto_a_file_is_refused_before_decoding(solved_grid, 
 
 # ---- QA: exact C values, Ctrl-C of run_local.sh, unproven optima, job arrays of large grids -------------------
 
-def test_grid_C_values_of_many_digits_are_collected(tmp_path):
-    """jobs.tsv wrote C with {:g} (0.123456789 -> 0.123457): collect then refused the grid's own jobs.tsv."""
+def small_grid(tmp_path: Path, C_values: str, time_limit: str) -> Path:
+    """A depth-1, 2-fold grid of HiGHS tasks on 20 heart rows, in tmp_path/g."""
     data = small_heart_csv(tmp_path / "h.csv", per_class=10)
     g = tmp_path / "g"
-    res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values", "0.123456789,3", "--folds", "2",
-                  "--solver", "highs", "--time-limit", "1234567", "-o", str(g))
+    res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values", C_values, "--folds", "2",
+                  "--solver", "highs", "--time-limit", time_limit, "-o", str(g))
     assert res.returncode == 0, res.stderr
+    return g
+
+
+def test_grid_C_values_of_many_digits_are_collected(tmp_path):
+    """jobs.tsv wrote C with {:g} (0.123456789 -> 0.123457): collect then refused the grid's own jobs.tsv."""
+    g = small_grid(tmp_path, "0.123456789,3", "1234567")
     rows = [ln.split("\t") for ln in (g / "jobs.tsv").read_text().splitlines()[1:]]
     assert [r[2] for r in rows] == ["0.123456789", "3", "0.123456789", "3"]
     # the time limit exactly too (it was --time-limit 1.23457e+06, TimeLimit=1.23457e+06)
@@ -803,11 +809,7 @@ def test_collect_refuses_an_unknown_scoring_before_decoding(solved_grid):
 
 def test_run_local_names_the_folder_of_a_failed_task(tmp_path):
     """A failed task was reported as 'task 1 failed (see its solve.log)', its folder (tasks/0001) left to guess."""
-    data = small_heart_csv(tmp_path / "h.csv", per_class=10)
-    g = tmp_path / "g"
-    res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2",
-                  "--solver", "highs", "--time-limit", "30", "-o", str(g))
-    assert res.returncode == 0, res.stderr
+    g = small_grid(tmp_path, "1", "30")
     (g / "tasks/0001/model.mps").write_text("NAME broken\n")  # a model file cut short, as by a full disk
     run = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True, timeout=300)
     assert run.returncode == 1, run.stdout + run.stderr
