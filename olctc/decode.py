@@ -126,7 +126,11 @@ class DecodeReport:
     def lines(self) -> list[str]:
         def f(v):
             return "-" if v is None else f"{v:.10g}"
-        out = [f"solution: {self.solver} says {self.status} ({self.raw_status}), objective {f(self.solver_objective)}"
+        from olctc.read.gurobi import NO_STATUS
+
+        said = (f"{self.solver} says {self.status} ({self.raw_status})" if self.raw_status != NO_STATUS else
+                "a Gurobi .sol file, which carries no status (Gurobi's log says whether it is optimal)")
+        out = [f"solution: {said}, objective {f(self.solver_objective)}"
                + (f", bound {f(self.bound)}" if self.bound is not None else ""),
                f"objective recomputed from the values: {f(self.values_objective)}",
                f"true objective of the decoded tree (real routing): {f(self.true_objective)}"] + self.notes

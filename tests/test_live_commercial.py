@@ -225,7 +225,8 @@ def decode(folder: Path, manifest: Path, sol: Path, capsys) -> tuple[str, float]
     text = out + err
     assert code == 0, text
     assert "WARNING" not in text and "differ" not in text, text
-    status = re.search(r"^solution: \w+ says (\w+)", text, re.M).group(1)
+    said = re.search(r"^solution: (?:\w+ says (\w+)|(a Gurobi \.sol file, which carries no status))", text, re.M)
+    status = said.group(1) or "no status"
     true = float(re.search(r"true objective of the decoded tree \(real routing\): (\S+)", text).group(1))
     return status, true
 
@@ -257,7 +258,7 @@ def test_gurobi_reads_solves_and_is_decoded(inst, preset, depth, form, fmt, caps
     sol = model.with_name(f"{stem(model)}.gurobi.sol")
     m.write(str(sol))
     status, true = decode(inst.folder, model.with_name(stem(model) + ".olctc.json"), sol, capsys)
-    assert status == "feasible"  # a Gurobi .sol file carries no status
+    assert status == "no status"  # a Gurobi .sol file carries none: decode says so, not "gurobi says feasible"
     assert close(true, ref), (true, ref)
 
 
@@ -346,7 +347,7 @@ def test_a_time_limited_solve_decodes_as_feasible(inst, solver, capsys):
         obj = c.solution.get_objective_value()
         c.solution.write(str(sol))
     status, true = decode(inst.folder, model.with_name(stem(model) + ".olctc.json"), sol, capsys)
-    assert status == "feasible"
+    assert status == ("no status" if solver == "gurobi" else "feasible")
     assert close(true, obj) and obj <= ws + 1e-9, (true, obj, ws)
 
 

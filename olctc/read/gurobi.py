@@ -21,6 +21,9 @@ _FIRST = "# Solution for model"
 _OBJECTIVE = "# Objective value ="
 
 
+#: The raw status of every Gurobi .sol file: it holds values and the objective, never a status.
+NO_STATUS = "solution (a Gurobi .sol file has no status)"
+
 def _detect(src: Source) -> bool:
     return src.first()[1].startswith(_FIRST)
 
@@ -44,7 +47,7 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
     lines = range(start + 1, start + len(data) + 1)
     names = [r[0] for r in rows]
     values = parse_values(src, [r[1] for r in rows], names, lines)
-    return make_solution(src, "gurobi", "feasible", "solution (a Gurobi .sol file has no status)", objective,
+    return make_solution(src, "gurobi", "feasible", NO_STATUS, objective,
                          name_values(src, names, values, lines), omits_zeros=False)
 
 
