@@ -93,11 +93,12 @@ def raw_rows(schema: Schema, X: np.ndarray) -> list[list]:
 HOSTILE_CODE = "__import__('os').system('touch {marker}')"
 
 
-def hostile_dataset(marker: str, n: int = 400, seed: int = 0, csv_safe: bool = False) -> Dataset:
+def hostile_dataset(marker: str, n: int = 400, seed: int = 0, csv_safe: bool = False, nul: bool = True) -> Dataset:
     """Column names, categories and class labels an attacker (or an unlucky CSV) could supply.
 
     Executing any of them as code would create the file ``marker``. ``csv_safe`` drops the names a CSV
-    header cannot carry (``read_table`` strips surrounding whitespace from column names).
+    header cannot carry (``read_table`` strips surrounding whitespace from column names); ``nul=False`` takes the
+    NUL out of the one name that has it (ONNX export refuses it).
     """
     code = HOSTILE_CODE.format(marker=marker)
     numeric = ['a"b', "x\ny", code, "class", "é漢字", "x" * 10_000, "'''", '"""\\', "\r\x00\u2028\x0c",
@@ -105,6 +106,8 @@ def hostile_dataset(marker: str, n: int = 400, seed: int = 0, csv_safe: bool = F
                "{0}{}%s%d", "$x^2$ \\n", "input", "olctc.X", "def"]
     if csv_safe:
         numeric = [c for c in numeric if c == c.strip()]
+    if not nul:  # a name ONNX export refuses: onnxruntime's C interface cuts names at a NUL
+        numeric = [c.replace("\x00", "") for c in numeric]
     cat_name = "a"  # with category "b": its feature 'a=b' duplicates the numeric column 'a=b'
     cats = ("b", f"'); {code}; ('", "x\ny", "é漢字", "0")
     rng = np.random.default_rng(seed)

@@ -80,6 +80,10 @@ def _inputs(tree, nodes: list, inits: list, pre: str) -> tuple[list, str]:
     for k, col in enumerate(tree.schema.columns):
         if not col.name:
             raise OlctcError(f"column {k} has an empty name; ONNX inputs need names")
+        if "\x00" in col.name:  # C-string APIs (onnxruntime-node and -web, Java, C#) cut the name there
+            raise OlctcError(f"column {col.name!r} holds a NUL character, at which onnxruntime's C interface "
+                             "(onnxruntime-node, -web, Java, C#) cuts an input's name, so no feed could reach it; "
+                             "rename the column to export this tree to ONNX")
         if col.name in OUTPUTS:
             raise OlctcError(f"column {col.name!r} has the name of an ONNX output ({', '.join(OUTPUTS)}); "
                              "rename the column to export this tree to ONNX")
@@ -169,7 +173,7 @@ def to_onnx(tree) -> Any:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="olctc", producer_version=__version__,
                               doc_string=f"olctc oblique classification tree, depth {tree.depth}")
-    model.ir_version = min(model.ir_version, 9)  # readable by older onnxruntime builds too
+    model.ir_version = min(model.ir_version, 9)  # onnxruntime >= 1.15 reads IR 9; opset 19's kernels need >= 1.16
     helper.set_model_props(model, {
         "olctc.classes": json.dumps(list(tree.classes)),
         "olctc.columns": json.dumps(tree.schema.to_json()),
