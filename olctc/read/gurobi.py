@@ -19,10 +19,9 @@ from olctc.read.solution import Solution
 
 _FIRST = "# Solution for model"
 _OBJECTIVE = "# Objective value ="
-
-
 #: The raw status of every Gurobi .sol file: it holds values and the objective, never a status.
 NO_STATUS = "solution (a Gurobi .sol file has no status)"
+
 
 def _detect(src: Source) -> bool:
     return src.first()[1].startswith(_FIRST)
