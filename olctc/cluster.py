@@ -743,27 +743,6 @@ def _log_tail(path: Path, n: int = 1) -> str:
     return " | ".join(lines[-n:])
 
 
-#: Gurobi's closing line before "Best objective ..., best bound ..., gap ...%": its status. A limit (time,
-#: solution, node, iteration, work, memory) or an interrupt ends with a solution not proven optimal.
-_GUROBI_END = re.compile(r"^(Optimal solution found|\w+ limit reached|Interrupt request received|Solve interrupted)")
-
-
-def gurobi_log_status(path: Path) -> str:
-    """The status of the solve Gurobi's log ``path`` (a task's solve.log, by gurobi_cl) ends with: "optimal",
-    "feasible" (stopped by a limit, with a solution), or "unknown" (no such log: its .sol file says nothing)."""
-    try:
-        lines = [ln.strip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
-    except OSError:
-        return "unknown"
-    for k in range(len(lines) - 1, 0, -1):
-        if lines[k].startswith("Best objective ") and ", best bound " in lines[k]:
-            m = _GUROBI_END.match(lines[k - 1])
-            if m is None:
-                return "unknown"
-            return "optimal" if m.group(1) == "Optimal solution found" else "feasible"
-    return "unknown"
-
-
 def check_scoring(scoring: str) -> str:
     """``scoring`` if it is one of ``SCORINGS``, else an error listing them."""
     if scoring not in SCORINGS:
@@ -797,6 +776,7 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
     default; its points weighted by the data's weight column, if it has one)."""
     from olctc.decode import decode_file
     from olctc.compile import manifest_path
+    from olctc.read import gurobi
 
     folder = Path(folder)
     out = []
@@ -825,8 +805,8 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
         # A Gurobi .sol file carries no status (the reader's "feasible" only means it holds a solution):
         # calling every such task "not proven optimal" would be wrong for those Gurobi proved. gurobi_cl's
         # log, the task's solve.log, says; without it the status is "unknown".
-        r.status = (gurobi_log_status(sol.parent / "solve.log") if getattr(report, "solver", None) == "gurobi"
-                    else getattr(report, "status", None))
+        no_status = getattr(report, "raw_status", None) == gurobi.NO_STATUS
+        r.status = gurobi.log_status(sol.parent / "solve.log") if no_status else getattr(report, "status", None)
         if not report.ok:
             r.warnings.append("the solver's objective differs from the tree's (tolerances)")
         val = np.asarray(info["folds"][r.fold]["val"], dtype=np.int64)

@@ -356,7 +356,7 @@ def test_a_time_limited_solve_decodes_as_feasible(inst, solver, capsys):
 def test_gurobi_logs_give_collect_the_status_the_sol_file_lacks(inst, tmp_path, how):
     """A Gurobi .sol file has no status, so collect called every Gurobi task "unknown": it reads the task's
     solve.log, the log gurobi_cl wrote, as Gurobi ends it."""
-    from olctc.cluster import gurobi_log_status
+    from olctc.read.gurobi import log_status as gurobi_log_status
 
     gp = _gurobipy()
     if how == "optimal":

@@ -11,6 +11,9 @@ not. It is therefore read as "feasible" (an incumbent of unproven optimality); t
 """
 from __future__ import annotations
 
+import os
+import re
+from pathlib import Path
 from typing import Sequence
 
 from olctc.read._base import Reader, Source, make_solution, name_values, parse_number, parse_values, register, \
@@ -51,3 +54,25 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
 
 
 READER = register(Reader("gurobi", "first line '# Solution for model ...'", _detect, _parse))
+
+
+#: Gurobi's closing line before "Best objective ..., best bound ..., gap ...%": its status. A limit (time,
+#: solution, node, iteration, work, memory) or an interrupt ends with a solution not proven optimal.
+_GUROBI_END = re.compile(r"^(Optimal solution found|\w+ limit reached|Interrupt request received|Solve interrupted)")
+
+
+def log_status(path: str | os.PathLike[str]) -> str:
+    """The status of the solve Gurobi's log ``path`` (a grid task's solve.log, by gurobi_cl) ends with:
+    "optimal", "feasible" (stopped by a limit, with a solution), or "unknown" (no such log: the .sol file,
+    ``NO_STATUS``, says nothing)."""
+    try:
+        lines = [ln.strip() for ln in Path(path).read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return "unknown"
+    for k in range(len(lines) - 1, 0, -1):
+        if lines[k].startswith("Best objective ") and ", best bound " in lines[k]:
+            m = _GUROBI_END.match(lines[k - 1])
+            if m is None:
+                return "unknown"
+            return "optimal" if m.group(1) == "Optimal solution found" else "feasible"
+    return "unknown"
