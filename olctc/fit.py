@@ -185,7 +185,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     solver = default_solver(spec) if solver is None else solver
     check_in_process(solver)
     if spec.info.quadratic and solver != "scip":
-        raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): fit it with --solver scip")
+        raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): fit it with SCIP (--solver scip; solver='scip' in Python)")
     validate_limits(time_limit=time_limit, threads=threads)
     check_time_limit(time_limit)
     preload()

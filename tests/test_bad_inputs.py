@@ -326,7 +326,7 @@ CASES = [
     C("compile-output-is-data", "compile tiny.csv --target y -o tiny.csv",
       "tiny.csv: the model file must end in .mps or .lp (got '.csv')"),
     C("fit-miqp-with-highs", "fit tiny.csv --target y --preset margot --solver highs -o t.json",
-      "preset margot is a MIQP (quadratic objective): fit it with --solver scip"),
+      "preset margot is a MIQP (quadratic objective): fit it with SCIP (--solver scip; solver='scip' in Python)"),
     C("fit-output-folder-missing", "fit tiny.csv --target y -o nodir/t.json",
       "cannot write nodir/t.json: folder nodir does not exist"),
     # ---- manifests

@@ -112,7 +112,7 @@ def _start_array(start: Start) -> np.ndarray:
 
 def _refuse_quadratic(name: str, solver: str) -> OlctcError:
     return OlctcError(f"{name} is a MIQP (quadratic objective), which {solver} cannot solve; "
-                      f"solve it with --solver scip")
+                      "solve it with SCIP (--solver scip; solver='scip' in Python)")
 
 
 def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, time_limit: float | None = None,
@@ -185,7 +185,7 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
         raise param_error("milp", "an olctc MILP (compile_problem(...).milp; solve_file solves a model file)",
                           milp)
     if milp.is_quadratic and solver not in QUADRATIC_SOLVERS:
-        raise _refuse_quadratic(f"model {milp.name}", solver)
+        raise _refuse_quadratic(f"MILP {milp.name!r}", solver)
     names = [str(n) for n in milp.col_names()]
     if opts.start is not None and not isinstance(opts.start, Mapping):
         arr = opts.start  # checked by _options
