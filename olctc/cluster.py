@@ -30,6 +30,7 @@ import re
 import shlex
 import shutil
 import sys
+import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -720,6 +721,7 @@ class TaskResult:
     status: str | None = None   # the solver's status when decoded
     warnings: list[str] = field(default_factory=list)
     unusable: Path | None = None  # a solution file that exists but does not decode: resubmitting skips it
+    unscorable: bool = False  # decoded, but the scoring is undefined on its fold: solving again changes nothing
 
 
 @dataclass
@@ -810,13 +812,32 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
         if not report.ok:
             r.warnings.append("the solver's objective differs from the tree's (tolerances)")
         val = np.asarray(info["folds"][r.fold]["val"], dtype=np.int64)
+        weight = None if ds.weight is None else ds.weight[val]
         try:
-            r.score = validation_score(scoring, tree, ds.X[val], ds.y[val],
-                                       None if ds.weight is None else ds.weight[val])
-        except ValueError as exc:  # scikit-learn's: say, no ROC AUC where one class weighs nothing
-            r.problem = f"no {SCORINGS[scoring][0]} on validation fold {r.fold}: {exc}"
+            with warnings.catch_warnings():  # scikit-learn's UndefinedMetricWarning: the problem below says it
+                warnings.simplefilter("ignore")
+                score = validation_score(scoring, tree, ds.X[val], ds.y[val], weight)
+        except ValueError as exc:  # scikit-learn's: say, ROC AUC on a fold of one class
+            r.problem, r.unscorable = f"no {SCORINGS[scoring][0]} on validation fold {r.fold}: {exc}", True
+        else:
+            if math.isfinite(score):
+                r.score = score
+            else:  # roc_auc where a class weighs nothing on the fold: nan, which no mean or max survives
+                r.problem, r.unscorable = (f"no {SCORINGS[scoring][0]} on validation fold {r.fold}: "
+                                           f"{_why_undefined(ds, val, info)}"), True
         out.append(r)
     return out
+
+
+def _why_undefined(ds, val: np.ndarray, info: dict[str, Any]) -> str:
+    """Why a score came out nan on the fold of rows ``val``: a class without weight there, as a rule."""
+    weight = np.ones(len(val)) if ds.weight is None else ds.weight[val]
+    for code, label in zip((-1, 1), ds.classes):
+        if not weight[ds.y[val] == code].sum() > 0:
+            wcol = info["data"].get("weight_column")
+            where = f" (its points weigh 0 in column {wcol!r})" if (ds.y[val] == code).any() and wcol else ""
+            return f"class {label!r} has no weight on this fold{where}"
+    return "the scorer gave nan"
 
 
 def cv_table(results: list[TaskResult], info: dict[str, Any]) -> list[dict[str, Any]]:
@@ -902,9 +923,11 @@ def table_lines(col: Collected) -> list[str]:
     if any(r.unusable for r in col.results):
         lines.append(f"note: to solve the tasks of unusable solutions again, "
                      f"{rerun_advice(col.results, col.folder, len(col.info['tasks']))}")
-    elif bad:
+    elif any(not r.unscorable for r in bad):
         lines.append("note: to solve the unscored tasks, "
                      f"{rerun_advice(col.results, col.folder, len(col.info['tasks']))}")
+    elif bad:
+        lines.append(f"note: {unscorable_advice(col.results)}")
     return lines
 
 
@@ -934,7 +957,10 @@ def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_
     empty, so resubmitting alone never replaces an unusable (truncated, foreign) one: it must go first.
     With ``folder``, the sbatch lines that submit only the unscored tasks, and the local runner."""
     again = "run the missing tasks again (resubmit; solved tasks are skipped)"
-    todo = [r.task for r in results if r.score is None]
+    todo = [r.task for r in results if r.score is None and not r.unscorable]
+    if not todo:
+        return unscorable_advice(results)
+    also = f"; {unscorable_advice(results)}" if any(r.unscorable for r in results) else ""
     if folder is not None and todo:
         cmds = resubmit_commands(folder, todo, n_tasks if n_tasks is not None else len(results))
         if sum(c.count(",") + 1 for c in cmds) <= 50:  # a short --array list; else resubmitting is simpler
@@ -942,13 +968,21 @@ def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_
             again += f"; only these: {'; '.join(cmds)}, or {local} without Slurm"
     broken = [r.unusable for r in results if r.unusable is not None]
     if not broken:
-        return again
+        return again + also
     if len(broken) > 10:
         rm = f"delete the {len(broken)} unusable solution files of the tasks listed above"
     else:
         rm = "rm " + " ".join(shlex.quote(os.fspath(f)) for f in broken)
     return (f"delete the unusable solution file(s) first ({rm}: resubmitting skips every task that has a "
-            f"solution file), then {again}")
+            f"solution file), then {again}{also}")
+
+
+def unscorable_advice(results: list[TaskResult]) -> str:
+    """What to do about tasks whose tree decoded but whose fold the scoring cannot score."""
+    ids = [r.task for r in results if r.unscorable]
+    listed = ", ".join(f"{t:04d}" for t in ids[:10]) + (", ..." if len(ids) > 10 else "")
+    return (f"task(s) {listed} are solved, but the scoring is undefined on their validation folds (solving them "
+            "again changes nothing): collect again with another --scoring")
 
 
 def final_dataset(info: dict[str, Any], ds):

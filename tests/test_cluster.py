@@ -798,6 +798,53 @@ def test_collect_scoring_chooses_C_by_scikit_learns_scorer(solved_grid, tmp_path
         assert all(m < 0 for m in means.values())
 
 
+def test_collect_says_a_fold_the_scoring_cannot_score_needs_another_scoring(tmp_path):
+    """ROC AUC on a validation fold whose positives all weigh 0 is nan (scikit-learn warns): collect crashed with
+    'min() arg is an empty sequence'. Such a task is solved; resubmitting it changes nothing."""
+    data = small_heart_csv(tmp_path / "h.csv", per_class=10)  # rows 0-9 class 1, rows 10-19 class 0
+    rows = list(csv.reader(data.open()))
+
+    def grid(name: str, weights: list[int]) -> Path:
+        with open(tmp_path / f"{name}.csv", "w", newline="") as f:
+            csv.writer(f).writerows([rows[0] + ["w"]] + [r + [str(w)] for r, w in zip(rows[1:], weights)])
+        res = run_cli("grid", str(tmp_path / f"{name}.csv"), "--target", "y", "--weight-column", "w", "--depth",
+                      "1", "--C-values", "1", "--folds", "3", "--test-size", "0", "--solver", "highs",
+                      "-o", str(tmp_path / name))
+        assert res.returncode == 0, res.stderr
+        return tmp_path / name
+
+    folds = [f["val"] for f in json.loads((grid("a", [1] * 20) / "grid.json").read_text())["folds"]]
+    keep = {next(i for i in folds[1] if i < 10), next(i for i in folds[2] if i < 10)}
+    g = grid("b", [1 if i in keep or i >= 10 else 0 for i in range(20)])  # fold 0: no class-1 weight
+    assert [f["val"] for f in json.loads((g / "grid.json").read_text())["folds"]] == folds
+    run = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    res = run_cli("collect", str(g), "--scoring", "roc_auc")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "Traceback" not in res.stderr and "warning" not in res.stderr.lower(), res.stderr
+    assert ("no ROC AUC on validation fold 0: class 1 has no weight on this fold (its points weigh 0 in column "
+            "'w')") in res.stdout
+    advice = ("task(s) 0000 are solved, but the scoring is undefined on their validation folds (solving them again "
+              "changes nothing): collect again with another --scoring")
+    assert f"note: {advice}" in res.stdout and "resubmit" not in res.stdout + res.stderr
+    assert res.stderr.count("\n") == 1 and res.stderr.endswith(f"too little is left to choose C: {advice}\n")
+    cv = json.loads((g / "cv_results.json").read_text())
+    assert cv["best"] is None and [t["score"] is None for t in cv["tasks"]] == [True, False, False]
+    assert run_cli("collect", str(g)).returncode == 0  # balanced accuracy scores fold 0 on its class-0 points
+
+
+def test_rerun_advice_keeps_solving_and_scoring_apart():
+    """Missing tasks get the resubmit advice, unscorable ones the --scoring advice, and neither the other's."""
+    from olctc.cluster import TaskResult, rerun_advice
+
+    missing = TaskResult(3, 0, (1.0,), problem="missing solution")
+    unscorable = TaskResult(4, 1, (1.0,), problem="no ROC AUC ...", unscorable=True)
+    assert rerun_advice([missing]) == "run the missing tasks again (resubmit; solved tasks are skipped)"
+    assert rerun_advice([unscorable]).startswith("task(s) 0004 are solved, but the scoring is undefined")
+    both = rerun_advice([missing, unscorable])
+    assert both.startswith("run the missing tasks again") and "; task(s) 0004 are solved" in both
+
+
 def test_collect_refuses_an_unknown_scoring_before_decoding(solved_grid):
     out, _, _ = solved_grid
     res = run_cli("collect", str(out), "--scoring", "log_loss")
