@@ -82,7 +82,20 @@ def lp_bytes(milp: MILP, *, chunk_bytes: int = F.CHUNK_BYTES) -> bytes:
 
 
 class _Prep:
-    pass
+    """Validated arrays and name tables, shared by the sections."""
+
+    n: int  # columns
+    m: int  # rows
+    c: np.ndarray
+    A: sp.csr_matrix
+    sense: np.ndarray
+    rhs: np.ndarray
+    lb: np.ndarray
+    ub: np.ndarray
+    integer: np.ndarray
+    cols: np.ndarray  # names as fixed-width bytes
+    rows: np.ndarray
+    Q: sp.csr_matrix | None  # upper triangle
 
 
 def _lp_names(names: np.ndarray, what: str) -> np.ndarray:

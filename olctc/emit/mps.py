@@ -84,6 +84,20 @@ def mps_bytes(milp: MILP, *, chunk_bytes: int = F.CHUNK_BYTES) -> bytes:
 class _Prep:
     """Validated arrays and name tables, shared by the sections."""
 
+    n: int  # columns
+    m: int  # rows
+    c: np.ndarray
+    A: sp.csr_matrix
+    sense: np.ndarray
+    rhs: np.ndarray
+    lb: np.ndarray
+    ub: np.ndarray
+    integer: np.ndarray
+    cols: np.ndarray  # names as fixed-width bytes
+    rows: np.ndarray
+    Q: sp.csr_matrix | None  # upper triangle
+    model: bytes
+
 
 def _prepare(milp: MILP) -> _Prep:
     p = _Prep()
