@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import numbers
-from typing import Any
+from typing import Any, TypeGuard
 
 
 class OlctcError(ValueError):
@@ -40,12 +40,12 @@ def number_text(text: str, kind: type = float) -> Any:
     return kind(text)
 
 
-def is_integer(value: Any) -> bool:
+def is_integer(value: Any) -> TypeGuard[int]:
     """An integer (Python's or numpy's), not a bool: ``True`` is an int in Python, never a count here."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-def is_real(value: Any) -> bool:
+def is_real(value: Any) -> TypeGuard[float]:
     """A real number (int, float, numpy scalars), not a bool and not a string."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
