@@ -10,13 +10,15 @@ the paper (Gurobi IntFeasTol = 1e-9). Every olctc solve, in process or external,
 ``PARAM_NAMES`` is the registry: per solver interface, the native name of each setting. Every name was
 checked against the program where it is installed here (HiGHS 1.15 CLI and highspy, CBC 2.10.8 and the
 cbcbox CBC devel CLI, python-mip 2.0, SCIP 10 through PySCIPOpt, glpsol 5.0, and Gurobi 13 and CPLEX 22.2
-through their size-limited pip wheels: tests/test_live_commercial.py reads every file back into them).
+through their size-limited pip wheels: tests/test_live_commercial.py reads every file back into them), and
+once in older releases (HiGHS 1.7-1.13, SCIP 9.0/9.2, CPLEX 22.1, Gurobi 10-12: tests/test_qa_solver_versions.py).
 """
 from __future__ import annotations
 
 import math
 import os
 import shlex
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -87,6 +89,13 @@ CBC_PARAMETERS: dict[str, str] = {"preprocess": "off", "increment": "1e-09"}
 #: no time limit, and the score form has 3 equality rows per point. Without it the same fit returns in
 #: 56 s (w5a: 112 s at 60 s, in the root LP's presolve, also unchecked; benchmarks in docs/BENCHMARKS.md).
 HIGHS_SPARSIFY_OFF = 1 << 14
+#: The bit numbers of presolve_rule_off moved between releases (measured with the highsbox CLIs, which list
+#: the rules an options file turns off): bit 14 is Sparsify from HiGHS 1.12 on, Probing in 1.11 (whose
+#: Sparsify had no bit), and no rule at all in 1.7 to 1.10 (accepted, no effect). No one value turns off
+#: Sparsify and nothing else in every release, so the options file keeps 1.12's and says what 1.11 needs.
+HIGHS_SPARSIFY_NOTE = ("presolve_rule_off bit 14 (16384) turns off Sparsify in HiGHS 1.12 and newer, but Probing "
+                       "in HiGHS 1.11: with HiGHS 1.11 delete the presolve_rule_off line (HiGHS 1.10 and older "
+                       "have no rule 14 and ignore it)")
 WORKAROUNDS: dict[str, dict[str, float | int | str]] = {
     "highs": {"presolve_rule_off": HIGHS_SPARSIFY_OFF},
     "scip": {"heuristics/mpec/freq": -1, "heuristics/nlpdiving/freq": -1, "limits/absgap": 1e-6},
@@ -202,8 +211,10 @@ def highs_options_text(*, time_limit: float | None = None, threads: int | None =
                        mip_gap: float | None = None) -> str:
     """A HiGHS options file (``key = value`` lines), for ``highs --options_file`` or ``Highs.readOptions``."""
     lines = ["# olctc: tight tolerances so that big-M rows cannot leak across epsilon"]
-    lines += [f"{k} = {format_value(v)}" for k, v in
-              solver_settings("highs", time_limit=time_limit, threads=threads, mip_gap=mip_gap).items()]
+    for k, v in solver_settings("highs", time_limit=time_limit, threads=threads, mip_gap=mip_gap).items():
+        if k == "presolve_rule_off" and v == HIGHS_SPARSIFY_OFF:  # HiGHS skips lines that start with '#'
+            lines += [f"# {line}" for line in textwrap.wrap(HIGHS_SPARSIFY_NOTE, 100)]
+        lines.append(f"{k} = {format_value(v)}")
     return "\n".join(lines) + "\n"
 
 
@@ -261,7 +272,9 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, **li
                               model_format=_format(model)))
     commands = {
         "highs": [f"  HiGHS:  highs --model_file {q(model)} --options_file {q(stem + '.highs.opt')} "
-                  f"--solution_file {q(stem + '.highs.sol')}"],
+                  f"--solution_file {q(stem + '.highs.sol')}",
+                  f"          (HiGHS 1.11 only: delete the presolve_rule_off line of {stem}.highs.opt, whose bit 14",
+                  "          is Sparsify in HiGHS 1.12 and newer but Probing in 1.11)"],
         "cbc": [f"  CBC:    cbc {q(model)} {cbc} -solve -solu {q(stem + '.cbc.sol')}   (flags also in {stem}.cbc.args;",
                 "          keep them between the model file and -solve; CBC proves false optima on these models",
                 "          even so: treat its 'optimal' as 'feasible')"],

@@ -1,0 +1,1 @@
+no solution available
