@@ -135,3 +135,33 @@ CHECKED_IN_OLD_RELEASES = {
 def test_every_parameter_written_was_accepted_by_the_older_releases(interface: str) -> None:
     written = set(solver_settings(interface, time_limit=60.5, threads=2, mip_gap=0.01))
     assert written <= CHECKED_IN_OLD_RELEASES[interface], written - CHECKED_IN_OLD_RELEASES[interface]
+
+
+@pytest.mark.parametrize("version, has_line", [("1.11.0", False), ("1.10.0", False), ("1.12.0", True),
+                                               ("1.16.0", True)])
+def test_solve_with_highs_cli_leaves_bit_14_out_for_a_highs_before_1_12(tmp_path: Path, version: str,
+                                                                       has_line: bool) -> None:
+    """olctc solve --solver highs-cli wrote presolve_rule_off = 16384 whatever the program's release, which turned
+    off Probing under HiGHS 1.11. A wrapper reports the release and hands the run to the real highsbox HiGHS."""
+    import os
+    import stat
+
+    highsbox = pytest.importorskip("highsbox")
+    from olctc.solve import solve_file
+
+    real = Path(highsbox.highs_bin_path())
+    lib = real.resolve().parent.parent / "lib"
+    seen = tmp_path / "options.seen"
+    wrapper = tmp_path / "highs"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = "--version" ]; then echo "HiGHS version {version} Githash 0000000."; exit 0; fi\n'
+        'prev=""; for a in "$@"; do [ "$prev" = "--options_file" ] && cp "$a" ' f"{seen}" '; prev="$a"; done\n'
+        f'LD_LIBRARY_PATH="{lib}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}" exec "{real}" "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    res = solve_file(SAMPLES / "model.mps", "highs-cli", solver_path=wrapper, verbose=False,
+                     solution_path=tmp_path / "m.highs.sol")
+    assert res.status == "optimal" and res.objective == pytest.approx(-21.5)
+    text = seen.read_text()
+    assert ("presolve_rule_off = 16384" in text) == has_line, text
+    assert "mip_feasibility_tolerance = 1e-09" in text and os.path.getsize(tmp_path / "m.highs.sol") > 0

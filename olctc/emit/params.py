@@ -208,12 +208,16 @@ GLPK_FORMAT_FLAGS: dict[str, tuple[str, ...]] = {"mps": (), "lp": ("--lp",)}
 
 
 def highs_options_text(*, time_limit: float | None = None, threads: int | None = None,
-                       mip_gap: float | None = None) -> str:
-    """A HiGHS options file (``key = value`` lines), for ``highs --options_file`` or ``Highs.readOptions``."""
+                       mip_gap: float | None = None, sparsify_off: bool = True) -> str:
+    """A HiGHS options file (``key = value`` lines), for ``highs --options_file`` or ``Highs.readOptions``.
+
+    ``sparsify_off=False``: without the presolve_rule_off line, for a HiGHS known to be older than 1.12."""
     lines = ["# olctc: tight tolerances so that big-M rows cannot leak across epsilon"]
     for k, v in solver_settings("highs", time_limit=time_limit, threads=threads, mip_gap=mip_gap).items():
-        if k == "presolve_rule_off" and v == HIGHS_SPARSIFY_OFF:  # HiGHS skips lines that start with '#'
-            lines += [f"# {line}" for line in textwrap.wrap(HIGHS_SPARSIFY_NOTE, 100)]
+        if k == "presolve_rule_off":
+            if not sparsify_off:
+                continue
+            lines += [f"# {line}" for line in textwrap.wrap(HIGHS_SPARSIFY_NOTE, 100)]  # HiGHS skips '#' lines
         lines.append(f"{k} = {format_value(v)}")
     return "\n".join(lines) + "\n"
 

@@ -40,6 +40,7 @@ class Invocation:
     solution: Path
     start: Path | None
     workdir: Path
+    env: dict[str, str] | None = None  # the program's environment (highsbox's LD_LIBRARY_PATH)
 
 
 @dataclass(frozen=True)
@@ -73,11 +74,24 @@ def _cbc_command(inv: Invocation, opts: SolveOptions) -> list[str]:
     return cmd + ["-solve", "-solu", str(inv.solution)]
 
 
+def highs_version(exe: Path, env: dict[str, str] | None = None) -> tuple[int, int] | None:
+    """(major, minor) of a HiGHS program, from ``highs --version`` (HiGHS 1.7 and newer); None if unknown."""
+    try:
+        out = subprocess.run([str(exe), "--version"], env=env, capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r"HiGHS version (\d+)\.(\d+)", out)
+    return (int(found[1]), int(found[2])) if found else None
+
+
 def _highs_command(inv: Invocation, opts: SolveOptions) -> list[str]:
     # The HiGHS CLI has no tolerance flags: they go through an options file.
     options = inv.workdir / "olctc.highs.opt"
+    version = highs_version(inv.exe, inv.env)
+    # presolve_rule_off's bit 14 is Sparsify from HiGHS 1.12 on, Probing in 1.11, nothing before
+    sparsify_bit = version is None or version >= (1, 12)
     options.write_text(highs_options_text(time_limit=opts.time_limit, threads=opts.threads,
-                                          mip_gap=opts.mip_gap))
+                                          mip_gap=opts.mip_gap, sparsify_off=sparsify_bit))
     cmd = [str(inv.exe), "--model_file", str(inv.model), "--options_file", str(options)]
     if inv.start is not None:
         cmd += ["--read_solution_file", str(inv.start)]
@@ -235,7 +249,8 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
         # own subfolder, so that no solution or start file can take the model's name
         (workdir / "model").mkdir()
         with readable_path(path, workdir / "model") as model:
-            inv = Invocation(exe=exe, model=model, solution=raw_solution, start=start_file, workdir=workdir)
+            inv = Invocation(exe=exe, model=model, solution=raw_solution, start=start_file, workdir=workdir,
+                             env=env)
             # the program's limit is what this call has left (reading the model is the program's own business)
             opts = replace(opts, time_limit=opts.remaining(), deadline=None)
             cmd = spec.command(inv, opts)
