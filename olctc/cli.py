@@ -700,6 +700,9 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
+            # matplotlib 3.10 (3.10.3 checked) and older call pyparsing's camelCase names, which pyparsing >= 3.3
+            # deprecates with a warning that is also a UserWarning, so shown: not the user's business
+            warnings.filterwarnings("ignore", category=DeprecationWarning, module="matplotlib")
             _register_optional()
             cli.main(args=argv, prog_name="olctc", standalone_mode=False)
             sys.stdout.flush()  # here, where a failed write is reported, not at the interpreter's exit

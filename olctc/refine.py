@@ -262,7 +262,7 @@ def check_labels(y: Any, n: int) -> np.ndarray:
         raise OlctcError(f"y must be 1-D with one label per row of X ({n}); got shape {y.shape}")
     if not np.isin(y, (-1.0, 1.0)).all():
         bad = y[~np.isin(y, (-1.0, 1.0))][0]
-        raise OlctcError(f"y must hold labels -1 and +1 only; got {bad!r}")
+        raise OlctcError(f"y must hold labels -1 and +1 only; got {float(bad)!r}")  # not np.float64(0.0)
     return y
 
 

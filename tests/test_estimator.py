@@ -17,7 +17,8 @@ from olctc.datasets import load_dataset
 from olctc.errors import OlctcError
 from olctc.estimator import MARGOTClassifier, OCTHClassifier, OLCTClassifier
 
-# Every check passes at depth 1 (an LP: deterministic, < 0.1 s per fit); none is skipped or xfailed.
+# Every check passes at depth 1 (an LP: deterministic, < 0.1 s per fit); none is skipped or xfailed (but one
+# on scikit-learn 1.6, whose check is at fault: _sklearn_check_labels_by_first_element).
 # One is skipped by scikit-learn itself in this environment: check_array_api_input (SCIPY_ARRAY_API
 # unset). Depth 2 passes them too (measured: 56 checks in 37 s with time_limit=2), too slow for the suite.
 # OCTHClassifier (the same class but its preset) passes them all too (2026-11-27, by hand: 34 s);
@@ -25,8 +26,22 @@ from olctc.estimator import MARGOTClassifier, OCTHClassifier, OLCTClassifier
 # (rtol 1e-7): SCIP solves its convex QP to about that precision.
 
 
+def _sklearn_check_labels_by_first_element() -> bool:
+    """scikit-learn 1.6's checks made a binary-only classifier's labels y == y.flat[0] against the rest (later
+    releases: y.min()), so check_sample_weight_equivalence labelled its shuffled weighted data and its repeated
+    data differently (5 of 9 points, measured on 1.6.1): two different problems, whatever the classifier."""
+    try:
+        from sklearn.utils.estimator_checks import _enforce_estimator_tags_y
+    except ImportError:
+        return False
+    return list(_enforce_estimator_tags_y(OLCTClassifier(), np.array([2, 0, 1]))) == [2, 3, 3]
+
+
 @parametrize_with_checks([OLCTClassifier(depth=1, time_limit=5)])
 def test_sklearn_conventions(estimator, check):
+    name = getattr(check, "func", check).__name__
+    if name == "check_sample_weight_equivalence_on_dense_data" and _sklearn_check_labels_by_first_element():
+        pytest.xfail("scikit-learn 1.6's check labels the weighted and the repeated data differently")
     check(estimator)
 
 

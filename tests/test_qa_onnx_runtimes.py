@@ -88,6 +88,8 @@ def _expected_labels(tree, X, label_dtype) -> list:
 @pytest.mark.parametrize("name", VARIANTS)
 def test_reference_evaluator_agrees_with_onnxruntime_and_tree(name):
     tree, X, cells = _variant(name)
+    if tree.n_nodes > 32 and np.lib.NumpyVersion(np.__version__) < "2.0.0":
+        pytest.skip("onnx's ReferenceEvaluator runs a node choice by np.choose, which numpy 1 limits to 32 choices")
     model = to_onnx(tree)
     f = _feeds(tree, X, cells)
     o_label, o_proba = session(model).run(None, f)

@@ -120,7 +120,10 @@ def to_onnx(tree) -> Any:
     graph_inputs, X = _inputs(tree, nodes, inits, pre)
 
     def const(name: str, value: Any) -> str:
-        inits.append(numpy_helper.from_array(np.asarray(value), pre + name))
+        arr = np.asarray(value)
+        if arr.dtype.kind == "U":  # onnx 1.15's from_array takes text as an object array only
+            arr = arr.astype(object)
+        inits.append(numpy_helper.from_array(arr, pre + name))
         return pre + name
 
     def op(kind: str, ins: list[str], out: str, **attrs: Any) -> str:
@@ -133,8 +136,11 @@ def to_onnx(tree) -> Any:
     # onnxruntime loops element by element over (N, 1)/(N, k) broadcasts (measured 50-100x slower than
     # 1-D), and every N-sized intermediate costs memory traffic: routing therefore works on 1-byte
     # bool rows and int32 node ids, and only the reached score is gathered as a double.
-    ST = op("Gemm", [const("W", np.ascontiguousarray(tree.W_raw)), X, const("b", tree.b_raw.reshape(-1, 1))],
-            "ST", transB=1)
+    W = np.ascontiguousarray(tree.W_raw)
+    if W.shape[1] == 0:  # no features: onnxruntime < 1.20's Gemm refuses K = 0, so one zero column each side
+        W = np.zeros((W.shape[0], 1))
+        X = op("Pad", [X, const("pad_one_column", np.asarray([0, 0, 0, 1], dtype=np.int64))], "X_padded")
+    ST = op("Gemm", [const("W", W), X, const("b", tree.b_raw.reshape(-1, 1))], "ST", transB=1)
     flat = const("flat", np.asarray([-1], dtype=np.int64))
     zero = const("zero", np.float64(0.0))
     if n == 1:

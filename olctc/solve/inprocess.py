@@ -389,7 +389,10 @@ def _highs_thread_run(h: Any) -> Any:
     try:
         return h.run()
     finally:
-        type(h).resetThreadScheduler(False)
+        # highspy 1.16 renamed resetGlobalScheduler (still there, and per thread in 1.15 too) to
+        # resetThreadScheduler; 1.15 has only the old name
+        reset = getattr(type(h), "resetThreadScheduler", None) or type(h).resetGlobalScheduler
+        reset(False)
 
 
 def highs_file(path: Path, opts: SolveOptions) -> SolveResult:
