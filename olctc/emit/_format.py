@@ -23,6 +23,7 @@ import threading
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from olctc.errors import OlctcError
 from olctc.io import atomic_open
@@ -39,6 +40,24 @@ for _c in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_":
     _OK_REST[_c] = True
 for _c in b"0123456789":
     _OK_REST[_c] = True
+
+
+class Prepared:
+    """A MILP's validated arrays and name tables, shared by a writer's sections."""
+
+    n: int  # columns
+    m: int  # rows
+    c: np.ndarray
+    A: sp.csr_matrix
+    sense: np.ndarray
+    rhs: np.ndarray
+    lb: np.ndarray
+    ub: np.ndarray
+    integer: np.ndarray
+    cols: np.ndarray  # names as fixed-width bytes
+    rows: np.ndarray
+    Q: sp.csr_matrix | None  # upper triangle
+    model: bytes  # MPS only: the NAME line's
 
 
 def name_bytes(names: np.ndarray, what: str) -> np.ndarray:

@@ -81,23 +81,6 @@ def lp_bytes(milp: MILP, *, chunk_bytes: int = F.CHUNK_BYTES) -> bytes:
 # ----------------------------------------------------------------------------------------------
 
 
-class _Prep:
-    """Validated arrays and name tables, shared by the sections."""
-
-    n: int  # columns
-    m: int  # rows
-    c: np.ndarray
-    A: sp.csr_matrix
-    sense: np.ndarray
-    rhs: np.ndarray
-    lb: np.ndarray
-    ub: np.ndarray
-    integer: np.ndarray
-    cols: np.ndarray  # names as fixed-width bytes
-    rows: np.ndarray
-    Q: sp.csr_matrix | None  # upper triangle
-
-
 def _lp_names(names: np.ndarray, what: str) -> np.ndarray:
     sb = F.name_bytes(names, what)
     if sb.size:
@@ -120,8 +103,8 @@ def _lp_names(names: np.ndarray, what: str) -> np.ndarray:
     return sb
 
 
-def _prepare(milp: MILP) -> _Prep:
-    p = _Prep()
+def _prepare(milp: MILP) -> F.Prepared:
+    p = F.Prepared()
     c, A, sense, rhs, lb, ub, integer = check_milp(milp)
     n, m = c.shape[0], rhs.shape[0]
     cols = _lp_names(milp.col_names(), "column")
@@ -198,7 +181,7 @@ def _rows(alloc: Callable[[int], np.ndarray], indptr: np.ndarray, indices: np.nd
         r0 = r1
 
 
-def _quad_text(p: _Prep, kmax: int) -> bytes:
+def _quad_text(p: F.Prepared, kmax: int) -> bytes:
     """``+ [ ... ] / 2`` for the objective, on lines of its own, wrapped every ``kmax`` terms."""
     U = p.Q
     i = np.repeat(np.arange(U.shape[0]), np.diff(U.indptr))
@@ -216,7 +199,7 @@ def _quad_text(p: _Prep, kmax: int) -> bytes:
     return ("\n+ [" + "".join(parts) + " ] / 2").encode()
 
 
-def _produce(p: _Prep, alloc: Callable[[int], np.ndarray], chunk_bytes: int = F.CHUNK_BYTES
+def _produce(p: F.Prepared, alloc: Callable[[int], np.ndarray], chunk_bytes: int = F.CHUNK_BYTES
              ) -> Iterator[F.Chunk]:
     n, m = p.n, p.m
     names = F.names_table(p.cols)
@@ -265,7 +248,7 @@ def _produce(p: _Prep, alloc: Callable[[int], np.ndarray], chunk_bytes: int = F.
     yield F.Chunk([_bounds(p), _lists(p), b"End\n"])
 
 
-def _bounds(p: _Prep) -> bytes:
+def _bounds(p: F.Prepared) -> bytes:
     lb, ub, integer = p.lb, p.ub, p.integer
     binary = integer & (lb == 0.0) & (ub == 1.0)
     free = (lb == -np.inf) & (ub == np.inf)
@@ -286,7 +269,7 @@ def _bounds(p: _Prep) -> bytes:
     return b"Bounds\n" + body
 
 
-def _lists(p: _Prep) -> bytes:
+def _lists(p: F.Prepared) -> bytes:
     binary = p.integer & (p.lb == 0.0) & (p.ub == 1.0)
     out = []
     for title, mask in ((b"Generals\n", p.integer & ~binary), (b"Binaries\n", binary)):

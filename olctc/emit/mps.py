@@ -81,26 +81,8 @@ def mps_bytes(milp: MILP, *, chunk_bytes: int = F.CHUNK_BYTES) -> bytes:
 # ----------------------------------------------------------------------------------------------
 
 
-class _Prep:
-    """Validated arrays and name tables, shared by the sections."""
-
-    n: int  # columns
-    m: int  # rows
-    c: np.ndarray
-    A: sp.csr_matrix
-    sense: np.ndarray
-    rhs: np.ndarray
-    lb: np.ndarray
-    ub: np.ndarray
-    integer: np.ndarray
-    cols: np.ndarray  # names as fixed-width bytes
-    rows: np.ndarray
-    Q: sp.csr_matrix | None  # upper triangle
-    model: bytes
-
-
-def _prepare(milp: MILP) -> _Prep:
-    p = _Prep()
+def _prepare(milp: MILP) -> F.Prepared:
+    p = F.Prepared()
     c, A, sense, rhs, lb, ub, integer = check_milp(milp)
     n, m = c.shape[0], rhs.shape[0]
     cols = F.name_bytes(milp.col_names(), "column")
@@ -190,7 +172,7 @@ def check_q(Q, n: int):
     return U
 
 
-def _bound_lines(p: _Prep) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _bound_lines(p: F.Prepared) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(column, bound type, value) of every BOUNDS line, in file order."""
     lb, ub, integer = p.lb, p.ub, p.integer
     fixed = lb == ub
@@ -224,7 +206,7 @@ def _bound_lines(p: _Prep) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return j[srt], k[srt], v[srt]
 
 
-def _produce(p: _Prep, alloc: Callable[[int], np.ndarray], chunk_bytes: int = F.CHUNK_BYTES
+def _produce(p: F.Prepared, alloc: Callable[[int], np.ndarray], chunk_bytes: int = F.CHUNK_BYTES
              ) -> Iterator[F.Chunk]:
     n, m = p.n, p.m
     head = [b"NAME " + bytes(p.model) + b" FREE\nROWS\n N  OBJ\n"]
