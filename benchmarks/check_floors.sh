@@ -5,7 +5,7 @@
 #   benchmarks/check_floors.sh [PYTHON]        # PYTHON: a CPython 3.11 (default: python3.11)
 #
 # The venv goes to $FLOOR_VENV (default /tmp/olctc-floors, rebuilt from scratch), outside the repository;
-# the suite's hypothesis database goes there too. Needs PyPI. The suite took 29 min there on 2 busy cores.
+# the suite's hypothesis database goes there too. Needs PyPI. The suite took 13 min there on 2 idle cores (29 on busy ones).
 #
 # uv's lowest-direct resolution takes the lowest version of each dependency pyproject.toml names and the
 # newest of the others (what a user of an old numpy or onnx gets), wheels only for the compiled packages
