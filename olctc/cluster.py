@@ -961,7 +961,7 @@ def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_
     if not todo:
         return unscorable_advice(results)
     also = f"; {unscorable_advice(results)}" if any(r.unscorable for r in results) else ""
-    if folder is not None and todo:
+    if folder is not None:
         cmds = resubmit_commands(folder, todo, n_tasks if n_tasks is not None else len(results))
         if sum(c.count(",") + 1 for c in cmds) <= 50:  # a short --array list; else resubmitting is simpler
             local = shlex.quote(os.path.join(os.fspath(folder), "run_local.sh"))

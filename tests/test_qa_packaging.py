@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "olctc"
 # what a clean clone does not have (build outputs, tool caches); __pycache__ is copied on purpose: the
 # MANIFEST.in must keep it out of the sdist
-NOT_IN_A_CLONE = {".git", "build", "dist", ".hypothesis", ".pytest_cache", ".benchmarks", "out", "bench-out"}
+NOT_IN_A_CLONE = {".git", "build", "dist", ".hypothesis", ".pytest_cache", ".mypy_cache", ".benchmarks", "out",
+                  "bench-out"}
 
 
 def _run_olctc_module(*args: str) -> subprocess.CompletedProcess[str]:

@@ -389,8 +389,8 @@ def _highs_thread_run(h: Any) -> Any:
     try:
         return h.run()
     finally:
-        # highspy 1.16 renamed resetGlobalScheduler (still there, and per thread in 1.15 too) to
-        # resetThreadScheduler; 1.15 has only the old name
+        # highspy 1.16 renamed resetGlobalScheduler to resetThreadScheduler (the reset was always the calling
+        # thread's; 1.16 keeps the old name too), and 1.15 has only the old one
         reset = getattr(type(h), "resetThreadScheduler", None) or type(h).resetGlobalScheduler
         reset(False)
 
