@@ -812,30 +812,31 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
         if not report.ok:
             r.warnings.append("the solver's objective differs from the tree's (tolerances)")
         val = np.asarray(info["folds"][r.fold]["val"], dtype=np.int64)
-        weight = None if ds.weight is None else ds.weight[val]
+        y, weight = ds.y[val], None if ds.weight is None else ds.weight[val]
+        none = f"no {SCORINGS[scoring][0]} on validation fold {r.fold}"
         try:
             with warnings.catch_warnings():  # scikit-learn's UndefinedMetricWarning: the problem below says it
                 warnings.simplefilter("ignore")
-                score = validation_score(scoring, tree, ds.X[val], ds.y[val], weight)
+                score = validation_score(scoring, tree, ds.X[val], y, weight)
         except ValueError as exc:  # scikit-learn's: say, ROC AUC on a fold of one class
-            r.problem, r.unscorable = f"no {SCORINGS[scoring][0]} on validation fold {r.fold}: {exc}", True
+            r.problem, r.unscorable = f"{none}: {exc}", True
         else:
             if math.isfinite(score):
                 r.score = score
             else:  # roc_auc where a class weighs nothing on the fold: nan, which no mean or max survives
-                r.problem, r.unscorable = (f"no {SCORINGS[scoring][0]} on validation fold {r.fold}: "
-                                           f"{_why_undefined(ds, val, info)}"), True
+                wcol = info["data"].get("weight_column")
+                r.problem, r.unscorable = f"{none}: {_why_undefined(y, weight, ds.classes, wcol)}", True
         out.append(r)
     return out
 
 
-def _why_undefined(ds, val: np.ndarray, info: dict[str, Any]) -> str:
-    """Why a score came out nan on the fold of rows ``val``: a class without weight there, as a rule."""
-    weight = np.ones(len(val)) if ds.weight is None else ds.weight[val]
-    for code, label in zip((-1, 1), ds.classes):
-        if not weight[ds.y[val] == code].sum() > 0:
-            wcol = info["data"].get("weight_column")
-            where = f" (its points weigh 0 in column {wcol!r})" if (ds.y[val] == code).any() and wcol else ""
+def _why_undefined(y: np.ndarray, weight: np.ndarray | None, classes: Sequence[Any], wcol: str | None) -> str:
+    """Why a score came out nan on a fold of labels ``y`` (-1/+1) and point weights ``weight``: a class
+    without weight there, as a rule."""
+    w = np.ones(len(y)) if weight is None else weight
+    for code, label in zip((-1, 1), classes):
+        if not w[y == code].sum() > 0:
+            where = f" (its points weigh 0 in column {wcol!r})" if (y == code).any() and wcol else ""
             return f"class {label!r} has no weight on this fold{where}"
     return "the scorer gave nan"
 
