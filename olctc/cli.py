@@ -391,18 +391,30 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
               help="If interrupted during the solve, still decode and write the best tree found "
                    "(HiGHS, SCIP; CBC cannot hand its incumbent back).")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
+@click.option("--cv", "cv", type=int, default=None, metavar="K",
+              help="Choose C by K-fold stratified cross-validation on the training part (olctc grid + "
+                   "collect's protocol, in process): each C combination of --C-values is fitted on every "
+                   "fold and scored on the fold's held-out points, then the best is fitted on the whole "
+                   "training part. --time-limit then bounds each fit.")
+@click.option("--C-values", "C_values", default=None,
+              help="With --cv: the values each layer's C takes; the grid is their product over the layers. "
+                   "Default: 0.01,0.1,1,10,100.")
+@click.option("--scoring", default=None, metavar="NAME",
+              help="With --cv: the validation score that chooses C, as olctc collect's (balanced_accuracy, "
+                   "accuracy, roc_auc, neg_log_loss, neg_brier_score). Default: balanced_accuracy.")
 @max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
                    "(.csv, .onnx, .txt ...) is refused.")
 def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m, epsilon,
             alpha, budget, score_variables, class_weight, test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet,
-            max_nonzeros, output) -> None:
-    """Fit a tree in process: split, compile, warm start, solve, decode, refine."""
+            cv, C_values, scoring, max_nonzeros, output) -> None:
+    """Fit a tree in process: split, compile, warm start, solve, decode, refine (with --cv, choose C first)."""
     from olctc.emit.params import validate_limits
     from olctc.export.json import save
     from olctc.fit import fit, summary_lines
 
+    _check_cv_options(cv, C_values, scoring)
     check_not_stdout(output, "where fit prints its log and summary", "a file name such as -o tree.json")
     check_writable(output)
     check_not_input(output, ("data", data), ("data", _vendored_path(dataset)))
@@ -411,15 +423,73 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     ds = _load_data(data, target, dataset, positive_class, drop, weight_column, max_nonzeros)
     spec = with_class_weight(spec, class_weight, ds)
+    chosen = None
+    if cv is not None:
+        chosen = _cross_validate(ds, spec, cv, C_values, scoring, test_size=test_size, seed=seed, solver=solver,
+                                 time_limit=time_limit, threads=threads, refine=refine, max_nonzeros=max_nonzeros)
+        spec = replace(spec, C=chosen.best)
     res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
               seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent,
               max_nonzeros=max_nonzeros, leave_overrun=True)
+    if chosen is not None:
+        res.tree.meta["cv"] = chosen.to_json()
     for line in summary_lines(res.summary):
         click.echo(line)
     _note_cbc_optimum(res.summary["solver"], res.summary["status"])
     save(res.tree, output)
     click.echo(f"tree written to {output}")
     _exit_if_interrupted(res.summary["raw_status"])
+
+
+def _check_cv_options(cv: int | None, C_values: str | None, scoring: str | None) -> None:
+    """--C-values and --scoring belong to --cv, and --cv chooses C itself: refuse, before any work, a --C
+    that would be silently replaced, or a --C-values taken for nothing."""
+    if cv is None:
+        given = [f"{flag} {value}" for flag, value in (("--C-values", C_values), ("--scoring", scoring))
+                 if value is not None]
+        if given:
+            raise OlctcError(f"{given[0]} applies to cross-validation only: add --cv K (such as --cv 4) to "
+                             "choose C among --C-values, or give one C with --C")
+        return
+    source = click.get_current_context().get_parameter_source("C")
+    if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
+        raise OlctcError("--C does not apply with --cv, which chooses C among --C-values (each layer's values; "
+                         "the grid is their product): leave out --C, or --cv to fit the C given")
+    from olctc.cluster import check_scoring, parse_C_values
+    from olctc.cv import check_folds
+
+    check_folds(cv)
+    if C_values is not None:
+        parse_C_values(C_values)
+    if scoring is not None:
+        check_scoring(scoring)
+
+
+def _cross_validate(ds, spec, folds: int, C_values: str | None, scoring: str | None, **kw):
+    """fit --cv: choose C, saying what runs and what it found (the CV table, as collect prints it)."""
+    from olctc.cluster import SCORINGS, c_text, score_table_lines
+    from olctc.cv import DEFAULT_C_VALUES, cross_validate, no_choice_error
+
+    scoring = scoring or "balanced_accuracy"
+    cv = cross_validate(ds, spec, folds=folds, C_values=C_values or DEFAULT_C_VALUES, scoring=scoring, leave_overrun=True,
+                        progress=click.echo, **kw)
+    for line in score_table_lines(cv.table, cv.best, scoring):
+        click.echo(line)
+    for r in cv.fits:
+        if r.problem:
+            click.echo(f"  fit {r.task + 1} (fold {r.fold}, C {c_text(r.C)}): {r.problem}")
+    if cv.best is None:
+        raise no_choice_error(cv)
+    unproven = cv.not_optimal()
+    if unproven:
+        click.echo(f"note: {len(unproven)} of the {len(cv.fits)} fold fits are not proven optimal "
+                   f"({'/'.join(sorted({str(r.status) for r in unproven}))}): their scores are those of the best "
+                   "trees found; a longer --time-limit may change the choice of C")
+    wcol = ds.weight_column if ds.weight is not None else None
+    weighted = "" if wcol is None else f", points weighted by column {wcol!r}"
+    click.echo(f"best C: {c_text(cv.best)} (mean validation {SCORINGS[scoring][0]} {cv.best_row()['mean']:.4f} "
+               f"over {folds} folds{weighted}; cross-validation took {cv.seconds:.1f} s)")
+    return cv
 
 
 #: Said after a CBC solve's result: its "optimal" is not to be trusted on these models (docs/BENCHMARKS.md).

@@ -882,22 +882,28 @@ def collect(folder: str | Path, *, data_path: str | Path | None = None, refine: 
     return Collected(results, table, pick_best(table), info, Path(folder), ds, scoring)
 
 
-def table_lines(col: Collected) -> list[str]:
-    """The CV table and the problems, for humans."""
-    depth = len(col.table[0]["C"]) if col.table else 0
-    width = max([8] + [len(c_text([c])) for r in col.table for c in r["C"]])  # 1e-05 and 0.001234 line up
+def score_table_lines(table: list[dict[str, Any]], best: tuple[float, ...] | None, scoring: str) -> list[str]:
+    """The CV table (``cv_table``'s rows) for humans, the row of ``best`` marked."""
+    depth = len(table[0]["C"]) if table else 0
+    width = max([8] + [len(c_text([c])) for r in table for c in r["C"]])  # 1e-05 and 0.001234 line up
     head = "  ".join(f"C{h + 1}".ljust(width) for h in range(depth))
-    lines = [f"{head}  folds  {'mean ' + SCORINGS[col.scoring][1]:<13}  std"]
-    for r in col.table:
+    lines = [f"{head}  folds  {'mean ' + SCORINGS[scoring][1]:<13}  std"]
+    for r in table:
         cs = "  ".join(c_text([c]).ljust(width) for c in r["C"])
         mean = "-" if r["mean"] is None else f"{r['mean']:.4f}"
         # one scored fold has no spread to show: 0.0000 read as "every fold agrees"
         std = "-" if r["std"] is None or r["folds_scored"] < 2 else f"{r['std']:.4f}"
-        mark = " <- best" if col.best is not None and tuple(r["C"]) == col.best else ""
+        mark = " <- best" if best is not None and tuple(r["C"]) == best else ""
         lines.append(f"{cs}  {r['folds_scored']}/{r['folds']}    {mean:<12}  {std}{mark}")
-    incomplete = [r for r in col.table if r["folds_scored"] < r["folds"]]
+    incomplete = [r for r in table if r["folds_scored"] < r["folds"]]
     if incomplete:
         lines.append(f"note: {len(incomplete)} C combination(s) without every fold scored are not candidates")
+    return lines
+
+
+def table_lines(col: Collected) -> list[str]:
+    """The CV table and the problems, for humans."""
+    lines = score_table_lines(col.table, col.best, col.scoring)
     bad = [r for r in col.results if r.problem]
     n = len(col.results)
     lines.append(f"tasks: {n - len(bad)} of {n} scored")

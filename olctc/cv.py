@@ -1,0 +1,192 @@
+"""Choose C in process by K-fold cross-validation (``olctc fit --cv K``).
+
+The protocol is that of ``olctc grid`` + ``olctc collect``, run here instead of on a cluster: the same
+train/test split (``fit.split``), the same stratified folds of the training part (``cluster.make_folds``),
+the same grid of C (``cluster.C_grid``: the values' product over the layers), the same validation scores
+(``cluster.validation_score``, points weighted by the data's weight column) and the same choice among
+ties (``cluster.pick_best``: the smaller C sum). Each fold's tree is fitted as ``olctc fit`` fits one
+(warm start, solve, refinement) on the fold's training rows, standardised on them; the chosen C is then
+fitted on the whole training part.
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from olctc.cluster import (SCORINGS, TaskResult, C_grid, c_text, check_scoring, cv_table, make_folds,
+                           parse_C_values, pick_best, validation_score)
+from olctc.data import Dataset, check_dataset
+from olctc.errors import OlctcError, is_integer, param_error
+from olctc.fit import FitResult
+from olctc.spec import TreeSpec, check_spec
+
+#: The values each layer's C takes unless told (those of ``olctc grid``, the paper's grid).
+DEFAULT_C_VALUES = (0.01, 0.1, 1.0, 10.0, 100.0)
+
+#: More fits than this get a note before they start (5 values at depth 2, 4 folds: 100 fits).
+MANY_FITS = 100
+
+
+@dataclass
+class CVResult:
+    """What cross-validation found: one result per (fold, C) fit, the table of mean scores, the C chosen."""
+
+    folds: int
+    seed: int
+    scoring: str
+    C_values: list[float]
+    fits: list[TaskResult]
+    table: list[dict[str, Any]]
+    best: tuple[float, ...] | None
+    seconds: float
+
+    def best_row(self) -> dict[str, Any] | None:
+        """The table's row of the C chosen."""
+        return next((r for r in self.table if tuple(r["C"]) == self.best), None)
+
+    def not_optimal(self) -> list[TaskResult]:
+        """The scored fits whose solve was not proven optimal (a time limit, as a rule)."""
+        return [r for r in self.fits if r.score is not None and r.status != "optimal"]
+
+    def to_json(self) -> dict[str, Any]:
+        """The record kept in the tree's meta (``cv``)."""
+        return {"folds": self.folds, "seed": self.seed, "scoring": self.scoring, "C_values": self.C_values,
+                "C": None if self.best is None else list(self.best), "table": self.table,
+                "fits_not_optimal": len(self.not_optimal()), "seconds": self.seconds}
+
+
+def check_folds(folds: Any) -> int:
+    """``folds`` if it is an integer >= 2."""
+    if not is_integer(folds) or folds < 2:
+        raise param_error("folds", "an integer >= 2", folds, option="--cv")
+    return int(folds)
+
+
+def _check_folds(folds: Any, ds: Dataset, train: np.ndarray) -> int:
+    """``folds`` if it is an integer >= 2 that each class of the training part can fill."""
+    check_folds(folds)
+    y = ds.y[train]
+    counts = [int((y < 0).sum()), int((y > 0).sum())]
+    few = int(np.argmin(counts))
+    if counts[few] < folds:
+        fix = (f"use {counts[few]} folds or fewer (--cv {counts[few]}), or more data" if counts[few] >= 2 else
+               "cross-validation needs at least 2 points of each class")
+        raise OlctcError(f"cannot make {folds} stratified folds: the training part has only {counts[few]} "
+                         f"point(s) of class {ds.classes[few]!r}; {fix}")
+    return int(folds)
+
+
+def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
+                   C_values: Sequence[float] | str = DEFAULT_C_VALUES, scoring: str = "balanced_accuracy",
+                   test_size: float = 0.2, seed: int = 0, solver: str | None = None,
+                   time_limit: float | None = None, threads: int | None = None, refine: bool = True,
+                   max_nonzeros: int | None = None, leave_overrun: bool = False,
+                   progress: Callable[[str], None] | None = None) -> CVResult:
+    """Score every C of the grid by ``folds``-fold CV on ``ds``'s training part (the split ``fit`` makes with
+    ``test_size`` and ``seed``) and choose one.
+
+    ``time_limit`` bounds each fit (the whole fit, as ``fit``'s), not the whole cross-validation.
+    ``progress`` gets what will run (``plan_text``), then one line per fit. A fit that fails stops the cross-validation with its error, named by
+    fold and C; a fold where ``scoring`` is undefined (ROC AUC where a class weighs nothing) leaves its C
+    unscored, and ``best`` is None when no C has every fold scored.
+    """
+    from olctc.compile import check_size
+    from olctc.fit import check_time_limit, fit, split
+    from olctc.solve.result import gap_text
+
+    check_dataset(ds)
+    check_spec(spec)
+    check_scoring(scoring)
+    values = parse_C_values(C_values)
+    check_time_limit(time_limit)
+    train, _test = split(ds, test_size, seed)
+    k = _check_folds(folds, ds, train)
+    # The final model is the largest: refused now, not after the fold fits.
+    check_size(len(train), ds.p, spec, max_nonzeros)
+    fold_rows = make_folds(ds.y, train, k, seed)
+    Cs = C_grid(values, spec.depth)
+    if progress is not None:
+        progress(plan_text(len(Cs), k, time_limit))
+    t0 = time.perf_counter()
+    fits: list[TaskResult] = []
+    n_fits = len(Cs) * k
+    for C in Cs:
+        spec_C = replace(spec, C=C)
+        for fold, rows in enumerate(fold_rows):
+            r = TaskResult(len(fits), fold, C)
+            t = time.perf_counter()
+            try:
+                res = fit(ds.subset(np.asarray(rows["train"], dtype=np.int64)), spec_C, solver=solver,
+                          time_limit=time_limit, threads=threads, test_size=0.0, seed=seed, refine=refine,
+                          verbose=False, max_nonzeros=max_nonzeros, leave_overrun=leave_overrun)
+            except OlctcError as exc:
+                raise type(exc)(f"cross-validation, fold {fold}, C {c_text(C)}: {exc}") from None
+            r.status = res.summary["status"]
+            val = np.asarray(rows["val"], dtype=np.int64)
+            weight = None if ds.weight is None else ds.weight[val]
+            try:
+                with warnings.catch_warnings():  # scikit-learn's UndefinedMetricWarning: the problem says it
+                    warnings.simplefilter("ignore")
+                    score = validation_score(scoring, res.tree, ds.X[val], ds.y[val], weight)
+            except ValueError as exc:  # scikit-learn's: ROC AUC on a fold of one class, say
+                score, why = math.nan, str(exc)
+            else:
+                why = "a class has no weight on this fold"
+            if math.isfinite(score):
+                r.score = score
+            else:
+                r.problem, r.unscorable = f"no {SCORINGS[scoring][0]} on validation fold {fold}: {why}", True
+            fits.append(r)
+            if progress is not None:
+                shown = "-" if r.score is None else f"{r.score:.4f}"
+                gap = res.summary["gap"]
+                progress(f"cv fit {len(fits)}/{n_fits}: C {c_text(C)}, fold {fold}: {r.status}"
+                         + ("" if gap is None or r.status == "optimal" else f" (gap {gap_text(gap)})")
+                         + f", validation {SCORINGS[scoring][1]} {shown} ({time.perf_counter() - t:.1f} s)")
+    table = cv_table(fits, {"folds": fold_rows, "C_grid": Cs})
+    return CVResult(k, seed, scoring, values, fits, table, pick_best(table), time.perf_counter() - t0)
+
+
+def plan_text(n_C: int, folds: int, time_limit: float | None) -> str:
+    """What a cross-validation will run: fits, and their longest time under ``time_limit``."""
+    n = n_C * folds
+    line = f"cross-validation: {n_C} C combination(s) x {folds} folds = {n} fits, then the final fit"
+    if time_limit is not None:
+        line += f"; each fit at most {time_limit:g} s (about {(n + 1) * time_limit / 60:.3g} min at most in all)"
+    if n > MANY_FITS:
+        line += "; fewer --C-values or --cv folds make fewer fits"
+    return line
+
+
+def no_choice_error(cv: CVResult) -> OlctcError:
+    """The error when no C has every fold scored."""
+    bad = [r for r in cv.fits if r.problem]
+    first = bad[0].problem if bad else "no fit was scored"
+    return OlctcError(f"cross-validation chose no C: no C combination has every fold scored ({len(bad)} of "
+                      f"{len(cv.fits)} fits unscored; first: {first}); use another --scoring")
+
+
+def fit_cv(ds: Dataset, spec: TreeSpec, *, folds: int = 4, C_values: Sequence[float] | str = DEFAULT_C_VALUES,
+           scoring: str = "balanced_accuracy", test_size: float = 0.2, seed: int = 0, solver: str | None = None,
+           time_limit: float | None = None, threads: int | None = None, refine: bool = True,
+           max_nonzeros: int | None = None, verbose: bool = True, echo: Callable[[str], None] = print,
+           progress: Callable[[str], None] | None = None) -> tuple[FitResult, CVResult]:
+    """``fit`` with C chosen first by ``cross_validate`` (``olctc fit --cv``): the same split (``test_size``,
+    ``seed``) for both, the chosen C fitted on the whole training part. ``time_limit`` bounds each fit.
+    The tree's meta keeps the CV record (``cv``). Raises OlctcError when no C has every fold scored."""
+    from olctc.fit import fit
+
+    cv = cross_validate(ds, spec, folds=folds, C_values=C_values, scoring=scoring, test_size=test_size, seed=seed,
+                        solver=solver, time_limit=time_limit, threads=threads, refine=refine,
+                        max_nonzeros=max_nonzeros, progress=progress)
+    if cv.best is None:
+        raise no_choice_error(cv)
+    res = fit(ds, replace(spec, C=cv.best), solver=solver, time_limit=time_limit, threads=threads,
+              test_size=test_size, seed=seed, refine=refine, verbose=verbose, echo=echo, max_nonzeros=max_nonzeros)
+    res.tree.meta["cv"] = cv.to_json()
+    return res, cv

@@ -1,0 +1,189 @@
+"""`olctc fit --cv K` and olctc.cv: C chosen in process by K-fold cross-validation.
+
+The independent check: the same protocol run the cluster way (`olctc grid`, each task compiled to a file,
+solved by `olctc solve`, decoded from the solution file by `olctc collect`) gives the same table of scores
+and the same C, for two scorings that choose differently.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from olctc.cli import _register_optional, cli
+from olctc.cluster import collect, make_folds, pick_best
+from olctc.cv import cross_validate, fit_cv
+from olctc.data import read_csv
+from olctc.datasets import load
+from olctc.errors import OlctcError
+from olctc.fit import split
+from olctc.spec import make_spec
+from test_cluster import small_heart_csv
+
+_register_optional()
+
+HEART_CV = ["--dataset", "heart", "--depth", "1", "--C-values", "0.001,0.1,10", "--seed", "2", "--threads", "1"]
+
+
+def invoke(*args: str):
+    res = CliRunner().invoke(cli, list(args))
+    return res
+
+
+@pytest.fixture(scope="module")
+def heart_grid(tmp_path_factory):
+    """heart, depth 1, 3 folds x 3 C, solved task by task through run_local.sh (olctc solve, HiGHS)."""
+    root = tmp_path_factory.mktemp("cvgrid")
+    res = invoke("grid", *HEART_CV, "--folds", "3", "--solver", "highs", "--time-limit", "30",
+                 "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", str(root / "g"))
+    assert res.exit_code == 0, res.output
+    run = subprocess.run(["bash", str(root / "g" / "run_local.sh")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return root / "g"
+
+
+@pytest.mark.parametrize("scoring, best", [("balanced_accuracy", [10.0]), ("neg_log_loss", [0.1])])
+def test_fit_cv_agrees_with_grid_and_collect(heart_grid, tmp_path, scoring, best):
+    col = collect(heart_grid, scoring=scoring)
+    assert all(r.status == "optimal" for r in col.results)  # optimal trees: the two routes must agree
+    out = tmp_path / "tree.json"
+    res = invoke("fit", *HEART_CV, "--cv", "3", "--paper-form", "--scoring", scoring, "--quiet", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    meta = json.loads(out.read_text())["meta"]
+    cv = meta["cv"]
+    assert cv["C"] == best == list(col.best)
+    assert [r["C"] for r in cv["table"]] == [r["C"] for r in col.table] == [[0.001], [0.1], [10.0]]
+    for mine, theirs in zip(cv["table"], col.table):
+        assert mine["folds_scored"] == theirs["folds_scored"] == 3
+        assert mine["scores"].keys() == theirs["scores"].keys()
+        for k in mine["scores"]:
+            assert mine["scores"][k] == pytest.approx(theirs["scores"][k], rel=1e-6, abs=1e-9)
+    assert f"olct depth 1, C {best}" in res.output  # the final fit's summary
+    assert f"best C: {best[0]:g} (mean validation" in res.output
+    assert "<- best" in res.output and "cv fit 9/9: C 10, fold 2: optimal" in res.output
+    assert res.output.index("best C:") < res.output.index("fit heart (")  # the choice, then the final fit
+
+
+def test_fit_cv_final_tree_uses_the_choice_on_the_same_split(tmp_path):
+    ds = load("heart")
+    res, cv = fit_cv(ds, make_spec(depth=1), folds=2, C_values=[0.01, 1], test_size=0.25, seed=3, verbose=False,
+                     threads=1)
+    assert res.summary["spec"]["C"] == list(cv.best) == res.tree.meta["cv"]["C"]
+    assert cv.best == pick_best(cv.table)
+    train, test = split(ds, 0.25, 3)
+    assert np.array_equal(res.train_rows, train) and np.array_equal(res.test_rows, test)
+    # the folds cover the training part only: no test point was used to choose C
+    folds = make_folds(ds.y, train, 2, 3)
+    assert sorted(r for f in folds for r in f["val"]) == sorted(train.tolist())
+    assert res.tree.meta["cv"]["folds"] == 2 and len(cv.fits) == 4
+    for row in cv.table:  # each mean is its folds' mean
+        assert row["mean"] == pytest.approx(np.mean(list(row["scores"].values())))
+
+
+def test_cross_validate_reports_progress_and_fold_statuses():
+    lines: list[str] = []
+    cv = cross_validate(load("breast"), make_spec(depth=1), folds=2, C_values="0.1,1", scoring="accuracy",
+                        progress=lines.append, threads=1)
+    assert lines[0] == "cross-validation: 2 C combination(s) x 2 folds = 4 fits, then the final fit"
+    assert len(lines) == 5 and lines[4].startswith("cv fit 4/4: C 1, fold 1: optimal, validation acc 0.")
+    assert [r.status for r in cv.fits] == ["optimal"] * 4 and not cv.not_optimal()
+    assert all(0.8 < r.score <= 1 for r in cv.fits)
+
+
+def test_fit_cv_without_test_part(tmp_path):
+    out = tmp_path / "t.json"
+    res = invoke("fit", "--dataset", "heart", "--depth", "1", "--cv", "2", "--C-values", "1", "--test-size", "0",
+                 "--quiet", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert "fit heart (297 train / 0 test points" in res.output
+    assert json.loads(out.read_text())["meta"]["cv"]["C"] == [1.0]
+
+
+def _weighted_heart(tmp_path: Path, zero_fold: int, seed: int, folds: int) -> Path:
+    """60 heart rows with a weight column in which the positives of one validation fold weigh 0."""
+    src = small_heart_csv(tmp_path / "h.csv")
+    ds = read_csv(src, target="y")
+    train, _ = split(ds, 0.2, seed)
+    val = make_folds(ds.y, train, folds, seed)[zero_fold]["val"]
+    rows = list(csv.reader(src.open()))
+    yi = rows[0].index("y")
+    out = tmp_path / "hw.csv"
+    with out.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(rows[0] + ["w"])
+        for i, r in enumerate(rows[1:]):
+            w.writerow(r + ["0" if i in val and ds.y[i] > 0 else "1"])
+    assert sum(ds.y[v] > 0 for v in val) > 0 and rows[1][yi] in ("0", "1")
+    return out
+
+
+def test_fit_cv_unscorable_fold_names_it_and_writes_nothing(tmp_path):
+    data = _weighted_heart(tmp_path, zero_fold=0, seed=0, folds=3)
+    out = tmp_path / "t.json"
+    args = ["fit", str(data), "--target", "y", "--weight-column", "w", "--depth", "1", "--cv", "3",
+            "--C-values", "1", "--quiet", "-o", str(out)]
+    res = subprocess.run([sys.executable, "-m", "olctc.cli", *args, "--scoring", "roc_auc"], capture_output=True,
+                         text=True)
+    assert res.returncode == 2 and not out.exists()
+    assert res.stderr == ("error: cross-validation chose no C: no C combination has every fold scored (1 of 3 "
+                          "fits unscored; first: no ROC AUC on validation fold 0: a class has no weight on this "
+                          "fold); use another --scoring\n")
+    assert "fit 1 (fold 0, C 1): no ROC AUC on validation fold 0" in res.stdout
+    assert "Traceback" not in res.stderr
+    # balanced accuracy is defined there (one class's rate): the same data chooses a C
+    ok = subprocess.run([sys.executable, "-m", "olctc.cli", *args], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert "points weighted by column 'w'" in ok.stdout and out.exists()
+
+
+BAD = [
+    (["--cv", "1"], "error: The 'folds' parameter (--cv) must be an integer >= 2. Got 1 instead."),
+    (["--cv", "-3"], "error: The 'folds' parameter (--cv) must be an integer >= 2. Got -3 instead."),
+    (["--C-values", "1,2"], "error: --C-values 1,2 applies to cross-validation only: add --cv K (such as --cv 4) "
+                            "to choose C among --C-values, or give one C with --C"),
+    (["--scoring", "roc_auc"], "error: --scoring roc_auc applies to cross-validation only: add --cv K (such as "
+                               "--cv 4) to choose C among --C-values, or give one C with --C"),
+    (["--cv", "4", "--C", "1"], "error: --C does not apply with --cv, which chooses C among --C-values (each "
+                                "layer's values; the grid is their product): leave out --C, or --cv to fit the C "
+                                "given"),
+    (["--cv", "4", "--scoring", "f1"], "error: The 'scoring' parameter (--scoring) must be one of "
+                                       "balanced_accuracy, accuracy, roc_auc, neg_log_loss, neg_brier_score. Got "
+                                       "'f1' instead."),
+    (["--cv", "4", "--C-values", "1,0"], "error: The 'C_values' parameter (--C-values) must be finite and > 0. "
+                                         "Got '1,0' instead."),
+    (["--cv", "25"], "error: cannot make 25 stratified folds: the training part has only 24 point(s) of class 0; "
+                     "use 24 folds or fewer (--cv 24), or more data"),
+    (["--cv", "2", "--time-limit", "0.5"], None),  # fit's own refusal of too short a limit, before any fit
+]
+
+
+@pytest.mark.parametrize("extra, message", BAD)
+def test_fit_cv_bad_input(tmp_path, extra, message):
+    data = small_heart_csv(tmp_path / "h.csv")
+    out = tmp_path / "t.json"
+    res = subprocess.run([sys.executable, "-m", "olctc.cli", "fit", str(data), "--target", "y", "--depth", "1",
+                          *extra, "-o", str(out)], capture_output=True, text=True)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert len(res.stderr.splitlines()) == 1 and res.stderr.startswith("error: ")
+    if message is not None:
+        assert res.stderr == message + "\n"
+    else:
+        assert "time limit" in res.stderr
+    assert "cv fit" not in res.stdout  # refused before any fold fit
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.csv"]
+
+
+def test_cross_validate_python_errors():
+    ds = load("heart")
+    with pytest.raises(OlctcError, match=r"The 'folds' parameter \(--cv\) must be an integer >= 2\. Got 2\.0"):
+        cross_validate(ds, make_spec(depth=1), folds=2.0)
+    with pytest.raises(OlctcError, match="The 'scoring' parameter"):
+        cross_validate(ds, make_spec(depth=1), scoring="precision")
+    with pytest.raises(OlctcError, match="The 'C_values' parameter"):
+        cross_validate(ds, make_spec(depth=1), C_values=[])
