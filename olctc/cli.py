@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from olctc import __version__
-from olctc.errors import NoSolution, OlctcError
+from olctc.errors import NoSolution, OlctcError, param_error
 from olctc.io import (check_file_name, check_not_input, check_not_stdout, check_suffix, check_writable,
                       note_console, note_interrupt, solver_left)
 
@@ -402,19 +402,22 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("--scoring", default=None, metavar="NAME",
               help="With --cv: the validation score that chooses C, as olctc collect's (balanced_accuracy, "
                    "accuracy, roc_auc, neg_log_loss, neg_brier_score). Default: balanced_accuracy.")
+@click.option("--jobs", type=int, default=None, metavar="J",
+              help="With --cv: fold fits run J at a time, each in a process of its own (default 1); with "
+                   "--threads 1, J can be the number of cores.")
 @max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
                    "(.csv, .onnx, .txt ...) is refused.")
 def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m, epsilon,
             alpha, budget, score_variables, class_weight, test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet,
-            cv, C_values, scoring, max_nonzeros, output) -> None:
+            cv, C_values, scoring, jobs, max_nonzeros, output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine (with --cv, choose C first)."""
     from olctc.emit.params import validate_limits
     from olctc.export.json import save
     from olctc.fit import fit, summary_lines
 
-    _check_cv_options(cv, C_values, scoring)
+    _check_cv_options(cv, C_values, scoring, jobs)
     check_not_stdout(output, "where fit prints its log and summary", "a file name such as -o tree.json")
     check_writable(output)
     check_not_input(output, ("data", data), ("data", _vendored_path(dataset)))
@@ -426,7 +429,8 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
     chosen = None
     if cv is not None:
         chosen = _cross_validate(ds, spec, cv, C_values, scoring, test_size=test_size, seed=seed, solver=solver,
-                                 time_limit=time_limit, threads=threads, refine=refine, max_nonzeros=max_nonzeros)
+                                 time_limit=time_limit, threads=threads, refine=refine, max_nonzeros=max_nonzeros,
+                                 jobs=1 if jobs is None else jobs)
         spec = replace(spec, C=chosen.best)
     res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
               seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent,
@@ -441,12 +445,12 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
     _exit_if_interrupted(res.summary["raw_status"])
 
 
-def _check_cv_options(cv: int | None, C_values: str | None, scoring: str | None) -> None:
+def _check_cv_options(cv: int | None, C_values: str | None, scoring: str | None, jobs: int | None) -> None:
     """--C-values and --scoring belong to --cv, and --cv chooses C itself: refuse, before any work, a --C
     that would be silently replaced, or a --C-values taken for nothing."""
     if cv is None:
-        given = [f"{flag} {value}" for flag, value in (("--C-values", C_values), ("--scoring", scoring))
-                 if value is not None]
+        given = [f"{flag} {value}" for flag, value in (("--C-values", C_values), ("--scoring", scoring),
+                                                       ("--jobs", jobs)) if value is not None]
         if given:
             raise OlctcError(f"{given[0]} applies to cross-validation only: add --cv K (such as --cv 4) to "
                              "choose C among --C-values, or give one C with --C")
@@ -459,6 +463,8 @@ def _check_cv_options(cv: int | None, C_values: str | None, scoring: str | None)
     from olctc.cv import check_folds
 
     check_folds(cv)
+    if jobs is not None and jobs < 1:
+        raise param_error("jobs", "an integer >= 1", jobs, option="--jobs")
     if C_values is not None:
         parse_C_values(C_values)
     if scoring is not None:

@@ -21,12 +21,18 @@ import numpy as np
 from olctc.cluster import (SCORINGS, TaskResult, C_grid, c_text, check_scoring, cv_table, make_folds,
                            parse_C_values, pick_best, validation_score)
 from olctc.data import Dataset, check_dataset
-from olctc.errors import OlctcError, is_integer, param_error
+from olctc.errors import OlctcError, TimeLimitTooShort, is_integer, param_error
 from olctc.fit import FitResult
+from olctc.solve.result import gap_text
 from olctc.spec import TreeSpec, check_spec
 
 #: The values each layer's C takes unless told (those of ``olctc grid``, the paper's grid).
 DEFAULT_C_VALUES = (0.01, 0.1, 1.0, 10.0, 100.0)
+
+#: What the fold fits' fork server imports once: olctc's fit and the scikit-learn modules it needs (about 2 s
+#: a fit when each child imported them).
+PRELOAD = ("olctc.cv", "olctc.solve.inprocess", "olctc.warmstart", "olctc.decode", "olctc.refine",
+           "sklearn.linear_model", "sklearn.model_selection", "sklearn.svm", "sklearn.metrics")
 
 #: More fits than this get a note before they start (5 values at depth 2, 4 folds: 100 fits).
 MANY_FITS = 100
@@ -85,25 +91,29 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
                    C_values: Sequence[float] | str = DEFAULT_C_VALUES, scoring: str = "balanced_accuracy",
                    test_size: float = 0.2, seed: int = 0, solver: str | None = None,
                    time_limit: float | None = None, threads: int | None = None, refine: bool = True,
-                   max_nonzeros: int | None = None, leave_overrun: bool = False,
+                   max_nonzeros: int | None = None, jobs: int = 1, leave_overrun: bool = False,
                    progress: Callable[[str], None] | None = None) -> CVResult:
     """Score every C of the grid by ``folds``-fold CV on ``ds``'s training part (the split ``fit`` makes with
     ``test_size`` and ``seed``) and choose one.
 
-    ``time_limit`` bounds each fit (the whole fit, as ``fit``'s), not the whole cross-validation.
-    ``progress`` gets what will run (``plan_text``), then one line per fit. A fit that fails stops the cross-validation with its error, named by
-    fold and C; a fold where ``scoring`` is undefined (ROC AUC where a class weighs nothing) leaves its C
-    unscored, and ``best`` is None when no C has every fold scored.
+    ``time_limit`` bounds each fit (the whole fit, as ``fit``'s), not the whole cross-validation. ``jobs``
+    fits run at a time, each in a process of its own when more than one (killed, and the cross-validation
+    stopped, if still running at 1.5 times its time limit + 120 s); give each ``threads=1`` then.
+    ``progress`` gets what will run (``plan_text``), then one line per fit as it ends. A fit that fails stops
+    the cross-validation with its error, named by fold and C; a fold where ``scoring`` is undefined (ROC AUC
+    where a class weighs nothing) leaves its C unscored, and ``best`` is None when no C has every fold scored.
     """
     from olctc.compile import check_size
-    from olctc.fit import check_time_limit, fit, split
-    from olctc.solve.result import gap_text
+    from olctc.fit import check_in_process, check_time_limit, default_solver, split
 
     check_dataset(ds)
     check_spec(spec)
     check_scoring(scoring)
     values = parse_C_values(C_values)
     check_time_limit(time_limit)
+    if not is_integer(jobs) or jobs < 1:
+        raise param_error("jobs", "an integer >= 1", jobs, option="--jobs")
+    check_in_process(default_solver(spec) if solver is None else solver)
     train, _test = split(ds, test_size, seed)
     k = _check_folds(folds, ds, train)
     # The final model is the largest: refused now, not after the fold fits.
@@ -112,44 +122,84 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
     Cs = C_grid(values, spec.depth)
     if progress is not None:
         progress(plan_text(len(Cs), k, time_limit))
+    fit_kw = {"solver": solver, "time_limit": time_limit, "threads": threads, "seed": seed, "refine": refine,
+              "max_nonzeros": max_nonzeros, "leave_overrun": leave_overrun}
+    tasks = [{"task": len(Cs[:i]) * k + fold, "fold": fold, "C": C, "spec": replace(spec, C=C), "ds": ds,
+              "train": np.asarray(rows["train"], dtype=np.int64), "val": np.asarray(rows["val"], dtype=np.int64),
+              "scoring": scoring, "fit": fit_kw}
+             for i, C in enumerate(Cs) for fold, rows in enumerate(fold_rows)]
     t0 = time.perf_counter()
     fits: list[TaskResult] = []
-    n_fits = len(Cs) * k
-    for C in Cs:
-        spec_C = replace(spec, C=C)
-        for fold, rows in enumerate(fold_rows):
-            r = TaskResult(len(fits), fold, C)
-            t = time.perf_counter()
+
+    def keep(records: list[dict[str, Any]]) -> None:
+        rec = records[0]
+        task = tasks[rec["task"]]
+        if "error" in rec:
+            kind = TimeLimitTooShort if rec.get("kind") == "TimeLimitTooShort" else OlctcError
+            raise kind(f"cross-validation, fold {task['fold']}, C {c_text(task['C'])}: {rec['error']}")
+        r = TaskResult(rec["task"], task["fold"], task["C"], score=rec["score"], status=rec["status"])
+        if rec["score"] is None:
+            r.problem, r.unscorable = (f"no {SCORINGS[scoring][0]} on validation fold {task['fold']}: "
+                                       f"{rec['why']}"), True
+        fits.append(r)
+        if progress is not None:
+            shown = "-" if r.score is None else f"{r.score:.4f}"
+            gap = "" if rec["gap"] is None or r.status == "optimal" else f" (gap {gap_text(rec['gap'])})"
+            progress(f"cv fit {len(fits)}/{len(tasks)}: C {c_text(task['C'])}, fold {task['fold']}: {r.status}{gap}, "
+                     f"validation {SCORINGS[scoring][1]} {shown} ({rec['seconds']:.1f} s)")
+
+    if jobs == 1:
+        for task in tasks:
             try:
-                res = fit(ds.subset(np.asarray(rows["train"], dtype=np.int64)), spec_C, solver=solver,
-                          time_limit=time_limit, threads=threads, test_size=0.0, seed=seed, refine=refine,
-                          verbose=False, max_nonzeros=max_nonzeros, leave_overrun=leave_overrun)
+                records = _fit_fold(task)
             except OlctcError as exc:
-                raise type(exc)(f"cross-validation, fold {fold}, C {c_text(C)}: {exc}") from None
-            r.status = res.summary["status"]
-            val = np.asarray(rows["val"], dtype=np.int64)
-            weight = None if ds.weight is None else ds.weight[val]
-            try:
-                with warnings.catch_warnings():  # scikit-learn's UndefinedMetricWarning: the problem says it
-                    warnings.simplefilter("ignore")
-                    score = validation_score(scoring, res.tree, ds.X[val], ds.y[val], weight)
-            except ValueError as exc:  # scikit-learn's: ROC AUC on a fold of one class, say
-                score, why = math.nan, str(exc)
-            else:
-                why = "a class has no weight on this fold"
-            if math.isfinite(score):
-                r.score = score
-            else:
-                r.problem, r.unscorable = f"no {SCORINGS[scoring][0]} on validation fold {fold}: {why}", True
-            fits.append(r)
-            if progress is not None:
-                shown = "-" if r.score is None else f"{r.score:.4f}"
-                gap = res.summary["gap"]
-                progress(f"cv fit {len(fits)}/{n_fits}: C {c_text(C)}, fold {fold}: {r.status}"
-                         + ("" if gap is None or r.status == "optimal" else f" (gap {gap_text(gap)})")
-                         + f", validation {SCORINGS[scoring][1]} {shown} ({time.perf_counter() - t:.1f} s)")
+                raise type(exc)(f"cross-validation, fold {task['fold']}, C {c_text(task['C'])}: {exc}") from None
+            keep(records)
+    else:
+        from olctc.bench.workers import run_isolated
+
+        hard = math.inf if time_limit is None else 1.5 * float(time_limit) + 120.0
+        run_isolated(tasks, int(jobs), _fit_fold_isolated, lambda _task: hard, _fit_killed, keep, preload=PRELOAD)
+    fits.sort(key=lambda r: r.task)
     table = cv_table(fits, {"folds": fold_rows, "C_grid": Cs})
     return CVResult(k, seed, scoring, values, fits, table, pick_best(table), time.perf_counter() - t0)
+
+
+def _fit_fold(task: dict[str, Any]) -> list[dict[str, Any]]:
+    """One fold's fit and its validation score: the record ``cross_validate`` keeps. Raises fit's errors."""
+    from olctc.fit import fit
+
+    t = time.perf_counter()
+    ds: Dataset = task["ds"]
+    res = fit(ds.subset(task["train"]), task["spec"], test_size=0.0, verbose=False, **task["fit"])
+    val = task["val"]
+    weight = None if ds.weight is None else ds.weight[val]
+    try:
+        with warnings.catch_warnings():  # scikit-learn's UndefinedMetricWarning: the problem says it
+            warnings.simplefilter("ignore")
+            score = validation_score(task["scoring"], res.tree, ds.X[val], ds.y[val], weight)
+    except ValueError as exc:  # scikit-learn's: ROC AUC on a fold of one class, say
+        score, why = math.nan, str(exc)
+    else:
+        why = "a class has no weight on this fold"
+    s = res.summary
+    return [{"task": task["task"], "status": s["status"], "gap": s["gap"],
+             "score": score if math.isfinite(score) else None, "why": None if math.isfinite(score) else why,
+             "seconds": time.perf_counter() - t}]
+
+
+def _fit_fold_isolated(task: dict[str, Any]) -> list[dict[str, Any]]:
+    """``_fit_fold`` in a child process: its error comes back as a record (an exception would be a crash)."""
+    try:
+        return _fit_fold(task)
+    except OlctcError as exc:
+        return [{"task": task["task"], "error": str(exc), "kind": type(exc).__name__}]
+
+
+def _fit_killed(task: dict[str, Any], status: str, why: str, seconds: float) -> list[dict[str, Any]]:
+    """The record of a fold fit whose process was killed at its hard limit, or died."""
+    what = "was stopped" if status == "timeout" else "failed"
+    return [{"task": task["task"], "error": f"the fit's process {what} after {seconds:.0f} s: {why}"}]
 
 
 def plan_text(n_C: int, folds: int, time_limit: float | None) -> str:

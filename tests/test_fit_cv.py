@@ -142,7 +142,35 @@ def test_fit_cv_unscorable_fold_names_it_and_writes_nothing(tmp_path):
     assert "points weighted by column 'w'" in ok.stdout and out.exists()
 
 
+def test_cross_validate_in_parallel_gives_the_same_table():
+    kw = dict(folds=2, C_values=[0.01, 1], seed=1, threads=1)
+    one = cross_validate(load("heart"), make_spec(depth=1), **kw)
+    lines: list[str] = []
+    two = cross_validate(load("heart"), make_spec(depth=1), jobs=2, progress=lines.append, **kw)
+    assert two.table == one.table and two.best == one.best
+    assert [(r.task, r.fold, r.C, r.status) for r in two.fits] == [(r.task, r.fold, r.C, r.status) for r in one.fits]
+    assert len(lines) == 5 and sorted(ln.split(": ")[1] for ln in lines[1:]) == \
+        sorted(f"C {c:g}, fold {f}" for c in (0.01, 1) for f in (0, 1))
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_fit_cv_fold_fit_error_names_fold_and_C(tmp_path, jobs):
+    """A fold whose training rows leave a class without weight: fit's own error, named by fold and C, from
+    this process or from a child's."""
+    data = _weighted_heart(tmp_path, zero_fold=0, seed=0, folds=2)
+    out = tmp_path / "t.json"
+    res = subprocess.run([sys.executable, "-m", "olctc.cli", "fit", str(data), "--target", "y", "--weight-column",
+                          "w", "--depth", "1", "--cv", "2", "--C-values", "1", "--jobs", jobs, "--threads", "1",
+                          "-o", str(out)], capture_output=True, text=True)
+    assert res.returncode == 2 and not out.exists()
+    assert res.stderr == (f"error: cross-validation, fold 1, C 1: {data}: weight column 'w': every point of class 1 "
+                          "weighs 0, which leaves one class to train on; give some of them a weight > 0\n")
+
+
 BAD = [
+    (["--jobs", "2"], "error: --jobs 2 applies to cross-validation only: add --cv K (such as --cv 4) to choose C "
+                      "among --C-values, or give one C with --C"),
+    (["--cv", "2", "--jobs", "0"], "error: The 'jobs' parameter (--jobs) must be an integer >= 1. Got 0 instead."),
     (["--cv", "1"], "error: The 'folds' parameter (--cv) must be an integer >= 2. Got 1 instead."),
     (["--cv", "-3"], "error: The 'folds' parameter (--cv) must be an integer >= 2. Got -3 instead."),
     (["--C-values", "1,2"], "error: --C-values 1,2 applies to cross-validation only: add --cv K (such as --cv 4) "
