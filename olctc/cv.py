@@ -121,7 +121,7 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
     fold_rows = make_folds(ds.y, train, k, seed)
     Cs = C_grid(values, spec.depth)
     if progress is not None:
-        progress(plan_text(len(Cs), k, time_limit))
+        progress(plan_text(len(Cs), k, time_limit, int(jobs)))
     fit_kw = {"solver": solver, "time_limit": time_limit, "threads": threads, "seed": seed, "refine": refine,
               "max_nonzeros": max_nonzeros, "leave_overrun": leave_overrun}
     tasks = [{"task": len(Cs[:i]) * k + fold, "fold": fold, "C": C, "spec": replace(spec, C=C), "ds": ds,
@@ -202,15 +202,26 @@ def _fit_killed(task: dict[str, Any], status: str, why: str, seconds: float) -> 
     return [{"task": task["task"], "error": f"the fit's process {what} after {seconds:.0f} s: {why}"}]
 
 
-def plan_text(n_C: int, folds: int, time_limit: float | None) -> str:
-    """What a cross-validation will run: fits, and their longest time under ``time_limit``."""
+def plan_text(n_C: int, folds: int, time_limit: float | None, jobs: int = 1) -> str:
+    """What a cross-validation will run: fits, and their longest time under ``time_limit``, ``jobs`` at a time."""
     n = n_C * folds
-    line = f"cross-validation: {n_C} C combination(s) x {folds} folds = {n} fits, then the final fit"
+    line = (f"cross-validation: {n_C} C combination(s) x {folds} folds = {n} fits"
+            + (f", {jobs} at a time" if jobs > 1 else "") + ", then the final fit")
     if time_limit is not None:
-        line += f"; each fit at most {time_limit:g} s (about {(n + 1) * time_limit / 60:.3g} min at most in all)"
+        rounds = -(-n // jobs) + 1
+        line += f"; each fit at most {time_limit:g} s (about {_duration(rounds * time_limit)} at most in all)"
     if n > MANY_FITS:
         line += "; fewer --C-values or --cv folds make fewer fits"
     return line
+
+
+def _duration(seconds: float) -> str:
+    """'50 s', '12 min', '3.5 h': a rough length of time for a person."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def no_choice_error(cv: CVResult) -> OlctcError:

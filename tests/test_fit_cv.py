@@ -96,6 +96,17 @@ def test_cross_validate_reports_progress_and_fold_statuses():
     assert all(0.8 < r.score <= 1 for r in cv.fits)
 
 
+def test_plan_text_says_how_long_at_most():
+    from olctc.cv import plan_text
+
+    assert plan_text(25, 4, 60) == ("cross-validation: 25 C combination(s) x 4 folds = 100 fits, then the final "
+                                    "fit; each fit at most 60 s (about 101 min at most in all)")
+    assert plan_text(25, 4, 60, jobs=3).endswith("= 100 fits, 3 at a time, then the final fit; each fit at most "
+                                                 "60 s (about 35 min at most in all)")
+    assert plan_text(125, 4, 600).endswith("(about 83.5 h at most in all); fewer --C-values or --cv folds make "
+                                           "fewer fits")
+
+
 def test_fit_cv_without_test_part(tmp_path):
     out = tmp_path / "t.json"
     res = invoke("fit", "--dataset", "heart", "--depth", "1", "--cv", "2", "--C-values", "1", "--test-size", "0",
@@ -149,6 +160,7 @@ def test_cross_validate_in_parallel_gives_the_same_table():
     two = cross_validate(load("heart"), make_spec(depth=1), jobs=2, progress=lines.append, **kw)
     assert two.table == one.table and two.best == one.best
     assert [(r.task, r.fold, r.C, r.status) for r in two.fits] == [(r.task, r.fold, r.C, r.status) for r in one.fits]
+    assert lines[0] == "cross-validation: 2 C combination(s) x 2 folds = 4 fits, 2 at a time, then the final fit"
     assert len(lines) == 5 and sorted(ln.split(": ")[1] for ln in lines[1:]) == \
         sorted(f"C {c:g}, fold {f}" for c in (0.01, 1) for f in (0, 1))
 
