@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable, Sequence
 from operator import itemgetter
 from pathlib import Path
+from typing import IO
 
 import click
 import numpy as np
@@ -103,14 +104,16 @@ class _CellChecks:
                 elif faults[1] is None:
                     # errors are kept without their traceback, which holds the chunk
                     try:
-                        cells[name] = _parse_column(vals, name, self.path, chunk.lines)
+                        column = _parse_column(vals, name, self.path, chunk.lines)
                     except OlctcError as exc:
                         faults[1] = exc.with_traceback(None)
-                    if faults[1] is None and faults[2] is None:
-                        try:
-                            _finite_column(cells[name], vals, name, self.path, chunk.lines)
-                        except OlctcError as exc:
-                            faults[2] = exc.with_traceback(None)
+                    else:
+                        cells[name] = column
+                        if faults[2] is None:
+                            try:
+                                _finite_column(column, vals, name, self.path, chunk.lines)
+                            except OlctcError as exc:
+                                faults[2] = exc.with_traceback(None)
             if any(faults):
                 break  # a fault here comes before any in the columns after this one
         if self.error is not None:
@@ -177,7 +180,7 @@ def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
     if output is None and fmt in BINARY:
         raise OlctcError(f"--format {fmt} writes binary data: give an output file with -o FILE")
     named = SUFFIXES.get(Path(output).suffix.lower()) if output is not None else None
-    if named is not None and named != fmt:  # --format svg -o t.png wrote SVG text into t.png
+    if output is not None and named is not None and named != fmt:  # --format svg -o t.png wrote SVG text into t.png
         own = next(k for k, v in SUFFIXES.items() if v == fmt)
         raise OlctcError(f"-o {output} is the name of a {named} file, but --format is {fmt}: name it "
                          f"{str(output)[:-len(Path(output).suffix)]}{own}, or leave --format out")
@@ -210,17 +213,19 @@ class _Sink:
 
         from olctc.io import atomic_open
 
-        self.output, self.error = output, None
+        self.output = output
+        self.error: OSError | OlctcError | None = None
         self.spooled = output is None or (Path(output).exists() and not Path(output).is_file())
+        self.fh: IO[str] | None
         try:
-            self.fh = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
-                                          if self.spooled else atomic_open(output))
+            self.fh = stack.enter_context(atomic_open(output) if output is not None and not self.spooled
+                                          else tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n"))
         except (OSError, OlctcError) as exc:
             self.fh, self.error = None, exc
 
     def write(self, text: str) -> None:
         """Append ``text``; after a failed write, nothing."""
-        if self.error is not None:
+        if self.error is not None or self.fh is None:  # fh is None only with an error
             return
         try:
             self.fh.write(text)
@@ -243,10 +248,12 @@ class _Sink:
             raise self.error  # an OSError is turned into "cannot write FILE: ..." by atomic_open
         if not self.spooled:
             return
-        self.fh.seek(0)
+        fh = self.fh
+        assert fh is not None  # None only with an error, raised above
+        fh.seek(0)
         with contextlib.nullcontext() if self.output is None else atomic_open(self.output) as out:
             # whole lines: click.echo strips ANSI codes, which hold no line break, from a non-terminal
-            for lines in iter(lambda: self.fh.readlines(1 << 20), []):
+            for lines in iter(lambda: fh.readlines(1 << 20), []):
                 if out is None:
                     click.echo("".join(lines), nl=False)
                 else:
@@ -396,9 +403,11 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
             sink.write(_csv_text(_prediction_rows(ids, labels, P)))
             if scorer is not None:
                 scorer.add(chunk, labels)
-        fault = fault or checks.error or (scorer.error if scorer is not None else None)
+        if checks is not None:  # else there is a fault already
+            fault = checks.error or (scorer.error if scorer is not None else None)
         if fault is not None:
             raise fault
+        assert checks is not None  # no fault: the cells were checked
         for note in checks.notes():
             click.echo(note, err=True)
         extra = [h for h in header if h not in checks.index and h not in (id_column, target)]
@@ -445,10 +454,14 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
     if top < 1:
         raise OlctcError(f"--top must be at least 1; got {top}")
     fault = _missing_columns(t, data, stream.header)
-    checks = _CellChecks(t, data, stream.header) if fault is None else None
-    cells = checks.cells(picked) if checks is not None else None
+    if fault is not None:
+        raise fault
+    checks = _CellChecks(t, data, stream.header)
+    cells = checks.cells(picked)
     if cells is None:
-        raise fault or checks.error
+        fault = checks.error
+        assert fault is not None  # cells() gives None only once it has found an error
+        raise fault
     for note in checks.notes():
         click.echo(note, err=True)
     X = t.encode(cells, str(data))

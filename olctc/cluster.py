@@ -689,8 +689,8 @@ def check_jobs(folder: Path, info: dict[str, Any]) -> None:
             C = [float(c) for c in cells[2].split(",")]
         except ValueError:
             C = None
-        expected = (str(t["fold"]), t["C"], t["model"], t["solution"])
-        got = (cells[1], C, cells[3], cells[4])
+        expected: tuple[Any, ...] = (str(t["fold"]), t["C"], t["model"], t["solution"])
+        got: tuple[Any, ...] = (cells[1], C, cells[3], cells[4])
         for name, e, g in zip(("fold", "C", "model", "solution"), expected, got):
             if name == "C":
                 if g is None or len(g) != len(e) or any(not math.isclose(a, b) for a, b in zip(e, g)):

@@ -121,15 +121,15 @@ def check_size(n: int, p: int, spec: TreeSpec, max_nonzeros: int | None = None) 
     return est
 
 
-def _check_weighted_classes(dataset: Dataset, rows: np.ndarray | None) -> None:
-    """Each class must weigh something in the points to compile. The whole data's weights are checked
-    when read, but a part of it (fit's training split, a grid's fold) may hold only points of weight 0
-    of a class: the model would then train on one class."""
+def _check_weighted_classes(dataset: Dataset, weight: np.ndarray, rows: np.ndarray | None) -> None:
+    """Each class must weigh something in the points to compile (``weight``: ``dataset.weight``, when not
+    None). The whole data's weights are checked when read, but a part of it (fit's training split, a grid's
+    fold) may hold only points of weight 0 of a class: the model would then train on one class."""
     what = f"weight column {dataset.weight_column!r}" if dataset.weight_column else "sample_weight"
     if rows is None:
-        check_classes_weigh(dataset.weight, dataset.y, dataset.classes, f"{dataset.source or dataset.name}: {what}")
+        check_classes_weigh(weight, dataset.y, dataset.classes, f"{dataset.source or dataset.name}: {what}")
     else:
-        check_classes_weigh(dataset.weight, dataset.y, dataset.classes, f"{dataset.source or dataset.name}: {what}",
+        check_classes_weigh(weight, dataset.y, dataset.classes, f"{dataset.source or dataset.name}: {what}",
                             f" among the {len(rows)} training rows", "another split (--seed, --test-size or "
                             "--folds) or more points of that class with a weight > 0 avoids it")
 
@@ -175,7 +175,7 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
     if rows is not None:
         rows = _source_rows(rows, dataset.n)
     if dataset.weight is not None:
-        _check_weighted_classes(dataset, rows)
+        _check_weighted_classes(dataset, dataset.weight, rows)
         if not (dataset.weight > 0).all():
             keep = np.flatnonzero(dataset.weight > 0)
             rows = keep if rows is None else np.asarray(rows)[keep]
@@ -488,7 +488,10 @@ class _ManifestCheck:
             self.ints(self.items(rows, "data.rows", n, "row numbers (data.n)"), "data.rows")
             if len(set(rows)) != n:
                 seen: set[int] = set()
-                twice = next(r for r in rows if r in seen or seen.add(r))
+                for twice in rows:  # the first row number seen twice
+                    if twice in seen:
+                        break
+                    seen.add(twice)
                 raise manifest_error(self.path, "data.rows", "distinct row numbers", f"{twice} twice")
         counts = [self.integer(d[k], f"data.{k}") for k in ("n_positive", "n_negative") if k in d]
         if len(counts) == 2 and sum(counts) != n:

@@ -134,7 +134,8 @@ def _category_hits(vals: Sequence[Any] | np.ndarray, categories: tuple[str, ...]
     index = {c: k for k, c in enumerate(categories)}
     if len(index) < len(categories):  # a category twice (a Schema built by hand): each copy is a hit
         eq = np.asarray([str(v) for v in vals], dtype=object)[:, None] == np.asarray(categories, dtype=object)
-        return np.nonzero(eq)
+        rows, hits = np.nonzero(eq)
+        return rows, hits
     codes = np.fromiter((index.get(str(v), -1) for v in vals), dtype=np.intp, count=len(vals))
     rows = np.flatnonzero(codes >= 0)
     return rows, codes[rows]
@@ -411,6 +412,10 @@ class _Unread:
             return out
         head, self.head = self.head, b""
         return head + self.fh.read(-1 if n is None or n < 0 else n - len(head))
+
+    def seek(self, n: int, /) -> int:
+        # GzipFile's file protocol has seek; a reader that reads on to the end never calls it
+        raise io.UnsupportedOperation("cannot seek back in a table file read once")
 
 
 def _byte_blocks(path: Path) -> Iterator[bytes]:

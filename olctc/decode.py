@@ -389,7 +389,8 @@ def _check_against_data(man: dict[str, Any], ds: Dataset, where: str | Path) -> 
         holder = man[section] if section else man
         got = holder.get(key, want)
         if got != want:
-            if isinstance(got, list) and len(got) == len(want):  # point at the first entry that differs
+            # point at the first entry that differs
+            if isinstance(got, list) and isinstance(want, list) and len(got) == len(want):
                 k = next(k for k, (a, b) in enumerate(zip(got, want)) if a != b)
                 name, got, want = f"{name}[{k}]", got[k], want[k]
             raise OlctcError(f"{where}: field {name!r} does not match the training data ({shorten(json.dumps(got))} "

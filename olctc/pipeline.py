@@ -81,11 +81,11 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight)
             start_objective = comp.milp.objective(x)
             names = [str(n) for n in comp.milp.col_names()]
-            quadratic = comp.milp.quadratic_part(x)
+            quad_part = comp.milp.quadratic_part(x)
             starts: dict[str, Any] = {}
             for solver, path in zip(start_solvers, start_files):
                 written[f"start:{solver}"] = path
-                write_start(path, names, x, solver, objective=start_objective, quadratic=quadratic)
+                write_start(path, names, x, solver, objective=start_objective, quadratic=quad_part)
                 starts[solver] = {"file": path.name, "sha256": sha256_file(path)}
             man["files"]["start"] = starts
             man["warm_start"] = {"objective": float(start_objective)}
@@ -167,9 +167,11 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
                      verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun)
     if res.x is None:
-        why = (f"was still running {res.runtime - time_limit:.0f} s past its time limit (work that checks no "
-               f"clock) and was left, with no solution" if res.left_running else f"found no solution "
-                                                                                 f"({res.raw_status})")
+        if res.left_running and time_limit is not None:  # a solve is left running past a time limit only
+            why = (f"was still running {res.runtime - time_limit:.0f} s past its time limit (work that checks no "
+                   f"clock) and was left, with no solution")
+        else:
+            why = f"found no solution ({res.raw_status})"
         raise NoSolution(f"{solver} {why}; nothing written")
     write_native_solution(res, sol, solver)
     return res, sol

@@ -246,10 +246,10 @@ def parse_tangents(value: str | Iterable[float] | None) -> tuple[tuple[float, ..
         raise param_error("tangents", f"points <= {MAX_TANGENT:g} or inf: the tangent at {big[0]!r} has a slope "
                           f"1/(1 + e^v) below 1e-304 (0 from about 745), so its line is the bound xi >= 0 "
                           f"that inf already gives", value)
-    pts = tuple(sorted(set(pts)))
+    points = tuple(sorted(set(pts)))
     # A list equal to a named set is that set (so a manifest's points read back under their name).
-    label = next((name for name, known in TANGENT_SETS.items() if known == pts), label)
-    return pts, label
+    label = next((name for name, known in TANGENT_SETS.items() if known == points), label)
+    return points, label
 
 
 def check_spec(value: Any) -> None:
@@ -362,7 +362,7 @@ def parse_C(value: float | str | Iterable[float], depth: int, *, name: str = "C"
         wanted = "one value for depth 1" if depth == 1 else \
             f"one value or {depth} values (one per layer, root first) for depth {depth}"
         raise param_error(name, wanted,
-                          value if isinstance(value, str) else list(value) if not is_real(value) else value)
+                          value if isinstance(value, str) else list(value) if isinstance(value, Iterable) else value)
     if any(not (v > 0) or math.isinf(v) for v in vals):
         raise param_error(name, "finite and > 0 for every layer", value if isinstance(value, str) else vals)
     check_cost(name, vals, value if isinstance(value, str) else vals, " for every layer")

@@ -291,11 +291,11 @@ def _fit_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, min_points: 
         return np.zeros(p), _constant_b(y, spec, sw)
     info = spec.info
     C = float(spec.C[h - 1])
-    B = spec.effective_budget
+    B = spec.effective_budget  # not None when info.l0 is "hfs" or "sfs": their presets have a default budget
     if info.loss == "hinge":
         fit = lambda Xf, yf: _hinge_fit(Xf, yf, C, sw)  # noqa: E731
         w, b = fit(X, y)
-        if info.l0 in ("hfs", "sfs") and np.count_nonzero(w) > B:
+        if info.l0 in ("hfs", "sfs") and B is not None and np.count_nonzero(w) > B:
             w2, b2 = _refit_on(fit, X, y, _top_features(w, B))
             # HFS must keep the budget; SFS keeps whichever is better for the node's objective share.
             if info.l0 == "hfs" or (_hinge_share(w2, b2, X, y, C, spec, sw)
@@ -311,7 +311,7 @@ def _fit_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, min_points: 
                                          polish=Xf.shape[0] * max(Xf.shape[1], 1) <= EXACT_FIT_CELLS,
                                          sample_weight=sw)
     w, b = fit(X, y)
-    if info.l0 == "hfs" and np.count_nonzero(w) > B:
+    if info.l0 == "hfs" and B is not None and np.count_nonzero(w) > B:
         w, b = _refit_on(fit, X, y, _top_features(w, B))
     if info.loss == "misclassification":
         # OCT-H: the logistic direction, normalised into ||w||_1 <= 1 (same signs, same routing).

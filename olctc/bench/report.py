@@ -456,8 +456,9 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
         echo(f"{d / 'runs.jsonl'}: ignored {bad} unreadable line(s) (a run killed while writing, or a line "
              "edited by hand)")
     expected = expected_runs(meta)
-    options = meta.get("options") if isinstance(meta.get("options"), dict) else {}
-    all_recs, other = own_records(all_recs, options, None if expected is None else set(expected))
+    options = meta.get("options")
+    all_recs, other = own_records(all_recs, options if isinstance(options, dict) else {},
+                                  None if expected is None else set(expected))
     if other:
         echo(f"{d / 'runs.jsonl'}: ignored {other} record(s) of runs this bench does not have (a data set, seed, "
              f"model or option other than its {BENCH_JSON}'s: copied or edited in)")
@@ -471,7 +472,7 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
     models = _model_order(experiment, recs)
     have = {r["key"] for r in recs}
     missing = sorted(v for k, v in (expected or {}).items() if k not in have)
-    if missing:
+    if missing and expected is not None:  # runs are missing only from a bench that expects some
         echo(f"{d}: the bench is incomplete, {missing_text(missing, len(expected))}; the report says so, "
              "and compares models only on the runs both have")
     rows = summary_rows(experiment, recs, missing)

@@ -105,7 +105,7 @@ def _die_with_the_bench() -> None:
         return
     server = getattr(forkserver, "_forkserver", None)
     fd = getattr(server, "_forkserver_alive_fd", None)
-    if fd is not None:
+    if server is not None and fd is not None:
         os.close(fd)
         # The child's own processes, if any, then start from a fork server of their own.
         server._forkserver_alive_fd = None

@@ -360,10 +360,10 @@ def number_table(x: np.ndarray, signs: tuple[bytes, bytes] = (b"-", b""), suffix
         # Blocks that keep the temporaries in cache: about a third faster than one pass.
         data = np.empty((n, W), dtype=np.uint8)
         width = np.empty(n, dtype=np.int64)
-        for a in range(0, n, _BLOCK):
-            t = number_table(x[a:a + _BLOCK], signs, suffix)
-            data[a:a + _BLOCK] = t.data
-            width[a:a + _BLOCK] = t.width
+        for lo in range(0, n, _BLOCK):
+            t = number_table(x[lo:lo + _BLOCK], signs, suffix)
+            data[lo:lo + _BLOCK] = t.data
+            width[lo:lo + _BLOCK] = t.width
         return Table(data, width, True)
     if n == 0:
         return Table(np.zeros((0, W), dtype=np.uint8), np.zeros(0, dtype=np.int64), True)
@@ -426,10 +426,10 @@ def number_table(x: np.ndarray, signs: tuple[bytes, bytes] = (b"-", b""), suffix
     width[perm] = width_s
     for k in np.flatnonzero(~ok).tolist():
         v = x[k]
-        b = (signs[0] if v < 0 else signs[1]) + fmt(abs(v)).encode() + suffix
+        text = (signs[0] if v < 0 else signs[1]) + fmt(abs(v)).encode() + suffix
         out[k] = 0
-        out[k, W - len(b):] = np.frombuffer(b, dtype=np.uint8)
-        width[k] = len(b)
+        out[k, W - len(text):] = np.frombuffer(text, dtype=np.uint8)
+        width[k] = len(text)
     return Table(out, width, True)
 
 
@@ -521,7 +521,7 @@ class NumberCache:
             else:
                 key[todo[hit]] = lvl * self.size + h[hit]
                 todo = todo[~hit]
-        return key if todo.size == 0 else None
+        return key if todo is not None and todo.size == 0 else None  # todo is set once levels >= 1
 
 
 # ----------------------------------------------------------------------------------------------
@@ -609,7 +609,7 @@ class SpillParts:
 
     def write(self, buf: np.ndarray, end: np.ndarray, idx: np.ndarray) -> None:
         """Write entry ``idx[k]`` so that it ends just before ``end[k]``."""
-        if len(self.bins) == 1:
+        if len(self.bins) == 1 or self.bin_of is None:  # bin_of None: one whole bin
             _, wb, items = self.bins[0]
             _view(buf, wb)[end - wb] = items[idx]
             return
@@ -768,7 +768,7 @@ def write_chunks(path, produce) -> str:
 
 def collect_chunks(produce) -> bytes:
     """Run ``produce(alloc)`` into memory."""
-    out = []
+    out: list[bytes] = []
     for ch in produce(lambda n: np.empty(n, dtype=np.uint8)):
         out.extend(bytes(p) for p in ch.pieces)
     return b"".join(out)

@@ -177,22 +177,21 @@ def _rows(alloc: Callable[[int], np.ndarray], indptr: np.ndarray, indices: np.nd
         brk = (rank > 0) & (rank % kmax == 0)
         if brk.any():
             buf[term_start[brk]] = ord("\n")
-        yield F.Chunk([memoryview(buf)[:total]], buf)
+        yield F.Chunk([buf.data[:total]], buf)  # buf.data: memoryview(buf), which numpy types on 3.12+ only
         r0 = r1
 
 
-def _quad_text(p: F.Prepared, kmax: int) -> bytes:
-    """``+ [ ... ] / 2`` for the objective, on lines of its own, wrapped every ``kmax`` terms."""
-    U = p.Q
+def _quad_text(p: F.Prepared, U: sp.csr_matrix, kmax: int) -> bytes:
+    """``+ [ ... ] / 2`` for the objective ``p.Q`` (``U``), on lines of its own, wrapped every ``kmax`` terms."""
     i = np.repeat(np.arange(U.shape[0]), np.diff(U.indptr))
     j = U.indices
     v = np.where(i == j, U.data, 2.0 * U.data)
     coef = F.number_table(v, signs=(b" - ", b" + "), suffix=b" ").tolist()
     names = [s.decode() for s in p.cols.tolist()]
     parts = []
-    for k, (a, b, cf) in enumerate(zip(i.tolist(), j.tolist(), coef)):
+    for k, (a, b, cb) in enumerate(zip(i.tolist(), j.tolist(), coef)):
         lead = "\n" if k and k % kmax == 0 else ""
-        cf = cf.decode()
+        cf = cb.decode()
         if lead:
             cf = lead + cf[1:]
         parts.append(f"{cf}{names[a]} ^2" if a == b else f"{cf}{names[a]} * {names[b]}")
@@ -210,7 +209,7 @@ def _produce(p: F.Prepared, alloc: Callable[[int], np.ndarray], chunk_bytes: int
     yield F.Chunk([b"Minimize\n"])
     ctab = F.number_table(p.c, signs=(b" - ", b" + "), suffix=b" ")
     # A quadratic term: " - " + number + " " + name + " * " + name.
-    quad = _quad_text(p, max(1, (MAX_LINE - 10) // (30 + 2 * cmax))) if p.Q is not None else b""
+    quad = _quad_text(p, p.Q, max(1, (MAX_LINE - 10) // (30 + 2 * cmax))) if p.Q is not None else b""
     yield from _rows(alloc, np.array([0, n]), np.arange(n), np.arange(n), lambda k: (ctab, k),
                      F.const_table([b" obj:"]), F.const_table([quad + b"\n"]), names, kmax, chunk_bytes)
 

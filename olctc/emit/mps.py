@@ -262,7 +262,7 @@ def _produce(p: F.Prepared, alloc: Callable[[int], np.ndarray], chunk_bytes: int
         rows_k = arow[k0:k1].astype(np.intp)
         v = aval[k0:k1]
         vidx = cache.lookup(v) if cache is not None else None
-        if vidx is None:
+        if vidx is None or cached is None:  # cached is None only when cache is, and then so is vidx
             end = F.SpillParts(F.trim(F.number_table(v, suffix=b"\n")), span=minpre + 10)
             vidx = np.arange(k1 - k0)
         else:
@@ -271,7 +271,7 @@ def _produce(p: F.Prepared, alloc: Callable[[int], np.ndarray], chunk_bytes: int
         total, start = F.spill3(buf, pre, col, mid, rows_k, end, vidx,
                                 pre_runs=(np.arange(ja, jb + 1), hi - lo))
         # Split the buffer where integer runs start or stop, to put the marker lines in.
-        pieces = []
+        pieces: list[memoryview | bytes] = []
         cut = 0
         last = k1 == nnz
         a, b = np.searchsorted(mark_line, [k0, k1], side="left")
@@ -279,15 +279,15 @@ def _produce(p: F.Prepared, alloc: Callable[[int], np.ndarray], chunk_bytes: int
             b = mark_line.size
         for i in range(a, b):
             first = int(mark_line[i])
-            kind = "INTORG" if integ[change[i] + 1] else "INTEND"
+            marker = "INTORG" if integ[change[i] + 1] else "INTEND"
             pos = total if first >= k1 else int(start[first - k0])
             if pos > cut:
-                pieces.append(memoryview(buf)[cut:pos])
-            pieces.append(_MARKER.format(nmark, kind).encode())
+                pieces.append(buf.data[cut:pos])  # buf.data: memoryview(buf), which numpy types on 3.12+ only
+            pieces.append(_MARKER.format(nmark, marker).encode())
             nmark += 1
             cut = pos
         if total > cut:
-            pieces.append(memoryview(buf)[cut:total])
+            pieces.append(buf.data[cut:total])
         yield F.Chunk(pieces, buf)
         k0 = k1
 
@@ -326,8 +326,10 @@ def _spill_section(prefix: bytes | None, mid_tab: F.Table, mid_idx: np.ndarray, 
     """Lines ``prefix + mid_tab[mid_idx] + fmt(value)``, for RHS and QUADOBJ."""
     k = values.shape[0]
     if pre is None:
+        assert prefix is not None, "a prefix, or pre and pre_idx"  # the RHS call gives the one, QUADOBJ the other
         pre = F.ExactParts(F.const_table([prefix]))
         pre_idx = np.zeros(k, dtype=np.intp)
+    assert pre_idx is not None, "pre comes with pre_idx"
     vt = F.trim(F.number_table(values, suffix=b"\n"))
     mid = F.SpillParts(mid_tab, span=minpre)
     end = F.SpillParts(vt, span=minpre + 10)

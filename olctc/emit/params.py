@@ -222,28 +222,35 @@ def highs_options_text(*, time_limit: float | None = None, threads: int | None =
     return "\n".join(lines) + "\n"
 
 
-def _scip_text(**limits: float | int | None) -> str:
+def _scip_text(*, time_limit: float | None = None, threads: int | None = None,
+               mip_gap: float | None = None) -> str:
     lines = ["# olctc: SCIP settings (scip -c 'set load <this file>' or Model.readParams)"]
-    lines += [f"{k} = {format_value(v)}" for k, v in solver_settings("scip", **limits).items()]
+    settings = solver_settings("scip", time_limit=time_limit, threads=threads, mip_gap=mip_gap)
+    lines += [f"{k} = {format_value(v)}" for k, v in settings.items()]
     return "\n".join(lines) + "\n"
 
 
-def _gurobi_text(**limits: float | int | None) -> str:
+def _gurobi_text(*, time_limit: float | None = None, threads: int | None = None,
+                 mip_gap: float | None = None) -> str:
     lines = ["# olctc: Gurobi PRM file (model.read('<this file>') or GRBreadparams)"]
-    lines += [f"{k} {format_value(v)}" for k, v in solver_settings("gurobi", **limits).items()]
+    settings = solver_settings("gurobi", time_limit=time_limit, threads=threads, mip_gap=mip_gap)
+    lines += [f"{k} {format_value(v)}" for k, v in settings.items()]
     return "\n".join(lines) + "\n"
 
 
-def _cplex_text(**limits: float | int | None) -> str:
+def _cplex_text(*, time_limit: float | None = None, threads: int | None = None,
+                mip_gap: float | None = None) -> str:
     # The "CPLEX Parameter File Version" header line is optional and warns when it names another
     # version, so it is left out. '#' starts a comment in PRM files.
     lines = ["# olctc: CPLEX PRM file (cplex.parameters.read_file('<this file>') or CPXreadcopyparam)"]
-    lines += [f"{k} {format_value(v)}" for k, v in solver_settings("cplex", **limits).items()]
+    settings = solver_settings("cplex", time_limit=time_limit, threads=threads, mip_gap=mip_gap)
+    lines += [f"{k} {format_value(v)}" for k, v in settings.items()]
     return "\n".join(lines) + "\n"
 
 
-def _cbc_text(**limits: float | int | None) -> str:
-    return " ".join(cbc_args(**limits)) + "\n"
+def _cbc_text(*, time_limit: float | None = None, threads: int | None = None,
+              mip_gap: float | None = None) -> str:
+    return " ".join(cbc_args(time_limit=time_limit, threads=threads, mip_gap=mip_gap)) + "\n"
 
 
 def _glpk_text(model: str, time_limit: float | None = None, threads: int | None = None,
@@ -263,7 +270,8 @@ def scip_word(name: str) -> str:
     return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _readme_text(model: str, starts: bool = False, quadratic: bool = False, **limits: float | int | None) -> str:
+def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, time_limit: float | None = None,
+                 threads: int | None = None, mip_gap: float | None = None) -> str:
     """Every solver's command line for the model file ``model`` (a name in its folder). HiGHS, CBC, SCIP,
     Gurobi and CPLEX tell MPS from LP by the suffix; glpsol needs a flag (``GLPK_FORMAT_FLAGS``).
     A ``quadratic`` model (MIQP) lists the solvers that solve it only."""
@@ -271,8 +279,8 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, **li
 
     stem = model.rsplit(".", 1)[0]
     q = shlex.quote  # file names with spaces stay one argument in the shell lines
-    cbc = " ".join(cbc_args(**limits))
-    glpk = " ".join(glpk_args(time_limit=limits.get("time_limit"), mip_gap=limits.get("mip_gap"),
+    cbc = " ".join(cbc_args(time_limit=time_limit, threads=threads, mip_gap=mip_gap))
+    glpk = " ".join(glpk_args(time_limit=time_limit, mip_gap=mip_gap,
                               model_format=_format(model)))
     commands = {
         "highs": [f"  HiGHS:  highs --model_file {q(model)} --options_file {q(stem + '.highs.opt')} "
@@ -294,7 +302,7 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, **li
     lines = [f"Solver settings for {model} (integrality and feasibility tolerance {TIGHT_TOL:g}; the",
              "big-M rows need them: at default tolerances solvers report false optima)."]
     lines += [line for k in use for line in commands[k]]
-    if limits.get("time_limit") is None:  # the first thing a cluster user adds, in each program's own words
+    if time_limit is None:  # the first thing a cluster user adds, in each program's own words
         flags = {"highs": "HiGHS --time_limit S", "cbc": "CBC -sec S (before -solve)",
                  "scip": "SCIP set limits time S (before optimize)", "gurobi": "Gurobi m.Params.TimeLimit = S",
                  # read_file resets every parameter the file does not set: a limit set before it is lost

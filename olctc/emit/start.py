@@ -145,7 +145,10 @@ def _check_names(names: Sequence[str], path: Path) -> None:
         raise OlctcError(f"cannot write MIP start {path}: expected column names without whitespace, got {bad!r}")
     if len(set(names)) != len(names):
         seen: set[str] = set()
-        dup = next(n for n in names if n in seen or seen.add(n))
+        for dup in names:  # the first name seen twice
+            if dup in seen:
+                break
+            seen.add(dup)
         raise OlctcError(f"cannot write MIP start {path}: expected distinct column names, got {dup!r} twice")
 
 

@@ -185,7 +185,7 @@ def _reject_constant(name: str) -> Any:
 def _columns(doc: _Doc, v: Any) -> Schema:
     if not isinstance(v, list):
         raise doc.fail("columns", "a list of column objects", v)
-    cols = []
+    cols: list[Column] = []
     for i, c in enumerate(v):
         where = f"columns[{i}]"
         if not isinstance(c, dict):
@@ -272,14 +272,15 @@ def tree_from_dict(d: Any, source: str = "tree"):
         raise doc.fail("nodes", "only the fields W, b, n, pos, std", unknown[0])
     W = doc.number_array(doc.get(nodes, "W", "nodes."), (n_nodes, p), "nodes.W")
     b = doc.number_array(doc.get(nodes, "b", "nodes."), (n_nodes,), "nodes.b")
-    stats = {}
+    stats: dict[str, np.ndarray | None] = {}
     for key, shape, integer in (("n", (n_nodes,), True), ("pos", (n_nodes,), True), ("std", (n_nodes, p), False)):
         v = nodes.get(key)
-        stats[key] = None if v is None else doc.number_array(v, shape, f"nodes.{key}", integer)
-        if stats[key] is not None and (stats[key] < 0).any():
+        stats[key] = arr = None if v is None else doc.number_array(v, shape, f"nodes.{key}", integer)
+        if arr is not None and (arr < 0).any():
             raise doc.fail(f"nodes.{key}", "non-negative numbers", v)
-    if stats["n"] is not None and stats["pos"] is not None and (stats["pos"] > stats["n"]).any():
-        raise doc.fail("nodes.pos", "at most nodes.n positive points per node", stats["pos"].tolist())
+    n_stat, pos_stat = stats["n"], stats["pos"]
+    if n_stat is not None and pos_stat is not None and (pos_stat > n_stat).any():
+        raise doc.fail("nodes.pos", "at most nodes.n positive points per node", pos_stat.tolist())
     meta = d.get("meta", {})
     if not isinstance(meta, dict):
         raise doc.fail("meta", "an object", meta)

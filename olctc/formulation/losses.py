@@ -116,13 +116,15 @@ def add_misclassification_rows(bld: Builder, v: Vars, X: np.ndarray, y: np.ndarr
     node, point = grid(last, n)
     r = node.shape[0]
     first = int(last[0])
+    q = v.q
+    assert q is not None, "the misclassification loss needs_q: build_model adds the q block"
     for name, zsign, sense, rhs in (("mis_up", M, "L", M), ("mis_lo", -M, "G", spec.epsilon - 3 * M)):
         parts = score_parts(v, X, node, point, 1.0)
         parts.append((z_cols(v, node - first, 1, point), full(r, zsign)))
-        parts.append(((v.q.start + point)[:, None], full(r, -2 * M)))
+        parts.append(((q.start + point)[:, None], full(r, -2 * M)))
         bld.add_rows(name, [("node", last), ("point", np.arange(n))], [parts], sense, rhs)
     pts = np.arange(n)
-    qc = (v.q.start + pts)[:, None]
+    qc = (q.start + pts)[:, None]
     xc = (v.xi.start + pts)[:, None]
     bld.add_rows("err", [("point", pts)], [[(qc, full(n, np.where(y > 0, 1.0, -1.0))), (xc, full(n, 1.0))]],
                  "E", np.where(y > 0, 1.0, 0.0))

@@ -48,7 +48,7 @@ def add_rows(bld: Builder, v: Vars, spec: TreeSpec, topo: Topology, p: int) -> N
     size = topo.n_nodes * p
     nodes_feats = [("node", topo.nodes), ("feature", np.arange(p))]
     w_idx = (v.w.start + np.arange(size))[:, None]
-    if v.w_pos is not None:
+    if v.w_pos is not None and v.w_neg is not None:  # add_columns adds both or neither
         bld.add_rows("l1", nodes_feats,
                      [[(w_idx, full(size, 1.0)), ((v.w_pos.start + np.arange(size))[:, None], full(size, -1.0)),
                        ((v.w_neg.start + np.arange(size))[:, None], full(size, 1.0))]], "E", 0.0)
@@ -58,15 +58,19 @@ def add_rows(bld: Builder, v: Vars, spec: TreeSpec, topo: Topology, p: int) -> N
         bld.add_rows("l0_up", nodes_feats, [[(w_idx, full(size, 1.0)), (d_idx, full(size, -M))]], "L", 0.0)
         bld.add_rows("l0_lo", nodes_feats, [[(w_idx, full(size, 1.0)), (d_idx, full(size, M))]], "G", 0.0)
         per_node = v.delta.start + np.arange(size).reshape(topo.n_nodes, p)
+        budget = spec.effective_budget  # not None for hfs and sfs: their presets have a default budget
         if info.l0 == "hfs":
+            assert budget is not None
             bld.add_rows("budget", [("node", topo.nodes)], [[(per_node, np.ones((topo.n_nodes, p)))]], "L",
-                         float(spec.effective_budget))
+                         float(budget))
         elif info.l0 == "sfs":
+            assert budget is not None and v.excess is not None  # add_columns adds excess for sfs
             ex = (v.excess.start + topo.nodes)[:, None]
             bld.add_rows("sfs", [("node", topo.nodes)],
                          [[(per_node, np.ones((topo.n_nodes, p))), (ex, full(topo.n_nodes, -1.0))]], "L",
-                         float(spec.effective_budget))
+                         float(budget))
     if info.regulariser == "l1_norm_bound":
+        assert v.w_pos is not None and v.w_neg is not None  # add_columns adds them for l1_norm_bound
         pos = v.w_pos.start + np.arange(size).reshape(topo.n_nodes, p)
         neg = v.w_neg.start + np.arange(size).reshape(topo.n_nodes, p)
         bld.add_rows("norm", [("node", topo.nodes)],

@@ -47,7 +47,7 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
         raise src.fail("well-formed CPLEX solution XML", f"'{exc}' (file truncated?)", line=exc.position[0]) from None
     solution = root if root.tag == "CPLEXSolution" else root.find("CPLEXSolution")
     header = solution.find("header") if solution is not None else None
-    if header is None:
+    if solution is None or header is None:
         raise src.fail("a <CPLEXSolution> with a <header>", f"<{root.tag}>")
     code_text = header.get("solutionStatusValue")
     if code_text is None:

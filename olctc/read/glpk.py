@@ -155,9 +155,9 @@ def parse_printable(src: Source, col_names: Sequence[str] | None = None, solver:
     """Parse a ``glpsol -o`` file (or HiGHS style 3)."""
     fields: dict[str, tuple[int, str]] = {}
     for k, line in enumerate(src.lines[:12]):
-        key, sep, rest = line.partition(":")
+        key, sep, value = line.partition(":")
         if sep and key in ("Columns", "Status", "Objective"):
-            fields[key] = (k + 1, rest.strip())
+            fields[key] = (k + 1, value.strip())
     for key in ("Columns", "Status", "Objective"):
         if key not in fields:
             raise src.fail(f"a '{key}:' line in the header of a GLPK printable file", "none")

@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -57,12 +57,16 @@ QUADRATIC_SOLVERS = ("scip",)
 
 _FileBackend = Callable[[Path, SolveOptions, bool], SolveResult]
 
+
+def _external_backend(name: str) -> _FileBackend:
+    return lambda p, o, q: solve_external(name, p, o)
+
 #: solver name -> backend(model path, options, is_quadratic).
 FILE_BACKENDS: dict[str, _FileBackend] = {
     "highs": lambda p, o, q: inprocess.highs_file(p, o),
     "cbc": lambda p, o, q: inprocess.cbc_file(p, o),
     "scip": lambda p, o, q: inprocess.scip_file(p, o, quadratic=q),
-    **{name: (lambda p, o, q, name=name: solve_external(name, p, o)) for name in EXTERNAL},
+    **{name: _external_backend(name) for name in EXTERNAL},
 }
 
 __all__ = ["ALL_SOLVERS", "EXTERNAL_SOLVERS", "QUADRATIC_SOLVERS", "SOLVERS", "STATUSES", "SolveResult",
@@ -96,8 +100,9 @@ def _options(solver: str, *, time_limit: float | None, threads: int | None, mip_
                         col_names=None if col_names is None else list(col_names))
 
 
-def _start_array(start: Start) -> np.ndarray:
-    """A MIP start given as values, as a 1-D float array (OlctcError naming 'start' for text and the like)."""
+def _start_array(start: Any) -> np.ndarray:
+    """A MIP start given as values (any value but a mapping: a list, an array, or text), as a 1-D float array
+    (OlctcError naming 'start' for text and the like)."""
     def bad() -> OlctcError:  # built on failure only: the repr of a start of a million values is long to make
         return OlctcError("The 'start' parameter must be numbers, one per column, or a dict of column name -> "
                           f"value. Got {shorten(' '.join(repr(start).split()))} instead.")

@@ -130,6 +130,7 @@ EXTERNAL: dict[str, ExternalSolver] = {
 
 def locate(spec: ExternalSolver, solver_path: Path | None) -> tuple[Path, dict[str, str]]:
     """The program to run and its environment; OlctcError saying how to install it when missing."""
+    exe: Path | None
     if solver_path is not None:
         # A bare program name is looked up on PATH; a path is used as given. The program runs in a
         # temporary folder, so the path is made absolute.
@@ -239,6 +240,7 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
                 from olctc.emit.start import start_filename, write_start
 
                 x0 = start_vector(opts.start, names, lb, ub)
+                assert x0 is not None  # opts.start is not None here: there is a start and no start_path
                 # own subfolder: HiGHS's start and solution files share the name <stem>.highs.sol
                 (workdir / "start").mkdir()
                 start_file = workdir / "start" / start_filename(model_stem(path), spec.start_solver)

@@ -340,6 +340,8 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
     best: dict[str, tuple[float, float | None, np.ndarray]] = {}
     if leave_at is not None and is_mip:
         h.cbMipImprovingSolution.subscribe(lambda e: _keep_incumbent(e, best))
+    x: np.ndarray | None  # the answer's values and objective; None without a solution
+    objective: float | None
     t0 = time.perf_counter()
     try:
         _native(lambda: _highs_thread_run(h), stop=stop, leave_at=leave_at, cancel=h.cancelSolve)
@@ -360,7 +362,7 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
     info = h.getInfo()
     has_solution = int(info.primal_solution_status) == int(highspy.SolutionStatus.kSolutionStatusFeasible)
     status = _map(HIGHS_STATUS, model_status.name, has_solution)
-    x = objective = None
+    x, objective = None, None
     if status in ("optimal", "feasible"):
         x = np.asarray(h.getSolution().col_value, dtype=float)
         objective = float(info.objective_function_value)
@@ -469,7 +471,9 @@ def cbc_model(path: Path, opts: SolveOptions) -> tuple[Any, float]:
         raise no_columns(path, "CBC")
     settings = solver_settings("python-mip", time_limit=opts.time_limit, threads=opts.threads,
                                mip_gap=opts.mip_gap)
-    max_seconds = settings.pop(PARAM_NAMES["python-mip"].time_limit, mip.INF)
+    # the time limit (PARAM_NAMES' "max_seconds") is optimize's argument: the value given, or no limit
+    settings.pop("max_seconds", None)
+    max_seconds = mip.INF if opts.time_limit is None else opts.time_limit
     # python-mip keeps these on the Model and hands them to CBC at optimize().
     for attr, value in settings.items():
         setattr(m, attr, value)

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import io
 import os
 import re
 import shutil
 import tempfile
 import zlib
 from pathlib import Path
-from typing import IO, Iterator
+from typing import Iterator
 
 import numpy as np
 
@@ -147,7 +148,7 @@ def _tail(path: Path) -> bytes:
     return tail
 
 
-def _open(path: Path) -> IO[bytes]:
+def _open(path: Path) -> io.BufferedIOBase:  # GzipFile is one, and so is open(path, "rb")
     return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else open(path, "rb")
 
 
