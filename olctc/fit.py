@@ -215,7 +215,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         raise KeyboardInterrupt
     status, gap, kept_why = res.status, res.gap, None  # of the tree kept
     left_why = (f"{solver} was still running {res.runtime - remaining:.0f} s past its time limit of "
-                f"{remaining:.0f} s (work that checks no clock) and was left" if res.left_running else None)
+                f"{remaining:.0f} s (work that checks no clock) and was left"
+                if res.left_running and remaining is not None else None)  # left only past a time limit
     if left_why and res.x is not None and verbose:
         echo(f"{left_why}: taking the best solution it had found (objective {res.objective:.6g})")
     if res.x is None:
