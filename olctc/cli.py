@@ -5,7 +5,11 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    import signal
+    from types import FrameType
 
 import click
 
@@ -70,6 +74,7 @@ def _load_data(data: str | None, target: str | None, dataset: str | None, positi
         return load(dataset, positive_class, drop, weight_column=weight_column)
     if not target:
         raise OlctcError(f"{data}: say which column holds the class with --target COLUMN")
+    assert data is not None  # one of data and dataset, checked above
     return read_csv(data, target, positive_class, drop, weight_column=weight_column,
                     max_one_hot=max_nonzeros or DEFAULT_MAX_NONZEROS)
 
@@ -414,6 +419,7 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
             cv, C_values, scoring, jobs, max_nonzeros, output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine (with --cv, choose C first)."""
     from olctc.emit.params import validate_limits
+    from olctc.errors import TimeLimitTooShort
     from olctc.export.json import save
     from olctc.fit import fit, summary_lines
 
@@ -432,9 +438,19 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
                                  time_limit=time_limit, threads=threads, refine=refine, max_nonzeros=max_nonzeros,
                                  jobs=1 if jobs is None else jobs)
         spec = replace(spec, C=chosen.best)
-    res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
-              seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent,
-              max_nonzeros=max_nonzeros, leave_overrun=True)
+    try:
+        res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
+                  seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent,
+                  max_nonzeros=max_nonzeros, leave_overrun=True)
+    except TimeLimitTooShort as exc:
+        if chosen is None:
+            raise
+        # the final model is the largest: a limit the fold fits took can leave it no time, after the whole CV
+        from olctc.cluster import c_text
+
+        raise TimeLimitTooShort(f"the final fit: {exc}; the cross-validation chose C {c_text(chosen.best)}: fit "
+                                f"that with --C {c_text(chosen.best)} instead of --cv (no need to cross-validate "
+                                "again)") from None
     if chosen is not None:
         res.tree.meta["cv"] = chosen.to_json()
     for line in summary_lines(res.summary):
@@ -491,9 +507,15 @@ def _cross_validate(ds, spec, folds: int, C_values: str | None, scoring: str | N
         click.echo(f"note: {len(unproven)} of the {len(cv.fits)} fold fits are not proven optimal "
                    f"({'/'.join(sorted({str(r.status) for r in unproven}))}): their scores are those of the best "
                    "trees found; a longer --time-limit may change the choice of C")
+    if kw["solver"] == "cbc" and len(unproven) < len(cv.fits):
+        # CBC_NOTE is said after the final fit; the fold fits' "optimal" weighed in the choice of C already
+        click.echo("note: the fold fits CBC called optimal may not be (CBC proves false optima on these models): "
+                   "their scores are those of feasible trees; HiGHS (the default) proves its optima")
     wcol = ds.weight_column if ds.weight is not None else None
     weighted = "" if wcol is None else f", points weighted by column {wcol!r}"
-    click.echo(f"best C: {c_text(cv.best)} (mean validation {SCORINGS[scoring][0]} {cv.best_row()['mean']:.4f} "
+    row = cv.best_row()
+    assert row is not None  # cv.best is a C of the table
+    click.echo(f"best C: {c_text(cv.best)} (mean validation {SCORINGS[scoring][0]} {row['mean']:.4f} "
                f"over {folds} folds{weighted}; cross-validation took {cv.seconds:.1f} s)")
     return cv
 
@@ -524,8 +546,8 @@ def _register_optional() -> None:
     try:
         from olctc import cli_bench
     except ImportError:
-        cli_bench = None
-    if cli_bench is not None:
+        pass
+    else:
         cli.add_command(cli_bench.bench, "bench")
     try:
         from olctc import cli_tree
@@ -564,7 +586,7 @@ class _Interrupts:
         self.closing = False
         self.fired = False  # a native call may swallow the KeyboardInterrupt or turn it into its own error
         self.main = threading.main_thread().ident
-        self.installed: dict[int, object] = {}
+        self.installed: dict[int, Callable[[int, FrameType | None], Any] | int | signal.Handlers | None] = {}
 
     def handler(self, signum: int, frame: object) -> None:
         if self.closing:
@@ -680,7 +702,7 @@ def _remove_multiprocessing_tempdir() -> None:
         shutil.rmtree(tempdir, ignore_errors=True)
 
 
-def _from_interrupt(exc: BaseException) -> bool:
+def _from_interrupt(exc: BaseException | None) -> bool:
     """Whether an exception wraps an interrupt: Python turns one raised inside ``__set_name__`` or
     ``__init_subclass__`` (a class body of a module being imported) into a RuntimeError caused by it."""
     seen = 0

@@ -825,12 +825,12 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
                 r.score = score
             else:  # roc_auc where a class weighs nothing on the fold: nan, which no mean or max survives
                 wcol = info["data"].get("weight_column")
-                r.problem, r.unscorable = f"{none}: {_why_undefined(y, weight, ds.classes, wcol)}", True
+                r.problem, r.unscorable = f"{none}: {why_undefined(y, weight, ds.classes, wcol)}", True
         out.append(r)
     return out
 
 
-def _why_undefined(y: np.ndarray, weight: np.ndarray | None, classes: Sequence[Any], wcol: str | None) -> str:
+def why_undefined(y: np.ndarray, weight: np.ndarray | None, classes: Sequence[Any], wcol: str | None) -> str:
     """Why a score came out nan on a fold of labels ``y`` (-1/+1) and point weights ``weight``: a class
     without weight there, as a rule."""
     w = np.ones(len(y)) if weight is None else weight

@@ -18,10 +18,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from olctc.cluster import (SCORINGS, TaskResult, C_grid, c_text, check_scoring, cv_table, make_folds,
-                           parse_C_values, pick_best, validation_score)
+from olctc.cluster import (SCORINGS, TaskResult, C_grid, why_undefined, c_text, check_scoring, cv_table,
+                           make_folds, parse_C_values, pick_best, validation_score)
 from olctc.data import Dataset, check_dataset
-from olctc.errors import OlctcError, TimeLimitTooShort, is_integer, param_error
+from olctc.errors import OlctcError, TimeLimitTooShort, is_integer, is_real, param_error
 from olctc.fit import FitResult
 from olctc.solve.result import gap_text
 from olctc.spec import TreeSpec, check_spec
@@ -106,28 +106,45 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
     from olctc.compile import check_size
     from olctc.fit import check_in_process, check_time_limit, default_solver, split
 
+    from olctc.emit.params import validate_limits
+
     check_dataset(ds)
     check_spec(spec)
     check_scoring(scoring)
-    values = parse_C_values(C_values)
+    values = parse_C_values(_check_C_values(C_values))
+    # What each fold's fit would refuse, refused once before any: not as "fold 0, C ..."'s error, after the
+    # fork server started (--jobs), nor as a TypeError ('<' between str and float for time_limit="5").
+    validate_limits(time_limit=time_limit, threads=threads)
     check_time_limit(time_limit)
     if not is_integer(jobs) or jobs < 1:
         raise param_error("jobs", "an integer >= 1", jobs, option="--jobs")
-    check_in_process(default_solver(spec) if solver is None else solver)
+    for name, value in (("refine", refine), ("leave_overrun", leave_overrun)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise param_error(name, "True or False", value)
+    if progress is not None and not callable(progress):
+        raise param_error("progress", "None or a function taking one line of text (such as print)", progress)
+    chosen_solver = default_solver(spec) if solver is None else solver
+    check_in_process(chosen_solver)
+    if spec.info.quadratic and chosen_solver != "scip":
+        raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): fit it with SCIP (--solver scip; "
+                         "solver='scip' in Python)")
     train, _test = split(ds, test_size, seed)
     k = _check_folds(folds, ds, train)
-    # The final model is the largest: refused now, not after the fold fits.
-    check_size(len(train), ds.p, spec, max_nonzeros)
+    # The final model is the largest: refused now, not after the fold fits. Its points are those of weight > 0
+    # (compile leaves the others out); counting every point refused budgets that a plain fit met.
+    n_final = len(train) if ds.weight is None else int((ds.weight[train] > 0).sum())
+    check_size(n_final, ds.p, spec, max_nonzeros)
     fold_rows = make_folds(ds.y, train, k, seed)
     Cs = C_grid(values, spec.depth)
     if progress is not None:
-        progress(plan_text(len(Cs), k, time_limit, int(jobs)))
+        progress(plan_text(len(Cs), k, time_limit, min(int(jobs), len(Cs) * k)))  # --jobs 8 for 4 fits runs 4
     fit_kw = {"solver": solver, "time_limit": time_limit, "threads": threads, "seed": seed, "refine": refine,
               "max_nonzeros": max_nonzeros, "leave_overrun": leave_overrun}
-    tasks = [{"task": len(Cs[:i]) * k + fold, "fold": fold, "C": C, "spec": replace(spec, C=C), "ds": ds,
-              "train": np.asarray(rows["train"], dtype=np.int64), "val": np.asarray(rows["val"], dtype=np.int64),
-              "scoring": scoring, "fit": fit_kw}
-             for i, C in enumerate(Cs) for fold, rows in enumerate(fold_rows)]
+    tasks: list[dict[str, Any]] = [
+        {"task": len(Cs[:i]) * k + fold, "fold": fold, "C": C, "spec": replace(spec, C=C), "ds": ds,
+         "train": np.asarray(rows["train"], dtype=np.int64), "val": np.asarray(rows["val"], dtype=np.int64),
+         "scoring": scoring, "fit": fit_kw}
+        for i, C in enumerate(Cs) for fold, rows in enumerate(fold_rows)]
     t0 = time.perf_counter()
     fits: list[TaskResult] = []
 
@@ -165,6 +182,18 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
     return CVResult(k, seed, scoring, values, fits, table, pick_best(table), time.perf_counter() - t0)
 
 
+def _check_C_values(C_values: Any) -> Sequence[float] | str:
+    """``C_values`` if it is a text or a sequence of real numbers (None, 1, ["1"] or [True] are neither: a
+    TypeError, or a C of 1 nobody asked for)."""
+    if isinstance(C_values, str):
+        return C_values
+    expected = "numbers such as [0.1, 1, 10], or a text such as '0.1,1,10'"
+    listed = isinstance(C_values, Sequence) or (isinstance(C_values, np.ndarray) and C_values.ndim == 1)
+    if not listed or not all(is_real(v) for v in C_values):
+        raise param_error("C_values", expected, C_values, option="--C-values")
+    return C_values
+
+
 def _fit_fold(task: dict[str, Any]) -> list[dict[str, Any]]:
     """One fold's fit and its validation score: the record ``cross_validate`` keeps. Raises fit's errors."""
     from olctc.fit import fit
@@ -181,7 +210,7 @@ def _fit_fold(task: dict[str, Any]) -> list[dict[str, Any]]:
     except ValueError as exc:  # scikit-learn's: ROC AUC on a fold of one class, say
         score, why = math.nan, str(exc)
     else:
-        why = "a class has no weight on this fold"
+        why = why_undefined(ds.y[val], weight, ds.classes, ds.weight_column)
     s = res.summary
     return [{"task": task["task"], "status": s["status"], "gap": s["gap"],
              "score": score if math.isfinite(score) else None, "why": None if math.isfinite(score) else why,
@@ -236,18 +265,29 @@ def fit_cv(ds: Dataset, spec: TreeSpec, *, folds: int = 4, C_values: Sequence[fl
            scoring: str = "balanced_accuracy", test_size: float = 0.2, seed: int = 0, solver: str | None = None,
            time_limit: float | None = None, threads: int | None = None, refine: bool = True,
            max_nonzeros: int | None = None, verbose: bool = True, echo: Callable[[str], None] = print,
-           progress: Callable[[str], None] | None = None) -> tuple[FitResult, CVResult]:
+           progress: Callable[[str], None] | None = None, jobs: int = 1) -> tuple[FitResult, CVResult]:
     """``fit`` with C chosen first by ``cross_validate`` (``olctc fit --cv``): the same split (``test_size``,
-    ``seed``) for both, the chosen C fitted on the whole training part. ``time_limit`` bounds each fit.
+    ``seed``) for both, the chosen C fitted on the whole training part. ``time_limit`` bounds each fit;
+    ``jobs`` fold fits run at a time (``cross_validate``'s, as ``--jobs``).
     The tree's meta keeps the CV record (``cv``). Raises OlctcError when no C has every fold scored."""
     from olctc.fit import fit
 
+    # fit's own checks, made before the cross-validation rather than after it (verbose="no" came minutes late)
+    if not isinstance(verbose, (bool, np.bool_)):
+        raise param_error("verbose", "True or False", verbose)
+    if not callable(echo):
+        raise param_error("echo", "a function taking one line of text (such as print)", echo)
     cv = cross_validate(ds, spec, folds=folds, C_values=C_values, scoring=scoring, test_size=test_size, seed=seed,
                         solver=solver, time_limit=time_limit, threads=threads, refine=refine,
-                        max_nonzeros=max_nonzeros, progress=progress)
+                        max_nonzeros=max_nonzeros, jobs=jobs, progress=progress)
     if cv.best is None:
         raise no_choice_error(cv)
-    res = fit(ds, replace(spec, C=cv.best), solver=solver, time_limit=time_limit, threads=threads,
-              test_size=test_size, seed=seed, refine=refine, verbose=verbose, echo=echo, max_nonzeros=max_nonzeros)
+    try:
+        res = fit(ds, replace(spec, C=cv.best), solver=solver, time_limit=time_limit, threads=threads,
+                  test_size=test_size, seed=seed, refine=refine, verbose=verbose, echo=echo,
+                  max_nonzeros=max_nonzeros)
+    except TimeLimitTooShort as exc:  # the final model is the largest: the choice must not be lost with it
+        raise TimeLimitTooShort(f"the final fit: {exc}; the cross-validation chose C {c_text(cv.best)}: fit that "
+                                f"(spec C={cv.best}) with a longer time_limit") from None
     res.tree.meta["cv"] = cv.to_json()
     return res, cv

@@ -143,8 +143,8 @@ def test_fit_cv_unscorable_fold_names_it_and_writes_nothing(tmp_path):
                          text=True)
     assert res.returncode == 2 and not out.exists()
     assert res.stderr == ("error: cross-validation chose no C: no C combination has every fold scored (1 of 3 "
-                          "fits unscored; first: no ROC AUC on validation fold 0: a class has no weight on this "
-                          "fold); use another --scoring\n")
+                          "fits unscored; first: no ROC AUC on validation fold 0: class 1 has no weight on this "
+                          "fold (its points weigh 0 in column 'w')); use another --scoring\n")
     assert "fit 1 (fold 0, C 1): no ROC AUC on validation fold 0" in res.stdout
     assert "Traceback" not in res.stderr
     # balanced accuracy is defined there (one class's rate): the same data chooses a C
@@ -227,3 +227,17 @@ def test_cross_validate_python_errors():
         cross_validate(ds, make_spec(depth=1), scoring="precision")
     with pytest.raises(OlctcError, match="The 'C_values' parameter"):
         cross_validate(ds, make_spec(depth=1), C_values=[])
+
+
+def test_fit_cv_with_cbc_says_its_fold_optima_may_be_false(tmp_path):
+    # The CV's "not proven optimal" note counted CBC's "optimal" fold fits as proofs, which on these models
+    # they are not (CBC_NOTE, said only after the final fit, when C was chosen already).
+    out = tmp_path / "t.json"
+    res = invoke("fit", "--dataset", "heart", "--depth", "1", "--cv", "2", "--C-values", "1", "--solver", "cbc",
+                 "--quiet", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert ("note: the fold fits CBC called optimal may not be (CBC proves false optima on these models): their "
+            "scores are those of feasible trees; HiGHS (the default) proves its optima") in res.output
+    assert res.output.index("fold fits CBC called optimal") < res.output.index("best C:")
+    assert "fold fits CBC" not in invoke("fit", "--dataset", "heart", "--depth", "1", "--cv", "2", "--C-values",
+                                         "1", "--quiet", "-o", str(out)).output

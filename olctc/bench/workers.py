@@ -155,6 +155,25 @@ def socket_fits(tmpdir: str) -> bool:
     return len(os.fsencode(os.path.abspath(tmpdir))) + _LISTENER_SUFFIX <= SOCKET_PATH_MAX
 
 
+def _start_server(ctx: Any) -> None:
+    """Start the fork server, if ``ctx`` uses one, with SIGINT ignored from its birth. The server ignores SIGINT
+    itself only once its preloads are imported (about 2 s: scikit-learn, pandas): a Ctrl-C, which reaches the
+    whole process group, in those seconds printed a 30-line KeyboardInterrupt traceback from the server under
+    the parent's "interrupted". An ignored signal stays ignored through exec (a handler does not, hence
+    ``_start``'s is no help here); the parent ignores SIGINT only while the server is forked and exec'd, and a
+    Ctrl-C in those milliseconds is lost. Spawned children (a TMPDIR too long for the server's socket) are not
+    helped."""
+    from multiprocessing import forkserver
+
+    if ctx.get_start_method() != "forkserver" or threading.current_thread() is not threading.main_thread():
+        return
+    saved = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, saved)
+
+
 def _start(proc: Any) -> None:
     """Start a child with SIGINT and SIGTERM held until it runs. An interrupt landing mid-handshake with
     the fork server kills the server with a traceback (EOFError in recvfds); held, it is raised again
@@ -266,6 +285,7 @@ def run_isolated(tasks: list[dict[str, Any]], jobs: int, run: Callable[[dict[str
     modules a fork server imports once for all its children (the first call in a process starts it).
     """
     ctx = _context(preload)
+    _start_server(ctx)
     queue = list(tasks)
     running: list[Worker] = []
     try:
