@@ -408,8 +408,9 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
               help="With --cv: the validation score that chooses C, as olctc collect's (balanced_accuracy, "
                    "accuracy, roc_auc, neg_log_loss, neg_brier_score). Default: balanced_accuracy.")
 @click.option("--jobs", type=int, default=None, metavar="J",
-              help="With --cv: fold fits run J at a time, each in a process of its own (default 1); with "
-                   "--threads 1, J can be the number of cores.")
+              help="With --cv: fold fits run J at a time, each in a process of its own (default 1; starting "
+                   "them costs about 2 s once, worth it when fits take seconds); with --threads 1, J can be the "
+                   "number of cores.")
 @max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
