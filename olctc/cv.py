@@ -104,9 +104,8 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
     where a class weighs nothing) leaves its C unscored, and ``best`` is None when no C has every fold scored.
     """
     from olctc.compile import check_size
-    from olctc.fit import check_in_process, check_time_limit, default_solver, split
-
     from olctc.emit.params import validate_limits
+    from olctc.fit import check_in_process, check_time_limit, default_solver, split
 
     check_dataset(ds)
     check_spec(spec)
@@ -141,7 +140,7 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
     fit_kw = {"solver": solver, "time_limit": time_limit, "threads": threads, "seed": seed, "refine": refine,
               "max_nonzeros": max_nonzeros, "leave_overrun": leave_overrun}
     tasks: list[dict[str, Any]] = [
-        {"task": len(Cs[:i]) * k + fold, "fold": fold, "C": C, "spec": replace(spec, C=C), "ds": ds,
+        {"task": i * k + fold, "fold": fold, "C": C, "spec": replace(spec, C=C), "ds": ds,
          "train": np.asarray(rows["train"], dtype=np.int64), "val": np.asarray(rows["val"], dtype=np.int64),
          "scoring": scoring, "fit": fit_kw}
         for i, C in enumerate(Cs) for fold, rows in enumerate(fold_rows)]
