@@ -494,8 +494,8 @@ def _cross_validate(ds, spec, folds: int, C_values: str | None, scoring: str | N
     from olctc.cv import DEFAULT_C_VALUES, cross_validate, no_choice_error
 
     scoring = scoring or "balanced_accuracy"
-    cv = cross_validate(ds, spec, folds=folds, C_values=C_values or DEFAULT_C_VALUES, scoring=scoring, leave_overrun=True,
-                        progress=click.echo, **kw)
+    cv = cross_validate(ds, spec, folds=folds, C_values=C_values or DEFAULT_C_VALUES, scoring=scoring,
+                        leave_overrun=True, progress=click.echo, **kw)
     for line in score_table_lines(cv.table, cv.best, scoring):
         click.echo(line)
     for r in cv.fits:
