@@ -12,7 +12,7 @@ from olctc.export.onnx import feeds, session, to_onnx
 from olctc.tree import Tree
 from test_tree import cases, dataset, greedy_tree, hostile_dataset, raw_cells, tree_for
 
-ROUTING_OPS = {"Gemm", "Split", "Reshape", "Greater", "Where", "Unsqueeze", "GatherElements", "Neg", "Exp", "Add",
+ROUTING_OPS = {"Gemm", "Gather", "Reshape", "Greater", "Where", "Unsqueeze", "GatherElements", "Neg", "Exp", "Add",
                "Reciprocal", "Sub", "Concat", "Equal", "Cast"}
 
 

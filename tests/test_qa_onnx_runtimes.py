@@ -5,11 +5,15 @@ as onnxruntime and ``Tree.predict`` on every variant of the graph: depth 1 (no r
 numeric input, one string input per categorical column (unseen categories included), mixed columns with
 hostile names, every label type (int64, double, string), subnormal/huge weights, no features, 0 and 1 rows.
 
-The declared versions are pinned: ir_version 9 and opset 19, and every operator resolving to the version
-onnxruntime 1.16 implements. Measured by hand (not in CI): onnxruntime 1.16.3-1.32 (Python) and
-onnxruntime-node/-web 1.30 run every variant; 1.15.x refuses the graph ("Could not find an implementation
-for Reshape(19)", and "Equal(19)" with a text column). Raising the opset or an operator's version
-would drop those runtimes: change the pins below only together with the documented minimum.
+The declared versions are pinned per tree kind: an all-numeric tree declares opset 13 / ir_version 7,
+every node resolving to a version <= 13; a tree with a text column declares opset 19 / ir_version 9 (``Equal``
+on strings exists only from opset 19). Measured by hand (not in CI), every variant below, same labels and
+probabilities identical to onnxruntime 1.32's: onnxruntime 1.8.0 (Python 3.8), 1.10.0 (3.9), 1.12.1 and
+1.14.1 (3.10), 1.15.1 (3.11) run every numeric variant and refuse the text ones (IR 9 before 1.15,
+"Could not find an implementation for Equal(19)" in 1.15); 1.16.3 and 1.32 run all; onnxruntime-node 1.10,
+1.14, 1.15.1, 1.16.0 and 1.30 likewise. Routing rows are taken by ``Gather``: a bool ``Split`` has no kernel
+in onnxruntime 1.8-1.12. Raising an opset or an operator's version would drop those runtimes: change the
+pins below only together with the documented minimum.
 """
 from __future__ import annotations
 
@@ -21,15 +25,20 @@ import pytest
 from onnx import numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from olctc.export.onnx import OPSET, feeds, session, to_onnx
+from olctc.export.onnx import OPSET, OPSET_NUMERIC, OPSET_TEXT, feeds, opset_for, session, to_onnx
 from olctc.tree import Tree
 from test_tree import dataset, greedy_tree, hostile_dataset, raw_cells
 
-# Operator versions opset 19 resolves to for every node olctc emits; all implemented by onnxruntime 1.16.
-OP_VERSIONS = {"Add": 14, "Cast": 19, "Concat": 13, "Equal": 19, "Exp": 13, "GatherElements": 13, "Gemm": 13,
-               "Greater": 13, "Neg": 13, "Reciprocal": 13, "Reshape": 19, "Split": 18, "Sub": 14,
-               "Unsqueeze": 13, "Where": 16}
-IR_VERSION = 9  # onnxruntime >= 1.15 reads IR 9
+# Per declared opset: the version every node olctc emits resolves to. Numeric trees (opset 13) run on
+# onnxruntime >= 1.8; text trees (opset 19) on onnxruntime >= 1.16.
+OP_VERSIONS = {
+    13: {"Add": 13, "Concat": 13, "Exp": 13, "Gather": 13, "GatherElements": 13, "Gemm": 13, "Greater": 13,
+         "Neg": 13, "Pad": 13, "Reciprocal": 13, "Reshape": 13, "Sub": 13, "Unsqueeze": 13, "Where": 9},
+    19: {"Add": 14, "Cast": 19, "Concat": 13, "Equal": 19, "Exp": 13, "Gather": 13, "GatherElements": 13,
+         "Gemm": 13, "Greater": 13, "Neg": 13, "Pad": 19, "Reciprocal": 13, "Reshape": 19, "Sub": 14,
+         "Unsqueeze": 13, "Where": 16},
+}
+IR_VERSION = {13: 7, 19: 9}  # the lowest IR version each opset allows (onnx.helper.VERSION_TABLE)
 
 
 def _variant(name: str, tmp_path=None):
@@ -91,6 +100,10 @@ def test_reference_evaluator_agrees_with_onnxruntime_and_tree(name):
     if tree.n_nodes > 32 and np.lib.NumpyVersion(np.__version__) < "2.0.0":
         pytest.skip("onnx's ReferenceEvaluator runs a node choice by np.choose, which numpy 1 limits to 32 choices")
     model = to_onnx(tree)
+    opset = OPSET_NUMERIC if tree.schema.is_numeric else OPSET_TEXT
+    assert [(o.domain, o.version) for o in model.opset_import] == [("", opset)]
+    assert model.ir_version == IR_VERSION[opset]
+    onnx.checker.check_model(model, full_check=True)  # every node's schema exists at the declared opset
     f = _feeds(tree, X, cells)
     o_label, o_proba = session(model).run(None, f)
     with warnings.catch_warnings():
@@ -119,19 +132,45 @@ def test_reference_evaluator_sees_a_changed_weight():
     assert np.abs(r_proba - tree.predict_proba(X)).max() > 1e-3
 
 
-@pytest.mark.parametrize("name", ["heart-2", "tic-tac-toe-2", "haberman-1", "hostile-3"])
-def test_declared_versions_are_what_onnxruntime_1_16_reads(name):
+@pytest.mark.parametrize("name", ["heart-2", "tic-tac-toe-2", "haberman-1", "hostile-3", "no-features-2"])
+def test_declared_versions_are_the_oldest_runtimes_read(name):
     tree, _, _ = _variant(name)
     model = to_onnx(tree)
-    assert OPSET == 19
-    assert model.ir_version == IR_VERSION
-    assert [(o.domain, o.version) for o in model.opset_import] == [("", 19)]  # no ai.onnx.ml, no custom domain
-    used = {n.op_type: onnx.defs.get_schema(n.op_type, OPSET, n.domain).since_version for n in model.graph.node}
+    opset = 13 if tree.schema.is_numeric else 19
+    assert (OPSET_NUMERIC, OPSET_TEXT, OPSET) == (13, 19, 19)
+    assert opset_for(tree) == (opset, IR_VERSION[opset])
+    assert model.ir_version == IR_VERSION[opset]
+    assert [(o.domain, o.version) for o in model.opset_import] == [("", opset)]  # no ai.onnx.ml, no custom domain
+    used = {n.op_type: onnx.defs.get_schema(n.op_type, opset, n.domain).since_version for n in model.graph.node}
     assert all(n.domain == "" for n in model.graph.node)
-    assert used.items() <= OP_VERSIONS.items(), used
+    assert used.items() <= OP_VERSIONS[opset].items(), used
+    assert max(used.values()) <= opset
+    if tree.schema.is_numeric:
+        # nothing in a numeric graph needs more than opset 13: the same graph checks at opset 13
+        assert "Equal" not in used and max(used.values()) <= 13
+    else:
+        assert used["Equal"] == 19  # the one reason for opset 19
     # the metadata an external runtime's user reads to build feeds
     props = {p.key: p.value for p in model.metadata_props}
     assert {"olctc.classes", "olctc.columns", "olctc.input_layout"} <= set(props)
+
+
+def test_ir_versions_are_the_lowest_each_opset_allows():
+    # onnx's table of releases: the first IR version that carries each opset
+    for opset, ir in IR_VERSION.items():
+        assert ir == min(r[1] for r in onnx.helper.VERSION_TABLE if r[2] >= opset), (opset, ir)
+
+
+def test_a_numeric_graph_is_the_text_graph_minus_the_encoding():
+    # the opset is the only difference a numeric tree's graph has from what opset 19 would give: re-declaring
+    # it at opset 19 (IR 9) gives the same outputs, bit for bit
+    tree, X, _ = _variant("breast-3")
+    model = to_onnx(tree)
+    label, proba = session(model).run(None, feeds(tree, X))
+    model.opset_import[0].version, model.ir_version = 19, 9
+    onnx.checker.check_model(model, full_check=True)
+    label19, proba19 = session(model).run(None, feeds(tree, X))
+    assert label.tolist() == label19.tolist() and np.array_equal(proba, proba19)
 
 
 def test_inputs_are_only_double_or_string_tensors():
@@ -140,3 +179,25 @@ def test_inputs_are_only_double_or_string_tensors():
         tree, _, _ = _variant(name)
         types = {i.type.tensor_type.elem_type for i in to_onnx(tree).graph.input}
         assert types <= {onnx.TensorProto.DOUBLE, onnx.TensorProto.STRING}, (name, types)
+
+
+def test_skl2onnx_pipeline_converts_at_opset_13():
+    # skl2onnx's default is its newest opset (21 with skl2onnx 1.20): target_opset=13 reaches onnxruntime 1.8+
+    skl2onnx = pytest.importorskip("skl2onnx")
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from olctc.estimator import OLCTClassifier
+
+    ds = dataset("heart")
+    y = (ds.y > 0).astype(np.int64)
+    rows = np.concatenate([np.flatnonzero(y == 1)[:30], np.flatnonzero(y == 0)[:30]])
+    X, y = ds.X[rows], y[rows]
+    pipe = make_pipeline(StandardScaler(), OLCTClassifier(depth=2, C=10, time_limit=10)).fit(X, y)
+    model = skl2onnx.to_onnx(pipe, X[:1], options={id(pipe[-1]): {"zipmap": False}}, target_opset=13)
+    assert [(o.domain, o.version) for o in model.opset_import] == [("", 13)] and model.ir_version == 7
+    onnx.checker.check_model(model, full_check=True)
+    sess = session(model)
+    label, proba = sess.run(None, {sess.get_inputs()[0].name: X})
+    assert label.tolist() == pipe.predict(X).tolist()
+    assert np.abs(proba - pipe.predict_proba(X)).max() <= 1e-12

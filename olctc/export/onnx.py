@@ -17,6 +17,12 @@ Outputs
 within 2^53), otherwise string (the ``str`` of each label); ``probabilities`` (N, 2) double, columns in
 ``classes`` order.
 
+Versions: an all-numeric tree declares opset 13 and IR version 7 (onnxruntime >= 1.8 runs it; measured
+1.8, 1.10, 1.12, 1.14, 1.15, 1.16 and 1.32); a tree with a categorical column declares opset 19 and IR 9,
+because ``Equal`` on string tensors (its one-hot encoding) exists only from opset 19 (onnxruntime >= 1.16).
+The graph is otherwise the same: every other operator keeps its semantics from opset 13 on (Unsqueeze's
+axes and Pad's pads are inputs, as emitted), so the outputs are identical.
+
 Computation: the scores of all nodes in one matrix product, Gemm(W_raw, X^T) + b_raw, laid out node-major
 (n_nodes, N), and every node's decision at once, Greater(scores, 0). Routing is a bottom-up tree of
 ``Where`` over the levels: the last-layer node reached under t is Where(right_t, reached(2t+2),
@@ -43,7 +49,19 @@ import numpy as np
 
 from olctc.errors import OlctcError
 
-OPSET = 19  # Equal on string tensors needs opset 19
+# Declared versions per tree kind. Every operator the graph uses exists with the same semantics at opset 13
+# (Unsqueeze and Pad take their axes/pads as inputs there, as emitted); only ``Equal`` on
+# string tensors, the one-hot encoding of a categorical column, needs opset 19. So an all-numeric tree is
+# written at opset 13 / IR 7 (onnx's VERSION_TABLE pairs them; onnxruntime >= 1.8 runs it), and a tree with
+# a categorical column at opset 19 / IR 9 (onnxruntime >= 1.16).
+OPSET_NUMERIC, IR_NUMERIC = 13, 7
+OPSET_TEXT, IR_TEXT = 19, 9
+OPSET = OPSET_TEXT  # the highest opset any export declares
+
+
+def opset_for(tree) -> tuple[int, int]:
+    """(opset, IR version) the export of ``tree`` declares: (13, 7) all-numeric, (19, 9) with a text column."""
+    return (OPSET_NUMERIC, IR_NUMERIC) if tree.schema.is_numeric else (OPSET_TEXT, IR_TEXT)
 
 
 def _label_tensor(classes: tuple) -> tuple[np.ndarray, int]:
@@ -147,10 +165,10 @@ def to_onnx(tree) -> Any:
         z = op("Reshape", [ST, flat], "z")
     else:
         right = op("Greater", [ST, zero], "right")  # (n_nodes, N) bool: every node's decision at once
-        rows = [f"{pre}right_row_{t}" for t in range(first_last)] + [f"{pre}right_last"]
-        sizes = const("split_sizes", np.asarray([1] * first_last + [n - first_last], dtype=np.int64))
-        nodes.append(helper.make_node("Split", [right, sizes], rows, axis=0))
-        go = [op("Reshape", [rows[t], flat], f"right_{t}") for t in range(first_last)]
+        # Each routing node's row by Gather with a scalar index, (N,): Split would do it too, but
+        # onnxruntime 1.8-1.12 have no bool Split kernel (measured: "Could not find an implementation for Split(13)").
+        go = [op("Gather", [right, const(f"node_{t}", np.int64(t))], f"right_{t}", axis=0)
+              for t in range(first_last)]
 
         def reached(t: int) -> str:
             """Id of the last-layer node reached under t: one Where per routing node, bottom up."""
@@ -176,10 +194,11 @@ def to_onnx(tree) -> Any:
     outputs = [helper.make_tensor_value_info("label", ltype, ["N"]),
                helper.make_tensor_value_info("probabilities", TensorProto.DOUBLE, ["N", 2])]
     graph = helper.make_graph(nodes, "olctc_tree", graph_inputs, outputs, inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+    opset, ir_version = opset_for(tree)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
                               producer_name="olctc", producer_version=__version__,
                               doc_string=f"olctc oblique classification tree, depth {tree.depth}")
-    model.ir_version = min(model.ir_version, 9)  # onnxruntime >= 1.15 reads IR 9; opset 19's kernels need >= 1.16
+    model.ir_version = ir_version  # the lowest IR version the opset allows: older runtimes read it
     helper.set_model_props(model, {
         "olctc.classes": json.dumps(list(tree.classes)),
         "olctc.columns": json.dumps(tree.schema.to_json()),
