@@ -13,7 +13,7 @@ from olctc.tree import Tree
 from test_tree import cases, dataset, greedy_tree, hostile_dataset, raw_cells, tree_for
 
 ROUTING_OPS = {"Gemm", "Gather", "Reshape", "Greater", "Where", "Unsqueeze", "GatherElements", "Neg", "Exp", "Add",
-               "Reciprocal", "Sub", "Concat", "Equal", "Cast"}
+               "Reciprocal", "Sub", "Concat", "Equal", "Cast", "LabelEncoder"}
 
 
 def _run(tree, X: np.ndarray, cells=None):
@@ -77,8 +77,9 @@ def test_categorical_inputs_one_per_column_as_strings():
     label, proba = sess.run(None, feeds(tree, cells=cells))
     assert label.dtype == object and set(label.tolist()) <= {"negative", "positive"}
     _check(tree, ds.X, label, proba)
-    # an unseen category encodes as zeros, as Schema.encode does
-    cells = {k: ["?"] * 4 for k in cells}
+    # text is compared as given: padded, other case, empty or unknown is an unseen category and encodes as
+    # zeros, as Schema.encode does
+    cells = {k: ["?", " x", "X", "", "x ", "o\x00"] for k in cells}
     label, proba = sess.run(None, feeds(tree, cells=cells))
     Z = tree.encode(cells)
     assert (Z == 0).all()

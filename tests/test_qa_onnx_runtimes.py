@@ -5,15 +5,16 @@ as onnxruntime and ``Tree.predict`` on every variant of the graph: depth 1 (no r
 numeric input, one string input per categorical column (unseen categories included), mixed columns with
 hostile names, every label type (int64, double, string), subnormal/huge weights, no features, 0 and 1 rows.
 
-The declared versions are pinned per tree kind: an all-numeric tree declares opset 13 / ir_version 7,
-every node resolving to a version <= 13; a tree with a text column declares opset 19 / ir_version 9 (``Equal``
-on strings exists only from opset 19). Measured by hand (not in CI), every variant below, same labels and
-probabilities identical to onnxruntime 1.32's: onnxruntime 1.8.0 (Python 3.8), 1.10.0 (3.9), 1.12.1 and
-1.14.1 (3.10), 1.15.1 (3.11) run every numeric variant and refuse the text ones (IR 9 before 1.15,
-"Could not find an implementation for Equal(19)" in 1.15); 1.16.3 and 1.32 run all; onnxruntime-node 1.10,
-1.14, 1.15.1, 1.16.0 and 1.30 likewise. Routing rows are taken by ``Gather``: a bool ``Split`` has no kernel
-in onnxruntime 1.8-1.12. Raising an opset or an operator's version would drop those runtimes: change the
-pins below only together with the documented minimum.
+The declared versions are pinned: every tree declares opset 13 / ir_version 7, every node resolving to a
+version <= 13; a tree with a text column also declares ai.onnx.ml 2, for the LabelEncoder that maps its text to
+category indices (``Equal`` on strings, the earlier encoding, needs opset 19 / IR 9, which onnxruntime < 1.16
+refuses). Measured by hand (not in CI), every variant below plus odd-categories-3 with NULs in the fed values,
+same labels and probabilities identical to onnxruntime 1.32's (and to the opset-19 string-``Equal`` graph's):
+onnxruntime 1.8.0 (Python 3.8), 1.10.0 (3.9), 1.12.1 and 1.14.1 (3.10), 1.15.1 and 1.16.3 (3.11), 1.32;
+onnxruntime-node 1.10.0, 1.14.0, 1.15.1, 1.16.0, 1.17.0, 1.20.1 and 1.30.0 likewise, onnxruntime-web 1.30.0
+within 5e-16 (node and web cut a fed string at a NUL, with either encoding). Routing rows are taken by
+``Gather``: a bool ``Split`` has no kernel in onnxruntime 1.8-1.12. Raising an opset or an operator's
+version would drop those runtimes: change the pins below only together with the documented minimum.
 """
 from __future__ import annotations
 
@@ -25,20 +26,21 @@ import pytest
 from onnx import numpy_helper
 from onnx.reference import ReferenceEvaluator
 
-from olctc.export.onnx import OPSET, OPSET_NUMERIC, OPSET_TEXT, feeds, opset_for, session, to_onnx
+from olctc.export.onnx import IR_VERSION, ML_DOMAIN, ML_OPSET, OPSET, feeds, opset_for, session, to_onnx
+from olctc.data import Column, Schema
 from olctc.tree import Tree
 from test_tree import dataset, greedy_tree, hostile_dataset, raw_cells
 
-# Per declared opset: the version every node olctc emits resolves to. Numeric trees (opset 13) run on
-# onnxruntime >= 1.8; text trees (opset 19) on onnxruntime >= 1.16.
-OP_VERSIONS = {
-    13: {"Add": 13, "Concat": 13, "Exp": 13, "Gather": 13, "GatherElements": 13, "Gemm": 13, "Greater": 13,
-         "Neg": 13, "Pad": 13, "Reciprocal": 13, "Reshape": 13, "Sub": 13, "Unsqueeze": 13, "Where": 9},
-    19: {"Add": 14, "Cast": 19, "Concat": 13, "Equal": 19, "Exp": 13, "Gather": 13, "GatherElements": 13,
-         "Gemm": 13, "Greater": 13, "Neg": 13, "Pad": 19, "Reciprocal": 13, "Reshape": 19, "Sub": 14,
-         "Unsqueeze": 13, "Where": 16},
-}
-IR_VERSION = {13: 7, 19: 9}  # the lowest IR version each opset allows (onnx.helper.VERSION_TABLE)
+# The version every node olctc emits resolves to at the declared opsets (13, ai.onnx.ml 2): every tree
+# runs on onnxruntime >= 1.8.
+OP_VERSIONS = {"Add": 13, "Cast": 13, "Concat": 13, "Equal": 13, "Exp": 13, "Gather": 13, "GatherElements": 13,
+               "Gemm": 13, "Greater": 13, "Neg": 13, "Pad": 13, "Reciprocal": 13, "Reshape": 13, "Sub": 13,
+               "Unsqueeze": 13, "Where": 9, "LabelEncoder": 2}
+
+
+def _imports(tree) -> list:
+    """The opset imports a tree's export declares: ai.onnx.ml only with a text column (its LabelEncoder)."""
+    return [("", 13)] + ([] if tree.schema.is_numeric else [("ai.onnx.ml", 2)])
 
 
 def _variant(name: str, tmp_path=None):
@@ -58,6 +60,19 @@ def _variant(name: str, tmp_path=None):
         ds = hostile_dataset("/nonexistent/olctc-marker", n=200, nul=False)
         cells = raw_cells(ds.schema, ds.X)
         return greedy_tree(ds, 3), ds.X, cells
+    if name == "odd-categories-3":  # a category twice, none, odd texts, 3000 of them; unseen values
+        many = tuple(f"c{i}" for i in range(3000))
+        odd = ("é漢字", "a\x00b", "a", "", "y" * 100_000, " a")
+        schema = Schema((Column("n", "numeric"), Column("dup", "categorical", ("a", "b", "a", "c", "b")),
+                         Column("none", "categorical", ()), Column("odd", "categorical", odd),
+                         Column("many", "categorical", many)))
+        tree = Tree.from_arrays(rng.normal(size=(7, schema.n_features)), rng.normal(size=7), schema=schema)
+        n = 300
+        pick = lambda values: [values[i] for i in rng.integers(0, len(values), n)]  # noqa: E731
+        cells = {"n": rng.normal(size=n).tolist(), "dup": pick(["a", "b", "c", "A", "", " a", "a "]),
+                 "none": pick(["", "a", "?"]), "odd": pick(odd + ("a\x00", "ab", "y" * 99_999, "É漢字")),
+                 "many": pick(many + ("c3000", "C1", "c01", "c1 "))}
+        return tree, tree.encode(cells), cells
     if name.startswith("labels-"):
         ds = dataset("heart")
         tree = greedy_tree(ds, 2)
@@ -81,7 +96,7 @@ def _variant(name: str, tmp_path=None):
     raise ValueError(name)
 
 
-VARIANTS = ["heart-2", "breast-3", "haberman-1", "tic-tac-toe-2", "hostile-3", "labels-double", "labels-string",
+VARIANTS = ["heart-2", "breast-3", "haberman-1", "tic-tac-toe-2", "hostile-3", "odd-categories-3", "labels-double", "labels-string",
             "labels-mixed", "random-6", "extreme-2", "no-features-2", "rows-0", "rows-1"]
 
 
@@ -100,9 +115,8 @@ def test_reference_evaluator_agrees_with_onnxruntime_and_tree(name):
     if tree.n_nodes > 32 and np.lib.NumpyVersion(np.__version__) < "2.0.0":
         pytest.skip("onnx's ReferenceEvaluator runs a node choice by np.choose, which numpy 1 limits to 32 choices")
     model = to_onnx(tree)
-    opset = OPSET_NUMERIC if tree.schema.is_numeric else OPSET_TEXT
-    assert [(o.domain, o.version) for o in model.opset_import] == [("", opset)]
-    assert model.ir_version == IR_VERSION[opset]
+    assert [(o.domain, o.version) for o in model.opset_import] == _imports(tree)
+    assert model.ir_version == 7
     onnx.checker.check_model(model, full_check=True)  # every node's schema exists at the declared opset
     f = _feeds(tree, X, cells)
     o_label, o_proba = session(model).run(None, f)
@@ -132,45 +146,60 @@ def test_reference_evaluator_sees_a_changed_weight():
     assert np.abs(r_proba - tree.predict_proba(X)).max() > 1e-3
 
 
-@pytest.mark.parametrize("name", ["heart-2", "tic-tac-toe-2", "haberman-1", "hostile-3", "no-features-2"])
+@pytest.mark.parametrize("name", ["heart-2", "tic-tac-toe-2", "haberman-1", "hostile-3", "odd-categories-3",
+                                  "no-features-2"])
 def test_declared_versions_are_the_oldest_runtimes_read(name):
     tree, _, _ = _variant(name)
     model = to_onnx(tree)
-    opset = 13 if tree.schema.is_numeric else 19
-    assert (OPSET_NUMERIC, OPSET_TEXT, OPSET) == (13, 19, 19)
-    assert opset_for(tree) == (opset, IR_VERSION[opset])
-    assert model.ir_version == IR_VERSION[opset]
-    assert [(o.domain, o.version) for o in model.opset_import] == [("", opset)]  # no ai.onnx.ml, no custom domain
-    used = {n.op_type: onnx.defs.get_schema(n.op_type, opset, n.domain).since_version for n in model.graph.node}
-    assert all(n.domain == "" for n in model.graph.node)
-    assert used.items() <= OP_VERSIONS[opset].items(), used
-    assert max(used.values()) <= opset
-    if tree.schema.is_numeric:
-        # nothing in a numeric graph needs more than opset 13: the same graph checks at opset 13
-        assert "Equal" not in used and max(used.values()) <= 13
-    else:
-        assert used["Equal"] == 19  # the one reason for opset 19
+    assert (OPSET, ML_OPSET, IR_VERSION, ML_DOMAIN) == (13, 2, 7, "ai.onnx.ml")
+    assert opset_for(tree) == (13, 7)
+    assert model.ir_version == 7
+    assert [(o.domain, o.version) for o in model.opset_import] == _imports(tree)  # no other domain
+    onnx.checker.check_model(model, full_check=True)
+    imports = dict(_imports(tree))
+    used = {n.op_type: onnx.defs.get_schema(n.op_type, imports[n.domain], n.domain).since_version
+            for n in model.graph.node}
+    assert {n.domain for n in model.graph.node} == set(imports)
+    assert used.items() <= OP_VERSIONS.items(), used
+    assert max(used.values()) <= 13
+    if not tree.schema.is_numeric:  # the text encoding: LabelEncoder (ai.onnx.ml 2), then Equal on int64
+        assert used["LabelEncoder"] == 2 and used["Equal"] == 13
+        assert all(n.domain == ML_DOMAIN for n in model.graph.node if n.op_type == "LabelEncoder")
+        assert {i.data_type for i in model.graph.initializer} <= {
+            onnx.TensorProto.DOUBLE, onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.STRING}
     # the metadata an external runtime's user reads to build feeds
     props = {p.key: p.value for p in model.metadata_props}
     assert {"olctc.classes", "olctc.columns", "olctc.input_layout"} <= set(props)
 
 
-def test_ir_versions_are_the_lowest_each_opset_allows():
-    # onnx's table of releases: the first IR version that carries each opset
-    for opset, ir in IR_VERSION.items():
-        assert ir == min(r[1] for r in onnx.helper.VERSION_TABLE if r[2] >= opset), (opset, ir)
+def test_ir_version_is_the_lowest_the_opsets_allow():
+    # onnx's table of releases: the first IR version that carries opset 13 and ai.onnx.ml 2
+    assert IR_VERSION == min(r[1] for r in onnx.helper.VERSION_TABLE if r[2] >= 13 and r[3] >= 2) == 7
 
 
-def test_a_numeric_graph_is_the_text_graph_minus_the_encoding():
-    # the opset is the only difference a numeric tree's graph has from what opset 19 would give: re-declaring
-    # it at opset 19 (IR 9) gives the same outputs, bit for bit
-    tree, X, _ = _variant("breast-3")
+@pytest.mark.parametrize("name", ["breast-3", "tic-tac-toe-2"])
+def test_a_higher_opset_changes_nothing(name):
+    # every operator keeps its semantics at opset 19 (IR 9): re-declared there, the same outputs, bit for bit
+    tree, X, cells = _variant(name)
     model = to_onnx(tree)
-    label, proba = session(model).run(None, feeds(tree, X))
+    label, proba = session(model).run(None, _feeds(tree, X, cells))
     model.opset_import[0].version, model.ir_version = 19, 9
     onnx.checker.check_model(model, full_check=True)
-    label19, proba19 = session(model).run(None, feeds(tree, X))
+    label19, proba19 = session(model).run(None, _feeds(tree, X, cells))
     assert label.tolist() == label19.tolist() and np.array_equal(proba, proba19)
+
+
+@pytest.mark.parametrize("name", ["tic-tac-toe-2", "hostile-3", "odd-categories-3"])
+def test_the_text_encoding_is_schema_encode_exactly(name):
+    # the text graph fed raw cells gives, bit for bit, what the numeric graph of the same weights gives
+    # fed Schema.encode's matrix: the LabelEncoder + Equal one-hot is that matrix (unseen values, a category
+    # listed twice, an empty category list, NULs and 100,000-character categories included)
+    tree, X, cells = _variant(name)
+    twin = Tree.from_arrays(tree.W_raw, tree.b_raw, classes=tree.classes)
+    assert np.array_equal(twin.W_raw, tree.W_raw) and np.array_equal(twin.b_raw, tree.b_raw)
+    label, proba = session(to_onnx(tree)).run(None, feeds(tree, cells=cells))
+    label_n, proba_n = session(to_onnx(twin)).run(None, feeds(twin, X))
+    assert label.tolist() == label_n.tolist() and np.array_equal(proba, proba_n)
 
 
 def test_inputs_are_only_double_or_string_tensors():

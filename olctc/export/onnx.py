@@ -1,4 +1,4 @@
-"""Tree -> ONNX graph (standard ``ai.onnx`` operators only, float64 throughout).
+"""Tree -> ONNX graph (standard ``ai.onnx`` operators, plus ``ai.onnx.ml`` LabelEncoder for text; float64).
 
 Inputs
 ------
@@ -7,9 +7,12 @@ Inputs
 - Schema with categorical columns: one input per raw column, named exactly as the column, shape (N, 1):
   double for a numeric column, string for a categorical one (from a DataFrame: ``feeds(tree, cells=df)``;
   ``df[[c]].to_numpy()`` is int64 for an integer column, which onnxruntime refuses). The graph one-hot
-  encodes each string column with ``Equal`` against its training categories (an unseen category encodes
-  as all zeros, like ``Schema.encode``) and concatenates the blocks in schema order. Two columns with the
-  same name share one input.
+  encodes each string column: ``ai.onnx.ml`` LabelEncoder maps the text, compared as given (no stripping,
+  case-sensitive), to its category's index and anything else to -1; ``Equal`` (int64) against the
+  categories' indices and ``Cast`` give the block, so an unseen value ("", "?", other case) encodes as all
+  zeros and a category listed twice sets both its columns, like ``Schema.encode``. The blocks are
+  concatenated in schema order. Two columns with the same name share one input. A NUL inside a fed
+  value reaches the graph whole from Python; onnxruntime-node and -web cut it there (C strings).
 
 Outputs
 -------
@@ -17,11 +20,11 @@ Outputs
 within 2^53), otherwise string (the ``str`` of each label); ``probabilities`` (N, 2) double, columns in
 ``classes`` order.
 
-Versions: an all-numeric tree declares opset 13 and IR version 7 (onnxruntime >= 1.8 runs it; measured
-1.8, 1.10, 1.12, 1.14, 1.15, 1.16 and 1.32); a tree with a categorical column declares opset 19 and IR 9,
-because ``Equal`` on string tensors (its one-hot encoding) exists only from opset 19 (onnxruntime >= 1.16).
-The graph is otherwise the same: every other operator keeps its semantics from opset 13 on (Unsqueeze's
-axes and Pad's pads are inputs, as emitted), so the outputs are identical.
+Versions: every tree declares opset 13 and IR version 7, a tree with a categorical column also
+``ai.onnx.ml`` 2 (which IR 7 carries; ``Equal`` on strings would need opset 19 and IR 9). onnxruntime
+>= 1.8 runs every tree: measured 1.8, 1.10, 1.12, 1.14, 1.15, 1.16 and 1.32 (Python) and
+onnxruntime-node 1.10-1.30, same labels and bit-identical probabilities; onnxruntime-web 1.30 (wasm),
+same labels, probabilities within 5e-16. Unsqueeze's axes and Pad's pads are inputs, as opset 13 wants.
 
 Computation: the scores of all nodes in one matrix product, Gemm(W_raw, X^T) + b_raw, laid out node-major
 (n_nodes, N), and every node's decision at once, Greater(scores, 0). Routing is a bottom-up tree of
@@ -49,19 +52,19 @@ import numpy as np
 
 from olctc.errors import OlctcError
 
-# Declared versions per tree kind. Every operator the graph uses exists with the same semantics at opset 13
-# (Unsqueeze and Pad take their axes/pads as inputs there, as emitted); only ``Equal`` on
-# string tensors, the one-hot encoding of a categorical column, needs opset 19. So an all-numeric tree is
-# written at opset 13 / IR 7 (onnx's VERSION_TABLE pairs them; onnxruntime >= 1.8 runs it), and a tree with
-# a categorical column at opset 19 / IR 9 (onnxruntime >= 1.16).
-OPSET_NUMERIC, IR_NUMERIC = 13, 7
-OPSET_TEXT, IR_TEXT = 19, 9
-OPSET = OPSET_TEXT  # the highest opset any export declares
+# Declared versions. Every operator the graph uses exists with the same semantics at opset 13 (Unsqueeze
+# and Pad take their axes/pads as inputs there, as emitted). A categorical column is encoded by the
+# ``ai.onnx.ml`` LabelEncoder (version 2: keys_strings -> values_int64s, default_int64), not by ``Equal`` on
+# strings (opset 19 only). onnx's VERSION_TABLE pairs opset 13 + ai.onnx.ml 2 with IR 7 (onnx 1.8);
+# onnxruntime >= 1.8 runs every tree. The ai.onnx.ml domain is declared only by a graph that uses it.
+OPSET, ML_OPSET, IR_VERSION = 13, 2, 7
+ML_DOMAIN = "ai.onnx.ml"
 
 
 def opset_for(tree) -> tuple[int, int]:
-    """(opset, IR version) the export of ``tree`` declares: (13, 7) all-numeric, (19, 9) with a text column."""
-    return (OPSET_NUMERIC, IR_NUMERIC) if tree.schema.is_numeric else (OPSET_TEXT, IR_TEXT)
+    """(opset, IR version) the export of ``tree`` declares: (13, 7) for every tree (plus ai.onnx.ml 2 with a
+    text column)."""
+    return OPSET, IR_VERSION
 
 
 def _label_tensor(classes: tuple) -> tuple[np.ndarray, int]:
@@ -114,9 +117,19 @@ def _inputs(tree, nodes: list, inits: list, pre: str) -> tuple[list, str]:
         if col.kind == "numeric":
             blocks.append(col.name)
             continue
-        cats, hit, onehot = f"{pre}categories_{k}", f"{pre}is_{k}", f"{pre}onehot_{k}"
-        inits.append(numpy_helper.from_array(np.asarray([list(col.categories)], dtype=object), cats))
-        nodes.append(helper.make_node("Equal", [col.name, cats], [hit]))
+        # LabelEncoder maps each category's text to the index of its first occurrence and anything else to -1
+        # (compared as given: no stripping, case-sensitive); Equal on int64 against each category's index then
+        # one-hot encodes, so a category listed twice sets both its columns (as Schema.encode does) and an
+        # unseen value sets none. An empty list still needs a key: "" with value -1, i.e. no hit.
+        first = {c: i for i, c in reversed(list(enumerate(col.categories)))}
+        keys = list(dict.fromkeys(col.categories)) or [""]
+        codes, idx = f"{pre}code_{k}", f"{pre}category_index_{k}"
+        hit, onehot = f"{pre}is_{k}", f"{pre}onehot_{k}"
+        nodes.append(helper.make_node("LabelEncoder", [col.name], [codes], domain=ML_DOMAIN, keys_strings=keys,
+                                      values_int64s=[first.get(c, -1) for c in keys], default_int64=-1))
+        inits.append(numpy_helper.from_array(
+            np.asarray([[first[c] for c in col.categories]], dtype=np.int64).reshape(1, -1), idx))
+        nodes.append(helper.make_node("Equal", [codes, idx], [hit]))
         nodes.append(helper.make_node("Cast", [hit], [onehot], to=TensorProto.DOUBLE))
         blocks.append(onehot)
     nodes.append(helper.make_node("Concat", blocks, [pre + "X"], axis=1))
@@ -195,10 +208,13 @@ def to_onnx(tree) -> Any:
                helper.make_tensor_value_info("probabilities", TensorProto.DOUBLE, ["N", 2])]
     graph = helper.make_graph(nodes, "olctc_tree", graph_inputs, outputs, inits)
     opset, ir_version = opset_for(tree)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+    imports = [helper.make_opsetid("", opset)]
+    if any(nd.domain == ML_DOMAIN for nd in nodes):
+        imports.append(helper.make_opsetid(ML_DOMAIN, ML_OPSET))
+    model = helper.make_model(graph, opset_imports=imports,
                               producer_name="olctc", producer_version=__version__,
                               doc_string=f"olctc oblique classification tree, depth {tree.depth}")
-    model.ir_version = ir_version  # the lowest IR version the opset allows: older runtimes read it
+    model.ir_version = ir_version  # the lowest IR version the opsets allow: older runtimes read it
     helper.set_model_props(model, {
         "olctc.classes": json.dumps(list(tree.classes)),
         "olctc.columns": json.dumps(tree.schema.to_json()),
