@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 import click
 
 from olctc import __version__
-from olctc.errors import NoSolution, OlctcError, param_error
+from olctc.errors import NoSolution, OlctcError
 from olctc.io import (check_file_name, check_not_input, check_not_stdout, check_suffix, check_writable,
                       note_console, note_interrupt, solver_left)
 
@@ -477,11 +477,11 @@ def _check_cv_options(cv: int | None, C_values: str | None, scoring: str | None,
         raise OlctcError("--C does not apply with --cv, which chooses C among --C-values (each layer's values; "
                          "the grid is their product): leave out --C, or --cv to fit the C given")
     from olctc.cluster import check_scoring, parse_C_values
-    from olctc.cv import check_folds
+    from olctc.cv import check_folds, check_jobs
 
     check_folds(cv)
-    if jobs is not None and jobs < 1:
-        raise param_error("jobs", "an integer >= 1", jobs, option="--jobs")
+    if jobs is not None:
+        check_jobs(jobs)
     if C_values is not None:
         parse_C_values(C_values)
     if scoring is not None:

@@ -21,7 +21,8 @@ import numpy as np
 from olctc.cluster import (SCORINGS, TaskResult, C_grid, why_undefined, c_text, check_scoring, cv_table,
                            make_folds, parse_C_values, pick_best, validation_score)
 from olctc.data import Dataset, check_dataset
-from olctc.errors import OlctcError, TimeLimitTooShort, is_integer, is_real, param_error
+from olctc.errors import (OlctcError, TimeLimitTooShort, check_callback, check_flags, is_integer, is_real,
+                          param_error)
 from olctc.fit import FitResult
 from olctc.solve.result import gap_text
 from olctc.spec import TreeSpec, check_spec
@@ -73,6 +74,13 @@ def check_folds(folds: Any) -> int:
     return int(folds)
 
 
+def check_jobs(jobs: Any) -> int:
+    """``jobs`` if it is an integer >= 1."""
+    if not is_integer(jobs) or jobs < 1:
+        raise param_error("jobs", "an integer >= 1", jobs, option="--jobs")
+    return int(jobs)
+
+
 def _check_folds(folds: Any, ds: Dataset, train: np.ndarray) -> int:
     """``folds`` if it is an integer >= 2 that each class of the training part can fill."""
     check_folds(folds)
@@ -105,7 +113,7 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
     """
     from olctc.compile import check_size
     from olctc.emit.params import validate_limits
-    from olctc.fit import check_in_process, check_time_limit, default_solver, split
+    from olctc.fit import check_time_limit, resolve_solver, split
 
     check_dataset(ds)
     check_spec(spec)
@@ -115,18 +123,10 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
     # fork server started (--jobs), nor as a TypeError ('<' between str and float for time_limit="5").
     validate_limits(time_limit=time_limit, threads=threads)
     check_time_limit(time_limit)
-    if not is_integer(jobs) or jobs < 1:
-        raise param_error("jobs", "an integer >= 1", jobs, option="--jobs")
-    for name, value in (("refine", refine), ("leave_overrun", leave_overrun)):
-        if not isinstance(value, (bool, np.bool_)):
-            raise param_error(name, "True or False", value)
-    if progress is not None and not callable(progress):
-        raise param_error("progress", "None or a function taking one line of text (such as print)", progress)
-    chosen_solver = default_solver(spec) if solver is None else solver
-    check_in_process(chosen_solver)
-    if spec.info.quadratic and chosen_solver != "scip":
-        raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): fit it with SCIP (--solver scip; "
-                         "solver='scip' in Python)")
+    check_jobs(jobs)
+    check_flags(refine=refine, leave_overrun=leave_overrun)
+    check_callback("progress", progress, optional=True)
+    resolve_solver(spec, solver)
     train, _test = split(ds, test_size, seed)
     k = _check_folds(folds, ds, train)
     # The final model is the largest: refused now, not after the fold fits. Its points are those of weight > 0
@@ -272,10 +272,8 @@ def fit_cv(ds: Dataset, spec: TreeSpec, *, folds: int = 4, C_values: Sequence[fl
     from olctc.fit import fit
 
     # fit's own checks, made before the cross-validation rather than after it (verbose="no" came minutes late)
-    if not isinstance(verbose, (bool, np.bool_)):
-        raise param_error("verbose", "True or False", verbose)
-    if not callable(echo):
-        raise param_error("echo", "a function taking one line of text (such as print)", echo)
+    check_flags(verbose=verbose)
+    check_callback("echo", echo)
     cv = cross_validate(ds, spec, folds=folds, C_values=C_values, scoring=scoring, test_size=test_size, seed=seed,
                         solver=solver, time_limit=time_limit, threads=threads, refine=refine,
                         max_nonzeros=max_nonzeros, jobs=jobs, progress=progress)

@@ -32,6 +32,24 @@ def param_error(name: str, expected: str, got: object, option: str | None = None
     return OlctcError(f"{named} must be {expected}. Got {got!r} instead.")
 
 
+def check_flags(**flags: Any) -> None:
+    """Each keyword's value a boolean (Python's or numpy's), else the parameter error naming the first that is
+    not: ``bool("no")`` is True, so verbose="no" would print the solver's log."""
+    import numpy as np  # loaded already by every caller
+
+    for name, value in flags.items():
+        if not isinstance(value, (bool, np.bool_)):
+            raise param_error(name, "True or False", value)
+
+
+def check_callback(name: str, value: Any, *, optional: bool = False) -> None:
+    """``value`` a function taking one line of text (or None when ``optional``), else the parameter error:
+    echo=None failed as "'NoneType' object is not callable" after the work began."""
+    if not callable(value) and not (optional and value is None):
+        raise param_error(name, ("None or " if optional else "") + "a function taking one line of text (such as "
+                          "print)", value)
+
+
 def number_text(text: str, kind: type = float) -> Any:
     """``kind(text)`` (float or int) without Python's digit grouping, which reads '0_5' as 5: no one writing
     an option or a cell means that. Raises ValueError as ``float`` does."""

@@ -38,7 +38,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from olctc.errors import OlctcError, is_integer, is_real, param_error
+from olctc.errors import OlctcError, check_flags, is_integer, is_real, param_error
 
 
 class OLCTClassifier(ClassifierMixin, BaseEstimator):
@@ -151,10 +151,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_flags(self) -> None:
         """refine, verbose: booleans (``bool("no")`` is True); positive_class: one label, not a sequence."""
-        for name in ("refine", "verbose"):
-            value = getattr(self, name)
-            if not isinstance(value, (bool, np.bool_)):
-                raise param_error(name, "True or False", value)
+        check_flags(refine=self.refine, verbose=self.verbose)
         pc = self.positive_class
         try:
             scalar = np.ndim(pc) == 0 and not isinstance(pc, (set, frozenset, dict))

@@ -15,7 +15,7 @@ import numpy as np
 from olctc.compile import compile_problem
 from olctc.data import Dataset, check_dataset, json_label
 from olctc.emit.params import validate_limits
-from olctc.errors import OlctcError, TimeLimitTooShort, is_real, param_error
+from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error
 from olctc.spec import TreeSpec, check_spec
 
 # HiGHS for every MILP preset: its optima held on every check (90 small OLCT instances, each confirmed by
@@ -38,6 +38,17 @@ def check_in_process(solver: str) -> None:
     """The parameter error unless ``solver`` is one a fit runs in this process."""
     if solver not in IN_PROCESS:
         raise param_error("solver", f"one of {', '.join(IN_PROCESS)} for an in-process fit", solver)
+
+
+def resolve_solver(spec: TreeSpec, solver: str | None) -> str:
+    """The in-process solver a fit of ``spec`` uses (``default_solver`` when None), checked: one of
+    IN_PROCESS, and SCIP for a MIQP."""
+    solver = default_solver(spec) if solver is None else solver
+    check_in_process(solver)
+    if spec.info.quadratic and solver != "scip":
+        raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): fit it with SCIP (--solver scip; "
+                         "solver='scip' in Python)")
+    return solver
 
 
 def preload() -> None:
@@ -176,16 +187,10 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
 
     check_dataset(ds)
     check_spec(spec)
-    for name, value in (("refine", refine), ("verbose", verbose), ("keep_incumbent", keep_incumbent),
-                        ("standardise", standardise), ("leave_overrun", leave_overrun)):
-        if not isinstance(value, (bool, np.bool_)):  # verbose="no" printed the solver's log
-            raise param_error(name, "True or False", value)
-    if not callable(echo):  # echo=None: "'NoneType' object is not callable" after the work began
-        raise param_error("echo", "a function taking one line of text (such as print)", echo)
-    solver = default_solver(spec) if solver is None else solver
-    check_in_process(solver)
-    if spec.info.quadratic and solver != "scip":
-        raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): fit it with SCIP (--solver scip; solver='scip' in Python)")
+    check_flags(refine=refine, verbose=verbose, keep_incumbent=keep_incumbent, standardise=standardise,
+                leave_overrun=leave_overrun)
+    check_callback("echo", echo)
+    solver = resolve_solver(spec, solver)
     validate_limits(time_limit=time_limit, threads=threads)
     check_time_limit(time_limit)
     preload()

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from olctc.emit.params import TIGHT_TOL
-from olctc.errors import MISSING, is_integer, is_real, number_text, param_error
+from olctc.errors import MISSING, check_flags, is_integer, is_real, number_text, param_error
 
 # Sato et al.'s greedy tangent points for the logistic loss (paper Sec. 3.1).
 _V0 = (-math.inf, 0.0, math.inf)
@@ -408,8 +408,7 @@ def _checked_fields(preset: Any, depth: Any, C: Any, tangents: Any, big_m: Any, 
             raise param_error("budget", "an integer >= 1", budget)
         budget = int(budget)
     _check_unused_knobs(preset, alpha, budget, label, tangents)
-    if not isinstance(score_variables, (bool, np.bool_)):  # numpy's booleans, as numpy's integers for depth
-        raise param_error("score_variables", "True or False", score_variables)
+    check_flags(score_variables=score_variables)  # numpy's booleans too, as numpy's integers for depth
     return (preset, depth, Cs, pts, big_m, epsilon, alpha, budget, label, bool(score_variables),
             parse_class_weight(class_weight))
 

@@ -127,8 +127,7 @@ def _inputs(tree, nodes: list, inits: list, pre: str) -> tuple[list, str]:
         hit, onehot = f"{pre}is_{k}", f"{pre}onehot_{k}"
         nodes.append(helper.make_node("LabelEncoder", [col.name], [codes], domain=ML_DOMAIN, keys_strings=keys,
                                       values_int64s=[first.get(c, -1) for c in keys], default_int64=-1))
-        inits.append(numpy_helper.from_array(
-            np.asarray([[first[c] for c in col.categories]], dtype=np.int64).reshape(1, -1), idx))
+        inits.append(numpy_helper.from_array(np.asarray([[first[c] for c in col.categories]], dtype=np.int64), idx))
         nodes.append(helper.make_node("Equal", [codes, idx], [hit]))
         nodes.append(helper.make_node("Cast", [hit], [onehot], to=TensorProto.DOUBLE))
         blocks.append(onehot)
