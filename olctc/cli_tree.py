@@ -89,7 +89,7 @@ class _CellChecks:
 
     def cells(self, chunk) -> dict[str, list | np.ndarray] | None:
         """The cells of ``chunk`` (a ``RowChunk``; numbers parsed), or None once the file has a fault."""
-        from olctc.data import _finite_column, _parse_column
+        from olctc.data.cells import _finite_column, _parse_column
 
         cells: dict[str, list | np.ndarray] = {}
         for name, i in self.index.items():
@@ -277,7 +277,7 @@ def _prediction_rows(ids: list[str] | None, labels, P) -> Iterable[Sequence[str]
 
 
 def _not_a_column(data: str, option: str, name: str, header: Sequence[str]) -> OlctcError:
-    from olctc.data import _columns_text
+    from olctc.data.csvfile import _columns_text
 
     return OlctcError(f"{data}: {option} {name!r} is not a column; columns are: {_columns_text(header)}")
 
@@ -293,7 +293,7 @@ class _Scorer:
         self.error: OlctcError | None = None
 
     def add(self, chunk, labels: np.ndarray) -> None:
-        from olctc.data import _label_value, _no_label  # the rule read_csv reads labels by
+        from olctc.data.labels import _label_value, _no_label  # the rule read_csv reads labels by
         from olctc.tree import class_array
 
         if self.error is not None:

@@ -13,7 +13,8 @@ import random
 import numpy as np
 import pytest
 
-import olctc.data
+import olctc.data.csvfile
+import olctc.data.table
 from olctc.data import Scaler, read_csv
 from olctc.errors import OlctcError
 
@@ -84,8 +85,8 @@ def write(tmp_path, name: str, text: str, variant: str):
 @pytest.fixture(params=["default", "tiny"])
 def chunking(request, monkeypatch):
     if request.param == "tiny":  # chunks of a few rows, segments of a few cells: every boundary crossed
-        monkeypatch.setattr(olctc.data, "CHUNK_CELLS", 17)
-        monkeypatch.setattr(olctc.data, "_SEGMENT_CELLS", 23)
+        monkeypatch.setattr(olctc.data.table, "CHUNK_CELLS", 17)
+        monkeypatch.setattr(olctc.data.csvfile, "_SEGMENT_CELLS", 23)
     return request.param
 
 

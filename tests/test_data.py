@@ -196,7 +196,7 @@ def test_bad_cells_after_multi_line_cells_name_the_physical_line(tmp_path, text,
 
 
 def test_grouped_digits_are_no_number_on_the_array_path_either():
-    from olctc.data import _to_float_column
+    from olctc.data.cells import _to_float_column
 
     assert _to_float_column(["1", "2.5"], "a", "f").tolist() == [1.0, 2.5]
     with pytest.raises(OlctcError, match=r"^f: column 'a' line 3: expected a number, got '1_0'$"):
@@ -204,7 +204,8 @@ def test_grouped_digits_are_no_number_on_the_array_path_either():
 
 
 def test_row_lines_of_read_table(tmp_path):
-    from olctc.data import _to_float_column, read_table
+    from olctc.data import read_table
+    from olctc.data.cells import _to_float_column
 
     p = write(tmp_path, '"a\nb",y\n1,"x\n\ny"\n2,z\n\n')
     t = read_table(p)
@@ -568,7 +569,7 @@ def test_cli_explain_names_the_physical_line_of_its_row(tmp_path, capsys):
 def test_values_beyond_float64_and_unwritable_labels_are_named():
     """Python ints beyond float64 raised a bare OverflowError (from_arrays, raw cells); a class label
     holding a lone surrogate was found only when the fitted tree could not be saved."""
-    from olctc.data import _to_float_column
+    from olctc.data.cells import _to_float_column
 
     with pytest.raises(OlctcError, match=r"^X holds an integer too large for a float64 \(above 1.8e308\)$"):
         from_arrays([[1.0], [10 ** 400]], [0, 1])

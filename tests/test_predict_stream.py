@@ -25,11 +25,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import olctc.data
+import olctc.data.table
 from conftest import cli_main
 from olctc.cli_tree import _columns_needed, _load_tree, _near_miss
-from olctc.data import (SEPARATORS_READ, Column, Scaler, Schema, Table, _to_float_column, line_of, read_table,
-                        sniff_delimiter)
+from olctc.data import SEPARATORS_READ, Column, Scaler, Schema, Table, line_of, read_table, sniff_delimiter
+from olctc.data.cells import _to_float_column
 from olctc.datasets import dataset_path
 from olctc.errors import OlctcError, shorten
 from olctc.export.json import save
@@ -218,7 +218,7 @@ def sizes(request, monkeypatch):
     from blocks of 61 bytes."""
     if request.param == "small":
         for name, value in SMALL.items():
-            monkeypatch.setattr(olctc.data, name, value)
+            monkeypatch.setattr(olctc.data.table, name, value)
     return request.param
 
 
@@ -319,7 +319,7 @@ def test_predict_writes_the_same_bytes_and_notes(trees, good_files, sizes, name,
 
 def test_predict_to_a_file_writes_the_same_bytes(trees, good_files, tmp_path, capsys, monkeypatch):
     for name, value in SMALL.items():
-        monkeypatch.setattr(olctc.data, name, value)
+        monkeypatch.setattr(olctc.data.table, name, value)
     data = good_files["tic-tac-toe-ids-gzip-bom"]
     old, new = tmp_path / "old.csv", tmp_path / "new.csv"
     want = old_predict(trees["tic-tac-toe"], data, True, "id", old)
@@ -454,7 +454,7 @@ def test_overflow_names_the_row_of_the_file_after_the_notes(tmp_path, sizes, cap
 
 def test_an_error_late_in_a_long_file_leaves_no_file_and_prints_nothing(trees, tmp_path, monkeypatch, capsys):
     """-o: the temporary file beside the output is removed; standard output: nothing was printed."""
-    monkeypatch.setattr(olctc.data, "CHUNK_CELLS", 1400)  # 100 rows
+    monkeypatch.setattr(olctc.data.table, "CHUNK_CELLS", 1400)  # 100 rows
     lines = resampled("heart", 3000).splitlines()
     lines[-1] = lines[-1].replace(",", ",,", 1)  # a ragged last row (line 3001): 2900 rows predicted by then
     data = write(tmp_path, "d.csv", "\n".join(lines) + "\n")
@@ -536,8 +536,8 @@ def test_random_files_read_predict_and_explain_as_before(small_tree, tmp_path, c
     data.write_bytes(content)
     with pytest.MonkeyPatch.context() as mp:
         if small:
-            mp.setattr(olctc.data, "CHUNK_CELLS", 2)
-            mp.setattr(olctc.data, "_BLOCK", block)
+            mp.setattr(olctc.data.table, "CHUNK_CELLS", 2)
+            mp.setattr(olctc.data.table, "_BLOCK", block)
         try:
             want = old_read_table(data)
         except OlctcError as exc:

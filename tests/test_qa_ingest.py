@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import olctc.data
+import olctc.data.csvfile
 from olctc.data import Column, Schema, read_csv
 from olctc.errors import OlctcError
 from olctc.tree import Tree
@@ -172,7 +172,7 @@ def test_a_label_in_another_case_gets_a_hint_not_a_match(tmp_path, capsys):
 def test_an_identifier_too_wide_to_encode_is_refused_by_name_before_encoding(tmp_path, capsys, monkeypatch):
     # 60,000 rows of an identifier made a 60,000 x 60,000 matrix (29 GB): a MemoryError traceback after
     # minutes. The limit (compile's --max-nonzeros) is lowered here so that 40 rows stand for them.
-    monkeypatch.setattr(olctc.data, "ONE_HOT_EARLY", 0)
+    monkeypatch.setattr(olctc.data.csvfile, "ONE_HOT_EARLY", 0)
     monkeypatch.setattr(Schema, "encode", lambda *a, **k: pytest.fail("encoded before the size check"))
     rows = "\n".join(f"cust {i},{i % 7},{'north' if i % 3 else 'south'},{i % 2}" for i in range(40))
     compile_fails(tmp_path, capsys, "customer id,a,region,y\n" + rows + "\n",

@@ -1,0 +1,62 @@
+"""``from_arrays``: arrays (numpy, pandas, lists) to a ``Dataset``, checked as ``read_csv`` checks a file."""
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Sequence
+
+import numpy as np
+
+from olctc.data.cells import non_finite
+from olctc.data.dataset import Column, Dataset, Schema, check_real
+from olctc.data.labels import binarise_labels, is_unicode
+from olctc.data.weights import _weight_array
+from olctc.errors import OlctcError, param_error
+
+
+def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, positive_class: Any = None,
+                name: str = "arrays", sample_weight: Any = None) -> Dataset:
+    """Validate numeric arrays (as the estimators receive them) into a Dataset; ``sample_weight``: one
+    loss weight >= 0 per row, or None."""
+    check_real(X, "X")
+    try:
+        Xa = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise OlctcError("X must be numeric; encode text columns first (or use a CSV file)") from None
+    except OverflowError:  # a Python int beyond float64 (10**400)
+        raise OlctcError("X holds an integer too large for a float64 (above 1.8e308)") from None
+    if Xa.ndim != 2:
+        raise OlctcError(f"X must be a 2-D array; got {Xa.ndim} dimension(s)")
+    ya = np.asarray(y)
+    if ya.ndim != 1 or ya.shape[0] != Xa.shape[0]:
+        raise OlctcError(f"y must be 1-D with one label per row of X ({Xa.shape[0]}); got shape {ya.shape}")
+    if Xa.shape[0] < 2:
+        raise OlctcError(f"at least 2 points are needed; got {Xa.shape[0]}")
+    bad = ~np.isfinite(Xa)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise non_finite(Xa[i, j], f"row {i}, column {j}")
+    if Xa.shape[1] < 1:
+        raise OlctcError("X has no feature columns; at least 1 is needed")
+    if isinstance(feature_names, (str, bytes)) or (feature_names is not None and any(
+            n is None for n in feature_names)):  # "abc" named the features a, b, c; None named one "None"
+        raise param_error("feature_names", "a list of names, one per column of X", feature_names)
+    names = [str(n) for n in feature_names] if feature_names is not None else [f"x{j}" for j in range(Xa.shape[1])]
+    if len(names) != Xa.shape[1]:
+        raise OlctcError(f"feature_names has {len(names)} name(s) for the {Xa.shape[1]} column(s) of X")
+    dup = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    if dup is not None:
+        raise OlctcError(f"feature_names names {dup!r} twice; feature names must be unique")
+    for j, n in enumerate(names):
+        if n == "":
+            # A tree file names every column (as a CSV header must): an unnamed one could not be read back.
+            raise OlctcError(f"feature_names[{j}] is empty; every feature needs a name")
+        if not is_unicode(n):
+            # Every file olctc writes (manifest, tree JSON, code) is UTF-8: such a name could not be saved.
+            raise OlctcError(f"feature_names[{j}] {n!r} is not valid Unicode text (a lone surrogate); "
+                             "decode the name properly")
+    yv, classes = binarise_labels(list(ya), positive_class, name, "y")
+    schema = Schema(tuple(Column(n, "numeric") for n in names))
+    weight = None if sample_weight is None else _weight_array(sample_weight, Xa.shape[0], yv, classes)
+    digest = hashlib.sha256(Xa.tobytes() + yv.tobytes()
+                            + (b"" if weight is None else weight.tobytes())).hexdigest()
+    return Dataset(Xa, yv, classes, schema, name, digest, name, weight=weight)

@@ -1,0 +1,449 @@
+"""``read_csv``: a CSV file to a ``Dataset``, every cell checked, columns told numeric or categorical, text
+columns one-hot encoded (see the package docstring for the rules)."""
+from __future__ import annotations
+
+import array
+import io
+import itertools
+import math
+import operator
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple, Sequence
+
+import numpy as np
+
+from olctc.data.cells import (_DECIMAL_COMMA, _at, _cell, line_of, _looks_missing, _not_a_number, _parse_float,
+                              _to_float_column)
+from olctc.data.dataset import Column, Dataset, Schema
+from olctc.data.labels import binarise_labels, _no_label, _warn_missing_marker
+from olctc.data.table import SEPARATORS_READ, Table, TableStream, read_table
+from olctc.data.weights import check_weights
+from olctc.errors import OlctcError, param_error, shorten
+
+
+class _EmptyCell(OlctcError):
+    """A feature column with an empty cell: ``read_csv`` names every such column in one message."""
+
+
+def _empty_cells(columns: Mapping[int, Sequence[str]], header: Sequence[str], feats: Sequence[str], source: str,
+                 lines: int | Sequence[int] | np.ndarray) -> OlctcError:
+    """One error for all the feature columns with empty cells, the first cell of the first named: olctc
+    does not impute, and naming one column sent the user back once per column. ``columns``: the cells of
+    the columns read as text, by header index (a column read as numbers has no empty cell)."""
+    empty = []
+    for h in feats:
+        ks = [k for k, v in enumerate(columns.get(header.index(h), ())) if v.strip() == ""]
+        if ks:
+            empty.append((h, ks))
+    (name, ks), rest = empty[0], empty[1:]
+    also = "" if not rest else "; empty cells also in " + ", ".join(
+        f"{h!r} ({len(k)})" for h, k in rest[:5]) + (f" and {len(rest) - 5} more columns" if len(rest) > 5 else "")
+    return OlctcError(f"{source}: column {name!r} {_at(ks[0], lines)}: empty cell ({len(ks)} in this column{also}); "
+                      "fill or drop missing values (olctc does not impute), or leave a column out (--drop)")
+
+
+def _column_kind(name: str, vals: Sequence[str], source: str,
+                 lines: int | Sequence[int] | np.ndarray = 2) -> Column:
+    """Numeric or categorical; ``lines`` as ``_to_float_column``'s ``line_offset``."""
+    # "NaN" or "Inf" among words is a category, not a number: only finite values count as numbers.
+    parsed = [f if f is not None and math.isfinite(f) else None for f in map(_parse_float, vals)]
+    n_num = sum(p is not None for p in parsed)
+    if any(v.strip() == "" for v in vals):
+        raise _EmptyCell(name)
+    if n_num == len(vals):
+        return Column(name, "numeric")
+    k = next(k for k, p in enumerate(parsed) if p is None)
+    if all(p is not None or _DECIMAL_COMMA.fullmatch(v.strip()) for p, v in zip(parsed, vals)):
+        # one-hot encoding "0,5" and "1,25" as categories would train on nonsense without a word
+        raise _not_a_number(source, name, _at(k, lines), vals[k])
+    if n_num == 0:
+        return Column(name, "categorical", tuple(sorted(set(str(v).strip() for v in vals))))
+    if n_num >= len(vals) / 2:
+        if _parse_float(vals[k]) is None:
+            raise _not_a_number(source, name, _at(k, lines), vals[k])
+        raise OlctcError(f"{source}: column {name!r} {_at(k, lines)}: expected a finite number, "
+                         f"got {_cell(vals[k])}")
+    k = next(k for k, p in enumerate(parsed) if p is not None)
+    raise OlctcError(f"{source}: column {name!r} mixes text and numbers "
+                     f"({_at(k, lines)} has {_cell(vals[k])}); make it all text (categorical) or all numbers")
+
+
+def _all_numeric(table: Table, idx: list[int]) -> np.ndarray | None:
+    """Fast path: the whole feature block parses as finite floats in one numpy call, or None."""
+    n = len(table.rows)
+    try:
+        # comments=None: loadtxt would otherwise read "12#3" as 12, where the slow path refuses it
+        X = np.loadtxt(io.StringIO(table.text), delimiter=table.delimiter, skiprows=1, usecols=idx, dtype=np.float64,
+                       quotechar='"', ndmin=2, comments=None)
+    except ValueError:
+        return None
+    if X.shape != (n, len(idx)):
+        return None
+    return X if np.isfinite(X).all() else None
+
+
+def _check_unique_features(schema: Schema, source: str) -> None:
+    owner: dict[str, str] = {}
+    for col in schema.columns:
+        for name in col.feature_names():
+            where = f"column {col.name!r}" if col.kind == "numeric" else \
+                f"category {name[len(col.name) + 1:]!r} of column {col.name!r}"
+            if name in owner:
+                raise OlctcError(f"{source}: feature {name!r} would come from {owner[name]} and from {where}; "
+                                 "rename one of the columns")
+            owner[name] = where
+
+
+# A text column with a different value on every row of at least this many is likely an identifier.
+IDENTIFIER_ROWS = 20
+
+
+def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Sequence[str] = (), *,
+             warn_identifiers: bool = True, weight_column: str | None = None,
+             max_one_hot: int | None = None) -> Dataset:
+    """Read, validate and encode a CSV file whose column ``target`` holds two classes.
+
+    ``drop`` names columns to leave out (identifiers, free text, leaks). With ``warn_identifiers``, a
+    text column whose every value differs (an identifier, one-hot encoded into one feature per row) is
+    reported by a warning that says how to leave it out. ``weight_column`` names a column of per-point
+    loss weights (numbers >= 0), which is then not a feature. ``max_one_hot`` refuses, before encoding,
+    text columns whose one-hot encoding holds more values (rows x categories) than a model may have
+    nonzeros (compile's ``max_nonzeros``); None: no limit (decode re-reads data a model was built on).
+    """
+    from olctc.io import check_path
+
+    path = check_path(path, "path")
+    if isinstance(drop, str):
+        drop = (drop,)
+    elif drop is None:
+        drop = ()
+    elif not isinstance(drop, Iterable):  # drop=3: "'int' object is not iterable"
+        raise param_error("drop", "a column name or a list of column names", drop)
+    # The reader strips every header name, as it strips cells: a name typed with spaces (--target " y",
+    # a shell quoting slip) can only mean the column without them.
+    target = target.strip() if isinstance(target, str) else target
+    drop = tuple(d.strip() if isinstance(d, str) else d for d in drop)
+    if isinstance(weight_column, str):
+        weight_column = weight_column.strip()
+    if weight_column is not None:
+        if not isinstance(weight_column, str) or not weight_column:
+            raise OlctcError(f"{path}: the weight column must be named by a column of the header; got "
+                             f"{weight_column!r}")
+        if weight_column == target:
+            raise OlctcError(f"{path}: weight column {weight_column!r} is the target column")
+        if weight_column in drop:
+            raise OlctcError(f"{path}: weight column {weight_column!r} is also a column to drop; name it once")
+    read = _read_columns(path, target, drop, weight_column)
+    header, lines = read.header, read.lines
+    src = str(path)
+    if target not in header:
+        if len(header) == 1:
+            raise OlctcError(f"{src}: target column {target!r} not found: the header is one column "
+                             f"{shorten(header[0])!r}; {SEPARATORS_READ}")
+        raise OlctcError(f"{src}: target column {target!r} not found; columns are: {_columns_text(header)}")
+    if read.n < 2:
+        raise OlctcError(f"{src}: {read.n} data row(s); at least 2 points are needed")
+    ti = header.index(target)
+    dropped = tuple(dict.fromkeys(drop))
+    for name in dropped:
+        if name == target:
+            raise OlctcError(f"{src}: column {name!r} to drop is the target column")
+        if name not in header:
+            raise OlctcError(f"{src}: column {name!r} to drop is not in the file; columns are: "
+                             f"{_columns_text(header)}")
+    if weight_column is not None and weight_column not in header:
+        raise OlctcError(f"{src}: weight column {weight_column!r} is not in the file; columns are: "
+                         f"{_columns_text(header)}")
+    feats = [h for h in header if h not in (target, weight_column) and h not in dropped]
+    if not feats:
+        left = f"besides the target {target!r}" if not dropped else f"left once the dropped ones are out " \
+            f"({target!r} is the target)"
+        if weight_column is not None:  # the weight column is no feature: saying "besides the target" hid it
+            left += f" and the weight column {weight_column!r}"
+        raise OlctcError(f"{src}: no feature columns {left}")
+    raw = read.cells[ti]
+    labels = [v.strip() for v in raw]
+    missing = next((k for k, v in enumerate(labels) if _no_label(v)), None)
+    if missing is not None:
+        raise OlctcError(f"{src}: target {target!r} line {lines[missing]}: no class label "
+                         f"({raw[missing]!r}); drop the unlabelled rows")
+    y, classes = binarise_labels(labels, positive_class, src, target)
+    if warn_identifiers:  # as the identifier warning: said once, at compile, not again at decode
+        _warn_missing_marker(labels, y, classes, positive_class is not None, src, target, lines)
+    weight = None
+    if weight_column is not None:
+        wi = header.index(weight_column)
+        weight = _to_float_column([v.strip() for v in read.cells[wi]], weight_column, src, lines)
+        check_weights(weight, y, classes, f"{src}: weight column {weight_column!r}",
+                      lambda k: f"line {line_of(k, lines)}")
+    X = read.X
+    if X is not None:
+        schema = Schema(tuple(Column(h, "numeric") for h in feats))
+    else:
+        # Columns read as numbers (read.numbers) are numeric, as _column_kind finds them: no empty cell.
+        try:
+            cols = [Column(h, "numeric") if h in read.numbers else
+                    _column_kind(h, read.cells[header.index(h)], src, lines) for h in feats]
+        except _EmptyCell:
+            raise _empty_cells(read.cells, header, feats, src, lines) from None
+        schema = Schema(tuple(cols))
+        _check_unique_features(schema, src)
+        if max_one_hot is not None:
+            _check_one_hot_size(schema, read.n, src, max_one_hot)
+        cells = {h: read.numbers[h] if h in read.numbers else [v.strip() for v in read.cells[header.index(h)]]
+                 for h in feats}
+        X = schema.encode(cells, src)
+        if warn_identifiers:
+            _warn_identifiers(schema, read.n, src)
+            _warn_marker_categories(schema, src)
+    return Dataset(X, y, classes, schema, Path(path).name.split(".")[0], read.sha256,
+                   str(Path(path).resolve()), target, dropped=dropped, weight=weight, weight_column=weight_column)
+
+
+class _Read(NamedTuple):
+    """A CSV file as ``read_csv`` needs it: the cells of the columns it reads as text, the feature columns
+    of numbers as floats, never every cell as a Python string at once."""
+
+    header: list[str]
+    n: int  # data rows
+    lines: np.ndarray  # as Table.lines
+    sha256: str
+    cells: dict[int, list[str]]  # by header index: the target's, the weight's, text features' cells as read
+    numbers: dict[str, np.ndarray]  # feature columns whose every cell is a finite number (_column_kind's numeric)
+    X: np.ndarray | None  # the feature matrix, when every feature column is numbers (else None)
+
+
+def _roles(header: Sequence[str], target: str, drop: Sequence[Any], weight_column: str | None
+           ) -> tuple[int, int | None, list[int]] | None:
+    """Header indices of the target, the weight column and the features (in header order); None when
+    ``read_csv`` will refuse the columns (a name not in the header, no features)."""
+    if target not in header or (weight_column is not None and weight_column not in header):
+        return None
+    if any(d == target or d not in header for d in drop):
+        return None
+    feats = [k for k, h in enumerate(header) if h not in (target, weight_column) and h not in drop]
+    if not feats:
+        return None
+    return header.index(target), None if weight_column is None else header.index(weight_column), feats
+
+
+def _read_columns(path: str | Path, target: str, drop: Sequence[Any], weight_column: str | None) -> _Read:
+    """Read ``path`` for ``read_csv``: in chunks (``TableStream``), feature columns of numbers converted
+    chunk by chunk, text kept for the target, the weight and text columns only. Files where a column
+    reads as numbers at first and not further on (an error, mostly), or whose text columns all read as
+    numbers once stripped, are read whole (``read_table``), as read_csv always did."""
+    read = _stream_columns(Path(path), target, drop, weight_column)
+    return read if read is not None else _whole_columns(path, target, drop, weight_column)
+
+
+def _stream_columns(path: Path, target: str, drop: Sequence[Any], weight_column: str | None) -> _Read | None:
+    stream = TableStream(path, digest=True)
+    header = stream.header
+    roles = _roles(header, target, drop, weight_column)
+    lines = array.array("q")
+    cells: dict[int, list[str]] = {}
+    num: list[int] = []  # header indices of the feature columns read as numbers so far, features' order
+    numbers = _Rows()
+    if roles is not None:
+        ti, wi, feats = roles
+        num = list(feats)
+        cells = {j: [] for j in (ti, wi) if j is not None}
+    chunks = stream.chunks()
+    for chunk in chunks:
+        rows = chunk.rows
+        lines.extend(chunk.lines)
+        if roles is None:
+            continue  # read for the file's own errors, which come first; read_csv then names the column
+        for j, col in cells.items():
+            col += [r[j] for r in rows]
+        if not num:
+            continue
+        blk = _number_block(rows, num)
+        if blk is None:
+            if not chunk.first:  # text columns, found on the first rows: kept as text
+                for j in [j for j in num if _number_block(rows, [j]) is None]:
+                    num.remove(j)
+                    cells[j] = [r[j] for r in rows]
+                blk = _number_block(rows, num) if num else None
+            else:  # numbers at first, then not (the error of a mixed column): its first cells are gone
+                chunks.close()
+                return None
+        if blk is not None:
+            numbers.add(blk)
+    n = stream.rows_read
+    X, columns = None, {}
+    if roles is not None and n >= 2 and num:
+        Xn = numbers.array()
+        if len(num) == len(roles[2]):
+            X = Xn
+        else:
+            columns = {header[j]: Xn[:, k] for k, j in enumerate(num)}
+    if roles is not None and n >= 2 and X is None and all(
+            _all_stripped_numbers(cells[j]) for j in roles[2] if j not in num):
+        # Every text column is numbers once stripped of characters float() keeps ('\x1c1.5'): the table
+        # as a whole might have read as numbers (np.loadtxt strips them), as read_csv read it before.
+        return None
+    return _Read(header, n, np.array(lines, dtype=np.int64), stream.sha256, cells, columns, X)
+
+
+#: Cells (float64) of each segment of ``_Rows``: 32 MB, above malloc's largest mmap threshold, so that
+#: each is a mapping of its own, whose pages are returned when it is freed (no heap fragmentation).
+_SEGMENT_CELLS = 1 << 22
+
+
+class _Rows:
+    """Float rows added block by block, in segments; ``array`` joins them into one C-contiguous array,
+    freeing each segment once copied: a peak of the array and one segment, where a list of blocks and
+    np.concatenate held two arrays (and fragmented the heap)."""
+
+    def __init__(self) -> None:
+        self.segments: list[np.ndarray] = []
+        self.fill = 0  # rows filled in the last segment
+        self.n = 0
+
+    def add(self, blk: np.ndarray) -> None:
+        k = 0
+        while k < len(blk):
+            if not self.segments or self.fill == len(self.segments[-1]):
+                self.segments.append(np.empty((max(1, _SEGMENT_CELLS // max(1, blk.shape[1])), blk.shape[1])))
+                self.fill = 0
+            seg = self.segments[-1]
+            m = min(len(seg) - self.fill, len(blk) - k)
+            seg[self.fill:self.fill + m] = blk[k:k + m]
+            self.fill += m
+            k += m
+        self.n += len(blk)
+
+    def array(self) -> np.ndarray:
+        segments, self.segments = self.segments, []
+        if len(segments) == 1:
+            X = segments.pop()
+            X.resize((self.n, X.shape[1]), refcheck=False)  # realloc, shrinking: no copy
+            return X
+        X = np.empty((self.n, segments[0].shape[1]))
+        r = 0
+        while segments:
+            seg = segments.pop(0)
+            m = min(len(seg), self.n - r)
+            X[r:r + m] = seg[:m]
+            r += m
+            del seg
+        return X
+
+
+def _number_block(rows: list[list[str]], idx: list[int]) -> np.ndarray | None:
+    """Columns ``idx`` of ``rows`` as a (rows, columns) float array if every cell is a finite number as
+    ``_column_kind`` reads one (``float``, no digit grouping), else None."""
+    width = len(rows[0])
+    others = sorted(set(range(width)) - set(idx), reverse=True)
+    if len(idx) == 1:
+        flat = [r[idx[0]] for r in rows]
+    elif len(others) <= 8:  # all cells, the few other columns' taken out: no list per row (nor its GC)
+        flat = list(itertools.chain.from_iterable(rows))
+        for j in others:  # the last first: the columns before it keep their place
+            del flat[j::width]
+            width -= 1
+    else:
+        flat = list(itertools.chain.from_iterable(map(operator.itemgetter(*idx), rows)))
+    sample = flat[:_SAMPLE_CELLS]
+    try:
+        if 2 * len(set(sample)) <= len(sample):  # few different texts (0/1 features): each converted once
+            uniq = set(flat)
+            if "_" in "".join(uniq):  # float() reads "1_000" as 1000
+                return None
+            value = {c: float(c) for c in uniq}
+            arr = np.array(list(map(value.__getitem__, flat)), dtype=np.float64)
+        else:
+            if "_" in "".join(flat):
+                return None
+            arr = np.array(flat, dtype=np.float64)  # each cell as float() reads it
+    except (ValueError, TypeError, OverflowError):
+        return None
+    if not np.isfinite(arr).all():
+        return None
+    return arr.reshape(len(rows), len(idx))
+
+
+#: Cells whose number of different texts decides how ``_number_block`` converts a chunk.
+_SAMPLE_CELLS = 2000
+
+
+def _all_stripped_numbers(vals: Sequence[str]) -> bool:
+    """Whether every cell, stripped, is a finite number for ``float`` (a superset of np.loadtxt's)."""
+    for v in vals:
+        try:
+            if not math.isfinite(float(v.strip())):
+                return False
+        except ValueError:
+            return False
+    return True
+
+
+def _whole_columns(path: str | Path, target: str, drop: Sequence[Any], weight_column: str | None) -> _Read:
+    """``_read_columns`` by reading the file whole, every cell a string (read_csv's reading before)."""
+    table = read_table(path)
+    header, rows = table.header, table.rows
+    roles = _roles(header, target, drop, weight_column)
+    cells: dict[int, list[str]] = {}
+    X = None
+    if roles is not None and len(rows) >= 2:
+        ti, wi, feats = roles
+        cells = {j: [r[j] for r in rows] for j in (ti, wi, *feats) if j is not None}
+        X = _all_numeric(table, feats)
+    return _Read(header, len(rows), table.lines, table.sha256, cells, {}, X)
+
+
+#: One-hot values below which the encoding is cheap (80 MB) and compile's size check, which names the
+#: model's rows, columns and nonzeros, speaks instead.
+ONE_HOT_EARLY = 10_000_000
+
+
+def _check_one_hot_size(schema: Schema, n: int, source: str, limit: int) -> None:
+    """Refuse, before allocating it, a one-hot encoding too large to train on, naming the text column with
+    the most categories: an identifier of 60,000 rows needs 29 GB (n x n floats), which ended in a
+    MemoryError traceback, after minutes, and a smaller one in "use a smaller depth ... or fewer points".
+    Each category is a feature that, standardised, is nonzero on every row of every split's rows: a model
+    of more than ``limit`` nonzeros."""
+    text = [c for c in schema.columns if c.kind == "categorical"]
+    k = sum(len(c.categories) for c in text)
+    if n * k <= limit or n * k < ONE_HOT_EARLY:
+        return
+    import shlex
+
+    top = max(text, key=lambda c: len(c.categories))
+    raise OlctcError(f"{source}: one-hot encoding its text columns gives {k:,} features on {n:,} rows, "
+                     f"{n * k:,} values (no model within --max-nonzeros {limit:,} fits them); column "
+                     f"{top.name!r} alone has {len(top.categories):,} different values (an identifier? leave it "
+                     f"out with --drop {shlex.quote(top.name)})")
+
+
+def _columns_text(header: Sequence[str]) -> str:
+    """The first columns of a header, for a message naming a column that is not there."""
+    return ", ".join(header[:12]) + (" ..." if len(header) > 12 else "")
+
+
+def _warn_marker_categories(schema: Schema, source: str) -> None:
+    """Warn when a text column holds a value that reads as a missing value ("NA", "?"): it is one-hot encoded
+    as a category of its own, which may be meant (a "none" answer) or a missing cell olctc cannot see."""
+    import warnings
+
+    for col in schema.columns:
+        marker = next((c for c in col.categories if _looks_missing(c)), None) if col.kind == "categorical" else None
+        if marker is not None:
+            warnings.warn(f"{source}: column {col.name!r} has the text value {marker!r}, which reads as a missing "
+                          "value, encoded as a category of its own; replace such cells if they are missing "
+                          "(olctc does not impute)", stacklevel=3)
+
+
+def _warn_identifiers(schema: Schema, n: int, source: str) -> None:
+    import shlex
+    import warnings
+
+    if n < IDENTIFIER_ROWS:
+        return
+    for col in schema.columns:
+        if col.kind == "categorical" and len(col.categories) == n:
+            warnings.warn(f"{source}: column {col.name!r} has a different text value on each of its {n} rows "
+                          f"(an identifier?), one-hot encoded into {n} features; leave it out with "
+                          f"--drop {shlex.quote(col.name)}", stacklevel=3)
