@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from olctc.bench.experiments import anchor_for
-from olctc.bench.runner import read_runs
+from olctc.bench.folder import read_runs
 
 OK = ("optimal", "feasible")
 

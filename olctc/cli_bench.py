@@ -75,7 +75,9 @@ def _experiment_command(name: str) -> click.Command:
                   help="Bench folder (created; resumed if it holds this bench).")
     def cmd(datasets, seeds, models, solver, time_limit, cv, fixed_C, C_grid, authors_split, jobs, threads,
             retry_errors, run_timeout, class_weight, score_variables, output) -> None:
-        from olctc.bench.runner import RUNS, make_options, run_bench
+        from olctc.bench.folder import RUNS
+        from olctc.bench.options import make_options
+        from olctc.bench.runner import run_bench
         from olctc.io import check_not_stdout
 
         check_not_stdout(output, "which cannot hold bench's folder of runs", "a folder name such as -o bench-runs")

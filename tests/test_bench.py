@@ -11,10 +11,14 @@ import numpy as np
 import pytest
 
 from olctc.bench import experiments as ex
+from olctc.bench import folder as bench_folder
+from olctc.bench import options as bench_options
+from olctc.bench import tasks as bench_tasks
 from olctc.bench import runner
 from olctc.bench.metrics import (brier_score, expected_calibration_error, gap_cdf, performance_profile,
                                  performance_ratios)
 from olctc.cli import main
+from olctc.errors import OlctcError
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 RECORD_FIELDS = ("experiment", "dataset", "seed", "model", "C", "solver", "solver_version", "threads",
@@ -150,7 +154,7 @@ def test_truncated_last_line_is_ignored_and_redone(tmp_path: Path, capsys) -> No
     assert "1 run(s) done now, 3 skipped" in out
     raw = (d / "runs.jsonl").read_bytes()
     assert raw.startswith(text[: len(text) - len(last) // 2 - 1])  # nothing lost or rewritten
-    recs, bad = runner.read_runs(d)
+    recs, bad = bench_folder.read_runs(d)
     assert bad == 1 and sorted(r["key"] for r in recs).count(cut_key) == 1 and len(recs) == 4
     code, out, err = cli(["bench", "report", str(d)], capsys)
     assert code == 0 and "ignored 1 unreadable line(s)" in err
@@ -223,15 +227,15 @@ def test_unwritable_parent_is_refused(tmp_path: Path, capsys, monkeypatch) -> No
 
 
 def test_fixed_C_values_and_bad_values() -> None:
-    o = runner.make_options("phases", datasets="haberman", seeds="0", fixed_C="1,10")
+    o = bench_options.make_options("phases", datasets="haberman", seeds="0", fixed_C="1,10")
     assert o.fixed_C == "1,10"
-    (task,) = runner.make_tasks(o)
+    (task,) = bench_tasks.make_tasks(o)
     assert ex.resolve_C(ex.OLCT, "haberman", 2, o.fixed_C) == ((1.0, 10.0), "fixed")
-    with pytest.raises(runner.OlctcError, match="The 'fixed_C' parameter must be one value or 2 values"):
-        runner.make_options("phases", fixed_C="1,2,3")
-    with pytest.raises(runner.OlctcError, match="The 'time_limit' parameter must be > 0 seconds. Got 0"):
-        runner.make_options("phases", time_limit=0)
-    with pytest.raises(runner.OlctcError, match="The 'jobs' parameter must be an integer >= 1. Got 0"):
+    with pytest.raises(OlctcError, match="The 'fixed_C' parameter must be one value or 2 values"):
+        bench_options.make_options("phases", fixed_C="1,2,3")
+    with pytest.raises(OlctcError, match="The 'time_limit' parameter must be > 0 seconds. Got 0"):
+        bench_options.make_options("phases", time_limit=0)
+    with pytest.raises(OlctcError, match="The 'jobs' parameter must be an integer >= 1. Got 0"):
         runner.run_bench(o, "unused", jobs=0)
 
 
@@ -269,10 +273,10 @@ def test_cv_grid_sizes() -> None:
 
 def test_cv_tiny_real_run() -> None:
     # 4 s: olctc.fit keeps a reserve (10 % + 1 s) and refuses limits that leave under 1 s to the solver.
-    opts = runner.make_options("models", datasets="haberman", seeds="0", models="OLCT", time_limit=4, cv=2,
+    opts = bench_options.make_options("models", datasets="haberman", seeds="0", models="OLCT", time_limit=4, cv=2,
                                C_grid="1")
-    (task,) = runner.make_tasks(opts)
-    (rec,) = runner.execute_task(task)
+    (task,) = bench_tasks.make_tasks(opts)
+    (rec,) = bench_tasks.execute_task(task)
     assert rec["status"] != "error", rec.get("error")
     assert rec["C_source"] == "cv" and rec["C"] == [1.0, 1.0] and rec["cv_folds"] == 2
     assert len(rec["cv_grid"]) == 1 and 0.0 <= rec["cv_grid"][0]["score"] <= 1.0 and rec["time_cv"] > 0
@@ -281,8 +285,8 @@ def test_cv_tiny_real_run() -> None:
 
 def test_streed_baseline_is_an_optimal_univariate_tree() -> None:
     pytest.importorskip("pystreed")
-    opts = runner.make_options("models", datasets="heart", seeds="0", models="STreeD,CART", time_limit=30)
-    recs = {r["model"]: r for t in runner.make_tasks(opts) for r in runner.execute_task(t)}
+    opts = bench_options.make_options("models", datasets="heart", seeds="0", models="STreeD,CART", time_limit=30)
+    recs = {r["model"]: r for t in bench_tasks.make_tasks(opts) for r in bench_tasks.execute_task(t)}
     st, cart = recs["STreeD"], recs["CART"]
     assert st["status"] == "optimal" and st["solver_version"].startswith("pystreed ")
     assert st["tree_depth"] <= 2 and len(st["nonzero_weights_per_node"]) <= 3
@@ -295,9 +299,9 @@ def test_retry_errors_reruns_only_failed_runs(tmp_path: Path, capsys) -> None:
     d = tmp_path / "b"
     args = ["bench", "models", "--datasets", "heart", "--models", "CART,L1-LR", "--seeds", "0", "-o", str(d)]
     assert cli(args, capsys)[0] == 0
-    recs, _ = runner.read_runs(d)
+    recs, _ = bench_folder.read_runs(d)
     failed = dict(recs[0], status="error", error="OlctcError: simulated")
-    runner.append_records(d, [failed])
+    bench_folder.append_records(d, [failed])
     before = lines(d)
     code, out, _ = cli(args, capsys)  # a plain resume keeps the error, and says so (it used to: "already done")
     assert code == 0 and lines(d) == before
@@ -307,7 +311,7 @@ def test_retry_errors_reruns_only_failed_runs(tmp_path: Path, capsys) -> None:
     assert code == 0 and "1 run(s) done now, 1 skipped (already done), 0 failed" in out
     after = lines(d)
     assert after[:len(before)] == before and len(after) == len(before) + 1  # appended, nothing rewritten
-    latest = runner.latest(runner.read_runs(d)[0])
+    latest = bench_folder.latest(bench_folder.read_runs(d)[0])
     assert all(r["status"] != "error" for r in latest.values()) and len(latest) == 2
 
 
@@ -401,7 +405,7 @@ def test_authors_split_reproduces_their_cart_log(name: str) -> None:
 
     same = same_olctc = 0
     for seed in ex.PAPER_SEEDS:
-        tr, te = runner.bench_split(ds, seed, authors=True)
+        tr, te = bench_tasks.bench_split(ds, seed, authors=True)
         assert 0 not in tr and 0 not in te and not set(tr) & set(te) and len(tr) + len(te) == ds.n - 1
         y = ex.AUTHORS_SPLIT[name] * ds.y[1:]
         bacc, te_theirs = cart_bacc(ds.X[1:], y, np.random.RandomState(seed))
@@ -436,8 +440,8 @@ def test_authors_cv_folds_are_their_gridsearch_folds(name: str) -> None:
         X, _, y, _ = train_test_split(ds.X[1:], y01, test_size=0.2, stratify=y01)
         # what GridSearchCV(cv=4).fit does with the folds
         theirs = list(check_cv(4, y, classifier=is_classifier(TheirModel())).split(X, y))
-        tr, _ = runner.bench_split(ds, seed, authors=True)
-        ours = runner.authors_cv_folds(ds, seed, 4)
+        tr, _ = bench_tasks.bench_split(ds, seed, authors=True)
+        ours = bench_tasks.authors_cv_folds(ds, seed, 4)
         assert len(ours) == 4
         for (fit_t, val_t), (fit_o, val_o) in zip(theirs, ours):
             assert sorted(map(tuple, X[val_t])) == sorted(map(tuple, ds.X[tr][val_o]))
@@ -448,15 +452,15 @@ def test_authors_cv_folds_are_their_gridsearch_folds(name: str) -> None:
 
 
 def test_cv_with_the_authors_split_uses_their_folds() -> None:
-    opts = runner.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=3, cv=2,
+    opts = bench_options.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=3, cv=2,
                                C_grid="1", authors_split=True)
-    (task,) = runner.make_tasks(opts)
-    (rec,) = runner.execute_task(task)
+    (task,) = bench_tasks.make_tasks(opts)
+    (rec,) = bench_tasks.execute_task(task)
     assert rec["status"] != "error", rec.get("error")
     assert rec["cv_fold_scheme"] == "authors" and rec["split"] == "authors" and rec["cv_folds"] == 2
-    opts = runner.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=3, cv=2,
+    opts = bench_options.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=3, cv=2,
                                C_grid="1")
-    (rec,) = runner.execute_task(runner.make_tasks(opts)[0])
+    (rec,) = bench_tasks.execute_task(bench_tasks.make_tasks(opts)[0])
     assert rec["cv_fold_scheme"] == "stratified" and rec["split"] == "olctc"
 
 
@@ -470,7 +474,7 @@ def test_cv_on_given_folds_scales_the_training_part_once() -> None:
 
     tr = load("haberman").subset(np.arange(0, 306, 8))
     folds = [(np.arange(0, 39, 2), np.arange(1, 39, 2)), (np.arange(1, 39, 2), np.arange(0, 39, 2))]
-    C, _, _, info = runner.cross_validate(ex.OLCT, tr, 2, 2, (1.0, 100.0), "highs", 30, 0, folds=folds)
+    C, _, _, info = bench_tasks.cross_validate(ex.OLCT, tr, 2, 2, (1.0, 100.0), "highs", 30, 0, folds=folds)
     assert info["cv_fold_scheme"] == "authors"
     X = Scaler.fit(tr.X).transform(tr.X)
     for cfg in info["cv_grid"]:
@@ -486,11 +490,11 @@ def test_cv_on_given_folds_scales_the_training_part_once() -> None:
 
 
 def test_authors_split_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
-    assert "authors_split" not in runner.make_options("models").to_json()  # old folders stay resumable
+    assert "authors_split" not in bench_options.make_options("models").to_json()  # old folders stay resumable
     d = tmp_path / "b"
     args = ["bench", "models", "--models", "CART", "--datasets", "heart,climate", "--seeds", "0", "-o", str(d)]
     assert cli([*args, "--authors-split"], capsys)[0] == 0
-    recs, _ = runner.read_runs(d)
+    recs, _ = bench_folder.read_runs(d)
     assert {(r["dataset"], r["split"]) for r in recs} == {("heart", "authors"), ("climate", "olctc")}
     heart = next(r for r in recs if r["dataset"] == "heart")
     from sklearn.tree import DecisionTreeClassifier
@@ -499,7 +503,7 @@ def test_authors_split_is_an_option_of_the_folder(tmp_path: Path, capsys) -> Non
     from olctc.fit import balanced_accuracy
 
     ds = load("heart")
-    tr, te = runner.bench_split(ds, 0, authors=True)
+    tr, te = bench_tasks.bench_split(ds, 0, authors=True)
     clf = DecisionTreeClassifier(max_depth=2, random_state=0).fit(ds.X[tr], ds.y[tr])
     assert heart["test_balanced_accuracy"] == balanced_accuracy(ds.y[te], clf.predict(ds.X[te]))
     assert cli(["bench", "report", str(d)], capsys)[0] == 0
@@ -512,12 +516,12 @@ def test_authors_split_is_an_option_of_the_folder(tmp_path: Path, capsys) -> Non
 def test_threads_per_fit_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
     # HiGHS, not CBC: CBC's parallel search segfaults now and then (coin-or/Cbc#511, python-mip#303), the
     # likely cause of this run's two "error" records in some 30 full runs (here and in CI; no cause was kept)
-    assert "threads" not in runner.make_options("models").to_json()  # old folders stay resumable
+    assert "threads" not in bench_options.make_options("models").to_json()  # old folders stay resumable
     d = tmp_path / "b"
     args = ["bench", "models", "--models", "OLCT", "--datasets", "haberman", "--seeds", "0", "--solver", "highs",
             "--time-limit", "3", "-o", str(d)]
     assert cli([*args, "--threads", "2"], capsys)[0] == 0
-    (rec,) = runner.read_runs(d)[0]
+    (rec,) = bench_folder.read_runs(d)[0]
     assert rec["status"] in ("optimal", "feasible"), rec.get("error")
     assert rec["threads"] == 2 and rec["solver"] == "highs"
     assert json.loads((d / "bench.json").read_text())["options"]["threads"] == 2
@@ -533,12 +537,12 @@ def test_threads_per_fit_is_an_option_of_the_folder(tmp_path: Path, capsys) -> N
 def test_class_weight_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
     """--class-weight balanced weighs the tree models' loss and the baselines' (CART here, checked against
     scikit-learn's own balanced CART on the same split); a folder keeps its choice."""
-    assert "class_weight" not in runner.make_options("models").to_json()  # old folders stay resumable
+    assert "class_weight" not in bench_options.make_options("models").to_json()  # old folders stay resumable
     d = tmp_path / "b"
     args = ["bench", "models", "--models", "CART,OLCT", "--datasets", "haberman", "--seeds", "0",
             "--time-limit", "5", "-o", str(d)]
     assert cli([*args, "--class-weight", "balanced"], capsys)[0] == 0
-    recs = {r["model"]: r for r in runner.read_runs(d)[0]}
+    recs = {r["model"]: r for r in bench_folder.read_runs(d)[0]}
     assert {r["class_weight"] for r in recs.values()} == {"balanced"}
     from sklearn.tree import DecisionTreeClassifier
 
@@ -546,7 +550,7 @@ def test_class_weight_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None
     from olctc.fit import balanced_accuracy
 
     ds = load("haberman")
-    tr, te = runner.bench_split(ds, 0)
+    tr, te = bench_tasks.bench_split(ds, 0)
     for cw in ("balanced", None):
         clf = DecisionTreeClassifier(max_depth=2, random_state=0, class_weight=cw).fit(ds.X[tr], ds.y[tr])
         score = balanced_accuracy(ds.y[te], clf.predict(ds.X[te]))
@@ -565,13 +569,13 @@ def test_tree_models_train_on_the_bench_split_only() -> None:
     from olctc.datasets import load
 
     ds = load("heart")
-    train, test = runner.bench_split(ds, 42, authors=True)
-    olctc_train, _ = runner.bench_split(ds, 42)
+    train, test = bench_tasks.bench_split(ds, 42, authors=True)
+    olctc_train, _ = bench_tasks.bench_split(ds, 42)
     assert len(train) != len(olctc_train)  # one row fewer: the record shows which part fit trained on
-    opts = runner.make_options("models", models="OLCT", datasets="heart", seeds="42", time_limit=4,
+    opts = bench_options.make_options("models", models="OLCT", datasets="heart", seeds="42", time_limit=4,
                                authors_split=True)
-    task = runner.make_tasks(opts)[0]
-    (rec,) = runner.execute_task(task)
+    task = bench_tasks.make_tasks(opts)[0]
+    (rec,) = bench_tasks.execute_task(task)
     assert rec["status"] != "error", rec.get("error")
     assert (rec["split"], rec["n_train"], rec["n_test"]) == ("authors", len(train), len(test))
 
@@ -781,13 +785,13 @@ def test_phases_gives_the_solver_fits_budget(phases_dir: Path) -> None:
 
     refusals = set()
     for exp, models in (("phases", None), ("tangents", "OLCT-V0")):
-        opts = runner.make_options(exp, datasets="haberman", seeds="0", models=models, time_limit=2)
-        recs = runner.execute_task(runner.make_tasks(opts)[0])
+        opts = bench_options.make_options(exp, datasets="haberman", seeds="0", models=models, time_limit=2)
+        recs = bench_tasks.execute_task(bench_tasks.make_tasks(opts)[0])
         assert all(r["status"] == "error" for r in recs)
         refusals |= {r["error"].split(":")[1].strip() for r in recs}
     assert refusals == {"a time limit of 2 s leaves no time to solve"}
-    opts = runner.make_options("tangents", datasets="haberman", seeds="0", models="OLCT-V0", time_limit=4)
-    (tangent,) = runner.execute_task(runner.make_tasks(opts)[0])
+    opts = bench_options.make_options("tangents", datasets="haberman", seeds="0", models="OLCT-V0", time_limit=4)
+    (tangent,) = bench_tasks.execute_task(bench_tasks.make_tasks(opts)[0])
     phase = next(json.loads(s) for s in lines(phases_dir) if json.loads(s)["key"] == "haberman|0|OLCT-V0")
     for r in (tangent, phase):
         assert r["status"] == "feasible", r  # haberman is not solved in 4 s: the solve runs to its budget
@@ -842,7 +846,7 @@ def test_report_of_a_partial_bench_says_so_and_compares_like_for_like(tmp_path: 
     assert cell[0].endswith("(seeds: 0)") and "(seeds:" not in cell[1]  # OLCT over seed 0; CART over 0, 42
     assert "each data set's means over the seeds both finished (only heart: seed 0)." in md
     assert "(1 of 2 instances for all models here; a run not made yet is left out" in md
-    recs = list(runner.latest(runner.read_runs(d)[0]).values())
+    recs = list(bench_folder.latest(bench_folder.read_runs(d)[0]).values())
     inst, M = instance_matrix(recs, ["CART", "OLCT"], "test_balanced_accuracy")
     assert inst == [("heart", 0)] and np.isfinite(M).all()  # seed 42 used to count as OLCT failing
     (row,) = [r for r in csv.DictReader(open(d / "report" / "summary.csv")) if r["model"] == "OLCT"]
@@ -891,14 +895,14 @@ def test_fixed_C_is_compared_by_value_when_resuming(tmp_path: Path, capsys) -> N
 def test_score_variables_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
     """--score-variables compiles every tree model with a column and a defining row per split score
     (3 branch nodes x n_train more of each at depth 2); the record says so, and a folder keeps its choice."""
-    assert "score_variables" not in runner.make_options("models").to_json()  # old folders stay resumable
+    assert "score_variables" not in bench_options.make_options("models").to_json()  # old folders stay resumable
     args = ["bench", "models", "--models", "OLCT,CART", "--datasets", "heart", "--seeds", "0",
             "--time-limit", "5"]
     plain, scores = tmp_path / "plain", tmp_path / "scores"
     assert cli([*args, "-o", str(plain)], capsys)[0] == 0
     assert cli([*args, "--score-variables", "-o", str(scores)], capsys)[0] == 0
-    a = {r["model"]: r for r in runner.read_runs(plain)[0]}
-    b = {r["model"]: r for r in runner.read_runs(scores)[0]}
+    a = {r["model"]: r for r in bench_folder.read_runs(plain)[0]}
+    b = {r["model"]: r for r in bench_folder.read_runs(scores)[0]}
     assert (a["OLCT"]["score_variables"], b["OLCT"]["score_variables"]) == (False, True)
     n = a["OLCT"]["n_train"]
     sa, sb = a["OLCT"]["model_size"], b["OLCT"]["model_size"]

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from olctc.bench import runner
-from olctc.bench.workers import socket_fits
+from olctc.bench import options as bench_options
+from olctc.bench import tasks as bench_tasks
+from olctc.bench.workers import run_isolated, socket_fits
 
 # heart's OLCT at C = (1, 0.1) does not close its gap in 60 s: a run that is still solving when killed.
 SLOW = ["bench", "models", "--datasets", "heart", "--models", "OLCT", "--seeds", "0", "--solver", "highs",
@@ -54,18 +55,18 @@ def _grandchildren(pid: int) -> list[int]:
 
 
 def test_hard_limit_defaults() -> None:
-    opts = runner.make_options("models", datasets="heart", seeds="0", models="OLCT,CART", time_limit=60)
-    olct, cart = runner.make_tasks(opts)
-    assert runner.fits_per_run(olct) == runner.fits_per_run(cart) == 1
-    assert runner.hard_limit(olct) == 60 * 1.5 + 120
-    assert runner.hard_limit(olct, run_timeout=7) == 7.0
-    cv = runner.make_tasks(runner.make_options("models", datasets="heart", seeds="0", models="OLCT",
+    opts = bench_options.make_options("models", datasets="heart", seeds="0", models="OLCT,CART", time_limit=60)
+    olct, cart = bench_tasks.make_tasks(opts)
+    assert bench_tasks.fits_per_run(olct) == bench_tasks.fits_per_run(cart) == 1
+    assert bench_tasks.hard_limit(olct) == 60 * 1.5 + 120
+    assert bench_tasks.hard_limit(olct, run_timeout=7) == 7.0
+    cv = bench_tasks.make_tasks(bench_options.make_options("models", datasets="heart", seeds="0", models="OLCT",
                                                time_limit=10, cv=4))[0]
-    assert runner.fits_per_run(cv) == 4 * 25 + 1  # 4 folds x the 5 x 5 grid of C per layer, then the final fit
-    assert runner.hard_limit(cv) == 101 * 10 * 1.5 + 120
-    l1lr = runner.make_tasks(runner.make_options("large", datasets="w5a", models="L1-LR", time_limit=60))[0]
-    assert runner.fits_per_run(l1lr) == 4 * 5 + 1  # its C by 4-fold CV over the 5 values, then the refit
-    assert runner.hard_limit(l1lr) == 21 * 60 * 1.5 + 120
+    assert bench_tasks.fits_per_run(cv) == 4 * 25 + 1  # 4 folds x the 5 x 5 grid of C per layer, then the final fit
+    assert bench_tasks.hard_limit(cv) == 101 * 10 * 1.5 + 120
+    l1lr = bench_tasks.make_tasks(bench_options.make_options("large", datasets="w5a", models="L1-LR", time_limit=60))[0]
+    assert bench_tasks.fits_per_run(l1lr) == 4 * 5 + 1  # its C by 4-fold CV over the 5 values, then the refit
+    assert bench_tasks.hard_limit(l1lr) == 21 * 60 * 1.5 + 120
 
 
 def test_run_past_its_hard_limit_is_killed_and_recorded(tmp_path: Path) -> None:
@@ -305,7 +306,7 @@ def _talk_then_finish(task: dict) -> list:
 
 def _isolated(run, tasks: list[dict], limit: float = 30.0) -> list:
     kept: list = []
-    runner.run_isolated(tasks, 2, run, lambda t: limit,
+    run_isolated(tasks, 2, run, lambda t: limit,
                         lambda t, status, why, wall: [{"task": t["n"], "status": status, "error": why}], kept.extend)
     return sorted(kept, key=lambda r: r["task"])
 

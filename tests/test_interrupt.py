@@ -227,7 +227,7 @@ def test_bench_killed_keeps_whole_records_and_stops_its_workers(tmp_path, jobs):
     assert elapsed < 30, elapsed
     folder = tmp_path / "b"
     assert sorted(p.name for p in folder.iterdir()) == ["bench.json", "runs.jsonl"]
-    from olctc.bench.runner import read_bench_json, read_runs
+    from olctc.bench.folder import read_bench_json, read_runs
 
     assert read_bench_json(folder)["experiment"] == "models"
     records, bad = read_runs(folder)

@@ -388,7 +388,8 @@ def test_experiment_settings_are_the_papers():
 
 
 def _task(models, seed=0, time_limit=5.0):
-    from olctc.bench.runner import make_options, make_tasks
+    from olctc.bench.options import make_options
+    from olctc.bench.tasks import make_tasks
 
     opts = make_options("models", datasets="haberman", seeds=str(seed), models=models, time_limit=time_limit)
     return make_tasks(opts)
@@ -397,7 +398,7 @@ def _task(models, seed=0, time_limit=5.0):
 def test_bench_split_standardisation_and_test_balanced_accuracy(monkeypatch):
     """CART and OLCT runs of the bench, checked against an own 80/20 stratified split, scaler and bAcc."""
     import olctc.fit as olctc_fit
-    from olctc.bench.runner import execute_task
+    from olctc.bench.tasks import execute_task
 
     seed = 42
     ds = load("haberman")

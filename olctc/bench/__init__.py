@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from olctc.bench.experiments import EXPERIMENTS, Experiment, ModelDef, get_experiment
-from olctc.bench.runner import BenchOptions, make_options, read_runs, run_bench
+from olctc.bench.folder import read_runs
+from olctc.bench.options import BenchOptions, make_options
+from olctc.bench.runner import run_bench
 
 __all__ = ["EXPERIMENTS", "Experiment", "ModelDef", "get_experiment", "BenchOptions", "make_options",
            "read_runs", "run_bench"]

@@ -17,7 +17,7 @@ import numpy as np
 
 from olctc.bench.experiments import EXPERIMENTS, anchor_for, anchor_method, seed_anchors, uses_seed_anchors
 from olctc.bench.metrics import gap_cdf, performance_profile
-from olctc.bench.runner import (BENCH_JSON, REPORT_DIR, latest, os_errors, own_records, read_bench_json, read_runs,
+from olctc.bench.folder import (BENCH_JSON, REPORT_DIR, latest, os_errors, own_records, read_bench_json, read_runs,
                                 run_key)
 from olctc.errors import OlctcError
 from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, remove_tree,

@@ -1,0 +1,345 @@
+"""A bench folder: bench.json, and runs.jsonl with one JSON line per run (resumable).
+
+Folder contract: DIR/bench.json (experiment, options, olctc version) is written when the folder is
+created; a folder without it (and not empty), or with files bench does not write, is refused; a
+bench.json with another experiment or options is refused. Nothing in the folder is ever deleted or
+rewritten: records are appended, one whole buffer per task, by the parent process only (``bench report``
+rewrites its own DIR/report/).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from olctc import __version__
+from olctc.bench.experiments import EXPERIMENTS, THREADS
+from olctc.bench.options import BenchOptions
+from olctc.errors import OlctcError, is_integer, is_real, param_error
+from olctc.io import atomic_write_text, is_temporary_name
+
+
+BENCH_JSON = "bench.json"
+RUNS = "runs.jsonl"
+REPORT_DIR = "report"
+OWN_FILES = frozenset({BENCH_JSON, RUNS, REPORT_DIR})
+FAILED = ("error", "timeout")  # records without results; --retry-errors runs them again
+#: Numeric fields of a record the report reads: a number or null in every well-formed record.
+NUMERIC_FIELDS = ("train_balanced_accuracy", "test_balanced_accuracy", "time_solve", "gap",
+                  "mean_nonzero_per_node", "test_brier", "test_ece", "exact_objective")
+
+
+# ---- options ---------------------------------------------------------------------------------------
+
+def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
+    """Create DIR with bench.json, or check that an existing DIR is this very bench; never deletes."""
+    if not os.fspath(out).strip():  # Path("") is the current folder: an unset variable in a script
+        raise param_error("output", "a folder path (-o DIR)", os.fspath(out))
+    d = Path(out)
+    with os_errors(d):
+        return _prepare_folder(d, opts)
+
+
+@contextmanager
+def exclusive(d: Path):
+    """Hold the bench folder ``d`` for one bench process: a second one, started on the same folder before
+    the first ends, would run the same runs again and interleave its records with the first's.
+
+    The lock is an flock on ``d``/bench.json (written once, before, by ``prepare_folder``; opened for
+    writing, as NFS wants for an exclusive lock, never written); it goes with the process however it
+    ends. A file system without locks (some NFS mounts) runs unguarded.
+    """
+    import fcntl
+
+    with os_errors(d):
+        fd = os.open(d / BENCH_JSON, os.O_RDWR)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OlctcError(f"bench folder {d} is in use by another olctc bench: wait for it to end (its "
+                             "runs are recorded as they finish), or give another folder") from None
+        except OSError:
+            pass
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def os_errors(d: Path):
+    """An OSError inside (a name too long, /proc refusing mkdir, /sys refusing writes) as a one-line
+    OlctcError naming the bench folder and the OS's reason; nothing bench wrote is undone."""
+    try:
+        yield
+    except OSError as exc:
+        raise OlctcError(f"cannot use bench folder {d}: {exc.strerror or exc}") from None
+
+
+def _prepare_folder(d: Path, opts: BenchOptions) -> Path:
+    if d.exists() and not d.is_dir():
+        raise OlctcError(f"bench folder {d} is a file, not a folder")
+    made = not d.exists()
+    if made:
+        parent = d.parent if str(d.parent) else Path(".")
+        if not parent.is_dir():
+            raise OlctcError(f"cannot create bench folder {d}: folder {parent} does not exist")
+        if not os.access(parent, os.W_OK):
+            raise OlctcError(f"cannot create bench folder {d}: folder {parent} is not writable")
+        try:
+            d.mkdir()
+        except OSError as exc:  # /proc says "no such file" and /sys "operation not permitted", even to root
+            raise OlctcError(f"cannot create bench folder {d}: {exc.strerror or exc}") from None
+    names = {p.name for p in d.iterdir() if not is_temporary_name(p.name)}
+    if not os.access(d, os.W_OK):
+        raise OlctcError(f"bench folder {d} is not writable")
+    if names and BENCH_JSON not in names:
+        raise OlctcError(f"{d} is not a bench folder (no {BENCH_JSON}) and is not empty: "
+                         "give a new or empty folder")
+    foreign = sorted(names - OWN_FILES)
+    if foreign:
+        raise OlctcError(f"{d} holds files bench did not write ({', '.join(foreign[:3])}): "
+                         "give a new or empty folder")
+    meta_path = d / BENCH_JSON
+    if BENCH_JSON in names:
+        meta = read_bench_json(d)
+        if meta.get("experiment") != opts.experiment:
+            raise OlctcError(f"{d} holds the bench of experiment {meta.get('experiment')!r}, not "
+                             f"{opts.experiment!r}: give another folder")
+        old = meta.get("options", {})
+        new = opts.to_json()
+        depth = EXPERIMENTS[opts.experiment].depth
+        diff = [k for k in sorted(set(old) | set(new))
+                if _option_key(k, old.get(k), depth) != _option_key(k, new.get(k), depth)]
+        if diff:
+            k = diff[0]
+            raise OlctcError(f"{d} was started with other options ({OPTION_NAMES.get(k, k)}: "
+                             f"{_option_text(k, old.get(k))} there, {_option_text(k, new.get(k))} now): "
+                             "rerun with the same options or give another folder")
+        return d
+    meta = {"experiment": opts.experiment, "options": opts.to_json(), "olctc_version": __version__,
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine_info()}
+    try:
+        atomic_write_text(meta_path, json.dumps(meta, indent=2) + "\n")
+    except BaseException:
+        if made:  # a full disk: no empty folder left behind either
+            with contextlib.suppress(OSError):
+                d.rmdir()
+        raise
+    return d
+
+
+#: Options that are sets: their order only orders the runs ("--seeds 42,0" resumes a "0,42" bench).
+UNORDERED_OPTIONS = frozenset({"seeds", "datasets", "models"})
+
+
+#: bench.json's option names as the command line spells them, for the messages that name them.
+OPTION_NAMES = {"datasets": "--datasets", "seeds": "--seeds", "models": "--models", "solver": "--solver",
+                "time_limit": "--time-limit", "fixed_C": "--fixed-C", "cv": "--cv", "C_grid": "--C-grid",
+                "authors_split": "--authors-split", "threads": "--threads", "class_weight": "--class-weight",
+                "score_variables": "--score-variables"}
+#: What an option left out of bench.json (see BenchOptions.to_json) means.
+OPTION_DEFAULTS = {"authors_split": False, "threads": THREADS, "class_weight": None, "score_variables": False}
+
+
+def _option_key(name: str, value: Any, depth: int) -> Any:
+    value = OPTION_DEFAULTS.get(name) if value is None else value
+    if name in UNORDERED_OPTIONS and isinstance(value, list):
+        return sorted(value, key=repr)
+    if name == "fixed_C" and isinstance(value, str) and value not in ("anchors", "cv"):
+        from olctc.spec import parse_C
+
+        # "1", "1.0", "1e0" and "1,1" are one C (one value broadcasts to every layer)
+        try:
+            return parse_C(value, depth)
+        except OlctcError:
+            return value  # an edited bench.json: compared as written, so it never matches a valid C
+    return value
+
+
+def _option_text(name: str, value: Any) -> str:
+    """An option's value as one would type it: lists comma-separated, flags on/off, absent "not given"."""
+    value = OPTION_DEFAULTS.get(name) if value is None else value
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if value is None:
+        return "not given"
+    if isinstance(value, list):
+        return ",".join(_option_text(name, v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def read_bench_json(d: Path) -> dict[str, Any]:
+    """DIR/bench.json; OlctcError if missing or unreadable."""
+    p = Path(d) / BENCH_JSON
+    if p.exists() and not p.is_file():
+        raise OlctcError(f"{p} is not a file (a folder?): the bench folder is damaged")
+    if not p.is_file():
+        raise OlctcError(f"{d} is not a bench folder (no {BENCH_JSON})")
+    try:
+        meta = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise OlctcError(f"{p} is not readable JSON: {exc}") from None
+    exp = meta.get("experiment") if isinstance(meta, dict) else None
+    if not isinstance(exp, str) or exp not in EXPERIMENTS:
+        raise OlctcError(f"{p} names no known experiment")
+    if not isinstance(meta.get("options", {}), dict):
+        raise OlctcError(f"{p}: 'options' is {type(meta['options']).__name__}, expected an object "
+                         "(the file was edited?)")
+    return meta
+
+
+def machine_info() -> dict[str, Any]:
+    """CPU model, core count and Python of this machine (recorded in bench.json)."""
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "nproc": os.cpu_count(), "python": platform.python_version(),
+            "platform": platform.platform()}
+
+
+# ---- runs.jsonl ------------------------------------------------------------------------------------
+
+def read_runs(d: str | os.PathLike[str], experiment: str | None = None) -> tuple[list[dict[str, Any]], int]:
+    """(records, number of unreadable lines) of DIR/runs.jsonl; a partial line from a kill is skipped,
+    and so is a line that is no well-formed record (of ``experiment``, when given): see ``is_record``."""
+    p = Path(d) / RUNS
+    if not p.exists():
+        return [], 0
+    if not p.is_file():
+        raise OlctcError(f"{p} is not a file (a folder?): the bench folder is damaged")
+    recs, bad = [], 0
+    try:
+        with open(p, "rb") as f:
+            for raw in f:
+                line = raw.strip()
+                if not line:
+                    continue
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    bad += 1
+                    continue
+                if is_record(rec, experiment):
+                    recs.append(rec)
+                else:
+                    bad += 1
+    except OSError as exc:
+        raise OlctcError(f"cannot read {p}: {exc.strerror or exc}") from None
+    return recs, bad
+
+
+def is_record(rec: Any, experiment: str | None = None) -> bool:
+    """Whether a parsed line is a record bench could have written: an object whose key is its own
+    data set, seed and model, with numbers (or null) where the report expects numbers. An edited line
+    that fails this is skipped like a partial one (and its run done again), never a crash later."""
+    if not isinstance(rec, dict):
+        return False
+    ds, seed, model, key = rec.get("dataset"), rec.get("seed"), rec.get("model"), rec.get("key")
+    if not (isinstance(ds, str) and isinstance(model, str) and isinstance(key, str)
+            and is_integer(seed) and key == run_key(ds, seed, model)):
+        return False
+    if experiment is not None and rec.get("experiment") != experiment:
+        return False
+    if rec.get("status") is not None and not isinstance(rec.get("status"), str):
+        return False
+    if rec.get("test_balanced_accuracy") is not None and "train_balanced_accuracy" not in rec:
+        return False  # a finished run states both (a report of it crashed on the missing one)
+    return all(rec.get(k) is None or is_real(rec[k]) for k in NUMERIC_FIELDS)
+
+
+#: Options a record states (older records lack some): a record stating another value than bench.json's was
+#: copied or edited in from another bench. Not class_weight: pystreed's records state None, as it ran.
+RECORD_OPTIONS = ("time_limit", "threads", "score_variables")
+
+
+def own_records(records: list[dict[str, Any]], options: dict[str, Any],
+                keys: set[str] | None) -> tuple[list[dict[str, Any]], int]:
+    """(the records that are runs of this bench, how many are not): a record whose key the options do not
+    ask for (``keys``; None: not known), or whose stated options differ from ``options`` (bench.json's),
+    is left out, and its run counts as not done. Such lines came from another bench's runs.jsonl or an
+    edit, and were reported (and skipped on resume) as this bench's."""
+    ours = [r for r in records
+            if (keys is None or r["key"] in keys)
+            and all(r[k] == options.get(k, OPTION_DEFAULTS.get(k)) for k in RECORD_OPTIONS if k in r)]
+    return ours, len(records) - len(ours)
+
+
+def latest(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """{key: the last record written for it} (a redone run supersedes an earlier partial one)."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in records:
+        out[r["key"]] = r
+    return out
+
+
+def append_records(d: str | os.PathLike[str], records: list[dict[str, Any]]) -> None:
+    """Append whole lines in one write; start on a fresh line if a kill left a partial one.
+
+    A write that fails (a full disk; an interrupt between two partial writes) is undone: the file is cut
+    back to its size before, so the records already there stay intact and no partial line is added, and
+    the error (OlctcError) names the file. os.write on a nearly full disk writes what fits and returns
+    the count: ignored, it left part of a line and the bench went on as if it were recorded.
+    """
+    p = Path(d) / RUNS
+    data = "".join(json.dumps(r, default=_jsonable, allow_nan=True) + "\n" for r in records).encode()
+    existed = p.exists()
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise OlctcError(f"cannot write {p}: {exc.strerror or exc}") from None
+    size, view = 0, memoryview(data)
+    try:
+        size = os.fstat(fd).st_size
+        if size:
+            with open(p, "rb") as f:
+                f.seek(size - 1)
+                if f.read(1) != b"\n":
+                    view = memoryview(b"\n" + data)  # keep the partial line as it is, on its own line
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except BaseException as exc:
+        if view or isinstance(exc, OSError):  # not an interrupt once every byte is written: those records stay
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+                if not existed and not size:
+                    os.unlink(p)
+        if isinstance(exc, OSError):
+            raise OlctcError(f"cannot write {p}: {exc.strerror or exc} (the runs recorded before are kept: "
+                             "run the same command again to go on)") from None
+        raise
+    finally:
+        os.close(fd)
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating,)):
+        return float(v)
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return str(v)
+
+
+def run_key(dataset: str, seed: int, model: str) -> str:
+    """The identity of a record in runs.jsonl."""
+    return f"{dataset}|{seed}|{model}"
+
+
+# ---- tasks -----------------------------------------------------------------------------------------

@@ -1,0 +1,160 @@
+"""What a bench run is asked for (``BenchOptions``): experiment, data sets, seeds, models, C, solver, limits,
+parsed and checked before anything runs."""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable, Sequence
+
+
+from olctc.bench.experiments import C_GRID, THREADS, Experiment, get_experiment
+from olctc.emit.params import MAX_THREADS, MAX_TIME_LIMIT
+from olctc.errors import OlctcError, number_text, param_error
+
+
+TEST_SIZE = 0.2
+SOLVERS = ("highs", "cbc", "scip")
+MAX_SEED = 2 ** 32 - 1  # scikit-learn's random_state (and olctc's split) take seeds in [0, 2**32 - 1]
+@dataclass(frozen=True)
+class BenchOptions:
+    """Everything that defines the set of runs (not how many run at once)."""
+
+    experiment: str
+    datasets: tuple[str, ...]
+    seeds: tuple[int, ...]
+    models: tuple[str, ...]
+    solver: str = "highs"
+    time_limit: float = 300.0
+    fixed_C: str = "anchors"
+    cv: int | None = None
+    C_grid: tuple[float, ...] = C_GRID
+    authors_split: bool = False
+    threads: int = THREADS
+    class_weight: str | None = None  # "balanced": every model's loss (and the baselines') balanced
+    score_variables: bool = False  # every tree model compiled with a column per split score
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        # Options at their default are left out, so folders made before they existed stay resumable.
+        if not self.authors_split:
+            del d["authors_split"]
+        if self.threads == THREADS:
+            del d["threads"]
+        if self.class_weight is None:
+            del d["class_weight"]
+        if not self.score_variables:
+            del d["score_variables"]
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
+
+
+def parse_seeds(text: str | None, default: Iterable[int]) -> tuple[int, ...]:
+    """'0,42,314' -> (0, 42, 314); OlctcError unless every item is an integer."""
+    if text is None:
+        return tuple(default)
+    parts = [s.strip() for s in str(text).split(",")]
+    try:
+        seeds = tuple(number_text(s, int) for s in parts)
+    except ValueError:
+        raise param_error("seeds", "comma-separated integers such as '0,42,314'", text) from None
+    if len(set(seeds)) != len(seeds):
+        raise param_error("seeds", "distinct integers", text)
+    if any(not 0 <= s <= MAX_SEED for s in seeds):
+        # Every run of such a seed would fail (the split's random_state), each with the same error.
+        raise param_error("seeds", f"integers from 0 to {MAX_SEED}", text)
+    return seeds
+
+
+def parse_datasets(text: str | None, default: Iterable[str]) -> tuple[str, ...]:
+    """'a,b' -> ('a', 'b'), each a vendored data set; OlctcError naming the first unknown one."""
+    from olctc.datasets import dataset_names
+
+    names = tuple(default) if text is None else tuple(s.strip() for s in str(text).split(","))
+    known = dataset_names()
+    for n in names:
+        if n not in known:
+            raise OlctcError(f"unknown data set {n!r}; known: {', '.join(known)}")
+    if not names or len(set(names)) != len(names):
+        raise param_error("datasets", "distinct data set names separated by commas", text)
+    return names
+
+
+def parse_models(text: str | None, exp: Experiment) -> tuple[str, ...]:
+    """Model names of ``exp`` (default: its default list)."""
+    if text is None:
+        return exp.defaults
+    names = tuple(s.strip() for s in str(text).split(","))
+    for n in names:
+        exp.model(n)
+    if len(set(names)) != len(names):
+        # The same task twice: two runs, two records of one key, and the report counting both.
+        raise param_error("models", "distinct model names separated by commas", text)
+    return names
+
+
+def parse_grid(text: str | None) -> tuple[float, ...]:
+    """'0.01,1,100' -> floats > 0 (the per-layer C grid of --cv)."""
+    if text is None:
+        return C_GRID
+    try:
+        vals = tuple(number_text(s) for s in str(text).split(","))
+    except ValueError:
+        raise param_error("C_grid", "positive numbers separated by commas", text) from None
+    if not vals or any(not (v > 0 and math.isfinite(v)) for v in vals):
+        raise param_error("C_grid", "positive finite numbers separated by commas", text)
+    from olctc.spec import check_cost
+
+    check_cost("C_grid", vals, text, " for every value")
+    if len(set(vals)) != len(vals):
+        raise param_error("C_grid", "distinct numbers separated by commas", text)
+    return vals
+
+
+def make_options(experiment: str, *, datasets: str | None = None, seeds: str | None = None,
+                 models: str | None = None, solver: str = "highs", time_limit: float = 300.0,
+                 fixed_C: str = "anchors", cv: int | None = None, C_grid: str | None = None,
+                 authors_split: bool = False, threads: int = THREADS,
+                 class_weight: str | None = None, score_variables: bool = False) -> BenchOptions:
+    """Validate every bench option (OlctcError with a one-line message) and build BenchOptions."""
+    exp = get_experiment(experiment)
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise param_error("threads", "an integer >= 1 (solver threads per fit)", threads)
+    if threads > MAX_THREADS:
+        raise param_error("threads", f"at most {MAX_THREADS} (solver threads per fit)", threads)
+    if solver not in SOLVERS:
+        raise param_error("solver", f"one of {', '.join(SOLVERS)}", solver)
+    if not (time_limit > 0):
+        raise param_error("time_limit", "> 0 seconds", time_limit)
+    if not time_limit <= MAX_TIME_LIMIT:  # inf: the run's hard limit (and the wait for it) overflows
+        raise param_error("time_limit", "at most 1e7 seconds (115 days)", time_limit)
+    if cv is not None and (isinstance(cv, bool) or cv < 2):
+        raise param_error("cv", "an integer >= 2 (folds)", cv)
+    if fixed_C != "anchors":
+        from olctc.spec import parse_C
+
+        parse_C(fixed_C, exp.depth, name="fixed_C")
+    if class_weight is not None and class_weight != "balanced":
+        # one request for every data set: weights by label would name other labels in each
+        raise param_error("class_weight", "'balanced' or unset", class_weight, option="--class-weight")
+    names = parse_datasets(datasets, exp.datasets)
+    if cv is not None:
+        _check_folds(cv, names)
+    return BenchOptions(exp.name, names, parse_seeds(seeds, exp.seeds),
+                        parse_models(models, exp), solver, float(time_limit),
+                        "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid), bool(authors_split),
+                        threads, class_weight, bool(score_variables))
+
+
+def _check_folds(cv: int, datasets: Sequence[str]) -> None:
+    """OlctcError when a data set's smaller class has fewer points than ``cv`` folds: every fold needs
+    both classes, and --cv 1000000 ran the whole bench to record each run as scikit-learn's error."""
+    from olctc.datasets import load
+
+    for name in datasets:
+        y = load(name).y
+        least = int(min((y > 0).sum(), (y < 0).sum()))
+        if cv > least:
+            raise param_error("cv", f"at most {least} folds for {name} (the points of its smaller class, "
+                                    "and its training part has fewer)", cv)
+
+
+# ---- folder ----------------------------------------------------------------------------------------
