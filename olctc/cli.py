@@ -447,7 +447,7 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
         if chosen is None:
             raise
         # the final model is the largest: a limit the fold fits took can leave it no time, after the whole CV
-        from olctc.cluster import c_text
+        from olctc.cluster.grid import c_text
 
         raise TimeLimitTooShort(f"the final fit: {exc}; the cross-validation chose C {c_text(chosen.best)}: fit "
                                 f"that with --C {c_text(chosen.best)} instead of --cv (no need to cross-validate "
@@ -476,7 +476,8 @@ def _check_cv_options(cv: int | None, C_values: str | None, scoring: str | None,
     if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
         raise OlctcError("--C does not apply with --cv, which chooses C among --C-values (each layer's values; "
                          "the grid is their product): leave out --C, or --cv to fit the C given")
-    from olctc.cluster import check_scoring, parse_C_values
+    from olctc.cluster.grid import parse_C_values
+    from olctc.cluster.scoring import check_scoring
     from olctc.cv import check_folds, check_jobs
 
     check_folds(cv)
@@ -490,7 +491,8 @@ def _check_cv_options(cv: int | None, C_values: str | None, scoring: str | None,
 
 def _cross_validate(ds, spec, folds: int, C_values: str | None, scoring: str | None, **kw):
     """fit --cv: choose C, saying what runs and what it found (the CV table, as collect prints it)."""
-    from olctc.cluster import SCORINGS, c_text, score_table_lines
+    from olctc.cluster.grid import c_text
+    from olctc.cluster.scoring import SCORINGS, score_table_lines
     from olctc.cv import DEFAULT_C_VALUES, cross_validate, no_choice_error
 
     scoring = scoring or "balanced_accuracy"

@@ -11,7 +11,7 @@ import click
 
 from olctc.cli import (TREE_FILE, InputPath, _load_data, _spec, data_options, echo_written, manifest_model_field,
                        max_nonzeros_option, spec_options, with_class_weight)
-from olctc.cluster import GRID_SOLVERS, MIQP_SOLVERS, check_olctc_cmd
+from olctc.cluster.grid import GRID_SOLVERS, MIQP_SOLVERS, check_olctc_cmd
 from olctc.errors import OlctcError, param_error
 from olctc.spec import PRESETS
 
@@ -62,8 +62,9 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
              alpha, budget, score_variables, class_weight, C_values, folds, seed, test_size, solver, time_limit, threads,
              cpus_per_task, mem, partition, account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
-    from olctc.cluster import (ARRAY_CHUNK, SUBMIT_ALL, SlurmOptions, check_slurm_options, make_grid,
-                               olctc_command, sbatch_available, submit_scripts)
+    from olctc.cluster.grid import make_grid, olctc_command
+    from olctc.cluster.slurm import (ARRAY_CHUNK, SUBMIT_ALL, SlurmOptions, check_slurm_options, sbatch_available,
+                                     submit_scripts)
     from olctc.emit.params import MAX_THREADS, validate_limits
     from olctc.io import check_not_stdout
 
@@ -135,9 +136,10 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
 def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet, score_variables,
                 scoring) -> None:
     """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
-    from olctc.cluster import (SCORINGS, c_text, check_final_folder, check_final_time_limit, check_scoring,
-                               collect, emit_final as write_final, fit_final, read_grid, rerun_advice,
-                               table_lines)
+    from olctc.cluster.final import check_final_folder, check_final_time_limit, emit_final as write_final, fit_final
+    from olctc.cluster.grid import c_text
+    from olctc.cluster.read import read_grid
+    from olctc.cluster.scoring import SCORINGS, check_scoring, collect, rerun_advice, table_lines
     from olctc.emit.params import validate_limits
     from olctc.io import atomic_write_text, check_not_input, check_not_stdout, check_suffix, check_writable
 

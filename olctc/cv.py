@@ -18,8 +18,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from olctc.cluster import (SCORINGS, TaskResult, C_grid, why_undefined, c_text, check_scoring, cv_table,
-                           make_folds, parse_C_values, pick_best, validation_score)
+from olctc.cluster.grid import C_grid, c_text, make_folds, parse_C_values
+from olctc.cluster.scoring import (SCORINGS, TaskResult, check_scoring, cv_table, pick_best, validation_score,
+                                   why_undefined)
 from olctc.data import Dataset, check_dataset
 from olctc.errors import (OlctcError, TimeLimitTooShort, check_callback, check_flags, is_integer, is_real,
                           param_error)

@@ -453,10 +453,10 @@ def test_grid_warns_of_an_olctc_cmd_path_with_an_unquoted_space(tmp_path):
 def test_a_large_grid_is_noted_before_its_tasks_are_written(tmp_path, monkeypatch, capsys):
     """30 C values at depth 2 made 1800 tasks (a minute of writing, 700 MB) without a word; here the limit is
     lowered to 3 so that 2 values over 1 layer and 2 folds (4 tasks) pass it."""
-    import olctc.cluster
+    import olctc.cluster.grid
     from conftest import cli_main
 
-    monkeypatch.setattr(olctc.cluster, "LARGE_GRID_TASKS", 3)
+    monkeypatch.setattr(olctc.cluster.grid, "LARGE_GRID_TASKS", 3)
     data = small_heart_csv(tmp_path / "h.csv", 10)
     code, out, err = cli_main(["grid", data, "--target", "y", "--depth", "1", "--C-values", "1,10", "--folds", "2",
                                "-o", tmp_path / "a"], capsys)
@@ -464,7 +464,7 @@ def test_a_large_grid_is_noted_before_its_tasks_are_written(tmp_path, monkeypatc
     note = ("note: 4 tasks: 2 C values per layer over 1 layer(s) make 2 combinations, times 2 folds; each task "
             "is a model file to write and a solve to run (fewer --C-values make fewer)")
     assert out.splitlines()[0] == note, out
-    monkeypatch.setattr(olctc.cluster, "LARGE_GRID_TASKS", 4)
+    monkeypatch.setattr(olctc.cluster.grid, "LARGE_GRID_TASKS", 4)
     code, out, err = cli_main(["grid", data, "--target", "y", "--depth", "1", "--C-values", "1,10", "--folds", "2",
                                "-o", tmp_path / "b"], capsys)
     assert code == 0 and "note: 4 tasks" not in out

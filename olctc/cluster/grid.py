@@ -1,0 +1,376 @@
+"""Building a grid folder: the C grid and the stratified folds, every (fold, C) task compiled to a model
+file with the command line that solves it, and grid.json, jobs.tsv and the scripts, all written in a
+temporary folder and moved into place once whole."""
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import math
+import os
+import re
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from olctc.cluster.slurm import (SlurmOptions, check_slurm_options, local_script, slurm_script, submit_all_script,
+                                 submit_scripts)
+from olctc.emit.params import format_value
+from olctc.errors import OlctcError, number_text, param_error
+from olctc.io import check_interrupt, check_lookup, is_temporary_name, remove_tree, staged_errors, temporary_name
+
+GRID_FORMAT = "olctc-grid"
+GRID_VERSION = 1
+JOBS_COLUMNS = ("task", "fold", "C", "model", "solution", "command", "gurobi_command")
+#: --solver value -> the `olctc solve` solver it runs ("gurobi-cli" runs gurobi_cl directly).
+GRID_SOLVERS = {"cbc-cli": "cbc-cli", "highs-cli": "highs-cli", "glpk-cli": "glpk-cli",
+                "gurobi-cli": None, "olctc": "highs", "highs": "highs", "cbc": "cbc", "scip": "scip"}
+#: The --solver values that solve a MIQP (the margot presets); the others solve MILPs only.
+MIQP_SOLVERS = ("scip", "gurobi-cli")
+
+#: More tasks than this get a note before grid writes them.
+LARGE_GRID_TASKS = 1000
+
+
+def parse_C_values(text: str | Sequence[float]) -> list[float]:
+    """``"0.01,0.1,1"`` -> [0.01, 0.1, 1.0]; every value finite and > 0, no repeats."""
+    if isinstance(text, str):
+        try:
+            # every item a number: '1,,2' was read as 1,2 where --C, --fixed-C and --C-grid refuse it
+            vals = [number_text(s) for s in text.split(",")] if text.strip() else []
+        except ValueError:
+            raise param_error("C_values", "numbers separated by commas such as '0.1,1,10'", text) from None
+    else:
+        vals = [float(v) for v in text]
+    if not vals:
+        raise param_error("C_values", "at least one value", text)
+    if any(not (v > 0) or math.isinf(v) for v in vals):
+        raise param_error("C_values", "finite and > 0", text)
+    from olctc.spec import check_cost
+
+    check_cost("C_values", vals, text, " for every value")
+    if len(set(vals)) != len(vals):
+        raise param_error("C_values", "distinct values", text)
+    return vals
+
+
+def C_grid(C_values: Sequence[float], depth: int) -> list[tuple[float, ...]]:
+    """One C per layer from ``C_values``: the product over the ``depth`` layers (root first)."""
+    return [tuple(c) for c in itertools.product([float(v) for v in C_values], repeat=depth)]
+
+
+def make_folds(y: np.ndarray, train_rows: np.ndarray, folds: int, seed: int) -> list[dict[str, list[int]]]:
+    """Stratified folds of ``train_rows`` (source row indices): [{"train": rows, "val": rows}, ...]."""
+    from sklearn.model_selection import StratifiedKFold
+
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        raise param_error("folds", "an integer >= 2", folds)
+    yt = y[train_rows]
+    smallest = int(min((yt > 0).sum(), (yt < 0).sum()))
+    if smallest < folds:
+        raise OlctcError(f"cannot make {folds} stratified folds: the training part has only {smallest} "
+                         f"point(s) of one class; use --folds {max(2, smallest)} or more data")
+    skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    out = []
+    for tr, va in skf.split(np.zeros(len(train_rows)), yt):
+        out.append({"train": [int(r) for r in np.sort(train_rows[tr])],
+                    "val": [int(r) for r in np.sort(train_rows[va])]})
+    return out
+
+
+@dataclass
+class Grid:
+    """What ``make_grid`` wrote."""
+
+    folder: Path
+    info: dict[str, Any]
+    tasks: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _solve_command(solver: str, model: str, solution: str, log: str, time_limit: float,
+                   threads: int | None, olctc_cmd: str) -> str:
+    """A shell line that solves ``model`` into ``solution`` atomically (``.part`` then ``mv``)."""
+    part = solution + ".part"
+    if solver == "gurobi-cli":
+        return _gurobi_command(model, solution, log, time_limit, threads)
+    threads_opt = f" --threads {int(threads)}" if threads else ""
+    return (f"{olctc_cmd} solve {shlex.quote(model)} --solver {GRID_SOLVERS[solver]} "
+            f"--time-limit {format_value(float(time_limit))}"
+            f"{threads_opt} -o {shlex.quote(part)} > {shlex.quote(log)} 2>&1 && mv {shlex.quote(part)} "
+            f"{shlex.quote(solution)}")
+
+
+def _gurobi_command(model: str, solution: str, log: str, time_limit: float, threads: int | None) -> str:
+    from olctc.emit.start import start_filename
+
+    stem = model[: -len(".mps")]
+    name = Path(stem).name
+    folder = str(Path(model).parent)
+    prm = f"{folder}/{name}.gurobi.prm"
+    mst = f"{folder}/{start_filename(name, 'gurobi')}"
+    part = solution + ".part.sol"  # gurobi_cl picks the format from the suffix
+    threads_opt = f" Threads={int(threads)}" if threads else ""
+    # gurobi_cl has no ParamFile: an unknown parameter to it. A .prm goes in through its InputFile (repeatable).
+    return (f"gurobi_cl InputFile={shlex.quote(prm)} TimeLimit={format_value(float(time_limit))}{threads_opt} "
+            f"ResultFile={shlex.quote(part)} InputFile={shlex.quote(mst)} {shlex.quote(model)} "
+            f"> {shlex.quote(log)} 2>&1 && mv {shlex.quote(part)} {shlex.quote(solution)}")
+
+
+def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: int = 4, seed: int = 0,
+              test_size: float = 0.2, solver: str = "olctc", time_limit: float = 600.0,
+              threads: int | None = None, slurm: SlurmOptions | None = None, olctc_cmd: str = "olctc",
+              echo: Callable[[str], None] | None = None, max_nonzeros: int | None = None) -> Grid:
+    """Compile every (fold, C combination) instance of a CV grid into ``out`` with jobs.tsv and scripts.
+
+    The grid is built in a temporary folder and moved to ``out`` once whole: a grid that fails or is
+    interrupted leaves ``out`` as it was (not created, or still empty).
+
+    Parameters
+    ----------
+    ds : the whole Dataset (its ``source`` and ``sha256`` are recorded so collect can reload it).
+    spec : TreeSpec; its C is replaced by each combination of the grid.
+    out : grid folder: new (missing parent folders are created too) or empty.
+    C_values : the values each layer's C takes.
+    solver : a key of GRID_SOLVERS: olctc (in-process HiGHS through `olctc solve`), highs, cbc or scip
+        (`olctc solve` in process), highs-cli, cbc-cli, glpk-cli (those programs) or gurobi-cli; a MIQP
+        preset needs one of MIQP_SOLVERS. CBC proves false optima on these models (docs/BENCHMARKS.md):
+        its fold scores are a feasible tree's.
+    max_nonzeros : refuse the grid, before writing anything, if the final model (all training points,
+        the largest of the grid) would exceed this many nonzeros; kept for collect's final fit.
+    """
+    from olctc.compile import check_size
+    from olctc.fit import split
+
+    if solver not in GRID_SOLVERS:
+        raise param_error("solver", f"one of {', '.join(GRID_SOLVERS)}", solver)
+    if spec.info.quadratic and solver not in MIQP_SOLVERS:
+        raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): use --solver "
+                         f"{' or '.join(MIQP_SOLVERS)}")
+    if not (time_limit > 0) or math.isinf(time_limit):
+        raise param_error("time_limit", "a finite number of seconds > 0", time_limit)
+    if not ds.source:
+        raise OlctcError("the data has no source to reload it from; grids need a CSV file or --dataset")
+    slurm = slurm or SlurmOptions()
+    check_slurm_options(slurm)
+    if not os.fspath(out).strip():  # Path("") is the current folder: an unset variable in a script
+        raise param_error("output", "a folder path (-o DIR)", os.fspath(out))
+    out = Path(out)
+    check_grid_folder(out)
+    if slurm.job_name is None:
+        # Slurm takes any text, but a space ends an #SBATCH line's value: ASCII word characters only
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", out.resolve().name)[:40] or "grid"
+        slurm = replace(slurm, job_name=f"olctc-{name}")
+    values = parse_C_values(C_values)
+    Cs = C_grid(values, spec.depth)
+    if echo is not None and len(Cs) * folds > LARGE_GRID_TASKS:
+        # the product over the layers grows fast (30 values at depth 2: 1800 tasks, 700 MB, a minute to write)
+        echo(f"note: {len(Cs) * folds} tasks: {len(values)} C values per layer over "
+             f"{spec.depth} layer(s) make {len(Cs)} combinations, times {folds} folds; each task is a model "
+             "file to write and a solve to run (fewer --C-values make fewer)")
+    train, test = split(ds, test_size, seed)
+    check_size(len(train), ds.p, spec, max_nonzeros)
+    fold_rows = make_folds(ds.y, train, folds, seed)
+    with _staged_folder(out) as tmp:
+        tasks = _write_tasks(tmp, ds, spec, Cs, fold_rows, solver=solver, time_limit=time_limit,
+                             threads=threads, olctc_cmd=olctc_cmd, echo=echo, max_nonzeros=max_nonzeros)
+        info = {
+            "format": GRID_FORMAT, "version": GRID_VERSION,
+            "data": {**ds.source_info(), "n": ds.n, "p": ds.p},
+            "seed": seed, "test_size": test_size,
+            "train_rows": [int(r) for r in train], "test_rows": [int(r) for r in test],
+            "folds": fold_rows, "spec": spec.to_json(), "C_values": [float(v) for v in values],
+            "C_grid": [list(C) for C in Cs], "solver": solver, "time_limit": time_limit, "threads": threads,
+            "max_nonzeros": max_nonzeros,
+            "tasks": [{k: t[k] for k in ("task", "fold", "C", "model", "solution")} for t in tasks],
+        }
+        _write_grid_files(tmp, info, tasks, slurm)
+    return Grid(out, info, tasks)
+
+
+def check_grid_folder(out: Path) -> None:
+    """OlctcError unless a grid can be built in ``out``: a new folder under a writable one, or an empty
+    writable folder. Checked before the (long) build."""
+    check_lookup(out)  # else every stat below fails with a traceback
+    if (out / "grid.json").exists() or (out / "jobs.tsv").exists():
+        raise OlctcError(f"{out} already holds a grid; choose a new folder (or delete it)")
+    if (out.exists() or out.is_symlink()) and not out.is_dir():
+        raise OlctcError(f"{out} exists and is not a folder")
+    if out.is_dir():
+        # A grid writes run_local.sh, submit.slurm and tasks/NNNN/* over whatever has those names: only a
+        # new or empty folder. Temporary files of an olctc killed outright (SIGKILL) are no reason to refuse.
+        foreign = sorted(p.name for p in out.iterdir() if not is_temporary_name(p.name))
+        if foreign:
+            raise OlctcError(f"{out} is not empty and holds no grid ({', '.join(foreign[:3])}"
+                             f"{', ...' if len(foreign) > 3 else ''}): give a new or empty folder")
+    anchor = _existing_ancestor(out)
+    if not anchor.is_dir():
+        raise OlctcError(f"cannot write {out}: folder {anchor} is not a folder")
+    if not os.access(anchor, os.W_OK | os.X_OK):
+        raise OlctcError(f"cannot write {out}: folder {anchor} is not writable")
+
+
+def _existing_ancestor(path: Path) -> Path:
+    """``path`` itself if it exists, else its nearest parent that does (possibly not a folder)."""
+    return next((p for p in (path, *path.parents) if p.exists() or p.is_symlink()), Path("."))
+
+
+@contextlib.contextmanager
+def _staged_folder(out: Path) -> Iterator[Path]:
+    """A temporary folder to build the grid in, moved to ``out`` when the block succeeds and removed on
+    any exception (KeyboardInterrupt included): a failed or interrupted grid leaves ``out`` as it was.
+
+    It is made inside ``out`` when that is an existing (empty) folder, else beside ``out`` in its nearest
+    existing parent: the same file system either way, so moving it into place is a rename. An existing
+    ``out`` is kept, not replaced: its owner, mode and being someone's current folder stay as they were.
+    """
+    existing = out.is_dir()
+    anchor = out if existing else _existing_ancestor(out)
+    missing = [] if existing else [p for p in (out.parent, *out.parent.parents) if not p.exists()]
+    tmp: Path | None = None
+    try:
+        for _ in range(100):
+            # The name is set before the folder exists: an interrupt right after mkdir still removes it.
+            tmp = anchor / temporary_name(out.name or "grid")
+            try:
+                tmp.mkdir()
+                break
+            except FileExistsError:  # another process's folder: never ours to remove
+                tmp = None
+            except OSError as exc:
+                tmp = None
+                raise OlctcError(f"cannot write {out}: {exc.strerror or exc}") from None
+        else:
+            raise OlctcError(f"cannot write {out}: no free temporary name in {anchor}")
+        with staged_errors(out, tmp):
+            yield tmp
+            check_interrupt()
+            if existing:
+                _move_entries(tmp, out)
+            else:
+                for p in reversed(missing):
+                    p.mkdir(exist_ok=True)
+                os.rename(tmp, out)
+    except BaseException:
+        if tmp is not None:
+            remove_tree(tmp)
+        for p in missing:  # deepest first; only the empty ones, which this call made
+            with contextlib.suppress(OSError):
+                p.rmdir()
+        raise
+
+
+def _move_entries(src: Path, dst: Path) -> None:
+    """Move what ``src`` holds into the empty folder ``dst`` (grid.json last: it makes ``dst`` a grid),
+    then remove ``src``; on failure move back what was moved."""
+    names = sorted((p.name for p in src.iterdir()), key=lambda n: n == "grid.json")
+    moved: list[str] = []
+    try:
+        for name in names:
+            if (dst / name).exists():  # os.rename would replace it: written there during the build
+                raise OlctcError(f"cannot write {dst / name}: it appeared while the grid was built")
+            os.rename(src / name, dst / name)
+            moved.append(name)
+    except BaseException:
+        for name in moved:
+            with contextlib.suppress(OSError):
+                os.rename(dst / name, src / name)
+        raise
+    src.rmdir()
+
+
+def _write_tasks(folder: Path, ds, spec, Cs: list[tuple[float, ...]], fold_rows: list[dict[str, list[int]]], *,
+                 solver: str, time_limit: float, threads: int | None, olctc_cmd: str,
+                 echo: Callable[[str], None] | None, max_nonzeros: int | None) -> list[dict[str, Any]]:
+    """Compile every (fold, C) task into ``folder``/tasks/NNNN; the rows of jobs.tsv, paths relative to
+    ``folder`` (the jobs run from the grid folder, wherever it is moved)."""
+
+    from olctc.compile import compile_problem
+    from olctc.pipeline import write_compiled
+
+    (folder / "tasks").mkdir()
+    (folder / "logs").mkdir()
+    tasks: list[dict[str, Any]] = []
+    for f, fr in enumerate(fold_rows):
+        rows = np.asarray(fr["train"], dtype=np.int64)
+        sub = ds.subset(rows)
+        for C in Cs:
+            tid = len(tasks)
+            task_folder = f"tasks/{tid:04d}"
+            model = f"{task_folder}/model.mps"
+            sol = f"{task_folder}/model.{(GRID_SOLVERS[solver] or solver).replace('-cli', '')}.sol"
+            log = f"{task_folder}/solve.log"
+            comp = compile_problem(sub, replace(spec, C=C), f"task{tid:04d}", rows=rows,
+                                   max_nonzeros=max_nonzeros)
+            (folder / task_folder).mkdir()
+            write_compiled(comp, folder / model)
+            cmd = _solve_command(solver, model, sol, log, time_limit, threads, olctc_cmd)
+            gcmd = _gurobi_command(model, f"{task_folder}/model.gurobi.sol", log, time_limit, threads)
+            tasks.append({"task": tid, "fold": f, "C": list(C), "model": model, "solution": sol,
+                          "command": cmd, "gurobi_command": gcmd})
+            if echo:
+                echo(f"  task {tid:04d}: fold {f}, C {c_text(C)} ({comp.milp.n_rows:,} rows, "
+                     f"{comp.milp.n_cols:,} columns)")
+    return tasks
+
+
+def _write_grid_files(folder: Path, info: dict[str, Any], tasks: list[dict[str, Any]],
+                      slurm: SlurmOptions) -> None:
+    """grid.json, jobs.tsv and the two scripts (which ``cd`` to the grid folder: no path inside)."""
+    from olctc.io import atomic_write_text
+
+    atomic_write_text(folder / "grid.json", json.dumps(info, indent=1) + "\n")
+    atomic_write_text(folder / "jobs.tsv", _jobs_text(tasks))
+    scripts = submit_scripts(len(tasks))
+    for name, first, _ in scripts:
+        atomic_write_text(folder / name, slurm_script(len(tasks), info["time_limit"], slurm, first))
+    atomic_write_text(folder / "run_local.sh", local_script())
+    atomic_write_text(folder / "submit.sh", submit_all_script(len(scripts)))
+    for name in [s[0] for s in scripts] + ["run_local.sh", "submit.sh"]:
+        os.chmod(folder / name, 0o755)
+
+
+def c_text(C: Sequence[float]) -> str:
+    """C values exactly, as read back (``0.01,10``): ``{:g}`` cut 0.123456789 to 0.123457, and collect then
+    refused the grid's own jobs.tsv (its C no longer matched grid.json's). Time limits go on the command
+    lines by the same ``format_value`` (``{:g}`` wrote 1234567 as 1.23457e+06)."""
+    return ",".join(format_value(float(c)) for c in C)
+
+
+def _jobs_text(tasks: list[dict[str, Any]]) -> str:
+    lines = ["\t".join(JOBS_COLUMNS)]
+    for t in tasks:
+        for k in ("command", "gurobi_command"):
+            if "\t" in t[k] or "\n" in t[k]:
+                raise OlctcError(f"task {t['task']}: a path contains a tab or newline; use plain folder names")
+        lines.append("\t".join([str(t["task"]), str(t["fold"]), c_text(t["C"]), t["model"], t["solution"],
+                                t["command"], t["gurobi_command"]]))
+    return "\n".join(lines) + "\n"
+
+
+def check_olctc_cmd(cmd: str) -> str | None:
+    """Refuse an --olctc-cmd the task scripts cannot run as written; return a warning when its program is not
+    found here (a path with a space, written unquoted, runs its first part only: every task would fail)."""
+    expected = "a command on one line, such as 'olctc' or 'python -m olctc.cli'"
+    if not cmd.strip() or any(c in cmd for c in "\t\n\r"):
+        raise param_error("olctc_cmd", expected, cmd, option="--olctc-cmd")
+    try:
+        program = shlex.split(cmd)[0]
+    except ValueError:  # an unbalanced quote
+        raise param_error("olctc_cmd", expected + ", its quotes balanced", cmd, option="--olctc-cmd") from None
+    found = Path(program).is_file() if "/" in program else shutil.which(program) is not None
+    if found:
+        return None
+    hint = ("; a path with spaces must be quoted inside the option, as in --olctc-cmd \"'/my dir/olctc'\""
+            if " " in cmd.strip() else "")
+    return (f"--olctc-cmd: the tasks will run {program!r}, which is not {'a file' if '/' in program else 'on PATH'}"
+            f" here{hint}")
+
+
+def olctc_command() -> str:
+    """How jobs call olctc: ``olctc`` when it is on PATH, else this Python running the CLI module."""
+    return "olctc" if shutil.which("olctc") else f"{shlex.quote(sys.executable)} -m olctc.cli"

@@ -1,0 +1,310 @@
+"""Collecting a grid: every solution decoded and scored on its validation fold, the CV table, the choice of
+C, and the table, problems and advice (what to solve again, how) for humans."""
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import shlex
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from olctc.cluster.grid import c_text
+from olctc.cluster.read import load_grid_data, read_grid
+from olctc.cluster.slurm import submit_scripts
+from olctc.errors import OlctcError, param_error
+
+TIE_TOL = 1e-12
+
+#: collect's validation scores, by scikit-learn's scorer names (each greater is better, hence the negated
+#: losses): the name, and how the CV table's header calls it.
+SCORINGS = {"balanced_accuracy": ("balanced accuracy", "bal.acc"), "accuracy": ("accuracy", "acc"),
+            "roc_auc": ("ROC AUC", "roc_auc"), "neg_log_loss": ("negative log loss", "-log_loss"),
+            "neg_brier_score": ("negative Brier score", "-brier")}
+
+
+@dataclass
+class TaskResult:
+    """One task's outcome: a validation score, or why there is none."""
+
+    task: int
+    fold: int
+    C: tuple[float, ...]
+    score: float | None = None
+    problem: str | None = None  # None when scored
+    status: str | None = None   # the solver's status when decoded
+    warnings: list[str] = field(default_factory=list)
+    unusable: Path | None = None  # a solution file that exists but does not decode: resubmitting skips it
+    unscorable: bool = False  # decoded, but the scoring is undefined on its fold: solving again changes nothing
+
+
+@dataclass
+class Collected:
+    """Everything collect found: per-task results, the CV table and the choice."""
+
+    results: list[TaskResult]
+    table: list[dict[str, Any]]
+    best: tuple[float, ...] | None
+    info: dict[str, Any]
+    folder: Path | None = None  # the grid folder, for the advice to name it
+    dataset: Any = None  # the grid's whole source Dataset, read once
+    scoring: str = "balanced_accuracy"  # the validation score of the table, a name of SCORINGS
+
+
+def _log_tail(path: Path, n: int = 1) -> str:
+    try:
+        lines = [ln.strip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    return " | ".join(lines[-n:])
+
+
+def check_scoring(scoring: str) -> str:
+    """``scoring`` if it is one of ``SCORINGS``, else an error listing them."""
+    if scoring not in SCORINGS:
+        raise param_error("scoring", "one of " + ", ".join(SCORINGS), scoring, option="--scoring")
+    return scoring
+
+
+def validation_score(scoring: str, tree, X: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> float:
+    """``tree``'s ``scoring`` (a name of ``SCORINGS``) on rows ``X`` with labels ``y`` in {-1, +1}, each
+    point weighted by ``weight`` when given, as scikit-learn's scorer of that name computes it."""
+    from sklearn import metrics
+
+    from olctc.fit import balanced_accuracy
+
+    f = tree.decision_function(X)
+    if scoring == "balanced_accuracy":
+        return balanced_accuracy(y, np.where(f > 0, 1, -1), weight)
+    if scoring == "accuracy":
+        return float(metrics.accuracy_score(y, np.where(f > 0, 1, -1), sample_weight=weight))
+    if scoring == "roc_auc":
+        return float(metrics.roc_auc_score(y, f, sample_weight=weight))
+    p = tree.predict_proba(X)  # columns -1, +1: the labels' sorted order, as log_loss reads them
+    if scoring == "neg_log_loss":
+        return -float(metrics.log_loss(y, p, sample_weight=weight, labels=[-1, 1]))
+    return -float(metrics.brier_score_loss(y, p[:, 1], sample_weight=weight, pos_label=1))
+
+
+def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str | Path | None = None,
+                refine: bool = True, scoring: str = "balanced_accuracy") -> list[TaskResult]:
+    """Decode every solution present and score it on its validation fold (``scoring``, balanced accuracy by
+    default; its points weighted by the data's weight column, if it has one)."""
+    from olctc.decode import decode_file
+    from olctc.compile import manifest_path
+    from olctc.read import gurobi
+
+    folder = Path(folder)
+    out = []
+    for t in info["tasks"]:
+        r = TaskResult(int(t["task"]), int(t["fold"]), tuple(float(c) for c in t["C"]))
+        sol = folder / t["solution"]
+        model = folder / t["model"]
+        alt = sol.parent / "model.gurobi.sol"  # written by the gurobi_command column instead
+        if (not sol.exists() or sol.stat().st_size == 0) and alt.exists():
+            sol = alt
+        if not sol.exists() or sol.stat().st_size == 0:
+            tail = _log_tail(sol.parent / "solve.log")
+            r.problem = "missing solution" + (f" (last line of solve.log: {tail})" if tail else " (not run yet?)")
+            out.append(r)
+            continue
+        try:
+            tree, report = decode_file(manifest_path(model), sol, data=data_path, refine=refine, source=ds)
+        except OlctcError as exc:
+            r.problem, r.unusable = f"unusable solution: {exc}", sol
+            out.append(r)
+            continue
+        except Exception as exc:  # a corrupt file must not stop the other tasks
+            r.problem, r.unusable = f"unusable solution: {type(exc).__name__}: {exc}", sol
+            out.append(r)
+            continue
+        # A Gurobi .sol file carries no status (the reader's "feasible" only means it holds a solution):
+        # calling every such task "not proven optimal" would be wrong for those Gurobi proved. gurobi_cl's
+        # log, the task's solve.log, says; without it the status is "unknown".
+        no_status = getattr(report, "raw_status", None) == gurobi.NO_STATUS
+        r.status = gurobi.log_status(sol.parent / "solve.log") if no_status else getattr(report, "status", None)
+        if not report.ok:
+            r.warnings.append("the solver's objective differs from the tree's (tolerances)")
+        val = np.asarray(info["folds"][r.fold]["val"], dtype=np.int64)
+        y, weight = ds.y[val], None if ds.weight is None else ds.weight[val]
+        none = f"no {SCORINGS[scoring][0]} on validation fold {r.fold}"
+        try:
+            with warnings.catch_warnings():  # scikit-learn's UndefinedMetricWarning: the problem below says it
+                warnings.simplefilter("ignore")
+                score = validation_score(scoring, tree, ds.X[val], y, weight)
+        except ValueError as exc:  # scikit-learn's: say, ROC AUC on a fold of one class
+            r.problem, r.unscorable = f"{none}: {exc}", True
+        else:
+            if math.isfinite(score):
+                r.score = score
+            else:  # roc_auc where a class weighs nothing on the fold: nan, which no mean or max survives
+                wcol = info["data"].get("weight_column")
+                r.problem, r.unscorable = f"{none}: {why_undefined(y, weight, ds.classes, wcol)}", True
+        out.append(r)
+    return out
+
+
+def why_undefined(y: np.ndarray, weight: np.ndarray | None, classes: Sequence[Any], wcol: str | None) -> str:
+    """Why a score came out nan on a fold of labels ``y`` (-1/+1) and point weights ``weight``: a class
+    without weight there, as a rule."""
+    w = np.ones(len(y)) if weight is None else weight
+    for code, label in zip((-1, 1), classes):
+        if not w[y == code].sum() > 0:
+            where = f" (its points weigh 0 in column {wcol!r})" if (y == code).any() and wcol else ""
+            return f"class {label!r} has no weight on this fold{where}"
+    return "the scorer gave nan"
+
+
+def cv_table(results: list[TaskResult], info: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per C combination: folds scored, mean and std of the validation score."""
+    n_folds = len(info["folds"])
+    rows = []
+    for C in info["C_grid"]:
+        C = tuple(float(c) for c in C)
+        mine = [r for r in results if r.C == C]
+        scores = [r.score for r in mine if r.score is not None]
+        rows.append({"C": list(C), "folds_scored": len(scores), "folds": n_folds,
+                     "mean": float(np.mean(scores)) if scores else None,
+                     "std": float(np.std(scores)) if scores else None,
+                     "scores": {str(r.fold): r.score for r in mine if r.score is not None}})
+    return rows
+
+
+def pick_best(table: list[dict[str, Any]]) -> tuple[float, ...] | None:
+    """The C of the best complete row: highest mean; ties -> smaller C sum, then smaller C tuple."""
+    complete = [r for r in table if r["folds_scored"] == r["folds"] and r["mean"] is not None]
+    if not complete:
+        return None
+    top = max(r["mean"] for r in complete)
+    tied = [r for r in complete if r["mean"] >= top - TIE_TOL]
+    best = min(tied, key=lambda r: (sum(r["C"]), tuple(r["C"])))
+    return tuple(best["C"])
+
+
+def collect(folder: str | Path, *, data_path: str | Path | None = None, refine: bool = True,
+            scoring: str = "balanced_accuracy") -> Collected:
+    """Read a grid folder's solutions, score them by ``scoring`` (one of ``SCORINGS``), build the CV table and
+    pick C (no final fit)."""
+    check_scoring(scoring)
+    info = read_grid(folder)
+    ds = load_grid_data(info, data_path)
+    if ds.n != info["data"]["n"]:
+        raise OlctcError(f"{Path(folder) / 'grid.json'}: field 'data.n' is {info['data']['n']}, but the data "
+                         f"has {ds.n} rows; the file is damaged (edited?)")
+    results = score_tasks(folder, info, ds, data_path=data_path, refine=refine, scoring=scoring)
+    table = cv_table(results, info)
+    return Collected(results, table, pick_best(table), info, Path(folder), ds, scoring)
+
+
+def score_table_lines(table: list[dict[str, Any]], best: tuple[float, ...] | None, scoring: str) -> list[str]:
+    """The CV table (``cv_table``'s rows) for humans, the row of ``best`` marked."""
+    depth = len(table[0]["C"]) if table else 0
+    width = max([8] + [len(c_text([c])) for r in table for c in r["C"]])  # 1e-05 and 0.001234 line up
+    head = "  ".join(f"C{h + 1}".ljust(width) for h in range(depth))
+    lines = [f"{head}  folds  {'mean ' + SCORINGS[scoring][1]:<13}  std"]
+    for r in table:
+        cs = "  ".join(c_text([c]).ljust(width) for c in r["C"])
+        mean = "-" if r["mean"] is None else f"{r['mean']:.4f}"
+        # one scored fold has no spread to show: 0.0000 read as "every fold agrees"
+        std = "-" if r["std"] is None or r["folds_scored"] < 2 else f"{r['std']:.4f}"
+        mark = " <- best" if best is not None and tuple(r["C"]) == best else ""
+        lines.append(f"{cs}  {r['folds_scored']}/{r['folds']}    {mean:<12}  {std}{mark}")
+    incomplete = [r for r in table if r["folds_scored"] < r["folds"]]
+    if incomplete:
+        lines.append(f"note: {len(incomplete)} C combination(s) without every fold scored are not candidates")
+    return lines
+
+
+def table_lines(col: Collected) -> list[str]:
+    """The CV table and the problems, for humans."""
+    lines = score_table_lines(col.table, col.best, col.scoring)
+    bad = [r for r in col.results if r.problem]
+    n = len(col.results)
+    lines.append(f"tasks: {n - len(bad)} of {n} scored")
+    for r in bad:
+        lines.append(f"  task {r.task:04d} (fold {r.fold}, C {c_text(r.C)}): {r.problem}")
+    for r in col.results:
+        for w in r.warnings:
+            lines.append(f"  task {r.task:04d}: warning: {w}")
+    unproven = [r for r in col.results if r.score is not None and r.status not in (None, "optimal", "unknown")]
+    if unproven:
+        # A fold fit stopped at its time limit scores some feasible tree, not the optimal one: the table
+        # would otherwise compare C values on unequal terms without a word ("8 of 8 scored").
+        ids = ", ".join(f"{r.task:04d}" for r in unproven[:10]) + (", ..." if len(unproven) > 10 else "")
+        lines.append(f"note: {len(unproven)} of the scored tasks are not proven optimal (status "
+                     f"{'/'.join(sorted({str(r.status) for r in unproven}))}; tasks {ids}): their scores are the "
+                     "best trees found, for instance within the time limit (see their solve.log); a longer "
+                     "--time-limit may change the choice of C")
+    unknown = [r for r in col.results if r.score is not None and r.status == "unknown"]
+    if unknown:
+        ids = ", ".join(f"{r.task:04d}" for r in unknown[:10]) + (", ..." if len(unknown) > 10 else "")
+        lines.append(f"note: {len(unknown)} of the scored tasks come from Gurobi .sol files, which do not say whether "
+                     f"the solution is optimal, and their solve.log holds no Gurobi log that does (tasks {ids}); a "
+                     "fit stopped at its time limit scores the best tree found")
+    if any(r.unusable for r in col.results):
+        lines.append(f"note: to solve the tasks of unusable solutions again, "
+                     f"{rerun_advice(col.results, col.folder, len(col.info['tasks']))}")
+    elif any(not r.unscorable for r in bad):
+        lines.append("note: to solve the unscored tasks, "
+                     f"{rerun_advice(col.results, col.folder, len(col.info['tasks']))}")
+    elif bad:
+        lines.append(f"note: {unscorable_advice(col.results)}")
+    return lines
+
+
+def _index_ranges(ids: Sequence[int]) -> str:
+    """Slurm's --array syntax for sorted distinct ``ids``: [0, 1, 2, 5] -> "0-2,5"."""
+    parts: list[str] = []
+    for _, run in itertools.groupby(enumerate(ids), key=lambda kv: kv[1] - kv[0]):
+        ks = [k for _, k in run]
+        parts.append(str(ks[0]) if len(ks) == 1 else f"{ks[0]}-{ks[-1]}")
+    return ",".join(parts)
+
+
+def resubmit_commands(folder: str | Path, task_ids: Sequence[int], n_tasks: int) -> list[str]:
+    """The sbatch command lines that run exactly ``task_ids`` again (one per job array script involved)."""
+    ids = sorted(set(int(k) for k in task_ids))
+    where = shlex.quote(os.fspath(folder))
+    out = []
+    for name, first, count in submit_scripts(n_tasks):
+        mine = [k - first for k in ids if first <= k < first + count]
+        if mine:
+            out.append(f"(cd {where} && sbatch --array={_index_ranges(mine)} {name})")
+    return out
+
+
+def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_tasks: int | None = None) -> str:
+    """How to get the unscored tasks solved. The job scripts skip every task whose solution file is not
+    empty, so resubmitting alone never replaces an unusable (truncated, foreign) one: it must go first.
+    With ``folder``, the sbatch lines that submit only the unscored tasks, and the local runner."""
+    again = "run the missing tasks again (resubmit; solved tasks are skipped)"
+    todo = [r.task for r in results if r.score is None and not r.unscorable]
+    if not todo:
+        return unscorable_advice(results)
+    also = f"; {unscorable_advice(results)}" if any(r.unscorable for r in results) else ""
+    if folder is not None:
+        cmds = resubmit_commands(folder, todo, n_tasks if n_tasks is not None else len(results))
+        if sum(c.count(",") + 1 for c in cmds) <= 50:  # a short --array list; else resubmitting is simpler
+            local = shlex.quote(os.path.join(os.fspath(folder), "run_local.sh"))
+            again += f"; only these: {'; '.join(cmds)}, or {local} without Slurm"
+    broken = [r.unusable for r in results if r.unusable is not None]
+    if not broken:
+        return again + also
+    if len(broken) > 10:
+        rm = f"delete the {len(broken)} unusable solution files of the tasks listed above"
+    else:
+        rm = "rm " + " ".join(shlex.quote(os.fspath(f)) for f in broken)
+    return (f"delete the unusable solution file(s) first ({rm}: resubmitting skips every task that has a "
+            f"solution file), then {again}{also}")
+
+
+def unscorable_advice(results: list[TaskResult]) -> str:
+    """What to do about tasks whose tree decoded but whose fold the scoring cannot score."""
+    ids = [r.task for r in results if r.unscorable]
+    listed = ", ".join(f"{t:04d}" for t in ids[:10]) + (", ..." if len(ids) > 10 else "")
+    return (f"task(s) {listed} are solved, but the scoring is undefined on their validation folds (solving them "
+            "again changes nothing): collect again with another --scoring")
