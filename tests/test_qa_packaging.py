@@ -137,7 +137,7 @@ def test_wheel_holds_the_package_its_data_and_licence_and_nothing_else(built):
         assert needed in names
     subpackages = {p.parent.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("__init__.py")}
     assert {"olctc/emit", "olctc/export", "olctc/read", "olctc/solve", "olctc/formulation",
-            "olctc/bench", "olctc/datasets", "olctc/cluster"} <= subpackages
+            "olctc/bench", "olctc/datasets", "olctc/cluster", "olctc/data"} <= subpackages
     assert all(f"{s}/__init__.py" in names for s in subpackages)
     stray = [n for n in names if not (n.startswith("olctc/") or n.startswith(f"{dist_info}/"))
              or "__pycache__" in n or n.endswith((".pyc", ".pyo"))]
