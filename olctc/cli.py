@@ -1,22 +1,19 @@
 """The `olctc` command line: thin wrappers over the library; OlctcError -> one line, exit code 2."""
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
-
-if TYPE_CHECKING:
-    import signal
-    from types import FrameType
+from typing import Any
 
 import click
 
 from olctc import __version__
+from olctc.cli_process import (_ClosedPipeGuard, _Interrupts, _from_interrupt, _hard_exit, _interrupted, _show_warning,
+                               _stdout_failed)
 from olctc.errors import NoSolution, OlctcError
-from olctc.io import (check_file_name, check_not_input, check_not_stdout, check_suffix, check_writable,
-                      note_console, note_interrupt, solver_left)
+from olctc.io import check_file_name, check_not_input, check_not_stdout, check_suffix, check_writable, solver_left
+
 
 EXIT_BAD_INPUT = 2
 EXIT_TOLERANCE = 3  # decoded, but the solver's objective is not the tree's: it exploited its tolerances
@@ -570,152 +567,6 @@ def _register_optional() -> None:
             cli.add_command(cmd, name)
 
 
-class _Interrupts:
-    """SIGINT and SIGTERM raise KeyboardInterrupt, except while the main thread imports a module: then
-    the interrupt waits until that import is done.
-
-    SIGTERM (a scheduler's kill, `timeout`) takes the same path as Ctrl-C, so every file being written is
-    removed and nothing partial stays under a final name. An interrupt raised inside the import of a
-    native module (onnx, matplotlib, numpy's extensions) leaves it half-initialised: measured on `olctc
-    export`, a segfault (-11), an abort while the interpreter finalises (-6), a RuntimeError from a class
-    body or numpy's "failed to import". Imports take well under a second, so waiting costs nothing.
-    """
-
-    def __init__(self) -> None:
-        import threading
-
-        self.importing = 0
-        self.pending = False
-        self.closing = False
-        self.fired = False  # a native call may swallow the KeyboardInterrupt or turn it into its own error
-        self.main = threading.main_thread().ident
-        self.installed: dict[int, Callable[[int, FrameType | None], Any] | int | signal.Handlers | None] = {}
-
-    def handler(self, signum: int, frame: object) -> None:
-        if self.closing:
-            # The command is over and the interpreter finalises: a KeyboardInterrupt now could only be
-            # printed as "Exception ignored in threading._shutdown". Take the signal's default action.
-            import signal
-
-            signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
-            return
-        self.fired = True
-        note_interrupt()
-        if self.importing:
-            self.pending = True
-            return
-        raise KeyboardInterrupt
-
-    def close(self, *, restore: bool) -> None:
-        """The command is over: from now on a signal takes its default action; ``restore`` puts back
-        the handlers found at ``install`` (an in-process caller keeps its own)."""
-        import signal
-
-        self.closing = True
-        note_interrupt(False)
-        if restore:
-            for signum, previous in self.installed.items():
-                signal.signal(signum, previous)
-
-    def install(self, *, imports: bool) -> None:
-        """Handle SIGTERM (and SIGINT when ``imports``), and with ``imports`` make imports atomic. Only the
-        console program patches ``__import__``: it changes the whole process."""
-        import signal
-
-        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-            self.installed[signal.SIGTERM] = signal.signal(signal.SIGTERM, self.handler)
-        if not imports:
-            return
-        default_hook = sys.unraisablehook
-
-        def unraisable(info):
-            # An interrupt raised inside a finaliser is dropped by Python, which prints it with a traceback;
-            # atomic_open still stops the command at its next commit (note_interrupt): print nothing.
-            if not isinstance(info.exc_value, KeyboardInterrupt):
-                default_hook(info)
-
-        sys.unraisablehook = unraisable
-        note_console()
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            self.installed[signal.SIGINT] = signal.signal(signal.SIGINT, self.handler)
-        import builtins
-        import threading
-
-        real_import = builtins.__import__
-
-        def atomic_import(name, globals=None, locals=None, fromlist=(), level=0):
-            if threading.get_ident() != self.main:  # handlers run in the main thread only
-                return real_import(name, globals, locals, fromlist, level)
-            self.importing += 1
-            try:
-                return real_import(name, globals, locals, fromlist, level)
-            finally:
-                self.importing -= 1
-                if not self.importing and self.pending:
-                    self.pending = False
-                    raise KeyboardInterrupt
-
-        builtins.__import__ = atomic_import
-
-
-def _interrupted(hard: bool = False) -> None:
-    """Exit 130 after an interrupt that every open file has already been cleaned up after.
-
-    ``hard`` (the console program) leaves by ``os._exit``: an interrupt that landed inside the import of a
-    native module (onnx, matplotlib) can leave it half-initialised, and the interpreter's finalisation
-    then aborts ("Fatal Python error: PyThreadState_Get", exit -6). Nothing is left to finalise: files
-    were removed while the interrupt unwound, and bench has stopped its run processes.
-    """
-    click.echo("interrupted", err=True)
-    if hard:
-        _hard_exit(130)
-    # CPython 3.11 remembers an interrupt that landed inside PyRun_String (pybind11 modules such as onnx
-    # run code that way while importing) as "unhandled" even once caught, and then ends the process by
-    # SIGINT (exit -2) instead of our 130. The interrupt was handled: clear that flag.
-    try:
-        import ctypes
-
-        ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
-    except (ImportError, ValueError, AttributeError):
-        pass  # other Pythons keep the flag elsewhere (or not at all)
-    sys.exit(130)
-
-
-def _hard_exit(code: int) -> None:
-    """Flush the output and leave by ``os._exit``, which runs no finalisation."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    _remove_multiprocessing_tempdir()
-    os._exit(code)
-
-
-def _remove_multiprocessing_tempdir() -> None:
-    """The ``pymp-*`` folder (the fork server's socket) multiprocessing removes at a normal exit, which
-    ``os._exit`` skips: every interrupted bench left one in $TMPDIR."""
-    mp = sys.modules.get("multiprocessing.process")
-    config = getattr(mp.current_process(), "_config", None) if mp is not None else None
-    tempdir = config.get("tempdir") if isinstance(config, dict) else None
-    if isinstance(tempdir, str) and os.path.basename(tempdir).startswith("pymp-"):
-        import shutil
-
-        shutil.rmtree(tempdir, ignore_errors=True)
-
-
-def _from_interrupt(exc: BaseException | None) -> bool:
-    """Whether an exception wraps an interrupt: Python turns one raised inside ``__set_name__`` or
-    ``__init_subclass__`` (a class body of a module being imported) into a RuntimeError caused by it."""
-    seen = 0
-    while exc is not None and seen < 20:
-        if isinstance(exc, KeyboardInterrupt):
-            return True
-        exc, seen = exc.__cause__ or exc.__context__, seen + 1
-    return False
-
-
 def main(argv: list[str] | None = None) -> None:
     """Entry point: bad input prints one line and exits 2, never a traceback."""
     interrupts = _Interrupts()
@@ -731,65 +582,6 @@ def main(argv: list[str] | None = None) -> None:
         raise
     finally:
         interrupts.close(restore=argv is not None)
-
-
-def _show_warning(message, *_args, **_kwargs) -> None:
-    """One line per warning, like the errors (Python's format adds the file, line and source that warned)."""
-    click.echo(f"warning: {' '.join(str(message).split())}", err=True)
-
-
-class _ClosedPipeGuard:
-    """Standard output that a closed pipe (``olctc fit ... | head -1``) does not stop: the first write that
-    finds the reader gone points file descriptor 1 at /dev/null (where the solvers' own logs then go too),
-    and the command goes on to write its files and exit with its own code. Before, the next echo raised
-    BrokenPipeError: fit and decode exited 1 without writing their tree, grid blamed its folder."""
-
-    def __init__(self, stream) -> None:
-        self._stream = stream
-
-    def __getattr__(self, name: str):
-        return getattr(self._stream, name)
-
-    def _gone(self) -> None:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, self._stream.fileno())
-        finally:
-            os.close(devnull)
-
-    def write(self, text: str) -> int:
-        try:
-            return self._stream.write(text)
-        except BrokenPipeError:
-            self._gone()
-            return len(text)
-
-    def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            self._gone()
-            self._stream.flush()  # what was buffered goes to /dev/null now
-
-
-def _stdout_failed(exc: OSError) -> bool:
-    """Whether ``exc`` came from writing standard output (a full disk; a closed pipe is _ClosedPipeGuard's);
-    if so, standard output is pointed at /dev/null, so that the interpreter's final flush fails no more."""
-    import errno
-
-    tb = exc.__traceback__
-    while tb is not None and tb.tb_next is not None:
-        tb = tb.tb_next
-    stream = tb.tb_frame.f_locals.get("file", tb.tb_frame.f_locals.get("self")) if tb is not None else None
-    try:
-        ours = exc.errno != errno.EPIPE and stream is not None and stream.fileno() == sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):
-        return False
-    if ours:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    return ours
 
 
 def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
