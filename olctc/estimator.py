@@ -86,7 +86,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_, n_features_in_, feature_names_in_ (when X has string column names), tree_ (olctc Tree),
-    positive_class_, mip_gap_, objective_, solve_time_, summary_ (the fit record).
+    positive_class_, mip_gap_, objective_, solve_time_, summary_ (the fit record), feature_importances_.
     """
 
     _default_preset = "olct"
@@ -288,6 +288,15 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         z = self._scores(X)
         idx = np.where(z > 0, self._pos_index, 1 - self._pos_index)
         return self.classes_[idx]
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """(n_features,) each feature's share of the fitted tree, summing to 1 (all zeros when every weight
+        is 0): over the nodes, |weight| times the feature's standard deviation among the training points at
+        the node, weighted by the share of training points the node holds (``Tree.feature_importances``).
+        Features the L1 penalty left out of every node get exactly 0. ``SelectFromModel`` reads it."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.feature_importances()
 
     def export_tree(self):
         """The fitted tree with the original class labels (negative, positive), for olctc's exporters."""

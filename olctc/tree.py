@@ -482,6 +482,25 @@ class Tree:
         with np.errstate(over="ignore"):  # |w| * std beyond 1.8e308 is inf, not a RuntimeWarning on stderr
             return self.W * self.node_std
 
+    def feature_importances(self) -> np.ndarray:
+        """(p,) each feature's share of the tree: sum over nodes t of (points reaching t / points) * |r_{j,t}|,
+        normalised to sum 1 (all zeros when every weight is 0), r the feature influence (``influence``).
+
+        The counterpart of a CART tree's ``feature_importances_`` for oblique splits and leaf classifiers:
+        |w_{t,j}| times the spread of feature j among the points at t says how much feature j moves node t's
+        score there (scale-free: the same in raw units), and a node counts as much as the share of training
+        points it holds, as a CART node's impurity decrease does. Points are counted, not weighted.
+        """
+        r = np.abs(self.influence())
+        if self.node_n is None or int(self.node_n[0]) == 0:
+            raise OlctcError("this tree has no training statistics (node_n); call fit_stats(X, y) first")
+        with np.errstate(over="ignore"):
+            imp = (self.node_n / float(self.node_n[0])) @ r
+        total = float(imp.sum())
+        if not np.isfinite(total):
+            raise OlctcError("feature importances overflow: a node's |weight| x std is beyond 1.8e308")
+        return imp / total if total > 0 else imp
+
     def ranked_features(self, t: int, k: int | None = None) -> list[tuple[int, float]]:
         """Nonzero-weight features of node t as (index, value), largest |influence| first.
 

@@ -1,0 +1,139 @@
+"""feature_importances_ of the estimators and Tree.feature_importances, against an independent computation."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.feature_selection import SelectFromModel
+
+from olctc.data import Column, Scaler, Schema
+from olctc.datasets import load
+from olctc.errors import OlctcError
+from olctc.estimator import MARGOTClassifier, OLCTClassifier
+from olctc.export.json import dump, loads
+from olctc.tree import Tree
+
+
+def _by_hand(W_std: np.ndarray, b_std: np.ndarray, depth: int, X: np.ndarray) -> np.ndarray:
+    """The definition, from the raw training rows and the standardised weights alone: routing recomputed
+    here (left iff score <= 0), each node's share of the points, the raw spread of each feature there."""
+    mu, sigma = X.mean(axis=0), X.std(axis=0)
+    sigma = np.where(sigma > 0, sigma, 1.0)
+    Xs = (X - mu) / sigma
+    n_nodes = 2 ** depth - 1
+    at = np.zeros((X.shape[0], n_nodes), dtype=bool)
+    node = np.zeros(X.shape[0], dtype=np.int64)
+    for _layer in range(depth):
+        at[np.arange(X.shape[0]), node] = True
+        score = np.einsum("ij,ij->i", Xs, W_std[node]) + b_std[node]
+        node = np.where(score <= 0, 2 * node + 1, 2 * node + 2)
+    imp = np.zeros(X.shape[1])
+    for t in range(n_nodes):
+        rows = at[:, t]
+        if rows.any():
+            w_raw = W_std[t] / sigma  # the same split in raw units
+            imp += rows.mean() * np.abs(w_raw) * X[rows].std(axis=0)
+    return imp / imp.sum() if imp.sum() > 0 else imp
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    ds = load("parkinsons")
+    clf = OLCTClassifier(depth=2, C=1.0, time_limit=15)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a ConvergenceWarning if the limit stops it: the tree is what is tested
+        clf.fit(ds.X, ds.y)
+    return clf, ds
+
+
+def test_importances_equal_the_definition_computed_from_the_raw_rows(fitted):
+    clf, ds = fitted
+    imp = clf.feature_importances_
+    t = clf.tree_
+    want = _by_hand(t.W, t.b, t.depth, ds.X)
+    assert imp.shape == (ds.p,) and imp.dtype == np.float64
+    assert np.allclose(imp, want, rtol=1e-9, atol=1e-12), np.abs(imp - want).max()
+    assert imp.sum() == pytest.approx(1.0, abs=1e-12) and (imp >= 0).all()
+    # exactly 0 where the L1 penalty left a feature out of every node, > 0 where a node uses it and the
+    # feature varies among the node's points
+    moves = ((t.W != 0) & (t.node_std > 0)).any(axis=0)
+    assert moves.any()
+    assert (imp[~moves] == 0).all() and (imp[moves] > 0).all()
+
+
+def test_each_node_counts_by_the_share_of_points_it_holds():
+    """A depth-3 tree drawn at random on parkinsons (no solver: the same tree everywhere), its statistics
+    taken on the data: every node uses features, and the nodes hold unequal shares of the points."""
+    ds = load("parkinsons")
+    rng = np.random.default_rng(7)
+    W = rng.normal(size=(7, ds.p)) * (rng.random((7, ds.p)) < 0.3)
+    b = rng.normal(scale=0.3, size=7)
+    tree = Tree(W, b, Scaler.fit(ds.X), ds.schema, ds.classes)
+    tree.fit_stats(ds.X, ds.y)
+    assert len(set(tree.node_n.tolist())) > 3 and (tree.node_n > 0).all()
+    imp = tree.feature_importances()
+    assert np.allclose(imp, _by_hand(W, b, 3, ds.X), rtol=1e-9, atol=1e-12)
+    flat = np.abs(tree.influence()).sum(axis=0)  # the nodes' shares left out: another answer
+    assert not np.allclose(imp, flat / flat.sum(), rtol=1e-2)
+
+
+def test_importances_survive_the_tree_file_and_do_not_depend_on_feature_units(fitted):
+    clf, ds = fitted
+    back = loads(dump(clf.tree_))
+    assert np.array_equal(back.feature_importances(), clf.feature_importances_)
+    # Raw units change nothing: the same standardised tree, its statistics taken on rescaled rows
+    scale = np.logspace(-3, 3, ds.p)
+    t = loads(dump(clf.tree_))
+    t.scaler = type(t.scaler)(t.scaler.mean * scale, t.scaler.scale * scale)
+    t.fit_stats(ds.X * scale, np.where(clf.predict(ds.X) == clf.classes_[1], 1, -1))
+    assert np.allclose(t.feature_importances(), clf.feature_importances_, rtol=1e-9, atol=1e-12)
+
+
+def test_select_from_model_keeps_the_features_the_tree_uses(fitted):
+    clf, ds = fitted
+    sel = SelectFromModel(clf, prefit=True, threshold=1e-12)
+    kept = sel.get_support()
+    assert np.array_equal(kept, clf.feature_importances_ > 1e-12)
+    assert np.array_equal(kept, ((clf.tree_.W != 0) & (clf.tree_.node_std > 0)).any(axis=0))
+    assert sel.transform(ds.X).shape == (ds.n, int(kept.sum()))
+
+
+def test_a_planted_signal_gets_the_importance():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 6))
+    y = np.where(X[:, 2] - 0.5 * X[:, 4] > 0, 1, -1)
+    clf = OLCTClassifier(depth=1, C=1.0, time_limit=20).fit(X, y)
+    imp = clf.feature_importances_
+    assert imp[2] == imp.max() and imp[2] + imp[4] > 0.8, imp
+
+
+def test_margot_has_importances_too():
+    ds = load("heart")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf = MARGOTClassifier(depth=1, C=1.0, time_limit=15).fit(ds.X, ds.y)
+    imp = clf.feature_importances_
+    assert np.allclose(imp, _by_hand(clf.tree_.W, clf.tree_.b, 1, ds.X), rtol=1e-9, atol=1e-12)
+
+
+def test_a_tree_without_any_weight_has_zero_importances_without_a_warning():
+    ds = load("heart")
+    clf = OLCTClassifier(depth=1, C=1e-6, time_limit=15).fit(ds.X, ds.y)
+    assert (clf.tree_.W == 0).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        imp = clf.feature_importances_
+    assert imp.shape == (ds.p,) and (imp == 0).all()
+
+
+def test_unfitted_and_statistics_free_trees_are_refused():
+    clf = OLCTClassifier()
+    with pytest.raises(NotFittedError):
+        clf.feature_importances_
+    assert not hasattr(clf, "feature_importances_")  # as scikit-learn's trees: SelectFromModel checks this way
+    schema = Schema((Column("x", "numeric"), Column("y", "numeric")))
+    bare = Tree(np.array([[1.0, 0.0]]), np.array([0.0]), Scaler.identity(2), schema, ("a", "b"))
+    with pytest.raises(OlctcError, match=r"^this tree has no training statistics \(node_std\); call fit_stats"):
+        bare.feature_importances()
