@@ -17,6 +17,7 @@ from olctc.data import Dataset, check_dataset, json_label
 from olctc.emit.params import validate_limits
 from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error
 from olctc.spec import TreeSpec, check_spec
+from olctc.tree import Tree
 
 # HiGHS for every MILP preset: its optima held on every check (90 small OLCT instances, each confirmed by
 # SCIP where CBC disagreed), while python-mip's CBC called trees up to 60% worse than the optimum "optimal"
@@ -277,6 +278,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         "tolerance_exploited": report.tolerance_exploited,
         "time_build": t_build, "time_warm_start": t_warm, "time_solve": t_solve, "time_total": t_total,
         "nonzero_weights_per_node": [int(v) for v in (np.abs(tree.W) > 1e-9).sum(axis=1)],
+        **_feature_shares(tree),
     }
     parts = [("train", tr)] + ([("test", ds.subset(test))] if test.size else [])
     for part, d in parts:
@@ -330,6 +332,18 @@ def form_name(score_variables: bool) -> str:
     return "score-variable form" if score_variables else "the paper's form"
 
 
+#: How many features a fit's summary names by their share of the tree.
+TOP_FEATURES = 5
+
+
+def _feature_shares(tree: Tree) -> dict[str, Any]:
+    """How many features the tree uses, and the most important by their share of it (``feature_importances``)."""
+    imp = tree.feature_importances()
+    order = np.argsort(-imp, kind="stable")[:TOP_FEATURES]
+    return {"features_used": int((tree.W != 0).any(axis=0).sum()), "n_features": int(tree.n_features),
+            "top_features": [[tree.feature_names[j], float(imp[j])] for j in order if imp[j] > 0]}
+
+
 def summary_lines(s: dict[str, Any]) -> list[str]:
     """Human summary of a fit."""
     def f(v, fmt=".6g"):
@@ -369,6 +383,10 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
                      + (f", test {f(s['test_balanced_accuracy_weighted'], '.4f')}"
                         if "test_balanced_accuracy_weighted" in s else ""))
     lines.append(f"nonzero weights per node: {s['nonzero_weights_per_node']}")
+    if "top_features" in s:
+        top = ", ".join(f"{name} {share:.3f}" for name, share in s["top_features"])
+        lines.append(f"features used: {s['features_used']} of {s['n_features']}"
+                     + (f"; largest shares of the tree: {top}" if top else ""))
     lines.append(f"time: build {s['time_build']:.2f} s, warm start {s['time_warm_start']:.2f} s, "
                  f"solve {s['time_solve']:.2f} s, total {s['time_total']:.2f} s")
     if s["routing_disagreements"]:

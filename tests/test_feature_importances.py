@@ -12,7 +12,9 @@ from olctc.data import Column, Scaler, Schema
 from olctc.datasets import load
 from olctc.errors import OlctcError
 from olctc.estimator import MARGOTClassifier, OLCTClassifier
-from olctc.export.json import dump, loads
+from conftest import cli_main
+from olctc.export.json import dump, load as load_tree, loads
+from olctc.export.text import to_text
 from olctc.tree import Tree
 
 
@@ -137,3 +139,38 @@ def test_unfitted_and_statistics_free_trees_are_refused():
     bare = Tree(np.array([[1.0, 0.0]]), np.array([0.0]), Scaler.identity(2), schema, ("a", "b"))
     with pytest.raises(OlctcError, match=r"^this tree has no training statistics \(node_std\); call fit_stats"):
         bare.feature_importances()
+
+
+def test_fit_names_the_features_with_the_largest_shares(tmp_path, capsys):
+    out_file = tmp_path / "t.json"
+    code, out, err = cli_main(["fit", "--dataset", "tic-tac-toe", "--depth", "2", "--time-limit", "15",
+                               "-o", out_file], capsys)
+    assert code == 0, err
+    tree = load_tree(out_file)
+    imp = tree.feature_importances()
+    fit = tree.meta["fit"]
+    order = np.argsort(-imp, kind="stable")[:5]
+    assert fit["top_features"] == [[tree.feature_names[j], pytest.approx(float(imp[j]), abs=1e-15)] for j in order]
+    assert fit["features_used"] == int((tree.W != 0).any(axis=0).sum()) and fit["n_features"] == 27
+    line = next(x for x in out.splitlines() if x.startswith("features used: "))
+    names = ", ".join(f"{tree.feature_names[j]} {imp[j]:.3f}" for j in order)
+    assert line == f"features used: {fit['features_used']} of 27; largest shares of the tree: {names}"
+    assert "=" in tree.feature_names[order[0]]  # one-hot features by their "column=category" names
+    # the text export ends with them too, as many as --top ... shows per node (5), and how many more
+    text = to_text(tree)
+    last = text.splitlines()[-1]
+    shown = ", ".join(f"{tree.feature_names[j]} {imp[j]:.4g}" for j in order)
+    more = int((imp > 0).sum()) - 5
+    assert last == ("feature importances (each feature's share of the tree, summing to 1): " + shown
+                    + (f", ... and {more} more" if more > 0 else ""))
+
+
+def test_text_export_leaves_the_shares_out_without_statistics_or_weights():
+    ds = load("heart")
+    tree = Tree(np.zeros((1, ds.p)), np.ones(1), Scaler.fit(ds.X), ds.schema, ds.classes)
+    assert "feature importances" not in to_text(tree)  # no training statistics
+    tree.fit_stats(ds.X, ds.y)
+    assert "feature importances" not in to_text(tree)  # statistics, but no weight: no share to show
+    tree.W[0, 3] = 0.5
+    assert to_text(tree).splitlines()[-1] == ("feature importances (each feature's share of the tree, summing to "
+                                              f"1): {ds.feature_names[3]} 1")

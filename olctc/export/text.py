@@ -5,6 +5,8 @@ the raw-space weight, and its intercept; the last-layer classifiers end in class
 """
 from __future__ import annotations
 
+import numpy as np
+
 from olctc.export._names import printable
 
 
@@ -65,7 +67,22 @@ def to_text(tree, top: int = 5, decimals: int = 4) -> str:
         visit(2 * t + 2, prefix + "|   ")
 
     visit(0, "")
-    return "\n".join(head + body) + "\n"
+    return "\n".join(head + body + _shares(tree, top, decimals)) + "\n"
+
+
+def _shares(tree, top: int, decimals: int) -> list[str]:
+    """The features with the largest share of the tree (``Tree.feature_importances``), when it has training
+    statistics and a nonzero weight."""
+    if tree.node_std is None or tree.node_n is None or not int(tree.node_n[0]):
+        return []
+    imp = tree.feature_importances()
+    order = [int(j) for j in np.argsort(-imp, kind="stable") if imp[j] > 0]
+    if not order:
+        return []
+    names = tree.feature_names
+    shown = ", ".join(f"{printable(names[j])} {_fmt(float(imp[j]), decimals)}" for j in order[:top])
+    more = f", ... and {len(order) - top} more" if len(order) > top else ""
+    return [f"feature importances (each feature's share of the tree, summing to 1): {shown}{more}"]
 
 
 def export(tree) -> bytes:
