@@ -496,7 +496,7 @@ class Tree:
             raise OlctcError("this tree has no training statistics (node_n); call fit_stats(X, y) first")
         with np.errstate(over="ignore"):
             imp = (self.node_n / float(self.node_n[0])) @ r
-        total = float(imp.sum())
+            total = float(imp.sum())
         if not np.isfinite(total):
             raise OlctcError("feature importances overflow: a node's |weight| x std is beyond 1.8e308")
         return imp / total if total > 0 else imp

@@ -174,3 +174,14 @@ def test_text_export_leaves_the_shares_out_without_statistics_or_weights():
     tree.W[0, 3] = 0.5
     assert to_text(tree).splitlines()[-1] == ("feature importances (each feature's share of the tree, summing to "
                                               f"1): {ds.feature_names[3]} 1")
+
+
+def test_an_overflowing_share_is_refused_by_the_tree_and_left_out_of_the_text():
+    ds = load("heart")
+    tree = Tree(np.zeros((1, ds.p)), np.ones(1), Scaler.fit(ds.X), ds.schema, ds.classes)
+    tree.fit_stats(ds.X, ds.y)
+    tree.W[0, :2] = 1e308
+    with pytest.raises(OlctcError, match=r"^feature importances overflow: a node's \|weight\| x std is beyond"):
+        tree.feature_importances()
+    text = to_text(tree)
+    assert "feature importances" not in text and text.count("\n") > 3

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from olctc.errors import OlctcError
 from olctc.export._names import printable
 
 
@@ -75,7 +76,10 @@ def _shares(tree, top: int, decimals: int) -> list[str]:
     statistics and a nonzero weight."""
     if tree.node_std is None or tree.node_n is None or not int(tree.node_n[0]):
         return []
-    imp = tree.feature_importances()
+    try:
+        imp = tree.feature_importances()
+    except OlctcError:  # |w| x std beyond float64 (a hand-made tree): the rules above say all there is
+        return []
     order = [int(j) for j in np.argsort(-imp, kind="stable") if imp[j] > 0]
     if not order:
         return []
