@@ -298,18 +298,26 @@ class _Scorer:
 
         if self.error is not None:
             return
-        truth = np.empty(len(chunk.rows), dtype=np.intp)
-        for k, row in enumerate(chunk.rows):
-            cell = row[self.where].strip()
+        # Each distinct cell is read once (a label column holds a handful): the rows only look up a code.
+        codes: dict[str, int] = {}
+        cells = map(itemgetter(self.where), chunk.rows)
+        inv = np.fromiter((codes.setdefault(c, len(codes)) for c in cells), dtype=np.intp, count=len(chunk.rows))
+        klass = np.full(len(codes), -1, dtype=np.intp)
+        for raw, code in codes.items():
+            cell = raw.strip()
             c = None if _no_label(cell) else self.index.get(_label_value(cell))
-            if c is None:
-                classes = ", ".join(map(repr, self.tree.classes))
-                what = "no class label" if _no_label(cell) else \
-                    f"label {shorten(cell)!r} is not one of the tree's classes ({classes})"
-                self.error = OlctcError(f"{self.data}: --target {self.target!r} line {chunk.lines[k]}: {what}; drop "
-                                        "such rows to score the others, or leave out --target")
-                return
-            truth[k] = c
+            klass[code] = -1 if c is None else c
+        truth = klass[inv]
+        bad = np.flatnonzero(truth < 0)
+        if bad.size:
+            k = int(bad[0])
+            cell = chunk.rows[k][self.where].strip()
+            classes = ", ".join(map(repr, self.tree.classes))
+            what = "no class label" if _no_label(cell) else \
+                f"label {shorten(cell)!r} is not one of the tree's classes ({classes})"
+            self.error = OlctcError(f"{self.data}: --target {self.target!r} line {chunk.lines[k]}: {what}; drop "
+                                    "such rows to score the others, or leave out --target")
+            return
         pred = (labels == class_array(self.tree.classes)[1]).astype(np.intp)
         np.add.at(self.counts, (truth, pred), 1)
 

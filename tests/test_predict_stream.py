@@ -715,3 +715,27 @@ def test_predict_target_refuses_labels_it_cannot_score(tmp_path, capsys):
     (tmp_path / "one.csv").write_text("\n".join([lines[0]] + [r for r in lines[1:] if r.endswith(",1")][:5]) + "\n")
     code, _, err = cli_main(["predict", tmp_path / "t.json", tmp_path / "one.csv", "--target", "y"], capsys)
     assert code == 0 and err.strip().endswith("on 5 rows (column 'y'); balanced accuracy undefined: every row is 1")
+
+
+def test_predict_target_names_the_first_bad_row_and_reads_labels_as_read_csv_does(tmp_path, capsys):
+    """The scorer reads each distinct cell once: the error still names the first bad row of the file, and
+    cells that differ only by spaces or by number spelling ("1", " 1 ", "1.0") are the same class."""
+    save(tree_for("heart", 1), tmp_path / "t.json")
+    lines = gzip.decompress(dataset_path("heart").read_bytes()).decode().splitlines()
+    body = list(lines)
+    for k, label in ((2, " 1 "), (3, "1.0"), (5, "maybe"), (4, ""), (9, "maybe")):
+        body[k] = body[k].rsplit(",", 1)[0] + "," + label
+    data = tmp_path / "d.csv"
+    data.write_text("\n".join(body) + "\n")
+    code, _, err = cli_main(["predict", tmp_path / "t.json", data, "--target", "y", "-o", tmp_path / "p.csv"], capsys)
+    assert (code, err) == (2, f"error: {data}: --target 'y' line 5: no class label; drop such rows to score the "
+                              "others, or leave out --target\n")
+    del body[4:6], body[7]  # the bad rows gone (lines 5, 6 and 10): the spellings of 1 count as 1
+    data.write_text("\n".join(body) + "\n")
+    code, out, err = cli_main(["predict", tmp_path / "t.json", data, "--target", "y"], capsys)
+    assert code == 0, err
+    truth = [int(float(r["y"])) for r in csv.DictReader(io.StringIO(data.read_text()))]
+    pred = [int(r["prediction"]) for r in csv.DictReader(io.StringIO(out))]
+    assert len(truth) == len(lines) - 4 and truth[1:3] == [1, 1]
+    right = sum(t == p for t, p in zip(truth, pred))
+    assert err.strip().splitlines()[-1].startswith(f"accuracy {right / len(truth):.4f}, ")
