@@ -387,7 +387,9 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
                         if "test_balanced_accuracy_weighted" in s else ""))
     lines.append(f"nonzero weights per node: {s['nonzero_weights_per_node']}")
     if "top_features" in s:
-        top = ", ".join(f"{name} {share:.3f}" for name, share in s["top_features"])
+        from olctc.export._names import printable  # a feature name holds what the CSV header held
+
+        top = ", ".join(f"{printable(name)} {share:.3f}" for name, share in s["top_features"])
         lines.append(f"features used: {s['features_used']} of {s['n_features']}"
                      + (f"; largest shares of the tree: {top}" if top else ""))
     lines.append(f"time: build {s['time_build']:.2f} s, warm start {s['time_warm_start']:.2f} s, "
