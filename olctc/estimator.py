@@ -255,6 +255,11 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _scores(self, X: Any) -> np.ndarray:
+        X = self._checked(X)
+        return self.tree_.decision_function(X)
+
+    def _checked(self, X: Any) -> np.ndarray:
+        """X as the fitted tree takes it: float64, the fitted width, the fitted column names if it has any."""
         check_is_fitted(self, "tree_")
         names = _generic_column_names(X)
         with warnings.catch_warnings():
@@ -266,7 +271,23 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                 list(names) != [str(n) for n in self.feature_names_in_]:
             raise ValueError(f"The feature names should match those that were passed during fit: "
                              f"got {list(names)}, fitted with {list(self.feature_names_in_)}")
-        return self.tree_.decision_function(X)
+        return X
+
+    def apply(self, X: Any) -> np.ndarray:
+        """(n,) heap id of the last-layer node each row reaches (root 0, children of t: 2t+1 left, 2t+2 right),
+        as scikit-learn's trees' ``apply`` gives the leaf."""
+        X = self._checked(X)
+        return self.tree_.apply(X)
+
+    def decision_path(self, X: Any):
+        """(n, 2**depth - 1) CSR indicator matrix of the nodes on each row's path, as scikit-learn's trees'."""
+        X = self._checked(X)
+        return self.tree_.decision_path(X)
+
+    def get_depth(self) -> int:
+        """The fitted tree's depth."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.depth
 
     def decision_function(self, X: Any) -> np.ndarray:
         """Score of ``classes_[1]`` (the reached last-layer node's w.x + b, sign-adjusted), shape (n,)."""

@@ -388,3 +388,28 @@ def test_score_variables_fit_the_same_tree_with_a_smaller_model(heart_small):
     assert scores.summary_["spec"]["score_variables"] is True and "score_variables" not in plain.summary_["spec"]
     assert scores.objective_ == pytest.approx(plain.objective_, rel=1e-3)  # HiGHS's relative gap
     assert np.mean(scores.predict(X) == plain.predict(X)) >= 0.95
+
+
+def test_apply_decision_path_and_depth_as_scikit_learns_trees(heart_small):
+    X, y, names = heart_small
+    est = OLCTClassifier(depth=2, C=10, time_limit=20).fit(Frame(X, names), y)
+    leaf = est.apply(Frame(X, names))
+    path = est.decision_path(Frame(X, names))
+    assert est.get_depth() == 2 and leaf.shape == (60,) and set(leaf.tolist()) <= {1, 2}
+    assert path.shape == (60, 3) and path.format == "csr"
+    dense = path.toarray()
+    assert (dense[:, 0] == 1).all() and (dense.sum(axis=1) == 2).all()  # the root, then the node reached
+    assert np.array_equal(dense[np.arange(60), leaf], np.ones(60))
+    # the node reached is the one whose score decides: its sign is the prediction
+    W, b = est.tree_.W_raw, est.tree_.b_raw
+    root_right = X @ W[0] + b[0] > 0
+    assert np.array_equal(leaf, np.where(root_right, 2, 1))
+    score = np.einsum("ij,ij->i", X, W[leaf]) + b[leaf]
+    assert np.array_equal(est.predict(Frame(X, names)), est.classes_[(score > 0).astype(int)])
+    with pytest.raises(ValueError, match="feature names should match"):
+        est.apply(Frame(X, names[::-1]))
+    with pytest.raises(ValueError, match="features"):
+        est.decision_path(X[:, :5])
+    for method in ("apply", "decision_path", "get_depth"):
+        with pytest.raises(NotFittedError):
+            getattr(OLCTClassifier(), method)(*([X] if method != "get_depth" else []))
