@@ -133,8 +133,10 @@ def test_text_with_hostile_names():
     tree = greedy_tree(hostile_dataset("/nonexistent/marker"), 3)
     text = to_text(tree, top=50)
     lines = text.splitlines()
-    # structure: every line is a header, a node line, a feature line or a branch line
-    assert all(re.match(r"^(olctc tree|every node|(\|   |  )*(\|--- |node |  ))", line) for line in lines)
+    # structure: every line is a header, a node line, a feature line, a branch line or the shares' header
+    assert all(re.match(r"^(olctc tree|every node|feature importances \(|(\|   |  )*(\|--- |node |  ))", line)
+               for line in lines)
+    assert lines.count("feature importances (each feature's share of the tree, summing to 1):") == 1
     assert "x\ny" not in text and "\x00" not in text and "\u2028" not in text
     assert max(len(line) for line in lines) < 300
 

@@ -17,6 +17,8 @@ from olctc.export.json import dump, load as load_tree, loads
 from olctc.export.text import to_text
 from olctc.tree import Tree
 
+SHARES = "feature importances (each feature's share of the tree, summing to 1):"
+
 
 def _by_hand(W_std: np.ndarray, b_std: np.ndarray, depth: int, X: np.ndarray) -> np.ndarray:
     """The definition, from the raw training rows and the standardised weights alone: routing recomputed
@@ -157,12 +159,11 @@ def test_fit_names_the_features_with_the_largest_shares(tmp_path, capsys):
     assert line == f"features used: {fit['features_used']} of 27; largest shares of the tree: {names}"
     assert "=" in tree.feature_names[order[0]]  # one-hot features by their "column=category" names
     # the text export ends with them too, as many as --top ... shows per node (5), and how many more
-    text = to_text(tree)
-    last = text.splitlines()[-1]
-    shown = ", ".join(f"{tree.feature_names[j]} {imp[j]:.4g}" for j in order)
+    lines = to_text(tree).splitlines()
     more = int((imp > 0).sum()) - 5
-    assert last == ("feature importances (each feature's share of the tree, summing to 1): " + shown
-                    + (f", ... and {more} more" if more > 0 else ""))
+    tail = [SHARES] + [f"  {tree.feature_names[j]}: {imp[j]:.4g}" for j in order] + (
+        [f"  ... and {more} more"] if more > 0 else [])
+    assert lines[-len(tail):] == tail
 
 
 def test_text_export_leaves_the_shares_out_without_statistics_or_weights():
@@ -172,8 +173,7 @@ def test_text_export_leaves_the_shares_out_without_statistics_or_weights():
     tree.fit_stats(ds.X, ds.y)
     assert "feature importances" not in to_text(tree)  # statistics, but no weight: no share to show
     tree.W[0, 3] = 0.5
-    assert to_text(tree).splitlines()[-1] == ("feature importances (each feature's share of the tree, summing to "
-                                              f"1): {ds.feature_names[3]} 1")
+    assert to_text(tree).splitlines()[-2:] == [SHARES, f"  {ds.feature_names[3]}: 1"]
 
 
 def test_an_overflowing_share_is_refused_by_the_tree_and_left_out_of_the_text():

@@ -26,7 +26,7 @@ from olctc.export.text import to_text
 from olctc.spec import PRESETS
 from olctc.tree import Tree
 
-SHARES = "feature importances (each feature's share of the tree, summing to 1): "
+SHARES = "feature importances (each feature's share of the tree, summing to 1):"
 
 
 def _by_hand(tree: Tree, X: np.ndarray) -> np.ndarray:
@@ -209,10 +209,10 @@ def test_extreme_feature_scales_change_nothing_and_warn_nothing(heart, scale):
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf = OLCTClassifier(depth=1, time_limit=5).fit(Xs, y)
         imp = clf.feature_importances_
-        last = to_text(clf.export_tree()).splitlines()[-1]
+        lines = to_text(clf.export_tree()).splitlines()
     ref = _fit(X, y).feature_importances_
     assert np.allclose(imp, ref, rtol=1e-6, atol=1e-9)
-    assert last.startswith(SHARES)
+    assert SHARES in lines
 
 
 def test_a_node_no_training_point_reaches_takes_no_share(heart):
@@ -225,7 +225,7 @@ def test_a_node_no_training_point_reaches_takes_no_share(heart):
     assert tree.node_n.tolist() == [heart.n, heart.n, 0] and (tree.node_std[2] == 0).all()
     imp = tree.feature_importances()
     assert imp[0] == 1.0 and imp.sum() == 1.0
-    assert to_text(tree).splitlines()[-1] == SHARES + f"{heart.feature_names[0]} 1"
+    assert to_text(tree).splitlines()[-2:] == [SHARES, f"  {heart.feature_names[0]}: 1"]
 
 
 # ------------------------------------------------------------------ tree files and the CLI
@@ -272,8 +272,9 @@ def test_text_export_prints_odd_names_on_one_line(odd_fit, capsys):
     d, _, names = odd_fit
     code, out, err = cli_main(["export", d / "t.json", "--format", "text", "-o", "-"], capsys)
     assert code == 0, err
-    last = out.splitlines()[-1]
-    assert last.startswith(SHARES + "bad\\nname\\u202e 0.") and ("y" * 39 + "…") in last
+    lines = out.splitlines()
+    shares = lines[lines.index(SHARES) + 1:]
+    assert shares[0].startswith("  bad\\nname\\u202e: 0.") and shares[1].startswith("  " + "y" * 39 + "…: 0.")
     assert "\u202e" not in out and "bad\n" not in out
 
 
@@ -304,4 +305,4 @@ def test_a_tree_file_without_statistics_exports_without_the_line(heart_fit, tmp_
     p = tmp_path / "nopos.json"
     p.write_text(json.dumps(d))
     assert np.array_equal(load_tree(p).feature_importances(), heart_fit.feature_importances_)
-    assert to_text(load_tree(p)).splitlines()[-1].startswith(SHARES)
+    assert SHARES in to_text(load_tree(p)).splitlines()

@@ -84,9 +84,11 @@ def _shares(tree, top: int, decimals: int) -> list[str]:
     if not order:
         return []
     names = tree.feature_names
-    shown = ", ".join(f"{printable(names[j])} {_fmt(float(imp[j]), decimals)}" for j in order[:top])
-    more = f", ... and {len(order) - top} more" if len(order) > top else ""
-    return [f"feature importances (each feature's share of the tree, summing to 1): {shown}{more}"]
+    out = ["feature importances (each feature's share of the tree, summing to 1):"]
+    out += [f"  {printable(names[j])}: {_fmt(float(imp[j]), decimals)}" for j in order[:top]]
+    if len(order) > top:
+        out.append(f"  ... and {len(order) - top} more")
+    return out
 
 
 def export(tree) -> bytes:
