@@ -408,8 +408,8 @@ def test_apply_decision_path_and_depth_as_scikit_learns_trees(heart_small):
     assert np.array_equal(est.predict(Frame(X, names)), est.classes_[(score > 0).astype(int)])
     with pytest.raises(ValueError, match="feature names should match"):
         est.apply(Frame(X, names[::-1]))
-    with pytest.raises(ValueError, match="features"):
-        est.decision_path(X[:, :5])
+    with pytest.raises(ValueError, match="features"), pytest.warns(UserWarning, match="valid feature names"):
+        est.decision_path(X[:, :5])  # scikit-learn warns of the missing names, then refuses the width
     for method in ("apply", "decision_path", "get_depth"):
         with pytest.raises(NotFittedError):
             getattr(OLCTClassifier(), method)(*([X] if method != "get_depth" else []))
