@@ -339,12 +339,11 @@ TOP_FEATURES = 5
 def _feature_shares(tree: Tree) -> dict[str, Any]:
     """How many features the tree uses, and the most important by their share of it (``feature_importances``)."""
     try:
-        imp = tree.feature_importances()
+        ranked = tree.ranked_importances()
     except OlctcError:  # a share beyond float64: the summary does without (the tree is what the fit is for)
         return {}
-    order = np.argsort(-imp, kind="stable")[:TOP_FEATURES]
     return {"features_used": int((tree.W != 0).any(axis=0).sum()), "n_features": int(tree.n_features),
-            "top_features": [[tree.feature_names[j], float(imp[j])] for j in order if imp[j] > 0]}
+            "top_features": [[tree.feature_names[j], share] for j, share in ranked[:TOP_FEATURES]]}
 
 
 def summary_lines(s: dict[str, Any]) -> list[str]:

@@ -501,6 +501,12 @@ class Tree:
             raise OlctcError("feature importances overflow: a node's |weight| x std is beyond 1.8e308")
         return imp / total if total > 0 else imp
 
+    def ranked_importances(self) -> list[tuple[int, float]]:
+        """The features with a share of the tree above 0 (``feature_importances``) as (index, share), largest
+        first, ties in feature order."""
+        imp = self.feature_importances()
+        return [(int(j), float(imp[j])) for j in np.argsort(-imp, kind="stable") if imp[j] > 0]
+
     def ranked_features(self, t: int, k: int | None = None) -> list[tuple[int, float]]:
         """Nonzero-weight features of node t as (index, value), largest |influence| first.
 

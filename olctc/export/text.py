@@ -5,8 +5,6 @@ the raw-space weight, and its intercept; the last-layer classifiers end in class
 """
 from __future__ import annotations
 
-import numpy as np
-
 from olctc.errors import OlctcError
 from olctc.export._names import printable
 
@@ -74,20 +72,17 @@ def to_text(tree, top: int = 5, decimals: int = 4) -> str:
 def _shares(tree, top: int, decimals: int) -> list[str]:
     """The features with the largest share of the tree (``Tree.feature_importances``), when it has training
     statistics and a nonzero weight."""
-    if tree.node_std is None or tree.node_n is None or not int(tree.node_n[0]):
-        return []
     try:
-        imp = tree.feature_importances()
-    except OlctcError:  # |w| x std beyond float64 (a hand-made tree): the rules above say all there is
+        ranked = tree.ranked_importances()
+    except OlctcError:  # no training statistics, or |w| x std beyond float64 (a hand-made tree)
         return []
-    order = [int(j) for j in np.argsort(-imp, kind="stable") if imp[j] > 0]
-    if not order:
+    if not ranked:
         return []
     names = tree.feature_names
     out = ["feature importances (each feature's share of the tree, summing to 1):"]
-    out += [f"  {printable(names[j])}: {_fmt(float(imp[j]), decimals)}" for j in order[:top]]
-    if len(order) > top:
-        out.append(f"  ... and {len(order) - top} more")
+    out += [f"  {printable(names[j])}: {_fmt(share, decimals)}" for j, share in ranked[:top]]
+    if len(ranked) > top:
+        out.append(f"  ... and {len(ranked) - top} more")
     return out
 
 
