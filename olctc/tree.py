@@ -9,7 +9,9 @@ that every prediction method (and every exporter) takes the encoded, unstandardi
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -601,3 +603,19 @@ class Tree:
         from olctc.export.json import tree_from_dict
 
         return tree_from_dict(d, source)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the tree's JSON record to ``path`` atomically (as ``olctc fit -o`` writes it)."""
+        from olctc.export.json import save
+
+        save(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> "Tree":
+        """Read a tree JSON file (``fit -o``, ``decode``, ``export --format json``, ``save``), validated."""
+        from olctc.export.json import load
+
+        if isinstance(path, str) and path.lstrip().startswith(("{", "[")):
+            # export.json.load also takes JSON text; a path here is a path, whatever its first character
+            path = Path(path)
+        return load(path)
