@@ -346,6 +346,17 @@ def _feature_shares(tree: Tree) -> dict[str, Any]:
             "top_features": [[tree.feature_names[j], share] for j, share in ranked[:TOP_FEATURES]]}
 
 
+def shares_text(top: list) -> str:
+    """``name share, name share, ...`` for fit's "largest shares" line: each name escaped and shortened as the
+    text export shows it (a name holds what the CSV header held), in quotes when it holds a comma."""
+    from olctc.export._names import printable
+
+    def item(name: Any, share: float) -> str:
+        s = printable(name)
+        return f'"{s}" {share:.3f}' if "," in s or s.startswith('"') else f"{s} {share:.3f}"
+
+    return ", ".join(item(name, share) for name, share in top)
+
 def summary_lines(s: dict[str, Any]) -> list[str]:
     """Human summary of a fit."""
     def f(v, fmt=".6g"):
@@ -386,9 +397,7 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
                         if "test_balanced_accuracy_weighted" in s else ""))
     lines.append(f"nonzero weights per node: {s['nonzero_weights_per_node']}")
     if "top_features" in s:
-        from olctc.export._names import printable  # a feature name holds what the CSV header held
-
-        top = ", ".join(f"{printable(name)} {share:.3f}" for name, share in s["top_features"])
+        top = shares_text(s["top_features"])
         lines.append(f"features used: {s['features_used']} of {s['n_features']}"
                      + (f"; largest shares of the tree: {top}" if top else ""))
     lines.append(f"time: build {s['time_build']:.2f} s, warm start {s['time_warm_start']:.2f} s, "

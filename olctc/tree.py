@@ -252,7 +252,7 @@ class Tree:
         if not (np.isfinite(mean).all() and np.isfinite(scale).all() and (scale > 0).all()):
             raise OlctcError("the scaler's means must be finite and its scales finite and positive")
         self.scaler = Scaler(mean, scale)
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             raw_ok = np.isfinite(self.W_raw).all() and np.isfinite(self.b_raw).all()
         if not raw_ok:  # every prediction (and exported code) uses them: inf * 0 would predict NaN
             raise OlctcError("the weights on the raw features (W / scale, b - W mean / scale) overflow: the "
@@ -409,7 +409,8 @@ class Tree:
         # summation order depends on the BLAS and on the batch, and a row within rounding of a split
         # would route one way alone (explain) and the other inside a batch (predict). Rows go in blocks
         # whose features-by-rows copy stays in cache (benchmarks/predict_speed.py).
-        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is one error below, not warnings
+        # an overflow is one error below, not warnings; an underflow is 0 or a subnormal, the right value
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             if X.shape[0] <= _FEW_ROWS:  # explain, one row at a time: one numpy call per node, not per term
                 Xt = X.T
                 for t, cols in enumerate(used):
@@ -481,7 +482,8 @@ class Tree:
         """(n_nodes, p) feature influence r_{j,t} = w_{t,j} * std of feature j among the points reaching t."""
         if self.node_std is None:
             raise OlctcError("this tree has no training statistics (node_std); call fit_stats(X, y) first")
-        with np.errstate(over="ignore"):  # |w| * std beyond 1.8e308 is inf, not a RuntimeWarning on stderr
+        # |w| * std beyond 1.8e308 is inf, not a RuntimeWarning on stderr; below 1e-308 a subnormal or 0
+        with np.errstate(over="ignore", under="ignore"):
             return self.W * self.node_std
 
     def feature_importances(self) -> np.ndarray:
@@ -496,12 +498,13 @@ class Tree:
         r = np.abs(self.influence())
         if self.node_n is None or int(self.node_n[0]) == 0:
             raise OlctcError("this tree has no training statistics (node_n); call fit_stats(X, y) first")
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", under="ignore"):
             imp = (self.node_n / float(self.node_n[0])) @ r
             total = float(imp.sum())
         if not np.isfinite(total):
             raise OlctcError("feature importances overflow: a node's |weight| x std is beyond 1.8e308")
-        return imp / total if total > 0 else imp
+        with np.errstate(under="ignore"):
+            return imp / total if total > 0 else imp
 
     def ranked_importances(self) -> list[tuple[int, float]]:
         """The features with a share of the tree above 0 (``feature_importances``) as (index, share), largest
@@ -541,13 +544,13 @@ class Tree:
         if top < 1:  # a slice [:-1] dropped the last feature silently
             raise OlctcError(f"top must be at least 1; got {top}")
         s = self._path_scores(x)[0][0]
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             xs = self.scaler.transform(x)[0]
         topo = self.topology
         steps, t = [], 0
         names = self.feature_names
         for h in range(1, self.depth + 1):
-            with np.errstate(over="ignore", invalid="ignore"):
+            with np.errstate(over="ignore", invalid="ignore", under="ignore"):
                 contrib = self.W[t] * xs
                 if not np.isfinite(contrib).all():
                     # x / scale overflowed (1e308 / 0.5) where the score did not: the same product,

@@ -187,3 +187,31 @@ def test_an_overflowing_share_is_refused_by_the_tree_and_left_out_of_the_text():
         warnings.simplefilter("ignore", RuntimeWarning)  # the raw-unit weights of such a tree overflow too
         text = to_text(tree)
     assert "feature importances" not in text and text.count("\n") > 3
+
+
+def test_tiny_weights_underflow_quietly_under_errstate_raise():
+    """Products below 1e-308 are subnormals or 0, the right values: no FloatingPointError even when a caller
+    raises on every floating-point event (``np.seterr(all="raise")`` while debugging)."""
+    W = np.array([[1e-320, 0.5, 0.0], [2e-300, 0.0, 1e-310], [0.0, 1e-200, 1.0]])
+    tree = Tree.from_arrays(W, [0.0, 0.1, -0.1])
+    X = np.random.default_rng(1).normal(size=(30, 3)) * 1e-10
+    tree.fit_stats(X, np.where(X[:, 0] > 0, 1, -1))
+    with np.errstate(all="raise"):
+        imp = tree.feature_importances()
+        assert 0 < imp[0] < 1e-250 and imp[1] > 0.1 and imp[2] > 0.1 and imp.sum() == pytest.approx(1)
+        r = tree.influence()
+        assert r[0, 0] == 0.0 and 0 < r[1, 0] < 1e-300  # 1e-320 x 1e-10 is below every subnormal; 2e-310 is one
+        proba = tree.predict_proba(X)
+        assert np.isfinite(proba).all()
+        assert (tree.predict(X) == np.where(tree.decision_function(X) > 0, 1, -1)).all()
+        assert tree.apply(X).shape == (30,) and tree.decision_path(X).shape == (30, 3)
+        assert tree.explain(X[0]).label in (-1, 1)
+
+
+def test_fit_shares_line_quotes_names_that_hold_a_comma():
+    from olctc.fit import shares_text
+
+    top = [("a, b", 0.5), ("c", 0.25), ('"q"', 0.125), ("x\ny", 0.125)]
+    # unquoted, "a, b 0.500, c 0.250" would read as three features
+    assert shares_text(top) == '"a, b" 0.500, c 0.250, ""q"" 0.125, x\\ny 0.125'
+    assert shares_text([]) == ""
