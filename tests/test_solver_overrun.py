@@ -120,20 +120,20 @@ def test_fit_leaves_a_hung_highs_and_writes_the_warm_start_tree(tmp_path, keep):
 # that keeps the incumbent is made to block the solver thread (a real HiGHS run, a real incumbent).
 HANG_AFTER_INCUMBENT = """
     import sys, time
-    from olctc.solve import inprocess
-    keep = inprocess._keep_incumbent
+    from olctc.solve import highs
+    keep = highs._keep_incumbent
 
     def keep_then_hang(event, best):
         keep(event, best)
         time.sleep(60)
 
-    inprocess._keep_incumbent = keep_then_hang
+    highs._keep_incumbent = keep_then_hang
 """
 # HiGHS busy before it has any incumbent (the real hang of the fit test above, without its 2,500 rows)
 HANG_AT_ONCE = """
     import sys, time
-    from olctc.solve import inprocess
-    inprocess._highs_thread_run = lambda h: time.sleep(60)
+    from olctc.solve import highs
+    highs._highs_thread_run = lambda h: time.sleep(60)
 """
 
 

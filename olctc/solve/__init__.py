@@ -6,8 +6,8 @@ result in a solver's own solution format. Every solve uses the tight tolerances 
 ``olctc.emit.params`` (``TIGHT_TOL``): at default tolerances the big-M rows leak and solvers report
 false optima.
 
-Status mapping (one table per solver, in ``olctc.solve.inprocess``; the external programs' files are
-mapped by ``olctc.read``):
+Status mapping (one table per solver, in ``olctc.solve.highs``, ``.cbc`` and ``.scip``; the external programs'
+files are mapped by ``olctc.read``):
 
 ==============  ==================  ======================  ====================
 olctc status    HiGHS               python-mip (CBC)        SCIP
@@ -36,7 +36,7 @@ import numpy as np
 from olctc.emit.params import validate_limits
 from olctc.errors import OlctcError, param_error, shorten
 from olctc.io import check_path
-from olctc.solve import inprocess
+from olctc.solve import cbc, highs, scip
 from olctc.solve.external import EXTERNAL, solve_external
 from olctc.solve.modelfile import check_model_path, is_quadratic_file
 from olctc.solve.native import write_native_solution
@@ -63,9 +63,9 @@ def _external_backend(name: str) -> _FileBackend:
 
 #: solver name -> backend(model path, options, is_quadratic).
 FILE_BACKENDS: dict[str, _FileBackend] = {
-    "highs": lambda p, o, q: inprocess.highs_file(p, o),
-    "cbc": lambda p, o, q: inprocess.cbc_file(p, o),
-    "scip": lambda p, o, q: inprocess.scip_file(p, o, quadratic=q),
+    "highs": lambda p, o, q: highs.highs_file(p, o),
+    "cbc": lambda p, o, q: cbc.cbc_file(p, o),
+    "scip": lambda p, o, q: scip.scip_file(p, o, quadratic=q),
     **{name: _external_backend(name) for name in EXTERNAL},
 }
 
@@ -199,7 +199,7 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
         # The file may hold extra columns (OBJCONST): pass the start by name.
         opts = replace(opts, start=dict(zip(names, arr.tolist())))
     if solver == "highs":
-        return inprocess.highs_milp(milp, opts)
+        return highs.highs_milp(milp, opts)
 
     from olctc.emit.mps import write_mps
 

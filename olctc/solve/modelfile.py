@@ -184,7 +184,7 @@ def file_columns(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray, n
     """
     import highspy
 
-    from olctc.solve.inprocess import new_highs
+    from olctc.solve.highs import new_highs
 
     h = new_highs(False)
     with readable_path(path) as readable:
