@@ -186,6 +186,21 @@ def datasets_cmd() -> None:
         click.echo(f"{name:<14} {ds.n:>6} {ds.p:>8}  {neg}: {int((ds.y < 0).sum())}, {pos}: {int((ds.y > 0).sum())}")
 
 
+@cli.command("solvers")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per solver, a list, instead of the table.")
+def solvers_cmd(as_json: bool) -> None:
+    """List the --solver choices, which of them run here, and their versions."""
+    from olctc.solve.available import available_solvers, table_lines
+
+    infos = available_solvers()
+    if as_json:
+        import json
+
+        click.echo(json.dumps([i.to_dict() for i in infos], indent=2))
+    else:
+        click.echo("\n".join(table_lines(infos)))
+
+
 @cli.command("compile")
 @data_options
 @spec_options

@@ -120,7 +120,7 @@ EXTERNAL: dict[str, ExternalSolver] = {
         bound_pattern=r"^Lower bound:\s+(\S+)\s*$"),
     "highs-cli": ExternalSolver(
         "highs-cli", "highs", "pip install highsbox", "highs",
-        ((r"Running HiGHS (\S+)", "HiGHS {}"),), _highs_command, _highsbox_binary,
+        ((r"Running HiGHS (\S+)", "HiGHS {}"), (r"HiGHS version (\S+)", "HiGHS {}")), _highs_command, _highsbox_binary,
         bound_pattern=r"^\s*Dual bound\s+(\S+)\s*$"),
     "glpk-cli": ExternalSolver(
         "glpk-cli", "glpsol", "apt-get install glpk-utils", None,

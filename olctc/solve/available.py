@@ -1,0 +1,147 @@
+"""Which of the ``--solver`` choices this machine can run, with their versions (``olctc solvers``).
+
+Each in-process solver is imported and asked its version; each program is looked up as ``solve`` looks it
+up (PATH, then highsbox for HiGHS) and run once with a flag that only prints its banner.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from dataclasses import asdict, dataclass
+from typing import Any, Callable
+
+from olctc.emit.params import UNTUNABLE
+from olctc.errors import OlctcError
+from olctc.solve.external import EXTERNAL, locate
+
+#: The flag that makes each program print its banner (its version) and stop.
+VERSION_FLAGS = {"cbc": ["-quit"], "highs": ["--version"], "glpsol": ["--version"]}
+
+#: What the in-process solvers need, and which models they solve.
+IN_PROCESS = {
+    "highs": ("highspy", "pip install highspy", "MILP"),
+    "cbc": ("mip", "pip install mip", "MILP"),
+    "scip": ("pyscipopt", "pip install pyscipopt", "MILP, MIQP"),
+}
+
+
+@dataclass(frozen=True)
+class SolverInfo:
+    """One ``--solver`` choice: ``ready`` when it can run here; ``version`` its own version string;
+    ``where`` the program's path or the Python package; ``note`` how to get it, or a caveat."""
+
+    name: str
+    runs: str  # "in process" or "program"
+    commands: str  # the olctc commands whose --solver takes it
+    models: str  # "MILP" or "MILP, MIQP"
+    ready: bool
+    version: str | None
+    where: str
+    note: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _highs_version() -> str:
+    from olctc.solve.highs import new_highs
+
+    return f"HiGHS {new_highs(False).version()}"
+
+
+def _cbc_version() -> str:
+    import mip
+
+    mip.Model(solver_name=mip.CBC)  # loads the CBC library: an import alone does not show a broken one
+    from olctc.solve.cbc import _cbc_version as version
+
+    return version()
+
+
+def _scip_version() -> str:
+    import pyscipopt
+
+    m = pyscipopt.Model()
+    return f"SCIP {m.getMajorVersion()}.{m.getMinorVersion()}.{m.getTechVersion()}"
+
+
+_VERSION: dict[str, Callable[[], str]] = {"highs": _highs_version, "cbc": _cbc_version, "scip": _scip_version}
+
+
+def _in_process(name: str) -> SolverInfo:
+    package, install, models = IN_PROCESS[name]
+    try:
+        where = f"{package} {importlib.metadata.version(package)}"
+    except importlib.metadata.PackageNotFoundError:
+        where = package
+    try:
+        version = _VERSION[name]()
+    except Exception as exc:  # a missing package, or one whose native library does not load
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return SolverInfo(name, "in process", "fit, solve, grid", models, False, None, where, f"{install} ({reason})")
+    note = {"highs": "the default of fit and solve",
+            "scip": "fit's default for the MIQP presets (margot, margot-sfs, margot-hfs)"}.get(name, "")
+    return SolverInfo(name, "in process", "fit, solve, grid", models, True, version, where, note)
+
+
+def _program(name: str, timeout: float) -> SolverInfo:
+    spec = EXTERNAL[name]
+    try:
+        exe, env = locate(spec, None)
+    except OlctcError:
+        return SolverInfo(name, "program", "solve, grid", "MILP", False, None, spec.program, spec.install)
+    from olctc.solve.external import _version
+
+    try:
+        out = subprocess.run([str(exe), *VERSION_FLAGS[spec.program]], env=env, capture_output=True,
+                             text=True, errors="replace", timeout=timeout)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return SolverInfo(name, "program", "solve, grid", "MILP", False, None, str(exe), f"cannot run it: {exc}")
+    note = "its tolerances cannot be set, so its optimum is approximate" if name in UNTUNABLE else ""
+    return SolverInfo(name, "program", "solve, grid", "MILP", True, _version(spec, out.stdout + out.stderr), str(exe),
+                      note)
+
+
+def _gurobi(timeout: float) -> SolverInfo:
+    """``grid --solver gurobi-cli``: its task lines run ``gurobi_cl`` (on the nodes: here, it is only looked up)."""
+    found = shutil.which("gurobi_cl")
+    if found is None:
+        return SolverInfo("gurobi-cli", "program", "grid", "MILP, MIQP", False, None, "gurobi_cl",
+                          "Gurobi with a licence, gurobi_cl on PATH where the grid's tasks run")
+    exe = Path(found)
+    try:
+        out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, errors="replace",
+                             timeout=timeout)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return SolverInfo("gurobi-cli", "program", "grid", "MILP, MIQP", False, None, str(exe),
+                          f"cannot run it: {exc}")
+    match = re.search(r"Gurobi Optimizer version (\S+)", out.stdout + out.stderr)
+    version = f"Gurobi {match[1]}" if match else "gurobi_cl (version unknown)"
+    return SolverInfo("gurobi-cli", "program", "grid", "MILP, MIQP", True, version, str(exe), "")
+
+
+def available_solvers(*, timeout: float = 20.0) -> list[SolverInfo]:
+    """Every ``--solver`` choice of ``fit``, ``solve`` and ``grid``, each checked on this machine: the
+    in-process solvers, the programs ``solve`` runs, and ``gurobi_cl``, which only grid's task lines run.
+
+    ``timeout`` bounds each program's version run (seconds).
+    """
+    from olctc.solve import FILE_BACKENDS
+
+    infos = [_in_process(n) if n in IN_PROCESS else _program(n, timeout) for n in FILE_BACKENDS]
+    return infos + [_gurobi(timeout)]
+
+
+def table_lines(infos: list[SolverInfo]) -> list[str]:
+    """``olctc solvers``' table: one line per solver, then a line on those that are missing."""
+    rows = [("solver", "runs", "commands", "models", "version", "where")]
+    rows += [(i.name, i.runs, i.commands, i.models, i.version or "missing", i.where) for i in infos]
+    widths = [max(len(r[k]) for r in rows) for k in range(5)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] for r in rows]
+    for i in infos:
+        if i.note:
+            lines.append(f"{i.name}: {'install: ' if not i.ready else ''}{i.note}")
+    return lines

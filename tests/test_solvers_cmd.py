@@ -1,0 +1,116 @@
+"""``olctc solvers``: every --solver choice, whether it runs here, and its version, checked against the solvers."""
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import cli_main
+from olctc.cluster.grid import GRID_SOLVERS
+from olctc.solve import FILE_BACKENDS
+from olctc.solve.available import available_solvers, table_lines
+
+
+@pytest.fixture(scope="module")
+def infos():
+    return {i.name: i for i in available_solvers()}
+
+
+def test_every_solver_choice_is_listed_once_in_process_first(infos):
+    names = [i.name for i in available_solvers()]
+    assert names == [*FILE_BACKENDS, "gurobi-cli"]
+    assert names == ["highs", "cbc", "scip", "cbc-cli", "highs-cli", "glpk-cli", "gurobi-cli"]
+    assert set(names) == set(GRID_SOLVERS) - {"olctc"}  # grid's default, olctc solve with HiGHS
+    assert [infos[n].runs for n in names] == ["in process"] * 3 + ["program"] * 4
+    assert [infos[n].models for n in names] == ["MILP", "MILP", "MILP, MIQP", "MILP", "MILP", "MILP", "MILP, MIQP"]
+    assert [infos[n].commands for n in names] == ["fit, solve, grid"] * 3 + ["solve, grid"] * 3 + ["grid"]
+
+
+def test_versions_are_the_solvers_own(infos):
+    """Each version is read again here the other way: the library's own call, the program's own banner."""
+    import highspy
+    import pyscipopt
+
+    from olctc.solve.highs import new_highs
+
+    # every one that olctc runs itself runs on this machine (and in CI: .ci/run installs them)
+    assert all(i.ready for n, i in infos.items() if n != "gurobi-cli"), [i for i in infos.values() if not i.ready]
+    assert infos["highs"].version == f"HiGHS {new_highs(False).version()}"
+    assert infos["highs"].where == f"highspy {importlib.metadata.version('highspy')}"
+    assert highspy.Highs is not None
+    m = pyscipopt.Model()
+    assert infos["scip"].version == f"SCIP {m.getMajorVersion()}.{m.getMinorVersion()}.{m.getTechVersion()}"
+    assert re.fullmatch(r"CBC via mip \S+(, cbcbox \S+)?", infos["cbc"].version)
+    glpk = subprocess.run([infos["glpk-cli"].where, "--version"], capture_output=True, text=True).stdout
+    assert infos["glpk-cli"].version == "GLPK " + re.search(r"Solver,?\s*v?(\S+)", glpk)[1]
+    assert re.fullmatch(r"HiGHS \d+\.\d+\.\d+", infos["highs-cli"].version)
+    cbc = subprocess.run([infos["cbc-cli"].where, "-quit"], capture_output=True, text=True).stdout
+    assert infos["cbc-cli"].version.removeprefix("CBC ") in cbc
+
+
+def test_notes_say_the_defaults_and_the_caveat(infos):
+    assert infos["highs"].note == "the default of fit and solve"
+    assert "MIQP presets" in infos["scip"].note and infos["cbc"].note == ""
+    assert "approximate" in infos["glpk-cli"].note and infos["cbc-cli"].note == ""
+
+
+def test_cli_table_and_json(capsys):
+    code, out, err = cli_main(["solvers"], capsys)
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].split() == ["solver", "runs", "commands", "models", "version", "where"]
+    every = available_solvers()
+    assert [ln.split()[0] for ln in lines[1:8]] == [i.name for i in every]
+    assert lines[8:] == [f"{i.name}: {'' if i.ready else 'install: '}{i.note}" for i in every if i.note]
+    # the columns line up: each row's version starts where the header's does
+    col = lines[0].index("version")
+    assert all(ln[col - 2:col] == "  " and ln[col] != " " for ln in lines[1:8])
+    code, out, err = cli_main(["solvers", "--json"], capsys)
+    assert code == 0 and err == ""
+    assert json.loads(out) == [i.to_dict() for i in available_solvers()]
+
+
+def test_missing_solvers_say_how_to_install_them(tmp_path):
+    """No program on PATH (HiGHS's still found through highsbox, as solve finds it), and pyscipopt not
+    importable: each missing one is 'missing' with its install line, and the command still exits 0."""
+    code = textwrap.dedent("""
+        import sys
+        sys.modules["pyscipopt"] = None  # import pyscipopt raises ImportError, as without the package
+        from olctc.cli import main
+        main(["solvers"])
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={"PATH": str(tmp_path), "HOME": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    rows = {ln.split()[0]: ln for ln in out.stdout.splitlines()[1:8]}
+    for name in ("scip", "cbc-cli", "glpk-cli", "gurobi-cli"):
+        assert "  missing  " in rows[name], rows[name]
+    assert "missing" not in rows["highs"] and "missing" not in rows["highs-cli"]
+    notes = out.stdout.splitlines()[8:]
+    assert "scip: install: pip install pyscipopt (import of pyscipopt halted; None in sys.modules)" in notes
+    assert "cbc-cli: install: apt-get install coinor-cbc (or pip install cbcbox)" in notes
+    assert "glpk-cli: install: apt-get install glpk-utils" in notes
+
+
+def test_table_lines_of_nothing_is_the_header():
+    assert table_lines([]) == ["solver  runs  commands  models  version  where"]
+
+
+def test_gurobi_cl_found_on_path_gives_its_version(tmp_path, monkeypatch):
+    """No Gurobi here: a stand-in ``gurobi_cl`` prints the banner of Gurobi's ``gurobi_cl --version``."""
+    from olctc.solve.available import _gurobi
+
+    fake = tmp_path / "gurobi_cl"
+    fake.write_text('#!/bin/sh\necho "Gurobi Optimizer version 12.0.3 build v12.0.3rc0 (linux64 - \\"Ubuntu\\")"\n'
+                    'echo "Copyright (c) 2025, Gurobi Optimization, LLC"\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    info = _gurobi(10.0)
+    assert (info.ready, info.version, info.where, info.note) == (True, "Gurobi 12.0.3", str(fake), "")
+    fake.write_text("#!/bin/sh\necho something else\n")
+    assert _gurobi(10.0).version == "gurobi_cl (version unknown)"
