@@ -143,7 +143,7 @@ class _CellChecks:
 @click.command("export")
 @click.argument("tree", type=InputPath(dir_okay=False))
 @click.option("--format", "fmt", default=None,
-              help="json, python, onnx, text, dot, png or svg (default: from the -o suffix; needed to "
+              help="json, python, onnx, sql, text, dot, png or svg (default: from the -o suffix; needed to "
                    "write to standard output).")
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="File to write; without it, or with -o -, text formats (all but onnx and png) go to "

@@ -387,7 +387,7 @@ CASES = [
       "the solution belongs to another model"),
     # ---- tree files (export / predict / explain)
     C("export-unknown-format", "export tree.json --format xml -o o.xml",
-      "unknown export format 'xml'; expected one of json, python, onnx, text, dot, png, svg"),
+      "unknown export format 'xml'; expected one of json, python, onnx, sql, text, dot, png, svg"),
     C("export-png-to-stdout", "export tree.json --format png",
       "--format png writes binary data: give an output file with -o FILE"),
     C("export-output-is-the-tree", "export tree.json --format json -o tree.json",
@@ -593,8 +593,8 @@ DASH_REFUSED = [
      "-o - means standard output, and --format png is binary data, which olctc writes only to a file; give a "
      "file name such as -o tree.png"),
     (["export", "{base}/tree.json"],
-     "-o - (standard output) has no suffix to tell the format: say which with --format (json, python, text, "
-     "dot, svg)"),
+     "-o - (standard output) has no suffix to tell the format: say which with --format (json, python, sql, "
+     "text, dot, svg)"),
     (["bench", "models", "--models", "CART", "--datasets", "heart", "--seeds", "0"],
      "-o - means standard output, which cannot hold bench's folder of runs; give a folder name such as "
      "-o bench-runs"),

@@ -176,7 +176,7 @@ def test_pictures_of_the_same_tree_are_the_same_bytes():
 # ---------------------------------------------------------------- registry
 
 def test_registry_writes_every_format(tmp_path):
-    assert set(EXPORTERS) == {"json", "python", "onnx", "text", "dot", "png", "svg"}
+    assert set(EXPORTERS) == {"json", "python", "onnx", "sql", "text", "dot", "png", "svg"}
     tree = tree_for("tic-tac-toe", 2)
     for fmt in EXPORTERS:
         path = tmp_path / f"tree.{fmt}"

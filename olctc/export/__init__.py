@@ -43,6 +43,12 @@ def _dot(tree) -> bytes:
     return export(tree)
 
 
+def _sql(tree) -> bytes:
+    from olctc.export.sql import export
+
+    return export(tree)
+
+
 def _png(tree) -> bytes:
     from olctc.export.plot import export_png
 
@@ -56,13 +62,14 @@ def _svg(tree) -> bytes:
 
 
 EXPORTERS: dict[str, Callable[..., bytes]] = {
-    "json": _json, "python": _python, "onnx": _onnx, "text": _text, "dot": _dot, "png": _png, "svg": _svg,
+    "json": _json, "python": _python, "onnx": _onnx, "sql": _sql, "text": _text, "dot": _dot, "png": _png,
+    "svg": _svg,
 }
 
 # File suffix -> format, to infer ``--format`` from the output name.
 SUFFIXES: dict[str, str] = {
     ".json": "json", ".py": "python", ".onnx": "onnx", ".txt": "text", ".text": "text", ".dot": "dot",
-    ".gv": "dot", ".png": "png", ".svg": "svg",
+    ".gv": "dot", ".sql": "sql", ".png": "png", ".svg": "svg",
 }
 
 BINARY = frozenset({"onnx", "png"})
