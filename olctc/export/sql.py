@@ -9,11 +9,18 @@ column may be.
 Only standard SQL: common table expressions, ``CASE``, arithmetic and ``EXP``. Safety rule: a
 user-controlled string (column, category, class label) appears only as a quoted identifier ("" doubled)
 or string literal ('' doubled), or in a comment after ``_names.comment`` (no line break can end it).
-Weights are ``repr`` floats, added in the order of the Python export, so a database computing in IEEE
-doubles (SQLite, DuckDB) gives the Python module's scores to the last bit.
+Input columns are read as ``olctc_input."name"``: SQLite takes an unqualified double-quoted name that
+matches no column for a string, which would score a renamed column as 0.
 
-A row holding NULL in any column the tree uses gets NULL in every output column, where the other
-exports raise on a missing value.
+Where the other exports raise, the query gives NULL in all four outputs: NULL, NaN or an infinity in a
+column the tree uses, or a node's score that is not a finite number (an overflow; any node's, where the
+other exports raise for the nodes on the row's path only). A database may copy a column's expression into
+every place that reads it (PostgreSQL and SQLite inline the CTEs), so each score is read as few times as
+possible. Weights are written with
+18 significant digits, which SQLite's parser reads exactly (it misreads some shortest forms by an ulp),
+and a node's terms are added in the Python export's order, so a database computing in IEEE doubles
+(SQLite, DuckDB) gives the Python module's scores to the last bit; a node with more than ``CHUNK``
+nonzero weights is summed in runs of ``CHUNK`` (databases limit an expression's depth to about 1000).
 """
 from __future__ import annotations
 
@@ -27,6 +34,10 @@ TABLE = "olctc_input"
 #: |score| above this: EXP(-score) could overflow (or underflow: PostgreSQL raises on both), and
 #: sigmoid(score) is within 1e-304 of 0 or 1.
 EXP_LIMIT = 700
+#: Terms per run of a long sum (SQLite and DuckDB refuse expressions deeper than 1000).
+CHUNK = 500
+#: Helper columns the query may add (PostgreSQL takes at most 1664 columns in a query, SQLite 2000).
+MAX_HELPERS = 1500
 
 
 def _ident(name: str) -> str:
@@ -38,10 +49,9 @@ def _text(value: str) -> str:
 
 
 def _number(v: float) -> str:
-    # With an exponent a literal is a double in SQLite, DuckDB and MySQL (without one, DuckDB and MySQL
-    # read a fixed-point DECIMAL); PostgreSQL reads either as an exact numeric.
-    r = repr(float(v))
-    return r if "e" in r else r + "e0"
+    # An exponent makes the literal a double in SQLite, DuckDB and MySQL (without one, DuckDB and MySQL read
+    # a fixed-point DECIMAL); PostgreSQL reads either as an exact numeric. 18 digits: see the module docstring.
+    return "%.17e" % float(v)
 
 
 def _label(v: Any, as_text: bool) -> str:
@@ -49,8 +59,8 @@ def _label(v: Any, as_text: bool) -> str:
 
 
 def _check_names(tree) -> None:
-    """No SQL identifier or literal can hold a NUL character (PostgreSQL refuses it outright), and an input
-    column named like the query's own columns would be read in their place (SQLite takes the first of two)."""
+    """Names SQL cannot hold, or cannot tell apart from another column's or the query's own."""
+    seen: dict[str, str] = {}
     for k, col in enumerate(tree.schema.columns):
         if col.name.lower().startswith("olctc_"):
             raise OlctcError(f"column {k} is named {col.name!r}: the SQL query names its own columns olctc_..., "
@@ -58,6 +68,10 @@ def _check_names(tree) -> None:
         if "\x00" in col.name:
             raise OlctcError(f"the name of column {k}, {col.name!r}, holds a NUL character, which SQL cannot "
                              "store: rename the column")
+        if col.name.lower() in seen:  # SQLite and DuckDB match column names ignoring case
+            raise OlctcError(f"columns {seen[col.name.lower()]!r} and {col.name!r} differ only in case, which "
+                             "SQLite and DuckDB do not tell apart: rename one")
+        seen[col.name.lower()] = col.name
         for cat in col.categories:
             if "\x00" in cat:
                 raise OlctcError(f"category {cat!r} of column {col.name!r} holds a NUL character, which SQL "
@@ -67,49 +81,73 @@ def _check_names(tree) -> None:
             raise OlctcError(f"the {what} class {c!r} holds a NUL character, which SQL cannot store")
 
 
-def _features(tree, used: Any) -> tuple[list[str], list[str], list[str]]:
-    """(SQL term of each encoded feature, the one-hot helper columns, the input columns the tree uses)."""
-    terms: list[str] = []
-    helpers: list[str] = []
-    needed: list[str] = []
+def _helpers(tree, used: Any) -> list[list[str]]:
+    """One column per feature the tree uses: the number itself, or 1/0 for a category (NULL for NULL)."""
+    out: list[list[str]] = []
     j = 0
     for col in tree.schema.columns:
-        name = _ident(col.name)
+        name = f"{TABLE}.{_ident(col.name)}"
         if col.kind == "numeric":
-            terms.append(name)
-            if used[j]:
-                needed.append(name)
+            if used[j]:  # 1.0 * x is x exactly, as a number even where the column holds text (SQLite)
+                out.append([f"    -- {comment(col.name)}", f"    1.0e0 * {name} AS olctc_f{j}"])
             j += 1
             continue
-        if used[j:j + len(col.categories)].any():
-            needed.append(name)
         for cat in col.categories:
-            terms.append(f"olctc_f{j}")
             if used[j]:
-                helpers.append(f"    CASE WHEN {name} = {_text(cat)} THEN 1.0e0 ELSE 0.0e0 END AS olctc_f{j},"
-                               f"  -- {comment(col.name)} = {comment(cat)}")
+                out.append([f"    -- {comment(col.name)} = {comment(cat)}",
+                            f"    CASE WHEN {name} IS NULL THEN NULL WHEN {name} = {_text(cat)} THEN 1.0e0 "
+                            f"ELSE 0.0e0 END AS olctc_f{j}"])
             j += 1
-    return terms, helpers, needed
+    return out
 
 
-def _score(tree, t: int, W: Any, b: Any, terms: list[str]) -> list[str]:
-    """Node t's score, one term per line: (w x + w x ...) + b, summed in the Python export's order."""
-    parts: list[str] = []
-    for j in range(tree.n_features):
+def _select(items: list[list[str]]) -> list[str]:
+    """A SELECT list: ``*`` and each item (its lines), commas between."""
+    out = ["  SELECT", "    *"]
+    for lines in items:
+        out[-1] += ","
+        out += lines
+    return out
+
+
+def _balanced(items: list[str], op: str) -> str:
+    """``a op b op c ...`` as a balanced tree of parentheses: its depth grows as log2 of its length."""
+    if len(items) == 1:
+        return items[0]
+    mid = len(items) // 2
+    return f"({_balanced(items[:mid], op)}) {op} ({_balanced(items[mid:], op)})"
+
+
+def _score(t: int, W: Any, b: Any, p: int) -> list[str]:
+    """Node t's score, one term per line: (w x + w x ...) + b, summed in the Python export's order (in runs
+    of CHUNK terms beyond CHUNK)."""
+    terms: list[tuple[bool, str]] = []
+    for j in range(p):
         w = float(W[t, j])
         if w != 0.0:  # 0 * x adds exactly 0: skipping it keeps the sum the Python export's, bit for bit
-            # a - b is a + (-b) exactly, in IEEE doubles as in exact decimals
-            neg = math.copysign(1.0, w) < 0
-            sign = ("- " if neg else "+ ") if parts else ("-" if neg else "")
-            parts.append(f"{sign}{_number(abs(w))} * {terms[j]}")
-    if not parts:
-        return [f"    {_number(b[t])} AS olctc_s{t}"]
+            terms.append((math.copysign(1.0, w) < 0, f"{_number(abs(w))} * olctc_f{j}"))
     bias = float(b[t])
-    return (["    ("] + [f"      {p}" for p in parts]
-            + [f"    ) {'-' if math.copysign(1.0, bias) < 0 else '+'} {_number(abs(bias))} AS olctc_s{t}"])
+    if not terms:
+        return [f"    {_number(bias)} AS olctc_s{t}"]
+    lines = ["    ("]
+    for k in range(0, len(terms), CHUNK):
+        run = terms[k:k + CHUNK]
+        if len(terms) > CHUNK:
+            lines.append(f"      {'+ ' if k else ''}(")
+        pad = "        " if len(terms) > CHUNK else "      "
+        for i, (neg, term) in enumerate(run):
+            # a - b is a + (-b) exactly, in IEEE doubles as in exact decimals
+            sign = ("- " if neg else "+ ") if i else ("-" if neg else "")
+            lines.append(f"{pad}{sign}{term}")
+        if len(terms) > CHUNK:
+            lines.append("      )")
+    sign = "-" if math.copysign(1.0, bias) < 0 else "+"
+    return lines + [f"    ) {sign} {_number(abs(bias))} AS olctc_s{t}"]
 
 
 def _route(tree, t: int, indent: int) -> list[str]:
+    """The last-layer node reached from t (each score read once: a database may copy a column's expression
+    into every place that reads it)."""
     pad = "  " * indent
     if t >= 2 ** (tree.depth - 1) - 1:
         return [f"{pad}{t}"]
@@ -125,7 +163,13 @@ def to_sql(tree) -> str:
     _check_names(tree)
     W, b = tree.W_raw, tree.b_raw
     used = (W != 0).any(axis=0)
-    terms, helpers, needed = _features(tree, used)
+    helpers = _helpers(tree, used)
+    n_helpers = len(helpers) + tree.n_nodes + 4
+    if n_helpers + len(tree.schema.columns) > MAX_HELPERS:
+        raise OlctcError(f"the SQL query would hold {n_helpers} columns of its own besides the "
+                         f"{len(tree.schema.columns)} input columns (one per node, {tree.n_nodes}, and per feature "
+                         f"the tree uses), more than databases take in one query (PostgreSQL 1664, SQLite 2000): "
+                         "export a shallower tree, or one on fewer features")
     first_leaf = 2 ** (tree.depth - 1) - 1
     as_text = any(isinstance(c, str) for c in tree.classes)
     neg, pos = (_label(c, as_text) for c in tree.classes)
@@ -140,44 +184,29 @@ def to_sql(tree) -> str:
     out += ["-- Output: every input column, and olctc_node (the last-layer node reached, heap order),",
             f"-- olctc_score (log-odds of {comment(str(tree.classes[1]))}), olctc_proba (its probability) and "
             "olctc_label.",
-            "-- A row with NULL in a column the tree uses gets NULL outputs.",
-            "WITH olctc_x AS (",
-            "  SELECT",
-            "    *,"]
-    out += helpers
-    missing = [f"{n} IS NULL" for n in needed] or ["1 = 0"]
-    out += ["    CASE WHEN " + missing[0]] + [f"      OR {m}" for m in missing[1:]]
-    out += ["    THEN 1 ELSE 0 END AS olctc_missing",
-            f"  FROM {TABLE}",
-            "), olctc_s AS (",
-            "  SELECT",
-            "    *"]
-    for t in range(tree.n_nodes):
-        out[-1] += ","
-        out += _score(tree, t, W, b, terms)
-    out += ["  FROM olctc_x",
-            "), olctc_n AS (",
-            "  SELECT",
-            "    *,",
-            "    CASE WHEN olctc_missing = 1 THEN NULL ELSE"]
-    out += _route(tree, 0, 3)
-    out += ["    END AS olctc_node",
-            "  FROM olctc_s",
-            "), olctc_z AS (",
-            "  SELECT",
-            "    *,",
-            "    CASE olctc_node"]
-    out += [f"      WHEN {t} THEN olctc_s{t}" for t in range(first_leaf, tree.n_nodes)]
-    out += ["    END AS olctc_score",
-            "  FROM olctc_n",
+            "-- NULL in all four where the tree cannot score the row: NULL, NaN or an infinity in a column it",
+            "-- uses, or a node's score that overflows.",
+            "WITH olctc_x AS ("]
+    out += _select(helpers)
+    out += [f"  FROM {TABLE}", "), olctc_s AS ("]
+    out += _select([_score(t, W, b, tree.n_features) for t in range(tree.n_nodes)])
+    # 0 * s is 0 for a finite s, NaN for NaN or an infinity, NULL for NULL: one sum tests every node at once
+    zero = _balanced([f"0 * olctc_s{t}" for t in range(tree.n_nodes)], "+")
+    out += ["  FROM olctc_x", "), olctc_n AS ("]
+    out += _select([[f"    CASE WHEN {zero} = 0 THEN", *_route(tree, 0, 3), "    END AS olctc_node"]])
+    out += ["  FROM olctc_s", "), olctc_z AS ("]
+    out += _select([["    CASE olctc_node",
+                     *[f"      WHEN {t} THEN olctc_s{t}" for t in range(first_leaf, tree.n_nodes)],
+                     "    END AS olctc_score"]])
+    out += ["  FROM olctc_n",
             ")",
             "SELECT",
             "  *,",
-            "  CASE WHEN olctc_score IS NULL THEN NULL",
-            f"       WHEN olctc_score > {EXP_LIMIT} THEN 1.0e0 WHEN olctc_score < -{EXP_LIMIT} THEN 0.0e0",
+            # NULL compares as unknown and EXP(NULL) is NULL: no IS NULL test needed (each read of the score
+            # may be a copy of its whole expression)
+            f"  CASE WHEN olctc_score > {EXP_LIMIT} THEN 1.0e0 WHEN olctc_score < -{EXP_LIMIT} THEN 0.0e0",
             "       ELSE 1.0e0 / (1.0e0 + EXP(-olctc_score)) END AS olctc_proba,",
-            f"  CASE WHEN olctc_score IS NULL THEN NULL WHEN olctc_score > 0 THEN {pos} ELSE {neg} END "
-            "AS olctc_label",
+            f"  CASE WHEN olctc_score > 0 THEN {pos} WHEN olctc_score <= 0 THEN {neg} END AS olctc_label",
             "FROM olctc_z;"]
     return "\n".join(out) + "\n"
 
