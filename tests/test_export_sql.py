@@ -343,6 +343,14 @@ def test_a_column_named_like_the_querys_own_is_refused():
         to_sql(tree)
 
 
+def test_names_differing_only_in_case_are_refused():
+    # SQLite and DuckDB match column names ignoring case: both would read the one column the table can hold
+    schema = Schema((Column("Age", "numeric"), Column("age", "numeric")))
+    tree = Tree(np.array([[1.0, -1.0]]), np.array([0.0]), Scaler.identity(2), schema, (0, 1))
+    with pytest.raises(OlctcError, match=r"^columns 'Age' and 'age' differ only in case, which SQLite and DuckDB"):
+        to_sql(tree)
+
+
 def test_lone_surrogate_is_refused():
     schema = Schema((Column("a\ud800", "numeric"),))
     tree = Tree(np.array([[1.0]]), np.array([0.0]), Scaler.identity(1), schema, (0, 1))
