@@ -57,25 +57,21 @@ def _ordered(query: str) -> str:
     return query.rstrip()[:-1] + " ORDER BY olctc_row;"
 
 
-def run_sqlite(tree, rows, query):
-    con = sqlite3.connect(":memory:")
+def _run_dbapi(con, tree, rows, query):
     con.execute(_create(tree))
     for s in _inserts(rows):
         con.execute(s)
     cur = con.execute(_ordered(query))
     names = [d[0] for d in cur.description]
     return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def run_sqlite(tree, rows, query):
+    return _run_dbapi(sqlite3.connect(":memory:"), tree, rows, query)
 
 
 def run_duckdb(tree, rows, query):
-    duckdb = pytest.importorskip("duckdb")
-    con = duckdb.connect()
-    con.execute(_create(tree))
-    for s in _inserts(rows):
-        con.execute(s)
-    cur = con.execute(_ordered(query))
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
+    return _run_dbapi(pytest.importorskip("duckdb").connect(), tree, rows, query)
 
 
 def _pg_bin() -> Path | None:
@@ -139,11 +135,8 @@ def postgres():
         shutil.rmtree(root, ignore_errors=True)
 
 
-def run_postgres(server: Postgres, tree, rows, query):
-    names = ["olctc_row"] + [c.name for c in tree.schema.columns] + list(OUTPUTS)
-    select = ", ".join(f'"{n}"' if not n.startswith("olctc_") else n for n in ["olctc_row", *OUTPUTS])
-    script = ("DROP TABLE IF EXISTS olctc_input;\n" + _create(tree) + ";\n" + ";\n".join(_inserts(rows)) + ";\n"
-              + f"SELECT {select} FROM (\n" + query.rstrip().rstrip(";") + "\n) AS q ORDER BY olctc_row;\n")
+def pg_outputs(server: Postgres, script: str) -> list[dict]:
+    """Run ``script``, whose last statement selects olctc_row and the four outputs; its rows as Python values."""
     out = []
     for r in server.sql(script):
         d = dict(zip(["olctc_row", *OUTPUTS], r))
@@ -151,8 +144,14 @@ def run_postgres(server: Postgres, tree, rows, query):
         for k in ("olctc_score", "olctc_proba"):
             d[k] = None if d[k] is None else float(d[k])
         out.append(d)
-    assert len(names) > len(OUTPUTS)
     return out
+
+
+def run_postgres(server: Postgres, tree, rows, query):
+    script = ("DROP TABLE IF EXISTS olctc_input;\n" + _create(tree) + ";\n" + ";\n".join(_inserts(rows)) + ";\n"
+              + f"SELECT olctc_row, {', '.join(OUTPUTS)} FROM (\n" + query.rstrip().rstrip(";")
+              + "\n) AS q ORDER BY olctc_row;\n")
+    return pg_outputs(server, script)
 
 
 ENGINES = ["sqlite", "duckdb", "postgres"]

@@ -25,7 +25,7 @@ from olctc.export.sql import to_sql
 from olctc.fit import fit
 from olctc.spec import make_spec
 from olctc.tree import Tree
-from test_export_sql import ENGINES, OUTPUTS, _enc_row, check_outputs, raw_rows
+from test_export_sql import ENGINES, OUTPUTS, _enc_row, check_outputs, pg_outputs, raw_rows
 from test_export_sql import engine, postgres  # noqa: F401  (fixtures: a PostgreSQL server of this module's own)
 
 duckdb = pytest.importorskip("duckdb")
@@ -57,14 +57,7 @@ def run_typed(eng: str, server, cols: list[tuple[str, str]], rows: list[list], q
         script = (f"DROP TABLE IF EXISTS olctc_input;\nCREATE TABLE olctc_input (olctc_row INTEGER, {defs});\n"
                   + "".join(f"INSERT INTO olctc_input VALUES ({i}, {', '.join(_pg_value(v) for v in r)});\n"
                             for i, r in enumerate(rows)) + select + ";\n")
-        out = []
-        for r in server.sql(script):
-            d = dict(zip(["olctc_row", *OUTPUTS], r))
-            d["olctc_node"] = None if d["olctc_node"] is None else int(d["olctc_node"])
-            for k in ("olctc_score", "olctc_proba"):
-                d[k] = None if d[k] is None else float(d[k])
-            out.append(d)
-        return out
+        return pg_outputs(server, script)
     con = sqlite3.connect(":memory:") if eng == "sqlite" else duckdb.connect()
     con.execute(f"CREATE TABLE olctc_input (olctc_row INTEGER, {defs})")
     if rows:
