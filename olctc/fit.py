@@ -357,6 +357,7 @@ def shares_text(top: list) -> str:
 
     return ", ".join(item(name, share) for name, share in top)
 
+
 def summary_lines(s: dict[str, Any]) -> list[str]:
     """Human summary of a fit."""
     def f(v, fmt=".6g"):

@@ -9,8 +9,8 @@ import importlib.metadata
 import re
 import shutil
 import subprocess
-from pathlib import Path
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from olctc.emit.params import UNTUNABLE
