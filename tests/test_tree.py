@@ -45,7 +45,7 @@ def greedy_tree(ds: Dataset, depth: int, C: float = 1.0) -> Tree:
         rows = reach.get(t, np.array([], dtype=int))
         y = ds.y[rows]
         if len(np.unique(y)) == 2:
-            m = LogisticRegression(l1_ratio=1.0, solver="liblinear", C=C).fit(Xs[rows], y)
+            m = LogisticRegression(l1_ratio=1.0, solver="liblinear", C=C, random_state=0).fit(Xs[rows], y)
             W[t], b[t] = m.coef_[0], m.intercept_[0]
         elif len(y):
             b[t] = 2.0 if y[0] > 0 else -2.0  # one class: a constant classifier
