@@ -5,7 +5,7 @@ Names come from CSV headers and cells: they may hold quotes, newlines, control c
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 
 def printable(name: Any, limit: int = 40) -> str:
@@ -25,8 +25,9 @@ def comment(name: Any, limit: int = 80) -> str:
     return r if len(r) <= limit else r[: limit - 4] + "...'"
 
 
-def invalid_text(tree) -> str | None:
-    """The first column name, category or class label that is not valid Unicode text, or None.
+def invalid_text(tree, ok: Callable[[str], bool] | None = None) -> str | None:
+    """The first column name, category or class label that is not valid Unicode text (or fails ``ok``), or
+    None: a description to start an error message with.
 
     A lone surrogate (``"\\ud800"``: JSON may spell one, ``Tree.from_arrays`` may be given one) has no
     UTF-8 form, so no file (JSON, ONNX) can hold it: writers refuse it with this description instead
@@ -34,14 +35,15 @@ def invalid_text(tree) -> str | None:
     """
     from olctc.data import is_unicode
 
+    good = is_unicode if ok is None else ok
     for k, col in enumerate(tree.schema.columns):
-        if not is_unicode(col.name):
+        if not good(col.name):
             return f"the name of column {k}, {col.name!r},"
         for cat in col.categories:
-            if not is_unicode(cat):
+            if not good(cat):
                 return f"category {cat!r} of column {col.name!r}"
     for what, c in zip(("negative", "positive"), tree.classes):
-        if isinstance(c, str) and not is_unicode(c):
+        if isinstance(c, str) and not good(c):
             return f"the {what} class {c!r}"
     return None
 

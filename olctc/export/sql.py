@@ -29,7 +29,7 @@ import math
 from typing import Any
 
 from olctc.errors import OlctcError
-from olctc.export._names import check_text, comment
+from olctc.export._names import check_text, comment, invalid_text
 
 TABLE = "olctc_input"
 #: |score| above this: EXP(-score) could overflow (or underflow: PostgreSQL raises on both), and
@@ -61,25 +61,19 @@ def _label(v: Any, as_text: bool) -> str:
 
 def _check_names(tree) -> None:
     """Names SQL cannot hold, or cannot tell apart from another column's or the query's own."""
+    check_text(tree, "an SQL query")
+    bad = invalid_text(tree, lambda s: "\x00" not in s)  # no identifier or literal holds NUL (PostgreSQL)
+    if bad is not None:
+        raise OlctcError(f"{bad} holds a NUL character, which SQL cannot store: rename it")
     seen: dict[str, str] = {}
     for k, col in enumerate(tree.schema.columns):
         if col.name.lower().startswith("olctc_"):
             raise OlctcError(f"column {k} is named {col.name!r}: the SQL query names its own columns olctc_..., "
                              "so an input column may not be; rename it")
-        if "\x00" in col.name:
-            raise OlctcError(f"the name of column {k}, {col.name!r}, holds a NUL character, which SQL cannot "
-                             "store: rename the column")
         if col.name.lower() in seen:  # SQLite and DuckDB match column names ignoring case
             raise OlctcError(f"columns {seen[col.name.lower()]!r} and {col.name!r} differ only in case, which "
                              "SQLite and DuckDB do not tell apart: rename one")
         seen[col.name.lower()] = col.name
-        for cat in col.categories:
-            if "\x00" in cat:
-                raise OlctcError(f"category {cat!r} of column {col.name!r} holds a NUL character, which SQL "
-                                 "cannot store")
-    for what, c in zip(("negative", "positive"), tree.classes):
-        if isinstance(c, str) and "\x00" in c:
-            raise OlctcError(f"the {what} class {c!r} holds a NUL character, which SQL cannot store")
 
 
 def _helpers(tree, used: Any) -> list[list[str]]:
@@ -146,21 +140,20 @@ def _score(t: int, W: Any, b: Any, p: int) -> list[str]:
     return lines + [f"    ) {sign} {_number(abs(bias))} AS olctc_s{t}"]
 
 
-def _route(tree, t: int, indent: int) -> list[str]:
+def _route(t: int, first_leaf: int, indent: int) -> list[str]:
     """The last-layer node reached from t (each score read once: a database may copy a column's expression
     into every place that reads it)."""
     pad = "  " * indent
-    if t >= 2 ** (tree.depth - 1) - 1:
+    if t >= first_leaf:
         return [f"{pad}{t}"]
-    return ([f"{pad}CASE WHEN olctc_s{t} <= 0 THEN"] + _route(tree, 2 * t + 1, indent + 1)
-            + [f"{pad}ELSE"] + _route(tree, 2 * t + 2, indent + 1) + [f"{pad}END"])
+    return ([f"{pad}CASE WHEN olctc_s{t} <= 0 THEN"] + _route(2 * t + 1, first_leaf, indent + 1)
+            + [f"{pad}ELSE"] + _route(2 * t + 2, first_leaf, indent + 1) + [f"{pad}END"])
 
 
 def to_sql(tree) -> str:
     """The text of a query scoring the rows of ``olctc_input`` with ``tree`` (see the module docstring)."""
     from olctc import __version__
 
-    check_text(tree, "an SQL query")
     _check_names(tree)
     W, b = tree.W_raw, tree.b_raw
     used = (W != 0).any(axis=0)
@@ -171,7 +164,7 @@ def to_sql(tree) -> str:
                          f"{len(tree.schema.columns)} input columns (one per node, {tree.n_nodes}, and per feature "
                          f"the tree uses), more than databases take in one query (PostgreSQL 1664, SQLite 2000): "
                          "export a shallower tree, or one on fewer features")
-    first_leaf = 2 ** (tree.depth - 1) - 1
+    first_leaf = int(tree.topology.last[0])
     as_text = any(isinstance(c, str) for c in tree.classes)
     neg, pos = (_label(c, as_text) for c in tree.classes)
 
@@ -196,7 +189,7 @@ def to_sql(tree) -> str:
     # 0 * s is 0 for a finite s, NaN for NaN or an infinity, NULL for NULL: one sum tests every node at once
     zero = _balanced([f"0 * olctc_s{t}" for t in range(tree.n_nodes)], "+")
     out += ["  FROM olctc_x", "), olctc_n AS ("]
-    out += _select([[f"    CASE WHEN {zero} = 0 THEN", *_route(tree, 0, 3), "    END AS olctc_node"]])
+    out += _select([[f"    CASE WHEN {zero} = 0 THEN", *_route(0, first_leaf, 3), "    END AS olctc_node"]])
     out += ["  FROM olctc_s", "), olctc_z AS ("]
     out += _select([["    CASE olctc_node",
                      *[f"      WHEN {t} THEN olctc_s{t}" for t in range(first_leaf, tree.n_nodes)],

@@ -64,8 +64,9 @@ def _cbc_version() -> str:
 def _scip_version() -> str:
     import pyscipopt
 
-    m = pyscipopt.Model()
-    return f"SCIP {m.getMajorVersion()}.{m.getMinorVersion()}.{m.getTechVersion()}"
+    from olctc.solve.scip import scip_version
+
+    return scip_version(pyscipopt.Model())
 
 
 _VERSION: dict[str, Callable[[], str]] = {"highs": _highs_version, "cbc": _cbc_version, "scip": _scip_version}

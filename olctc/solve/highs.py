@@ -164,11 +164,11 @@ def _highs_thread_run(h: Any) -> Any:
         reset(False)
 
 
-def highs_file(path: Path, opts: SolveOptions) -> SolveResult:
-    """Solve a model file with highspy."""
+def read_model(h: Any, path: str | os.PathLike[str]) -> tuple[Any, list[str]]:
+    """Read a model file into the Highs object ``h``: its LP and column names (C0, C1, ... when the file
+    names none); OlctcError when HiGHS cannot read it or finds no column."""
     import highspy
 
-    h = highs_model(opts)
     with readable_path(path) as readable:  # the suffix tells HiGHS the format: m.LP, m.lp.GZ
         status = h.readModel(str(readable))
     if status == highspy.HighsStatus.kError:
@@ -177,6 +177,13 @@ def highs_file(path: Path, opts: SolveOptions) -> SolveResult:
     if lp.num_col_ == 0:
         raise no_columns(path, "HiGHS")
     names = list(lp.col_names_) if len(lp.col_names_) == lp.num_col_ else [f"C{j}" for j in range(lp.num_col_)]
+    return lp, names
+
+
+def highs_file(path: Path, opts: SolveOptions) -> SolveResult:
+    """Solve a model file with highspy."""
+    h = highs_model(opts)
+    lp, names = read_model(h, path)
     start = opts.start
     if opts.start_path is not None:
         start = start_from_file(opts.start_path, names)

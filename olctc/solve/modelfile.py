@@ -182,21 +182,9 @@ def file_columns(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray, n
     Read with HiGHS (C++ reader) because CBC omits zero values and GLPK writes columns by index only:
     turning their solution files into an ``x`` vector needs the names in order.
     """
-    import highspy
+    from olctc.solve.highs import new_highs, read_model
 
-    from olctc.solve.highs import new_highs
-
-    h = new_highs(False)
-    with readable_path(path) as readable:
-        status = h.readModel(str(readable))
-    if status == highspy.HighsStatus.kError:
-        raise OlctcError(f"cannot read model file {path} (HiGHS reader error)")
-    lp = h.getLp()
-    if lp.num_col_ == 0:
-        raise no_columns(path, "HiGHS")
-    names = list(lp.col_names_)
-    if len(names) != lp.num_col_:
-        names = [f"C{j}" for j in range(lp.num_col_)]
+    lp, names = read_model(new_highs(False), path)
     return names, np.asarray(lp.col_lower_, dtype=float), np.asarray(lp.col_upper_, dtype=float)
 
 

@@ -51,6 +51,10 @@ def _stderr_captured() -> Any:
         yield read
 
 
+def scip_version(m: Any) -> str:
+    """``SCIP major.minor.tech`` of a pyscipopt Model."""
+    return f"SCIP {m.getMajorVersion()}.{m.getMinorVersion()}.{m.getTechVersion()}"
+
 def scip_model(path: Path, opts: SolveOptions) -> Any:
     """A PySCIPOpt model read from ``path`` with olctc's settings."""
     import pyscipopt
@@ -115,6 +119,5 @@ def scip_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> Sol
     # SCIP's getGap() divides by min(|primal|, |dual|): 94% where HiGHS would say under 50%; bench compares
     # models solved by both.
     gap = relative_gap(objective, bound)
-    version = f"SCIP {m.getMajorVersion()}.{m.getMinorVersion()}.{m.getTechVersion()}"
     return SolveResult(status=status, objective=objective, bound=bound, gap=gap, x=x, col_names=col_names,
-                       solver="scip", solver_version=version, runtime=runtime, raw_status=raw)
+                       solver="scip", solver_version=scip_version(m), runtime=runtime, raw_status=raw)
