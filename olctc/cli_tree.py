@@ -148,7 +148,10 @@ class _CellChecks:
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="File to write; without it, or with -o -, text formats (all but onnx and png) go to "
                    "standard output.")
-def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
+@click.option("--table", default=None, metavar="NAME",
+              help="sql: the table (or view) the query reads, such as sales.customers, quoted part by part "
+                   "(default: olctc_input).")
+def export_cmd(tree: str, fmt: str | None, output: str | None, table: str | None) -> None:
     """Export the tree in TREE (JSON) as code, ONNX, text, DOT or a picture.
 
     \b
@@ -184,12 +187,20 @@ def export_cmd(tree: str, fmt: str | None, output: str | None) -> None:
         own = next(k for k, v in SUFFIXES.items() if v == fmt)
         raise OlctcError(f"-o {output} is the name of a {named} file, but --format is {fmt}: name it "
                          f"{str(output)[:-len(Path(output).suffix)]}{own}, or leave --format out")
+    options = {}
+    if table is not None:
+        if fmt != "sql":
+            raise OlctcError(f"--table names the table an SQL query reads: it applies to --format sql only, not {fmt}")
+        from olctc.export.sql import table_parts
+
+        table_parts(table)  # a bad name fails before the tree is read
+        options["table"] = table
     check_not_input(output, ("tree", tree))
     t = _load_tree(tree)
     if output is None:
-        click.echo(render(t, fmt).decode("utf-8"), nl=False)
+        click.echo(render(t, fmt, **options).decode("utf-8"), nl=False)
         return
-    export_tree(t, fmt, output)
+    export_tree(t, fmt, output, **options)
     click.echo(f"{fmt} written to {output}")
 
 

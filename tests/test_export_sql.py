@@ -21,7 +21,7 @@ from olctc.data import Column, Scaler, Schema
 from olctc.datasets import load
 from olctc.errors import OlctcError
 from olctc.export import export_tree, render
-from olctc.export.sql import EXP_LIMIT, to_sql
+from olctc.export.sql import EXP_LIMIT, table_parts, to_sql
 from olctc.export.json import load as load_tree
 from olctc.fit import fit
 from olctc.spec import make_spec
@@ -41,14 +41,18 @@ def _sql_value(v) -> str:
     return r if "e" in r or "inf" in r or "nan" in r else r + "e0"
 
 
-def _create(tree) -> str:
+def _qualified(parts) -> str:
+    return ".".join('"' + s.replace('"', '""') + '"' for s in parts)
+
+
+def _create(tree, table: str = "olctc_input") -> str:
     cols = ", ".join('"' + c.name.replace('"', '""') + '" ' + ("DOUBLE PRECISION" if c.kind == "numeric" else "TEXT")
                      for c in tree.schema.columns)
-    return f"CREATE TABLE olctc_input (olctc_row INTEGER, {cols})"
+    return f"CREATE TABLE {table} (olctc_row INTEGER, {cols})"
 
 
-def _inserts(rows) -> list[str]:
-    return [f"INSERT INTO olctc_input VALUES ({i}, {', '.join(_sql_value(v) for v in r)})" for i, r in enumerate(rows)]
+def _inserts(rows, table: str = "olctc_input") -> list[str]:
+    return [f"INSERT INTO {table} VALUES ({i}, {', '.join(_sql_value(v) for v in r)})" for i, r in enumerate(rows)]
 
 
 def _ordered(query: str) -> str:
@@ -57,21 +61,23 @@ def _ordered(query: str) -> str:
     return query.rstrip()[:-1] + " ORDER BY olctc_row;"
 
 
-def _run_dbapi(con, tree, rows, query):
-    con.execute(_create(tree))
-    for s in _inserts(rows):
+def _run_dbapi(con, tree, rows, query, setup=(), table="olctc_input"):
+    for s in setup:
+        con.execute(s)
+    con.execute(_create(tree, table))
+    for s in _inserts(rows, table):
         con.execute(s)
     cur = con.execute(_ordered(query))
     names = [d[0] for d in cur.description]
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-def run_sqlite(tree, rows, query):
-    return _run_dbapi(sqlite3.connect(":memory:"), tree, rows, query)
+def run_sqlite(tree, rows, query, setup=(), table="olctc_input"):
+    return _run_dbapi(sqlite3.connect(":memory:"), tree, rows, query, setup, table)
 
 
-def run_duckdb(tree, rows, query):
-    return _run_dbapi(pytest.importorskip("duckdb").connect(), tree, rows, query)
+def run_duckdb(tree, rows, query, setup=(), table="olctc_input"):
+    return _run_dbapi(pytest.importorskip("duckdb").connect(), tree, rows, query, setup, table)
 
 
 def _pg_bin() -> Path | None:
@@ -147,8 +153,9 @@ def pg_outputs(server: Postgres, script: str) -> list[dict]:
     return out
 
 
-def run_postgres(server: Postgres, tree, rows, query):
-    script = ("DROP TABLE IF EXISTS olctc_input;\n" + _create(tree) + ";\n" + ";\n".join(_inserts(rows)) + ";\n"
+def run_postgres(server: Postgres, tree, rows, query, setup=(), table="olctc_input"):
+    script = ("DROP TABLE IF EXISTS olctc_input;\n" + "".join(s + ";\n" for s in setup) + _create(tree, table) + ";\n"
+              + ";\n".join(_inserts(rows, table)) + ";\n"
               + f"SELECT olctc_row, {', '.join(OUTPUTS)} FROM (\n" + query.rstrip().rstrip(";")
               + "\n) AS q ORDER BY olctc_row;\n")
     return pg_outputs(server, script)
@@ -163,15 +170,15 @@ class Engine:
         # SQLite and DuckDB add IEEE doubles in the Python export's order: the same bits
         self.exact = name != "postgres"
 
-    def __call__(self, tree, rows, query):
-        return self.run(tree, rows, query)
+    def __call__(self, tree, rows, query, setup=(), table="olctc_input"):
+        return self.run(tree, rows, query, setup, table)
 
 
 @pytest.fixture(params=ENGINES)
 def engine(request):
     if request.param == "postgres":
         server = request.getfixturevalue("postgres")
-        return Engine("postgres", lambda tree, rows, query: run_postgres(server, tree, rows, query))
+        return Engine("postgres", lambda *args: run_postgres(server, *args))
     return Engine(request.param, {"sqlite": run_sqlite, "duckdb": run_duckdb}[request.param])
 
 
@@ -364,6 +371,56 @@ def test_mixed_label_types_are_both_text():
     assert [r["olctc_label"] for r in got] == ["0", "yes"]
 
 
+# ---------------------------------------------------------------- the table the query reads
+
+SCHEMA_SETUP = {"sqlite": ["ATTACH DATABASE ':memory:' AS \"sales\""], "duckdb": ['CREATE SCHEMA "sales"'],
+                "postgres": ['DROP SCHEMA IF EXISTS "sales" CASCADE', 'CREATE SCHEMA "sales"']}
+
+
+@pytest.mark.parametrize("table", ["sales.customers", ("sales", 'it\'s "q1.data"')])
+def test_table_option_reads_the_named_table(fitted, engine, table):
+    """A schema-qualified name, and a name holding a dot and both quotes given as its parts; an empty
+    olctc_input beside it must not be what the query reads."""
+    tree, X = fitted["tic-tac-toe"]
+    query = to_sql(tree, table=table)
+    assert "FROM olctc_input" not in query and query == render(tree, "sql", table=table).decode()
+    setup = [*SCHEMA_SETUP[engine.name], _create(tree)]
+    got = engine(tree, raw_rows(tree, X), query, setup, _qualified(table_parts(table)))
+    check_outputs(tree, X, got, exact=engine.exact)
+
+
+def test_table_option_default_is_olctc_input(fitted):
+    tree, _ = fitted["breast"]
+    assert to_sql(tree, table="olctc_input") == to_sql(tree) == to_sql(tree, table=["olctc_input"])
+    assert "  FROM olctc_input\n" in to_sql(tree)
+
+
+@pytest.mark.parametrize("table,message", [
+    ("", "one to three non-empty parts"),
+    ("a..b", "one to three non-empty parts"),
+    ("a.b.c.d", "one to three non-empty parts"),
+    ("sales.", "one to three non-empty parts"),
+    ([], "one to three non-empty parts"),
+    ("a\x00b", "NUL character"),
+    ("a\ud800", "lone surrogate"),
+    (3, "not int"),
+    (["a", 3], "not list"),
+])
+def test_bad_table_names_are_refused(fitted, table, message):
+    tree, _ = fitted["breast"]
+    with pytest.raises(OlctcError, match=message):
+        to_sql(tree, table=table)
+
+
+def test_export_options_belong_to_their_format(fitted, tmp_path):
+    tree, _ = fitted["breast"]
+    with pytest.raises(OlctcError, match="export option 'table' applies to format sql only; format python takes none"):
+        render(tree, "python", table="t")
+    with pytest.raises(OlctcError, match="export option 'tabel' is unknown; format sql takes table"):
+        export_tree(tree, "sql", tmp_path / "t.sql", tabel="t")
+    assert not (tmp_path / "t.sql").exists()
+
+
 # ---------------------------------------------------------------- the command line
 
 def test_cli_export_sql_from_the_suffix_and_to_stdout(fitted, tmp_path, capsys):
@@ -376,3 +433,29 @@ def test_cli_export_sql_from_the_suffix_and_to_stdout(fitted, tmp_path, capsys):
     code, out, err = cli_main(["export", tmp_path / "t.json", "--format", "sql"], capsys)
     assert code == 0 and out == text
     check_outputs(tree, X, run_sqlite(tree, raw_rows(tree, X), text), exact=True)
+
+
+def test_cli_export_sql_table(fitted, tmp_path, capsys):
+    tree, X = fitted["tic-tac-toe"]
+    export_tree(tree, "json", tmp_path / "t.json")
+    code, out, err = cli_main(["export", tmp_path / "t.json", "-o", tmp_path / "t.sql", "--table", "sales.customers"],
+                              capsys)
+    assert code == 0, err
+    assert (tmp_path / "t.sql").read_text() == to_sql(tree, table="sales.customers")
+    got = run_sqlite(tree, raw_rows(tree, X), (tmp_path / "t.sql").read_text(), SCHEMA_SETUP["sqlite"],
+                     '"sales"."customers"')
+    check_outputs(tree, X, got, exact=True)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--format", "python", "--table", "t"], "--table names the table an SQL query reads: it applies to --format "
+                                             "sql only, not python"),
+    (["-o", "{out}/t.py", "--table", "t"], "applies to --format sql only, not python"),
+    (["-o", "{out}/t.sql", "--table", "a..b"], "table 'a..b': expected a name of one to three non-empty parts"),
+])
+def test_cli_bad_table_is_refused(fitted, tmp_path, capsys, args, message):
+    tree, _ = fitted["breast"]
+    export_tree(tree, "json", tmp_path / "t.json")
+    code, out, err = cli_main(["export", tmp_path / "t.json", *[a.format(out=tmp_path) for a in args]], capsys)
+    assert code == 2 and message in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]

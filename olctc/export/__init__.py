@@ -6,7 +6,7 @@ categorical columns as their original values.
 from __future__ import annotations
 
 import os
-from typing import Callable
+from typing import Any, Callable, Sequence
 
 from olctc.errors import OlctcError
 from olctc.export._names import check_tree
@@ -43,10 +43,10 @@ def _dot(tree) -> bytes:
     return export(tree)
 
 
-def _sql(tree) -> bytes:
+def _sql(tree, table: str | Sequence[str] = "olctc_input") -> bytes:
     from olctc.export.sql import export
 
-    return export(tree)
+    return export(tree, table)
 
 
 def _png(tree) -> bytes:
@@ -74,17 +74,29 @@ SUFFIXES: dict[str, str] = {
 
 BINARY = frozenset({"onnx", "png"})
 
+# Format -> the keyword options its exporter takes.
+OPTIONS: dict[str, frozenset[str]] = {"sql": frozenset({"table"})}
 
-def render(tree, fmt: str) -> bytes:
-    """The artifact of format ``fmt`` as bytes."""
+
+def render(tree, fmt: str, **options: Any) -> bytes:
+    """The artifact of format ``fmt`` as bytes. ``options``: the format's own (``OPTIONS``), such as
+    ``table="sales.customers"`` for sql."""
     if fmt not in EXPORTERS:
         raise OlctcError(f"unknown export format {fmt!r}; expected one of {', '.join(EXPORTERS)}")
+    allowed = OPTIONS.get(fmt, frozenset())
+    for name in options:
+        if name not in allowed:
+            takers = [f for f, names in OPTIONS.items() if name in names]
+            where = f"applies to format {', '.join(takers)} only" if takers else "is unknown"
+            has = f"format {fmt} takes {', '.join(sorted(allowed))}" if allowed else f"format {fmt} takes none"
+            raise OlctcError(f"export option {name!r} {where}; {has}")
     check_tree(tree)
-    return EXPORTERS[fmt](tree)
+    return EXPORTERS[fmt](tree, **options)
 
 
-def export_tree(tree, fmt: str, path: str | os.PathLike[str]) -> None:
-    """Write ``tree`` in format ``fmt`` to ``path`` atomically (whole or not at all)."""
+def export_tree(tree, fmt: str, path: str | os.PathLike[str], **options: Any) -> None:
+    """Write ``tree`` in format ``fmt`` to ``path`` atomically (whole or not at all). ``options``: the
+    format's own (``render``)."""
     check_path(path, "path")  # before the work: bytes or None named no parameter
-    data = render(tree, fmt)
+    data = render(tree, fmt, **options)
     atomic_write_bytes(path, data)
