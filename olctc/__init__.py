@@ -1,6 +1,5 @@
 """olctc: compile optimal classification tree training problems into portable MILP files."""
-from __future__ import annotations
-
+# no ``from __future__ import annotations``: it would be a name of this module, listed by dir(olctc)
 __version__ = "0.1.0"
 
 import importlib as _importlib

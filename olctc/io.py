@@ -22,6 +22,8 @@ def check_path(path: object, name: str) -> Path:
     raw = os.fspath(path) if isinstance(path, (str, os.PathLike)) else None
     if not isinstance(raw, str) or not raw.strip():
         raise param_error(name, "a file path (a non-empty str or os.PathLike)", path)
+    if "\x00" in raw:  # every system call refuses it, with a ValueError, not an OSError
+        raise param_error(name, "a file path with no NUL character", path)
     return Path(raw)
 
 

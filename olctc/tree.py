@@ -605,7 +605,7 @@ class Tree:
         """Inverse of ``to_dict``; validates everything and raises OlctcError naming ``source``."""
         from olctc.export.json import tree_from_dict
 
-        return tree_from_dict(d, source)
+        return tree_from_dict(d, source, cls)
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the tree's JSON record to ``path`` atomically (as ``olctc fit -o`` writes it)."""
@@ -617,8 +617,8 @@ class Tree:
     def load(cls, path: str | os.PathLike[str]) -> "Tree":
         """Read a tree JSON file (``fit -o``, ``decode``, ``export --format json``, ``save``), validated."""
         from olctc.export.json import load
+        from olctc.io import check_path
 
-        if isinstance(path, str) and path.lstrip().startswith(("{", "[")):
-            # export.json.load also takes JSON text; a path here is a path, whatever its first character
-            path = Path(path)
-        return load(path)
+        # check_path: a Path, as export.json.load also takes JSON text, and a path here is a path, whatever its
+        # first character; its errors name this parameter
+        return load(check_path(path, "path"), cls)

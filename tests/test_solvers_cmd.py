@@ -66,7 +66,7 @@ def test_cli_table_and_json(capsys):
     assert lines[0].split() == ["solver", "runs", "commands", "models", "version", "where"]
     every = available_solvers()
     assert [ln.split()[0] for ln in lines[1:8]] == [i.name for i in every]
-    assert lines[8:] == [f"{i.name}: {'' if i.ready else 'install: '}{i.note}" for i in every if i.note]
+    assert lines[8:] == [f"{i.name}: {'' if i.found else 'install: '}{i.note}" for i in every if i.note]
     # the columns line up: each row's version starts where the header's does
     col = lines[0].index("version")
     assert all(ln[col - 2:col] == "  " and ln[col] != " " for ln in lines[1:8])
@@ -77,7 +77,8 @@ def test_cli_table_and_json(capsys):
 
 def test_missing_solvers_say_how_to_install_them(tmp_path):
     """No program on PATH (HiGHS's still found through highsbox, as solve finds it), and pyscipopt not
-    importable: each missing one is 'missing' with its install line, and the command still exits 0."""
+    importable: each missing one is 'missing' with its install line; pyscipopt, installed but failing its
+    import, is 'broken' with the reason; the command still exits 0."""
     code = textwrap.dedent("""
         import sys
         sys.modules["pyscipopt"] = None  # import pyscipopt raises ImportError, as without the package
@@ -88,11 +89,13 @@ def test_missing_solvers_say_how_to_install_them(tmp_path):
                          env={"PATH": str(tmp_path), "HOME": str(tmp_path)})
     assert out.returncode == 0, out.stderr
     rows = {ln.split()[0]: ln for ln in out.stdout.splitlines()[1:8]}
-    for name in ("scip", "cbc-cli", "glpk-cli", "gurobi-cli"):
+    for name in ("cbc-cli", "glpk-cli", "gurobi-cli"):
         assert "  missing  " in rows[name], rows[name]
+    assert "  broken  " in rows["scip"], rows["scip"]
     assert "missing" not in rows["highs"] and "missing" not in rows["highs-cli"]
     notes = out.stdout.splitlines()[8:]
-    assert "scip: install: pip install pyscipopt (import of pyscipopt halted; None in sys.modules)" in notes
+    assert ("scip: cannot load it: import of pyscipopt halted; None in sys.modules (reinstall: pip install "
+            "pyscipopt)") in notes
     assert "cbc-cli: install: apt-get install coinor-cbc (or pip install cbcbox)" in notes
     assert "glpk-cli: install: apt-get install glpk-utils" in notes
 

@@ -215,8 +215,9 @@ def _columns(doc: _Doc, v: Any) -> Schema:
     return Schema(tuple(cols))
 
 
-def tree_from_dict(d: Any, source: str = "tree"):
-    """Validate a parsed ``olctc-tree`` document and build the Tree."""
+def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
+    """Validate a parsed ``olctc-tree`` document and build the Tree (an instance of ``cls``, a subclass of
+    Tree, when given)."""
     from olctc.export._names import invalid_text
     from olctc.tree import Tree
 
@@ -285,7 +286,7 @@ def tree_from_dict(d: Any, source: str = "tree"):
     if not isinstance(meta, dict):
         raise doc.fail("meta", "an object", meta)
     try:
-        tree = Tree(W, b, Scaler(mean, scale), schema, tuple(classes), stats["n"], stats["pos"], stats["std"], meta)
+        tree = (cls or Tree)(W, b, Scaler(mean, scale), schema, tuple(classes), stats["n"], stats["pos"], stats["std"], meta)
     except OlctcError as exc:
         raise OlctcError(f"{source}: {exc}") from None
     bad = invalid_text(tree)
@@ -311,8 +312,8 @@ def _check_raw(doc: _Doc, raw: Any, tree) -> None:
                          "(edited by hand? raw is derived: delete it or fix nodes)")
 
 
-def loads(text: str | bytes | bytearray, source: str = "<string>"):
-    """Parse and validate JSON text (str, or UTF-8 bytes) into a Tree."""
+def loads(text: str | bytes | bytearray, source: str = "<string>", cls: type | None = None):
+    """Parse and validate JSON text (str, or UTF-8 bytes) into a Tree (``cls``: as in ``tree_from_dict``)."""
     if isinstance(text, (bytes, bytearray)):  # was "a bytes-like object is required, not 'str'" on bad JSON
         try:
             text = bytes(text).decode("utf-8-sig")
@@ -332,28 +333,32 @@ def loads(text: str | bytes | bytearray, source: str = "<string>"):
                          "the file is corrupted or truncated") from None
     except (ValueError, RecursionError) as exc:
         raise OlctcError(f"{source}: not valid JSON ({exc})") from None
-    return tree_from_dict(d, source)
+    return tree_from_dict(d, source, cls)
 
 
-def load(text_or_path: str | bytes | bytearray | os.PathLike[str]):
-    """Read a tree from JSON text or from a file path."""
+def load(text_or_path: str | bytes | bytearray | os.PathLike[str], cls: type | None = None):
+    """Read a tree from JSON text or from a file path (a str naming an existing file is a path, even one
+    starting with ``{``). ``cls``: as in ``tree_from_dict``."""
     if isinstance(text_or_path, (bytes, bytearray)):
-        return loads(text_or_path)
-    if isinstance(text_or_path, str) and text_or_path.lstrip().startswith(("{", "[")):
-        return loads(text_or_path)
+        return loads(text_or_path, cls=cls)
+    if (isinstance(text_or_path, str) and text_or_path.lstrip().startswith(("{", "["))
+            and not os.path.isfile(text_or_path)):  # isfile: False, not an error, for text too long for a name
+        return loads(text_or_path, cls=cls)
     if not isinstance(text_or_path, (str, os.PathLike)) or not os.fspath(text_or_path).strip():
         # None: "expected str, bytes or os.PathLike object"; "": ".: is a folder"
         raise param_error("text_or_path", "JSON text or a file path (a non-empty str, bytes or os.PathLike)",
                           text_or_path)
     path = Path(text_or_path)
-    if not path.exists():
-        raise OlctcError(f"{path}: no such file")
-    if path.is_dir():
-        raise OlctcError(f"{path}: is a folder, expected a tree JSON file")
     try:
         text = path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
+    except FileNotFoundError:
+        raise OlctcError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise OlctcError(f"{path}: is a folder, expected a tree JSON file") from None
+    except OSError as exc:  # ENAMETOOLONG included, which Path.exists raised
         raise OlctcError(f"{path}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise OlctcError(f"{path}: not UTF-8 text (byte {exc.start}); not an olctc tree file?") from None
-    return loads(text, str(path))
+    except ValueError:  # a NUL character in the name
+        raise OlctcError(f"{path}: no such file (a file name holds no NUL character)") from None
+    return loads(text, str(path), cls)

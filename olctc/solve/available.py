@@ -30,14 +30,17 @@ IN_PROCESS = {
 
 @dataclass(frozen=True)
 class SolverInfo:
-    """One ``--solver`` choice: ``ready`` when it can run here; ``version`` its own version string;
-    ``where`` the program's path or the Python package; ``note`` how to get it, or a caveat."""
+    """One ``--solver`` choice: ``ready`` when it can run here; ``found`` when its package or program is
+    there (found, not ready: it fails to load or run, the note says how); ``version`` its own version string;
+    ``where`` the program's path or the Python package; ``note`` how to get it, why it does not run, or a
+    caveat."""
 
     name: str
     runs: str  # "in process" or "program"
     commands: str  # the olctc commands whose --solver takes it
     models: str  # "MILP" or "MILP, MIQP"
     ready: bool
+    found: bool
     version: str | None
     where: str
     note: str
@@ -75,17 +78,34 @@ _VERSION: dict[str, Callable[[], str]] = {"highs": _highs_version, "cbc": _cbc_v
 def _in_process(name: str) -> SolverInfo:
     package, install, models = IN_PROCESS[name]
     try:
-        where = f"{package} {importlib.metadata.version(package)}"
+        where, found = f"{package} {importlib.metadata.version(package)}", True
     except importlib.metadata.PackageNotFoundError:
-        where = package
+        where, found = package, False
     try:
         version = _VERSION[name]()
     except Exception as exc:  # a missing package, or one whose native library does not load
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        return SolverInfo(name, "in process", "fit, solve, grid", models, False, None, where, f"{install} ({reason})")
+        # found: its package is installed, but it (or its native library) does not load
+        note = f"cannot load it: {reason} (reinstall: {install})" if found else f"{install} ({reason})"
+        return SolverInfo(name, "in process", "fit, solve, grid", models, False, found, None, where, note)
     note = {"highs": "the default of fit and solve",
             "scip": "fit's default for the MIQP presets (margot, margot-sfs, margot-hfs)"}.get(name, "")
-    return SolverInfo(name, "in process", "fit, solve, grid", models, True, version, where, note)
+    return SolverInfo(name, "in process", "fit, solve, grid", models, True, True, version, where, note)
+
+
+def _version_run(cmd: list[str], env: dict[str, str] | None, timeout: float) -> tuple[str | None, str]:
+    """Run a program's version command: (its output, "") when it ran and exited 0, else (None, why not)."""
+    try:
+        # stdin: a program that reads it would take the caller's input, or wait for a terminal's until timeout
+        out = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             errors="replace", timeout=timeout)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"cannot run it: {exc}"
+    if out.returncode != 0:  # a missing shared library (127), a licence or a crash: it cannot solve either
+        last = next((s.strip() for s in reversed((out.stderr + out.stdout).splitlines()) if s.strip()), "")
+        return None, (f"cannot run it: `{' '.join(cmd)}` exited with code {out.returncode}"
+                      + (f": {last[:200]}" if last else ""))
+    return out.stdout + out.stderr, ""
 
 
 def _program(name: str, timeout: float) -> SolverInfo:
@@ -93,35 +113,29 @@ def _program(name: str, timeout: float) -> SolverInfo:
     try:
         exe, env = locate(spec, None)
     except OlctcError:
-        return SolverInfo(name, "program", "solve, grid", "MILP", False, None, spec.program, spec.install)
+        return SolverInfo(name, "program", "solve, grid", "MILP", False, False, None, spec.program, spec.install)
     from olctc.solve.external import _version
 
-    try:
-        out = subprocess.run([str(exe), *VERSION_FLAGS[spec.program]], env=env, capture_output=True,
-                             text=True, errors="replace", timeout=timeout)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return SolverInfo(name, "program", "solve, grid", "MILP", False, None, str(exe), f"cannot run it: {exc}")
+    out, why = _version_run([str(exe), *VERSION_FLAGS[spec.program]], env, timeout)
+    if out is None:
+        return SolverInfo(name, "program", "solve, grid", "MILP", False, True, None, str(exe), why)
     note = "its tolerances cannot be set, so its optimum is approximate" if name in UNTUNABLE else ""
-    return SolverInfo(name, "program", "solve, grid", "MILP", True, _version(spec, out.stdout + out.stderr), str(exe),
-                      note)
+    return SolverInfo(name, "program", "solve, grid", "MILP", True, True, _version(spec, out), str(exe), note)
 
 
 def _gurobi(timeout: float) -> SolverInfo:
     """``grid --solver gurobi-cli``: its task lines run ``gurobi_cl`` (on the nodes: here, it is only looked up)."""
     found = shutil.which("gurobi_cl")
     if found is None:
-        return SolverInfo("gurobi-cli", "program", "grid", "MILP, MIQP", False, None, "gurobi_cl",
+        return SolverInfo("gurobi-cli", "program", "grid", "MILP, MIQP", False, False, None, "gurobi_cl",
                           "Gurobi with a licence, gurobi_cl on PATH where the grid's tasks run")
-    exe = Path(found)
-    try:
-        out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, errors="replace",
-                             timeout=timeout)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return SolverInfo("gurobi-cli", "program", "grid", "MILP, MIQP", False, None, str(exe),
-                          f"cannot run it: {exc}")
-    match = re.search(r"Gurobi Optimizer version (\S+)", out.stdout + out.stderr)
+    exe = Path(found).absolute()
+    out, why = _version_run([str(exe), "--version"], None, timeout)
+    if out is None:
+        return SolverInfo("gurobi-cli", "program", "grid", "MILP, MIQP", False, True, None, str(exe), why)
+    match = re.search(r"Gurobi Optimizer version (\S+)", out)
     version = f"Gurobi {match[1]}" if match else "gurobi_cl (version unknown)"
-    return SolverInfo("gurobi-cli", "program", "grid", "MILP, MIQP", True, version, str(exe), "")
+    return SolverInfo("gurobi-cli", "program", "grid", "MILP, MIQP", True, True, version, str(exe), "")
 
 
 def available_solvers(*, timeout: float = 20.0) -> list[SolverInfo]:
@@ -139,10 +153,11 @@ def available_solvers(*, timeout: float = 20.0) -> list[SolverInfo]:
 def table_lines(infos: list[SolverInfo]) -> list[str]:
     """``olctc solvers``' table: one line per solver, then a line on those that are missing."""
     rows = [("solver", "runs", "commands", "models", "version", "where")]
-    rows += [(i.name, i.runs, i.commands, i.models, i.version or "missing", i.where) for i in infos]
+    rows += [(i.name, i.runs, i.commands, i.models, i.version or ("broken" if i.found else "missing"), i.where)
+             for i in infos]
     widths = [max(len(r[k]) for r in rows) for k in range(5)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] for r in rows]
     for i in infos:
         if i.note:
-            lines.append(f"{i.name}: {'install: ' if not i.ready else ''}{i.note}")
+            lines.append(f"{i.name}: {'install: ' if not i.found else ''}{i.note}")
     return lines

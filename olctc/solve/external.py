@@ -140,7 +140,8 @@ def locate(spec: ExternalSolver, solver_path: Path | None) -> tuple[Path, dict[s
             raise OlctcError(f"solver program {exe} does not exist or is not executable")
     else:
         found = shutil.which(spec.program)
-        exe = Path(found) if found else spec.locate_extra()
+        # absolute: an empty or "." entry of PATH gives a name relative to here, and the program runs elsewhere
+        exe = Path(found).absolute() if found else spec.locate_extra()
         if exe is None:
             raise OlctcError(f"{spec.name} needs the '{spec.program}' program, which is not on PATH: "
                              f"install it with `{spec.install}` or give its path (--solver-path; solver_path= in Python)")
