@@ -294,18 +294,20 @@ def _not_a_column(data: str, option: str, name: str, header: Sequence[str]) -> O
 
 
 class _Scorer:
-    """The predictions against the class labels of DATA.csv's --target column, counted chunk by chunk."""
+    """The predictions against the class labels of DATA.csv's --target column, counted chunk by chunk: the
+    labels' confusion counts, and the probabilities' log loss and Brier score (summed)."""
 
     def __init__(self, tree, data: str, header: Sequence[str], target: str) -> None:
         self.tree, self.data, self.target = tree, data, target
         self.where = header.index(target)
         self.index = {c: k for k, c in enumerate(tree.classes)}  # 0: the negative class, 1: the positive
         self.counts = np.zeros((2, 2), dtype=np.int64)  # [true class, predicted class]
+        self.log_loss = self.brier = 0.0
         self.error: OlctcError | None = None
 
-    def add(self, chunk, labels: np.ndarray) -> None:
+    def add(self, chunk, labels: np.ndarray, scores: np.ndarray) -> None:
         from olctc.data.labels import _label_value, _no_label  # the rule read_csv reads labels by
-        from olctc.tree import class_array
+        from olctc.tree import class_array, sigmoid
 
         if self.error is not None:
             return
@@ -331,6 +333,9 @@ class _Scorer:
             return
         pred = (labels == class_array(self.tree.classes)[1]).astype(np.intp)
         np.add.at(self.counts, (truth, pred), 1)
+        # -log P(true class) from the score itself: exact where 1 - sigmoid(s) rounds to 0 (no clipping)
+        self.log_loss += float(np.logaddexp(0.0, np.where(truth == 1, -scores, scores)).sum())
+        self.brier += float(np.square(sigmoid(scores) - truth).sum())
 
     def line(self) -> str:
         n = int(self.counts.sum())
@@ -339,11 +344,13 @@ class _Scorer:
         right = np.diag(self.counts)
         per_class = self.counts.sum(axis=1)
         acc = f"accuracy {right.sum() / n:.4f}"
+        proba = f"log loss {self.log_loss / n:.4f}, Brier score {self.brier / n:.4f}"
         if (per_class == 0).any():  # a recall of a class with no row is undefined
             only = self.tree.classes[int(np.argmax(per_class))]
-            return f"{acc} on {n} rows (column {self.target!r}); balanced accuracy undefined: every row is {only!r}"
+            return (f"{acc}, {proba} on {n} rows (column {self.target!r}); balanced accuracy undefined: every row "
+                    f"is {only!r}")
         recall = right / per_class
-        return (f"{acc}, balanced accuracy {recall.mean():.4f} on {n} rows (column {self.target!r}; recall "
+        return (f"{acc}, balanced accuracy {recall.mean():.4f}, {proba} on {n} rows (column {self.target!r}; recall "
                 f"{recall[0]:.4f} of {self.tree.classes[0]!r}, {recall[1]:.4f} of {self.tree.classes[1]!r})")
 
 
@@ -353,8 +360,9 @@ class _Scorer:
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
 @click.option("--id-column", default=None, help="Copy this column of DATA.csv into the output.")
 @click.option("--target", default=None, metavar="COLUMN",
-              help="Score the predictions against the class labels in COLUMN: accuracy and balanced accuracy "
-                   "(on standard error when the predictions go to standard output).")
+              help="Score the predictions against the class labels in COLUMN: accuracy, balanced accuracy, "
+                   "and the probabilities' log loss and Brier score (on standard error when the predictions go "
+                   "to standard output).")
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="CSV to write, such as NAME.csv (the suffix of another format, .json, .py ..., is refused); "
                    "without it, or with -o -, standard output.")
@@ -412,16 +420,17 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
                 continue  # read on: the rest of the file may hold a fault that comes first
             X = t.encode(cells, str(data))
             try:
-                labels = t.predict(X)
-                P = t.predict_proba(X) if proba else None
+                scores = t.decision_function(X)  # once: predict and predict_proba would each score the rows
             except ScoreOverflow as exc:
                 k = chunk.first + exc.row
                 overflow = ScoreOverflow(k, exc.node, f"{data}: row {k} (line {chunk.lines[exc.row]})")
                 continue
+            labels = t.labels_of(scores)
+            P = t.proba_of(scores) if proba else None
             ids = list(map(itemgetter(i), chunk.rows)) if i is not None else None
             sink.write(_csv_text(_prediction_rows(ids, labels, P)))
             if scorer is not None:
-                scorer.add(chunk, labels)
+                scorer.add(chunk, labels, scores)
         if checks is not None:  # else there is a fault already
             fault = checks.error or (scorer.error if scorer is not None else None)
         if fault is not None:

@@ -445,11 +445,19 @@ class Tree:
 
     def predict(self, X: Any) -> np.ndarray:
         """(n,) labels: the positive class iff the reached node's score is > 0."""
-        return class_array(self.classes)[(self.decision_function(X) > 0).astype(np.intp)]
+        return self.labels_of(self.decision_function(X))
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """(n, 2) probabilities [1 - sigmoid, sigmoid], columns in ``classes`` order."""
-        p = sigmoid(self.decision_function(X))
+        return self.proba_of(self.decision_function(X))
+
+    def labels_of(self, scores: Any) -> np.ndarray:
+        """``predict`` of the rows whose ``decision_function`` is ``scores``."""
+        return class_array(self.classes)[(np.asarray(scores) > 0).astype(np.intp)]
+
+    def proba_of(self, scores: Any) -> np.ndarray:
+        """``predict_proba`` of the rows whose ``decision_function`` is ``scores``."""
+        p = sigmoid(scores)
         return np.column_stack([1.0 - p, p])
 
     def encode(self, table: Any, source: str = "data") -> np.ndarray:

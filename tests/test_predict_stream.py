@@ -14,6 +14,7 @@ import gzip
 import hashlib
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -670,7 +671,7 @@ def test_interrupted_predict_leaves_nothing(trees, tmp_path):
 def test_predict_target_scores_as_scikit_learn_does(tmp_path, capsys, name):
     """--target COLUMN: accuracy and balanced accuracy of the predictions against the file's labels, on
     standard error when the predictions go to standard output (here across chunks: 300,000 cells each)."""
-    from sklearn.metrics import accuracy_score, balanced_accuracy_score, recall_score
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, brier_score_loss, log_loss, recall_score
 
     save(tree_for(name, 2), tmp_path / "t.json")
     data = tmp_path / "d.csv"
@@ -683,9 +684,13 @@ def test_predict_target_scores_as_scikit_learn_does(tmp_path, capsys, name):
     pred = [r["prediction"] for r in csv.DictReader(io.StringIO(out))]
     t = _load_tree(tmp_path / "t.json")
     rec = recall_score(truth, pred, average=None, labels=[str(c) for c in t.classes])
+    import pandas as pd
+
+    p = t.predict_proba(t.encode(pd.read_csv(data)))[:, 1]
+    z = np.array(truth) == str(t.classes[1])
     assert err.strip().splitlines()[-1] == (
-        f"accuracy {accuracy_score(truth, pred):.4f}, balanced accuracy {balanced_accuracy_score(truth, pred):.4f} "
-        f"on {len(truth)} rows (column 'y'; recall {rec[0]:.4f} of {t.classes[0]!r}, {rec[1]:.4f} of "
+        f"accuracy {accuracy_score(truth, pred):.4f}, balanced accuracy {balanced_accuracy_score(truth, pred):.4f}, "
+        f"log loss {log_loss(z, p):.4f}, Brier score {brier_score_loss(z, p):.4f} on {len(truth)} rows (column 'y'; recall {rec[0]:.4f} of {t.classes[0]!r}, {rec[1]:.4f} of "
         f"{t.classes[1]!r})")
     assert "ignoring" not in err  # the target is used, not a column the tree ignores
     code, out, err2 = cli_main(["predict", tmp_path / "t.json", data, "--target", "y", "-o", tmp_path / "p.csv"],
@@ -714,7 +719,8 @@ def test_predict_target_refuses_labels_it_cannot_score(tmp_path, capsys):
         assert not (tmp_path / "p.csv").exists()
     (tmp_path / "one.csv").write_text("\n".join([lines[0]] + [r for r in lines[1:] if r.endswith(",1")][:5]) + "\n")
     code, _, err = cli_main(["predict", tmp_path / "t.json", tmp_path / "one.csv", "--target", "y"], capsys)
-    assert code == 0 and err.strip().endswith("on 5 rows (column 'y'); balanced accuracy undefined: every row is 1")
+    assert code == 0 and re.search(r"^accuracy [0-9.]+, log loss [0-9.]+, Brier score [0-9.]+ on 5 rows \(column 'y'\); "
+                                   "balanced accuracy undefined: every row is 1$", err.strip().splitlines()[-1])
 
 
 def test_predict_target_names_the_first_bad_row_and_reads_labels_as_read_csv_does(tmp_path, capsys):
@@ -739,3 +745,17 @@ def test_predict_target_names_the_first_bad_row_and_reads_labels_as_read_csv_doe
     assert len(truth) == len(lines) - 4 and truth[1:3] == [1, 1]
     right = sum(t == p for t, p in zip(truth, pred))
     assert err.strip().splitlines()[-1].startswith(f"accuracy {right / len(truth):.4f}, ")
+
+
+def test_predict_target_log_loss_is_exact_for_confident_mistakes(tmp_path, capsys):
+    """--target's log loss is -log P(true class) from the score itself: a mistake at score 800 costs 800,
+    where 1 - sigmoid(800) is 0 in floating point (scikit-learn's log_loss clips it to about 36)."""
+    from olctc.tree import Tree
+
+    save(Tree.from_arrays([[1.0]], [0.0], feature_names=["x"]), tmp_path / "t.json")
+    (tmp_path / "d.csv").write_text("x,y\n800,-1\n-500,-1\n")
+    code, out, err = cli_main(["predict", tmp_path / "t.json", tmp_path / "d.csv", "--target", "y",
+                               "-o", tmp_path / "p.csv"], capsys)
+    assert code == 0, err
+    assert out.splitlines()[-1] == ("accuracy 0.5000, log loss 400.0000, Brier score 0.5000 on 2 rows (column 'y'); "
+                                    "balanced accuracy undefined: every row is -1")
