@@ -690,8 +690,8 @@ def test_predict_target_scores_as_scikit_learn_does(tmp_path, capsys, name):
     z = np.array(truth) == str(t.classes[1])
     assert err.strip().splitlines()[-1] == (
         f"accuracy {accuracy_score(truth, pred):.4f}, balanced accuracy {balanced_accuracy_score(truth, pred):.4f}, "
-        f"log loss {log_loss(z, p):.4f}, Brier score {brier_score_loss(z, p):.4f} on {len(truth)} rows (column 'y'; recall {rec[0]:.4f} of {t.classes[0]!r}, {rec[1]:.4f} of "
-        f"{t.classes[1]!r})")
+        f"log loss {log_loss(z, p):.4f}, Brier score {brier_score_loss(z, p):.4f} on {len(truth)} rows (column 'y'; "
+        f"recall {rec[0]:.4f} of {t.classes[0]!r}, {rec[1]:.4f} of {t.classes[1]!r})")
     assert "ignoring" not in err  # the target is used, not a column the tree ignores
     code, out, err2 = cli_main(["predict", tmp_path / "t.json", data, "--target", "y", "-o", tmp_path / "p.csv"],
                                capsys)
@@ -719,8 +719,9 @@ def test_predict_target_refuses_labels_it_cannot_score(tmp_path, capsys):
         assert not (tmp_path / "p.csv").exists()
     (tmp_path / "one.csv").write_text("\n".join([lines[0]] + [r for r in lines[1:] if r.endswith(",1")][:5]) + "\n")
     code, _, err = cli_main(["predict", tmp_path / "t.json", tmp_path / "one.csv", "--target", "y"], capsys)
-    assert code == 0 and re.search(r"^accuracy [0-9.]+, log loss [0-9.]+, Brier score [0-9.]+ on 5 rows \(column 'y'\); "
-                                   "balanced accuracy undefined: every row is 1$", err.strip().splitlines()[-1])
+    assert code == 0 and re.search(r"^accuracy [0-9.]+, log loss [0-9.]+, Brier score [0-9.]+ on 5 rows "
+                                   r"\(column 'y'\); balanced accuracy undefined: every row is 1$",
+                                   err.strip().splitlines()[-1])
 
 
 def test_predict_target_names_the_first_bad_row_and_reads_labels_as_read_csv_does(tmp_path, capsys):

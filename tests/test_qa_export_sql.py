@@ -56,7 +56,8 @@ def run_typed(eng: str, server, cols: list[tuple[str, str]], rows: list[list], q
     body = query.rstrip().rstrip(";")
     select = f"SELECT olctc_row, {', '.join(OUTPUTS)} FROM (\n{body}\n) AS q ORDER BY olctc_row"
     if eng == "postgres":
-        script = (f"SET jit = off;\nDROP TABLE IF EXISTS olctc_input;\nCREATE TABLE olctc_input (olctc_row INTEGER, {defs});\n"
+        script = ("SET jit = off;\nDROP TABLE IF EXISTS olctc_input;\n"
+                  f"CREATE TABLE olctc_input (olctc_row INTEGER, {defs});\n"
                   + "".join(f"INSERT INTO olctc_input VALUES ({i}, {', '.join(_pg_value(v) for v in r)});\n"
                             for i, r in enumerate(rows)) + select + ";\n")
         return pg_outputs(server, script)

@@ -286,7 +286,8 @@ def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
     if not isinstance(meta, dict):
         raise doc.fail("meta", "an object", meta)
     try:
-        tree = (cls or Tree)(W, b, Scaler(mean, scale), schema, tuple(classes), stats["n"], stats["pos"], stats["std"], meta)
+        tree = (cls or Tree)(W, b, Scaler(mean, scale), schema, tuple(classes), stats["n"], stats["pos"],
+                             stats["std"], meta)
     except OlctcError as exc:
         raise OlctcError(f"{source}: {exc}") from None
     bad = invalid_text(tree)

@@ -1,8 +1,8 @@
 """Tree -> one SQL query that scores the rows of a table in the database (SQLite, DuckDB, PostgreSQL, ...).
 
 The query reads a table or view named ``olctc_input`` (or the one ``table`` names: the query then calls it
-``olctc_input`` inside) whose columns carry the tree's input column names, and returns every input column plus ``olctc_node`` (the
-last-layer node reached), ``olctc_score`` (its log-odds of the positive class), ``olctc_proba``
+``olctc_input`` inside) whose columns carry the tree's input column names, and returns every input column
+plus ``olctc_node`` (the last-layer node reached), ``olctc_score`` (its log-odds of the positive class), ``olctc_proba``
 (P(positive class)) and ``olctc_label``; its helper columns are named ``olctc_`` too, so no input
 column may be.
 
