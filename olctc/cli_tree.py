@@ -290,7 +290,7 @@ def _prediction_rows(ids: list[str] | None, labels, P) -> Iterable[Sequence[str]
 def _not_a_column(data: str, option: str, name: str, header: Sequence[str]) -> OlctcError:
     from olctc.data.csvfile import _columns_text
 
-    return OlctcError(f"{data}: {option} {name!r} is not a column; columns are: {_columns_text(header)}")
+    return OlctcError(f"{data}: {option} {name!r} is not a column; columns are: {_columns_text(header, name)}")
 
 
 class _Scorer:

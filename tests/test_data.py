@@ -617,3 +617,20 @@ def test_a_missing_value_marker_is_named_as_one(tmp_path):
                                          r"encoded as a category of its own"):
         ds = read_csv(p, "y")
     assert "b=?" in ds.feature_names
+
+
+@pytest.mark.parametrize("target,hint", [
+    ("Y", "; did you mean 'y'?"),           # another case
+    ("diagnosys", "; did you mean 'diagnosis'?"),  # a typo
+    ("nope", ""),                            # nothing close: no guess ('slope' is 0.67 alike)
+])
+def test_missing_target_names_the_last_column_and_a_close_one(tmp_path, target, hint):
+    """More than 12 columns: the message shows the first 12 and the last (often the label), and the column
+    most like the name given, when one is close."""
+    names = [f"f{k}" for k in range(12)] + ["slope", "diagnosis", "y"]
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join(names) + "\n" + ",".join(["1"] * 15) + "\n" + ",".join(["0"] * 15) + "\n")
+    with pytest.raises(OlctcError) as err:
+        read_csv(path, target)
+    assert str(err.value) == (f"{path}: target column {target!r} not found; columns are: "
+                              + ", ".join(names[:12]) + " ... (15 columns, the last y)" + hint)

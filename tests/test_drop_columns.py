@@ -56,7 +56,7 @@ def test_dropped_columns_are_not_features(ids_csv):
 
 
 @pytest.mark.parametrize("drop, message", [
-    (["ID"], "column 'ID' to drop is not in the file; columns are: id, a, b, region, y"),
+    (["ID"], "column 'ID' to drop is not in the file; columns are: id, a, b, region, y; did you mean 'id'?"),
     (["y"], "column 'y' to drop is the target column"),
     (["id", "a", "b", "region"], "no feature columns left once the dropped ones are out ('y' is the target)"),
 ])

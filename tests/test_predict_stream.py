@@ -144,8 +144,10 @@ def old_predict(tree, data, proba=False, id_column=None, output=None) -> tuple[i
         table = old_read_table(data)
         header, rows, lines = table.header, table.rows, table.lines
         if id_column is not None and id_column not in header:
+            from olctc.data.csvfile import _columns_text  # the message's wording changed since (the last column)
+
             raise OlctcError(f"{data}: --id-column {id_column!r} is not a column; columns are: "
-                             f"{', '.join(header[:12])}" + (" ..." if len(header) > 12 else ""))
+                             f"{_columns_text(header, id_column)}")
         head = ([id_column] if id_column else []) + ["prediction"] + \
             ([f"proba_{c}" for c in t.classes] if proba else [])
         if id_column is not None and head.count(id_column) > 1:
@@ -702,7 +704,7 @@ def test_predict_target_refuses_labels_it_cannot_score(tmp_path, capsys):
     save(tree_for("heart", 1), tmp_path / "t.json")
     lines = gzip.decompress(dataset_path("heart").read_bytes()).decode().splitlines()
     for edit, message in [((None, None), "--target 'label' is not a column; columns are: age, sex, cp, trestbps, chol, fbs, "
-                                         "restecg, thalach, exang, oldpeak, slope, ca ..."),
+                                         "restecg, thalach, exang, oldpeak, slope, ca ... (14 columns, the last y)"),
                           ((4, "maybe"), "--target 'y' line 5: label 'maybe' is not one of the tree's classes "
                                          "(0, 1); drop such rows to score the others, or leave out --target"),
                           ((6, ""), "--target 'y' line 7: no class label; drop such rows to score the others, "

@@ -141,7 +141,7 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         if len(header) == 1:
             raise OlctcError(f"{src}: target column {target!r} not found: the header is one column "
                              f"{shorten(header[0])!r}; {SEPARATORS_READ}")
-        raise OlctcError(f"{src}: target column {target!r} not found; columns are: {_columns_text(header)}")
+        raise OlctcError(f"{src}: target column {target!r} not found; columns are: {_columns_text(header, target)}")
     if read.n < 2:
         raise OlctcError(f"{src}: {read.n} data row(s); at least 2 points are needed")
     ti = header.index(target)
@@ -151,10 +151,10 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
             raise OlctcError(f"{src}: column {name!r} to drop is the target column")
         if name not in header:
             raise OlctcError(f"{src}: column {name!r} to drop is not in the file; columns are: "
-                             f"{_columns_text(header)}")
+                             f"{_columns_text(header, name)}")
     if weight_column is not None and weight_column not in header:
         raise OlctcError(f"{src}: weight column {weight_column!r} is not in the file; columns are: "
-                         f"{_columns_text(header)}")
+                         f"{_columns_text(header, weight_column)}")
     feats = [h for h in header if h not in (target, weight_column) and h not in dropped]
     if not feats:
         left = f"besides the target {target!r}" if not dropped else f"left once the dropped ones are out " \
@@ -418,9 +418,17 @@ def _check_one_hot_size(schema: Schema, n: int, source: str, limit: int) -> None
                      f"out with --drop {shlex.quote(top.name)})")
 
 
-def _columns_text(header: Sequence[str]) -> str:
-    """The first columns of a header, for a message naming a column that is not there."""
-    return ", ".join(header[:12]) + (" ..." if len(header) > 12 else "")
+def _columns_text(header: Sequence[str], name: object = None) -> str:
+    """The first columns of a header (and the last: often the label), for a message naming a column
+    ``name`` that is not there; then the column most like ``name``, if one is close."""
+    import difflib
+
+    text = ", ".join(header[:12]) + (f" ... ({len(header)} columns, the last {header[-1]})" if len(header) > 12 else "")
+    if not isinstance(name, str):  # read_csv's target may be any object: its message quotes it
+        return text
+    folded = {h.casefold(): h for h in reversed(header)}  # the first of names differing only in case
+    close = difflib.get_close_matches(name.casefold(), list(folded), n=1, cutoff=0.75)  # not nope -> slope
+    return text + (f"; did you mean {folded[close[0]]!r}?" if close else "")
 
 
 def _warn_marker_categories(schema: Schema, source: str) -> None:
