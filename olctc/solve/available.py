@@ -103,8 +103,9 @@ def _version_run(cmd: list[str], env: dict[str, str] | None, timeout: float) -> 
         return None, f"cannot run it: {exc}"
     if out.returncode != 0:  # a missing shared library (127), a licence or a crash: it cannot solve either
         last = next((s.strip() for s in reversed((out.stderr + out.stdout).splitlines()) if s.strip()), "")
+        last = "".join(c if c.isprintable() else "?" for c in last[:200])  # no terminal escape reaches the table
         return None, (f"cannot run it: `{' '.join(cmd)}` exited with code {out.returncode}"
-                      + (f": {last[:200]}" if last else ""))
+                      + (f": {last}" if last else ""))
     return out.stdout + out.stderr, ""
 
 
