@@ -186,14 +186,17 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     On any exception (KeyboardInterrupt included) the temporary file is removed and nothing appears
     under ``path``. A symbolic link is followed (its target is replaced, the link stays); a FIFO or
     device (``/dev/stdout``) is written to directly, since renaming onto it would replace the node.
-    OS errors become an OlctcError naming ``path``.
+    OS errors become an OlctcError naming ``path``. Text is written with ``surrogateescape``: a file name
+    read with bytes that are not UTF-8 (the only source of lone surrogates that reaches a file: the JSON
+    writers refuse others) goes back out as those bytes, the name a command line in the text must give.
     """
     check_output_file(path)
     path = Path(path)
     binary = "b" in mode
     if path.exists() and not path.is_file():  # exists() and is_file() follow links
         with _os_errors(path):
-            fh = open(path, mode, encoding=None if binary else encoding, newline=None if binary else "\n")
+            fh = open(path, mode, encoding=None if binary else encoding, newline=None if binary else "\n",
+                      errors=None if binary else "surrogateescape")
         with _os_errors(path), fh:
             yield fh
         return
@@ -216,7 +219,8 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         else:
             raise OlctcError(f"cannot write {path}: no free temporary name in {folder} after {_TRIES} tries")
         with _os_errors(path, tmp), os.fdopen(fd, mode, encoding=None if binary else encoding,
-                                              newline=None if binary else "\n") as fh:
+                                              newline=None if binary else "\n",
+                                              errors=None if binary else "surrogateescape") as fh:
             yield fh
         check_interrupt()
         with _os_errors(path):

@@ -113,7 +113,9 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
 
     The manifest beside the model (``NAME.olctc.json``) is used only if it was written for this very
     file (same name and sha256): two models may share a stem (``m.mps`` and ``m.lp``), and a model may
-    be edited after compile. Otherwise a warning says so and the solve runs without its MIP start.
+    be edited after compile. Otherwise a warning says so and the solve runs without its MIP start. A model
+    given through a symbolic link with no manifest beside it has its compiled files looked up beside the
+    file the link names; the solution goes beside the link.
     """
     from olctc.solve import solve_file, write_native_solution
     from olctc.solve.modelfile import check_model_path, model_stem
@@ -123,7 +125,10 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     model = Path(model)
     if not model.exists():
         raise OlctcError(f"{model}: no such model file")
-    mpath = manifest_path(model)
+    files = model  # where compile's other files are
+    if not manifest_path(model).exists() and model.is_symlink():
+        files = model.resolve()  # a link to a compiled model: its start and manifest are beside the model
+    mpath = manifest_path(files)
     check_not_input(output, ("model", model), ("manifest", mpath))
     check_model_path(model)
     man = read_manifest(mpath, check_model=False) if mpath.exists() else None
@@ -131,20 +136,20 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     with manifest_fields(mpath):
         if man is not None:
             entry, why = man["model"], None
-            if entry.get("file") != model.name:
-                why = f"{mpath.name} was written for model file {entry.get('file')!r}, not {model.name}"
+            if entry.get("file") != files.name:
+                why = f"{mpath.name} was written for model file {entry.get('file')!r}, not {files.name}"
             elif entry.get("sha256") != sha256_file(model):
-                why = f"{model.name} changed since compile (its sha256 is not the one in {mpath.name})"
+                why = f"{files.name} changed since compile (its sha256 is not the one in {mpath.name})"
             if why is not None:
                 if use_start:
                     warnings.warn(f"{why}: solving without the MIP start compile wrote", stacklevel=2)
                 man = None  # its start and column names belong to another model
-        start_path = _start_file(model, man, solver) if use_start and man is not None else None
+        start_path = _start_file(files, man, solver) if use_start and man is not None else None
         names = None if man is None else [str(n) for n in names_from_block_map(man["blocks"]["columns"])]
     check_not_input(output, ("MIP start", start_path))
     if mpath.exists():  # what decode reads next, and compile's other files
         check_not_input(output, ("data named in the manifest", source),
-                        *(("file compile wrote beside the model", f) for f in compiled_files(model)[2:]))
+                        *(("file compile wrote beside the model", f) for f in compiled_files(files)[2:]))
     # after the inputs: -o m.mps is the input model rather than a wrong suffix; -o x.json / x.mps wrote a
     # solution under another format's name
     check_suffix(output, "solve", "a solution file", (".sol", ".txt"))

@@ -278,6 +278,9 @@ CASES = [
       "leave the option out for no limit). Got 10000000000.0 instead.", runner="sub"),
     C("solve-missing-program", "solve m.mps --solver cbc-cli --solver-path /nonexistent/cbc",
       "solver program /nonexistent/cbc does not exist or is not executable"),
+    # a bare name was looked up on PATH, then reported as "/the/cwd/nocbc does not exist" (QA pass)
+    C("solve-program-not-on-path", "solve m.mps --solver cbc-cli --solver-path nocbc",
+      "solver program 'nocbc' is not on PATH, nor a file in this folder: give its path"),
     C("solve-path-for-inprocess", "solve m.mps --solver highs --solver-path /usr/bin/cbc",
       "--solver-path applies to the solver programs (cbc-cli, highs-cli, glpk-cli), not to highs, which runs "
       "in process"),

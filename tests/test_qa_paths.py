@@ -249,9 +249,6 @@ def test_bench_in_a_deleted_working_folder(tmp_path):
         one_line_error(res)
 
 
-@pytest.mark.xfail(strict=True, reason="DEFECT: solve of a model given through a symbolic link looks for the manifest "
-                                       "and MIP start beside the link, not the model, and silently solves without "
-                                       "the warm start (no note)")
 def test_solve_through_a_symlinked_model_keeps_its_mip_start(compiled, tmp_path):
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "m.mps").symlink_to(compiled / "proj" / "m.mps")
@@ -385,10 +382,7 @@ def test_odd_names_solve_and_decode(weird, solver, tmp_path, monkeypatch, capsys
 
 @pytest.mark.parametrize("name", [
     "my model's $x (1) ü",
-    pytest.param("-n ü$(x)", marks=pytest.mark.xfail(
-        strict=True, reason="DEFECT: NAME.solvers.txt writes a model named with a leading '-' as cbc '-n x.mps' and "
-                            "glpsol '-n x.mps' -w ...: CBC says 'Unrecognized parameter', glpsol 'Invalid option' "
-                            "(./-n x.mps would run); olctc solve itself works")),
+    "-n ü$(x)",  # was cbc '-n x.mps' and glpsol '-n x.mps' in NAME.solvers.txt: read as options (QA pass)
 ])
 def test_solvers_txt_command_lines_run_as_written_for_odd_names(tmp_path, name, monkeypatch, capsys):
     if shutil.which("cbc") is None or shutil.which("glpsol") is None:
@@ -565,9 +559,6 @@ def latin1(tmp_path_factory):
 
 
 @pytest.mark.parametrize("solver", ["highs", "cbc", "scip"])
-@pytest.mark.xfail(strict=True, reason="DEFECT: in-process solve of a model whose path holds a non-UTF-8 byte: "
-                                       "traceback, exit 1 (highs: TypeError from readModel; cbc, scip: "
-                                       "UnicodeEncodeError); the -cli solvers solve it")
 def test_in_process_solve_of_a_model_under_a_non_utf8_name(latin1, solver, tmp_path):
     res = run(["solve", latin1 / LATIN1 / "m.mps", "--solver", solver, "--quiet", "--time-limit", "10",
                "-o", tmp_path / "s.sol"], cwd=tmp_path)
@@ -583,9 +574,6 @@ def test_solver_programs_solve_a_model_under_a_non_utf8_name(latin1, solver, tmp
     assert (tmp_path / f"{LATIN1}.sol").is_file()
 
 
-@pytest.mark.xfail(strict=True, reason="DEFECT: compile -o NAME.mps with a non-UTF-8 byte in NAME: "
-                                       "UnicodeEncodeError traceback writing NAME.solvers.txt, exit 1 "
-                                       "(solve, fit, export -o such a name work)")
 def test_compile_to_a_non_utf8_name(tmp_path):
     res = run(["compile", "--dataset", "haberman", "--depth", "1", "-o", f"{LATIN1}.mps"], cwd=tmp_path)
     assert "Traceback" not in res.stderr, res.stderr[-400:]
@@ -596,10 +584,6 @@ def test_compile_to_a_non_utf8_name(tmp_path):
         assert res.returncode == 0 and (tmp_path / f"{LATIN1}.olctc.json").is_file()
 
 
-@pytest.mark.xfail(strict=True, reason="DEFECT: training data whose file name holds a non-UTF-8 byte: compile "
-                                       "takes it, but fit and decode refuse to write any tree ('the tree's meta holds "
-                                       "text that is not valid Unicode'), even decode --data plain.csv, as the "
-                                       "manifest keeps the name")
 def test_training_data_under_a_non_utf8_name_gives_a_tree(tmp_path):
     write_haberman(tmp_path / f"{LATIN1}.csv")
     res = run(["fit", f"{LATIN1}.csv", "--target", "y", "--depth", "1", "--time-limit", "5", "--quiet",

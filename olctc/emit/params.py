@@ -278,7 +278,10 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, t
     from olctc.emit.start import start_filename
 
     stem = model.rsplit(".", 1)[0]
-    q = shlex.quote  # file names with spaces stay one argument in the shell lines
+    def q(name: str) -> str:
+        # one shell word for a name with spaces; ./ before a leading "-", which a program reads as an option
+        return shlex.quote("./" + name if name.startswith("-") else name)
+
     cbc = " ".join(cbc_args(time_limit=time_limit, threads=threads, mip_gap=mip_gap))
     glpk = " ".join(glpk_args(time_limit=time_limit, mip_gap=mip_gap,
                               model_format=_format(model)))

@@ -134,9 +134,13 @@ def locate(spec: ExternalSolver, solver_path: Path | None) -> tuple[Path, dict[s
     if solver_path is not None:
         # A bare program name is looked up on PATH; a path is used as given. The program runs in a
         # temporary folder, so the path is made absolute.
-        found = shutil.which(str(solver_path)) if os.sep not in str(solver_path) else None
-        exe = Path(found) if found else Path(solver_path).absolute()
+        bare = os.sep not in str(solver_path)
+        found = shutil.which(str(solver_path)) if bare else None
+        exe = Path(found).absolute() if found else Path(solver_path).absolute()
         if not (exe.is_file() and os.access(exe, os.X_OK)):
+            if bare and not exe.exists():  # a name: looked up on PATH first
+                raise OlctcError(f"solver program {str(solver_path)!r} is not on PATH, nor a file in this folder: "
+                                 "give its path")
             raise OlctcError(f"solver program {exe} does not exist or is not executable")
     else:
         found = shutil.which(spec.program)

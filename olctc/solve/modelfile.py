@@ -60,11 +60,17 @@ def readable_path(path: str | os.PathLike[str], folder: str | os.PathLike[str] |
     reads ``m.LP`` as MPS and loads nothing, HiGHS and glpsol refuse ``m.lp.GZ``. A file named otherwise
     is handed over as a symbolic link with the readable name (a copy where no link can be made) in
     ``folder``, or in a temporary folder removed afterwards. The path is not resolved: a model that is
-    itself a link to a file without a suffix (``m.lp -> store/blob``) is read by its own name.
+    itself a link to a file without a suffix (``m.lp -> store/blob``) is read by its own name. A path that is
+    not valid UTF-8 (a byte such as 0xE9 in a folder's name), which the solvers' Python bindings cannot pass
+    on, is handed over the same way, as ``model.mps`` (or ``.lp``) when the name itself is not.
     """
+    from olctc.data.labels import is_unicode
+
     path = Path(path).absolute()
     name = readable_name(path)
-    if path.name == name:
+    if not is_unicode(name):  # a file name read with undecodable bytes holds lone surrogates
+        name = "model" + name[len(model_stem(path)):]
+    if path.name == name and is_unicode(str(path)):
         yield path
         return
     with contextlib.ExitStack() as stack:
