@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import warnings
 from pathlib import Path
 
@@ -54,7 +53,8 @@ def _refuse_C(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 @click.option("--partition", default=None, help="Slurm partition (default: the cluster's).")
 @click.option("--account", default=None, help="Slurm account (default: yours).")
 @click.option("--olctc-cmd", default=None,
-              help="How jobs call olctc (default: `olctc` if on PATH, else this Python -m olctc.cli).")
+              help="How jobs call olctc (default: `olctc` if on PATH, else this Python -m olctc.cli); a relative "
+                   "path is written absolute, as the jobs run in the grid folder.")
 @max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False),
               help="Grid folder to create.")
@@ -66,7 +66,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
     from olctc.cluster.slurm import (ARRAY_CHUNK, SUBMIT_ALL, SlurmOptions, check_slurm_options, sbatch_available,
                                      submit_scripts)
     from olctc.emit.params import MAX_THREADS, validate_limits
-    from olctc.io import check_not_stdout
+    from olctc.io import check_not_stdout, shell_path
 
     check_not_stdout(output, "which cannot hold grid's folder of instances and scripts",
                      "a folder name such as -o grid")
@@ -95,10 +95,10 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
     info = g.info
     click.echo(f"grid {ds.name}: {len(info['train_rows'])} train / {len(info['test_rows'])} test points, "
                f"{folds} folds x {len(info['C_grid'])} C combinations = {n} tasks in {output}")
-    folder = shlex.quote(os.fspath(output).rstrip("/") or "/")  # "-o grid/" printed "grid//run_local.sh"
-    local = shlex.quote(os.path.join(os.fspath(output), "run_local.sh"))
+    folder = shell_path(os.fspath(output).rstrip("/") or "/")  # "-o grid/" printed "grid//run_local.sh"
+    local = shell_path(os.path.join(os.fspath(output), "run_local.sh"))
     arrays = len(submit_scripts(n))
-    submit = shlex.quote(os.path.join(os.fspath(output), "submit.sh"))
+    submit = shell_path(os.path.join(os.fspath(output), "submit.sh"))
     if arrays == 1:
         click.echo(f"  submit:  bash {submit}   (or cd {folder} && sbatch submit.slurm)")
     else:  # one job array per ARRAY_CHUNK tasks: Slurm's MaxArraySize (1001 by default) refuses more
@@ -137,7 +137,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
                 scoring) -> None:
     """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
     from olctc.cluster.final import check_final_folder, check_final_time_limit, emit_final as write_final, fit_final
-    from olctc.cluster.grid import c_text
+    from olctc.cluster.grid import c_text, grid_scripts
     from olctc.cluster.read import read_grid
     from olctc.cluster.scoring import SCORINGS, check_scoring, collect, rerun_advice, table_lines
     from olctc.emit.params import validate_limits
@@ -159,6 +159,10 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
         # not there yet on a first collect: the tree was written over the table of scores just written
         raise OlctcError(f"-o {output} is the table of scores collect writes ({grid / 'cv_results.json'}); "
                          "write the tree elsewhere")
+    script = next((p for p in grid_scripts(grid) if output is not None
+                   and os.path.realpath(output) == os.path.realpath(p)), None)
+    if script is not None:  # the tree was written over it, exit 0: the grid could no longer be run
+        raise OlctcError(f"-o {output} is the grid's job script {script}; write the tree elsewhere")
     if solver is not None:  # before decoding every task, not after
         from olctc.fit import check_in_process
 
@@ -215,9 +219,10 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
             # a solution of the earlier final instance, say: not removed (the user's), but named
             click.echo(f"note: {final} also holds {', '.join(older[:5])}{', ...' if len(older) > 5 else ''}, "
                        "written before this instance; a solution of an earlier instance does not fit this one")
+        from olctc.io import shell_path
         from olctc.spec import PRESETS
 
-        model, man = shlex.quote(str(written["model"])), shlex.quote(str(written["manifest"]))
+        model, man = shell_path(written["model"]), shell_path(written["manifest"])
         scip = " --solver scip" if PRESETS[col.info["spec"]["preset"]].quadratic else ""
         commands = f"the commands are in {written['params:solvers'].name}, or " if "params:solvers" in written else ""
         click.echo(f"then: solve it ({commands}olctc solve {model}{scip} -o SOLUTION) and "

@@ -125,6 +125,10 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
     validate_limits(time_limit=time_limit, threads=threads)
     check_time_limit(time_limit)
     check_jobs(jobs)
+    if jobs > 1:  # the fold fits' processes start in the current folder: refused now, not after the plan
+        from olctc.bench.workers import check_working_folder
+
+        check_working_folder()
     check_flags(refine=refine, leave_overrun=leave_overrun)
     check_callback("progress", progress, optional=True)
     resolve_solver(spec, solver)

@@ -5,6 +5,7 @@ import contextlib
 import hashlib
 import os
 import secrets
+import shlex
 import shutil
 from pathlib import Path
 from typing import IO, Iterable, Iterator
@@ -27,6 +28,13 @@ def check_path(path: object, name: str) -> Path:
     return Path(raw)
 
 
+
+def shell_path(path: str | os.PathLike[str]) -> str:
+    """``path`` as a word of a shell command olctc prints or writes: quoted, and a relative path starting
+    with "-" as ``./-g``, which bash, cd, rm, cbc, glpsol and olctc would otherwise read as an option."""
+    text = os.fspath(path)
+    return shlex.quote("./" + text if text.startswith("-") else text)
+
 def check_lookup(path: Path) -> None:
     """One line (``cannot write PATH: ...``), not a traceback, when the OS cannot even look ``path`` up: a
     name too long for the file system (ENAMETOOLONG) fails every stat of it."""
@@ -43,12 +51,20 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     path = Path(path)
     check_lookup(path)  # now, not after the work
     folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        what = "is not a folder" if folder.exists() else "does not exist"
-        raise OlctcError(f"cannot write {path}: folder {folder} {what}")
-    if not os.access(folder, os.W_OK):
-        raise OlctcError(f"cannot write {path}: folder {folder} is not writable")
+    problem = folder_problem(folder)
+    if problem:
+        raise OlctcError(f"cannot write {path}: folder {folder} {problem}")
     return folder
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why no file can be made in ``folder`` ("does not exist", "is not a folder", "is not writable"), or
+    None: a file where a folder is expected is named as such, not as missing."""
+    if not folder.is_dir():
+        return "is not a folder" if folder.exists() else "does not exist"
+    if not os.access(folder, os.W_OK):
+        return "is not writable"
+    return None
 
 
 def check_file_name(path: str | os.PathLike[str]) -> None:

@@ -23,7 +23,7 @@ from olctc import __version__
 from olctc.bench.experiments import EXPERIMENTS, THREADS
 from olctc.bench.options import BenchOptions
 from olctc.errors import OlctcError, is_integer, is_real, param_error
-from olctc.io import atomic_write_text, is_temporary_name
+from olctc.io import atomic_write_text, folder_problem, is_temporary_name
 
 
 BENCH_JSON = "bench.json"
@@ -89,10 +89,9 @@ def _prepare_folder(d: Path, opts: BenchOptions) -> Path:
     made = not d.exists()
     if made:
         parent = d.parent if str(d.parent) else Path(".")
-        if not parent.is_dir():
-            raise OlctcError(f"cannot create bench folder {d}: folder {parent} does not exist")
-        if not os.access(parent, os.W_OK):
-            raise OlctcError(f"cannot create bench folder {d}: folder {parent} is not writable")
+        problem = folder_problem(parent)  # a file there "is not a folder", not missing
+        if problem:
+            raise OlctcError(f"cannot create bench folder {d}: folder {parent} {problem}")
         try:
             d.mkdir()
         except OSError as exc:  # /proc says "no such file" and /sys "operation not permitted", even to root

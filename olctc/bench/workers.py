@@ -150,6 +150,21 @@ def _context(preload: tuple[str, ...] = ("olctc.bench.runner",)) -> Any:
     return ctx
 
 
+def check_working_folder() -> None:
+    """OlctcError unless the current folder still exists: multiprocessing starts every child (fork server or
+    spawn) with os.getcwd(), which raised FileNotFoundError, a traceback, once a bench or fit --cv --jobs
+    had been started from a folder deleted since. Not worked around by a chdir: relative paths given on the
+    command line would then name other files."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        from olctc.errors import OlctcError
+
+        raise OlctcError("the current folder no longer exists (deleted since the shell entered it), and the "
+                         "worker processes cannot start there: cd to a folder that exists and run the command "
+                         "again") from None
+
+
 def socket_fits(tmpdir: str) -> bool:
     """Whether multiprocessing's fork server can make its socket under the temporary folder ``tmpdir``."""
     return len(os.fsencode(os.path.abspath(tmpdir))) + _LISTENER_SUFFIX <= SOCKET_PATH_MAX
@@ -284,6 +299,7 @@ def run_isolated(tasks: list[dict[str, Any]], jobs: int, run: Callable[[dict[str
     Any exception in the parent (Ctrl-C, SIGTERM) stops every child before it propagates. ``preload``: the
     modules a fork server imports once for all its children (the first call in a process starts it).
     """
+    check_working_folder()  # before any child: callers that write first check it themselves (run_bench)
     ctx = _context(preload)
     _start_server(ctx)
     queue = list(tasks)

@@ -35,9 +35,9 @@ from __future__ import annotations
 # not these re-exported copies.
 from olctc.cluster.final import (check_final_folder, check_final_time_limit, emit_final, final_dataset, final_spec,
                                  fit_final)
-from olctc.cluster.grid import (GRID_FORMAT, GRID_SOLVERS, GRID_VERSION, JOBS_COLUMNS, LARGE_GRID_TASKS, MIQP_SOLVERS,
-                                C_grid, Grid, c_text, check_grid_folder, check_olctc_cmd, make_folds, make_grid,
-                                olctc_command, parse_C_values)
+from olctc.cluster.grid import (GRID_FORMAT, GRID_SCRIPTS, GRID_SOLVERS, GRID_VERSION, JOBS_COLUMNS, LARGE_GRID_TASKS,
+                                MIQP_SOLVERS, C_grid, Grid, anchored_olctc_cmd, c_text, check_grid_folder,
+                                check_olctc_cmd, grid_scripts, make_folds, make_grid, olctc_command, parse_C_values)
 from olctc.cluster.read import check_grid_info, check_jobs, load_grid_data, read_grid
 from olctc.cluster.scoring import (SCORINGS, TIE_TOL, Collected, TaskResult, check_scoring, collect, cv_table,
                                    pick_best, rerun_advice, resubmit_commands, score_table_lines, score_tasks,
@@ -48,9 +48,9 @@ from olctc.cluster.slurm import (ARRAY_CHUNK, SLURM_MARGIN_S, SUBMIT_ALL, SlurmO
 
 __all__ = [
     # grid
-    "GRID_FORMAT", "GRID_SOLVERS", "GRID_VERSION", "JOBS_COLUMNS", "LARGE_GRID_TASKS", "MIQP_SOLVERS", "C_grid",
-    "Grid", "c_text", "check_grid_folder", "check_olctc_cmd", "make_folds", "make_grid", "olctc_command",
-    "parse_C_values",
+    "GRID_FORMAT", "GRID_SCRIPTS", "GRID_SOLVERS", "GRID_VERSION", "JOBS_COLUMNS", "LARGE_GRID_TASKS", "MIQP_SOLVERS",
+    "C_grid", "Grid", "anchored_olctc_cmd", "c_text", "check_grid_folder", "check_olctc_cmd", "grid_scripts",
+    "make_folds", "make_grid", "olctc_command", "parse_C_values",
     # slurm
     "ARRAY_CHUNK", "SLURM_MARGIN_S", "SUBMIT_ALL", "SlurmOptions", "check_slurm_options", "local_script",
     "sbatch_available", "slurm_script", "submit_all_script", "submit_script_name", "submit_scripts",

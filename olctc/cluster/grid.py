@@ -142,6 +142,8 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
         its fold scores are a feasible tree's.
     max_nonzeros : refuse the grid, before writing anything, if the final model (all training points,
         the largest of the grid) would exceed this many nonzeros; kept for collect's final fit.
+    olctc_cmd : how the tasks call olctc; a relative path to a program here is written absolute
+        (``anchored_olctc_cmd``), as the tasks run from the grid folder.
     """
     from olctc.compile import check_size
     from olctc.fit import split
@@ -159,6 +161,7 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
     check_slurm_options(slurm)
     if not os.fspath(out).strip():  # Path("") is the current folder: an unset variable in a script
         raise param_error("output", "a folder path (-o DIR)", os.fspath(out))
+    olctc_cmd = anchored_olctc_cmd(olctc_cmd)
     out = Path(out)
     check_grid_folder(out)
     if slurm.job_name is None:
@@ -330,7 +333,7 @@ def _write_grid_files(folder: Path, info: dict[str, Any], tasks: list[dict[str, 
         atomic_write_text(folder / name, slurm_script(len(tasks), info["time_limit"], slurm, first))
     atomic_write_text(folder / "run_local.sh", local_script())
     atomic_write_text(folder / "submit.sh", submit_all_script(len(scripts)))
-    for name in [s[0] for s in scripts] + ["run_local.sh", "submit.sh"]:
+    for name in [s[0] for s in scripts] + list(GRID_SCRIPTS):
         os.chmod(folder / name, 0o755)
 
 
@@ -352,16 +355,22 @@ def _jobs_text(tasks: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The scripts grid writes in the folder besides the job arrays (submit.slurm, submit-1000.slurm, ...).
+GRID_SCRIPTS = ("run_local.sh", "submit.sh")
+
+
+def grid_scripts(folder: Path) -> list[Path]:
+    """The scripts of the grid in ``folder``: run_local.sh, submit.sh and each job array's submit*.slurm."""
+    arrays = sorted(p for p in folder.glob("submit*.slurm") if re.fullmatch(r"submit(-[0-9]+)?\.slurm", p.name))
+    return [folder / name for name in GRID_SCRIPTS] + arrays
+
+
 def check_olctc_cmd(cmd: str) -> str | None:
     """Refuse an --olctc-cmd the task scripts cannot run as written; return a warning when its program is not
     found here (a path with a space, written unquoted, runs its first part only: every task would fail)."""
-    expected = "a command on one line, such as 'olctc' or 'python -m olctc.cli'"
-    if not cmd.strip() or any(c in cmd for c in "\t\n\r"):
-        raise param_error("olctc_cmd", expected, cmd, option="--olctc-cmd")
-    try:
-        program = shlex.split(cmd)[0]
-    except ValueError:  # an unbalanced quote
-        raise param_error("olctc_cmd", expected + ", its quotes balanced", cmd, option="--olctc-cmd") from None
+    program = _program(cmd)
+    if _expanded(program):  # ~/bin/olctc, $HOME/bin/olctc: the task's shell makes the path, not this one
+        return None
     found = Path(program).is_file() if "/" in program else shutil.which(program) is not None
     if found:
         return None
@@ -371,6 +380,49 @@ def check_olctc_cmd(cmd: str) -> str | None:
             f" here{hint}")
 
 
+def _program(cmd: str) -> str:
+    """The program ``cmd`` runs (its first word, unquoted); OlctcError unless a task script can run ``cmd``."""
+    expected = "a command on one line, such as 'olctc' or 'python -m olctc.cli'"
+    if not cmd.strip() or any(c in cmd for c in "\t\n\r"):
+        raise param_error("olctc_cmd", expected, cmd, option="--olctc-cmd")
+    try:
+        return shlex.split(cmd)[0]
+    except ValueError:  # an unbalanced quote
+        raise param_error("olctc_cmd", expected + ", its quotes balanced", cmd, option="--olctc-cmd") from None
+
+
+def _expanded(program: str) -> bool:
+    """Whether the shell running a task expands ``program`` (a ``~`` or a variable): no path to check here."""
+    return program.startswith("~") or "$" in program
+
+
+def anchored_olctc_cmd(cmd: str) -> str:
+    """``cmd`` with its program made absolute when it is a relative path to a file here (``bin/olctc``): the
+    tasks run from the grid folder, where the relative path names nothing and every task failed."""
+    try:
+        program = shlex.split(cmd)[0]
+    except (ValueError, IndexError):  # no command, a quote left open: check_olctc_cmd says so
+        return cmd
+    if "/" not in program or os.path.isabs(program) or _expanded(program) or not Path(program).is_file():
+        return cmd
+    text = cmd.lstrip()
+    # the first word as written (maybe quoted): the shortest start of the text that splits to it alone
+    end = next(i for i in range(1, len(text) + 1)
+               if (i == len(text) or text[i].isspace()) and _splits_to(text[:i], program))
+    return shlex.quote(os.path.abspath(program)) + text[end:]
+
+
+def _splits_to(text: str, word: str) -> bool:
+    try:
+        return shlex.split(text) == [word]
+    except ValueError:  # a quote still open
+        return False
+
+
 def olctc_command() -> str:
-    """How jobs call olctc: ``olctc`` when it is on PATH, else this Python running the CLI module."""
-    return "olctc" if shutil.which("olctc") else f"{shlex.quote(sys.executable)} -m olctc.cli"
+    """How jobs call olctc: ``olctc`` when it is on PATH, else this Python running the CLI module. Found
+    through a relative PATH entry (PATH=bin:...), its absolute path: the tasks run from the grid folder."""
+    found = shutil.which("olctc")
+    if found is None:
+        return f"{shlex.quote(sys.executable)} -m olctc.cli"
+    return "olctc" if os.path.isabs(found) else shlex.quote(os.path.abspath(found))

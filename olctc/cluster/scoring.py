@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import shlex
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from olctc.cluster.grid import c_text
 from olctc.cluster.read import load_grid_data, read_grid
 from olctc.cluster.slurm import submit_scripts
 from olctc.errors import OlctcError, param_error
+from olctc.io import shell_path
 
 TIE_TOL = 1e-12
 
@@ -268,7 +268,7 @@ def _index_ranges(ids: Sequence[int]) -> str:
 def resubmit_commands(folder: str | Path, task_ids: Sequence[int], n_tasks: int) -> list[str]:
     """The sbatch command lines that run exactly ``task_ids`` again (one per job array script involved)."""
     ids = sorted(set(int(k) for k in task_ids))
-    where = shlex.quote(os.fspath(folder))
+    where = shell_path(folder)
     out = []
     for name, first, count in submit_scripts(n_tasks):
         mine = [k - first for k in ids if first <= k < first + count]
@@ -289,7 +289,7 @@ def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_
     if folder is not None:
         cmds = resubmit_commands(folder, todo, n_tasks if n_tasks is not None else len(results))
         if sum(c.count(",") + 1 for c in cmds) <= 50:  # a short --array list; else resubmitting is simpler
-            local = shlex.quote(os.path.join(os.fspath(folder), "run_local.sh"))
+            local = shell_path(os.path.join(os.fspath(folder), "run_local.sh"))
             again += f"; only these: {'; '.join(cmds)}, or {local} without Slurm"
     broken = [r.unusable for r in results if r.unusable is not None]
     if not broken:
@@ -297,7 +297,7 @@ def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_
     if len(broken) > 10:
         rm = f"delete the {len(broken)} unusable solution files of the tasks listed above"
     else:
-        rm = "rm " + " ".join(shlex.quote(os.fspath(f)) for f in broken)
+        rm = "rm " + " ".join(shell_path(f) for f in broken)
     return (f"delete the unusable solution file(s) first ({rm}: resubmitting skips every task that has a "
             f"solution file), then {again}{also}")
 

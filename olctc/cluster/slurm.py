@@ -82,6 +82,21 @@ _RUN_TASK = r'''run_task() {
 '''
 
 
+# The shell lines that cd to the folder of the script itself (run_local.sh, submit.sh), wherever it is called
+# from. Started through a symbolic link, $0 names the link, whose folder holds no jobs.tsv: the link is
+# followed, by readlink -f where it has it (GNU, BSD, macOS 12.3 on), else one link at a time. "--": a
+# folder named "-g" is no option. Plain sh (dash) runs them too.
+_CD_HERE = r'''here="$0"
+if target=$(readlink -f -- "$here" 2>/dev/null) && [ -n "$target" ]; then
+    here="$target"
+else
+    while [ -L "$here" ] && target=$(readlink -- "$here"); do
+        case "$target" in /*) here="$target" ;; *) here="$(dirname -- "$here")/$target" ;; esac
+    done
+fi
+cd -- "$(dirname -- "$here")" || exit 2'''
+
+
 def submit_script_name(first: int) -> str:
     """The job array script whose array index 0 is task ``first``: submit.slurm, submit-1000.slurm, ..."""
     return "submit.slurm" if first == 0 else f"submit-{first}.slurm"
@@ -143,7 +158,7 @@ def submit_all_script(n_arrays: int) -> str:
         "# (bash DIR/submit.sh --partition=short); OLCTC_COMMAND_COLUMN=gurobi_command bash DIR/submit.sh runs "
         "gurobi_cl instead. Safe to run again: tasks whose solution exists are skipped.",
         "set -eu",
-        'cd "$(dirname "$0")"',
+        _CD_HERE,
         'for s in submit*.slurm; do sbatch "$@" "$s"; done', ""])
 
 
@@ -153,7 +168,10 @@ def local_script() -> str:
         "#!/bin/bash",
         "# olctc grid without Slurm: runs every task of jobs.tsv in turn (solved tasks are skipped).",
         "set -u",
-        'cd "$(dirname "$0")"',
+        _CD_HERE,
+        # as submit.slurm: without it awk said "cannot open jobs.tsv", and the script ran nothing and exited 0
+        '[ -f jobs.tsv ] || { echo "jobs.tsv not found in $(pwd): run_local.sh runs the tasks of its own grid '
+        'folder" >&2; exit 2; }',
         _RUN_TASK,
         # Ctrl-C stops the run, not just the task at hand: olctc exits 130 when interrupted, and bash then goes
         # on with the next command, so without this each of N tasks needed its own Ctrl-C.

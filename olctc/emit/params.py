@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import math
 import os
-import shlex
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 from olctc.errors import OlctcError, is_integer, is_real, param_error
-from olctc.io import atomic_write_text, remove_files
+from olctc.io import atomic_write_text, remove_files, shell_path
 
 #: Integrality and primal feasibility tolerance for every solver. It is also the smallest value Gurobi
 #: (IntFeasTol, FeasibilityTol) and CPLEX (simplex feasibility) accept; HiGHS accepts down to 1e-10.
@@ -278,10 +277,7 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, t
     from olctc.emit.start import start_filename
 
     stem = model.rsplit(".", 1)[0]
-    def q(name: str) -> str:
-        # one shell word for a name with spaces; ./ before a leading "-", which a program reads as an option
-        return shlex.quote("./" + name if name.startswith("-") else name)
-
+    q = shell_path  # one shell word for a name with spaces, ./ before a leading "-"
     cbc = " ".join(cbc_args(time_limit=time_limit, threads=threads, mip_gap=mip_gap))
     glpk = " ".join(glpk_args(time_limit=time_limit, mip_gap=mip_gap,
                               model_format=_format(model)))
