@@ -377,12 +377,17 @@ def test_solvers_txt_command_lines_run_as_written_for_odd_names(tmp_path, name, 
         assert (work / sol).is_file(), (line, done.stdout[-300:], done.stderr[-300:])
 
 
-def test_solver_path_relative_and_bare(compiled, tmp_path):
-    cbc = shutil.which("cbc")
-    if cbc is None:
-        pytest.skip("no cbc program")
+def _tools_link(tmp_path: Path, program: str) -> None:
+    """tmp_path/tools/PROGRAM: a link to the installed program (the test is skipped without it)."""
+    found = shutil.which(program)
+    if found is None:
+        pytest.skip(f"no {program} program")
     (tmp_path / "tools").mkdir()
-    (tmp_path / "tools" / "cbc").symlink_to(cbc)
+    (tmp_path / "tools" / program).symlink_to(found)
+
+
+def test_solver_path_relative_and_bare(compiled, tmp_path):
+    _tools_link(tmp_path, "cbc")
     model = os.path.relpath(compiled / "proj" / "m.mps", tmp_path)
     for path, out in (("./tools/cbc", "a.sol"), ("tools/cbc", "b.sol"), ("cbc", "c.sol")):
         res = run(["solve", model, "--solver", "cbc-cli", "--solver-path", path, "--quiet", "--time-limit", "10",
@@ -397,11 +402,7 @@ def test_solver_path_relative_and_bare(compiled, tmp_path):
 
 
 def test_relative_PATH_entry_for_the_solver_program(compiled, tmp_path):
-    cbc = shutil.which("glpsol")
-    if cbc is None:
-        pytest.skip("no glpsol program")
-    (tmp_path / "tools").mkdir()
-    (tmp_path / "tools" / "glpsol").symlink_to(cbc)
+    _tools_link(tmp_path, "glpsol")
     env = {**os.environ, "PATH": "tools:/nonexistent"}
     res = run(["solve", compiled / "proj" / "m.mps", "--solver", "glpk-cli", "--quiet", "--time-limit", "10",
                "-o", "s.sol"], cwd=tmp_path, env=env)
