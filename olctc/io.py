@@ -353,6 +353,24 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         fh.write(data)
 
 
+
+@contextlib.contextmanager
+def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold ``folder`` while the block writes a set of files in it: the same block in another process waits
+    for this one to end. An flock on the folder itself, so no file is made; where the file system gives
+    folders none (some NFS mounts), the block runs unguarded."""
+    fd = -1
+    try:
+        with contextlib.suppress(OSError, ImportError):  # ImportError: Windows has no fcntl
+            import fcntl
+
+            fd = os.open(folder, os.O_RDONLY)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     with atomic_open(path, "w") as fh:

@@ -4,20 +4,21 @@ Each function here is one user-visible step; all the mathematics lives in the mo
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
 from olctc.compile import Compiled, manifest_fields, manifest_path, model_format, read_manifest, write_manifest
 from olctc.errors import NoSolution, OlctcError
 from olctc.io import (atomic_open, check_not_input, check_output_file, check_path, check_suffix, check_writable,
-                      remove_files, sha256_file)
+                      folder_lock, remove_files, sha256_file)
 from olctc.milp import names_from_block_map
 
 START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
@@ -43,6 +44,10 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     of this compile's files with an earlier compile's under the same name either (a manifest whose
     model is gone, start files of another model). Every name is known before the first write, so an
     interrupt landing right after a rename (before the call could note the file) still removes it.
+
+    Two compiles into one name at once (two array tasks) left a mixed set: one's model, the other's
+    manifest and starts. The warm start is computed before the first write, and the writes hold the
+    folder (``folder_lock``): the set the second compile writes replaces the first's whole.
     """
     from olctc.emit.lp import write_lp
     from olctc.emit.mps import write_mps
@@ -66,7 +71,11 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     # An earlier compile's files under this name that this one does not write belong to another model:
     # a solver run by hand with `-mips NAME.start.cbc` would load its start (olctc solve checks hashes).
     stale = [f for f in all_files if f not in the_set]
-    try:
+    if start:
+        from olctc.warmstart import warm_start
+
+        x, _ = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight)
+    with folder_lock(out.parent), _removed_on_error(the_set):
         written["model"] = out
         digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
         man["model"].update({"file": out.name, "format": fmt, "sha256": digest})
@@ -76,9 +85,6 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             files = write_param_files(out.parent, stem, model=out.name, starts=start, quadratic=quadratic)
             man["files"]["params"] = sorted(f.name for f in files)
         if start:
-            from olctc.warmstart import warm_start
-
-            x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight)
             start_objective = comp.milp.objective(x)
             names = [str(n) for n in comp.milp.col_names()]
             quad_part = comp.milp.quadratic_part(x)
@@ -93,10 +99,17 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
         mpath = manifest_path(out)
         written["manifest"] = mpath
         write_manifest(man, mpath)
-    except BaseException:
-        remove_files(the_set)
-        raise
     return written
+
+
+@contextlib.contextmanager
+def _removed_on_error(files: list[Path]) -> Iterator[None]:
+    """Remove ``files`` if the block raises (KeyboardInterrupt included): all or none."""
+    try:
+        yield
+    except BaseException:
+        remove_files(files)
+        raise
 
 
 #: Seconds kept back from ``olctc solve --time-limit`` for writing the solution file.

@@ -126,7 +126,7 @@ def test_a_second_bench_on_a_folder_in_use_is_refused(tmp_path: Path, capsys) ->
     assert _baselines(d, capsys, seeds="0")[0] == 0
     first = (d / "runs.jsonl").read_bytes().splitlines(keepends=True)[0]
     (d / "runs.jsonl").write_bytes(first)  # one of the two runs left to do
-    fd = os.open(d / "bench.json", os.O_RDWR)  # another bench, holding the folder
+    fd = os.open(d / "bench.lock", os.O_RDWR)  # another bench, holding the folder
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         code, _, err = _baselines(d, capsys, seeds="0")

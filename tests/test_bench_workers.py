@@ -135,7 +135,7 @@ def test_ctrl_c_to_the_process_group_stops_bench_and_every_run_process(tmp_path:
     while (rest := [q for q, (_, sid) in _processes().items() if sid == p.pid]) and time.monotonic() < left:
         time.sleep(0.1)
     assert rest == []  # nothing of the session is left
-    assert sorted(q.name for q in (tmp_path / "b").iterdir()) == ["bench.json"]  # no run finished, none recorded
+    assert sorted(q.name for q in (tmp_path / "b").iterdir()) == ["bench.json", "bench.lock"]  # no run recorded
 
 
 def _stuck_in_session(sid: int) -> list[int]:
@@ -183,7 +183,7 @@ def test_a_second_interrupt_during_the_cleanup_still_stops_every_run_process(tmp
         assert time.monotonic() - t0 < 15  # not once the runs' 60 s fits end
         assert p.returncode == 130 and err.strip().endswith("interrupted") and "Traceback" not in err, err
         assert _stuck_in_session(p.pid) == []
-        assert sorted(q.name for q in (tmp_path / "b").iterdir()) == ["bench.json"]
+        assert sorted(q.name for q in (tmp_path / "b").iterdir()) == ["bench.json", "bench.lock"]
     finally:
         subprocess.run(["pkill", "-KILL", "-s", str(p.pid)], check=False)
 

@@ -923,7 +923,7 @@ def test_a_jobs_file_saved_with_windows_line_ends_still_runs(tmp_path):
     env = dict(os.environ, OLCTC_COMMAND_COLUMN="gurobi_command")
     gurobi = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, env=env)  # bytes: \r kept
     said = [line for line in gurobi.stdout.split(b"\n") if line.startswith(b"task 0: gurobi_cl")]
-    assert said and said[0].endswith(b"model.gurobi.sol"), said  # not '...sol\r'
+    assert said and said[0].endswith(b"test -s tasks/0000/model.gurobi.sol; }"), said  # not '...sol\r'
     run = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     col = run_cli("collect", str(g), "--quiet")

@@ -197,7 +197,7 @@ def test_bench_on_a_disk_that_fills_up_keeps_its_records_and_resumes(tmp_path):
         # used to: a traceback (exit 1) after a part of the next record was appended without a word
         one_line_error(res, b / "runs.jsonl", before=("[",))  # after the progress bar
         assert "run the same command again to go on" in res.stderr
-        assert sorted(os.listdir(b)) == ["bench.json", "runs.jsonl"]
+        assert sorted(os.listdir(b)) == ["bench.json", "bench.lock", "runs.jsonl"]
         kept = _records(b)
         assert 1 <= len(kept) < 6
         subprocess.run(["mount", "-o", f"remount,size={64 * PAGE}", str(d)], check=True)

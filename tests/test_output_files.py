@@ -28,10 +28,10 @@ def test_a_failed_compile_leaves_neither_its_files_nor_the_earlier_ones(tmp_path
     assert "m.olctc.json" in earlier and any(n.startswith("m.start.") for n in earlier)
 
     def broken(*a, **k):  # fails after the model and parameter files are written
-        raise RuntimeError("warm start failed")
+        raise RuntimeError("MIP start failed")
 
-    monkeypatch.setattr("olctc.warmstart.warm_start", broken)
-    with pytest.raises(RuntimeError, match="warm start failed"):
+    monkeypatch.setattr("olctc.emit.start.write_start", broken)
+    with pytest.raises(RuntimeError, match="MIP start failed"):
         write_compiled(compile_problem(ds, make_spec(depth=1, C=5.0)), tmp_path / "m.mps")
     # not the earlier manifest and start files beside a new (or no) model: nothing of either
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]

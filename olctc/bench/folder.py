@@ -15,7 +15,7 @@ import platform
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -29,7 +29,9 @@ from olctc.io import atomic_write_text, folder_problem, is_temporary_name
 BENCH_JSON = "bench.json"
 RUNS = "runs.jsonl"
 REPORT_DIR = "report"
-OWN_FILES = frozenset({BENCH_JSON, RUNS, REPORT_DIR})
+#: The file whose flock holds a bench folder for one process (``exclusive``): never replaced, unlike bench.json.
+LOCK = "bench.lock"
+OWN_FILES = frozenset({BENCH_JSON, RUNS, REPORT_DIR, LOCK})
 FAILED = ("error", "timeout")  # records without results; --retry-errors runs them again
 #: Numeric fields of a record the report reads: a number or null in every well-formed record.
 NUMERIC_FIELDS = ("train_balanced_accuracy", "test_balanced_accuracy", "time_solve", "gap",
@@ -38,13 +40,30 @@ NUMERIC_FIELDS = ("train_balanced_accuracy", "test_balanced_accuracy", "time_sol
 
 # ---- options ---------------------------------------------------------------------------------------
 
-def prepare_folder(out: str | os.PathLike[str], opts: BenchOptions) -> Path:
-    """Create DIR with bench.json, or check that an existing DIR is this very bench; never deletes."""
+@contextmanager
+def open_bench(out: str | os.PathLike[str], opts: BenchOptions) -> Iterator[Path]:
+    """Create DIR (or take the existing one), hold it for this process (``exclusive``), then write its
+    bench.json, or check that it is this very bench; never deletes what a bench wrote. The checks and the
+    write come after the lock: two benches started together on a new folder each wrote a bench.json, the
+    second replacing the first's."""
     if not os.fspath(out).strip():  # Path("") is the current folder: an unset variable in a script
         raise param_error("output", "a folder path (-o DIR)", os.fspath(out))
     d = Path(out)
     with os_errors(d):
-        return _prepare_folder(d, opts)
+        made = _make_folder(d)
+        _contents(d)  # a folder of other files is refused before the lock file is made in it
+    with exclusive(d):
+        try:
+            with os_errors(d):
+                _prepare_folder(d, opts)
+        except BaseException:
+            if not (d / BENCH_JSON).exists():  # a full disk: no lock file, nor a folder this call made, left
+                with contextlib.suppress(OSError):
+                    (d / LOCK).unlink()
+                    if made:
+                        d.rmdir()
+            raise
+        yield d
 
 
 @contextmanager
@@ -52,14 +71,14 @@ def exclusive(d: Path):
     """Hold the bench folder ``d`` for one bench process: a second one, started on the same folder before
     the first ends, would run the same runs again and interleave its records with the first's.
 
-    The lock is an flock on ``d``/bench.json (written once, before, by ``prepare_folder``; opened for
-    writing, as NFS wants for an exclusive lock, never written); it goes with the process however it
-    ends. A file system without locks (some NFS mounts) runs unguarded.
+    The lock is an flock on ``d``/bench.lock (made if missing, never written or replaced; opened for
+    writing, as NFS wants for an exclusive lock); it goes with the process however it ends. A file system
+    without locks (some NFS mounts) runs unguarded.
     """
     import fcntl
 
     with os_errors(d):
-        fd = os.open(d / BENCH_JSON, os.O_RDWR)
+        fd = os.open(d / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -83,29 +102,45 @@ def os_errors(d: Path):
         raise OlctcError(f"cannot use bench folder {d}: {exc.strerror or exc}") from None
 
 
-def _prepare_folder(d: Path, opts: BenchOptions) -> Path:
+def _make_folder(d: Path) -> bool:
+    """Create the bench folder ``d`` unless it exists; whether this call made it."""
     if d.exists() and not d.is_dir():
         raise OlctcError(f"bench folder {d} is a file, not a folder")
-    made = not d.exists()
-    if made:
-        parent = d.parent if str(d.parent) else Path(".")
-        problem = folder_problem(parent)  # a file there "is not a folder", not missing
-        if problem:
-            raise OlctcError(f"cannot create bench folder {d}: folder {parent} {problem}")
-        try:
-            d.mkdir()
-        except OSError as exc:  # /proc says "no such file" and /sys "operation not permitted", even to root
-            raise OlctcError(f"cannot create bench folder {d}: {exc.strerror or exc}") from None
+    if d.exists():
+        return False
+    parent = d.parent if str(d.parent) else Path(".")
+    problem = folder_problem(parent)  # a file there "is not a folder", not missing
+    if problem:
+        raise OlctcError(f"cannot create bench folder {d}: folder {parent} {problem}")
+    try:
+        d.mkdir()
+    except FileExistsError:  # another bench made it since: the lock tells which of the two runs
+        if not d.is_dir():
+            raise OlctcError(f"bench folder {d} is a file, not a folder") from None
+        return False
+    except OSError as exc:  # /proc says "no such file" and /sys "operation not permitted", even to root
+        raise OlctcError(f"cannot create bench folder {d}: {exc.strerror or exc}") from None
+    return True
+
+
+def _contents(d: Path) -> set[str]:
+    """The names in the bench folder ``d``, after checking it is a bench's, or empty, and writable."""
     names = {p.name for p in d.iterdir() if not is_temporary_name(p.name)}
     if not os.access(d, os.W_OK):
         raise OlctcError(f"bench folder {d} is not writable")
-    if names and BENCH_JSON not in names:
+    if names - {LOCK} and BENCH_JSON not in names:
         raise OlctcError(f"{d} is not a bench folder (no {BENCH_JSON}) and is not empty: "
                          "give a new or empty folder")
     foreign = sorted(names - OWN_FILES)
     if foreign:
         raise OlctcError(f"{d} holds files bench did not write ({', '.join(foreign[:3])}): "
                          "give a new or empty folder")
+    return names
+
+
+def _prepare_folder(d: Path, opts: BenchOptions) -> None:
+    """Check that the held folder ``d`` is this very bench (its options), or write its bench.json."""
+    names = _contents(d)  # again, now that the folder is held: another bench may have written since
     meta_path = d / BENCH_JSON
     if BENCH_JSON in names:
         meta = read_bench_json(d)
@@ -122,17 +157,10 @@ def _prepare_folder(d: Path, opts: BenchOptions) -> Path:
             raise OlctcError(f"{d} was started with other options ({OPTION_NAMES.get(k, k)}: "
                              f"{_option_text(k, old.get(k))} there, {_option_text(k, new.get(k))} now): "
                              "rerun with the same options or give another folder")
-        return d
+        return
     meta = {"experiment": opts.experiment, "options": opts.to_json(), "olctc_version": __version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine_info()}
-    try:
-        atomic_write_text(meta_path, json.dumps(meta, indent=2) + "\n")
-    except BaseException:
-        if made:  # a full disk: no empty folder left behind either
-            with contextlib.suppress(OSError):
-                d.rmdir()
-        raise
-    return d
+    atomic_write_text(meta_path, json.dumps(meta, indent=2) + "\n")
 
 
 #: Options that are sets: their order only orders the runs ("--seeds 42,0" resumes a "0,42" bench).

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 
-from olctc.bench.folder import (BENCH_JSON, FAILED, RUNS, append_records, exclusive, latest, own_records,
-                                prepare_folder, read_runs)
+from olctc.bench.folder import (BENCH_JSON, FAILED, RUNS, append_records, latest, open_bench, own_records,
+                                read_runs)
 from olctc.bench.options import BenchOptions
 from olctc.bench.tasks import execute_task, failed_records, hard_limit, make_tasks
 from olctc.bench.workers import check_working_folder, run_isolated
@@ -69,8 +69,7 @@ def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
     if run_timeout is not None and not run_timeout <= MAX_TIME_LIMIT:
         raise param_error("run_timeout", "at most 1e7 seconds (115 days)", run_timeout)
     check_working_folder()  # before bench.json is written: every run's process starts there
-    d = prepare_folder(out, opts)
-    with exclusive(d):
+    with open_bench(out, opts) as d:
         return _run_todo(d, opts, jobs, echo, progress_stream, retry_errors, run_timeout)
 
 

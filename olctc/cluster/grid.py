@@ -94,15 +94,21 @@ class Grid:
 
 def _solve_command(solver: str, model: str, solution: str, log: str, time_limit: float,
                    threads: int | None, olctc_cmd: str) -> str:
-    """A shell line that solves ``model`` into ``solution`` atomically (``.part`` then ``mv``)."""
+    """A shell line that solves ``model`` into ``solution`` atomically (``.part`` then ``mv``). Two runs of
+    one task at once (run_local.sh started twice, a task resubmitted while it runs) solve into one ``.part``:
+    the second ``mv`` finds it moved, and the task is done when the solution is there (``_promote``)."""
     part = solution + ".part"
     if solver == "gurobi-cli":
         return _gurobi_command(model, solution, log, time_limit, threads)
     threads_opt = f" --threads {int(threads)}" if threads else ""
     return (f"{olctc_cmd} solve {shlex.quote(model)} --solver {GRID_SOLVERS[solver]} "
             f"--time-limit {format_value(float(time_limit))}"
-            f"{threads_opt} -o {shlex.quote(part)} > {shlex.quote(log)} 2>&1 && mv {shlex.quote(part)} "
-            f"{shlex.quote(solution)}")
+            f"{threads_opt} -o {shlex.quote(part)} > {shlex.quote(log)} 2>&1 && {_promote(part, solution)}")
+
+
+def _promote(part: str, solution: str) -> str:
+    """Shell: move the finished ``part`` onto ``solution``; done too when another run of the task moved it."""
+    return f"{{ mv {shlex.quote(part)} {shlex.quote(solution)} 2>/dev/null || test -s {shlex.quote(solution)}; }}"
 
 
 def _gurobi_command(model: str, solution: str, log: str, time_limit: float, threads: int | None) -> str:
@@ -118,7 +124,7 @@ def _gurobi_command(model: str, solution: str, log: str, time_limit: float, thre
     # gurobi_cl has no ParamFile: an unknown parameter to it. A .prm goes in through its InputFile (repeatable).
     return (f"gurobi_cl InputFile={shlex.quote(prm)} TimeLimit={format_value(float(time_limit))}{threads_opt} "
             f"ResultFile={shlex.quote(part)} InputFile={shlex.quote(mst)} {shlex.quote(model)} "
-            f"> {shlex.quote(log)} 2>&1 && mv {shlex.quote(part)} {shlex.quote(solution)}")
+            f"> {shlex.quote(log)} 2>&1 && {_promote(part, solution)}")
 
 
 def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: int = 4, seed: int = 0,

@@ -1,0 +1,479 @@
+"""QA: several olctc processes at once on the same files or folders (a cluster's array tasks on a shared file
+system, or a command started twice). Each case: both succeed with a consistent result, or the loser exits 2
+with one `error: ...` line and no traceback; never a corrupt, half-written or mixed file, never a hang.
+
+Races that depend on timing are made deterministic by pausing one process at the point where a slow machine
+(or a descheduled process) would be: PAUSE runs the console program with one olctc function wrapped to wait
+for a "go" file first; the grid tests run their tasks through a stand-in for `olctc` (--olctc-cmd) that waits
+at a barrier. Nothing else in olctc is changed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+TIMEOUT = 120
+
+# The console program with one function (module attribute) wrapped: its first call creates READY, then waits
+# (at most 60 s) for GO to exist before going on. argv: module attribute ready go olctc-args...
+PAUSE = r'''
+import importlib, os, sys, time
+module, attr, ready, go = sys.argv[1:5]
+mod = importlib.import_module(module)
+orig = getattr(mod, attr)
+state = {"first": True}
+def paused(*a, **k):
+    if state["first"]:
+        state["first"] = False
+        open(ready, "w").close()
+        t0 = time.monotonic()
+        while not os.path.exists(go) and time.monotonic() - t0 < 60:
+            time.sleep(0.02)
+    return orig(*a, **k)
+setattr(mod, attr, paused)
+sys.argv = ["olctc", *sys.argv[5:]]
+from olctc.cli import main
+main()
+'''
+
+# A stand-in for `olctc` in a grid's jobs (--olctc-cmd): runs the real one, with two hooks for the tests.
+# QA_HOLD=NNNN: task NNNN first leaves a half-written gurobi_cl result (.part.sol, as gurobi_cl writes it in
+#   place), creates $QA_DIR/held and waits for $QA_DIR/go before solving.
+# QA_BARRIER=1: after its solve has written the .part file, waits until the same task's solve of the other
+#   run_local.sh has written too (two runners started at once both take each task).
+STANDIN = r'''#!/bin/bash
+task=""
+for a in "$@"; do case "$a" in tasks/*/model.mps) task="${a#tasks/}"; task="${task%%/*}";; esac; done
+if [ -n "${QA_HOLD:-}" ] && [ "$task" = "$QA_HOLD" ]; then
+    printf 'Objective value = 12.3\nw_pos_0_1 0.5\nw_pos_0_' > "tasks/$task/model.gurobi.sol.part.sol"
+    touch "$QA_DIR/held"
+    for i in $(seq 600); do [ -e "$QA_DIR/go" ] && break; sleep 0.05; done
+fi
+"@PY@" -m olctc "$@"; rc=$?
+if [ -n "${QA_BARRIER:-}" ] && [ -n "$task" ]; then
+    touch "$QA_DIR/$task.$$"
+    for i in $(seq 600); do
+        [ "$(ls "$QA_DIR" | grep -c "^$task\.")" -ge 2 ] && break
+        sleep 0.05
+    done
+fi
+exit $rc
+'''
+
+
+def olctc(*args: str, cwd: Path, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "olctc", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=TIMEOUT, **kw)
+
+
+def start(args: list[str], cwd: Path, name: str, **kw) -> subprocess.Popen:
+    """A process with its stdout and stderr in files cwd/NAME.out and cwd/NAME.err (readable while it runs)."""
+    out = open(cwd / f"{name}.out", "w")
+    err = open(cwd / f"{name}.err", "w")
+    try:
+        return subprocess.Popen(args, cwd=cwd, stdout=out, stderr=err, text=True, **kw)
+    finally:
+        out.close()
+        err.close()
+
+
+def start_olctc(args: list[str], cwd: Path, name: str, **kw) -> subprocess.Popen:
+    return start([sys.executable, "-m", "olctc", *args], cwd, name, **kw)
+
+
+def start_paused(target: str, ready: Path, go: Path, args: list[str], cwd: Path, name: str) -> subprocess.Popen:
+    module, attr = target.rsplit(".", 1)
+    return start([sys.executable, "-c", PAUSE, module, attr, str(ready), str(go), *args], cwd, name)
+
+
+def finish(p: subprocess.Popen, cwd: Path, name: str, timeout: float = TIMEOUT) -> tuple[int, str, str]:
+    try:
+        p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        raise AssertionError(f"{name} hung")
+    return p.returncode, (cwd / f"{name}.out").read_text(), (cwd / f"{name}.err").read_text()
+
+
+def wait_for(cond, what: str, timeout: float = 60) -> None:
+    t0 = time.monotonic()
+    while not cond():
+        if time.monotonic() - t0 > timeout:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def leftovers(folder: Path) -> list[str]:
+    """Temporary files of atomic writes left behind (.NAME.XXXX.tmp)."""
+    return sorted(p.name for p in folder.rglob(".*.tmp"))
+
+
+def assert_loser_line(code: int, err: str) -> None:
+    """The loser of a race: exit 2, one `error:` line, no traceback."""
+    assert code == 2 and "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+
+
+def check_compiled_set(folder: Path, stem: str) -> dict:
+    """The compiled set of STEM.mps is one run's: the manifest names the model by its sha256, and every
+    start file it lists by its own."""
+    man = json.loads((folder / f"{stem}.olctc.json").read_text())
+    assert man["model"]["file"] == f"{stem}.mps"
+    assert man["model"]["sha256"] == sha(folder / f"{stem}.mps"), "the manifest is not the model's"
+    for solver, entry in man["files"]["start"].items():
+        assert sha(folder / entry["file"]) == entry["sha256"], f"the {solver} start is not the manifest's"
+    return man
+
+
+# ---- compile ------------------------------------------------------------------------------------------
+
+def test_two_compiles_into_one_name_leave_one_consistent_set(tmp_path: Path) -> None:
+    """compile A wrote its model, then computed its warm start (seconds on a large set), while compile B of
+    other data ran whole; A then wrote its starts and manifest over B's set: a mixed set (QA pass). The warm
+    start now comes before the writes, which hold the folder: A is paused between its model and its starts,
+    and B waits for it, then writes its own whole set."""
+    ready, go = tmp_path / "ready", tmp_path / "go"
+    a = start_paused("olctc.emit.start.write_start", ready, go,
+                     ["compile", "--dataset", "breast", "--depth", "1", "-o", "m.mps"], tmp_path, "a")
+    try:
+        wait_for(lambda: ready.exists() or a.poll() is not None, "compile A to reach its MIP starts")
+        assert (tmp_path / "m.mps").exists()  # A's model is in place
+        b = start_olctc(["compile", "--dataset", "heart", "--depth", "1", "-o", "m.mps"], tmp_path, "b")
+        try:
+            b.wait(timeout=5)  # a compile that waits for A (the lock) is fine too: released below
+        except subprocess.TimeoutExpired:
+            pass
+    finally:
+        go.touch()
+    code_a, _, err_a = finish(a, tmp_path, "a")
+    code_b, _, err_b = finish(b, tmp_path, "b")
+    for code, err in ((code_a, err_a), (code_b, err_b)):
+        assert code in (0, 2) and "Traceback" not in err, err
+        if code == 2:
+            assert_loser_line(code, err)
+    assert 0 in (code_a, code_b)
+    man = check_compiled_set(tmp_path, "m")
+    assert man["data"]["source"] in ("dataset:breast", "dataset:heart")
+    assert not leftovers(tmp_path)
+
+
+# ---- solve and decode ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory) -> Path:
+    """breast at depth 1 compiled into m.mps by the same compile started twice at once (an array task
+    resubmitted while it runs)."""
+    d = tmp_path_factory.mktemp("compiled")
+    ps = [start_olctc(["compile", "--dataset", "breast", "--depth", "1", "-o", "m.mps"], d, f"c{i}")
+          for i in range(2)]
+    for i, p in enumerate(ps):
+        code, out, err = finish(p, d, f"c{i}")
+        assert code == 0 and "Traceback" not in err, err
+    return d
+
+
+def copy_compiled(compiled: Path, to: Path) -> None:
+    for f in compiled.glob("m.*"):
+        shutil.copy(f, to / f.name)
+
+
+def test_two_identical_compiles_at_once(compiled: Path) -> None:
+    """The same compile twice at once: one whole set."""
+    check_compiled_set(compiled, "m")
+    assert not leftovers(compiled)
+
+
+def test_compile_while_solve_reads_the_model(compiled: Path, tmp_path: Path) -> None:
+    """solve has checked m.mps against its manifest and is about to read it (paused there) when a compile
+    of other data replaces the set: the solve ends well and its solution decodes with the manifest now
+    there (or it fails in one line)."""
+    copy_compiled(compiled, tmp_path)
+    ready, go = tmp_path / "ready", tmp_path / "go"
+    s = start_paused("olctc.solve.solve_file", ready, go,
+                     ["solve", "m.mps", "--time-limit", "20", "--quiet", "-o", "s.sol"], tmp_path, "s")
+    try:
+        wait_for(lambda: ready.exists() or s.poll() is not None, "solve to read its model")
+        res = olctc("compile", "--dataset", "heart", "--depth", "1", "-o", "m.mps", cwd=tmp_path)
+        assert res.returncode == 0, res.stderr
+    finally:
+        go.touch()
+    code, out, err = finish(s, tmp_path, "s")
+    if code == 2:
+        assert_loser_line(code, err)
+        return
+    assert code == 0 and "Traceback" not in err, out + err
+    res = olctc("decode", "m.olctc.json", "s.sol", "-o", "t.json", cwd=tmp_path)
+    assert res.returncode == 0 and "tree written to t.json" in res.stdout, res.stdout + res.stderr
+
+
+def test_two_solves_into_one_solution_while_decode_reads_it(compiled: Path, tmp_path: Path) -> None:
+    """Two `solve -o s.sol` at once, and decode reading s.sol meanwhile: every decode sees a whole solution
+    (the earlier one or a new one), both solves succeed, and the last s.sol decodes."""
+    copy_compiled(compiled, tmp_path)
+    first = olctc("solve", "m.mps", "--quiet", "-o", "s.sol", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    solve = ["solve", "m.mps", "--quiet", "-o", "s.sol"]
+    ps = [start_olctc(solve, tmp_path, f"s{i}") for i in range(2)]
+    decodes = 0
+    while any(p.poll() is None for p in ps) or decodes == 0:
+        res = olctc("decode", "m.olctc.json", "s.sol", "-o", f"t{decodes}.json", cwd=tmp_path)
+        assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
+        decodes += 1
+    for i, p in enumerate(ps):
+        code, _, err = finish(p, tmp_path, f"s{i}")
+        assert code == 0 and "Traceback" not in err, err
+    res = olctc("decode", "m.olctc.json", "s.sol", "-o", "final.json", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert json.loads((tmp_path / "final.json").read_text())["depth"] == 1
+    assert not leftovers(tmp_path)
+
+
+# ---- grid, run_local.sh, collect ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def grid_template(tmp_path_factory) -> Path:
+    """A grid of 2 tasks (breast, depth 1, C 1, 2 folds) whose jobs run olctc through the stand-in."""
+    d = tmp_path_factory.mktemp("grid")
+    standin = d / "olctc-standin"
+    standin.write_text(STANDIN.replace("@PY@", sys.executable))
+    standin.chmod(standin.stat().st_mode | stat.S_IXUSR)
+    res = olctc("grid", "--dataset", "breast", "--depth", "1", "--C-values", "1", "--folds", "2", "--solver",
+                "highs", "--time-limit", "20", "--olctc-cmd", str(standin), "-o", "g", cwd=d)
+    assert res.returncode == 0, res.stderr
+    return d / "g"
+
+
+def grid_copy(template: Path, tmp_path: Path) -> Path:
+    g = tmp_path / "g"
+    shutil.copytree(template, g)
+    return g
+
+
+def test_run_local_twice_at_once(grid_template: Path, tmp_path: Path) -> None:
+    """Two runners on one grid folder (run_local.sh started twice, or a task resubmitted while it runs):
+    each task's solution must be whole, both runners must end well, and collect must work."""
+    g = grid_copy(grid_template, tmp_path)
+    qa = tmp_path / "qa"
+    qa.mkdir()
+    env = {**os.environ, "QA_BARRIER": "1", "QA_DIR": str(qa)}
+    ps = [start(["bash", str(g / "run_local.sh")], tmp_path, f"r{i}", env=env) for i in range(2)]
+    results = [finish(p, tmp_path, f"r{i}") for i, p in enumerate(ps)]
+    for t in ("0000", "0001"):
+        assert (g / "tasks" / t / "model.highs.sol").stat().st_size > 0
+    col = olctc("collect", str(g), "--emit-final", cwd=tmp_path)
+    assert col.returncode == 0 and "tasks: 2 of 2 scored" in col.stdout, col.stdout + col.stderr
+    for code, out, err in results:
+        assert code == 0 and "failed" not in err, out + err
+
+
+def test_collect_while_a_task_is_running(grid_template: Path, tmp_path: Path) -> None:
+    """collect while task 1 is still running (a half-written gurobi_cl result beside it): no crash, no
+    decoding of the partial file, task 1 named as missing; after the runner ends, collect works."""
+    g = grid_copy(grid_template, tmp_path)
+    qa = tmp_path / "qa"
+    qa.mkdir()
+    env = {**os.environ, "QA_HOLD": "0001", "QA_DIR": str(qa)}
+    p = start(["bash", str(g / "run_local.sh")], tmp_path, "run", env=env)
+    try:
+        wait_for(lambda: (qa / "held").exists() or p.poll() is not None, "task 1 to start")
+        assert (g / "tasks/0000/model.highs.sol").exists()
+        res = olctc("collect", str(g), "-o", "tree.json", cwd=tmp_path)
+    finally:
+        (qa / "go").touch()
+    assert_loser_line(res.returncode, res.stderr)
+    assert "no C combination has every fold scored (1 of 2 tasks usable" in res.stderr, res.stderr
+    assert "tasks: 1 of 2 scored" in res.stdout and "task 0001 (fold 1, C 1): missing solution" in res.stdout, \
+        res.stdout
+    assert not (tmp_path / "tree.json").exists()
+    cv = json.loads((g / "cv_results.json").read_text())
+    assert cv["best"] is None and [t["score"] is not None for t in cv["tasks"]] == [True, False]
+    code, out, err = finish(p, tmp_path, "run")
+    assert code == 0, out + err
+    (g / "tasks/0001/model.gurobi.sol.part.sol").unlink()
+    res = olctc("collect", str(g), "-o", "tree.json", "--quiet", cwd=tmp_path)
+    assert res.returncode == 0 and "tasks: 2 of 2 scored" in res.stdout, res.stdout + res.stderr
+    assert json.loads((tmp_path / "tree.json").read_text())["depth"] == 1
+
+
+@pytest.mark.parametrize("made", [False, True], ids=["new-folder", "empty-folder"])
+def test_two_grids_into_one_folder(tmp_path: Path, made: bool) -> None:
+    """`olctc grid -o g` started twice at once (with other C values), g new or made empty beforehand: one
+    grid, whole and of one run; the other exits 2 with one line."""
+    if made:
+        (tmp_path / "g").mkdir()
+    base = ["grid", "--dataset", "breast", "--depth", "1", "--folds", "2", "--time-limit", "5", "-o", "g"]
+    ps = [start_olctc(base + ["--C-values", C], tmp_path, f"g{i}") for i, C in enumerate(("1", "0.5,2"))]
+    results = [finish(p, tmp_path, f"g{i}") for i, p in enumerate(ps)]
+    codes = sorted(r[0] for r in results)
+    assert codes == [0, 2], results
+    for code, _, err in results:
+        if code == 2:
+            assert_loser_line(code, err)
+    from olctc.cluster.read import read_grid
+
+    info = read_grid(tmp_path / "g")  # grid.json and jobs.tsv agree
+    n = len(info["tasks"])
+    assert n in (2, 4)
+    assert sorted(p.name for p in (tmp_path / "g/tasks").iterdir()) == [f"{k:04d}" for k in range(n)]
+    assert not leftovers(tmp_path) and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+# ---- bench --------------------------------------------------------------------------------------------
+
+# heart's OLCT does not close its gap in seconds: a run that holds the folder for its whole time limit.
+SLOW_BENCH = ["bench", "models", "--datasets", "heart", "--seeds", "0", "--threads", "1", "--time-limit", "3"]
+
+
+def records(d: Path) -> list[dict]:
+    return [json.loads(s) for s in (d / "runs.jsonl").read_text().splitlines() if s.strip()]
+
+
+def test_second_bench_refused_and_report_while_bench_runs(tmp_path: Path) -> None:
+    """A bench running (CART recorded, OLCT solving): the same bench started again is refused in one line,
+    `bench report` works on what is recorded; at the end every run is recorded once."""
+    args = SLOW_BENCH + ["--models", "CART,OLCT", "-o", "b"]
+    a = start_olctc(args, tmp_path, "a")
+    d = tmp_path / "b"
+    wait_for(lambda: (d / "runs.jsonl").exists() and len(records(d)) >= 1 or a.poll() is not None,
+             "the first run recorded")
+    assert a.poll() is None, "the bench ended before the test could overlap it"
+    second = olctc(*args, cwd=tmp_path)
+    assert second.returncode == 2 and second.stderr == (
+        "error: bench folder b is in use by another olctc bench: wait for it to end (its runs are recorded as "
+        "they finish), or give another folder\n"), second.stderr
+    reps = [start_olctc(["bench", "report", "b"], tmp_path, f"rep{i}") for i in range(2)]  # two at once
+    for i, p in enumerate(reps):
+        code, out, err = finish(p, tmp_path, f"rep{i}")
+        assert code == 0 and "Traceback" not in err, err
+        assert "the bench is incomplete" in err, err  # OLCT runs for its 3 s time limit at least
+    assert (d / "report/summary.md").is_file() and (d / "report/summary.csv").is_file()
+    assert a.poll() is None, "the bench ended before the reports: they read a finished bench"
+    code, out, err = finish(a, tmp_path, "a")
+    assert code == 0 and "2 run(s) done now" in out, out + err
+    recs = records(d)
+    assert sorted(r["key"] for r in recs) == sorted({r["key"] for r in recs}) and len(recs) == 2
+    again = olctc(*args, cwd=tmp_path)
+    assert again.returncode == 0 and "0 run(s) done now, 2 skipped" in again.stdout, again.stdout + again.stderr
+    assert not leftovers(d)
+
+
+def test_two_benches_started_together_on_an_empty_folder(tmp_path: Path) -> None:
+    """`mkdir b` then the same bench twice (two array tasks): B lists the empty folder, and is paused just
+    before writing bench.json (a few ms on a busy node); A writes bench.json, locks it and starts running;
+    B then wrote its bench.json over A's, locked the new file and ran the same run (QA pass). Now the folder
+    is held (bench.lock) before bench.json is written: B, holding it, runs; A is refused."""
+    d = tmp_path / "b"
+    d.mkdir()
+    args = SLOW_BENCH + ["--models", "OLCT", "-o", "b"]
+    ready, go = tmp_path / "ready", tmp_path / "go"
+    b = start_paused("olctc.bench.folder.atomic_write_text", ready, go, args, tmp_path, "b")
+    try:
+        wait_for(lambda: ready.exists() or b.poll() is not None, "bench B to find the folder empty")
+        a = start_olctc(args, tmp_path, "a")
+        wait_for(lambda: "runs done" in (tmp_path / "a.err").read_text() or a.poll() is not None,
+                 "bench A to hold the folder")
+    finally:
+        go.touch()
+    code_a, out_a, err_a = finish(a, tmp_path, "a")
+    code_b, out_b, err_b = finish(b, tmp_path, "b")
+    assert code_b == 0, out_b + err_b
+    recs = records(d)
+    assert len(recs) == len({r["key"] for r in recs}) == 1, f"{len(recs)} records of 1 run"
+    assert_loser_line(code_a, err_a)
+    assert "is in use by another olctc bench" in err_a
+
+
+def test_two_benches_started_together_on_a_new_folder(tmp_path: Path) -> None:
+    """The same bench twice into a folder that does not exist yet: B finds it missing, and is paused just
+    before creating it (a few ms on a busy node); A creates it and runs. B must then either say the folder
+    is in use, or resume it (skipping what A recorded)."""
+    args = ["bench", "models", "--datasets", "haberman", "--seeds", "0", "--models", "CART", "-o", "b"]
+    ready, go = tmp_path / "ready", tmp_path / "go"
+    b = start_paused("olctc.bench.folder.folder_problem", ready, go, args, tmp_path, "b")
+    try:
+        wait_for(lambda: ready.exists() or b.poll() is not None, "bench B to find no folder")
+        a = olctc(*args, cwd=tmp_path)
+    finally:
+        go.touch()
+    assert a.returncode == 0, a.stderr
+    code, out, err = finish(b, tmp_path, "b")
+    assert len(records(tmp_path / "b")) == 1
+    if code == 0:
+        assert "0 run(s) done now, 1 skipped" in out, out + err
+    else:
+        assert_loser_line(code, err)
+        assert "in use by another olctc bench" in err, err
+
+
+# ---- fit, export, predict into one output ---------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory) -> Path:
+    """Two trees of breast (C 0.1 and C 10), fitted at once into two files."""
+    d = tmp_path_factory.mktemp("trees")
+    ps = [start_olctc(["fit", "--dataset", "breast", "--depth", "1", "--C", C, "--time-limit", "20", "-o",
+                       f"t{i}.json"], d, f"f{i}") for i, C in enumerate(("0.1", "10"))]
+    for i, p in enumerate(ps):
+        code, out, err = finish(p, d, f"f{i}")
+        assert code == 0, out + err
+    from olctc import load_dataset
+
+    X, y, names = load_dataset("breast")
+    lines = [",".join(names)] + [",".join(repr(float(v)) for v in row) for row in X[:200]]
+    (d / "new.csv").write_text("\n".join(lines) + "\n")
+    return d
+
+
+def test_two_fits_into_one_tree_file(tmp_path: Path) -> None:
+    """`fit -o tree.json` twice at once (other C): both succeed, and tree.json is one of the two trees."""
+    ps = [start_olctc(["fit", "--dataset", "breast", "--depth", "1", "--C", C, "--time-limit", "20", "-o",
+                       "tree.json"], tmp_path, f"f{i}") for i, C in enumerate(("0.1", "10"))]
+    for i, p in enumerate(ps):
+        code, out, err = finish(p, tmp_path, f"f{i}")
+        assert code == 0 and "Traceback" not in err, out + err
+    tree = json.loads((tmp_path / "tree.json").read_text())
+    assert tree["meta"]["spec"]["C"] in ([0.1], [10.0])
+    res = olctc("export", "tree.json", "-o", "tree.py", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert not leftovers(tmp_path)
+
+
+@pytest.mark.parametrize("command", ["export", "predict"])
+def test_two_writers_of_one_output_file(trees: Path, tmp_path: Path, command: str) -> None:
+    """`export -o` / `predict -o` twice at once into one file (two trees): the file is byte for byte what
+    one of them writes alone."""
+    for f in ("t0.json", "t1.json", "new.csv"):
+        shutil.copy(trees / f, tmp_path / f)
+
+    def args(tree: str, out: str) -> list[str]:
+        if command == "export":
+            return ["export", tree, "-o", out]
+        return ["predict", tree, "new.csv", "--proba", "-o", out]
+
+    suffix = ".py" if command == "export" else ".csv"
+    refs = [start_olctc(args(f"t{i}.json", f"ref{i}{suffix}"), tmp_path, f"ref{i}") for i in range(2)]
+    for i, p in enumerate(refs):
+        assert finish(p, tmp_path, f"ref{i}")[0] == 0
+    ref = {(tmp_path / f"ref{i}{suffix}").read_bytes() for i in range(2)}
+    assert len(ref) == 2
+    ps = [start_olctc(args(f"t{i}.json", f"out{suffix}"), tmp_path, f"w{i}") for i in range(2)]
+    for i, p in enumerate(ps):
+        code, out, err = finish(p, tmp_path, f"w{i}")
+        assert code == 0 and "Traceback" not in err, out + err
+    assert (tmp_path / f"out{suffix}").read_bytes() in ref
+    assert not leftovers(tmp_path)
