@@ -226,7 +226,7 @@ def test_bench_killed_keeps_whole_records_and_stops_its_workers(tmp_path, jobs):
     # the workers are stopped, not waited for (a run would hold the command for its full 60 s)
     assert elapsed < 30, elapsed
     folder = tmp_path / "b"
-    assert sorted(p.name for p in folder.iterdir()) == ["bench.json", "runs.jsonl"]
+    assert sorted(p.name for p in folder.iterdir()) == ["bench.json", "bench.lock", "runs.jsonl"]
     from olctc.bench.folder import read_bench_json, read_runs
 
     assert read_bench_json(folder)["experiment"] == "models"
