@@ -28,12 +28,12 @@ def check_path(path: object, name: str) -> Path:
     return Path(raw)
 
 
-
 def shell_path(path: str | os.PathLike[str]) -> str:
     """``path`` as a word of a shell command olctc prints or writes: quoted, and a relative path starting
     with "-" as ``./-g``, which bash, cd, rm, cbc, glpsol and olctc would otherwise read as an option."""
     text = os.fspath(path)
     return shlex.quote("./" + text if text.startswith("-") else text)
+
 
 def check_lookup(path: Path) -> None:
     """One line (``cannot write PATH: ...``), not a traceback, when the OS cannot even look ``path`` up: a
@@ -353,7 +353,6 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         fh.write(data)
 
 
-
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
     """Hold ``folder`` while the block writes a set of files in it: the same block in another process waits
@@ -370,6 +369,7 @@ def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
     finally:
         if fd >= 0:
             os.close(fd)
+
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""

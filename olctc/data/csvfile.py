@@ -199,7 +199,8 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
             _warn_marker_categories(schema, src)
     # the name goes into trees' meta, which must be text: a byte of the file name that is not UTF-8 becomes ?
     name = Path(path).name.split(".")[0].encode("utf-8", "replace").decode("utf-8")
-    return Dataset(X, y, classes, schema, name, read.sha256, str(Path(path).resolve()), target, dropped=dropped, weight=weight, weight_column=weight_column)
+    return Dataset(X, y, classes, schema, name, read.sha256, str(Path(path).resolve()), target, dropped=dropped,
+                   weight=weight, weight_column=weight_column)
 
 
 class _Read(NamedTuple):
