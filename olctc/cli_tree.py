@@ -305,9 +305,9 @@ class _Scorer:
         self.log_loss = self.brier = 0.0
         self.error: OlctcError | None = None
 
-    def add(self, chunk, labels: np.ndarray, scores: np.ndarray) -> None:
+    def add(self, chunk, scores: np.ndarray) -> None:
         from olctc.data.labels import _label_value, _no_label  # the rule read_csv reads labels by
-        from olctc.tree import class_array, sigmoid
+        from olctc.tree import sigmoid
 
         if self.error is not None:
             return
@@ -331,7 +331,7 @@ class _Scorer:
             self.error = OlctcError(f"{self.data}: --target {self.target!r} line {chunk.lines[k]}: {what}; drop "
                                     "such rows to score the others, or leave out --target")
             return
-        pred = (labels == class_array(self.tree.classes)[1]).astype(np.intp)
+        pred = (scores > 0).astype(np.intp)  # Tree.labels_of's rule: positive iff the score is above 0
         np.add.at(self.counts, (truth, pred), 1)
         # -log P(true class) from the score itself: exact where 1 - sigmoid(s) rounds to 0 (no clipping)
         self.log_loss += float(np.logaddexp(0.0, np.where(truth == 1, -scores, scores)).sum())
@@ -430,7 +430,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
             ids = list(map(itemgetter(i), chunk.rows)) if i is not None else None
             sink.write(_csv_text(_prediction_rows(ids, labels, P)))
             if scorer is not None:
-                scorer.add(chunk, labels, scores)
+                scorer.add(chunk, scores)
         if checks is not None:  # else there is a fault already
             fault = checks.error or (scorer.error if scorer is not None else None)
         if fault is not None:

@@ -8,7 +8,7 @@ import secrets
 import shlex
 import shutil
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 from olctc.errors import OlctcError, param_error
 
@@ -208,11 +208,10 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
     """
     check_output_file(path)
     path = Path(path)
-    binary = "b" in mode
+    text: dict[str, Any] = {} if "b" in mode else {"encoding": encoding, "newline": "\n", "errors": "surrogateescape"}
     if path.exists() and not path.is_file():  # exists() and is_file() follow links
         with _os_errors(path):
-            fh = open(path, mode, encoding=None if binary else encoding, newline=None if binary else "\n",
-                      errors=None if binary else "surrogateescape")
+            fh = open(path, mode, **text)
         with _os_errors(path), fh:
             yield fh
         return
@@ -234,9 +233,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
                 tmp = None
         else:
             raise OlctcError(f"cannot write {path}: no free temporary name in {folder} after {_TRIES} tries")
-        with _os_errors(path, tmp), os.fdopen(fd, mode, encoding=None if binary else encoding,
-                                              newline=None if binary else "\n",
-                                              errors=None if binary else "surrogateescape") as fh:
+        with _os_errors(path, tmp), os.fdopen(fd, mode, **text) as fh:
             yield fh
         check_interrupt()
         with _os_errors(path):

@@ -6,7 +6,7 @@ categorical columns as their original values.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from olctc.errors import OlctcError
 from olctc.export._names import check_tree
@@ -43,10 +43,10 @@ def _dot(tree) -> bytes:
     return export(tree)
 
 
-def _sql(tree, table: str | Sequence[str] = "olctc_input") -> bytes:
+def _sql(tree, **options: Any) -> bytes:
     from olctc.export.sql import export
 
-    return export(tree, table)
+    return export(tree, **options)
 
 
 def _png(tree) -> bytes:

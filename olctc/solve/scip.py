@@ -55,6 +55,7 @@ def scip_version(m: Any) -> str:
     """``SCIP major.minor.tech`` of a pyscipopt Model."""
     return f"SCIP {m.getMajorVersion()}.{m.getMinorVersion()}.{m.getTechVersion()}"
 
+
 def scip_model(path: Path, opts: SolveOptions) -> Any:
     """A PySCIPOpt model read from ``path`` with olctc's settings."""
     import pyscipopt
