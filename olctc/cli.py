@@ -152,6 +152,32 @@ def max_nonzeros_option(f):
                              "(default 400,000,000: about 16 GB while building).")(f)
 
 
+def start_tree_option(f):
+    return click.option("--start-tree", "start_tree", type=InputPath(dir_okay=False), default=None, metavar="TREE",
+                        help="Start the solve from the tree in TREE (JSON, such as an earlier fit's) instead of "
+                             "the greedy warm start: same classes, features matched by name, depth at most "
+                             "--depth (a shallower tree is deepened, predicting as before).")(f)
+
+
+def _read_start_tree(path: str | None):
+    """The tree of --start-tree, read before the data (a bad file costs nothing)."""
+    if path is None:
+        return None
+    from olctc.export.json import load
+
+    return load(Path(path))
+
+
+def _start_weights_checked(tree, ds, spec, path: str | None) -> None:
+    """--start-tree against the data and spec, before any model is built: the scaler plays no part in
+    what can fail (classes, columns, features, depth, budget)."""
+    if tree is not None:
+        from olctc.data import Scaler
+        from olctc.start_tree import start_weights
+
+        start_weights(tree, ds.schema, Scaler.identity(ds.p), ds.classes, spec, what=f"--start-tree {path}")
+
+
 def _spec(preset: str, depth: int, C: str, tangents: str, big_m: float, epsilon: float, alpha: float,
           budget: int | None, score_variables: bool = False):
     from olctc.spec import make_spec
@@ -210,9 +236,11 @@ def solvers_cmd(as_json: bool) -> None:
               help="Write warm-start (MIP start) files for Gurobi/CPLEX, CBC, HiGHS and SCIP.")
 @click.option("--params/--no-params", default=True, show_default=True,
               help="Write solver parameter files with the tight tolerances the model needs.")
+@start_tree_option
 @max_nonzeros_option
 def compile_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m,
-                epsilon, alpha, budget, score_variables, class_weight, output, start, params, max_nonzeros) -> None:
+                epsilon, alpha, budget, score_variables, class_weight, output, start, params, start_tree,
+                max_nonzeros) -> None:
     """Compile DATA.csv (or --dataset NAME) into a MILP file any solver can run."""
     from olctc.compile import compile_problem, manifest_path, model_format
     from olctc.fit import form_name
@@ -227,12 +255,16 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     for side in compiled_files(out)[1:]:  # written, or removed as another model's
         check_not_input(side, ("data", data), beside=out)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
+    if start_tree is not None and not start:
+        raise OlctcError("--start-tree gives the MIP start files, which --no-start leaves out: drop one of them")
+    tree = _read_start_tree(start_tree)
     ds = _load_data(data, target, dataset, positive_class, drop, weight_column, max_nonzeros)
     spec = with_class_weight(spec, class_weight, ds)
+    _start_weights_checked(tree, ds, spec, start_tree)
     comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
                            max_nonzeros=max_nonzeros)
     previous = manifest_model_field(manifest_path(out), "file")
-    written = write_compiled(comp, out, params=params, start=start)
+    written = write_compiled(comp, out, params=params, start=start, start_tree=tree)
     m = comp.milp
     n = comp.dataset.n
     points = f"{n} points" if n == ds.n else f"{n} of {ds.n} points, {ds.n - n} of weight 0 left out"
@@ -240,6 +272,11 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
                f"{form_name(spec.score_variables)}: {m.n_rows:,} rows, {m.n_cols:,} columns "
                f"({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros")
     echo_written(written)
+    if tree is not None:
+        ws = comp.manifest["warm_start"]
+        click.echo(f"MIP start from --start-tree {start_tree}: objective {ws['objective']:.10g}")
+        for note in ws["adjustments"]:
+            click.echo(f"  made a MIP start: {note}")
     hint = _score_variables_hint(n, ds.p, spec, m.nnz)
     if hint:
         click.echo(hint)
@@ -423,13 +460,14 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
               help="With --cv: fold fits run J at a time, each in a process of its own (default 1; starting "
                    "them costs about 2 s once, worth it when fits take seconds); with --threads 1, J can be the "
                    "number of cores.")
+@start_tree_option
 @max_nonzeros_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
                    "(.csv, .onnx, .txt ...) is refused.")
 def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m, epsilon,
-            alpha, budget, score_variables, class_weight, test_size, seed, solver, time_limit, threads, refine, keep_incumbent, quiet,
-            cv, C_values, scoring, jobs, max_nonzeros, output) -> None:
+            alpha, budget, score_variables, class_weight, test_size, seed, solver, time_limit, threads, refine,
+            keep_incumbent, quiet, cv, C_values, scoring, jobs, start_tree, max_nonzeros, output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine (with --cv, choose C first)."""
     from olctc.emit.params import validate_limits
     from olctc.errors import TimeLimitTooShort
@@ -443,8 +481,15 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
     check_suffix(output, "fit", TREE_FILE, (".json",))  # before the fit, which may take minutes
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
+    if start_tree is not None and cv is not None:
+        # the start's splits have seen every fold's held-out points: the validation scores would be biased
+        raise OlctcError("--start-tree does not apply with --cv: a tree fitted on these points would start the "
+                         "fold fits with what their held-out points taught it; choose C with --cv, then fit "
+                         "that C with --start-tree")
+    tree = _read_start_tree(start_tree)  # read now: -o may name the same file, to go on from it
     ds = _load_data(data, target, dataset, positive_class, drop, weight_column, max_nonzeros)
     spec = with_class_weight(spec, class_weight, ds)
+    _start_weights_checked(tree, ds, spec, start_tree)
     chosen = None
     if cv is not None:
         chosen = _cross_validate(ds, spec, cv, C_values, scoring, test_size=test_size, seed=seed, solver=solver,
@@ -454,7 +499,7 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
     try:
         res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
                   seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent,
-                  max_nonzeros=max_nonzeros, leave_overrun=True)
+                  max_nonzeros=max_nonzeros, leave_overrun=True, start_tree=tree)
     except TimeLimitTooShort as exc:
         if chosen is None:
             raise

@@ -82,6 +82,11 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         (a6a at depth 2: 2.5x), and with HiGHS better trees under a time limit (the paper's 50 OLCT fits at
         60 s: a lower objective in 29, a higher one in 8; docs/BENCHMARKS.md). False: the paper's form, the
         scores written out in every row (``olctc compile``'s default).
+    warm_start : bool, default False
+        When fitted already, start the next fit's solve from the fitted tree instead of the greedy warm
+        start (scikit-learn's meaning): a refit with another C, ``time_limit`` or ``depth`` (a deeper tree
+        starts from this one deepened, predicting as it does) goes on from it, and the tree kept is never
+        worse by the new model's objective. The classes must be the same; features are matched by name.
 
     Attributes
     ----------
@@ -95,7 +100,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
-                 verbose: bool = False, score_variables: bool = True) -> None:
+                 verbose: bool = False, score_variables: bool = True, warm_start: bool = False) -> None:
         self.preset = preset
         self.depth = depth
         self.C = C
@@ -112,6 +117,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.verbose = verbose
         self.score_variables = score_variables
+        self.warm_start = warm_start
 
     # ------------------------------------------------------------------ scikit-learn plumbing
     def __sklearn_tags__(self):
@@ -150,8 +156,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         return self.solver
 
     def _check_flags(self) -> None:
-        """refine, verbose: booleans (``bool("no")`` is True); positive_class: one label, not a sequence."""
-        check_flags(refine=self.refine, verbose=self.verbose)
+        """refine, verbose, warm_start: booleans (``bool("no")`` is True); positive_class: one label, not a
+        sequence."""
+        check_flags(refine=self.refine, verbose=self.verbose, warm_start=self.warm_start)
         pc = self.positive_class
         try:
             scalar = np.ndim(pc) == 0 and not isinstance(pc, (set, frozenset, dict))
@@ -198,6 +205,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         spec = self._spec()
         solver = self._solver(spec)
         self._check_flags()
+        previous = self.export_tree() if self.warm_start and hasattr(self, "tree_") else None
         names = _generic_column_names(X)
         with _float_range(self, "X"):
             X, y = validate_data(self, X, y, dtype=np.float64)
@@ -238,9 +246,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
             check_classes_weigh(sample_weight, np.where(y01 == 1, 1, -1), labels, "sample_weight")
         ds = from_arrays(X, y01, feature_names, positive_class=1, name=type(self).__name__,
                          sample_weight=sample_weight)
+        start = None if previous is None else _coded_start(previous, labels)
         res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
                         test_size=0.0, refine=bool(self.refine), verbose=bool(self.verbose),
-                        echo=print)
+                        echo=print, start_tree=start)
         self.tree_ = res.tree
         self.summary_ = res.summary
         if "class_weights" in res.summary:  # keyed by the fit's 0/1 codes: the user's labels instead
@@ -337,11 +346,11 @@ class MARGOTClassifier(OLCTClassifier):
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = "scip", time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
-                 verbose: bool = False, score_variables: bool = True) -> None:
+                 verbose: bool = False, score_variables: bool = True, warm_start: bool = False) -> None:
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
                          refine=refine, positive_class=positive_class, class_weight=class_weight,
-                         verbose=verbose, score_variables=score_variables)
+                         verbose=verbose, score_variables=score_variables, warm_start=warm_start)
 
 
 class OCTHClassifier(OLCTClassifier):
@@ -361,11 +370,26 @@ class OCTHClassifier(OLCTClassifier):
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
-                 verbose: bool = False, score_variables: bool = True) -> None:
+                 verbose: bool = False, score_variables: bool = True, warm_start: bool = False) -> None:
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
                          refine=refine, positive_class=positive_class, class_weight=class_weight,
-                         verbose=verbose, score_variables=score_variables)
+                         verbose=verbose, score_variables=score_variables, warm_start=warm_start)
+
+
+def _coded_start(previous: Any, labels: tuple) -> Any:
+    """The previous fit's tree (with its user labels) as a start for a fit whose data code ``labels``
+    (negative, positive) as 0 and 1."""
+    import copy
+
+    key = [str(_py_label(c)) for c in labels]
+    had = [str(c) for c in previous.classes]
+    if sorted(had) != sorted(key):
+        raise OlctcError(f"warm_start: the fitted tree separates classes {list(previous.classes)}; y holds "
+                         f"{[_py_label(c) for c in labels]}: fit a new estimator (or warm_start=False)")
+    start = copy.copy(previous)
+    start.classes = tuple(key.index(c) for c in had)
+    return start
 
 
 @contextlib.contextmanager

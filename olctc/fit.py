@@ -167,7 +167,8 @@ def split(ds: Dataset, test_size: float, seed: int, *, ordered: bool = True) -> 
 def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: float | None = None,
         threads: int | None = None, test_size: float = 0.0, seed: int = 0, refine: bool = True,
         verbose: bool = True, echo: Callable[[str], None] = print, keep_incumbent: bool = False,
-        max_nonzeros: int | None = None, standardise: bool = True, leave_overrun: bool = False) -> FitResult:
+        max_nonzeros: int | None = None, standardise: bool = True, leave_overrun: bool = False,
+        start_tree: Tree | None = None) -> FitResult:
     """Fit a tree on ``ds`` (or on its training split when ``test_size > 0``) and report on it.
 
     An interrupt (Ctrl-C, SIGTERM through the CLI) during the solve stops the fit with KeyboardInterrupt,
@@ -180,6 +181,9 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     ``leave_overrun`` (the console program): a HiGHS solve still running well past the time limit is left
     (summary ``solver_left`` says so) with the best solution it had found; with none, the warm start is
     kept (``olctc.solve.solve_milp``).
+    ``start_tree``: a fitted tree to start the solve from instead of the greedy warm start (same classes,
+    features matched by name, depth at most the spec's: ``olctc.start_tree``); the tree kept is never worse
+    by the model's objective than it (after the changes the MIP start may need, which are echoed).
     """
     from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
     from olctc.solve import solve_milp
@@ -203,9 +207,15 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     fitted = comp.dataset  # the training points less those of weight 0, which the model leaves out
     sw = fitted.weight
     t_build = time.perf_counter() - t0
-    x0, ws_info = warm_start(comp.milp, comp.X, fitted.y, spec, sample_weight=sw)
+    start = None
+    if start_tree is not None:
+        from olctc.start_tree import start_weights
+
+        start = start_weights(start_tree, fitted.schema, comp.scaler, fitted.classes, spec)
+    x0, ws_info = warm_start(comp.milp, comp.X, fitted.y, spec, sample_weight=sw, tree=start)
     t_warm = time.perf_counter() - t0 - t_build
     warm_obj = comp.milp.objective(x0)
+    started_from = "greedy tree" if start is None else "start tree"
     remaining = None
     if time_limit is not None:
         remaining = solver_budget(time_limit, time.perf_counter() - t0, t_build, t_warm)
@@ -213,7 +223,10 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         m = comp.milp
         echo(f"model ({form_name(spec.score_variables)}): {m.n_rows:,} rows, {m.n_cols:,} columns "
              f"({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros; built in {t_build:.2f} s; "
-             f"warm start objective {warm_obj:.6g} ({t_warm:.2f} s)")
+             f"warm start objective {warm_obj:.6g} ({started_from}, {t_warm:.2f} s)")
+        if start is not None:
+            for note in ws_info["adjustments"]:
+                echo(f"start tree, made a MIP start: {note}")
     res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose,
                      keep_incumbent=keep_incumbent, leave_overrun=leave_overrun)
     t_solve = res.runtime
@@ -265,7 +278,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         "data": ds.name, "n_train": int(train.size), "n_test": int(test.size), "seed": seed,
         "spec": spec.to_json(), **_class_weights(comp.manifest, fitted.classes), **_sample_weights(tr),
         "model_size": {"rows": comp.milp.n_rows, "columns": comp.milp.n_cols, "nonzeros": comp.milp.nnz},
-        "solver": solver, "solution_from": used, **({"warm_start_kept": kept_why} if kept_why else {}),
+        "solver": solver, "warm_start_from": started_from, "solution_from": used, **({"warm_start_kept": kept_why} if kept_why else {}),
         **({"solver_left": left_why} if left_why else {}),
         "status": status, "solver_status": res.status,
         "raw_status": res.raw_status, "gap": gap, "bound": res.bound,
@@ -377,7 +390,8 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
              f"solver {s['solver']}: {s['status']} ({s['raw_status']}), gap {gap}, "
              f"solution from {s['solution_from']}"
              + (f" ({s['warm_start_kept']})" if s.get("warm_start_kept") else ""),
-             f"objective: warm start {f(s['objective_warm_start'])} -> MILP {f(s['objective_milp'])} "
+             f"objective: warm start{' (start tree)' if s.get('warm_start_from') == 'start tree' else ''} "
+             f"{f(s['objective_warm_start'])} -> MILP {f(s['objective_milp'])} "
              f"(true {f(s['objective_milp_true'])})"]
     if s.get("exact_objective_before_refine") is not None:
         lines.append(f"exact logistic objective: warm start {f(s['exact_objective_warm_start'])}, after MILP "

@@ -11,7 +11,7 @@ import os
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from olctc.errors import NoSolution, OlctcError
 from olctc.io import (atomic_open, check_not_input, check_output_file, check_path, check_suffix, check_writable,
                       folder_lock, remove_files, sha256_file)
 from olctc.milp import names_from_block_map
+
+if TYPE_CHECKING:
+    from olctc.tree import Tree
 
 START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
                             "cbc-cli": "cbc", "highs-cli": "highs", "glpk-cli": None}
@@ -37,8 +40,11 @@ def compiled_files(out: str | Path) -> list[Path]:
             + [out.parent / start_filename(stem, s) for s in START_FORMATS])
 
 
-def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, start: bool = True) -> dict[str, Path]:
+def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, start: bool = True,
+                   start_tree: Tree | None = None) -> dict[str, Path]:
     """Write model, solver parameter files, MIP-start files and (last) the manifest.
+
+    The MIP start is the greedy warm start's tree, or ``start_tree``'s (``olctc.start_tree``).
 
     If any step fails, every file of the set is removed: nothing half-written stays behind, and no mix
     of this compile's files with an earlier compile's under the same name either (a manifest whose
@@ -74,7 +80,14 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     if start:
         from olctc.warmstart import warm_start
 
-        x, _ = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight)
+        tree = None
+        if start_tree is not None:
+            from olctc.start_tree import start_weights
+
+            ds = comp.dataset
+            tree = start_weights(start_tree, ds.schema, comp.scaler, ds.classes, comp.spec)
+        x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight,
+                             tree=tree)
     with folder_lock(out.parent), _removed_on_error(the_set):
         written["model"] = out
         digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
@@ -95,6 +108,8 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
                 starts[solver] = {"file": path.name, "sha256": sha256_file(path)}
             man["files"]["start"] = starts
             man["warm_start"] = {"objective": float(start_objective)}
+            if start_tree is not None:
+                man["warm_start"].update({"from": "start tree", "adjustments": info["adjustments"]})
         remove_files(stale)
         mpath = manifest_path(out)
         written["manifest"] = mpath

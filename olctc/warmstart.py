@@ -503,10 +503,12 @@ def complete_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, W: 
 
 
 def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int = 10,
-               random_state: int | None = 0,
-               sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+               random_state: int | None = 0, sample_weight: np.ndarray | None = None,
+               tree: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
     """Greedy tree, completed into a verified MIP start (``sample_weight``: the points' weights, as
-    the MILP was built with).
+    the MILP was built with). ``tree``: (W, b) to start from instead of the greedy tree (its
+    admissibility changes are in ``adjustments``; ``olctc.start_tree.start_weights`` makes them from a
+    fitted tree).
 
     Returns
     -------
@@ -515,8 +517,11 @@ def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_
         ``adjustments`` (changes made to the greedy tree, normally none), ``W`` and ``b``.
     """
     X = _as_matrix(X, "X")
-    W0, b0 = greedy_tree(X, y, spec, min_points=min_points, random_state=random_state,
-                         sample_weight=sample_weight)
+    if tree is None:
+        W0, b0 = greedy_tree(X, y, spec, min_points=min_points, random_state=random_state,
+                             sample_weight=sample_weight)
+    else:
+        W0, b0 = tree
     x, W, b, notes = _complete(milp, X, y, spec, W0, b0)
     obj = milp.objective(x)
     tree_obj = tree_objective(W, b, X, np.asarray(y, dtype=float), spec, threshold=spec.epsilon / 2,

@@ -1,0 +1,104 @@
+"""A fitted tree as the MIP start of another model (``fit --start-tree``, ``compile --start-tree``, the
+estimators' ``warm_start``): a longer solve that goes on from an earlier one's tree, a model of another C
+or preset started from a tree at hand, a deeper tree grown from a shallower one.
+
+The tree's splits are carried over as scores on the raw inputs, which do not depend on the scaler: a tree
+fitted on other points (another split, a sample) gives the same score to every point. Features are matched
+by column and category, not by position; a feature the model has and the tree lacks weighs 0, as the tree
+encodes an unseen category. A tree whose classes are the model's the other way round is mirrored (every
+score negated, left and right swapped). A shallower tree is deepened: each node below its last layer
+copies its ancestor there, so the deeper tree routes and predicts every point as the given one did.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from olctc.data import Scaler, Schema, json_label
+from olctc.errors import OlctcError, param_error
+from olctc.formulation.topology import Topology
+from olctc.spec import TreeSpec
+from olctc.tree import Tree
+
+
+def _feature_keys(schema: Schema) -> list[tuple[str, str | None]]:
+    """(column, category) of each encoded feature; category None for a numeric column. Not the feature's
+    name: a numeric column named "a=b" and category b of column a share that."""
+    return [(c.name, None) if c.kind == "numeric" else (c.name, cat) for c in schema.columns
+            for cat in ([None] if c.kind == "numeric" else c.categories)]
+
+
+def _label_key(label: Any) -> str:
+    # a CSV's label "1" and an array's 1 are one class to the user: compared as the JSON tree writes them
+    return str(json_label(label))
+
+
+def _mirrored(W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The same tree for the classes swapped: scores negated, each layer's nodes in reverse order (a point
+    that went right, score > 0, now goes left, where the right subtree's mirror is)."""
+    topo = Topology(int(round(np.log2(W.shape[0] + 1))))
+    order = np.concatenate([topo.layer_nodes(h)[::-1] for h in range(1, topo.depth + 1)])
+    return -W[order], -b[order]
+
+
+def _deepened(W: np.ndarray, b: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """The tree at ``depth``: every node below the given last layer copies its ancestor in that layer."""
+    given = int(round(np.log2(W.shape[0] + 1)))
+    source = np.arange(2 ** depth - 1)
+    for _ in range(depth - given):
+        deep = Topology(depth).layer(source) > given
+        source = np.where(deep, (source - 1) // 2, source)
+    return W[source], b[source]
+
+
+def start_weights(tree: Any, schema: Schema, scaler: Scaler, classes: tuple, spec: TreeSpec,
+                  what: str = "the start tree") -> tuple[np.ndarray, np.ndarray]:
+    """(W, b) of ``tree`` for a model of ``spec`` on data encoded by ``schema``, standardised by ``scaler``,
+    with classes (negative, positive) ``classes``: W (2^depth - 1, p), scores of every point as the tree's.
+
+    OlctcError, naming ``what``, when the tree cannot start that model: deeper than it, other classes, a
+    column numeric in one and categorical in the other, weight on a feature the data lack, more features
+    in a node than a hard budget allows. The MIP start made from (W, b) may still move an intercept or
+    scale a node (``warmstart.admissible_tree``): the model needs every score clear of the routing margin
+    and within big-M.
+    """
+    if not isinstance(tree, Tree):
+        raise param_error("start_tree", "an olctc Tree (olctc.load_tree('tree.json'))", tree)
+    if tree.depth > spec.depth:
+        raise OlctcError(f"{what} has depth {tree.depth}, deeper than the model's {spec.depth}: a start may be "
+                         f"shallower (it is deepened), not deeper; fit with --depth {tree.depth} or more")
+    given, wanted = [_label_key(c) for c in tree.classes], [_label_key(c) for c in classes]
+    if sorted(given) != sorted(wanted):
+        raise OlctcError(f"{what} separates classes {tree.classes[0]!r} and {tree.classes[1]!r}; the data's are "
+                         f"{classes[0]!r} and {classes[1]!r}")
+    kinds = {c.name: c.kind for c in schema.columns}
+    for c in tree.schema.columns:
+        if c.name in kinds and kinds[c.name] != c.kind:
+            raise OlctcError(f"{what}: column {c.name!r} is {c.kind} there and {kinds[c.name]} in the data")
+    position = {key: j for j, key in enumerate(_feature_keys(schema))}
+    W_raw, b_raw = tree.W_raw, tree.b_raw
+    W = np.zeros((tree.n_nodes, len(position)))
+    for k, key in enumerate(_feature_keys(tree.schema)):
+        j = position.get(key)
+        if j is not None:
+            W[:, j] = W_raw[:, k]
+        elif (W_raw[:, k] != 0).any():
+            raise OlctcError(f"{what} weighs feature {tree.feature_names[k]!r}, which the data do not have "
+                             f"(node {int(np.flatnonzero(W_raw[:, k])[0])}): a start must split on the data's "
+                             f"features ({len(position)}: {', '.join(map(repr, schema.feature_names[:5]))}"
+                             f"{', ...' if len(position) > 5 else ''})")
+    with np.errstate(over="ignore", invalid="ignore"):
+        b = b_raw + W @ scaler.mean  # raw score w.x + b on x = mean + scale * standardised x
+        W = W * scaler.scale
+    if not (np.isfinite(W).all() and np.isfinite(b).all()):
+        raise OlctcError(f"{what}'s weights overflow on the data's scale")
+    if spec.info.l0 == "hfs":
+        nnz = (W != 0).sum(axis=1)
+        if (nnz > spec.effective_budget).any():
+            t = int(np.argmax(nnz > spec.effective_budget))
+            raise OlctcError(f"{what} splits on {int(nnz[t])} features at node {t}; preset {spec.preset!r} allows "
+                             f"at most {spec.effective_budget} per node (--budget)")
+    if given != wanted:
+        W, b = _mirrored(W, b)
+    return _deepened(W, b, spec.depth)
