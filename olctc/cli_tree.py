@@ -197,8 +197,8 @@ def export_cmd(tree: str, fmt: str | None, output: str | None, table: str | None
         options["table"] = table
     check_not_input(output, ("tree", tree))
     t = _load_tree(tree)
-    if output is None:
-        click.echo(render(t, fmt, **options).decode("utf-8"), nl=False)
+    if output is None:  # color=True: the data unchanged (click.echo strips ANSI codes from a non-terminal)
+        click.echo(render(t, fmt, **options).decode("utf-8"), nl=False, color=True)
         return
     export_tree(t, fmt, output, **options)
     click.echo(f"{fmt} written to {output}")
@@ -263,10 +263,9 @@ class _Sink:
         assert fh is not None  # None only with an error, raised above
         fh.seek(0)
         with contextlib.nullcontext() if self.output is None else atomic_open(self.output) as out:
-            # whole lines: click.echo strips ANSI codes, which hold no line break, from a non-terminal
             for lines in iter(lambda: fh.readlines(1 << 20), []):
-                if out is None:
-                    click.echo("".join(lines), nl=False)
+                if out is None:  # color=True: labels unchanged (click.echo strips ANSI codes from a non-terminal)
+                    click.echo("".join(lines), nl=False, color=True)
                 else:
                     out.write("".join(lines))
 

@@ -174,7 +174,8 @@ def old_predict(tree, data, proba=False, id_column=None, output=None) -> tuple[i
     except OlctcError as exc:
         return 2, "", "".join(f"{e}\n" for e in err + [f"error: {exc}"])
     if output is None:
-        return 0, echoed(buf.getvalue()), "".join(f"{e}\n" for e in err)
+        # the CSV unchanged: predict no longer lets click.echo strip ANSI codes from labels and ids (data)
+        return 0, buf.getvalue(), "".join(f"{e}\n" for e in err)
     Path(output).write_text(buf.getvalue(), encoding="utf-8")
     return 0, f"{len(rows)} prediction(s) written to {output}\n", "".join(f"{e}\n" for e in err)
 

@@ -19,10 +19,11 @@ def _label(tree, t: int, top: int) -> str:
     last = t >= 2 ** (tree.depth - 1) - 1
     lines = [f"node {t} ({'classifier' if last else 'split'})"]
     if tree.node_n is not None:
-        n = int(tree.node_n[0]) or 1
-        share = f"n={int(tree.node_n[t])} ({100 * tree.node_n[t] / n:.1f}%)"
+        # Python ints: 100 * a count near 2**63 (valid in a file) overflows numpy's int64
+        n, n_t = int(tree.node_n[0]) or 1, int(tree.node_n[t])
+        share = f"n={n_t} ({100 * n_t / n:.1f}%)"
         if tree.node_pos is not None:  # the schema lets a file give nodes.n without nodes.pos
-            share += f", positive {100 * tree.node_pos[t] / max(int(tree.node_n[t]), 1):.1f}%"
+            share += f", positive {100 * int(tree.node_pos[t]) / max(n_t, 1):.1f}%"
         lines.append(share)
     key = "r" if tree.node_std is not None else "w_std"
     W, names = tree.W_raw, tree.feature_names

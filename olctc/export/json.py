@@ -22,6 +22,35 @@ FORMAT = "olctc-tree"
 VERSION = 1
 _TOP_KEYS = frozenset({"format", "version", "olctc_version", "depth", "classes", "columns", "feature_names",
                        "scaler", "nodes", "raw", "meta"})
+#: Deepest nesting of lists and objects in meta (meta itself is level 1): writing it back recurses per level.
+META_DEPTH = 64
+
+
+def meta_problem(meta: Any) -> str | None:
+    """Why ``meta`` cannot be written as JSON (nested deeper than META_DEPTH, or holding itself), else None.
+    Checked before anything recurses through it: ``_jsonable`` and ``_pretty`` take one frame per level."""
+    too_deep = f"meta: expected lists and objects nested at most {META_DEPTH} levels deep, got deeper"
+
+    def walk(v: Any, level: int, inside: frozenset[int]) -> str | None:
+        if isinstance(v, np.ndarray):
+            if v.dtype != object:  # numbers only: written as lists nested by its dimensions
+                return too_deep if level + v.ndim - 1 > META_DEPTH else None
+            v = v.tolist()
+        if not isinstance(v, (dict, list, tuple)):
+            return None
+        if level > META_DEPTH:  # bounds this recursion too
+            return too_deep
+        if id(v) in inside:
+            return (f"meta: expected lists and objects nested at most {META_DEPTH} levels deep, got one that "
+                    "holds itself (a cycle)")
+        inside = inside | {id(v)}
+        for x in (v.values() if isinstance(v, dict) else v):
+            bad = walk(x, level + 1, inside)
+            if bad is not None:
+                return bad
+        return None
+
+    return walk(meta, 1, frozenset())
 
 
 # ---------------------------------------------------------------- writing
@@ -50,6 +79,10 @@ def _jsonable(v: Any) -> Any:
 def tree_to_dict(tree) -> dict[str, Any]:
     """The JSON record of a tree (plain Python types only)."""
     from olctc import __version__
+
+    bad = meta_problem(tree.meta)  # a meta set in Python is checked only here
+    if bad is not None:
+        raise OlctcError(f"the tree's {bad}")
 
     def opt(a):
         return None if a is None else a.tolist()
@@ -124,9 +157,15 @@ def _integer(x: Any) -> int | None:
     return None
 
 
+def _unknown(d: dict, keys: Any) -> list[Any]:
+    """The keys of d not in keys, non-strings first (from_dict may get an int key beside a str one, as YAML
+    gives: plain sorted() would raise TypeError comparing them)."""
+    return sorted(set(d) - set(keys), key=lambda k: (isinstance(k, str), repr(k)))
+
+
 def _only(doc: "_Doc", d: dict, keys: tuple[str, ...], where: str) -> None:
     """Refuse a field the schema does not define (a typo would otherwise be ignored silently)."""
-    unknown = sorted(set(d) - set(keys))
+    unknown = _unknown(d, keys)
     if unknown:
         raise doc.fail(where, f"only the fields {', '.join(keys)}", unknown[0])
 
@@ -182,6 +221,23 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict, refusing a key given twice (json keeps the last silently: a hand-edited
+    file with two "classes" would load whichever came last). Checked at every depth, meta included."""
+    d = dict(pairs)
+    if len(d) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DuplicateKey(k)
+            seen.add(k)
+    return d
+
+
 def _columns(doc: _Doc, v: Any) -> Schema:
     if not isinstance(v, list):
         raise doc.fail("columns", "a list of column objects", v)
@@ -233,7 +289,7 @@ def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
     if version != VERSION:
         raise OlctcError(f"{source}: unsupported olctc-tree version {version}; this olctc reads version "
                          f"{VERSION}" + (" (written by a newer olctc: upgrade)" if version > VERSION else ""))
-    unknown = sorted(set(d) - _TOP_KEYS)
+    unknown = _unknown(d, _TOP_KEYS)
     if unknown:
         raise doc.fail("top level", f"only the fields {sorted(_TOP_KEYS)}", unknown[0])
     depth = _integer(doc.get(d, "depth"))
@@ -268,7 +324,7 @@ def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
     nodes = doc.get(d, "nodes")
     if not isinstance(nodes, dict):
         raise doc.fail("nodes", "an object", nodes)
-    unknown = sorted(set(nodes) - {"W", "b", "n", "pos", "std"})
+    unknown = _unknown(nodes, ("W", "b", "n", "pos", "std"))
     if unknown:
         raise doc.fail("nodes", "only the fields W, b, n, pos, std", unknown[0])
     W = doc.number_array(doc.get(nodes, "W", "nodes."), (n_nodes, p), "nodes.W")
@@ -285,6 +341,9 @@ def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
     meta = d.get("meta", {})
     if not isinstance(meta, dict):
         raise doc.fail("meta", "an object", meta)
+    bad = meta_problem(meta)  # refused now, not when the tree is saved or exported
+    if bad is not None:
+        raise OlctcError(f"{source}: {bad}")
     try:
         tree = (cls or Tree)(W, b, Scaler(mean, scale), schema, tuple(classes), stats["n"], stats["pos"],
                              stats["std"], meta)
@@ -322,8 +381,13 @@ def loads(text: str | bytes | bytearray, source: str = "<string>", cls: type | N
             raise OlctcError(f"<bytes>: not UTF-8 text (byte {exc.start})") from None
     elif not isinstance(text, str):  # None: json's "the JSON object must be str, bytes or bytearray"
         raise param_error("text", "JSON text (a str or bytes; load reads a file)", type(text).__name__)
+    elif text.startswith("\ufeff"):  # a BOM kept by reading a file as "utf-8" (json.loads refuses it)
+        text = text[1:]
     try:
-        d = json.loads(text, parse_constant=_reject_constant)
+        d = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_reject_duplicates)
+    except _DuplicateKey as exc:
+        raise OlctcError(f"{source}: the key {brief(exc.args[0])} appears twice in one object (a duplicate "
+                         "key: edited by hand? keep one)") from None
     except json.JSONDecodeError as exc:
         head = text.lstrip("\ufeff \t\r\n")[:1]
         if head and head not in "{[":
@@ -342,7 +406,8 @@ def load(text_or_path: str | bytes | bytearray | os.PathLike[str], cls: type | N
     starting with ``{``). ``cls``: as in ``tree_from_dict``."""
     if isinstance(text_or_path, (bytes, bytearray)):
         return loads(text_or_path, cls=cls)
-    if (isinstance(text_or_path, str) and text_or_path.lstrip().startswith(("{", "["))
+    # a BOM (U+FEFF, which lstrip() keeps) can start text read from a file with encoding="utf-8"
+    if (isinstance(text_or_path, str) and text_or_path.lstrip().lstrip("\ufeff").lstrip().startswith(("{", "["))
             and not os.path.isfile(text_or_path)):  # isfile: False, not an error, for text too long for a name
         return loads(text_or_path, cls=cls)
     if not isinstance(text_or_path, (str, os.PathLike)) or not os.fspath(text_or_path).strip():

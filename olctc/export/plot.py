@@ -24,8 +24,8 @@ def _header(tree, t: int) -> str:
     if tree.node_n is None:
         return head
     n, total = int(tree.node_n[t]), max(int(tree.node_n[0]), 1)
-    # the schema lets a file give nodes.n without nodes.pos
-    pos = f" · {100 * tree.node_pos[t] / n:.0f}% pos" if n and tree.node_pos is not None else ""
+    # the schema lets a file give nodes.n without nodes.pos; int(): 100 * a count near 2**63 overflows int64
+    pos = f" · {100 * int(tree.node_pos[t]) / n:.0f}% pos" if n and tree.node_pos is not None else ""
     return f"{head}\nn={n} ({100 * n / total:.1f}%){pos}"
 
 

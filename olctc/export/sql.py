@@ -80,21 +80,30 @@ def _label(v: Any, as_text: bool) -> str:
     return _text(str(v)) if as_text else repr(v)
 
 
+def _labels_as_text(classes: Sequence[Any]) -> bool:
+    """Both labels as text: beside a string label, or when an int label is beyond int64 (a bare literal would be
+    read as a REAL, 1e+30 for 10**30; the ONNX export writes such labels as strings too)."""
+    return any(isinstance(c, str) or (isinstance(c, int) and not -2 ** 63 <= c < 2 ** 63) for c in classes)
+
+
 def _check_names(tree) -> None:
     """Names SQL cannot hold, or cannot tell apart from another column's or the query's own."""
     check_text(tree, "an SQL query")
     bad = invalid_text(tree, lambda s: "\x00" not in s)  # no identifier or literal holds NUL (PostgreSQL)
     if bad is not None:
         raise OlctcError(f"{bad} holds a NUL character, which SQL cannot store: rename it")
-    seen: dict[str, str] = {}
+    seen: dict[str, tuple[str, str]] = {}
     for k, col in enumerate(tree.schema.columns):
         if col.name.lower().startswith("olctc_"):
             raise OlctcError(f"column {k} is named {col.name!r}: the SQL query names its own columns olctc_..., "
                              "so an input column may not be; rename it")
-        if col.name.lower() in seen:  # SQLite and DuckDB match column names ignoring case
-            raise OlctcError(f"columns {seen[col.name.lower()]!r} and {col.name!r} differ only in case, which "
+        twin = seen.get(col.name.lower())
+        if twin is not None and twin[0] == col.name and twin[1] == col.kind == "numeric":
+            continue  # two numeric columns of one name are one input (as the loader says): read it twice
+        if twin is not None:  # SQLite and DuckDB match column names ignoring case
+            raise OlctcError(f"columns {twin[0]!r} and {col.name!r} differ only in case, which "
                              "SQLite and DuckDB do not tell apart: rename one")
-        seen[col.name.lower()] = col.name
+        seen[col.name.lower()] = (col.name, col.kind)
 
 
 def _helpers(tree, used: Any) -> list[list[str]]:
@@ -191,7 +200,7 @@ def to_sql(tree, table: str | Sequence[str] = TABLE) -> str:
                          f"the tree uses), more than databases take in one query (PostgreSQL 1664, SQLite 2000): "
                          "export a shallower tree, or one on fewer features")
     first_leaf = int(tree.topology.last[0])
-    as_text = any(isinstance(c, str) for c in tree.classes)
+    as_text = _labels_as_text(tree.classes)
     neg, pos = (_label(c, as_text) for c in tree.classes)
 
     if parts == [TABLE]:

@@ -18,8 +18,8 @@ def _share(tree, t: int) -> str:
         return ""
     total = max(int(tree.node_n[0]), 1)
     n = int(tree.node_n[t])
-    # the schema lets a file give nodes.n without nodes.pos
-    pos = (f", class {printable(tree.classes[1], 20)}: {100 * tree.node_pos[t] / n:.1f}%"
+    # the schema lets a file give nodes.n without nodes.pos; int(): 100 * a count near 2**63 overflows int64
+    pos = (f", class {printable(tree.classes[1], 20)}: {100 * int(tree.node_pos[t]) / n:.1f}%"
            if n and tree.node_pos is not None else "")
     return f"  [n={n} ({100 * n / total:.1f}%){pos}]"
 
