@@ -251,9 +251,9 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
                              "files it writes beside it", "a file name such as -o model.mps")
     check_writable(output)
     model_format(out)
-    check_not_input(out, ("data", data))
+    check_not_input(out, ("data", data), ("--start-tree", start_tree))
     for side in compiled_files(out)[1:]:  # written, or removed as another model's
-        check_not_input(side, ("data", data), beside=out)
+        check_not_input(side, ("data", data), ("--start-tree", start_tree), beside=out)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     if start_tree is not None and not start:
         raise OlctcError("--start-tree gives the MIP start files, which --no-start leaves out: drop one of them")

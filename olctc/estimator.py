@@ -382,8 +382,10 @@ def _coded_start(previous: Any, labels: tuple) -> Any:
     (negative, positive) as 0 and 1."""
     import copy
 
-    key = [str(_py_label(c)) for c in labels]
-    had = [str(c) for c in previous.classes]
+    from olctc.start_tree import label_key
+
+    key = [label_key(_py_label(c)) for c in labels]
+    had = [label_key(c) for c in previous.classes]
     if sorted(had) != sorted(key):
         raise OlctcError(f"warm_start: the fitted tree separates classes {list(previous.classes)}; y holds "
                          f"{[_py_label(c) for c in labels]}: fit a new estimator (or warm_start=False)")

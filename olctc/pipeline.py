@@ -77,6 +77,8 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     # An earlier compile's files under this name that this one does not write belong to another model:
     # a solver run by hand with `-mips NAME.start.cbc` would load its start (olctc solve checks hashes).
     stale = [f for f in all_files if f not in the_set]
+    if start_tree is not None and not start:
+        raise OlctcError("start_tree gives the MIP start files, which start=False leaves out: drop one of them")
     if start:
         from olctc.warmstart import warm_start
 
@@ -85,7 +87,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             from olctc.start_tree import start_weights
 
             ds = comp.dataset
-            tree = start_weights(start_tree, ds.schema, comp.scaler, ds.classes, comp.spec)
+            tree = start_weights(start_tree, ds.schema, comp.scaler, ds.classes, comp.spec, X=comp.X)
         x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight,
                              tree=tree)
     with folder_lock(out.parent), _removed_on_error(the_set):

@@ -29,9 +29,45 @@ def _feature_keys(schema: Schema) -> list[tuple[str, str | None]]:
             for cat in ([None] if c.kind == "numeric" else c.categories)]
 
 
-def _label_key(label: Any) -> str:
-    # a CSV's label "1" and an array's 1 are one class to the user: compared as the JSON tree writes them
-    return str(json_label(label))
+def label_key(label: Any) -> str:
+    """A class label as the start's classes are compared: a CSV's "1", an array's 1, 1.0 and True are one
+    class to the user (olctc's readers make "1.0" and float arrays' 1.0 into 1)."""
+    v = json_label(label)
+    if isinstance(v, bool):
+        v = int(v)
+    elif isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return str(v)
+
+
+def _margins(S: np.ndarray, depth: int, spec: TreeSpec, flip: bool) -> np.ndarray:
+    """Per node of the given tree, the shift of b (of -b when ``flip``) after which the model routes every
+    point as the tree does: right (score >= eps) the points the tree sends right (score > 0; mirrored, the
+    points it sends left, score <= 0, ties included), left (score <= 0) the others. The smallest such
+    shift (0 when none is needed: a decoded tree's b sits at the routing midpoint, eps/2 short); 0 when
+    none exists (two points closer than eps across the split), left to the warm start's band shift."""
+    from olctc.warmstart import _slack
+
+    topo = Topology(depth)
+    c = np.zeros(topo.n_nodes)
+    if depth < 2 or not S.shape[0]:
+        return c
+    on_path = topo.path_mask(topo.route(S))
+    eps = spec.epsilon
+    slack = _slack(spec, float(np.abs(S).max(initial=0.0)))  # clear of rounding, far below eps
+    for t in topo.inner:
+        s = S[on_path[:, t], t]
+        right = s > 0.0
+        if flip:  # -s + c >= eps for the points going left (s <= 0), -s + c <= 0 for the others
+            lo = eps + float(s[~right].max(initial=-np.inf))
+            hi = float(s[right].min(initial=np.inf))
+        else:  # s + c >= eps for the points going right, s + c <= 0 for the others
+            lo = eps - float(s[right].min(initial=np.inf))
+            hi = -float(s[~right].max(initial=-np.inf))
+        if lo > hi or (lo <= 0.0 <= hi):
+            continue
+        c[t] = min(lo + slack, hi) if lo > 0.0 else max(hi - slack, lo)
+    return c
 
 
 def _mirrored(W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -53,7 +89,7 @@ def _deepened(W: np.ndarray, b: np.ndarray, depth: int) -> tuple[np.ndarray, np.
 
 
 def start_weights(tree: Any, schema: Schema, scaler: Scaler, classes: tuple, spec: TreeSpec,
-                  what: str = "the start tree") -> tuple[np.ndarray, np.ndarray]:
+                  what: str = "the start tree", X: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(W, b) of ``tree`` for a model of ``spec`` on data encoded by ``schema``, standardised by ``scaler``,
     with classes (negative, positive) ``classes``: W (2^depth - 1, p), scores of every point as the tree's.
 
@@ -61,14 +97,16 @@ def start_weights(tree: Any, schema: Schema, scaler: Scaler, classes: tuple, spe
     column numeric in one and categorical in the other, weight on a feature the data lack, more features
     in a node than a hard budget allows. The MIP start made from (W, b) may still move an intercept or
     scale a node (``warmstart.admissible_tree``): the model needs every score clear of the routing margin
-    and within big-M.
+    and within big-M. ``X``: the model's (standardised) points; with them, each routing node's intercept
+    moves as little as makes the model route every point as the tree does (``_margins``: a decoded tree's
+    b sits eps/2 below the model's, and a mirrored tie, score 0, must go right).
     """
     if not isinstance(tree, Tree):
         raise param_error("start_tree", "an olctc Tree (olctc.load_tree('tree.json'))", tree)
     if tree.depth > spec.depth:
         raise OlctcError(f"{what} has depth {tree.depth}, deeper than the model's {spec.depth}: a start may be "
                          f"shallower (it is deepened), not deeper; fit with --depth {tree.depth} or more")
-    given, wanted = [_label_key(c) for c in tree.classes], [_label_key(c) for c in classes]
+    given, wanted = [label_key(c) for c in tree.classes], [label_key(c) for c in classes]
     if sorted(given) != sorted(wanted):
         raise OlctcError(f"{what} separates classes {tree.classes[0]!r} and {tree.classes[1]!r}; the data's are "
                          f"{classes[0]!r} and {classes[1]!r}")
@@ -99,6 +137,10 @@ def start_weights(tree: Any, schema: Schema, scaler: Scaler, classes: tuple, spe
             t = int(np.argmax(nnz > spec.effective_budget))
             raise OlctcError(f"{what} splits on {int(nnz[t])} features at node {t}; preset {spec.preset!r} allows "
                              f"at most {spec.effective_budget} per node (--budget)")
-    if given != wanted:
+    flip = given != wanted
+    if X is not None:
+        shift = _margins(X @ W.T + b, tree.depth, spec, flip)
+        b = b - shift if flip else b + shift  # mirrored, -b + shift
+    if flip:
         W, b = _mirrored(W, b)
     return _deepened(W, b, spec.depth)

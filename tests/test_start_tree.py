@@ -209,6 +209,39 @@ def test_fitting_again_from_the_fitted_tree_goes_on_from_it():
     np.testing.assert_allclose(W, first.tree.W, rtol=1e-9, atol=1e-12)  # the same scaler: W as stored
 
 
+@pytest.mark.parametrize("flip", [False, True])
+def test_the_model_routes_every_point_as_the_tree_at_its_midpoint(flip):
+    """A decoded tree's b sit epsilon/2 below the model's (the routing midpoint): points scoring eps/2 go right
+    in the tree, and would go left after the warm start's band shift. Given the points, start_weights moves
+    each routing node's b just enough; mirrored, the points at score 0 (left in the tree) must go right."""
+    from olctc.datasets import load
+
+    ds = load("haberman")  # integer features: many points exactly on a split
+    assert (ds.X[:, 2] == 4).sum() >= 5
+    spec = make_spec(depth=2)
+    eps = spec.epsilon
+    W = np.array([[0, 0, 1.0], [0, 1.0, 0], [1.0, 0, 0]])
+    # nodes >= 4 go right, those with 4 nodes scoring eps/2; mirrored, nodes <= 4 must go right, those with 4
+    # nodes scoring 0 (left in the tree), which negated is 0 again
+    b = np.array([-4.0 if flip else -4 + eps / 2, -60.0, -50.0])
+    tree = Tree.from_arrays(W, b, feature_names=ds.schema.feature_names,
+                            classes=ds.classes[::-1] if flip else ds.classes)
+    comp = compile_problem(ds, spec, "h")
+    for with_points in (False, True):
+        Wm, bm = start_weights(tree, ds.schema, comp.scaler, ds.classes, spec, X=comp.X if with_points else None)
+        x, info = warm_start(comp.milp, comp.X, comp.dataset.y, spec, tree=(Wm, bm))
+        S = comp.X @ info["W"].T + info["b"]
+        assert not ((S[:, 0] > 0) & (S[:, 0] < eps)).any()  # the model's rows hold
+        sides = S[:, 0] >= eps
+        tree_right = tree.scores(ds.X)[:, 0] > 0
+        want = ~tree_right if flip else tree_right
+        if with_points:
+            np.testing.assert_array_equal(sides, want)
+            assert not [a for a in info["adjustments"] if "node 0" in a]
+        else:  # the band shift (or the mirrored tie) sends the points on the split to the other side
+            np.testing.assert_array_equal(sides != want, ds.X[:, 2] == 4)
+
+
 def test_a_deeper_fit_from_a_shallow_tree_starts_where_it_predicts_the_same():
     from olctc.datasets import load
 
