@@ -89,7 +89,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             ds = comp.dataset
             tree = start_weights(start_tree, ds.schema, comp.scaler, ds.classes, comp.spec, X=comp.X)
         x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight,
-                             tree=tree)
+                             tree=tree, given_layers=None if start_tree is None else start_tree.depth)
     with folder_lock(out.parent), _removed_on_error(the_set):
         written["model"] = out
         digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
@@ -111,7 +111,8 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             man["files"]["start"] = starts
             man["warm_start"] = {"objective": float(start_objective)}
             if start_tree is not None:
-                man["warm_start"].update({"from": "start tree", "adjustments": info["adjustments"]})
+                man["warm_start"].update({"from": "start tree", "adjustments": info["adjustments"],
+                                          **({"deepened": info["deepened"]} if "deepened" in info else {})})
         remove_files(stale)
         mpath = manifest_path(out)
         written["manifest"] = mpath

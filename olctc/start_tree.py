@@ -7,7 +7,9 @@ fitted on other points (another split, a sample) gives the same score to every p
 by column and category, not by position; a feature the model has and the tree lacks weighs 0, as the tree
 encodes an unseen category. A tree whose classes are the model's the other way round is mirrored (every
 score negated, left and right swapped). A shallower tree is deepened: each node below its last layer
-copies its ancestor there, so the deeper tree routes and predicts every point as the given one did.
+copies its ancestor there, so the deeper tree routes and predicts every point as the given one did
+(``warmstart.warm_start(given_layers=)`` also tries the greedy fit of the new layers under the given ones,
+and keeps the start of the lower objective).
 """
 from __future__ import annotations
 

@@ -331,8 +331,8 @@ def _fit_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, min_points: 
 
 
 def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int = 10,
-                random_state: int | None = 0,
-                sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                random_state: int | None = 0, sample_weight: np.ndarray | None = None,
+                top: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Top-down greedy tree (paper Sec. 5.1), admissible for the spec's MILP.
 
     Each node is fit on the points that reach it (each weighted by its sample weight times its class
@@ -350,6 +350,8 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
     spec : the tree spec.
     min_points : nodes with fewer points get a constant classifier.
     random_state : passed to scikit-learn.
+    top : (W, b) of a shallower tree (2^k - 1 nodes, heap order): its nodes are taken (made admissible)
+        for the first k layers, and only the layers below are fit.
 
     Returns
     -------
@@ -367,11 +369,16 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
     weights = spec.point_weights(y, sample_weight)
     node_of = np.zeros(n, dtype=np.int64)
     l1_max = _row_l1_max(X, spec)
+    given = 0 if top is None else top[0].shape[0]
     for h in range(1, spec.depth + 1):
         for t in topo.layer_nodes(h):
             reach = node_of == t
-            w_t, b_t = _fit_node(X[reach], y[reach], spec, h, int(min_points), random_state,
-                                 None if weights is None else weights[reach])
+            if t < given:
+                assert top is not None
+                w_t, b_t = top[0][t], float(top[1][t])
+            else:
+                w_t, b_t = _fit_node(X[reach], y[reach], spec, h, int(min_points), random_state,
+                                     None if weights is None else weights[reach])
             W[t], b[t] = _admit_node(w_t, b_t, X, reach, spec, int(t), _band_nodes(spec, h), log, l1_max)
         if h < spec.depth:
             node_of = _route_layer(node_of, X @ W.T + b[None, :])
@@ -504,11 +511,14 @@ def complete_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, W: 
 
 def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int = 10,
                random_state: int | None = 0, sample_weight: np.ndarray | None = None,
-               tree: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+               tree: tuple[np.ndarray, np.ndarray] | None = None,
+               given_layers: int | None = None) -> tuple[np.ndarray, dict[str, Any]]:
     """Greedy tree, completed into a verified MIP start (``sample_weight``: the points' weights, as
     the MILP was built with). ``tree``: (W, b) to start from instead of the greedy tree (its
     admissibility changes are in ``adjustments``; ``olctc.start_tree.start_weights`` makes them from a
-    fitted tree).
+    fitted tree). ``given_layers``: when fewer than the spec's, only the first layers of ``tree`` were
+    given (the layers below copy them): the greedy tree under those layers is tried too, and the start
+    of the lower MILP objective kept (``info["deepened"]``: "copies" or "greedy").
 
     Returns
     -------
@@ -517,6 +527,7 @@ def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_
         ``adjustments`` (changes made to the greedy tree, normally none), ``W`` and ``b``.
     """
     X = _as_matrix(X, "X")
+    deepened = None
     if tree is None:
         W0, b0 = greedy_tree(X, y, spec, min_points=min_points, random_state=random_state,
                              sample_weight=sample_weight)
@@ -524,6 +535,17 @@ def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_
         W0, b0 = tree
     x, W, b, notes = _complete(milp, X, y, spec, W0, b0)
     obj = milp.objective(x)
+    if tree is not None and given_layers is not None and given_layers < spec.depth:
+        # Copies predict as the given tree but pay each copy's penalty and loss again; new nodes fit on
+        # the points that reach them usually do better (not always: the fit is on the exact loss).
+        k = 2 ** given_layers - 1
+        Wg, bg = greedy_tree(X, y, spec, min_points=min_points, random_state=random_state,
+                             sample_weight=sample_weight, top=(W0[:k], b0[:k]))
+        xg, Wg, bg, notes_g = _complete(milp, X, y, spec, Wg, bg)
+        obj_g = milp.objective(xg)
+        deepened = "copies"
+        if obj_g < obj:
+            x, W, b, notes, obj, deepened = xg, Wg, bg, notes_g, obj_g, "greedy"
     tree_obj = tree_objective(W, b, X, np.asarray(y, dtype=float), spec, threshold=spec.epsilon / 2,
                               sample_weight=sample_weight).total
     matches = abs(obj - tree_obj) <= OBJ_RTOL * max(1.0, abs(tree_obj))
@@ -531,4 +553,5 @@ def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_
         warnings.warn(f"warm start: MILP objective {obj!r} differs from the tree's objective {tree_obj!r} "
                       "(big-M-relaxed rows bind)", stacklevel=2)
     return x, {"objective": obj, "tree_objective": tree_obj, "objective_matches": matches,
-               "violation": milp.violation(x), "adjustments": notes, "W": W, "b": b}
+               "violation": milp.violation(x), "adjustments": notes, "W": W, "b": b,
+               **({} if deepened is None else {"deepened": deepened})}

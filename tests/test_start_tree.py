@@ -257,6 +257,29 @@ def test_a_deeper_fit_from_a_shallow_tree_starts_where_it_predicts_the_same():
     assert deep.summary["objective_milp_true"] <= deep.summary["objective_warm_start"] * (1 + 1e-9)
 
 
+@pytest.mark.parametrize("preset", ["olct", "oct-h"])
+def test_a_deepened_start_keeps_the_given_layers_and_the_better_completion(preset):
+    """Below a shallower tree's layers, the warm start tries its last layer copied and the greedy fit of the
+    new layers on the points reaching them, and keeps the lower MILP objective; the given nodes stay."""
+    from olctc.datasets import load
+
+    ds = load("ionosphere")
+    spec = make_spec(preset=preset, depth=3, C=1.0)
+    shallow = fit(ds, make_spec(preset=preset, depth=2, C=1.0), time_limit=4, verbose=False)
+    comp = compile_problem(ds, spec, "i")
+    W, b = start_weights(shallow.tree, ds.schema, comp.scaler, ds.classes, spec, X=comp.X)
+    x_copies, copies = warm_start(comp.milp, comp.X, comp.dataset.y, spec, tree=(W, b))
+    x, info = warm_start(comp.milp, comp.X, comp.dataset.y, spec, tree=(W, b), given_layers=2)
+    assert "deepened" not in copies and info["deepened"] in ("copies", "greedy")
+    assert info["objective"] <= copies["objective"]
+    assert comp.milp.objective(x) == pytest.approx(_objective(info["W"], info["b"], comp, spec), rel=1e-9)
+    np.testing.assert_allclose(info["W"][:3], copies["W"][:3])  # the given layers, admitted alike
+    np.testing.assert_allclose(info["b"][:3], copies["b"][:3])
+    if info["deepened"] == "greedy":
+        assert info["objective"] < copies["objective"]
+        assert not np.allclose(info["W"][3:], copies["W"][3:])
+
+
 def test_another_preset_starts_from_an_olct_tree():
     from olctc.datasets import load
 
