@@ -22,6 +22,7 @@ from olctc.errors import OlctcError, param_error
 from olctc.formulation.topology import Topology
 from olctc.spec import TreeSpec
 from olctc.tree import Tree
+from olctc.warmstart import _slack, over_budget
 
 
 def _feature_keys(schema: Schema) -> list[tuple[str, str | None]]:
@@ -48,8 +49,6 @@ def _margins(S: np.ndarray, depth: int, spec: TreeSpec, flip: bool) -> np.ndarra
     points it sends left, score <= 0, ties included), left (score <= 0) the others. The smallest such
     shift (0 when none is needed: a decoded tree's b sits at the routing midpoint, eps/2 short); 0 when
     none exists (two points closer than eps across the split), left to the warm start's band shift."""
-    from olctc.warmstart import _slack
-
     topo = Topology(depth)
     c = np.zeros(topo.n_nodes)
     if depth < 2 or not S.shape[0]:
@@ -133,12 +132,10 @@ def start_weights(tree: Any, schema: Schema, scaler: Scaler, classes: tuple, spe
         W = W * scaler.scale
     if not (np.isfinite(W).all() and np.isfinite(b).all()):
         raise OlctcError(f"{what}'s weights overflow on the data's scale")
-    if spec.info.l0 == "hfs":
-        nnz = (W != 0).sum(axis=1)
-        if (nnz > spec.effective_budget).any():
-            t = int(np.argmax(nnz > spec.effective_budget))
-            raise OlctcError(f"{what} splits on {int(nnz[t])} features at node {t}; preset {spec.preset!r} allows "
-                             f"at most {spec.effective_budget} per node (--budget)")
+    over = over_budget(W, spec)
+    if over is not None:
+        raise OlctcError(f"{what} splits on {over[1]} features at node {over[0]}; preset {spec.preset!r} allows "
+                         f"at most {spec.effective_budget} per node (--budget)")
     flip = given != wanted
     if X is not None:
         shift = _margins(X @ W.T + b, tree.depth, spec, flip)

@@ -467,16 +467,24 @@ def _verify(milp: MILP, x: np.ndarray) -> dict[str, float]:
     return viol
 
 
+def over_budget(W: np.ndarray, spec: TreeSpec) -> tuple[int, int] | None:
+    """(node, its nonzero weights) of the first node above a hard L0 budget (margot-hfs, olct-univariate),
+    else None."""
+    if spec.info.l0 != "hfs":
+        return None
+    nnz = (W != 0).sum(axis=1)
+    over = nnz > spec.effective_budget
+    return (int(np.argmax(over)), int(nnz[np.argmax(over)])) if over.any() else None
+
+
 def _complete(milp: MILP, X: Any, y: Any, spec: TreeSpec, W: Any,
               b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     W, b, X, y = check_tree_inputs(W, b, X, y, spec)
     _check_milp(milp, X, spec)
-    if spec.info.l0 == "hfs":
-        nnz = (W != 0).sum(axis=1)
-        if (nnz > spec.effective_budget).any():
-            t = int(np.argmax(nnz > spec.effective_budget))
-            raise OlctcError(f"W row {t} has {int(nnz[t])} nonzero weights; preset {spec.preset!r} allows at "
-                             f"most {spec.effective_budget} per node (hard budget)")
+    over = over_budget(W, spec)
+    if over is not None:
+        raise OlctcError(f"W row {over[0]} has {over[1]} nonzero weights; preset {spec.preset!r} allows at "
+                         f"most {spec.effective_budget} per node (hard budget)")
     W, b, notes = admissible_tree(W, b, X, spec)
     x = _assemble(milp, X, spec, W, b)
     _verify(milp, x)
