@@ -344,10 +344,10 @@ class _Scorer:
         per_class = self.counts.sum(axis=1)
         acc = f"accuracy {right.sum() / n:.4f}"
         proba = f"log loss {self.log_loss / n:.4f}, Brier score {self.brier / n:.4f}"
-        if (per_class == 0).any():  # a recall of a class with no row is undefined
-            only = self.tree.classes[int(np.argmax(per_class))]
-            return (f"{acc}, {proba} on {n} rows (column {self.target!r}); balanced accuracy undefined: every row "
-                    f"is {only!r}")
+        if (per_class == 0).any():  # a class with no row has no recall: left out, as scikit-learn and fit do
+            k = int(np.argmax(per_class))
+            return (f"{acc}, balanced accuracy {right[k] / n:.4f}, {proba} on {n} rows (column {self.target!r}; "
+                    f"every row is {self.tree.classes[k]!r}: balanced accuracy is its recall)")
         recall = right / per_class
         return (f"{acc}, balanced accuracy {recall.mean():.4f}, {proba} on {n} rows (column {self.target!r}; recall "
                 f"{recall[0]:.4f} of {self.tree.classes[0]!r}, {recall[1]:.4f} of {self.tree.classes[1]!r})")

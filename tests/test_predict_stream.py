@@ -722,9 +722,10 @@ def test_predict_target_refuses_labels_it_cannot_score(tmp_path, capsys):
         assert not (tmp_path / "p.csv").exists()
     (tmp_path / "one.csv").write_text("\n".join([lines[0]] + [r for r in lines[1:] if r.endswith(",1")][:5]) + "\n")
     code, _, err = cli_main(["predict", tmp_path / "t.json", tmp_path / "one.csv", "--target", "y"], capsys)
-    assert code == 0 and re.search(r"^accuracy [0-9.]+, log loss [0-9.]+, Brier score [0-9.]+ on 5 rows "
-                                   r"\(column 'y'\); balanced accuracy undefined: every row is 1$",
-                                   err.strip().splitlines()[-1])
+    last = err.strip().splitlines()[-1]
+    assert code == 0 and re.search(r"^accuracy ([0-9.]+), balanced accuracy \1, log loss [0-9.]+, Brier score "
+                                   r"[0-9.]+ on 5 rows \(column 'y'; every row is 1: balanced accuracy is its "
+                                   r"recall\)$", last), last
 
 
 def test_predict_target_names_the_first_bad_row_and_reads_labels_as_read_csv_does(tmp_path, capsys):
@@ -761,5 +762,5 @@ def test_predict_target_log_loss_is_exact_for_confident_mistakes(tmp_path, capsy
     code, out, err = cli_main(["predict", tmp_path / "t.json", tmp_path / "d.csv", "--target", "y",
                                "-o", tmp_path / "p.csv"], capsys)
     assert code == 0, err
-    assert out.splitlines()[-1] == ("accuracy 0.5000, log loss 400.0000, Brier score 0.5000 on 2 rows (column 'y'); "
-                                    "balanced accuracy undefined: every row is -1")
+    assert out.splitlines()[-1] == ("accuracy 0.5000, balanced accuracy 0.5000, log loss 400.0000, Brier score 0.5000 "
+                                    "on 2 rows (column 'y'; every row is -1: balanced accuracy is its recall)")

@@ -32,7 +32,7 @@ def class_weight_by_label(request: Any, classes: tuple[Label, Label],
     if isinstance(request, str):
         if request.strip().lower() == "balanced":
             return "balanced"
-        items = _label_weight_items(request)
+        items = _class_items(request, classes) or _label_weight_items(request)
         if items is None:
             raise bad(form)
     elif isinstance(request, dict):
@@ -55,6 +55,29 @@ def class_weight_by_label(request: Any, classes: tuple[Label, Label],
             raise bad(f"finite weights > 0 (class {shown[k]!r} has {_shown(weight)!r})")
         weights[k] = w
     return parse_class_weight(tuple(1.0 if w is None else w for w in weights))
+
+
+def _class_items(text: str, classes: tuple) -> list[tuple[str, str]] | None:
+    """"LABEL=WEIGHT[,LABEL=WEIGHT]" split so that every label is one of ``classes``, or None. A label may hold
+    both ',' and '=' ("x=1, y", whose weight "x=1, y=3" gives): read without the classes, "x=1" and " y=3"."""
+    parts = text.split(",")
+
+    def is_class(label: str) -> bool:
+        key = _label_value(label)
+        return any(c == key or str(c) == label for c in classes)
+
+    def split(i: int) -> list[tuple[str, str]] | None:
+        if i == len(parts):
+            return []
+        for j in range(i + 1, len(parts) + 1):
+            head, eq, weight = ",".join(parts[i:j]).rpartition("=")
+            if eq and weight.strip() and "," not in weight and is_class(head.strip()):  # a weight holds no ','
+                rest = split(j)
+                if rest is not None:
+                    return [(head.strip(), weight.strip())] + rest
+        return None
+
+    return split(0) if len(parts) <= 2 * len(classes) + 8 else None  # two weights: a few parts at most
 
 
 def _label_weight_items(text: str) -> list[tuple[str, str]] | None:

@@ -3,8 +3,9 @@
 The query reads a table or view named ``olctc_input`` (or the one ``table`` names: the query then calls it
 ``olctc_input`` inside) whose columns carry the tree's input column names, and returns every input column
 plus ``olctc_node`` (the last-layer node reached), ``olctc_score`` (its log-odds of the positive class), ``olctc_proba``
-(P(positive class)) and ``olctc_label``; its helper columns are named ``olctc_`` too, so no input
-column may be.
+(P(positive class)) and ``olctc_label``; between them come its working columns ``olctc_f<j>`` (one per
+feature) and ``olctc_s<t>`` (one per node), which standard SQL cannot leave out of ``SELECT *``. All are named
+``olctc_``, so no input column may be.
 
 Only standard SQL: common table expressions, ``CASE``, arithmetic and ``EXP``. Safety rule: a
 user-controlled string (column, category, class label) appears only as a quoted identifier ("" doubled)
@@ -216,9 +217,11 @@ def to_sql(tree, table: str | Sequence[str] = TABLE) -> str:
     for col in tree.schema.columns:
         kind = "number" if col.kind == "numeric" else f"text, {len(col.categories)} categories"
         out.append(f"--   {comment(col.name)} ({kind})")
-    out += ["-- Output: every input column, and olctc_node (the last-layer node reached, heap order),",
-            f"-- olctc_score (log-odds of {comment(str(tree.classes[1]))}), olctc_proba (its probability) and "
-            "olctc_label.",
+    out += ["-- Output: every input column, the query's working columns olctc_f0, ... (one per feature) and",
+            "-- olctc_s0, ... (one per node), which a SELECT naming its columns leaves out, then olctc_node (the",
+            f"-- last-layer node reached, heap order), olctc_score (log-odds of {comment(str(tree.classes[1]))}), "
+            "olctc_proba (its",
+            "-- probability) and olctc_label.",
             "-- NULL in all four where the tree cannot score the row: NULL, NaN or an infinity in a column it",
             "-- uses, or a node's score that overflows.",
             "-- PostgreSQL: run SET jit = off; first. Its JIT compiles the query's long expressions for seconds",
