@@ -29,7 +29,8 @@ def param_error(name: str, expected: str, got: object, option: str | None = None
     ``option``: the command-line option that set it, named too (``The 'time_limit' parameter (--time-limit)``).
     """
     named = f"The '{name}' parameter" + (f" ({option})" if option else "")
-    return OlctcError(f"{named} must be {expected}. Got {got!r} instead.")
+    # cut: a whole tree record or data set passed where a path goes printed as one line of kilobytes
+    return OlctcError(f"{named} must be {expected}. Got {shorten(repr(got), 200)} instead.")
 
 
 def check_flags(**flags: Any) -> None:

@@ -209,9 +209,10 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     t_build = time.perf_counter() - t0
     start = None
     if start_tree is not None:
-        from olctc.start_tree import start_weights
+        from olctc.start_tree import start_trees, start_weights
 
-        start = start_weights(start_tree, fitted.schema, comp.scaler, fitted.classes, spec, X=comp.X)
+        start = [start_weights(t, fitted.schema, comp.scaler, fitted.classes, spec, X=comp.X)
+                 for t in start_trees(start_tree)]
     x0, ws_info = warm_start(comp.milp, comp.X, fitted.y, spec, sample_weight=sw, tree=start,
                              given_layers=None if start_tree is None else start_tree.depth)
     t_warm = time.perf_counter() - t0 - t_build
@@ -225,6 +226,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         echo(f"model ({form_name(spec.score_variables)}): {m.n_rows:,} rows, {m.n_cols:,} columns "
              f"({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros; built in {t_build:.2f} s; "
              f"warm start objective {warm_obj:.6g} ({started_from}, {t_warm:.2f} s)")
+        if ws_info.get("tree") == 1:
+            echo("start tree: its last layer as the solver left it, before refinement (the lower MILP objective)")
         if start_tree is not None and "deepened" in ws_info:
             echo(f"start tree deepened from depth {start_tree.depth}: "
                  + ("its last layer copied below" if ws_info["deepened"] == "copies"
@@ -284,7 +287,9 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         "spec": spec.to_json(), **_class_weights(comp.manifest, fitted.classes), **_sample_weights(tr),
         "model_size": {"rows": comp.milp.n_rows, "columns": comp.milp.n_cols, "nonzeros": comp.milp.nnz},
         "solver": solver, "warm_start_from": started_from,
-        **({"warm_start_deepened": ws_info["deepened"]} if "deepened" in ws_info else {}), "solution_from": used, **({"warm_start_kept": kept_why} if kept_why else {}),
+        **({"warm_start_deepened": ws_info["deepened"]} if "deepened" in ws_info else {}),
+        **({"warm_start_tree": "before refinement" if ws_info["tree"] else "as saved"} if "tree" in ws_info else {}),
+        "solution_from": used, **({"warm_start_kept": kept_why} if kept_why else {}),
         **({"solver_left": left_why} if left_why else {}),
         "status": status, "solver_status": res.status,
         "raw_status": res.raw_status, "gap": gap, "bound": res.bound,

@@ -82,14 +82,15 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     if start:
         from olctc.warmstart import warm_start
 
-        tree = None
+        trees = None
         if start_tree is not None:
-            from olctc.start_tree import start_weights
+            from olctc.start_tree import start_trees, start_weights
 
             ds = comp.dataset
-            tree = start_weights(start_tree, ds.schema, comp.scaler, ds.classes, comp.spec, X=comp.X)
+            trees = [start_weights(t, ds.schema, comp.scaler, ds.classes, comp.spec, X=comp.X)
+                     for t in start_trees(start_tree)]
         x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight,
-                             tree=tree, given_layers=None if start_tree is None else start_tree.depth)
+                             tree=trees, given_layers=None if start_tree is None else start_tree.depth)
     with folder_lock(out.parent), _removed_on_error(the_set):
         written["model"] = out
         digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
@@ -112,6 +113,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             man["warm_start"] = {"objective": float(start_objective)}
             if start_tree is not None:
                 man["warm_start"].update({"from": "start tree", "adjustments": info["adjustments"],
+                                          "tree": "before refinement" if info["tree"] else "as saved",
                                           **({"deepened": info["deepened"]} if "deepened" in info else {})})
         remove_files(stale)
         mpath = manifest_path(out)

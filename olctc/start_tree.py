@@ -25,6 +25,33 @@ from olctc.tree import Tree
 from olctc.warmstart import _slack, over_budget
 
 
+def start_trees(tree: Any) -> list[Any]:
+    """The trees a start from ``tree`` tries: itself, and, when refinement refit its last layer and the tree
+    file kept the solver's nodes (``meta.refine.before``, written by decode since 2026-11-28), the tree with
+    those nodes back (by the MILP's objective, the tangents' loss, often the better start). A ``before``
+    that does not fit the tree (a hand-edited file) is passed over: it only ever adds a candidate."""
+    import copy
+
+    trees = [tree]
+    ref = tree.meta.get("refine") if isinstance(tree, Tree) and isinstance(tree.meta, dict) else None
+    before = ref.get("before") if isinstance(ref, dict) else None
+    if not isinstance(ref, dict) or not isinstance(before, dict):
+        return trees
+    try:
+        nodes = np.asarray(ref["nodes_refit"], dtype=np.int64).reshape(-1)
+        W = np.asarray(before["W"], dtype=np.float64).reshape(nodes.size, tree.n_features)
+        b = np.asarray(before["b"], dtype=np.float64).reshape(nodes.size)
+    except (KeyError, TypeError, ValueError):
+        return trees
+    if not nodes.size or not (np.isfinite(W).all() and np.isfinite(b).all()) or \
+            not ((nodes >= 0) & (nodes < tree.n_nodes)).all():
+        return trees
+    solver = copy.copy(tree)
+    solver.W, solver.b = tree.W.copy(), tree.b.copy()
+    solver.W[nodes], solver.b[nodes] = W, b
+    return trees + [solver]
+
+
 def _feature_keys(schema: Schema) -> list[tuple[str, str | None]]:
     """(column, category) of each encoded feature; category None for a numeric column. Not the feature's
     name: a numeric column named "a=b" and category b of column a share that."""

@@ -519,14 +519,15 @@ def complete_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, W: 
 
 def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int = 10,
                random_state: int | None = 0, sample_weight: np.ndarray | None = None,
-               tree: tuple[np.ndarray, np.ndarray] | None = None,
+               tree: tuple[np.ndarray, np.ndarray] | list[tuple[np.ndarray, np.ndarray]] | None = None,
                given_layers: int | None = None) -> tuple[np.ndarray, dict[str, Any]]:
     """Greedy tree, completed into a verified MIP start (``sample_weight``: the points' weights, as
     the MILP was built with). ``tree``: (W, b) to start from instead of the greedy tree (its
     admissibility changes are in ``adjustments``; ``olctc.start_tree.start_weights`` makes them from a
-    fitted tree). ``given_layers``: when fewer than the spec's, only the first layers of ``tree`` were
-    given (the layers below copy them): the greedy tree under those layers is tried too, and the start
-    of the lower MILP objective kept (``info["deepened"]``: "copies" or "greedy").
+    fitted tree); a list of such trees: each is tried, and the start of the lowest MILP objective kept
+    (``info["tree"]``: its index). ``given_layers``: when fewer than the spec's, only the first layers of
+    the trees were given (the layers below copy them): the greedy tree under those layers is tried too
+    (``info["deepened"]``: "copies" or "greedy").
 
     Returns
     -------
@@ -535,25 +536,32 @@ def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_
         ``adjustments`` (changes made to the greedy tree, normally none), ``W`` and ``b``.
     """
     X = _as_matrix(X, "X")
-    deepened = None
+    extra: dict[str, Any] = {}
     if tree is None:
         W0, b0 = greedy_tree(X, y, spec, min_points=min_points, random_state=random_state,
                              sample_weight=sample_weight)
+        x, W, b, notes = _complete(milp, X, y, spec, W0, b0)
+        obj = milp.objective(x)
     else:
-        W0, b0 = tree
-    x, W, b, notes = _complete(milp, X, y, spec, W0, b0)
-    obj = milp.objective(x)
-    if tree is not None and given_layers is not None and given_layers < spec.depth:
-        # Copies predict as the given tree but pay each copy's penalty and loss again; new nodes fit on
-        # the points that reach them usually do better (not always: the fit is on the exact loss).
-        k = 2 ** given_layers - 1
-        Wg, bg = greedy_tree(X, y, spec, min_points=min_points, random_state=random_state,
-                             sample_weight=sample_weight, top=(W0[:k], b0[:k]))
-        xg, Wg, bg, notes_g = _complete(milp, X, y, spec, Wg, bg)
-        obj_g = milp.objective(xg)
-        deepened = "copies"
-        if obj_g < obj:
-            x, W, b, notes, obj, deepened = xg, Wg, bg, notes_g, obj_g, "greedy"
+        best: tuple | None = None
+        for k, (W0, b0) in enumerate([tree] if isinstance(tree, tuple) else tree):
+            x, W, b, notes = _complete(milp, X, y, spec, W0, b0)
+            first: dict[str, Any] = {"tree": k}
+            tried = [(milp.objective(x), x, W, b, notes, first)]
+            if given_layers is not None and given_layers < spec.depth:
+                # Copies predict as the given tree but pay each copy's penalty and loss again; new nodes fit
+                # on the points that reach them usually do better (not always: the fit is on the exact loss).
+                top = 2 ** given_layers - 1
+                Wg, bg = greedy_tree(X, y, spec, min_points=min_points, random_state=random_state,
+                                     sample_weight=sample_weight, top=(W0[:top], b0[:top]))
+                xg, Wg, bg, notes_g = _complete(milp, X, y, spec, Wg, bg)
+                first["deepened"] = "copies"
+                tried.append((milp.objective(xg), xg, Wg, bg, notes_g, {"tree": k, "deepened": "greedy"}))
+            for t in tried:
+                if best is None or t[0] < best[0]:
+                    best = t
+        assert best is not None, "tree: an empty list of trees"
+        obj, x, W, b, notes, extra = best
     tree_obj = tree_objective(W, b, X, np.asarray(y, dtype=float), spec, threshold=spec.epsilon / 2,
                               sample_weight=sample_weight).total
     matches = abs(obj - tree_obj) <= OBJ_RTOL * max(1.0, abs(tree_obj))
@@ -561,5 +569,4 @@ def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_
         warnings.warn(f"warm start: MILP objective {obj!r} differs from the tree's objective {tree_obj!r} "
                       "(big-M-relaxed rows bind)", stacklevel=2)
     return x, {"objective": obj, "tree_objective": tree_obj, "objective_matches": matches,
-               "violation": milp.violation(x), "adjustments": notes, "W": W, "b": b,
-               **({} if deepened is None else {"deepened": deepened})}
+               "violation": milp.violation(x), "adjustments": notes, "W": W, "b": b, **extra}

@@ -699,3 +699,15 @@ def test_predict_accepts_txt(base, tmp_path, monkeypatch, capsys):
     code, out, err = run_main(["predict", base / "tree.json", base / "tiny.csv", "-o", "p.txt"], capsys)
     assert code == 0, err
     assert (tmp_path / "p.txt").read_text().startswith("prediction\n")
+
+
+def test_a_huge_value_given_for_a_parameter_is_cut_in_the_message():
+    """load_tree(a tree's dict) printed the whole record (kilobytes) as the 'got' of a one-line error."""
+    import olctc
+    from olctc.tree import Tree
+
+    record = Tree.from_arrays([[1.0] * 300], [0.0]).to_dict()
+    with pytest.raises(OlctcError) as err:
+        olctc.load_tree(record)
+    text = str(err.value)
+    assert "'text_or_path' parameter" in text and "format" in text and len(text) < 400 and "\n" not in text

@@ -280,6 +280,35 @@ def test_a_deepened_start_keeps_the_given_layers_and_the_better_completion(prese
         assert not np.allclose(info["W"][3:], copies["W"][3:])
 
 
+def test_a_refined_tree_also_starts_from_its_solver_nodes():
+    """Refinement refits the last layer on the exact loss, which the MILP's tangents can score far worse: the
+    tree file keeps the solver's nodes (meta.refine.before) and the start tries them too."""
+    from olctc.datasets import load
+    from olctc.start_tree import start_trees
+
+    ds = load("spectf")
+    spec = make_spec(depth=2, C=1.0, score_variables=True)
+    first = fit(ds, spec, time_limit=6, verbose=False)
+    tree = Tree.from_dict(first.tree.to_dict())  # through the JSON record, as a file would bring it
+    trees = start_trees(tree)
+    assert len(trees) == 2 and tree.meta["refine"]["nodes_refit"]
+    comp = compile_problem(ds, spec, "s")
+    starts = [start_weights(t, ds.schema, comp.scaler, ds.classes, spec, X=comp.X) for t in trees]
+    objs = [warm_start(comp.milp, comp.X, comp.dataset.y, spec, tree=s)[1]["objective"] for s in starts]
+    x, info = warm_start(comp.milp, comp.X, comp.dataset.y, spec, tree=starts)
+    assert info["objective"] == min(objs) and info["tree"] == int(np.argmin(objs))
+    # the solver's nodes back: the first fit's MILP tree, up to the routing midpoint folded into the last layer
+    assert objs[1] == pytest.approx(first.summary["objective_milp_true"], rel=1e-4)
+    again = fit(ds, spec, time_limit=6, verbose=False, start_tree=tree)
+    assert again.summary["objective_warm_start"] == pytest.approx(min(objs), rel=1e-9)
+    assert again.summary["warm_start_tree"] == ("before refinement" if info["tree"] else "as saved")
+    # a hand-edited record that does not fit is passed over
+    for bad in ({"W": [[1.0]], "b": [0.0]}, {"W": "x"}, None, {"W": [[float("nan")] * ds.p], "b": [0.0]}):
+        t = Tree.from_dict(first.tree.to_dict())
+        t.meta["refine"]["before"] = bad
+        assert len(start_trees(t)) == 1
+
+
 def test_another_preset_starts_from_an_olct_tree():
     from olctc.datasets import load
 
