@@ -156,8 +156,8 @@ def start_tree_option(f):
     return click.option("--start-tree", "start_tree", type=InputPath(dir_okay=False), default=None, metavar="TREE",
                         help="Start the solve from the tree in TREE (JSON, such as an earlier fit's) instead of "
                              "the greedy warm start: same classes, features matched by name, depth at most "
-                             "--depth (below a shallower tree, its last layer copied or new layers fit greedily, whichever "
-                             "gives the lower objective).")(f)
+                             "--depth (below a shallower tree, its last layer copied or new layers fit "
+                             "greedily, whichever gives the lower objective).")(f)
 
 
 def _read_start_tree(path: str | None):

@@ -85,8 +85,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     warm_start : bool, default False
         When fitted already, start the next fit's solve from the fitted tree instead of the greedy warm
         start (scikit-learn's meaning): a refit with another C, ``time_limit`` or ``depth`` (a deeper tree
-        starts from this one's layers) goes on from it, and the tree kept is never
-        worse by the new model's objective. The classes must be the same; features are matched by name.
+        starts from this one's layers) goes on from it, and the tree kept is never worse by the new model's
+        objective. The classes must be the same; features are matched by name.
 
     Attributes
     ----------

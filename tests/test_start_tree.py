@@ -101,7 +101,8 @@ def test_classes_the_other_way_round_mirror_the_tree():
         scores, W, b = _start_scores(tree, ds, make_spec(depth=depth))
         last = Topology(depth).route(scores)
         p_pos = 1 / (1 + np.exp(-scores[np.arange(len(X)), last]))  # P(class 1) by the start
-        np.testing.assert_allclose(p_pos, tree.predict_proba(X)[:, 0], rtol=1e-9, atol=1e-15)  # tree: column 0 is class 1
+        # the tree's column 0 is class 1
+        np.testing.assert_allclose(p_pos, tree.predict_proba(X)[:, 0], rtol=1e-9, atol=1e-15)
         np.testing.assert_array_equal(np.where(p_pos > 0.5, 1, 0), tree.predict(X))
 
 
@@ -125,7 +126,8 @@ def test_categories_matched_by_column_and_category(tmp_path):
     num = rng.normal(size=n)
     label = np.where(num + (colour == "red") > 0.3, "yes", "no")
     path = tmp_path / "d.csv"
-    path.write_text("colour,num,label\n" + "".join(f"{c},{float(v)!r},{lab}\n" for c, v, lab in zip(colour, num, label)))
+    path.write_text("colour,num,label\n"
+                    + "".join(f"{c},{float(v)!r},{lab}\n" for c, v, lab in zip(colour, num, label)))
     ds = read_csv(path, "label")
     part = tmp_path / "part.csv"
     keep = colour != "blue"
