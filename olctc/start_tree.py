@@ -22,7 +22,7 @@ from olctc.errors import OlctcError, param_error
 from olctc.formulation.topology import Topology
 from olctc.spec import TreeSpec
 from olctc.tree import Tree
-from olctc.warmstart import _slack, over_budget
+from olctc.warmstart import over_budget
 
 
 def start_trees(tree: Any) -> list[Any]:
@@ -70,32 +70,38 @@ def label_key(label: Any) -> str:
     return str(v)
 
 
-def _margins(S: np.ndarray, depth: int, spec: TreeSpec, flip: bool) -> np.ndarray:
-    """Per node of the given tree, the shift of b (of -b when ``flip``) after which the model routes every
-    point as the tree does: right (score >= eps) the points the tree sends right (score > 0; mirrored, the
-    points it sends left, score <= 0, ties included), left (score <= 0) the others. The smallest such
-    shift (0 when none is needed: a decoded tree's b sits at the routing midpoint, eps/2 short); 0 when
-    none exists (two points closer than eps across the split), left to the warm start's band shift."""
+def _margins(S: np.ndarray, depth: int, spec: TreeSpec, flip: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per node of the given tree, a factor k >= 1 and a shift c of its score (of the mirrored score -s when
+    ``flip``), k u + c, after which the model routes every point as the tree does: right (score >= eps) the
+    points the tree sends right (score > 0; mirrored, those it sends left, score <= 0, ties included), left
+    (score <= 0) the others. c is the smallest shift that does it (0 when none is needed). k is 1 unless the
+    two sides lie closer than eps: a decoded tree's do by the solver's tolerance (its rows hold to 1e-9, and
+    its b sits eps/2 lower, at the routing midpoint), and k = 1.0001 or so opens the gap again, where the
+    warm start's band shift would send points of one side across (a restart from an optimal breast tree,
+    29.77, began at 229.77).
+    """
     topo = Topology(depth)
-    c = np.zeros(topo.n_nodes)
+    k, c = np.ones(topo.n_nodes), np.zeros(topo.n_nodes)
     if depth < 2 or not S.shape[0]:
-        return c
+        return k, c
     on_path = topo.path_mask(topo.route(S))
     eps = spec.epsilon
-    slack = _slack(spec, float(np.abs(S).max(initial=0.0)))  # clear of rounding, far below eps
+    # clear of the scores' rounding (the warm start recomputes them, summed in another order), far below eps
+    tiny = max(64 * np.finfo(float).eps * (1.0 + float(np.abs(S).max(initial=0.0))), 1e-6 * eps)
     for t in topo.inner:
         s = S[on_path[:, t], t]
-        right = s > 0.0
-        if flip:  # -s + c >= eps for the points going left (s <= 0), -s + c <= 0 for the others
-            lo = eps + float(s[~right].max(initial=-np.inf))
-            hi = float(s[right].min(initial=np.inf))
-        else:  # s + c >= eps for the points going right, s + c <= 0 for the others
-            lo = eps - float(s[right].min(initial=np.inf))
-            hi = -float(s[~right].max(initial=-np.inf))
-        if lo > hi or (lo <= 0.0 <= hi):
+        right = (s <= 0.0) if flip else (s > 0.0)  # the side each point must take in the model
+        u = -s if flip else s
+        top_left = float(u[~right].max(initial=-np.inf))
+        low_right = float(u[right].min(initial=np.inf))
+        gap = low_right - top_left
+        if gap <= 0.0:  # rounding: nothing to open (the routing above already has every point's side)
             continue
-        c[t] = min(lo + slack, hi) if lo > 0.0 else max(hi - slack, lo)
-    return c
+        k[t] = max(1.0, (eps + 4 * tiny) / gap) if np.isfinite(gap) else 1.0
+        lo, hi = eps + tiny - k[t] * low_right, -tiny - k[t] * top_left  # any c in [lo, hi] does it
+        if k[t] > 1.0 or not lo <= 0.0 <= hi:
+            c[t] = min(max(0.0, lo), hi) if lo <= hi else 0.0
+    return k, c
 
 
 def _mirrored(W: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -165,8 +171,8 @@ def start_weights(tree: Any, schema: Schema, scaler: Scaler, classes: tuple, spe
                          f"at most {spec.effective_budget} per node (--budget)")
     flip = given != wanted
     if X is not None:
-        shift = _margins(X @ W.T + b, tree.depth, spec, flip)
-        b = b - shift if flip else b + shift  # mirrored, -b + shift
+        factor, shift = _margins(X @ W.T + b, tree.depth, spec, flip)
+        W, b = W * factor[:, None], b * factor + (-shift if flip else shift)  # mirrored below: -k b + c
     if flip:
         W, b = _mirrored(W, b)
     return _deepened(W, b, spec.depth)

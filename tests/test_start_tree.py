@@ -259,6 +259,33 @@ def test_a_deeper_fit_from_a_shallow_tree_starts_where_it_predicts_the_same():
     assert deep.summary["objective_milp_true"] <= deep.summary["objective_warm_start"] * (1 + 1e-9)
 
 
+@pytest.mark.parametrize("flip", [False, True])
+def test_sides_closer_than_epsilon_by_the_solvers_tolerance_are_opened(flip):
+    """A solver's routing rows hold to its tolerance (1e-9), so a decoded tree's two sides of a split can lie
+    eps - 2e-10 apart: no shift alone separates them by eps, and the band shift then sent one side across (a
+    restart from an optimal breast tree, objective 29.77, began at 229.77). The node is scaled by ~1 + 2e-5."""
+    from olctc.datasets import load
+
+    ds = load("haberman")
+    spec = make_spec(depth=2)
+    eps = spec.epsilon
+    d = eps - 2e-10  # the gap between 3 and 4 axillary nodes, as a solver at tolerance 1e-9 may leave it
+    W = np.array([[0, 0, d], [0, 1.0, 0], [1.0, 0, 0]])
+    b = np.array([-3.5 * d, -60.0, -50.0])  # right from 4 nodes up, the folded midpoint: sides at -+d/2
+    tree = Tree.from_arrays(W, b, feature_names=ds.schema.feature_names,
+                            classes=ds.classes[::-1] if flip else ds.classes)
+    comp = compile_problem(ds, spec, "h")
+    Wm, bm = start_weights(tree, ds.schema, comp.scaler, ds.classes, spec, X=comp.X)
+    x, info = warm_start(comp.milp, comp.X, comp.dataset.y, spec, tree=(Wm, bm))
+    assert not [a for a in info["adjustments"] if "node 0" in a]
+    S = comp.X @ info["W"].T + info["b"]
+    want = tree.scores(ds.X)[:, 0] > 0
+    np.testing.assert_array_equal(S[:, 0] >= eps, ~want if flip else want)
+    assert not ((S[:, 0] > 0) & (S[:, 0] < eps)).any()
+    k = np.abs(info["W"][0]).max() / np.abs(W[0] * comp.scaler.scale).max()
+    assert 1 < k < 1 + 1e-4  # scaled, barely
+
+
 @pytest.mark.parametrize("preset", ["olct", "oct-h"])
 def test_a_deepened_start_keeps_the_given_layers_and_the_better_completion(preset):
     """Below a shallower tree's layers, the warm start tries its last layer copied and the greedy fit of the
