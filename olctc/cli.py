@@ -160,10 +160,8 @@ def start_tree_option(f):
                              "greedily, whichever gives the lower objective).")(f)
 
 
-def _read_start_tree(path: str | None):
-    """The tree of --start-tree, read before the data (a bad file costs nothing)."""
-    if path is None:
-        return None
+def load_tree_file(path: str):
+    """The tree in the file a command's argument or option names (a Path: never read as JSON text)."""
     from olctc.export.json import load
 
     return load(Path(path))
@@ -258,7 +256,7 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
     if start_tree is not None and not start:
         raise OlctcError("--start-tree gives the MIP start files, which --no-start leaves out: drop one of them")
-    tree = _read_start_tree(start_tree)
+    tree = None if start_tree is None else load_tree_file(start_tree)  # before the data: a bad file costs nothing
     ds = _load_data(data, target, dataset, positive_class, drop, weight_column, max_nonzeros)
     spec = with_class_weight(spec, class_weight, ds)
     _start_weights_checked(tree, ds, spec, start_tree)
@@ -487,7 +485,7 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
         raise OlctcError("--start-tree does not apply with --cv: a tree fitted on these points would start the "
                          "fold fits with what their held-out points taught it; choose C with --cv, then fit "
                          "that C with --start-tree")
-    tree = _read_start_tree(start_tree)  # read now: -o may name the same file, to go on from it
+    tree = None if start_tree is None else load_tree_file(start_tree)  # now: -o may name it, to go on from it
     ds = _load_data(data, target, dataset, positive_class, drop, weight_column, max_nonzeros)
     spec = with_class_weight(spec, class_weight, ds)
     _start_weights_checked(tree, ds, spec, start_tree)

@@ -17,14 +17,8 @@ from typing import IO
 import click
 import numpy as np
 
-from olctc.cli import InputPath  # refuses an empty name
+from olctc.cli import InputPath, load_tree_file  # InputPath refuses an empty name
 from olctc.errors import OlctcError, shorten
-
-
-def _load_tree(path: str):
-    from olctc.export.json import load
-
-    return load(Path(path))
 
 
 def _columns_needed(tree) -> list[str]:
@@ -196,7 +190,7 @@ def export_cmd(tree: str, fmt: str | None, output: str | None, table: str | None
         table_parts(table)  # a bad name fails before the tree is read
         options["table"] = table
     check_not_input(output, ("tree", tree))
-    t = _load_tree(tree)
+    t = load_tree_file(tree)
     if output is None:  # color=True: the data unchanged (click.echo strips ANSI codes from a non-terminal)
         click.echo(render(t, fmt, **options).decode("utf-8"), nl=False, color=True)
         return
@@ -391,7 +385,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
         check_not_input(output, ("tree", tree), ("data", data))
         # CSV is text: a .txt of predictions is no mistake, a .json or .py is
         check_suffix(output, "predict", "predictions (CSV)", (".csv", ".txt"))
-    t = _load_tree(tree)
+    t = load_tree_file(tree)
     stream = TableStream(data)
     header = stream.header
     head = ([id_column] if id_column else []) + ["prediction"] + ([f"proba_{c}" for c in t.classes] if proba else [])
@@ -467,7 +461,7 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
     from olctc.export._names import printable
     from olctc.tree import ScoreOverflow
 
-    t = _load_tree(tree)
+    t = load_tree_file(tree)
     stream = TableStream(data)
     picked = None
     for chunk in stream.chunks(stop=row if row >= 0 else None):

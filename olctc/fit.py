@@ -207,17 +207,17 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     fitted = comp.dataset  # the training points less those of weight 0, which the model leaves out
     sw = fitted.weight
     t_build = time.perf_counter() - t0
-    start = None
-    if start_tree is not None:
-        from olctc.start_tree import start_trees, start_weights
+    record: dict[str, Any] = {}
+    if start_tree is None:
+        x0, ws_info = warm_start(comp.milp, comp.X, fitted.y, spec, sample_weight=sw)
+    else:
+        from olctc.start_tree import start_record, tree_start
 
-        start = [start_weights(t, fitted.schema, comp.scaler, fitted.classes, spec, X=comp.X)
-                 for t in start_trees(start_tree)]
-    x0, ws_info = warm_start(comp.milp, comp.X, fitted.y, spec, sample_weight=sw, tree=start,
-                             given_layers=None if start_tree is None else start_tree.depth)
+        x0, ws_info = tree_start(comp, start_tree)
+        record = start_record(ws_info)
     t_warm = time.perf_counter() - t0 - t_build
     warm_obj = comp.milp.objective(x0)
-    started_from = "greedy tree" if start is None else "start tree"
+    started_from = "greedy tree" if start_tree is None else "start tree"
     remaining = None
     if time_limit is not None:
         remaining = solver_budget(time_limit, time.perf_counter() - t0, t_build, t_warm)
@@ -226,13 +226,13 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         echo(f"model ({form_name(spec.score_variables)}): {m.n_rows:,} rows, {m.n_cols:,} columns "
              f"({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros; built in {t_build:.2f} s; "
              f"warm start objective {warm_obj:.6g} ({started_from}, {t_warm:.2f} s)")
-        if ws_info.get("tree") == 1:
+        if record.get("tree") == "before refinement":
             echo("start tree: its last layer as the solver left it, before refinement (the lower MILP objective)")
-        if start_tree is not None and "deepened" in ws_info:
+        if start_tree is not None and "deepened" in record:
             echo(f"start tree deepened from depth {start_tree.depth}: "
-                 + ("its last layer copied below" if ws_info["deepened"] == "copies"
+                 + ("its last layer copied below" if record["deepened"] == "copies"
                     else "the new layers fit greedily below its nodes (a lower objective than copies)"))
-        if start is not None:
+        if start_tree is not None:
             for note in ws_info["adjustments"]:
                 echo(f"start tree, made a MIP start: {note}")
     res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose,
@@ -286,9 +286,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         "data": ds.name, "n_train": int(train.size), "n_test": int(test.size), "seed": seed,
         "spec": spec.to_json(), **_class_weights(comp.manifest, fitted.classes), **_sample_weights(tr),
         "model_size": {"rows": comp.milp.n_rows, "columns": comp.milp.n_cols, "nonzeros": comp.milp.nnz},
-        "solver": solver, "warm_start_from": started_from,
-        **({"warm_start_deepened": ws_info["deepened"]} if "deepened" in ws_info else {}),
-        **({"warm_start_tree": "before refinement" if ws_info["tree"] else "as saved"} if "tree" in ws_info else {}),
+        "solver": solver, "warm_start_from": started_from, **{f"warm_start_{k}": v for k, v in record.items()},
         "solution_from": used, **({"warm_start_kept": kept_why} if kept_why else {}),
         **({"solver_left": left_why} if left_why else {}),
         "status": status, "solver_status": res.status,

@@ -79,18 +79,14 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     stale = [f for f in all_files if f not in the_set]
     if start_tree is not None and not start:
         raise OlctcError("start_tree gives the MIP start files, which start=False leaves out: drop one of them")
-    if start:
+    if start_tree is not None:
+        from olctc.start_tree import start_record, tree_start
+
+        x, info = tree_start(comp, start_tree)
+    elif start:
         from olctc.warmstart import warm_start
 
-        trees = None
-        if start_tree is not None:
-            from olctc.start_tree import start_trees, start_weights
-
-            ds = comp.dataset
-            trees = [start_weights(t, ds.schema, comp.scaler, ds.classes, comp.spec, X=comp.X)
-                     for t in start_trees(start_tree)]
-        x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight,
-                             tree=trees, given_layers=None if start_tree is None else start_tree.depth)
+        x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight)
     with folder_lock(out.parent), _removed_on_error(the_set):
         written["model"] = out
         digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
@@ -113,8 +109,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             man["warm_start"] = {"objective": float(start_objective)}
             if start_tree is not None:
                 man["warm_start"].update({"from": "start tree", "adjustments": info["adjustments"],
-                                          "tree": "before refinement" if info["tree"] else "as saved",
-                                          **({"deepened": info["deepened"]} if "deepened" in info else {})})
+                                          **start_record(info)})
         remove_files(stale)
         mpath = manifest_path(out)
         written["manifest"] = mpath

@@ -25,6 +25,25 @@ from olctc.tree import Tree
 from olctc.warmstart import over_budget
 
 
+def tree_start(comp: Any, tree: Any) -> tuple[np.ndarray, dict[str, Any]]:
+    """The MIP start of the compiled problem ``comp`` (``olctc.compile.Compiled``) from ``tree``: each of
+    ``start_trees(tree)`` carried over (``start_weights``), deepened when shallower, completed by
+    ``warmstart.warm_start``, the lowest MILP objective kept. Returns its (x, info)."""
+    from olctc.warmstart import warm_start
+
+    ds = comp.dataset
+    starts = [start_weights(t, ds.schema, comp.scaler, ds.classes, comp.spec, X=comp.X) for t in start_trees(tree)]
+    return warm_start(comp.milp, comp.X, ds.y, comp.spec, sample_weight=ds.weight, tree=starts,
+                      given_layers=tree.depth)
+
+
+def start_record(info: dict[str, Any]) -> dict[str, Any]:
+    """What ``tree_start``'s info says of the start it kept, for a fit's record and a manifest: which tree
+    ("as saved" or "before refinement") and, for a shallower tree, how it was deepened."""
+    return {"tree": "before refinement" if info["tree"] else "as saved",
+            **({"deepened": info["deepened"]} if "deepened" in info else {})}
+
+
 def start_trees(tree: Any) -> list[Any]:
     """The trees a start from ``tree`` tries: itself, and, when refinement refit its last layer and the tree
     file kept the solver's nodes (``meta.refine.before``, written by decode since 2026-11-28), the tree with

@@ -28,7 +28,8 @@ from hypothesis import strategies as st
 
 import olctc.data.table
 from conftest import cli_main
-from olctc.cli_tree import _columns_needed, _load_tree, _near_miss
+from olctc.cli import load_tree_file
+from olctc.cli_tree import _columns_needed, _near_miss
 from olctc.data import SEPARATORS_READ, Column, Scaler, Schema, Table, line_of, read_table, sniff_delimiter
 from olctc.data.cells import _to_float_column
 from olctc.datasets import dataset_path
@@ -140,7 +141,7 @@ def old_predict(tree, data, proba=False, id_column=None, output=None) -> tuple[i
     """(exit code, stdout, stderr) of `olctc predict` before; with ``output``, the file is written."""
     err = []
     try:
-        t = _load_tree(tree)
+        t = load_tree_file(tree)
         table = old_read_table(data)
         header, rows, lines = table.header, table.rows, table.lines
         if id_column is not None and id_column not in header:
@@ -195,7 +196,7 @@ def old_explain(tree, data, row) -> tuple[int, str, str]:
 
     err = []
     try:
-        t = _load_tree(tree)
+        t = load_tree_file(tree)
         table = old_read_table(data)
         header, rows, lines = table.header, table.rows, table.lines
         if not 0 <= row < len(rows):
@@ -685,7 +686,7 @@ def test_predict_target_scores_as_scikit_learn_does(tmp_path, capsys, name):
     assert code == 0, err
     truth = [r["y"] for r in csv.DictReader(io.StringIO(data.read_text()))]
     pred = [r["prediction"] for r in csv.DictReader(io.StringIO(out))]
-    t = _load_tree(tmp_path / "t.json")
+    t = load_tree_file(tmp_path / "t.json")
     rec = recall_score(truth, pred, average=None, labels=[str(c) for c in t.classes])
     import pandas as pd
 

@@ -42,8 +42,7 @@ def class_weight_by_label(request: Any, classes: tuple[Label, Label],
     shown = [_shown(c) for c in classes]  # the estimator's classes are numpy scalars: np.str_('a') in a message
     weights: list[float | None] = [None, None]
     for label, weight in items:
-        key = _label_value(label) if isinstance(label, str) else _py(label)
-        hits = [k for k, c in enumerate(classes) if c == key or str(c) == str(label)]
+        hits = _class_hits(label, classes)
         if not hits:
             raise bad(f"weights of the classes {shown} ({_shown(label)!r} is not one"
                       f"{_case_hint(label, classes)})")
@@ -57,21 +56,23 @@ def class_weight_by_label(request: Any, classes: tuple[Label, Label],
     return parse_class_weight(tuple(1.0 if w is None else w for w in weights))
 
 
+def _class_hits(label: Any, classes: tuple) -> list[int]:
+    """Indices of the classes ``label`` names, as ``positive_class`` matches: the value, or its text."""
+    key = _label_value(label) if isinstance(label, str) else _py(label)
+    return [k for k, c in enumerate(classes) if c == key or str(c) == str(label)]
+
+
 def _class_items(text: str, classes: tuple) -> list[tuple[str, str]] | None:
     """"LABEL=WEIGHT[,LABEL=WEIGHT]" split so that every label is one of ``classes``, or None. A label may hold
     both ',' and '=' ("x=1, y", whose weight "x=1, y=3" gives): read without the classes, "x=1" and " y=3"."""
     parts = text.split(",")
-
-    def is_class(label: str) -> bool:
-        key = _label_value(label)
-        return any(c == key or str(c) == label for c in classes)
 
     def split(i: int) -> list[tuple[str, str]] | None:
         if i == len(parts):
             return []
         for j in range(i + 1, len(parts) + 1):
             head, eq, weight = ",".join(parts[i:j]).rpartition("=")
-            if eq and weight.strip() and "," not in weight and is_class(head.strip()):  # a weight holds no ','
+            if eq and weight.strip() and "," not in weight and _class_hits(head.strip(), classes):  # no ',' in a weight
                 rest = split(j)
                 if rest is not None:
                     return [(head.strip(), weight.strip())] + rest
