@@ -12,7 +12,8 @@ from olctc import __version__
 from olctc.cli_process import (_ClosedPipeGuard, _Interrupts, _from_interrupt, _hard_exit, _interrupted, _show_warning,
                                _stdout_failed)
 from olctc.errors import NoSolution, OlctcError
-from olctc.io import check_file_name, check_not_input, check_not_stdout, check_suffix, check_writable, solver_left
+from olctc.io import (check_file_name, check_interrupt, check_not_input, check_not_stdout, check_suffix, check_writable,
+                      solver_left)
 
 
 EXIT_BAD_INPUT = 2
@@ -657,6 +658,9 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
             warnings.filterwarnings("ignore", category=DeprecationWarning, module="matplotlib")
             _register_optional()
             cli.main(args=argv, prog_name="olctc", standalone_mode=False)
+            # An interrupt whose KeyboardInterrupt Python dropped (raised inside a finaliser that the garbage
+            # collector ran) let the command go on to its end: still exit 130, never 0, after a SIGTERM.
+            check_interrupt()
             sys.stdout.flush()  # here, where a failed write is reported, not at the interpreter's exit
     except (KeyboardInterrupt, click.exceptions.Abort):
         _interrupted(hard)

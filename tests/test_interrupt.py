@@ -171,6 +171,34 @@ def test_solve_interrupted_writes_the_incumbent_and_exits_130(tmp_path):
     assert sol.status == "feasible" and "interrupt" in sol.raw_status.lower() and sol.values
 
 
+# A SIGTERM whose KeyboardInterrupt the handler raises inside a finaliser, where Python drops it (prints
+# nothing: olctc's unraisable hook keeps interrupts quiet); the command then runs to its end.
+_DROPPED_INTERRUPT = """
+import signal, sys
+from olctc import cli, datasets
+
+real = datasets.dataset_names
+
+class Finaliser:
+    def __del__(self):
+        signal.raise_signal(signal.SIGTERM)
+
+def names():
+    Finaliser()
+    return real()
+
+datasets.dataset_names = names
+sys.argv = ["olctc", "datasets"]
+cli.main()
+"""
+
+
+def test_a_command_whose_interrupt_python_dropped_still_exits_130(tmp_path):
+    p = subprocess.run([sys.executable, "-c", _DROPPED_INTERRUPT], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 130 and p.stderr.strip() == "interrupted", (p.returncode, p.stderr)
+
+
 def _kill_timed(args: list[str], folder: Path, after: float, sig: int) -> tuple[int, str, float]:
     """Like run_and_kill, and how long the process took to end once signalled."""
     p = _start(args, folder)

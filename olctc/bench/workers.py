@@ -26,12 +26,15 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import IO, Any, Callable
 
+from olctc.io import check_interrupt
+
 #: Seconds a stopped child gets between SIGTERM and SIGKILL.
 GRACE = 2.0
 #: Characters of a failed run's last standard-error line quoted in its record.
 QUOTE = 200
-#: Longest single wait (seconds) for a child's result before the deadlines are looked at again.
-MAX_WAIT = 3600.0
+#: Longest single wait (seconds) for a child's result before the deadlines and a dropped interrupt
+#: (``check_interrupt``) are looked at again.
+MAX_WAIT = 1.0
 #: Seconds an interrupted bench gives its children between SIGTERM and SIGKILL.
 STOP_GRACE = 0.5
 #: Linux's prctl option: the signal a process gets when its parent exits.
@@ -319,6 +322,9 @@ def run_isolated(tasks: list[dict[str, Any]], jobs: int, run: Callable[[dict[str
             # Capped: a hard limit of years (a huge --time-limit times many CV fits) overflows select().
             timeout = min(MAX_WAIT, max(0.0, min(w.deadline for w in running) - time.monotonic()))
             wait([w.conn for w in running] + [w.proc.sentinel for w in running], timeout)
+            # A signal handler's KeyboardInterrupt raised while the garbage collector ran a finaliser is
+            # dropped by Python: the bench then waited for its runs (a minute) and exited 0 after a SIGTERM.
+            check_interrupt()
             for w in list(running):
                 recs = _outcome(w, failed)
                 if recs is not None:
