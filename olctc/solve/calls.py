@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from olctc.io import is_console, note_solver_left
+from olctc.io import check_interrupt, is_console, note_solver_left
 from olctc.solve.options import SolveOptions, start_from_file, start_vector
 from olctc.solve.result import LIMIT, resolve_status
 
@@ -109,6 +109,7 @@ def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None,
     box, done = _SOLVER_THREADS.submit(call)
     try:
         while not done.wait(0.1):
+            check_interrupt()  # one whose KeyboardInterrupt Python dropped (raised inside a finaliser)
             if handler is not None:
                 # Take Ctrl-C back: Clp installs its own handler while it solves an LP, and when that LP
                 # is not CBC's root (a heuristic's, preprocessing's), CBC goes on as if nothing happened.
