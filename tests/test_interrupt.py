@@ -224,6 +224,31 @@ def test_a_fit_whose_interrupt_python_dropped_stops_at_once(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+_DROPPED_IN_PROGRAM = """
+import sys, threading
+from olctc import cli
+from olctc.io import note_interrupt
+
+threading.Timer(4.0, note_interrupt).start()
+sys.argv = ["olctc", "solve", "m.mps", "--solver", "highs-cli", "--time-limit", "60", "-o", "m.sol"]
+cli.main()
+"""
+
+
+def test_a_solver_program_whose_interrupt_python_dropped_is_stopped_at_once(tmp_path):
+    compiled = subprocess.run([sys.executable, "-m", "olctc.cli", "compile", "--dataset", "spectf", "--depth", "3",
+                               "-o", "m.mps"], cwd=tmp_path, capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
+    before = sorted(p.name for p in tmp_path.iterdir())
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", _DROPPED_IN_PROGRAM], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=180)
+    took = time.monotonic() - t0
+    assert p.returncode == 130 and p.stderr.strip().endswith("interrupted"), (p.returncode, p.stderr)
+    assert took < 40, f"the solve took {took:.0f} s to stop"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
 def _kill_timed(args: list[str], folder: Path, after: float, sig: int) -> tuple[int, str, float]:
     """Like run_and_kill, and how long the process took to end once signalled."""
     p = _start(args, folder)

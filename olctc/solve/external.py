@@ -26,6 +26,7 @@ import numpy as np
 
 from olctc.emit.params import UNTUNABLE, cbc_args, glpk_args, highs_options_text
 from olctc.errors import OlctcError
+from olctc.io import check_interrupt
 from olctc.solve.modelfile import file_columns, model_format, model_stem, readable_path
 from olctc.solve.options import SolveOptions, start_vector
 from olctc.solve.result import SolveResult, finite_or_none, relative_gap
@@ -174,6 +175,7 @@ def _run(cmd: list[str], env: dict[str, str], verbose: bool, hard_timeout: float
         try:
             assert proc.stdout is not None
             for line in proc.stdout:
+                check_interrupt()  # one whose KeyboardInterrupt Python dropped: the program would run on
                 if len(head) < 40:
                     head.append(line)
                 tail.append(line.rstrip("\n"))
