@@ -373,7 +373,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
     standard output gets the rows from an unnamed temporary file (in TMPDIR) at the end.
     """
     from olctc.data import TableStream
-    from olctc.io import is_stdout
+    from olctc.io import check_interrupt, is_stdout
     from olctc.tree import ScoreOverflow
 
     if is_stdout(output):
@@ -408,6 +408,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
         sink = _Sink(stack, output)
         sink.write(_csv_text([head]))
         for chunk in stream.chunks():
+            check_interrupt()  # one whose KeyboardInterrupt Python dropped: a large file would be read to its end
             cells = checks.cells(chunk) if checks is not None else None
             if cells is None or overflow is not None or sink.error is not None:
                 continue  # read on: the rest of the file may hold a fault that comes first

@@ -249,6 +249,35 @@ def test_a_solver_program_whose_interrupt_python_dropped_is_stopped_at_once(tmp_
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
+# An interrupt noted (its KeyboardInterrupt dropped) before predict reads the data: no row is predicted.
+_DROPPED_IN_PREDICT = """
+import sys
+from olctc import cli
+from olctc.io import note_interrupt
+
+note_interrupt()
+sys.argv = ["olctc", "predict", "tree.json", "data.csv"]
+cli.main()
+"""
+
+
+def test_predict_whose_interrupt_python_dropped_stops_before_its_rows(tmp_path):
+    from olctc.export.json import load
+
+    fitted = subprocess.run([sys.executable, "-m", "olctc.cli", "fit", "--dataset", "breast", "--depth", "1",
+                             "--time-limit", "10", "--quiet", "-o", "tree.json"], cwd=tmp_path, capture_output=True,
+                            text=True)
+    assert fitted.returncode == 0, fitted.stderr
+    tree = load(tmp_path / "tree.json")
+    header = ",".join(tree.feature_names)  # breast: numeric columns only, one feature each
+    (tmp_path / "data.csv").write_text(header + "\n" + "\n".join(",".join(["1"] * len(tree.feature_names))
+                                                               for _ in range(100)) + "\n")
+    p = subprocess.run([sys.executable, "-c", _DROPPED_IN_PREDICT], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 130 and p.stderr.strip() == "interrupted", (p.returncode, p.stderr)
+    assert len(p.stdout.splitlines()) <= 1, p.stdout[:500]
+
+
 def _kill_timed(args: list[str], folder: Path, after: float, sig: int) -> tuple[int, str, float]:
     """Like run_and_kill, and how long the process took to end once signalled."""
     p = _start(args, folder)
