@@ -114,6 +114,10 @@ def spec_options(f=None, *, with_C: bool = True, score_variables: bool = False):
         return lambda g: spec_options(g, with_C=with_C, score_variables=score_variables)
     from olctc.spec import PRESETS
 
+    f = click.option("--min-leaf", "min_leaf", type=int, default=0, show_default=True,
+                     help="Training points every last-layer node holds: none or at least this many (a node that "
+                          "would hold fewer is left empty; scikit-learn's min_samples_leaf). 0: no minimum, the "
+                          "paper's model.")(f)
     f = click.option("--class-weight", "class_weight", default=None,
                      help="Weigh each point's loss by its class: 'balanced' (n / (2 n_class), worked out on the "
                           "training points) or 'LABEL=WEIGHT[,LABEL=WEIGHT]' (a class not named weighs 1). "
@@ -179,11 +183,11 @@ def _start_weights_checked(tree, ds, spec, path: str | None) -> None:
 
 
 def _spec(preset: str, depth: int, C: str, tangents: str, big_m: float, epsilon: float, alpha: float,
-          budget: int | None, score_variables: bool = False):
+          budget: int | None, score_variables: bool = False, min_leaf: int = 0):
     from olctc.spec import make_spec
 
     return make_spec(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
-                     alpha=alpha, budget=budget, score_variables=score_variables)
+                     alpha=alpha, budget=budget, score_variables=score_variables, min_leaf=min_leaf)
 
 
 def with_class_weight(spec, request: str | None, ds):
@@ -239,7 +243,7 @@ def solvers_cmd(as_json: bool) -> None:
 @start_tree_option
 @max_nonzeros_option
 def compile_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m,
-                epsilon, alpha, budget, score_variables, class_weight, output, start, params, start_tree,
+                epsilon, alpha, budget, score_variables, class_weight, min_leaf, output, start, params, start_tree,
                 max_nonzeros) -> None:
     """Compile DATA.csv (or --dataset NAME) into a MILP file any solver can run."""
     from olctc.compile import compile_problem, manifest_path, model_format
@@ -254,7 +258,7 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     check_not_input(out, ("data", data), ("--start-tree", start_tree))
     for side in compiled_files(out)[1:]:  # written, or removed as another model's
         check_not_input(side, ("data", data), ("--start-tree", start_tree), beside=out)
-    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
+    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables, min_leaf)
     if start_tree is not None and not start:
         raise OlctcError("--start-tree gives the MIP start files, which --no-start leaves out: drop one of them")
     tree = None if start_tree is None else load_tree_file(start_tree)  # before the data: a bad file costs nothing
@@ -466,8 +470,8 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
               help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
                    "(.csv, .onnx, .txt ...) is refused.")
 def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m, epsilon,
-            alpha, budget, score_variables, class_weight, test_size, seed, solver, time_limit, threads, refine,
-            keep_incumbent, quiet, cv, C_values, scoring, jobs, start_tree, max_nonzeros, output) -> None:
+            alpha, budget, score_variables, class_weight, min_leaf, test_size, seed, solver, time_limit, threads,
+            refine, keep_incumbent, quiet, cv, C_values, scoring, jobs, start_tree, max_nonzeros, output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine (with --cv, choose C first)."""
     from olctc.emit.params import validate_limits
     from olctc.errors import TimeLimitTooShort
@@ -480,7 +484,7 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
     check_not_input(output, ("data", data), ("data", _vendored_path(dataset)))
     check_suffix(output, "fit", TREE_FILE, (".json",))  # before the fit, which may take minutes
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
-    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables)
+    spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables, min_leaf)
     if start_tree is not None and cv is not None:
         # the start's splits have seen every fold's held-out points: the validation scores would be biased
         raise OlctcError("--start-tree does not apply with --cv: a tree fitted on these points would start the "

@@ -59,8 +59,8 @@ def _refuse_C(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 @click.option("-o", "--output", "output", required=True, type=click.Path(file_okay=False),
               help="Grid folder to create.")
 def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, tangents, big_m, epsilon,
-             alpha, budget, score_variables, class_weight, C_values, folds, seed, test_size, solver, time_limit, threads,
-             cpus_per_task, mem, partition, account, olctc_cmd, max_nonzeros, output) -> None:
+             alpha, budget, score_variables, class_weight, min_leaf, C_values, folds, seed, test_size, solver,
+             time_limit, threads, cpus_per_task, mem, partition, account, olctc_cmd, max_nonzeros, output) -> None:
     """Compile a CV grid (fold x C) of instances with a Slurm job array to solve them."""
     from olctc.cluster.grid import make_grid, olctc_command
     from olctc.cluster.slurm import (ARRAY_CHUNK, SUBMIT_ALL, SlurmOptions, check_slurm_options, sbatch_available,
@@ -82,7 +82,8 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
     check_slurm_options(slurm)
     if olctc_cmd is not None and (cmd_warning := check_olctc_cmd(olctc_cmd)):
         warnings.warn(cmd_warning)  # the cluster's paths may differ from this machine's: not an error
-    spec = _spec(preset, depth, "1", tangents, big_m, epsilon, alpha, budget, score_variables)  # C: --C-values
+    spec = _spec(preset, depth, "1", tangents, big_m, epsilon, alpha, budget, score_variables,  # C: --C-values
+                 min_leaf)
     ds = _load_data(data, target, dataset, positive_class, drop, weight_column, max_nonzeros)
     spec = with_class_weight(spec, class_weight, ds)
     if threads is None and cpus_per_task > 1:

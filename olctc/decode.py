@@ -345,6 +345,12 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
                           # each column may sit TIGHT_TOL past a bound or row (a loss column at -1e-9): at
                           # C = 1000 that moved the objective by 2.6e-6 (relative 3e-6), a false "exploited"
                           tolerance_slack=TIGHT_TOL * float(np.abs(milp.c).sum()))
+    if spec.min_leaf:
+        from olctc.warmstart import leaf_sizes_error
+
+        why = leaf_sizes_error(np.bincount(tree_node - topo.last[0], minlength=topo.last.size), topo, spec.min_leaf)
+        if why is not None:  # z obeys the rule; a tree routing against z may not
+            report.notes.append(f"min_leaf: by its real routing, {why}")
     # Fold the split point epsilon/2 into b so that "left iff score <= 0" reproduces the MILP routing.
     b[topo.inner] -= half
     if spec.info.loss == "misclassification":

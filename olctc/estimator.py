@@ -87,6 +87,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         start (scikit-learn's meaning): a refit with another C, ``time_limit`` or ``depth`` (a deeper tree
         starts from this one's layers) goes on from it, and the tree kept is never worse by the new model's
         objective. The classes must be the same; features are matched by name.
+    min_leaf : int, default 0
+        Training points every last-layer node holds: none or at least ``min_leaf`` (``olctc fit
+        --min-leaf``; scikit-learn's ``min_samples_leaf`` for the regions of the fixed-depth tree). 0: no
+        minimum, the paper's model. More than the training points is refused.
 
     Attributes
     ----------
@@ -100,7 +104,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
-                 verbose: bool = False, score_variables: bool = True, warm_start: bool = False) -> None:
+                 verbose: bool = False, score_variables: bool = True, warm_start: bool = False,
+                 min_leaf: int = 0) -> None:
         self.preset = preset
         self.depth = depth
         self.C = C
@@ -118,6 +123,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.score_variables = score_variables
         self.warm_start = warm_start
+        self.min_leaf = min_leaf
 
     # ------------------------------------------------------------------ scikit-learn plumbing
     def __sklearn_tags__(self):
@@ -139,7 +145,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         budget = int(self.budget) if is_integer(self.budget) else self.budget
         return make_spec(preset=self.preset, depth=depth, C=C, tangents=self.tangents, big_m=self.big_m,
                          epsilon=self.epsilon, alpha=self.alpha, budget=budget,
-                         score_variables=self.score_variables)
+                         score_variables=self.score_variables, min_leaf=self.min_leaf)
 
     def _solver(self, spec) -> str:
         from olctc.fit import IN_PROCESS, default_solver
@@ -346,11 +352,13 @@ class MARGOTClassifier(OLCTClassifier):
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = "scip", time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
-                 verbose: bool = False, score_variables: bool = True, warm_start: bool = False) -> None:
+                 verbose: bool = False, score_variables: bool = True, warm_start: bool = False,
+                 min_leaf: int = 0) -> None:
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
                          refine=refine, positive_class=positive_class, class_weight=class_weight,
-                         verbose=verbose, score_variables=score_variables, warm_start=warm_start)
+                         verbose=verbose, score_variables=score_variables, warm_start=warm_start,
+                         min_leaf=min_leaf)
 
 
 class OCTHClassifier(OLCTClassifier):
@@ -370,11 +378,13 @@ class OCTHClassifier(OLCTClassifier):
                  big_m: float = 100.0, epsilon: float = 1e-5, alpha: float = 1.0, budget: int | None = None,
                  solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
-                 verbose: bool = False, score_variables: bool = True, warm_start: bool = False) -> None:
+                 verbose: bool = False, score_variables: bool = True, warm_start: bool = False,
+                 min_leaf: int = 0) -> None:
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
                          refine=refine, positive_class=positive_class, class_weight=class_weight,
-                         verbose=verbose, score_variables=score_variables, warm_start=warm_start)
+                         verbose=verbose, score_variables=score_variables, warm_start=warm_start,
+                         min_leaf=min_leaf)
 
 
 def _coded_start(previous: Any, labels: tuple) -> Any:

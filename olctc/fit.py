@@ -392,7 +392,8 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
              + ("" if "class_weights" not in s else ", class weights "
                 + ", ".join(f"{c}={w:.4g}" for c, w in s["class_weights"].items())
                 + (" (balanced)" if s["spec"].get("class_weight") == "balanced" else ""))
-             + ("" if "sample_weights" not in s else f", point weights {_weights_text(s['sample_weights'])}"),
+             + ("" if "sample_weights" not in s else f", point weights {_weights_text(s['sample_weights'])}")
+             + (f", min leaf {s['spec']['min_leaf']}" if s["spec"].get("min_leaf") else ""),
              f"model: {form_name(s['spec'].get('score_variables', False))}, "
              f"{s['model_size']['rows']:,} rows, {s['model_size']['columns']:,} columns, "
              f"{s['model_size']['nonzeros']:,} nonzeros",

@@ -103,6 +103,9 @@ class TreeSpec:
     class_weight : each point's loss term is multiplied by its class's weight: None (every point 1, the
         paper's model), "balanced" (n / (2 n_c) for class c, worked out from the labels the spec is applied
         to, scikit-learn's rule) or (weight of the -1 class, weight of the +1 class).
+    min_leaf : every last-layer node receives either no training point or at least this many (0: no such
+        rule, the paper's model). scikit-learn's ``min_samples_leaf`` for the regions of a fixed-depth tree:
+        a node that would hold fewer points is left empty, its parent routing them all to the other side.
     """
 
     preset: str = "olct"
@@ -116,6 +119,7 @@ class TreeSpec:
     tangent_set: str = "V0"
     score_variables: bool = False
     class_weight: str | tuple[float, float] | None = None
+    min_leaf: int = 0
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -123,11 +127,11 @@ class TreeSpec:
         # for ** or pow(): 'int' and 'str'", an IndexError for C of the wrong length): make_spec's checks here.
         tangents = self.tangents if isinstance(self.tangents, str) else _listed(self.tangents)
         fields = _checked_fields(self.preset, self.depth, self.C, tangents, self.big_m, self.epsilon, self.alpha,
-                                 self.budget, self.score_variables, self.class_weight)
+                                 self.budget, self.score_variables, self.class_weight, self.min_leaf)
         if self.tangent_set not in ("V0", fields[8]):  # "V0" is the default: the points then name the set
             raise param_error("tangent_set", f"{fields[8]!r}, the name of the tangents given", self.tangent_set)
         for name, value in zip(("preset", "depth", "C", "tangents", "big_m", "epsilon", "alpha", "budget",
-                                "tangent_set", "score_variables", "class_weight"), fields):
+                                "tangent_set", "score_variables", "class_weight", "min_leaf"), fields):
             object.__setattr__(self, name, value)
 
     @property
@@ -147,6 +151,8 @@ class TreeSpec:
         if self.class_weight is not None:
             cw = self.class_weight
             knobs.append(f"class weight {cw}" if isinstance(cw, str) else f"class weights {cw[0]:g},{cw[1]:g}")
+        if self.min_leaf:
+            knobs.append(f"min leaf {self.min_leaf}")
         return f"{self.preset} depth {self.depth} ({', '.join(knobs)})"
 
     def to_json(self) -> dict[str, Any]:
@@ -156,7 +162,8 @@ class TreeSpec:
                 "budget": self.effective_budget,
                 # only when on, so the manifests of the default form stay as they were
                 **({"score_variables": True} if self.score_variables else {}),
-                **({"class_weight": _listed(self.class_weight)} if self.class_weight is not None else {})}
+                **({"class_weight": _listed(self.class_weight)} if self.class_weight is not None else {}),
+                **({"min_leaf": self.min_leaf} if self.min_leaf else {})}
 
     def class_weights(self, y: np.ndarray, sample_weight: np.ndarray | None = None) -> tuple[float, float] | None:
         """(weight of the -1 class, weight of the +1 class) on labels ``y``; None when every point weighs 1.
@@ -198,7 +205,8 @@ class TreeSpec:
         tangents = ",".join(d["tangents"]) if info is None or info.uses_tangents else None
         return make_spec(preset=d["preset"], depth=d["depth"], C=d["C"], tangents=tangents, big_m=d["big_m"],
                          epsilon=d["epsilon"], alpha=alpha, budget=budget,
-                         score_variables=d.get("score_variables", False), class_weight=d.get("class_weight"))
+                         score_variables=d.get("score_variables", False), class_weight=d.get("class_weight"),
+                         min_leaf=d.get("min_leaf", 0))
 
 
 def _tangent_str(v: float) -> str:
@@ -372,18 +380,18 @@ def parse_C(value: float | str | Iterable[float], depth: int, *, name: str = "C"
 def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Iterable[float] = 1.0,
               tangents: str | Iterable[float] | None = None, big_m: float = 100.0,
               epsilon: float = 1e-5, alpha: float = _DEFAULT_ALPHA, budget: int | None = None,
-              score_variables: bool = False, class_weight: Any = None) -> TreeSpec:
+              score_variables: bool = False, class_weight: Any = None, min_leaf: int = 0) -> TreeSpec:
     """Validate every knob and build a TreeSpec; bad values raise OlctcError naming the parameter.
 
     ``class_weight``: None, "balanced" or (weight of the -1 class, weight of the +1 class); weights by class
     label are turned into that pair where the labels are known (``olctc.data.class_weight_by_label``).
     """
     return TreeSpec(*_checked_fields(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables,
-                                     class_weight))
+                                     class_weight, min_leaf))
 
 
 def _checked_fields(preset: Any, depth: Any, C: Any, tangents: Any, big_m: Any, epsilon: Any, alpha: Any,
-                    budget: Any, score_variables: Any, class_weight: Any) -> tuple:
+                    budget: Any, score_variables: Any, class_weight: Any, min_leaf: Any = 0) -> tuple:
     """make_spec's checks: TreeSpec's fields in order, normalised, or the parameter error."""
     if not isinstance(preset, str) or preset not in PRESETS:
         raise param_error("preset", f"one of {', '.join(PRESETS)}", preset)
@@ -409,8 +417,11 @@ def _checked_fields(preset: Any, depth: Any, C: Any, tangents: Any, big_m: Any, 
         budget = int(budget)
     _check_unused_knobs(preset, alpha, budget, label, tangents)
     check_flags(score_variables=score_variables)  # numpy's booleans too, as numpy's integers for depth
+    if not is_integer(min_leaf) or min_leaf < 0:
+        raise param_error("min_leaf", "an integer >= 0 (training points per last-layer node; 0: no minimum)",
+                          min_leaf)
     return (preset, depth, Cs, pts, big_m, epsilon, alpha, budget, label, bool(score_variables),
-            parse_class_weight(class_weight))
+            parse_class_weight(class_weight), int(min_leaf))
 
 
 CLASS_WEIGHT_EXPECTED = "None, 'balanced' or two weights (class -1, class +1), each finite and > 0"

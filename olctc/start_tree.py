@@ -29,12 +29,17 @@ def tree_start(comp: Any, tree: Any) -> tuple[np.ndarray, dict[str, Any]]:
     """The MIP start of the compiled problem ``comp`` (``olctc.compile.Compiled``) from ``tree``: each of
     ``start_trees(tree)`` carried over (``start_weights``), deepened when shallower, completed by
     ``warmstart.warm_start``, the lowest MILP objective kept. Returns its (x, info)."""
-    from olctc.warmstart import warm_start
+    from olctc.warmstart import LeafTooSmall, warm_start
 
     ds = comp.dataset
     starts = [start_weights(t, ds.schema, comp.scaler, ds.classes, comp.spec, X=comp.X) for t in start_trees(tree)]
-    return warm_start(comp.milp, comp.X, ds.y, comp.spec, sample_weight=ds.weight, tree=starts,
-                      given_layers=tree.depth)
+    try:
+        return warm_start(comp.milp, comp.X, ds.y, comp.spec, sample_weight=ds.weight, tree=starts,
+                          given_layers=tree.depth)
+    except LeafTooSmall as exc:
+        n = comp.spec.min_leaf
+        raise LeafTooSmall(f"the start tree breaks min_leaf {n} on these training points: {exc.why}; start from "
+                           f"a tree fitted with min_leaf {n} (--min-leaf {n}) on them, or from none") from None
 
 
 def start_record(info: dict[str, Any]) -> dict[str, Any]:

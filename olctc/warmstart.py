@@ -380,9 +380,41 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
                 w_t, b_t = _fit_node(X[reach], y[reach], spec, h, int(min_points), random_state,
                                      None if weights is None else weights[reach])
             W[t], b[t] = _admit_node(w_t, b_t, X, reach, spec, int(t), _band_nodes(spec, h), log, l1_max)
+            if t >= given and h < spec.depth and _splits_too_small(X[reach] @ W[t] + b[t], spec.min_leaf):
+                # a side with fewer than min_leaf points cannot be split into nodes that hold as many:
+                # the node sends all its points one way (the other subtree stays empty)
+                W[t], b[t] = _admit_node(np.zeros(p), _constant_b(y[reach], spec, None if weights is None
+                                                                  else weights[reach]),
+                                         X, reach, spec, int(t), True, log, l1_max)
         if h < spec.depth:
             node_of = _route_layer(node_of, X @ W.T + b[None, :])
     return W, b
+
+
+def _splits_too_small(scores: np.ndarray, min_leaf: int) -> bool:
+    """Whether routing by ``scores`` (right iff > 0) gives a side between 1 and min_leaf - 1 points."""
+    if not min_leaf:
+        return False
+    right = int(np.count_nonzero(scores > 0.0))
+    return any(0 < k < min_leaf for k in (right, scores.shape[0] - right))
+
+
+class LeafTooSmall(OlctcError):
+    """A tree routes to some last-layer node fewer training points than the spec's min_leaf (and not none)."""
+
+    def __init__(self, message: str, why: str = "") -> None:
+        super().__init__(message)
+        self.why = why or message
+
+
+def leaf_sizes_error(counts: np.ndarray, topo: Topology, min_leaf: int) -> str | None:
+    """What breaks the min_leaf rule in ``counts`` (training points per last-layer node), else None."""
+    small = np.flatnonzero((counts > 0) & (counts < min_leaf)) if min_leaf else np.array([], dtype=int)
+    if small.size == 0:
+        return None
+    k = int(small[0])
+    return (f"last-layer node {int(topo.last[k])} holds {int(counts[k])} training point(s), fewer than "
+            f"min_leaf {min_leaf} (a node holds none or at least min_leaf)")
 
 
 # ---------------------------------------------------------------- complete start
@@ -449,6 +481,8 @@ def _assemble(milp: MILP, X: np.ndarray, spec: TreeSpec, W: np.ndarray, b: np.nd
     z = np.zeros((topo.last.size, n))
     z[reached - topo.last[0], np.arange(n)] = 1.0
     x[milp.col_block("z").slice] = z.ravel()
+    if milp.has_col_block("used"):
+        x[milp.col_block("used").slice] = (z.sum(axis=1) > 0).astype(float)
     if milp.has_col_block("s"):
         x[milp.col_block("s").slice] = S.T.ravel()
     if milp.has_col_block("q"):
@@ -486,6 +520,12 @@ def _complete(milp: MILP, X: Any, y: Any, spec: TreeSpec, W: Any,
         raise OlctcError(f"W row {over[0]} has {over[1]} nonzero weights; preset {spec.preset!r} allows at "
                          f"most {spec.effective_budget} per node (hard budget)")
     W, b, notes = admissible_tree(W, b, X, spec)
+    if spec.min_leaf:
+        topo = Topology(spec.depth)
+        reached = topo.route(X @ W.T + b[None, :], 0.0)
+        why = leaf_sizes_error(np.bincount(reached - topo.last[0], minlength=topo.last.size), topo, spec.min_leaf)
+        if why is not None:
+            raise LeafTooSmall(f"the tree cannot start this model: {why}", why)
     x = _assemble(milp, X, spec, W, b)
     _verify(milp, x)
     return x, W, b, notes
@@ -544,23 +584,35 @@ def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_
         obj = milp.objective(x)
     else:
         best: tuple | None = None
+        refused: LeafTooSmall | None = None
         for k, (W0, b0) in enumerate([tree] if isinstance(tree, tuple) else tree):
-            x, W, b, notes = _complete(milp, X, y, spec, W0, b0)
+            tried = []
             first: dict[str, Any] = {"tree": k}
-            tried = [(milp.objective(x), x, W, b, notes, first)]
+            try:
+                x, W, b, notes = _complete(milp, X, y, spec, W0, b0)
+                tried.append((milp.objective(x), x, W, b, notes, first))
+            except LeafTooSmall as exc:  # another of the trees (or its greedy deepening) may fit the rule
+                refused = refused or exc
             if given_layers is not None and given_layers < spec.depth:
                 # Copies predict as the given tree but pay each copy's penalty and loss again; new nodes fit
                 # on the points that reach them usually do better (not always: the fit is on the exact loss).
                 top = 2 ** given_layers - 1
                 Wg, bg = greedy_tree(X, y, spec, min_points=min_points, random_state=random_state,
                                      sample_weight=sample_weight, top=(W0[:top], b0[:top]))
-                xg, Wg, bg, notes_g = _complete(milp, X, y, spec, Wg, bg)
-                first["deepened"] = "copies"
-                tried.append((milp.objective(xg), xg, Wg, bg, notes_g, {"tree": k, "deepened": "greedy"}))
+                try:
+                    xg, Wg, bg, notes_g = _complete(milp, X, y, spec, Wg, bg)
+                except LeafTooSmall as exc:
+                    refused = refused or exc
+                else:
+                    first["deepened"] = "copies"
+                    tried.append((milp.objective(xg), xg, Wg, bg, notes_g, {"tree": k, "deepened": "greedy"}))
             for t in tried:
                 if best is None or t[0] < best[0]:
                     best = t
-        assert best is not None, "tree: an empty list of trees"
+        if best is None:
+            if refused is not None:
+                raise refused
+            raise AssertionError("tree: an empty list of trees")
         obj, x, W, b, notes, extra = best
     tree_obj = tree_objective(W, b, X, np.asarray(y, dtype=float), spec, threshold=spec.epsilon / 2,
                               sample_weight=sample_weight).total

@@ -184,13 +184,13 @@ def test_names_and_blocks():
     assert milp.integer[z.slice].all() and not milp.integer[milp.col_block("w").slice].any()
 
 
-@pytest.mark.parametrize("score_variables", [False, True])
+@pytest.mark.parametrize("score_variables, min_leaf", [(False, 0), (True, 0), (False, 2)])
 @pytest.mark.parametrize("preset", list(PRESETS))
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
-def test_size_estimate_is_exact(preset, depth, score_variables):
+def test_size_estimate_is_exact(preset, depth, score_variables, min_leaf):
     X, y = tiny(n=6, p=3)
     spec = make_spec(preset, depth, tangents="V2" if PRESETS[preset].uses_tangents else "V0",
-                     score_variables=score_variables)
+                     score_variables=score_variables, min_leaf=min_leaf)
     milp = build_milp(X, y, spec)
     est = estimate_size(6, 3, spec)
     assert (est.rows, est.cols) == (milp.n_rows, milp.n_cols)

@@ -149,7 +149,8 @@ def _point_weights(y: np.ndarray, spec, sample_weight: np.ndarray | None = None)
 
 def brute_force(X: np.ndarray, y: np.ndarray, spec, sample_weight: np.ndarray | None = None) -> float:
     """The model's optimum: enumerate z (and q, L0 supports); the rest is convex. Each point's loss
-    terms count ``sample_weight`` (if any) times its class weight."""
+    terms count ``sample_weight`` (if any) times its class weight. With ``spec.min_leaf`` N, only the z
+    that put no point or at least N points in each last-layer node."""
     n, p = X.shape
     s_w = _point_weights(y, spec, sample_weight)
     d, info = spec.depth, spec.info
@@ -192,6 +193,8 @@ def brute_force(X: np.ndarray, y: np.ndarray, spec, sample_weight: np.ndarray | 
         supports = list(itertools.product(subsets, repeat=T))
     best = math.inf
     for leaves in itertools.product(last, repeat=n):
+        if spec.min_leaf and any(0 < leaves.count(s) < spec.min_leaf for s in last):
+            continue
         paths = []
         for s in leaves:
             path = [int(s)]

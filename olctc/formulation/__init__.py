@@ -1,8 +1,8 @@
 """Build the MILP of docs/FORMULATION.md from standardised data and a TreeSpec.
 
-Column order: w, b, [w_pos, w_neg], [delta], [excess], z, [q], xi, [s].
+Column order: w, b, [w_pos, w_neg], [delta], [excess], z, [used], [q], xi, [s].
 Row order: assign, [score], route_l, route_r, loss rows (loss | hinge | mis_up, mis_lo, err), regulariser
-rows. The bracketed blocks exist only for the presets (or the option, for s) that need them.
+rows, [leaf_min, leaf_max]. The bracketed blocks exist only for the presets (or the option, for s) that need them.
 """
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from olctc.formulation import regularisers
 from olctc.formulation.builder import Builder
 from olctc.formulation.losses import LOSSES, add_xi
 from olctc.formulation.pieces import Vars
-from olctc.formulation.routing import add_assignment, add_routing, add_scores
+from olctc.formulation.routing import add_assignment, add_leaf_sizes, add_routing, add_scores
 from olctc.formulation.topology import Topology
+from olctc.errors import param_error
 from olctc.milp import MILP
 from olctc.spec import TreeSpec
 
@@ -29,6 +30,8 @@ def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc"
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     n, p = X.shape
+    if spec.min_leaf > n:  # every point lies in some last-layer node, which would hold fewer
+        raise param_error("min_leaf", f"at most the {n} training point(s) the model holds", spec.min_leaf)
     topo = Topology(spec.depth)
     loss = LOSSES[spec.info.loss]
     bld = Builder(name)
@@ -38,6 +41,8 @@ def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc"
     v = Vars(w=w, b=b, z=None, xi=None)  # type: ignore[arg-type]
     regularisers.add_columns(bld, v, spec, topo, p)
     v.z = bld.add_cols("z", [("node", topo.last), ("point", np.arange(n))], lb=0.0, ub=1.0, integer=True)
+    if spec.min_leaf:
+        v.used = bld.add_cols("used", [("node", topo.last)], lb=0.0, ub=1.0, integer=True)
     if loss.needs_q:
         v.q = bld.add_cols("q", [("point", np.arange(n))], lb=0.0, ub=1.0, integer=True)
     v.xi = add_xi(bld, spec, y, sample_weight)
@@ -48,5 +53,6 @@ def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc"
     add_routing(bld, v, X, topo, spec)
     loss.rows(bld, v, X, y, topo, spec)
     regularisers.add_rows(bld, v, spec, topo, p)
+    add_leaf_sizes(bld, v, topo, n, spec)
     bld.Q = regularisers.quadratic(v, spec, bld.n_cols)
     return bld.finish()

@@ -26,6 +26,7 @@ class Vars:
     excess: Block | None = None
     q: Block | None = None
     s: Block | None = None   # score columns s_{t,i} = w_t.x_i + b_t (TreeSpec.score_variables)
+    used: Block | None = None  # u_s = 1 iff last-layer node s holds a point (TreeSpec.min_leaf)
 
 
 def full(r: int, values: np.ndarray | float) -> np.ndarray:

@@ -4,6 +4,8 @@ assign_i:      sum_{s in T_d} z_{s,i} = 1
 route_l_t_i:   w_t.x_i + b_t + M sum_{s in T_d^l(t)} z_{s,i} <= M          (left: score <= 0)
 route_r_t_i:   w_t.x_i + b_t - M sum_{s in T_d^r(t)} z_{s,i} >= eps - M    (right: score >= eps)
 score_t_i:     s_{t,i} - w_t.x_i - b_t = 0     (only with score columns; other rows then use s_{t,i})
+leaf_min_s:    sum_i z_{s,i} - N u_s >= 0       (only with min_leaf N: u_s = 1 iff node s holds a point)
+leaf_max_s:    sum_i z_{s,i} - n u_s <= 0
 """
 from __future__ import annotations
 
@@ -19,6 +21,20 @@ def add_assignment(bld: Builder, v: Vars, topo: Topology, n: int) -> None:
     pts = np.arange(n)
     cols = z_cols(v, 0, len(topo.last), pts)
     bld.add_rows("assign", [("point", pts)], [[(cols, np.ones_like(cols, dtype=float))]], "E", 1.0)
+
+
+def add_leaf_sizes(bld: Builder, v: Vars, topo: Topology, n: int, spec: TreeSpec) -> None:
+    """Each last-layer node holds no point or at least ``spec.min_leaf``: u_s switches the lower bound on."""
+    if not spec.min_leaf:
+        return
+    assert v.used is not None
+    k = topo.last.size
+    pts = np.arange(n)
+    zc = v.z.start + np.arange(k)[:, None] * n + pts[None, :]
+    uc = (v.used.start + np.arange(k))[:, None]
+    for name, sense, size in (("leaf_min", "G", float(spec.min_leaf)), ("leaf_max", "L", float(n))):
+        parts = [(zc, np.ones((k, n))), (uc, np.full((k, 1), -size))]
+        bld.add_rows(name, [("node", topo.last)], [parts], sense, 0.0)
 
 
 def add_scores(bld: Builder, v: Vars, X: np.ndarray, topo: Topology) -> None:

@@ -1,0 +1,231 @@
+"""min_leaf: every last-layer node holds no training point or at least N (compile/fit/grid --min-leaf, the
+estimators' min_leaf), checked against a brute force over the routings, three solvers, the warm start,
+decode and the command line."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+from olctc.errors import OlctcError
+from olctc.formulation import build_milp
+from olctc.formulation.topology import Topology
+from olctc.objective import tree_objective
+from olctc.solve import solve_milp
+from olctc.spec import TreeSpec, make_spec
+from olctc.warmstart import LeafTooSmall, greedy_tree, warm_start
+from test_fuzz_formulation import GAP, _close, _instance, brute_force
+
+
+def _counts(W: np.ndarray, b: np.ndarray, X: np.ndarray, depth: int, threshold: float = 0.0) -> np.ndarray:
+    topo = Topology(depth)
+    return np.bincount(topo.route(X @ W.T + b[None, :], threshold) - topo.last[0], minlength=topo.last.size)
+
+
+def _obeys(counts: np.ndarray, n_min: int) -> bool:
+    return bool(np.all((counts == 0) | (counts >= n_min)))
+
+
+# Fuzz seeds whose instances have 5-7 points at depth 2 (a brute force of 4^7 routings at most) or depth 1;
+# with each, a minimum that binds (the optimum without it breaks it) on most of them.
+SEEDS = [0, 2, 5, 6, 9, 11, 12, 14, 18, 19, 20, 21, 23]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_optimum_is_the_brute_forces_over_the_routings_that_obey_it(seed):
+    X, y, spec = _instance(seed)
+    n = X.shape[0]
+    n_min = max(2, n // 2)
+    ruled = dataclasses.replace(spec, min_leaf=n_min)
+    milp = build_milp(X, y, ruled)
+    res = solve_milp(milp, "scip" if milp.is_quadratic else "highs", threads=1, verbose=False, time_limit=30,
+                     mip_gap=GAP)
+    assert res.status == "optimal", res.raw_status
+    tol = 2e-5 if milp.is_quadratic else 1e-5
+    assert _close(res.objective, brute_force(X, y, ruled), tol), ruled.describe()
+    W, b = milp.values(res.x, "w"), milp.values(res.x, "b")
+    assert _close(tree_objective(W, b, X, y, ruled, threshold=ruled.epsilon / 2).total, res.objective, tol)
+    assert _obeys(_counts(W, b, X, ruled.depth, ruled.epsilon / 2), n_min)
+    z = milp.values(res.x, "z").round()
+    assert np.array_equal(milp.values(res.x, "used").round(), (z.sum(axis=1) > 0).astype(float))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x0, info = warm_start(milp, X, y, ruled)
+    assert max(milp.violation(x0).values()) <= 1e-9
+    assert info["objective"] >= res.objective - 1e-6 * max(1.0, abs(res.objective))
+    assert _obeys(_counts(info["W"], info["b"], X, ruled.depth), n_min)
+
+
+def test_the_rule_binds_on_the_sample():
+    """The brute force above is no formality: on most seeds the optimum without the rule breaks it."""
+    binds = 0
+    for seed in SEEDS:
+        X, y, spec = _instance(seed)
+        n_min = max(2, X.shape[0] // 2)
+        free = brute_force(X, y, spec)
+        binds += brute_force(X, y, dataclasses.replace(spec, min_leaf=n_min)) > free + 1e-6 * max(1.0, abs(free))
+    assert binds >= 4, binds
+
+
+def _haberman():
+    from olctc.datasets import load
+
+    ds = load("haberman")
+    X = (ds.X - ds.X.mean(0)) / ds.X.std(0)
+    return X, ds.y
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc", "scip"])
+def test_three_solvers_give_a_tree_that_obeys_it(solver):
+    X, y = _haberman()
+    X, y = X[:120], y[:120]
+    spec = make_spec(depth=2, min_leaf=15)
+    milp = build_milp(X, y, spec)
+    x0, info = warm_start(milp, X, y, spec)
+    res = solve_milp(milp, solver, threads=1, verbose=False, time_limit=20, start=x0)
+    assert res.status in ("optimal", "feasible")
+    W, b = milp.values(res.x, "w"), milp.values(res.x, "b")
+    counts = _counts(W, b, X, 2, spec.epsilon / 2)
+    assert _obeys(counts, 15), counts
+    assert res.objective <= info["objective"] + 1e-6 * info["objective"]
+
+
+def test_greedy_tree_leaves_a_side_too_small_empty():
+    X, y = _haberman()
+    free = _counts(*greedy_tree(X, y, make_spec(depth=3)), X, 3)
+    assert not _obeys(free, 30), free  # haberman's greedy tree has a node of under 30 points
+    W, b = greedy_tree(X, y, make_spec(depth=3, min_leaf=30))
+    assert _obeys(_counts(W, b, X, 3), 30)
+
+
+def test_model_rows_and_names():
+    X, y = _haberman()
+    milp = build_milp(X[:10], y[:10], make_spec(depth=2, min_leaf=3))
+    assert list(milp.col_names()[milp.col_block("used").slice]) == ["used_1", "used_2"]
+    assert list(milp.row_names()[-4:]) == ["leaf_min_1", "leaf_min_2", "leaf_max_1", "leaf_max_2"]
+    assert not build_milp(X[:10], y[:10], make_spec(depth=2)).has_col_block("used")
+
+
+@pytest.mark.parametrize("bad", [-1, 2.5, "3", True, None])
+def test_bad_values_are_parameter_errors(bad):
+    with pytest.raises(OlctcError, match=r"^The 'min_leaf' parameter must be an integer >= 0"):
+        make_spec(min_leaf=bad)
+
+
+def test_more_than_the_points_is_refused_before_the_model():
+    X, y = _haberman()
+    with pytest.raises(OlctcError, match=r"'min_leaf' parameter must be at most the 10 training point\(s\)"):
+        build_milp(X[:10], y[:10], make_spec(min_leaf=11))
+
+
+def test_spec_round_trip_and_default_manifest_unchanged():
+    spec = make_spec(depth=3, min_leaf=7)
+    assert TreeSpec.from_json(json.loads(json.dumps(spec.to_json()))) == spec
+    assert "min_leaf" not in make_spec().to_json()
+    assert "min leaf 7" in spec.describe()
+
+
+def test_a_start_that_breaks_it_is_refused_or_passed_over():
+    X, y = _haberman()
+    spec = make_spec(depth=2, min_leaf=30)
+    milp = build_milp(X, y, spec)
+    bad = greedy_tree(X, y, make_spec(depth=2))
+    counts = _counts(*bad, X, 2)
+    assert not _obeys(counts, 30), counts
+    with pytest.raises(LeafTooSmall, match=r"holds \d+ training point\(s\), fewer than min_leaf 30"):
+        warm_start(milp, X, y, spec, tree=bad)
+    good = greedy_tree(X, y, spec)
+    _, info = warm_start(milp, X, y, spec, tree=[bad, good])
+    assert info["tree"] == 1
+
+
+def _olctc(*args: str, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "olctc.cli", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_fit_compile_solve_decode_on_the_command_line(tmp_path):
+    from olctc.datasets import load
+    from olctc.export.json import load as load_tree
+
+    fit = _olctc("fit", "--dataset", "haberman", "--depth", "3", "--min-leaf", "25", "--test-size", "0",
+                 "--time-limit", "20", "-o", "t.json", cwd=tmp_path)
+    assert fit.returncode == 0, fit.stderr
+    assert "min leaf 25" in fit.stdout
+    tree = load_tree(tmp_path / "t.json")
+    assert tree.meta["spec"]["min_leaf"] == 25
+    ds = load("haberman")
+    assert _obeys(np.bincount(tree.apply(ds.X) - 3, minlength=4), 25)
+    comp = _olctc("compile", "--dataset", "haberman", "--depth", "2", "--min-leaf", "40", "-o", "m.lp", cwd=tmp_path)
+    assert comp.returncode == 0, comp.stderr
+    text = (tmp_path / "m.lp").read_text()
+    assert "leaf_min_1:" in text and "used_2" in text
+    assert json.loads((tmp_path / "m.olctc.json").read_text())["spec"]["min_leaf"] == 40
+    solved = _olctc("solve", "m.lp", "--solver", "highs", "--time-limit", "20", "-o", "m.sol", cwd=tmp_path)
+    assert solved.returncode == 0, solved.stderr
+    dec = _olctc("decode", "m.olctc.json", "m.sol", "-o", "d.json", cwd=tmp_path)
+    assert dec.returncode == 0, dec.stderr
+    assert _obeys(np.bincount(load_tree(tmp_path / "d.json").apply(ds.X) - 1, minlength=2), 40)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--min-leaf", "-2"], "The 'min_leaf' parameter (--min-leaf) must be an integer >= 0"),
+    (["--min-leaf", "307"], "The 'min_leaf' parameter (--min-leaf) must be at most the 306 training point(s)"),
+    (["--min-leaf", "x"], "'x' is not a valid integer"),
+])
+def test_command_line_errors(tmp_path, args, message):
+    p = _olctc("compile", "--dataset", "haberman", *args, "-o", "m.mps", cwd=tmp_path)
+    assert p.returncode == 2 and message in p.stderr and "Traceback" not in p.stderr, p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_start_tree_that_breaks_it_says_so(tmp_path):
+    first = _olctc("fit", "--dataset", "haberman", "--depth", "2", "--test-size", "0", "--time-limit", "10",
+                   "--quiet", "-o", "a.json", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    p = _olctc("fit", "--dataset", "haberman", "--depth", "2", "--test-size", "0", "--time-limit", "10",
+               "--min-leaf", "200", "--start-tree", "a.json", "-o", "b.json", cwd=tmp_path)
+    assert p.returncode == 2 and "the start tree breaks min_leaf 200 on these training points" in p.stderr, p.stderr
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["a.json"]
+
+
+def test_estimator_parameter_and_clone():
+    from sklearn.base import clone
+
+    from olctc import OLCTClassifier
+    from olctc.datasets import load
+
+    ds = load("haberman")
+    est = OLCTClassifier(depth=2, time_limit=15, min_leaf=40)
+    assert clone(est).get_params()["min_leaf"] == 40
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(ds.X, ds.y)
+    assert _obeys(np.bincount(est.tree_.apply(ds.X) - 1, minlength=2), 40)
+    with pytest.raises(OlctcError, match="'min_leaf' parameter must be at most the 306"):
+        OLCTClassifier(min_leaf=1000, time_limit=15).fit(ds.X, ds.y)
+
+
+def test_grid_tasks_and_collect_keep_it(tmp_path):
+    from olctc.datasets import load
+    from olctc.export.json import load as load_tree
+
+    grid = _olctc("grid", "--dataset", "haberman", "--depth", "2", "--min-leaf", "60", "--C-values", "1",
+                  "--folds", "2", "--time-limit", "5", "--threads", "1", "-o", "g", cwd=tmp_path)
+    assert grid.returncode == 0, grid.stderr
+    assert json.loads((tmp_path / "g" / "grid.json").read_text())["spec"]["min_leaf"] == 60
+    assert "leaf_min_1" in (tmp_path / "g" / "tasks" / "0000" / "model.mps").read_text()
+    ran = subprocess.run(["bash", "g/run_local.sh"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    col = _olctc("collect", "g", "--time-limit", "15", "-o", "final.json", cwd=tmp_path)
+    assert col.returncode == 0, col.stderr
+    tree = load_tree(tmp_path / "final.json")
+    assert tree.meta["spec"]["min_leaf"] == 60
+    ds = load("haberman")
+    train = np.asarray(json.loads((tmp_path / "g" / "grid.json").read_text())["train_rows"])
+    assert _obeys(np.bincount(tree.apply(ds.X[train]) - 1, minlength=2), 60)
