@@ -87,7 +87,7 @@ def test_three_solvers_give_a_tree_that_obeys_it(solver):
     spec = make_spec(depth=2, min_leaf=15)
     milp = build_milp(X, y, spec)
     x0, info = warm_start(milp, X, y, spec)
-    res = solve_milp(milp, solver, threads=1, verbose=False, time_limit=20, start=x0)
+    res = solve_milp(milp, solver, threads=1, verbose=False, time_limit=10, start=x0)
     assert res.status in ("optimal", "feasible")
     W, b = milp.values(res.x, "w"), milp.values(res.x, "b")
     counts = _counts(W, b, X, 2, spec.epsilon / 2)
@@ -154,7 +154,7 @@ def test_fit_compile_solve_decode_on_the_command_line(tmp_path):
     from olctc.export.json import load as load_tree
 
     fit = _olctc("fit", "--dataset", "haberman", "--depth", "3", "--min-leaf", "25", "--test-size", "0",
-                 "--time-limit", "20", "-o", "t.json", cwd=tmp_path)
+                 "--time-limit", "10", "-o", "t.json", cwd=tmp_path)
     assert fit.returncode == 0, fit.stderr
     assert "min leaf 25" in fit.stdout
     tree = load_tree(tmp_path / "t.json")
@@ -166,7 +166,7 @@ def test_fit_compile_solve_decode_on_the_command_line(tmp_path):
     text = (tmp_path / "m.lp").read_text()
     assert "leaf_min_1:" in text and "used_2" in text
     assert json.loads((tmp_path / "m.olctc.json").read_text())["spec"]["min_leaf"] == 40
-    solved = _olctc("solve", "m.lp", "--solver", "highs", "--time-limit", "20", "-o", "m.sol", cwd=tmp_path)
+    solved = _olctc("solve", "m.lp", "--solver", "highs", "--time-limit", "10", "-o", "m.sol", cwd=tmp_path)
     assert solved.returncode == 0, solved.stderr
     dec = _olctc("decode", "m.olctc.json", "m.sol", "-o", "d.json", cwd=tmp_path)
     assert dec.returncode == 0, dec.stderr
@@ -229,3 +229,24 @@ def test_grid_tasks_and_collect_keep_it(tmp_path):
     ds = load("haberman")
     train = np.asarray(json.loads((tmp_path / "g" / "grid.json").read_text())["train_rows"])
     assert _obeys(np.bincount(tree.apply(ds.X[train]) - 1, minlength=2), 60)
+
+
+def test_decode_notes_a_tree_whose_real_routing_breaks_it():
+    """z obeys the rule by the rows; (w, b) routing against z (tolerances exploited) may not: said."""
+    from olctc.decode import decode_arrays
+
+    X, y = _haberman()
+    spec = make_spec(depth=2, min_leaf=30)
+    milp = build_milp(X, y, spec)
+    x0, _ = warm_start(milp, X, y, spec)
+    assert not any("min_leaf" in s for s in decode_arrays(milp, spec, X, y, x0, trusted=True).report.notes)
+    x = x0.copy()
+    w, b = milp.col_block("w"), milp.col_block("b")
+    W0, b0 = greedy_tree(X, y, make_spec(depth=2))  # a root that splits (the start's may be constant)
+    x[w.slice], x[b.slice] = W0.ravel(), b0
+    scores = np.sort(X @ W0[0])
+    # the root's split moved so that only 5 points go right, z left as it was
+    x[b.start] = -(scores[-6] + scores[-5]) / 2
+    notes = decode_arrays(milp, spec, X, y, x, trusted=True).report.notes
+    assert any(s.startswith("min_leaf: by its real routing, last-layer node 2 holds 5 training point(s)")
+               for s in notes), notes
