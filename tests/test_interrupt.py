@@ -19,7 +19,14 @@ def _start(args: list[str], folder: Path) -> subprocess.Popen:
 
 def _interrupt(p: subprocess.Popen, sig: int = signal.SIGTERM) -> tuple[int, str]:
     p.send_signal(sig)
-    _out, err = p.communicate(timeout=120)
+    try:
+        _out, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        # a hung command (seen once: a fit deadlocked in its solve's wait) would otherwise outlive the test run
+        p.kill()
+        _out, err = p.communicate()
+        raise AssertionError(f"the command did not end within 120 s of the signal {sig!r} (killed); "
+                             f"stderr: {err!r}") from None
     return p.returncode, err
 
 

@@ -111,9 +111,13 @@ def test_fit_leaves_a_hung_highs_and_writes_the_warm_start_tree(tmp_path, keep):
     assert meta["status"] == "feasible" and meta["solver_status"] == "no_solution"
     assert "was still running" in meta["warm_start_kept"] and "was left" in meta["warm_start_kept"]
     assert "solution from warm start (highs was still running" in out.stdout
-    # the limit, the grace and the wait, plus start-up, reading, decoding and refinement; it used to
-    # be HiGHS's presolve time (79 s for fewer rows)
-    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 15, took
+    # the solve itself (timed by olctc's monotonic clock, as the leaving is) ends at the limit, the grace and
+    # the wait; it used to be HiGHS's presolve time (79 s for fewer rows)
+    assert meta["time_solve"] < limit + overrun_grace(limit) + LEAVE_WAIT + 2, meta["time_solve"]
+    # the whole command also: it leaves by os._exit, not once HiGHS returns. Start-up, reading 2,500 rows,
+    # decoding and refinement are CPU work a loaded machine stretches: 32 s measured under load (15 s of
+    # slack failed), still well below the hang's 79 s
+    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 40, took
 
 
 # HiGHS busy in work that checks no clock after it has found an incumbent: the improving-solution callback
@@ -167,7 +171,9 @@ def test_solve_leaves_a_busy_highs_and_writes_its_best_solution(heart_model):
                      heart_model.parent)
     assert out.returncode == 0, out.stderr
     assert "was left: the best solution it had found is written" in out.stdout, out.stdout
-    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 10, took
+    # below the callback's 60 s; the slack is start-up, reading and writing, which a loaded machine stretches
+    # (the fit tests below measured 17.9 s for a 17.2 s bound with 10 s of slack)
+    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 30, took
     sol = read_solution(heart_model.parent / "h.sol")
     assert sol.status == "feasible" and sol.values
     # the values are the original model's, every column: objective and rows recomputed from the file
@@ -191,7 +197,7 @@ def test_solve_leaving_a_highs_with_no_solution_writes_nothing(heart_model):
     assert "past its time limit (work that checks no clock) and was left, with no solution; nothing written" \
         in out.stderr and "Traceback" not in out.stderr, out.stderr
     assert not (heart_model.parent / "h.sol").exists()
-    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 10, took
+    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 30, took  # below the 60 s hang; slack as above
 
 
 def test_fit_leaves_a_busy_highs_with_its_best_solution(tmp_path):
@@ -206,4 +212,7 @@ def test_fit_leaves_a_busy_highs_with_its_best_solution(tmp_path):
     # HiGHS's first incumbent is the warm start it was given: the same objective, now the solver's answer
     assert fit["objective_milp"] == pytest.approx(fit["objective_warm_start"], rel=1e-9)
     assert "taking the best solution it had found" in out.stdout
-    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 10, took
+    assert fit["time_solve"] < limit + overrun_grace(limit) + LEAVE_WAIT + 2, fit["time_solve"]
+    # the whole command leaves HiGHS (the callback sleeps 60 s): 17.9 s measured under load, where 10 s of
+    # slack for start-up, the model, decoding and refinement failed
+    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 30, took
