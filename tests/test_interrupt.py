@@ -285,6 +285,126 @@ def test_predict_whose_interrupt_python_dropped_stops_before_its_rows(tmp_path):
     assert len(p.stdout.splitlines()) <= 1, p.stdout[:500]
 
 
+# SIGTERM raised (for real, through olctc's handler) at the k-th return of a function the main thread runs
+# under the solve's wait (_native), once the solve has started: wherever it lands, the fit must end with
+# 130. Event.wait took its Condition's lock in Python code; an interrupt right after (k = 1) left the lock
+# held by nobody, and the fit never ended (seen once in 100 real SIGTERMs).
+_SIGNAL_IN_WAIT = """
+import signal, sys
+from olctc import cli
+
+K = int(sys.argv[1])
+state = {"returns": 0, "armed": False}
+
+
+def under_native(frame):
+    while frame is not None:
+        if frame.f_code.co_name == "_native":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def local(frame, event, arg):
+    if event == "return" and state["returns"] >= 0:
+        state["returns"] += 1
+        if state["returns"] == K:
+            state["returns"] = -1
+            sys.settrace(None)
+            signal.raise_signal(signal.SIGTERM)
+    return local
+
+
+def arm(frame, event, arg):
+    if event == "return":  # the solve has been handed to its thread: _native waits from now on
+        state["armed"] = True
+    return None
+
+
+def tracer(frame, event, arg):
+    if not state["armed"]:
+        back = frame.f_back
+        return arm if frame.f_code.co_name == "submit" and back is not None and back.f_code.co_name == "_native" \
+            else None
+    if state["returns"] >= 0 and under_native(frame.f_back):
+        return local
+    return None
+
+
+sys.settrace(tracer)
+sys.argv = ["olctc", "fit", "--dataset", "heart", "--solver", "highs", "--time-limit", "30", "--quiet",
+            "-o", "tree.json"] + sys.argv[2:]
+cli.main()
+"""
+
+
+# The same while compile writes its model (write_chunks: the main thread fills buffers and queues them, a
+# second thread hashes them); a6a's 557 MB file is some 30 chunks.
+_SIGNAL_IN_WRITE = """
+import signal, sys
+from olctc import cli
+from olctc.emit._format import Chunk
+
+K = int(sys.argv[1])
+CHUNK = Chunk.__init__.__code__
+state = {"returns": 0}
+
+
+def under_writer(frame):
+    while frame is not None:
+        if frame.f_code.co_name == "write_chunks":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def local(frame, event, arg):
+    if event == "return" and state["returns"] >= 0:
+        state["returns"] += 1
+        if state["returns"] == K:
+            state["returns"] = -1
+            sys.settrace(None)
+            signal.raise_signal(signal.SIGTERM)
+    return local
+
+
+def tracer(frame, event, arg):
+    if frame.f_code is CHUNK:
+        state["armed"] = True  # a first chunk is made: it goes to the file, then to the hashing thread
+        return None
+    if state.get("armed") and state["returns"] >= 0 and under_writer(frame.f_back):
+        return local
+    return None
+
+
+sys.settrace(tracer)
+sys.argv = ["olctc", "compile", "--dataset", "a6a", "--no-start", "--no-params", "-o", "m.mps"]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 8, 40, 400])
+def test_an_interrupt_anywhere_in_writing_the_model_ends_compile(tmp_path, k):
+    try:
+        p = subprocess.run([sys.executable, "-c", _SIGNAL_IN_WRITE, str(k)], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"compile did not end within 120 s of a SIGTERM at return {k} while writing")
+    assert p.returncode == 130 and "Traceback" not in p.stderr, (p.returncode, p.stderr[-2000:])
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("keep", [[], ["--keep-incumbent"]], ids=["stop", "keep-incumbent"])
+@pytest.mark.parametrize("k", [1, 2, 3, 5, 8])
+def test_an_interrupt_anywhere_in_the_solves_wait_ends_the_fit(tmp_path, k, keep):
+    try:
+        p = subprocess.run([sys.executable, "-c", _SIGNAL_IN_WAIT, str(k), *keep], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"the fit did not end within 60 s of a SIGTERM at return {k} under the solve's wait")
+    assert p.returncode == 130 and "Traceback" not in p.stderr, (p.returncode, p.stderr[-2000:])
+
+
 def _kill_timed(args: list[str], folder: Path, after: float, sig: int) -> tuple[int, str, float]:
     """Like run_and_kill, and how long the process took to end once signalled."""
     p = _start(args, folder)

@@ -706,7 +706,9 @@ class _Pool:
     """A few reusable byte buffers: fresh memory costs page faults, about as much as the work."""
 
     def __init__(self, count: int):
-        self.free: queue.Queue = queue.Queue()
+        # SimpleQueue (C), not Queue: Queue's put and get take a Condition's lock in Python code, and an
+        # interrupt raised right after left it held by nobody; the cleanup's put then hung the command.
+        self.free: queue.SimpleQueue = queue.SimpleQueue()
         self.made = 0
         self.count = count
 
@@ -732,7 +734,7 @@ def write_chunks(path, produce) -> str:
     """
     pool = _Pool(4)
     h = hashlib.sha256()
-    q: queue.Queue = queue.Queue()
+    q: queue.SimpleQueue = queue.SimpleQueue()  # as _Pool's: an interrupt cannot leave a lock held
     failure: list[BaseException] = []
 
     def hasher() -> None:
