@@ -171,6 +171,9 @@ def _run(cmd: list[str], env: dict[str, str], verbose: bool, hard_timeout: float
         # A watchdog in case the solver overruns its own time limit by far (CBC can hang in cleanup).
         timer = threading.Timer(hard_timeout, proc.kill) if hard_timeout else None
         if timer:
+            # a daemon: a cancel() cut short by an interrupt (Event.set holds a lock in Python code) must not
+            # leave a thread that the interpreter's exit waits for
+            timer.daemon = True
             timer.start()
         try:
             assert proc.stdout is not None
