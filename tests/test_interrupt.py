@@ -286,10 +286,10 @@ def test_predict_whose_interrupt_python_dropped_stops_before_its_rows(tmp_path):
 
 
 # SIGTERM raised (for real, through olctc's handler) at the k-th return of a function the main thread runs
-# under the solve's wait (_native), once the solve has started: wherever it lands, the fit must end with
-# 130. Event.wait took its Condition's lock in Python code; an interrupt right after (k = 1) left the lock
-# held by nobody, and the fit never ended (seen once in 100 real SIGTERMs).
-_SIGNAL_IN_WAIT = """
+# inside a wait, once a chosen point is passed (each script's tracer arms it): wherever it lands, the command
+# must end with 130. Event.wait and queue.Queue took a Condition's lock in Python code; an interrupt right
+# after (k = 1) left the lock held by nobody, and the command never ended (seen once in 100 real SIGTERMs).
+_AT_RETURN = """
 import signal, sys
 from olctc import cli
 
@@ -297,9 +297,9 @@ K = int(sys.argv[1])
 state = {"returns": 0, "armed": False}
 
 
-def under_native(frame):
+def under(frame, name):
     while frame is not None:
-        if frame.f_code.co_name == "_native":
+        if frame.f_code.co_name == name:
             return True
         frame = frame.f_back
     return False
@@ -313,10 +313,13 @@ def local(frame, event, arg):
             sys.settrace(None)
             signal.raise_signal(signal.SIGTERM)
     return local
+"""
 
+# The solve's wait (_native), armed once the solve is handed to its thread.
+_SIGNAL_IN_WAIT = _AT_RETURN + """
 
 def arm(frame, event, arg):
-    if event == "return":  # the solve has been handed to its thread: _native waits from now on
+    if event == "return":  # _native waits from now on
         state["armed"] = True
     return None
 
@@ -324,9 +327,9 @@ def arm(frame, event, arg):
 def tracer(frame, event, arg):
     if not state["armed"]:
         back = frame.f_back
-        return arm if frame.f_code.co_name == "submit" and back is not None and back.f_code.co_name == "_native" \
+        return arm if frame.f_code.co_name == "submit" and back is not None and back.f_code.co_name == "_native" \\
             else None
-    if state["returns"] >= 0 and under_native(frame.f_back):
+    if state["returns"] >= 0 and under(frame.f_back, "_native"):
         return local
     return None
 
@@ -337,42 +340,19 @@ sys.argv = ["olctc", "fit", "--dataset", "heart", "--solver", "highs", "--time-l
 cli.main()
 """
 
-
-# The same while compile writes its model (write_chunks: the main thread fills buffers and queues them, a
-# second thread hashes them); a6a's 557 MB file is some 30 chunks.
-_SIGNAL_IN_WRITE = """
-import signal, sys
-from olctc import cli
+# Compile writing its model (write_chunks: the main thread fills buffers and queues them, a second thread
+# hashes them; a6a's 557 MB file is some 30 chunks), armed once a first chunk is made.
+_SIGNAL_IN_WRITE = _AT_RETURN + """
 from olctc.emit._format import Chunk
 
-K = int(sys.argv[1])
 CHUNK = Chunk.__init__.__code__
-state = {"returns": 0}
-
-
-def under_writer(frame):
-    while frame is not None:
-        if frame.f_code.co_name == "write_chunks":
-            return True
-        frame = frame.f_back
-    return False
-
-
-def local(frame, event, arg):
-    if event == "return" and state["returns"] >= 0:
-        state["returns"] += 1
-        if state["returns"] == K:
-            state["returns"] = -1
-            sys.settrace(None)
-            signal.raise_signal(signal.SIGTERM)
-    return local
 
 
 def tracer(frame, event, arg):
     if frame.f_code is CHUNK:
-        state["armed"] = True  # a first chunk is made: it goes to the file, then to the hashing thread
+        state["armed"] = True  # it goes to the file, then to the hashing thread
         return None
-    if state.get("armed") and state["returns"] >= 0 and under_writer(frame.f_back):
+    if state["armed"] and state["returns"] >= 0 and under(frame.f_back, "write_chunks"):
         return local
     return None
 
