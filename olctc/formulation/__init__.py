@@ -2,7 +2,8 @@
 
 Column order: w, b, [w_pos, w_neg], [delta], [excess], z, [used], [q], xi, [s].
 Row order: assign, [score], route_l, route_r, loss rows (loss | hinge | mis_up, mis_lo, err), regulariser
-rows, [leaf_min, leaf_max]. The bracketed blocks exist only for the presets (or the option, for s) that need them.
+rows, [leaf_min, leaf_max]. The bracketed blocks exist only for the presets (or the options: score_variables
+for s, min_leaf for used and the leaf rows) that need them.
 """
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ import math
 
 import numpy as np
 
+from olctc.errors import param_error
 from olctc.formulation import regularisers
 from olctc.formulation.builder import Builder
 from olctc.formulation.losses import LOSSES, add_xi
 from olctc.formulation.pieces import Vars
 from olctc.formulation.routing import add_assignment, add_leaf_sizes, add_routing, add_scores
 from olctc.formulation.topology import Topology
-from olctc.errors import param_error
 from olctc.milp import MILP
 from olctc.spec import TreeSpec
 
