@@ -206,40 +206,41 @@ def test_a_command_whose_interrupt_python_dropped_still_exits_130(tmp_path):
     assert p.returncode == 130 and p.stderr.strip() == "interrupted", (p.returncode, p.stderr)
 
 
-# The handler's record of an interrupt, made from another thread mid-fit, without the KeyboardInterrupt
-# (the part Python drops inside a finaliser): the fit must still stop, not solve on for its 60 s (spectf at
-# depth 3 is far from proved optimal then; sonar at depth 2 was solved in 8 s, before the check mattered).
-_DROPPED_IN_FIT = """
-import sys, threading, time
-from olctc import cli
-from olctc.io import note_interrupt
-
-threading.Timer(4.0, note_interrupt).start()
-sys.argv = ["olctc", "fit", "--dataset", "spectf", "--depth", "3", "--solver", "highs", "--time-limit", "60", "--quiet",
-            "-o", "tree.json"]
-cli.main()
-"""
-
-
-def test_a_fit_whose_interrupt_python_dropped_stops_at_once(tmp_path):
-    t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-c", _DROPPED_IN_FIT], cwd=tmp_path, capture_output=True, text=True,
-                       timeout=180)
-    took = time.monotonic() - t0
-    assert p.returncode == 130 and p.stderr.strip().endswith("interrupted"), (p.returncode, p.stderr)
-    assert took < 40, f"the fit took {took:.0f} s to stop"
-    assert list(tmp_path.iterdir()) == []
-
-
-_DROPPED_IN_PROGRAM = """
+# The handler's record of an interrupt without its KeyboardInterrupt (the part Python drops inside a
+# finaliser): made from another thread after DELAY seconds, or before the command when DELAY is 0. Then
+# olctc ARGS runs in this interpreter.
+_NOTED_INTERRUPT = """
 import sys, threading
 from olctc import cli
 from olctc.io import note_interrupt
 
-threading.Timer(4.0, note_interrupt).start()
-sys.argv = ["olctc", "solve", "m.mps", "--solver", "highs-cli", "--time-limit", "60", "-o", "m.sol"]
+delay = float(sys.argv[1])
+if delay:
+    threading.Timer(delay, note_interrupt).start()
+else:
+    note_interrupt()
+sys.argv = ["olctc", *sys.argv[2:]]
 cli.main()
 """
+
+
+def _run_noted(folder: Path, delay: float, *args: str,
+               timeout: float = 180) -> tuple[subprocess.CompletedProcess, float]:
+    """``olctc ARGS`` with an interrupt noted and dropped (``_NOTED_INTERRUPT``); the process and its run time."""
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", _NOTED_INTERRUPT, str(delay), *args], cwd=folder, capture_output=True,
+                       text=True, timeout=timeout)
+    return p, time.monotonic() - t0
+
+
+def test_a_fit_whose_interrupt_python_dropped_stops_at_once(tmp_path):
+    # the fit must stop, not solve on for its 60 s (spectf at depth 3 is far from proved optimal then; sonar at
+    # depth 2 was solved in 8 s, before the check mattered)
+    p, took = _run_noted(tmp_path, 4.0, "fit", "--dataset", "spectf", "--depth", "3", "--solver", "highs",
+                         "--time-limit", "60", "--quiet", "-o", "tree.json")
+    assert p.returncode == 130 and p.stderr.strip().endswith("interrupted"), (p.returncode, p.stderr)
+    assert took < 40, f"the fit took {took:.0f} s to stop"
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_solver_program_whose_interrupt_python_dropped_is_stopped_at_once(tmp_path):
@@ -247,25 +248,11 @@ def test_a_solver_program_whose_interrupt_python_dropped_is_stopped_at_once(tmp_
                                "-o", "m.mps"], cwd=tmp_path, capture_output=True, text=True)
     assert compiled.returncode == 0, compiled.stderr
     before = sorted(p.name for p in tmp_path.iterdir())
-    t0 = time.monotonic()
-    p = subprocess.run([sys.executable, "-c", _DROPPED_IN_PROGRAM], cwd=tmp_path, capture_output=True, text=True,
-                       timeout=180)
-    took = time.monotonic() - t0
+    p, took = _run_noted(tmp_path, 4.0, "solve", "m.mps", "--solver", "highs-cli", "--time-limit", "60",
+                         "-o", "m.sol")
     assert p.returncode == 130 and p.stderr.strip().endswith("interrupted"), (p.returncode, p.stderr)
     assert took < 40, f"the solve took {took:.0f} s to stop"
     assert sorted(p.name for p in tmp_path.iterdir()) == before
-
-
-# An interrupt noted (its KeyboardInterrupt dropped) before predict reads the data: no row is predicted.
-_DROPPED_IN_PREDICT = """
-import sys
-from olctc import cli
-from olctc.io import note_interrupt
-
-note_interrupt()
-sys.argv = ["olctc", "predict", "tree.json", "data.csv"]
-cli.main()
-"""
 
 
 def test_predict_whose_interrupt_python_dropped_stops_before_its_rows(tmp_path):
@@ -279,8 +266,8 @@ def test_predict_whose_interrupt_python_dropped_stops_before_its_rows(tmp_path):
     header = ",".join(tree.feature_names)  # breast: numeric columns only, one feature each
     (tmp_path / "data.csv").write_text(header + "\n" + "\n".join(",".join(["1"] * len(tree.feature_names))
                                                                for _ in range(100)) + "\n")
-    p = subprocess.run([sys.executable, "-c", _DROPPED_IN_PREDICT], cwd=tmp_path, capture_output=True, text=True,
-                       timeout=120)
+    # noted before predict reads the data: no row is predicted
+    p, _ = _run_noted(tmp_path, 0, "predict", "tree.json", "data.csv", timeout=120)
     assert p.returncode == 130 and p.stderr.strip() == "interrupted", (p.returncode, p.stderr)
     assert len(p.stdout.splitlines()) <= 1, p.stdout[:500]
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import subprocess
-import sys
 import warnings
 
 import numpy as np
 import pytest
 
+from conftest import cli_sub
 from olctc.errors import OlctcError
 from olctc.formulation import build_milp
 from olctc.formulation.topology import Topology
@@ -144,32 +144,28 @@ def test_a_start_that_breaks_it_is_refused_or_passed_over():
     assert info["tree"] == 1
 
 
-def _olctc(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "olctc.cli", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
-
-
 def test_fit_compile_solve_decode_on_the_command_line(tmp_path):
     from olctc.datasets import load
     from olctc.export.json import load as load_tree
 
-    fit = _olctc("fit", "--dataset", "haberman", "--depth", "3", "--min-leaf", "25", "--test-size", "0",
-                 "--time-limit", "10", "-o", "t.json", cwd=tmp_path)
-    assert fit.returncode == 0, fit.stderr
-    assert "min leaf 25" in fit.stdout
+    code, out, err = cli_sub(["fit", "--dataset", "haberman", "--depth", "3", "--min-leaf", "25", "--test-size", "0",
+                              "--time-limit", "10", "-o", "t.json"], tmp_path)
+    assert code == 0, err
+    assert "min leaf 25" in out
     tree = load_tree(tmp_path / "t.json")
     assert tree.meta["spec"]["min_leaf"] == 25
     ds = load("haberman")
     assert _obeys(np.bincount(tree.apply(ds.X) - 3, minlength=4), 25)
-    comp = _olctc("compile", "--dataset", "haberman", "--depth", "2", "--min-leaf", "40", "-o", "m.lp", cwd=tmp_path)
-    assert comp.returncode == 0, comp.stderr
+    code, _, err = cli_sub(["compile", "--dataset", "haberman", "--depth", "2", "--min-leaf", "40", "-o", "m.lp"],
+                           tmp_path)
+    assert code == 0, err
     text = (tmp_path / "m.lp").read_text()
     assert "leaf_min_1:" in text and "used_2" in text
     assert json.loads((tmp_path / "m.olctc.json").read_text())["spec"]["min_leaf"] == 40
-    solved = _olctc("solve", "m.lp", "--solver", "highs", "--time-limit", "10", "-o", "m.sol", cwd=tmp_path)
-    assert solved.returncode == 0, solved.stderr
-    dec = _olctc("decode", "m.olctc.json", "m.sol", "-o", "d.json", cwd=tmp_path)
-    assert dec.returncode == 0, dec.stderr
+    code, _, err = cli_sub(["solve", "m.lp", "--solver", "highs", "--time-limit", "10", "-o", "m.sol"], tmp_path)
+    assert code == 0, err
+    code, _, err = cli_sub(["decode", "m.olctc.json", "m.sol", "-o", "d.json"], tmp_path)
+    assert code == 0, err
     assert _obeys(np.bincount(load_tree(tmp_path / "d.json").apply(ds.X) - 1, minlength=2), 40)
 
 
@@ -179,18 +175,17 @@ def test_fit_compile_solve_decode_on_the_command_line(tmp_path):
     (["--min-leaf", "x"], "'x' is not a valid integer"),
 ])
 def test_command_line_errors(tmp_path, args, message):
-    p = _olctc("compile", "--dataset", "haberman", *args, "-o", "m.mps", cwd=tmp_path)
-    assert p.returncode == 2 and message in p.stderr and "Traceback" not in p.stderr, p.stderr
+    code, _, err = cli_sub(["compile", "--dataset", "haberman", *args, "-o", "m.mps"], tmp_path)
+    assert code == 2 and message in err and "Traceback" not in err, err
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_start_tree_that_breaks_it_says_so(tmp_path):
-    first = _olctc("fit", "--dataset", "haberman", "--depth", "2", "--test-size", "0", "--time-limit", "10",
-                   "--quiet", "-o", "a.json", cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
-    p = _olctc("fit", "--dataset", "haberman", "--depth", "2", "--test-size", "0", "--time-limit", "10",
-               "--min-leaf", "200", "--start-tree", "a.json", "-o", "b.json", cwd=tmp_path)
-    assert p.returncode == 2 and "the start tree breaks min_leaf 200 on these training points" in p.stderr, p.stderr
+    fit = ["fit", "--dataset", "haberman", "--depth", "2", "--test-size", "0", "--time-limit", "10"]
+    code, _, err = cli_sub(fit + ["--quiet", "-o", "a.json"], tmp_path)
+    assert code == 0, err
+    code, _, err = cli_sub(fit + ["--min-leaf", "200", "--start-tree", "a.json", "-o", "b.json"], tmp_path)
+    assert code == 2 and "the start tree breaks min_leaf 200 on these training points" in err, err
     assert sorted(f.name for f in tmp_path.iterdir()) == ["a.json"]
 
 
@@ -215,15 +210,15 @@ def test_grid_tasks_and_collect_keep_it(tmp_path):
     from olctc.datasets import load
     from olctc.export.json import load as load_tree
 
-    grid = _olctc("grid", "--dataset", "haberman", "--depth", "2", "--min-leaf", "60", "--C-values", "1",
-                  "--folds", "2", "--time-limit", "5", "--threads", "1", "-o", "g", cwd=tmp_path)
-    assert grid.returncode == 0, grid.stderr
+    code, _, err = cli_sub(["grid", "--dataset", "haberman", "--depth", "2", "--min-leaf", "60", "--C-values", "1",
+                            "--folds", "2", "--time-limit", "5", "--threads", "1", "-o", "g"], tmp_path)
+    assert code == 0, err
     assert json.loads((tmp_path / "g" / "grid.json").read_text())["spec"]["min_leaf"] == 60
     assert "leaf_min_1" in (tmp_path / "g" / "tasks" / "0000" / "model.mps").read_text()
     ran = subprocess.run(["bash", "g/run_local.sh"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert ran.returncode == 0, ran.stderr
-    col = _olctc("collect", "g", "--time-limit", "15", "-o", "final.json", cwd=tmp_path)
-    assert col.returncode == 0, col.stderr
+    code, _, err = cli_sub(["collect", "g", "--time-limit", "15", "-o", "final.json"], tmp_path)
+    assert code == 0, err
     tree = load_tree(tmp_path / "final.json")
     assert tree.meta["spec"]["min_leaf"] == 60
     ds = load("haberman")
