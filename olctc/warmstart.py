@@ -380,7 +380,8 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
                 w_t, b_t = _fit_node(X[reach], y[reach], spec, h, int(min_points), random_state,
                                      None if weights is None else weights[reach])
             W[t], b[t] = _admit_node(w_t, b_t, X, reach, spec, int(t), _band_nodes(spec, h), log, l1_max)
-            if t >= given and h < spec.depth and _splits_too_small(X[reach] @ W[t] + b[t], spec.min_leaf):
+            if spec.min_leaf and t >= given and h < spec.depth \
+                    and _splits_too_small(X[reach] @ W[t] + b[t], spec.min_leaf):
                 # a side with fewer than min_leaf points cannot be split into nodes that hold as many:
                 # the node sends all its points one way (the other subtree stays empty)
                 W[t], b[t] = _admit_node(np.zeros(p), _constant_b(y[reach], spec, None if weights is None
@@ -393,8 +394,6 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
 
 def _splits_too_small(scores: np.ndarray, min_leaf: int) -> bool:
     """Whether routing by ``scores`` (right iff > 0) gives a side between 1 and min_leaf - 1 points."""
-    if not min_leaf:
-        return False
     right = int(np.count_nonzero(scores > 0.0))
     return any(0 < k < min_leaf for k in (right, scores.shape[0] - right))
 
@@ -520,13 +519,12 @@ def _complete(milp: MILP, X: Any, y: Any, spec: TreeSpec, W: Any,
         raise OlctcError(f"W row {over[0]} has {over[1]} nonzero weights; preset {spec.preset!r} allows at "
                          f"most {spec.effective_budget} per node (hard budget)")
     W, b, notes = admissible_tree(W, b, X, spec)
-    if spec.min_leaf:
-        topo = Topology(spec.depth)
-        reached = topo.route(X @ W.T + b[None, :], 0.0)
-        why = leaf_sizes_error(np.bincount(reached - topo.last[0], minlength=topo.last.size), topo, spec.min_leaf)
+    x = _assemble(milp, X, spec, W, b)
+    if spec.min_leaf:  # before _verify, whose AssertionError would only name the leaf_min row
+        counts = milp.values(x, "z").sum(axis=1).round().astype(np.int64)
+        why = leaf_sizes_error(counts, Topology(spec.depth), spec.min_leaf)
         if why is not None:
             raise LeafTooSmall(f"the tree cannot start this model: {why}", why)
-    x = _assemble(milp, X, spec, W, b)
     _verify(milp, x)
     return x, W, b, notes
 
