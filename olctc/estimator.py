@@ -304,6 +304,12 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.depth
 
+    def get_n_leaves(self) -> int:
+        """Last-layer nodes of the fitted tree, 2**(depth - 1): the values ``apply`` can return. Each is a
+        linear classifier of the points that reach it, so the tree has twice as many decision regions."""
+        check_is_fitted(self, "tree_")
+        return 2 ** (self.tree_.depth - 1)
+
     def decision_function(self, X: Any) -> np.ndarray:
         """Score of ``classes_[1]`` (the reached last-layer node's w.x + b, sign-adjusted), shape (n,)."""
         z = self._scores(X)
@@ -318,6 +324,17 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         P[:, self._pos_index] = p_pos
         P[:, 1 - self._pos_index] = 1.0 - p_pos
         return P
+
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """(n, 2) natural logs of the class probabilities, columns in ``classes_`` order, computed from the
+        scores: finite where ``predict_proba`` rounds a probability to 0 (a score beyond about +-37)."""
+        from olctc.tree import log_sigmoid
+
+        z = self._scores(X)
+        L = np.empty((z.shape[0], 2))
+        L[:, self._pos_index] = log_sigmoid(z)
+        L[:, 1 - self._pos_index] = log_sigmoid(-z)
+        return L
 
     def predict(self, X: Any) -> np.ndarray:
         """Labels: the positive class where the tree's score is > 0 (as ``Tree.predict``)."""

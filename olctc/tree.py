@@ -34,6 +34,11 @@ def sigmoid(z: np.ndarray) -> np.ndarray:
     return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
 
+def log_sigmoid(z: np.ndarray) -> np.ndarray:
+    """log(sigmoid(z)) = -log(1 + exp(-z)), finite wherever z is: no log(0) where sigmoid rounds to 0."""
+    return -np.logaddexp(0.0, -np.asarray(z, dtype=np.float64))
+
+
 def _check_label(v: Any, what: str) -> Label:
     if isinstance(v, (bool, np.bool_)):
         raise OlctcError(f"{what} must be an int, float or str; got the bool {v!r}")
@@ -450,6 +455,11 @@ class Tree:
         """(n, 2) probabilities [1 - sigmoid, sigmoid], columns in ``classes`` order."""
         return self.proba_of(self.decision_function(X))
 
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """(n, 2) natural logs of ``predict_proba``, computed from the scores: finite where a probability
+        rounds to 0 (|score| above about 37), where ``np.log(predict_proba(X))`` gives -inf."""
+        return self.log_proba_of(self.decision_function(X))
+
     def labels_of(self, scores: Any) -> np.ndarray:
         """``predict`` of the rows whose ``decision_function`` is ``scores``."""
         return class_array(self.classes)[(np.asarray(scores) > 0).astype(np.intp)]
@@ -458,6 +468,11 @@ class Tree:
         """``predict_proba`` of the rows whose ``decision_function`` is ``scores``."""
         p = sigmoid(scores)
         return np.column_stack([1.0 - p, p])
+
+    def log_proba_of(self, scores: Any) -> np.ndarray:
+        """``predict_log_proba`` of the rows whose ``decision_function`` is ``scores``."""
+        z = np.asarray(scores, dtype=np.float64)
+        return np.column_stack([log_sigmoid(-z), log_sigmoid(z)])
 
     def encode(self, table: Any, source: str = "data") -> np.ndarray:
         """Encoded matrix from raw cells (column name -> values, or a DataFrame), as the schema prescribes.

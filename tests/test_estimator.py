@@ -396,6 +396,7 @@ def test_apply_decision_path_and_depth_as_scikit_learns_trees(heart_small):
     leaf = est.apply(Frame(X, names))
     path = est.decision_path(Frame(X, names))
     assert est.get_depth() == 2 and leaf.shape == (60,) and set(leaf.tolist()) <= {1, 2}
+    assert est.get_n_leaves() == 2  # the values apply can return
     assert path.shape == (60, 3) and path.format == "csr"
     dense = path.toarray()
     assert (dense[:, 0] == 1).all() and (dense.sum(axis=1) == 2).all()  # the root, then the node reached
@@ -410,6 +411,35 @@ def test_apply_decision_path_and_depth_as_scikit_learns_trees(heart_small):
         est.apply(Frame(X, names[::-1]))
     with pytest.raises(ValueError, match="features"), pytest.warns(UserWarning, match="valid feature names"):
         est.decision_path(X[:, :5])  # scikit-learn warns of the missing names, then refuses the width
-    for method in ("apply", "decision_path", "get_depth"):
+    for method in ("apply", "decision_path", "get_depth", "get_n_leaves"):
         with pytest.raises(NotFittedError):
-            getattr(OLCTClassifier(), method)(*([X] if method != "get_depth" else []))
+            getattr(OLCTClassifier(), method)(*([X] if not method.startswith("get_") else []))
+
+
+def test_get_n_leaves_counts_the_last_layer_nodes(heart_small):
+    X, y, names = heart_small
+    for depth in (1, 3):
+        est = OLCTClassifier(depth=depth, C=10, time_limit=20).fit(X, y)
+        assert est.get_n_leaves() == 2 ** (depth - 1)
+        assert set(est.apply(X).tolist()) <= set(range(2 ** (depth - 1) - 1, 2 ** depth - 1))
+
+
+@pytest.mark.parametrize("positive", [1, 0])
+def test_predict_log_proba_is_the_log_of_predict_proba_and_finite_where_it_rounds_to_0(heart_small, positive):
+    X, y, names = heart_small
+    est = OLCTClassifier(depth=2, C=10, time_limit=20, positive_class=positive).fit(X, y)
+    P, L = est.predict_proba(X), est.predict_log_proba(X)
+    assert L.shape == (60, 2) and np.allclose(L, np.log(P), rtol=1e-9, atol=0)
+    assert np.array_equal(np.argmax(L, axis=1), np.argmax(P, axis=1))
+    # scores far beyond +-37: predict_proba rounds one class to exactly 0, whose log is -inf
+    far = X * 1e4
+    z = est.decision_function(far)
+    assert np.abs(z).min() > 50
+    P, L = est.predict_proba(far), est.predict_log_proba(far)
+    assert (P == 0).any() and np.isfinite(L).all()
+    # log P(classes_[1]) = -log(1 + exp(-z)): -|z| for the unlikely class, 0 for the likely one, to rounding
+    assert np.allclose(L[:, 1], np.minimum(z, 0), rtol=1e-12, atol=1e-20)
+    assert np.allclose(L[:, 0], np.minimum(-z, 0), rtol=1e-12, atol=1e-20)
+    assert np.array_equal(est.tree_.predict_log_proba(far)[:, ::1 if positive == 1 else -1], L)
+    with pytest.raises(NotFittedError):
+        OLCTClassifier().predict_log_proba(X)
