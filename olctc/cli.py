@@ -44,7 +44,7 @@ def _named_option(message: str, args: list[str]) -> str:
     say 'C_values', which the user of ``olctc grid`` typed as --C-values."""
     import re
 
-    found = re.match(r"The '(\w+)' parameter must", message)
+    found = re.search(r"The '(\w+)' parameter must", message)  # also after a context ("cross-validation fold 0")
     if found is None:
         return message
     command: click.Command = cli

@@ -85,7 +85,7 @@ def estimate_size(n: int, p: int, spec: TreeSpec) -> SizeEstimate:
     if info.regulariser == "l1_norm_bound":
         rows += T
         nnz += 2 * T * p
-    if spec.min_leaf:
+    if spec.leaf_rows:
         cols += Td
         rows += 2 * Td
         nnz += 2 * Td * (n + 1)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -481,12 +482,51 @@ def _refuse_start_file(man: dict[str, Any], path: str | Path, sol) -> None:
                              "(NAME.solvers.txt shows each solver's command)")
 
 
+def settle_empty_nodes(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: TreeSpec,
+                       sample_weight: np.ndarray | None = None) -> list[tuple[int, int]]:
+    """Give each last-layer node that no training point reaches (routing left iff score <= 0) w = 0 and b the
+    log-odds of the points at its nearest ancestor that holds some, smoothed by one point of each class
+    (log((m_+ + a) / (m_- + a)), m the class weights there, a their mean weight). In place; returns
+    (node, ancestor) pairs.
+
+    No point constrains such a node, so the solver leaves whatever it likes there: HiGHS, CBC and SCIP
+    left b = -100 (the loss's bound) on an empty node of a tiny min_leaf fit, and every new point the
+    parent sent there was predicted with probability 1. The objective cannot rise: no loss, no penalty.
+    """
+    topo = Topology(spec.depth)
+    reached = topo.route(X @ W.T + b[None, :])
+    counts = np.bincount(reached - topo.last[0], minlength=topo.last.size)
+    empty = topo.last[counts == 0]
+    if not empty.size:
+        return []
+    on_path = topo.path_mask(reached)
+    weights = spec.point_weights(y, sample_weight)
+    weights = np.ones(y.shape[0]) if weights is None else weights
+    settled = []
+    for s in empty:
+        t = int(s)
+        while t > 0 and not on_path[:, t].any():
+            t = (t - 1) // 2
+        wt, pos = weights[on_path[:, t]], y[on_path[:, t]] > 0
+        a = float(wt.mean()) if wt.size and wt.sum() > 0 else 1.0
+        W[s] = 0.0
+        b[s] = math.log((float(wt[pos].sum()) + a) / (float(wt[~pos].sum()) + a))
+        settled.append((int(s), t))
+    return settled
+
+
 def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool):
-    """Refine (logistic presets) and build the Tree with its meta record."""
+    """Settle the empty last-layer nodes (``settle_empty_nodes``), refine (logistic presets) and build the
+    Tree with its meta record."""
     meta: dict[str, Any] = {"spec": dec.spec.to_json(), "solver": dec.report.solver,
                             "status": dec.report.status, "solver_objective": dec.report.solver_objective,
                             "true_objective": dec.report.true_objective, "bound": dec.report.bound,
                             "data": {k: man["data"][k] for k in ("name", "sha256", "n", "p")}}
+    settled = settle_empty_nodes(dec.W, dec.b, dec.X, dec.y, dec.spec, dec.sample_weight)
+    if settled:
+        meta["empty_nodes"] = [{"node": s, "as": t} for s, t in settled]
+        dec.report.notes.append("no training point reaches node(s) " + ", ".join(str(s) for s, _ in settled)
+                                + ": each predicts the class balance of its nearest ancestor's points")
     if refine and dec.spec.info.loss == "logistic":
         from olctc.refine import refine as refine_tree
 

@@ -139,6 +139,12 @@ class TreeSpec:
         return PRESETS[self.preset]
 
     @property
+    def leaf_rows(self) -> bool:
+        """Whether the model needs min_leaf's column and rows: at 1 every node holds none or at least one
+        point anyway, and at depth 1 the one node holds every point (build_milp refuses min_leaf above them)."""
+        return self.min_leaf > 1 and self.depth > 1
+
+    @property
     def effective_budget(self) -> int | None:
         return self.budget if self.budget is not None else self.info.default_budget
 

@@ -370,6 +370,8 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
     node_of = np.zeros(n, dtype=np.int64)
     l1_max = _row_l1_max(X, spec)
     given = 0 if top is None else top[0].shape[0]
+    # the given tree's last layer routes in this deeper one: its splits face min_leaf as new nodes' do
+    checked = (given - 1) // 2
     for h in range(1, spec.depth + 1):
         for t in topo.layer_nodes(h):
             reach = node_of == t
@@ -380,7 +382,7 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
                 w_t, b_t = _fit_node(X[reach], y[reach], spec, h, int(min_points), random_state,
                                      None if weights is None else weights[reach])
             W[t], b[t] = _admit_node(w_t, b_t, X, reach, spec, int(t), _band_nodes(spec, h), log, l1_max)
-            if spec.min_leaf and t >= given and h < spec.depth \
+            if spec.min_leaf and t >= checked and h < spec.depth \
                     and _splits_too_small(X[reach] @ W[t] + b[t], spec.min_leaf):
                 # a side with fewer than min_leaf points cannot be split into nodes that hold as many:
                 # the node sends all its points one way (the other subtree stays empty)

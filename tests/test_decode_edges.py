@@ -569,3 +569,57 @@ def test_decode_needs_no_model_file(work, tmp_path, capsys):
     code, out2, err, tree2 = decode(work, "m.olctc.json", work / "m.highs.sol", capsys)
     assert code == 0 and "model file" not in out2
     assert tree.read_bytes() == tree2.read_bytes()
+
+
+def test_an_empty_node_predicts_the_class_balance_of_its_nearest_ancestor_with_points():
+    """No point reaches node 3 (node 1 sends all its points right) nor nodes 5 and 6 (the root sends all left
+    in the second tree): whatever the solver left there is replaced by the smoothed log-odds of the points at
+    the nearest ancestor holding some; the other nodes and the objective's loss are untouched."""
+    from olctc.decode import settle_empty_nodes
+    from olctc.objective import tree_objective
+    from olctc.spec import make_spec
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 1] > 0.3, 1.0, -1.0)
+    spec = make_spec("olct", 3)
+    W = np.array([[1.0, 0], [0, 0], [0, 1], [5, 5], [0, 2], [1, 0], [0, -1]])
+    b = np.array([0.0, 1.0, 0.0, -100.0, 0.0, 0.0, 0.0])
+    before = tree_objective(W, b, X, y, spec, loss="exact")
+    W2, b2 = W.copy(), b.copy()
+    assert settle_empty_nodes(W2, b2, X, y, spec) == [(3, 1)]
+    left = X[:, 0] <= 0
+    pos, neg = int((y[left] > 0).sum()), int((y[left] < 0).sum())
+    assert pos and neg and b2[3] == np.log((pos + 1) / (neg + 1)) and not W2[3].any()
+    keep = np.arange(7) != 3
+    assert np.array_equal(W2[keep], W[keep]) and np.array_equal(b2[keep], b[keep])
+    after = tree_objective(W2, b2, X, y, spec, loss="exact")
+    assert after.total < before.total  # node 3's |w| is no longer paid for; no point's loss moves
+    assert after.total == pytest.approx(before.total - 10.0, rel=1e-12)
+
+    # the root sends every point left: node 2's subtree is empty, its nodes take the root's balance
+    W3, b3 = W.copy(), b.copy()
+    W3[0], b3[0] = 0.0, -1.0
+    sw = rng.uniform(0.5, 2.0, size=40)
+    assert settle_empty_nodes(W3, b3, X, y, spec, sw) == [(3, 1), (5, 0), (6, 0)]
+    a = sw.mean()
+    want = np.log((sw[y > 0].sum() + a) / (sw[y < 0].sum() + a))
+    assert b3[5] == b3[6] == pytest.approx(want, rel=1e-12) and b3[3] == pytest.approx(want, rel=1e-12)
+    assert W3[0].sum() == 0 and b3[0] == -1.0  # inner nodes are left as they route
+
+
+def test_decode_settles_an_empty_node_and_says_so(tmp_path, capsys):
+    """olctc fit with min_leaf = n puts every training point in one last-layer node: the other predicts the
+    root's class balance (before: the solver's b = -100, probability 1 for any point sent there)."""
+    from olctc.export.json import load as load_tree
+
+    rows = ["a,b,y"] + [f"{a},{b},{y}" for a, b, y in
+                        [(0, 0, "p"), (1, 0, "q"), (0, 1, "p"), (1, 1, "q"), (2, 0, "q"), (0, 2, "p"), (2, 2, "q")]]
+    (tmp_path / "d.csv").write_text("\n".join(rows) + "\n")
+    code, out, err = run(["fit", tmp_path / "d.csv", "--target", "y", "--test-size", "0", "--min-leaf", "7",
+                          "--time-limit", "10", "--threads", "1", "-o", tmp_path / "t.json"], capsys)
+    assert code == 0, err
+    tree = load_tree(tmp_path / "t.json")
+    empty = [s for s in (1, 2) if tree.node_n[s] == 0]
+    assert len(empty) == 1 and tree.meta["empty_nodes"] == [{"node": empty[0], "as": 0}]
+    assert not tree.W[empty[0]].any() and tree.b[empty[0]] == pytest.approx(np.log((4 + 1) / (3 + 1)), rel=1e-12)  # q (+1): 4 of 7

@@ -52,7 +52,10 @@ def test_the_optimum_is_the_brute_forces_over_the_routings_that_obey_it(seed):
     assert _close(tree_objective(W, b, X, y, ruled, threshold=ruled.epsilon / 2).total, res.objective, tol)
     assert _obeys(_counts(W, b, X, ruled.depth, ruled.epsilon / 2), n_min)
     z = milp.values(res.x, "z").round()
-    assert np.array_equal(milp.values(res.x, "used").round(), (z.sum(axis=1) > 0).astype(float))
+    if ruled.leaf_rows:
+        assert np.array_equal(milp.values(res.x, "used").round(), (z.sum(axis=1) > 0).astype(float))
+    else:  # depth 1: the one node holds every point, n >= n_min
+        assert ruled.depth == 1 and not milp.has_col_block("used") and build_milp(X, y, spec).nnz == milp.nnz
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         x0, info = warm_start(milp, X, y, ruled)

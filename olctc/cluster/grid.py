@@ -313,8 +313,12 @@ def _write_tasks(folder: Path, ds, spec, Cs: list[tuple[float, ...]], fold_rows:
             model = f"{task_folder}/model.mps"
             sol = f"{task_folder}/model.{(GRID_SOLVERS[solver] or solver).replace('-cli', '')}.sol"
             log = f"{task_folder}/solve.log"
-            comp = compile_problem(sub, replace(spec, C=C), f"task{tid:04d}", rows=rows,
-                                   max_nonzeros=max_nonzeros)
+            try:
+                comp = compile_problem(sub, replace(spec, C=C), f"task{tid:04d}", rows=rows,
+                                       max_nonzeros=max_nonzeros)
+            except OlctcError as exc:  # min_leaf above a fold's points: say which points it counted
+                raise type(exc)(f"cross-validation fold {f} ({sub.n} of the {ds.n} points), C {c_text(C)}: "
+                                f"{exc}") from None
             (folder / task_folder).mkdir()
             write_compiled(comp, folder / model)
             cmd = _solve_command(solver, model, sol, log, time_limit, threads, olctc_cmd)

@@ -3,7 +3,7 @@
 Column order: w, b, [w_pos, w_neg], [delta], [excess], z, [used], [q], xi, [s].
 Row order: assign, [score], route_l, route_r, loss rows (loss | hinge | mis_up, mis_lo, err), regulariser
 rows, [leaf_min, leaf_max]. The bracketed blocks exist only for the presets (or the options: score_variables
-for s, min_leaf for used and the leaf rows) that need them.
+for s, min_leaf above 1 at depth 2 or more for used and the leaf rows) that need them.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc"
     v = Vars(w=w, b=b, z=None, xi=None)  # type: ignore[arg-type]
     regularisers.add_columns(bld, v, spec, topo, p)
     v.z = bld.add_cols("z", [("node", topo.last), ("point", np.arange(n))], lb=0.0, ub=1.0, integer=True)
-    if spec.min_leaf:
+    if spec.leaf_rows:
         v.used = bld.add_cols("used", [("node", topo.last)], lb=0.0, ub=1.0, integer=True)
     if loss.needs_q:
         v.q = bld.add_cols("q", [("point", np.arange(n))], lb=0.0, ub=1.0, integer=True)

@@ -25,7 +25,7 @@ def add_assignment(bld: Builder, v: Vars, topo: Topology, n: int) -> None:
 
 def add_leaf_sizes(bld: Builder, v: Vars, topo: Topology, n: int, spec: TreeSpec) -> None:
     """Each last-layer node holds no point or at least ``spec.min_leaf``: u_s switches the lower bound on."""
-    if not spec.min_leaf:
+    if not spec.leaf_rows:
         return
     assert v.used is not None
     k = topo.last.size
