@@ -298,6 +298,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         "exact_objective_after_refine": tree.meta.get("exact_objective"),
         "routing_disagreements": len(report.disagreements),
         "tolerance_exploited": report.tolerance_exploited,
+        **({"notes": list(report.notes)} if report.notes else {}),
         "time_build": t_build, "time_warm_start": t_warm, "time_solve": t_solve, "time_total": t_total,
         "nonzero_weights_per_node": [int(v) for v in (np.abs(tree.W) > 1e-9).sum(axis=1)],
         **_feature_shares(tree),
@@ -427,6 +428,7 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
                      + (f"; largest shares of the tree: {top}" if top else ""))
     lines.append(f"time: build {s['time_build']:.2f} s, warm start {s['time_warm_start']:.2f} s, "
                  f"solve {s['time_solve']:.2f} s, total {s['time_total']:.2f} s")
+    lines += [f"note: {note}" for note in s.get("notes", [])]
     if s["routing_disagreements"]:
         lines.append(f"WARNING: {s['routing_disagreements']} training point(s) routed differently than the "
                      "solver's z")
