@@ -85,16 +85,23 @@ def _haberman():
 
 @pytest.mark.parametrize("solver", ["highs", "cbc", "scip"])
 def test_three_solvers_give_a_tree_that_obeys_it(solver):
+    """50 haberman points, min_leaf 10: the free optimum (18.99) has a node of 2 points; each solver proves the
+    ruled optimum, 19.41 (measured 2026-11-28 with all three: 0.5-1.6 s each), from the warm start."""
     X, y = _haberman()
-    X, y = X[:120], y[:120]
-    spec = make_spec(depth=2, min_leaf=15)
+    X, y = X[:50], y[:50]
+    spec = make_spec(depth=2, min_leaf=10)
+    free = build_milp(X, y, make_spec(depth=2))
+    r0 = solve_milp(free, "highs", threads=1, verbose=False, time_limit=20)
+    assert r0.status == "optimal" and not _obeys(_counts(free.values(r0.x, "w"), free.values(r0.x, "b"), X, 2,
+                                                         spec.epsilon / 2), 10)
     milp = build_milp(X, y, spec)
     x0, info = warm_start(milp, X, y, spec)
-    res = solve_milp(milp, solver, threads=1, verbose=False, time_limit=10, start=x0)
-    assert res.status in ("optimal", "feasible")
+    res = solve_milp(milp, solver, threads=1, verbose=False, time_limit=20, start=x0)
+    assert res.status == "optimal", res.raw_status
     W, b = milp.values(res.x, "w"), milp.values(res.x, "b")
     counts = _counts(W, b, X, 2, spec.epsilon / 2)
-    assert _obeys(counts, 15), counts
+    assert _obeys(counts, 10), counts
+    assert res.objective == pytest.approx(19.4081, abs=1e-4) and res.objective > r0.objective + 0.1
     assert res.objective <= info["objective"] + 1e-6 * info["objective"]
 
 
@@ -152,7 +159,7 @@ def test_fit_compile_solve_decode_on_the_command_line(tmp_path):
     from olctc.export.json import load as load_tree
 
     code, out, err = cli_sub(["fit", "--dataset", "haberman", "--depth", "3", "--min-leaf", "25", "--test-size", "0",
-                              "--time-limit", "10", "-o", "t.json"], tmp_path)
+                              "--time-limit", "6", "-o", "t.json"], tmp_path)
     assert code == 0, err
     assert "min leaf 25" in out
     tree = load_tree(tmp_path / "t.json")
@@ -165,7 +172,7 @@ def test_fit_compile_solve_decode_on_the_command_line(tmp_path):
     text = (tmp_path / "m.lp").read_text()
     assert "leaf_min_1:" in text and "used_2" in text
     assert json.loads((tmp_path / "m.olctc.json").read_text())["spec"]["min_leaf"] == 40
-    code, _, err = cli_sub(["solve", "m.lp", "--solver", "highs", "--time-limit", "10", "-o", "m.sol"], tmp_path)
+    code, _, err = cli_sub(["solve", "m.lp", "--solver", "highs", "--time-limit", "5", "-o", "m.sol"], tmp_path)
     assert code == 0, err
     code, _, err = cli_sub(["decode", "m.olctc.json", "m.sol", "-o", "d.json"], tmp_path)
     assert code == 0, err
@@ -184,7 +191,7 @@ def test_command_line_errors(tmp_path, args, message):
 
 
 def test_a_start_tree_that_breaks_it_says_so(tmp_path):
-    fit = ["fit", "--dataset", "haberman", "--depth", "2", "--test-size", "0", "--time-limit", "10"]
+    fit = ["fit", "--dataset", "haberman", "--depth", "2", "--test-size", "0", "--time-limit", "5"]
     code, _, err = cli_sub(fit + ["--quiet", "-o", "a.json"], tmp_path)
     assert code == 0, err
     code, _, err = cli_sub(fit + ["--min-leaf", "200", "--start-tree", "a.json", "-o", "b.json"], tmp_path)
@@ -199,7 +206,7 @@ def test_estimator_parameter_and_clone():
     from olctc.datasets import load
 
     ds = load("haberman")
-    est = OLCTClassifier(depth=2, time_limit=15, min_leaf=40)
+    est = OLCTClassifier(depth=2, time_limit=6, min_leaf=40)
     assert clone(est).get_params()["min_leaf"] == 40
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -220,7 +227,7 @@ def test_grid_tasks_and_collect_keep_it(tmp_path):
     assert "leaf_min_1" in (tmp_path / "g" / "tasks" / "0000" / "model.mps").read_text()
     ran = subprocess.run(["bash", "g/run_local.sh"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert ran.returncode == 0, ran.stderr
-    code, _, err = cli_sub(["collect", "g", "--time-limit", "15", "-o", "final.json"], tmp_path)
+    code, _, err = cli_sub(["collect", "g", "--time-limit", "8", "-o", "final.json"], tmp_path)
     assert code == 0, err
     tree = load_tree(tmp_path / "final.json")
     assert tree.meta["spec"]["min_leaf"] == 60
