@@ -38,8 +38,9 @@ def tree_start(comp: Any, tree: Any) -> tuple[np.ndarray, dict[str, Any]]:
                           given_layers=tree.depth)
     except LeafTooSmall as exc:
         n = comp.spec.min_leaf
-        raise LeafTooSmall(f"the start tree breaks min_leaf {n} on these training points: {exc.why}; start from "
-                           f"a tree fitted with min_leaf {n} (--min-leaf {n}, min_leaf={n}) on them, or from none") from None
+        raise LeafTooSmall(f"the start tree breaks min_leaf {n} on these training points: {exc.why}; start "
+                           f"from a tree fitted with min_leaf {n} (--min-leaf {n}, min_leaf={n}) on them, or from "
+                           "none") from None
 
 
 def start_record(info: dict[str, Any]) -> dict[str, Any]:

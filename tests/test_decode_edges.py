@@ -625,4 +625,5 @@ def test_decode_settles_an_empty_node_and_says_so(tmp_path, capsys):
     assert f"note: no training point reaches node(s) {empty[0]}: each predicts" in out + err
     assert tree.meta["fit"]["notes"] == [f"no training point reaches node(s) {empty[0]}: each predicts the class "
                                          "balance of its nearest ancestor's points"]
-    assert not tree.W[empty[0]].any() and tree.b[empty[0]] == pytest.approx(np.log((4 + 1) / (3 + 1)), rel=1e-12)  # q (+1): 4 of 7
+    # q, the +1 class (second in sorted order), has 4 of the 7 points
+    assert not tree.W[empty[0]].any() and tree.b[empty[0]] == pytest.approx(np.log((4 + 1) / (3 + 1)), rel=1e-12)
