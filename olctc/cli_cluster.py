@@ -248,5 +248,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
         click.echo(f"balanced accuracy, points weighted by column {wcol!r}: train "
                    f"{s['train_balanced_accuracy_weighted']:.4f}"
                    + (f", test {test_w:.4f}" if test_w is not None else ""))
+    for note in s.get("notes", []):
+        click.echo(f"note: {note}")
     save(res.tree, out)
     click.echo(f"tree written to {out}")

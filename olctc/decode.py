@@ -509,8 +509,10 @@ def settle_empty_nodes(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarra
             t = (t - 1) // 2
         wt, pos = weights[on_path[:, t]], y[on_path[:, t]] > 0
         a = float(wt.mean()) if wt.size and wt.sum() > 0 else 1.0
+        m_pos, m_neg = float(wt[pos].sum()) + a, float(wt[~pos].sum()) + a
         W[s] = 0.0
-        b[s] = math.log((float(wt[pos].sum()) + a) / (float(wt[~pos].sum()) + a))
+        # balanced class weights make the masses equal up to rounding: a tie (score 0), not the sign of 2e-16
+        b[s] = 0.0 if abs(m_pos - m_neg) <= 1e-12 * (m_pos + m_neg) else math.log(m_pos / m_neg)
         settled.append((int(s), t))
     return settled
 

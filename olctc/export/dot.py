@@ -22,7 +22,7 @@ def _label(tree, t: int, top: int) -> str:
         # Python ints: 100 * a count near 2**63 (valid in a file) overflows numpy's int64
         n, n_t = int(tree.node_n[0]) or 1, int(tree.node_n[t])
         share = f"n={n_t} ({100 * n_t / n:.1f}%)"
-        if tree.node_pos is not None:  # the schema lets a file give nodes.n without nodes.pos
+        if tree.node_pos is not None and n_t:  # the schema lets a file give nodes.n without nodes.pos
             share += f", positive {100 * int(tree.node_pos[t]) / max(n_t, 1):.1f}%"
         lines.append(share)
     key = "r" if tree.node_std is not None else "w_std"
