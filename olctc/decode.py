@@ -85,6 +85,7 @@ class DecodeReport:
     rounding_slack: float = 0.0  # how far that rounding can move the true objective from the solver's
     known_feasible: float | None = None  # objective of a tree known feasible (compile's warm start)
     notes: list[str] = field(default_factory=list)  # said after the solution's lines
+    empty_nodes: list[tuple[int, int]] = field(default_factory=list)  # settle_empty_nodes's (node, ancestor)
     tolerance_slack: float = 0.0  # how far the solvers' 1e-9 tolerances can move an objective (C x n x 1e-9)
 
     def _allowed(self, ref: float) -> float:
@@ -356,6 +357,11 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     b[topo.inner] -= half
     if spec.info.loss == "misclassification":
         b[topo.last] -= half
+    # after the report's figures, which are the solver's tree's; before anything scores the decoded tree
+    report.empty_nodes = settle_empty_nodes(W, b, X, y, spec, sample_weight)
+    if report.empty_nodes:
+        report.notes.append("no training point reaches node(s) " + ", ".join(str(s) for s, _ in report.empty_nodes)
+                            + ": each predicts the class balance of its nearest ancestor's points")
     return Decoded(W, b, spec, milp, X, y, report, sample_weight)
 
 
@@ -518,17 +524,14 @@ def settle_empty_nodes(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarra
 
 
 def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool):
-    """Settle the empty last-layer nodes (``settle_empty_nodes``), refine (logistic presets) and build the
-    Tree with its meta record."""
+    """Refine (logistic presets) and build the Tree with its meta record (with the empty last-layer nodes
+    ``decode_arrays`` settled)."""
     meta: dict[str, Any] = {"spec": dec.spec.to_json(), "solver": dec.report.solver,
                             "status": dec.report.status, "solver_objective": dec.report.solver_objective,
                             "true_objective": dec.report.true_objective, "bound": dec.report.bound,
                             "data": {k: man["data"][k] for k in ("name", "sha256", "n", "p")}}
-    settled = settle_empty_nodes(dec.W, dec.b, dec.X, dec.y, dec.spec, dec.sample_weight)
-    if settled:
-        meta["empty_nodes"] = [{"node": s, "as": t} for s, t in settled]
-        dec.report.notes.append("no training point reaches node(s) " + ", ".join(str(s) for s, _ in settled)
-                                + ": each predicts the class balance of its nearest ancestor's points")
+    if dec.report.empty_nodes:
+        meta["empty_nodes"] = [{"node": s, "as": t} for s, t in dec.report.empty_nodes]
     if refine and dec.spec.info.loss == "logistic":
         from olctc.refine import refine as refine_tree
 

@@ -627,3 +627,32 @@ def test_decode_settles_an_empty_node_and_says_so(tmp_path, capsys):
                                          "balance of its nearest ancestor's points"]
     # q, the +1 class (second in sorted order), has 4 of the 7 points
     assert not tree.W[empty[0]].any() and tree.b[empty[0]] == pytest.approx(np.log((4 + 1) / (3 + 1)), rel=1e-12)
+
+
+def test_decode_settles_before_anything_scores_the_tree():
+    """A solve stopped early may leave weight on a node no point reaches (it costs, and nothing else sees it):
+    decode_arrays settles it, so fit's "after MILP" and refinement's figures score the same tree the file
+    gets, while the report keeps the solver's tree's true objective for its checks."""
+    from olctc.decode import decode_arrays
+    from olctc.formulation import build_milp
+    from olctc.objective import tree_objective
+    from olctc.solve import solve_milp
+    from olctc.spec import make_spec
+
+    X = np.array([[0, 0], [1, 0], [0, 1], [1, 1], [2, 0], [0, 2], [2, 2]], dtype=float)
+    X = (X - X.mean(0)) / X.std(0)
+    y = np.array([-1, 1, -1, 1, 1, -1, 1], dtype=float)
+    spec = make_spec("olct", 2, min_leaf=7)
+    milp = build_milp(X, y, spec)
+    res = solve_milp(milp, "highs", threads=1, verbose=False, time_limit=20)
+    x = res.x.copy()
+    s = int(np.flatnonzero(milp.values(x, "z").sum(axis=1) == 0)[0])  # last-layer index of the empty node
+    node = 1 + s
+    for name in ("w", "w_pos"):  # w = w_pos - w_neg, |w| = w_pos + w_neg: 0.5 of weight, paid in the objective
+        x[milp.col_block(name).start + node * X.shape[1]] = 0.5
+    assert max(milp.violation(x).values()) <= 1e-9
+    dec = decode_arrays(milp, spec, X, y, x, None, trusted=True)
+    assert dec.report.empty_nodes == [(node, 0)] and not dec.W[node].any()
+    assert dec.report.true_objective == pytest.approx(milp.objective(x), rel=1e-9)
+    settled = tree_objective(dec.W, dec.b, X, y, spec).total  # b folded: the root's loss moves by about eps/2
+    assert settled == pytest.approx(dec.report.true_objective - 0.5, abs=1e-5)

@@ -1,4 +1,4 @@
-"""QA of decode's settling of empty last-layer nodes (decode.settle_empty_nodes, called by decode.finish).
+"""QA of decode's settling of empty last-layer nodes (decode.settle_empty_nodes, called by decode.decode_arrays).
 
 A last-layer node no training point reaches gets w = 0 and b = log((m+ + a) / (m- + a)), m the class weights
 of the points at its nearest ancestor holding some, a their mean weight; it is listed in meta.empty_nodes and
