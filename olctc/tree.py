@@ -148,6 +148,7 @@ class NodeStep:
     contributions: list[tuple[str, float, float]]  # (feature, encoded value, w_j * standardised x_j),
     #                                                  top |contribution| first
     bias: float             # b_t in the standardised space: score = bias + sum of all contributions
+    training_points: int | None = None  # training points that reached the node (None: no statistics)
 
     @property
     def confidence(self) -> float:
@@ -178,7 +179,7 @@ class Explanation:
         return {"label": self.label, "probability": self.label_probability,
                 "positive_probability": self.probability, "classes": list(self.classes),
                 "path": [{"node": s.node, "layer": s.layer, "score": s.score, "confidence": s.confidence,
-                          "direction": s.direction, "bias": s.bias,
+                          "direction": s.direction, "bias": s.bias, "training_points": s.training_points,
                           "contributions": [{"feature": f, "value": v, "contribution": c}
                                             for f, v, c in s.contributions]}
                          for s in self.steps]}
@@ -189,6 +190,9 @@ class Explanation:
         for s in self.steps:
             if s.direction == "classify":
                 what = (f"classifier: P({self.classes[1]!r}) = sigmoid({s.score:.6g}) = {s.sigmoid:.4f}")
+                if s.training_points == 0:
+                    what += (" (no training point reached this node: it gives the class balance of the nearest "
+                             "node above that had some)")
             else:
                 what = f"score {s.score:.6g} -> {s.direction} (confidence {s.confidence:.4f})"
             out.append(f"node {s.node} (layer {s.layer}): {what}")
@@ -586,7 +590,7 @@ class Tree:
             direction = "classify" if last else ("right" if s[t] > 0 else "left")
             steps.append(NodeStep(int(t), int(topo.layer(t)), float(s[t]), float(sigmoid(s[t])), direction,
                                   [(names[j], float(x[0, j]), float(contrib[j])) for j in idx],
-                                  float(self.b[t])))
+                                  float(self.b[t]), None if self.node_n is None else int(self.node_n[t])))
             if not last:
                 t = 2 * t + (2 if s[t] > 0 else 1)
         score = s[t]

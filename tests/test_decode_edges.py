@@ -627,6 +627,11 @@ def test_decode_settles_an_empty_node_and_says_so(tmp_path, capsys):
                                          "balance of its nearest ancestor's points"]
     # q, the +1 class (second in sorted order), has 4 of the 7 points
     assert not tree.W[empty[0]].any() and tree.b[empty[0]] == pytest.approx(np.log((4 + 1) / (3 + 1)), rel=1e-12)
+    grid = np.array([[a, b] for a in np.linspace(-20, 20, 41) for b in np.linspace(-20, 20, 41)])
+    there, elsewhere = grid[tree.apply(grid) == empty[0]][0], grid[tree.apply(grid) != empty[0]][0]
+    said = "no training point reached this node: it gives the class balance of the nearest node above that had some"
+    assert said in str(tree.explain(there)) and said not in str(tree.explain(elsewhere))
+    assert [s["training_points"] for s in tree.explain(there).to_dict()["path"]] == [7, 0]
 
 
 def test_decode_settles_before_anything_scores_the_tree():
