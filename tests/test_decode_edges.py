@@ -632,6 +632,10 @@ def test_decode_settles_an_empty_node_and_says_so(tmp_path, capsys):
     said = "no training point reached this node: it gives the class balance of the nearest node above that had some"
     assert said in str(tree.explain(there)) and said not in str(tree.explain(elsewhere))
     assert [s["training_points"] for s in tree.explain(there).to_dict()["path"]] == [7, 0]
+    from olctc.export.text import to_text
+
+    text = to_text(tree)  # the empty node says its one class; the other, a classifier, its two rules
+    assert text.count("|--- every point: class q (P(q) = 0.5556)") == 1 and text.count("score > 0: class q") == 1
 
 
 def test_decode_settles_before_anything_scores_the_tree():

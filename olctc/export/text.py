@@ -6,6 +6,7 @@ the raw-space weight, and its intercept; the last-layer classifiers end in class
 from __future__ import annotations
 
 from olctc.errors import OlctcError
+from olctc.tree import sigmoid
 from olctc.export._names import printable
 
 
@@ -56,6 +57,11 @@ def to_text(tree, top: int = 5, decimals: int = 4) -> str:
     def visit(t: int, prefix: str) -> None:
         body.extend(prefix + line for line in node_lines(tree, t, top, decimals))
         last = t >= 2 ** (tree.depth - 1) - 1
+        if last and not tree.W[t].any():  # one class for every point: say which, not two rules
+            score = float(tree.b_raw[t])
+            body.append(f"{prefix}|--- every point: class {pos if score > 0 else neg}"
+                        f" (P({pos}) = {_fmt(float(sigmoid(score)), decimals)})")
+            return
         if last:
             body.append(f"{prefix}|--- score <= 0: class {neg}")
             body.append(f"{prefix}|--- score > 0: class {pos}")
