@@ -328,13 +328,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """(n, 2) natural logs of the class probabilities, columns in ``classes_`` order, computed from the
         scores: finite where ``predict_proba`` rounds a probability to 0 (a score beyond about +-37)."""
-        from olctc.tree import log_sigmoid
-
-        z = self._scores(X)
-        L = np.empty((z.shape[0], 2))
-        L[:, self._pos_index] = log_sigmoid(z)
-        L[:, 1 - self._pos_index] = log_sigmoid(-z)
-        return L
+        z = self._scores(X)  # first: it checks that the estimator is fitted
+        L = self.tree_.log_proba_of(z)  # the tree's class order: classes_ reversed or not
+        return L if self._pos_index == 1 else L[:, ::-1]
 
     def predict(self, X: Any) -> np.ndarray:
         """Labels: the positive class where the tree's score is > 0 (as ``Tree.predict``)."""

@@ -317,7 +317,7 @@ def _write_tasks(folder: Path, ds, spec, Cs: list[tuple[float, ...]], fold_rows:
                 comp = compile_problem(sub, replace(spec, C=C), f"task{tid:04d}", rows=rows,
                                        max_nonzeros=max_nonzeros)
             except OlctcError as exc:  # min_leaf above a fold's points: say which points it counted
-                raise type(exc)(f"cross-validation fold {f} ({sub.n} of the {ds.n} points), C {c_text(C)}: "
+                raise type(exc)(f"cross-validation, fold {f} ({sub.n} of the {ds.n} points), C {c_text(C)}: "
                                 f"{exc}") from None
             (folder / task_folder).mkdir()
             write_compiled(comp, folder / model)

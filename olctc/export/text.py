@@ -5,8 +5,6 @@ the raw-space weight, and its intercept; the last-layer classifiers end in class
 """
 from __future__ import annotations
 
-import math
-
 from olctc.errors import OlctcError
 from olctc.export._names import printable
 
@@ -60,7 +58,7 @@ def to_text(tree, top: int = 5, decimals: int = 4) -> str:
         last = t >= 2 ** (tree.depth - 1) - 1
         if last and not tree.W[t].any():  # one class for every point: say which, not two rules
             score = float(tree.b_raw[t])
-            p_pos = 1.0 / (1.0 + math.exp(-score)) if score >= 0 else math.exp(score) / (1.0 + math.exp(score))
+            p_pos = float(tree.proba_of([score])[0, 1])  # predict_proba's own formula
             label = pos if score > 0 else neg
             body.append(f"{prefix}|--- every point: class {label} (P({pos}) = {_fmt(p_pos, decimals)})")
             return
