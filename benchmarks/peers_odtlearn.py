@@ -66,7 +66,7 @@ if real and o["encoder"] == "odtlearn":
     bz = Binarizer(real_cols=real, n_bins=4, bin_strategy=o["bins"])
     parts_tr.append(bz.fit_transform(pd.DataFrame(Xtr[:, [names.index(c) for c in real]], columns=real)))
     parts_te.append(bz.transform(pd.DataFrame(Xte[:, [names.index(c) for c in real]], columns=real)))
-elif real:  # Binarizer's own discretizer and encoding (column k: bin <= k), one row at a time
+elif real:  # the Binarizer's own discretizer and meaning (column k: bin <= k), each row by itself
     cols = [names.index(c) for c in real]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -136,7 +136,7 @@ def _stats(vals: list[float]) -> str:
 
 
 def table(bench_records: list[dict], flow: list[dict], datasets: list[str], models: list[str]) -> str:
-    """Markdown: test balanced accuracy (mean ± std over seeds), mean time and optimal runs per model."""
+    """Markdown: test balanced accuracy (mean ± std over seeds), proven optima and median time per model."""
     by: dict[tuple[str, str], list[dict]] = {}
     for r in bench_records + flow:
         if r.get("test_balanced_accuracy") is not None:
