@@ -3,7 +3,8 @@
 ODTlearn 1.1 needs python-mip 1.15 for CBC and olctc needs python-mip 2.0, so the two cannot share one
 environment: FlowOCT runs in another interpreter (``--odtlearn-python``), one process per (data set, seed),
 on exactly the train/test rows the bench folder used. The bench folder holds olctc's runs (and CART's,
-STreeD's); this script adds FlowOCT's beside them in its own file and prints one table.
+STreeD's); this script adds FlowOCT's beside them in its own file and prints `olctc bench report`'s tables
+with FlowOCT's columns added.
 
     python -m venv /tmp/odtvenv && /tmp/odtvenv/bin/pip install "odtlearn[cbc]==1.1.0"
     olctc bench models --models OLCT,CART,STreeD --authors-split --fixed-C anchors --time-limit 60 \\
@@ -43,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from olctc.bench.folder import read_bench_json, read_runs
+from olctc.bench.report import markdown, summary_rows
 from olctc.bench.tasks import bench_split
 from olctc.datasets import load
 from olctc.fit import balanced_accuracy
@@ -118,43 +120,17 @@ def _run_one(py: str, ds_name: str, seed: int, opts: dict, obj_mode: str, bins: 
     if cp.returncode != 0:
         return {**rec, "status": "error", "error": cp.stderr.strip().splitlines()[-1:]}
     out = json.loads(cp.stdout.strip().splitlines()[-1])
-    pm = {0: -1, 1: 1}
-    rec.update({k: out[k] for k in ("time_total", "status", "gap", "objective", "bound", "binary_features", "tree")})
-    rec["test_predicted_positive"] = int(sum(out["pred_te"]))
-    rec["train_balanced_accuracy"] = balanced_accuracy(tr.y, np.array([pm[v] for v in out["pred_tr"]]))
-    rec["test_balanced_accuracy"] = balanced_accuracy(te.y, np.array([pm[v] for v in out["pred_te"]]))
+    rec.update({k: out[k] for k in ("time_total", "gap", "objective", "bound", "binary_features", "tree")})
+    # the bench's record fields: its status words, and time_solve the whole fit (as CART's and STreeD's)
+    rec.update(status=out["status"].lower(), time_solve=out["time_total"],
+               test_predicted_positive=int(sum(out["pred_te"])),
+               train_balanced_accuracy=balanced_accuracy(tr.y, np.where(np.asarray(out["pred_tr"]) == 1, 1, -1)),
+               test_balanced_accuracy=balanced_accuracy(te.y, np.where(np.asarray(out["pred_te"]) == 1, 1, -1)))
     return rec
 
 
 def _model_name(obj_mode: str, bins: str, encoder: str) -> str:
     return f"FlowOCT-{obj_mode}-{bins}" + ("-odtlearn-binarizer" if encoder == "odtlearn" else "")
-
-
-def _stats(vals: list[float]) -> str:
-    a = np.asarray(vals, float) * 100
-    return f"{a.mean():.2f} ± {a.std():.2f}"  # population std, as `olctc bench report`
-
-
-def table(bench_records: list[dict], flow: list[dict], datasets: list[str], models: list[str]) -> str:
-    """Markdown: test balanced accuracy (mean ± std over seeds), proven optima and median time per model."""
-    by: dict[tuple[str, str], list[dict]] = {}
-    for r in bench_records + flow:
-        if r.get("test_balanced_accuracy") is not None:
-            by.setdefault((r["dataset"], r["model"]), []).append(r)
-    head = "| data set | " + " | ".join(models) + " |\n|---|" + "---|" * len(models) + "\n"
-    lines = []
-    for d in datasets:
-        cells = []
-        for m in models:
-            rs = by.get((d, m), [])
-            if not rs:
-                cells.append("-")
-                continue
-            opt = sum(r.get("status") in ("optimal", "OPTIMAL") for r in rs)
-            t = np.median([r.get("time_total") or 0.0 for r in rs])
-            cells.append(f"{_stats([r['test_balanced_accuracy'] for r in rs])} ({opt}/{len(rs)} opt., {t:.0f} s)")
-        lines.append(f"| {d} | " + " | ".join(cells) + " |")
-    return head + "\n".join(lines)
 
 
 def main() -> None:
@@ -168,7 +144,7 @@ def main() -> None:
                     help="odtlearn: its Binarizer as is (see the module's docstring: it encodes a row by the "
                          "bins the other rows of its call fill)")
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--table", action="store_true", help="only print the table of the runs recorded")
+    ap.add_argument("--table", action="store_true", help="only print the tables of the runs recorded")
     a = ap.parse_args()
     folder = Path(a.folder)
     meta = read_bench_json(folder)
@@ -178,9 +154,7 @@ def main() -> None:
     opts = {**meta["options"], "depth": records[0]["depth"], "threads": records[0]["threads"]}
     model = _model_name(a.obj_mode, a.bins, a.encoder)
     out = folder.with_name(f"{folder.name}-{model.lower()}.jsonl")
-    done = []
-    if out.exists():
-        done = [json.loads(s) for s in out.read_text().splitlines() if s.strip()]
+    done = [json.loads(s) for s in out.read_text().splitlines() if s.strip()] if out.exists() else []
     have = {(r["dataset"], r["seed"], r["model"]) for r in done if r.get("status") != "error"}
     todo = [(d, int(s)) for d in opts["datasets"] for s in opts["seeds"]
             if (d, int(s), model) not in have and not a.table]
@@ -193,12 +167,12 @@ def main() -> None:
                 fh.write(json.dumps(rec) + "\n")
             print(f"{rec['dataset']} seed {rec['seed']}: {rec['status']} "
                   f"{rec.get('test_balanced_accuracy', float('nan')):.4f}", file=sys.stderr)
-            done.append(rec)
     flow = [json.loads(s) for f in sorted(folder.parent.glob(f"{folder.name}-flowoct-*.jsonl"))
             for s in f.read_text().splitlines() if s.strip()]
     models = sorted({r["model"] for r in records}, key=lambda m: (m != "OLCT", m))
     models += sorted({r["model"] for r in flow}, key=lambda m: (m != model, m))
-    print(table(records, flow, list(opts["datasets"]), models))
+    everything = records + flow  # `olctc bench report`'s tables, with the FlowOCT columns beside the bench's
+    print(markdown("models", summary_rows("models", everything), models, meta, everything))
 
 
 if __name__ == "__main__":
