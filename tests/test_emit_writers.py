@@ -713,3 +713,63 @@ def test_atomic_write_follows_links_writes_through_fifos_and_names_os_errors(tmp
     if os.path.isdir("/proc/self"):
         with pytest.raises(OlctcError, match="cannot write /proc/olctc.json"):
             oio.atomic_write_text("/proc/olctc.json", "x")
+
+
+def _chunked(milp: MILP, chunk_bytes: int):
+    """``write_mps``'s producer with small chunks: a small model goes out in many pieces."""
+    import olctc.emit.mps as M
+
+    prep = M._prepare(milp)
+    return lambda alloc: M._produce(prep, alloc, chunk_bytes)
+
+
+def _heart_model() -> MILP:
+    from olctc.compile import compile_problem
+    from olctc.datasets import load
+    from olctc.spec import make_spec
+
+    return compile_problem(load("heart"), make_spec("olct", 2)).milp
+
+
+def test_chunked_write_is_the_whole_file_and_its_hash(tmp_path):
+    # The writing thread writes and hashes every chunk, in order, however small the chunks are.
+    milp = _heart_model()
+    whole = mps_bytes(milp)
+    for chunk_bytes in (1 << 12, 1 << 16):
+        digest = F.write_chunks(tmp_path / "m.mps", _chunked(milp, chunk_bytes))
+        assert (tmp_path / "m.mps").read_bytes() == whole and digest == hashlib.sha256(whole).hexdigest()
+
+
+def test_a_disk_that_fills_in_the_middle_of_the_file_is_a_one_line_error_and_leaves_nothing(tmp_path):
+    import threading
+
+    from conftest import tmpfs
+
+    milp = _heart_model()
+    size = len(mps_bytes(milp))
+    before = threading.active_count()
+    with tmpfs(tmp_path / "fs", f"size={size // 2}") as fs:
+        (fs / "m.mps").write_bytes(b"old")
+        # Several chunks reach the file before the disk is full; the thread writing them meets ENOSPC.
+        with pytest.raises(OlctcError, match=rf"^cannot write {re.escape(str(fs / 'm.mps'))}: .*No space left"):
+            F.write_chunks(fs / "m.mps", _chunked(milp, 1 << 14))
+        assert sorted(p.name for p in fs.iterdir()) == ["m.mps"] and (fs / "m.mps").read_bytes() == b"old"
+    assert threading.active_count() == before
+
+
+def test_a_producer_that_fails_midway_stops_the_writing_thread_and_leaves_nothing(tmp_path):
+    import threading
+
+    milp = _heart_model()
+    inner = _chunked(milp, 1 << 12)
+
+    def produce(alloc):
+        for i, ch in enumerate(inner(alloc)):
+            if i == 30:
+                raise KeyboardInterrupt  # as an interrupt lands while a chunk is being made
+            yield ch
+
+    before = threading.active_count()
+    with pytest.raises(KeyboardInterrupt):
+        F.write_chunks(tmp_path / "m.mps", produce)
+    assert list(tmp_path.iterdir()) == [] and threading.active_count() == before

@@ -12,8 +12,8 @@ vectorised float64/int64 arithmetic and falls back to ``repr`` for the rare valu
 :class:`NumberCache` formats each distinct coefficient once.
 
 Output goes out in chunks of about :data:`CHUNK_BYTES` through a few reused buffers
-(:func:`write_chunks`): fresh memory costs page faults comparable to the work itself, and the
-sha256 of the bytes is computed on a second thread while the next chunk is built.
+(:func:`write_chunks`): fresh memory costs page faults comparable to the work itself, and a second thread writes each
+chunk to the file and computes the sha256 of its bytes while the next chunk is built.
 """
 from __future__ import annotations
 
@@ -729,42 +729,50 @@ class _Pool:
 def write_chunks(path, produce) -> str:
     """Run ``produce(alloc)`` (an iterator of :class:`Chunk`) into ``path`` atomically.
 
-    Returns the sha256 hex of the bytes written. Hashing runs on its own thread (hashlib releases
-    the GIL), overlapping the production of the next chunks.
+    Returns the sha256 hex of the bytes written. A second thread writes each chunk to the file and
+    hashes it (both release the GIL), overlapping them with the production of the next chunks: the
+    write alone costs 0.15-0.8 s of system time for a 557 MB model, the hash 0.5 s.
     """
     pool = _Pool(4)
     h = hashlib.sha256()
     q: queue.SimpleQueue = queue.SimpleQueue()  # as _Pool's: an interrupt cannot leave a lock held
     failure: list[BaseException] = []
+    stop: list[bool] = []  # set (appended to) once the file is not wanted: drop what is queued
 
-    def hasher() -> None:
-        try:
+    with atomic_open(path, "wb") as fh:
+
+        def writer() -> None:
             while True:
                 ch = q.get()
                 if ch is None:
                     return
-                for piece in ch.pieces:
-                    h.update(piece)
-                pool.release(ch.buf)
-        except BaseException as exc:  # pragma: no cover - hashlib does not fail on bytes
-            failure.append(exc)
+                try:
+                    if not (failure or stop):
+                        for piece in ch.pieces:
+                            fh.write(piece)
+                            h.update(piece)
+                except BaseException as exc:  # a full disk: the main thread raises it
+                    failure.append(exc)
+                finally:
+                    pool.release(ch.buf)  # always: the producer may wait for a free buffer
 
-    th = threading.Thread(target=hasher, name="olctc-sha256", daemon=True)
-    th.start()
-    try:
-        with atomic_open(path, "wb") as fh:
+        th = threading.Thread(target=writer, name="olctc-write", daemon=True)
+        th.start()
+        try:
             for ch in produce(pool.alloc):
-                for piece in ch.pieces:
-                    fh.write(piece)
+                if failure:
+                    break
                 q.put(ch)
             q.put(None)
             th.join()
-            if failure:
-                raise failure[0]
-    finally:
-        if th.is_alive():
-            q.put(None)
-            th.join()
+        finally:
+            # The thread ends before the file is closed (and, on an error, removed).
+            if th.is_alive():
+                stop.append(True)
+                q.put(None)
+                th.join()
+        if failure:
+            raise failure[0]
     return h.hexdigest()
 
 
