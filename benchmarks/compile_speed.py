@@ -3,6 +3,7 @@
 Usage:
     python benchmarks/compile_speed.py [--dataset a6a] [--depths 2,3] [--repeat 3] [--mip-depth 2]
                                        [--forms inline,scores] [--mip-styles LinExpr,xsum,model]
+                                       [--baseline TREE] [--pause S]
 
 Each measurement runs in a fresh subprocess (peak RSS is per process); medians over --repeat runs.
 olctc is timed end to end: read the gzip CSV, encode, standardise, build the MILP, write the MPS.
@@ -13,6 +14,11 @@ python-mip is given the data already standardised, and then either (``--mip-styl
 - ``xsum`` / ``LinExpr``: is handed olctc's own sparse rows (so it does the least possible work: no
   formulation logic) and builds every row with ``xsum`` or ``LinExpr``;
 then writes MPS with its HiGHS backend (its CBC backend can only write ``x.mps.mps.gz``).
+``--baseline TREE`` also times the olctc of another source tree (a ``git worktree`` of an earlier commit),
+its runs interleaved with the current ones in a shuffled order (seeded), so that both meet the same
+machine. ``--pause S`` sleeps S seconds before every fresh process: on a virtual machine whose memory
+goes back to the host, back-to-back runs reuse what the previous one freed, while a run after a pause
+pays for fresh memory, as a user's single compile does.
 Forms: ``inline`` is the paper's model (the default of ``olctc compile``); ``scores`` is the same model
 with score variables (``olctc compile --score-variables``). python-mip builds the same form as olctc
 (``model`` builds the paper's form only).
@@ -23,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import resource
 import statistics
 import subprocess
@@ -42,9 +49,9 @@ def run_olctc(dataset: str, depth: int, out: str, scores: bool = False) -> dict:
     t_read = time.perf_counter() - t0
     comp = compile_problem(ds, make_spec("olct", depth, score_variables=scores))
     t_build = time.perf_counter() - t0 - t_read
-    write_mps(comp.milp, out)
+    digest = write_mps(comp.milp, out)
     total = time.perf_counter() - t0
-    return {"read": t_read, "build": t_build, "write": total - t_read - t_build, "total": total,
+    return {"sha256": digest, "read": t_read, "build": t_build, "write": total - t_read - t_build, "total": total,
             "rows": comp.milp.n_rows, "cols": comp.milp.n_cols, "nnz": comp.milp.nnz,
             "bytes": os.path.getsize(out)}
 
@@ -109,16 +116,40 @@ def child(args: argparse.Namespace) -> None:
     print(json.dumps(res))
 
 
-def measure(kind: str, dataset: str, depth: int, repeat: int, scores: bool) -> dict:
-    runs = []
-    for _ in range(repeat):
-        out = subprocess.run([sys.executable, __file__, "--one", kind, "--dataset", dataset, "--depth", str(depth),
-                              *(["--scores"] if scores else [])],
-                             check=True, capture_output=True, text=True).stdout
-        runs.append(json.loads(out.strip().splitlines()[-1]))
-    med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+def one_run(kind: str, dataset: str, depth: int, scores: bool, pause: float, tree: str | None = None) -> dict:
+    """One measurement in a fresh process; ``tree``: the olctc source tree to import instead of this one."""
+    time.sleep(pause)
+    env = dict(os.environ, PYTHONPATH=tree) if tree else None
+    out = subprocess.run([sys.executable, __file__, "--one", kind, "--dataset", dataset, "--depth", str(depth),
+                          *(["--scores"] if scores else [])],
+                         check=True, capture_output=True, text=True, env=env).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+TIMED = ("read", "build", "write", "total", "peak_rss_mb")
+
+
+def medians(runs: list[dict]) -> dict:
+    # Sizes are the same in every run (an even count's median of them would print as a float).
+    med = {k: statistics.median(r[k] for r in runs) if k in TIMED else v for k, v in runs[0].items()}
+    med["sha256"] = {r.get("sha256") for r in runs}
     med["runs"] = [round(r["total"], 3) for r in runs]
     return med
+
+
+def measure(kind: str, dataset: str, depth: int, repeat: int, scores: bool, pause: float = 0.0) -> dict:
+    return medians([one_run(kind, dataset, depth, scores, pause) for _ in range(repeat)])
+
+
+def measure_against(baseline: str, dataset: str, depth: int, repeat: int, scores: bool, pause: float
+                    ) -> tuple[dict, dict]:
+    """olctc here and in ``baseline``, ``repeat`` runs each, in a shuffled order."""
+    order = [None] * repeat + [baseline] * repeat
+    random.Random(depth).shuffle(order)
+    runs: dict[str | None, list[dict]] = {None: [], baseline: []}
+    for tree in order:
+        runs[tree].append(one_run("olctc", dataset, depth, scores, pause, tree))
+    return medians(runs[None]), medians(runs[baseline])
 
 
 def main() -> None:
@@ -132,6 +163,8 @@ def main() -> None:
     ap.add_argument("--scores", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--forms", default="inline,scores", help="inline (the paper's model), scores (--score-variables)")
     ap.add_argument("--mip-styles", default="LinExpr,xsum,model")
+    ap.add_argument("--baseline", default=None, help="another olctc source tree, timed interleaved with this one")
+    ap.add_argument("--pause", type=float, default=0.0, help="seconds to sleep before each fresh process")
     args = ap.parse_args()
     if args.one:
         child(args)
@@ -141,14 +174,23 @@ def main() -> None:
     mip_depths = {int(d) for d in args.mip_depth.split(",") if d}
     for depth, form in ((int(d), f) for d in args.depths.split(",") for f in args.forms.split(",")):
         scores = form == "scores"
-        o = measure("olctc", args.dataset, depth, args.repeat, scores)
+        if args.baseline:
+            o, b = measure_against(args.baseline, args.dataset, depth, args.repeat, scores, args.pause)
+        else:
+            o, b = measure("olctc", args.dataset, depth, args.repeat, scores, args.pause), None
         print(f"{args.dataset} depth {depth}, {form}: {o['rows']:,} rows, {o['cols']:,} cols, {o['nnz']:,} "
               f"nonzeros, MPS {o['bytes'] / 1e6:.0f} MB", flush=True)
         print(f"  olctc      total {o['total']:.2f} s (read {o['read']:.2f}, build {o['build']:.2f}, "
               f"write {o['write']:.2f}) peak {o['peak_rss_mb']:.0f} MB  runs {o['runs']}", flush=True)
+        if b is not None:
+            same = "the same bytes" if b["sha256"] == o["sha256"] else "OTHER BYTES"
+            print(f"  baseline   total {b['total']:.2f} s (read {b['read']:.2f}, build {b['build']:.2f}, "
+                  f"write {b['write']:.2f}) peak {b['peak_rss_mb']:.0f} MB  runs {b['runs']}  -> olctc here is "
+                  f"{b['total'] / o['total']:.2f}x faster ({same}: {args.baseline})", flush=True)
         if depth in mip_depths:
             for style in (s for s in args.mip_styles.split(",") if s and not (s == "model" and scores)):
-                m = measure(style, args.dataset, depth, 1 if style in ("xsum", "model") else args.repeat, scores)
+                m = measure(style, args.dataset, depth, 1 if style in ("xsum", "model") else args.repeat, scores,
+                            args.pause)
                 same = "" if style != "model" else \
                     f" [{m['rows']:,} rows, {m['cols']:,} cols, {m['nnz']:,} nonzeros]"
                 print(f"  python-mip {style:<7} total {m['total']:.2f} s (build {m['build']:.2f}, write "

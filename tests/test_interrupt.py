@@ -328,7 +328,8 @@ cli.main()
 """
 
 # Compile writing its model (write_chunks: the main thread fills buffers and queues them, a second thread
-# hashes them; a6a's 557 MB file is some 30 chunks), armed once a first chunk is made.
+# writes them to the file and a third hashes them; a6a's 557 MB file is some 30 chunks), armed once a first
+# chunk is made.
 _SIGNAL_IN_WRITE = _AT_RETURN + """
 from olctc.emit._format import Chunk
 
@@ -337,7 +338,7 @@ CHUNK = Chunk.__init__.__code__
 
 def tracer(frame, event, arg):
     if frame.f_code is CHUNK:
-        state["armed"] = True  # it goes to the file, then to the hashing thread
+        state["armed"] = True  # it goes to the writing thread, then to the hashing one
         return None
     if state["armed"] and state["returns"] >= 0 and under(frame.f_back, "write_chunks"):
         return local
