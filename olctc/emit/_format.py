@@ -767,6 +767,8 @@ def write_chunks(path, produce) -> str:
                     if not (failure or stop):
                         for piece in ch.pieces:
                             h.update(piece)
+                except BaseException as exc:  # pragma: no cover - hashlib does not fail on bytes
+                    failure.append(exc)
                 finally:
                     pool.release(ch.buf)
 
