@@ -104,11 +104,12 @@ def run(args: list[str], code: str | None, stdout: Path | None) -> tuple[float, 
 
 def check_pass(tree: Path, data: Path) -> float:
     """Seconds to read DATA and check its cells as predict does, without predicting (in this process)."""
-    from olctc.cli_tree import _CellChecks, _load_tree
+    from olctc.cli import load_tree_file
+    from olctc.cli_tree import _CellChecks
     from olctc.data import TableStream
 
     t0 = time.perf_counter()
-    t = _load_tree(str(tree))
+    t = load_tree_file(str(tree))
     stream = TableStream(data)
     checks = _CellChecks(t, str(data), stream.header)
     for chunk in stream.chunks():
