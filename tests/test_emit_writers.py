@@ -732,7 +732,7 @@ def _heart_model() -> MILP:
 
 
 def test_chunked_write_is_the_whole_file_and_its_hash(tmp_path):
-    # The writing thread writes and hashes every chunk, in order, however small the chunks are.
+    # The writing thread and the hashing one see every chunk, in order, however small the chunks are.
     milp = _heart_model()
     whole = mps_bytes(milp)
     for chunk_bytes in (1 << 12, 1 << 16):
@@ -757,7 +757,7 @@ def test_a_disk_that_fills_in_the_middle_of_the_file_is_a_one_line_error_and_lea
     assert threading.active_count() == before
 
 
-def test_a_producer_that_fails_midway_stops_the_writing_thread_and_leaves_nothing(tmp_path):
+def test_a_producer_that_fails_midway_stops_the_threads_and_leaves_nothing(tmp_path):
     import threading
 
     milp = _heart_model()
