@@ -742,38 +742,32 @@ def write_chunks(path, produce) -> str:
     failure: list[BaseException] = []
     stop: list[bool] = []  # set (appended to) once the file is not wanted: drop what is queued
 
+    def stage(inbox: queue.SimpleQueue, work, then) -> None:
+        """Apply ``work`` to each piece of each chunk until None comes, then pass the chunk on with ``then``:
+        always, even after a failure (a full disk, which the main thread raises), since the producer may be
+        waiting for the buffer the end of the pipeline hands back."""
+        while True:
+            ch = inbox.get()
+            try:
+                if ch is not None and not (failure or stop):
+                    for piece in ch.pieces:
+                        work(piece)
+            except BaseException as exc:
+                failure.append(exc)
+            finally:
+                then(ch)
+            if ch is None:
+                return
+
+    def give_back(ch: Chunk | None) -> None:
+        if ch is not None:
+            pool.release(ch.buf)
+
     with atomic_open(path, "wb") as fh:
-
-        def writer() -> None:
-            while True:
-                ch = to_write.get()
-                try:
-                    if ch is not None and not (failure or stop):
-                        for piece in ch.pieces:
-                            fh.write(piece)
-                except BaseException as exc:  # a full disk: the main thread raises it
-                    failure.append(exc)
-                finally:
-                    to_hash.put(ch)  # always: the hasher hands the buffer back, which the producer may wait for
-                if ch is None:
-                    return
-
-        def hasher() -> None:
-            while True:
-                ch = to_hash.get()
-                if ch is None:
-                    return
-                try:
-                    if not (failure or stop):
-                        for piece in ch.pieces:
-                            h.update(piece)
-                except BaseException as exc:  # pragma: no cover - hashlib does not fail on bytes
-                    failure.append(exc)
-                finally:
-                    pool.release(ch.buf)
-
-        threads = [threading.Thread(target=writer, name="olctc-write", daemon=True),
-                   threading.Thread(target=hasher, name="olctc-sha256", daemon=True)]
+        threads = [threading.Thread(target=stage, args=(to_write, fh.write, to_hash.put), name="olctc-write",
+                                    daemon=True),
+                   threading.Thread(target=stage, args=(to_hash, h.update, give_back), name="olctc-sha256",
+                                    daemon=True)]
         for th in threads:
             th.start()
         try:
