@@ -3,7 +3,7 @@
 Usage:
     python benchmarks/compile_speed.py [--dataset a6a] [--depths 2,3] [--repeat 3] [--mip-depth 2]
                                        [--forms inline,scores] [--mip-styles LinExpr,xsum,model]
-                                       [--baseline TREE] [--pause S]
+                                       [--baseline TREE] [--pause S] [--command]
 
 Each measurement runs in a fresh subprocess (peak RSS is per process); medians over --repeat runs.
 olctc is timed end to end: read the gzip CSV, encode, standardise, build the MILP, write the MPS.
@@ -19,6 +19,10 @@ its runs interleaved with the current ones in a shuffled order (seeded), so that
 machine. ``--pause S`` sleeps S seconds before every fresh process: on a virtual machine whose memory
 goes back to the host, back-to-back runs reuse what the previous one freed, while a run after a pause
 pays for fresh memory, as a user's single compile does.
+``--command`` also times ``olctc compile`` as a user types it (``python -m olctc compile --dataset D --depth
+H -o DIR/model.mps``), a fresh interpreter timed from outside: the whole command, with its manifest, solver
+parameter files and, unless ``--no-start``, the greedy warm start and its MIP-start files; with and without
+``--no-start``, against ``--baseline`` too (the manifests' sha256 of model and start files compared).
 Forms: ``inline`` is the paper's model (the default of ``olctc compile``); ``scores`` is the same model
 with score variables (``olctc compile --score-variables``). python-mip builds the same form as olctc
 (``model`` builds the paper's form only).
@@ -126,6 +130,51 @@ def one_run(kind: str, dataset: str, depth: int, scores: bool, pause: float, tre
     return json.loads(out.strip().splitlines()[-1])
 
 
+def one_command(dataset: str, depth: int, start: bool, pause: float, tree: str | None = None) -> dict:
+    """``olctc compile`` in a fresh interpreter, timed from outside; peak RSS from the child's own rusage.
+    It runs in a temporary folder: ``python -m`` puts the working folder first on the module path."""
+    time.sleep(pause)
+    env = dict(os.environ, PYTHONPATH=tree) if tree else None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "model.mps")
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "olctc", "compile", "--dataset", dataset, "--depth",
+                                 str(depth), *([] if start else ["--no-start"]), "-o", out],
+                                env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        total = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            raise SystemExit(f"olctc compile failed ({proc.returncode}): {err.decode(errors='replace')}")
+        with open(os.path.join(tmp, "model.olctc.json")) as fh:
+            man = json.load(fh)
+    hashes = {"model": man["model"]["sha256"],
+              **{k: v["sha256"] for k, v in man["files"].get("start", {}).items()}}
+    return {"total": total, "peak_rss_mb": usage.ru_maxrss / 1024, "sha256": json.dumps(hashes, sort_keys=True)}
+
+
+def measure_commands(dataset: str, depth: int, repeat: int, pause: float, baseline: str | None) -> None:
+    """Print the medians of ``olctc compile`` with and without its starts, here and in ``baseline``."""
+    trees = [None] + ([baseline] if baseline else [])
+    order = [(tree, start) for tree in trees for start in (True, False)] * repeat
+    random.Random(depth + 1).shuffle(order)
+    runs: dict[tuple[str | None, bool], list[dict]] = {key: [] for key in order}
+    for tree, start in order:
+        runs[tree, start].append(one_command(dataset, depth, start, pause, tree))
+    for start in (True, False):
+        here = medians(runs[None, start])
+        line = (f"  command    olctc compile{'' if start else ' --no-start'}: {here['total']:.2f} s, peak "
+                f"{here['peak_rss_mb']:.0f} MB  runs {here['runs']}")
+        if baseline:
+            base = medians(runs[baseline, start])
+            same = "the same files" if base["sha256"] == here["sha256"] else "OTHER FILES"
+            line += (f"; baseline {base['total']:.2f} s, peak {base['peak_rss_mb']:.0f} MB  runs {base['runs']}  "
+                     f"-> {base['total'] / here['total']:.2f}x ({same})")
+        print(line, flush=True)
+
+
 TIMED = ("read", "build", "write", "total", "peak_rss_mb")
 
 
@@ -165,6 +214,8 @@ def main() -> None:
     ap.add_argument("--mip-styles", default="LinExpr,xsum,model")
     ap.add_argument("--baseline", default=None, help="another olctc source tree, timed interleaved with this one")
     ap.add_argument("--pause", type=float, default=0.0, help="seconds to sleep before each fresh process")
+    ap.add_argument("--command", action="store_true",
+                    help="also time `olctc compile` as typed, with and without its MIP starts")
     args = ap.parse_args()
     if args.one:
         child(args)
@@ -187,6 +238,8 @@ def main() -> None:
             print(f"  baseline   total {b['total']:.2f} s (read {b['read']:.2f}, build {b['build']:.2f}, "
                   f"write {b['write']:.2f}) peak {b['peak_rss_mb']:.0f} MB  runs {b['runs']}  -> olctc here is "
                   f"{b['total'] / o['total']:.2f}x faster ({same}: {args.baseline})", flush=True)
+        if args.command and form == "inline":
+            measure_commands(args.dataset, depth, args.repeat, args.pause, args.baseline)
         if depth in mip_depths:
             for style in (s for s in args.mip_styles.split(",") if s and not (s == "model" and scores)):
                 m = measure(style, args.dataset, depth, 1 if style in ("xsum", "model") else args.repeat, scores,

@@ -8,10 +8,11 @@ import contextlib
 import hashlib
 import math
 import os
+import threading
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 import numpy as np
 
@@ -23,6 +24,8 @@ from olctc.milp import names_from_block_map
 
 if TYPE_CHECKING:
     from olctc.tree import Tree
+
+T = TypeVar("T")
 
 START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
                             "cbc-cli": "cbc", "highs-cli": "highs", "glpk-cli": None}
@@ -52,8 +55,12 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     interrupt landing right after a rename (before the call could note the file) still removes it.
 
     Two compiles into one name at once (two array tasks) left a mixed set: one's model, the other's
-    manifest and starts. The warm start is computed before the first write, and the writes hold the
-    folder (``folder_lock``): the set the second compile writes replaces the first's whole.
+    manifest and starts. The writes hold the folder (``folder_lock``): the set the second compile writes
+    replaces the first's whole.
+
+    The greedy warm start runs on a thread of its own while the model is written (its liblinear fits
+    leave the interpreter free): a failure there, too, removes the set. A failed write or an interrupt
+    leaves that thread to finish on its own; it writes nothing.
     """
     from olctc.emit.lp import write_lp
     from olctc.emit.mps import write_mps
@@ -79,6 +86,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     stale = [f for f in all_files if f not in the_set]
     if start_tree is not None and not start:
         raise OlctcError("start_tree gives the MIP start files, which start=False leaves out: drop one of them")
+    greedy: Callable[[], tuple[np.ndarray, dict[str, Any]]] | None = None
     if start_tree is not None:
         from olctc.start_tree import start_record, tree_start
 
@@ -86,10 +94,13 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     elif start:
         from olctc.warmstart import warm_start
 
-        x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight)
+        greedy = _in_background(lambda: warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec,
+                                                   sample_weight=comp.dataset.weight), "olctc-warm-start")
     with folder_lock(out.parent), _removed_on_error(the_set):
         written["model"] = out
         digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
+        if greedy is not None:
+            x, info = greedy()
         man["model"].update({"file": out.name, "format": fmt, "sha256": digest})
         if params:
             for f in param_files:
@@ -115,6 +126,28 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
         written["manifest"] = mpath
         write_manifest(man, mpath)
     return written
+
+
+def _in_background(call: Callable[[], T], name: str) -> Callable[[], T]:
+    """Start ``call`` on a daemon thread; the function returned waits for it and returns its value or
+    raises its exception in the caller's thread."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # raised again in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+    return result
 
 
 @contextlib.contextmanager

@@ -91,8 +91,10 @@ def test_compile_speed_with_python_mip(tmp_path):
 def test_compile_speed_against_a_baseline_tree(tmp_path):
     root = str(BENCHMARKS.parent)
     out = _run(tmp_path, "compile_speed.py", "--dataset", "heart", "--depths", "1", "--mip-depth", "",
-               "--repeat", "1", "--forms", "inline", "--baseline", root, "--pause", "0")
+               "--repeat", "1", "--forms", "inline", "--baseline", root, "--pause", "0", "--command")
     assert f"(the same bytes: {root})" in out, out
+    for command in ("olctc compile", "olctc compile --no-start"):  # the command as typed, its files compared
+        assert re.search(rf"^  command +{command}: [\d.]+ s, .* -> [\d.]+x \(the same files\)$", out, re.M), out
 
 
 def test_scaling_steps(tmp_path):

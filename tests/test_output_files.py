@@ -1,17 +1,24 @@
 """What `olctc compile` leaves on disk: file names, and no mix of two compiles after a failure."""
 from __future__ import annotations
 
+import dataclasses
+import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from olctc.compile import compile_problem
 from olctc.data import read_csv
+from olctc.datasets import load
 from olctc.errors import OlctcError
 from olctc.pipeline import write_compiled
+from olctc.read import read_solution
 from olctc.spec import make_spec
+from olctc.warmstart import warm_start
 
 CSV = "a,b,label\n1,2,x\n3,4,y\n5,6,x\n7,1,y\n2,5,x\n6,3,y\n"
 
@@ -35,6 +42,35 @@ def test_a_failed_compile_leaves_neither_its_files_nor_the_earlier_ones(tmp_path
         write_compiled(compile_problem(ds, make_spec(depth=1, C=5.0)), tmp_path / "m.mps")
     # not the earlier manifest and start files beside a new (or no) model: nothing of either
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+def _warm_start_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "olctc-warm-start"]
+
+
+def test_the_starts_written_beside_the_model_are_the_warm_starts(tmp_path):
+    # compile runs the greedy warm start on a thread of its own while it writes the model
+    comp = compile_problem(load("heart"), make_spec("olct", 2))
+    write_compiled(comp, tmp_path / "m.mps")
+    assert not _warm_start_threads()
+    x, info = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec)
+    names = [str(n) for n in comp.milp.col_names()]
+    written = read_solution(tmp_path / "m.start.highs.sol", "highs", col_names=names).values
+    assert written == dict(zip(names, x.tolist()))  # HiGHS start files hold every value to the bit
+    man = json.loads((tmp_path / "m.olctc.json").read_text())
+    assert man["warm_start"]["objective"] == info["objective"] > 0
+    assert np.isclose(info["objective"], comp.milp.objective(x))
+
+
+def test_a_warm_start_failing_on_its_thread_raises_here_and_leaves_no_file(tmp_path):
+    comp = compile_problem(load("heart"), make_spec("olct", 2))
+    write_compiled(comp, tmp_path / "m.mps")
+    assert (tmp_path / "m.start.highs.sol").exists()
+    # a spec the MILP was not built for: the warm start refuses it, on its thread, after the model is written
+    wrong = dataclasses.replace(comp, spec=make_spec("olct", 3))
+    with pytest.raises(OlctcError, match=r"the MILP's w block has shape \(3, \d+\); the spec \(depth 3"):
+        write_compiled(wrong, tmp_path / "m.mps")
+    assert sorted(tmp_path.iterdir()) == [] and not _warm_start_threads()
 
 
 def test_output_names(tmp_path):
