@@ -59,8 +59,8 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     replaces the first's whole.
 
     The greedy warm start runs on a thread of its own while the model is written (its liblinear fits
-    leave the interpreter free): a failure there, too, removes the set. A failed write or an interrupt
-    leaves that thread to finish on its own; it writes nothing.
+    leave the interpreter free): a failure there, too, removes the set. A failed write waits for that
+    thread before it raises; an interrupt leaves it to finish on its own (it writes nothing).
     """
     from olctc.emit.lp import write_lp
     from olctc.emit.mps import write_mps
@@ -86,7 +86,8 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     stale = [f for f in all_files if f not in the_set]
     if start_tree is not None and not start:
         raise OlctcError("start_tree gives the MIP start files, which start=False leaves out: drop one of them")
-    greedy: Callable[[], tuple[np.ndarray, dict[str, Any]]] | None = None
+    warm: contextlib.AbstractContextManager[Callable[[], tuple[np.ndarray, dict[str, Any]]] | None]
+    warm = contextlib.nullcontext(None)
     if start_tree is not None:
         from olctc.start_tree import start_record, tree_start
 
@@ -94,9 +95,9 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     elif start:
         from olctc.warmstart import warm_start
 
-        greedy = _in_background(lambda: warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec,
-                                                   sample_weight=comp.dataset.weight), "olctc-warm-start")
-    with folder_lock(out.parent), _removed_on_error(the_set):
+        warm = _in_background(lambda: warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec,
+                                                 sample_weight=comp.dataset.weight), "olctc-warm-start")
+    with warm as greedy, folder_lock(out.parent), _removed_on_error(the_set):
         written["model"] = out
         digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
         if greedy is not None:
@@ -128,9 +129,11 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     return written
 
 
-def _in_background(call: Callable[[], T], name: str) -> Callable[[], T]:
-    """Start ``call`` on a daemon thread; the function returned waits for it and returns its value or
-    raises its exception in the caller's thread."""
+@contextlib.contextmanager
+def _in_background(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
+    """Run ``call`` on a daemon thread during the block, which gets a function that waits for it and returns
+    its value or raises its exception. A block that fails waits for the thread (so that nothing of the call
+    outlives it); an interrupt does not."""
     box: dict[str, Any] = {}
 
     def run() -> None:
@@ -147,7 +150,12 @@ def _in_background(call: Callable[[], T], name: str) -> Callable[[], T]:
         if "error" in box:
             raise box["error"]
         return box["value"]
-    return result
+
+    try:
+        yield result
+    except Exception:
+        thread.join()
+        raise
 
 
 @contextlib.contextmanager

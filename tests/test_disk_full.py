@@ -13,16 +13,22 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from conftest import tmpfs
-from olctc.datasets import dataset_path
+from olctc.compile import compile_problem
+from olctc.datasets import dataset_path, load
+from olctc.errors import OlctcError
 from olctc.io import is_temporary_name
+from olctc.pipeline import write_compiled
+from olctc.spec import make_spec
 
 PAGE = os.sysconf("SC_PAGE_SIZE")  # a tmpfs allocates whole pages
 NO_SPACE = "No space left on device"
@@ -106,6 +112,17 @@ def test_compile_on_a_full_disk_leaves_no_file_wherever_it_fails(model, tmp_path
             res = olctc("compile", model.parent / "h40.csv", "--target", "y", "--depth", "1", "-o", d / "m.mps")
             one_line_error(res, d / failing)
             assert sorted(os.listdir(d)) == ["filler"]  # the files written before the failing one went too
+
+
+def test_a_model_write_that_fails_waits_for_the_warm_start_on_its_thread(tmp_path):
+    # the warm start runs on a thread of its own while the model is written; the write fails first
+    comp = compile_problem(load("a6a"), make_spec("olct", 1))
+    with tmpfs(tmp_path / "d") as d:
+        fill(d, 0)
+        with pytest.raises(OlctcError, match=f"^cannot write {re.escape(str(d / 'm.mps'))}: .*{NO_SPACE}"):
+            write_compiled(comp, d / "m.mps")
+        assert sorted(os.listdir(d)) == ["filler"]
+    assert not [t for t in threading.enumerate() if t.name == "olctc-warm-start"]  # nothing of it outlives it
 
 
 # ------------------------------------------------------------------ solve
