@@ -72,11 +72,13 @@ SCIP_HAS_INCUMBENT = "feasible solution found"
 
 
 def _writing_model(names: list[str]) -> bool:
+    # the warm start (seconds on a6a) runs on a thread of its own meanwhile
     return any(n.startswith(".a6a.mps.") for n in names)
 
 
 def _model_done(names: list[str]) -> bool:
-    # the model is renamed into place first; the warm start (seconds on a6a) and manifest follow
+    # the model is renamed into place first; then compile waits for the warm start, writes the starts and,
+    # last, the manifest
     return "a6a.mps" in names
 
 
