@@ -40,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any, Callable
 
 
 def run_olctc(dataset: str, depth: int, out: str, scores: bool = False) -> dict:
@@ -120,10 +121,25 @@ def child(args: argparse.Namespace) -> None:
     print(json.dumps(res))
 
 
+def _before_child(pause: float, tree: str | None) -> dict[str, str] | None:
+    """Sleep ``pause`` seconds; the environment of a child that imports the olctc of ``tree`` (None: this one)."""
+    time.sleep(pause)
+    return dict(os.environ, PYTHONPATH=tree) if tree else None
+
+
+def interleaved(keys: list, repeat: int, seed: int, run: Callable[[Any], dict]) -> dict[Any, list[dict]]:
+    """``run(key)`` ``repeat`` times for each key, in a seeded shuffled order, so that all meet the same machine."""
+    order = [key for key in keys for _ in range(repeat)]
+    random.Random(seed).shuffle(order)
+    runs: dict[Any, list[dict]] = {key: [] for key in keys}
+    for key in order:
+        runs[key].append(run(key))
+    return runs
+
+
 def one_run(kind: str, dataset: str, depth: int, scores: bool, pause: float, tree: str | None = None) -> dict:
     """One measurement in a fresh process; ``tree``: the olctc source tree to import instead of this one."""
-    time.sleep(pause)
-    env = dict(os.environ, PYTHONPATH=tree) if tree else None
+    env = _before_child(pause, tree)
     out = subprocess.run([sys.executable, __file__, "--one", kind, "--dataset", dataset, "--depth", str(depth),
                           *(["--scores"] if scores else [])],
                          check=True, capture_output=True, text=True, env=env).stdout
@@ -133,8 +149,7 @@ def one_run(kind: str, dataset: str, depth: int, scores: bool, pause: float, tre
 def one_command(dataset: str, depth: int, start: bool, pause: float, tree: str | None = None) -> dict:
     """``olctc compile`` in a fresh interpreter, timed from outside; peak RSS from the child's own rusage.
     It runs in a temporary folder: ``python -m`` puts the working folder first on the module path."""
-    time.sleep(pause)
-    env = dict(os.environ, PYTHONPATH=tree) if tree else None
+    env = _before_child(pause, tree)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "model.mps")
         t0 = time.perf_counter()
@@ -158,11 +173,8 @@ def one_command(dataset: str, depth: int, start: bool, pause: float, tree: str |
 def measure_commands(dataset: str, depth: int, repeat: int, pause: float, baseline: str | None) -> None:
     """Print the medians of ``olctc compile`` with and without its starts, here and in ``baseline``."""
     trees = [None] + ([baseline] if baseline else [])
-    order = [(tree, start) for tree in trees for start in (True, False)] * repeat
-    random.Random(depth + 1).shuffle(order)
-    runs: dict[tuple[str | None, bool], list[dict]] = {key: [] for key in order}
-    for tree, start in order:
-        runs[tree, start].append(one_command(dataset, depth, start, pause, tree))
+    runs = interleaved([(tree, start) for tree in trees for start in (True, False)], repeat, depth + 1,
+                       lambda key: one_command(dataset, depth, key[1], pause, key[0]))
     for start in (True, False):
         here = medians(runs[None, start])
         line = (f"  command    olctc compile{'' if start else ' --no-start'}: {here['total']:.2f} s, peak "
@@ -193,11 +205,8 @@ def measure(kind: str, dataset: str, depth: int, repeat: int, scores: bool, paus
 def measure_against(baseline: str, dataset: str, depth: int, repeat: int, scores: bool, pause: float
                     ) -> tuple[dict, dict]:
     """olctc here and in ``baseline``, ``repeat`` runs each, in a shuffled order."""
-    order = [None] * repeat + [baseline] * repeat
-    random.Random(depth).shuffle(order)
-    runs: dict[str | None, list[dict]] = {None: [], baseline: []}
-    for tree in order:
-        runs[tree].append(one_run("olctc", dataset, depth, scores, pause, tree))
+    runs = interleaved([None, baseline], repeat, depth,
+                       lambda tree: one_run("olctc", dataset, depth, scores, pause, tree))
     return medians(runs[None]), medians(runs[baseline])
 
 

@@ -66,7 +66,8 @@ def test_a_warm_start_failing_on_its_thread_raises_here_and_leaves_no_file(tmp_p
     comp = compile_problem(load("heart"), make_spec("olct", 2))
     write_compiled(comp, tmp_path / "m.mps")
     assert (tmp_path / "m.start.highs.sol").exists()
-    # a spec the MILP was not built for: the warm start refuses it, on its thread, after the model is written
+    # a spec the MILP was not built for: the warm start refuses it on its thread; the caller raises that once the
+    # model is written
     wrong = dataclasses.replace(comp, spec=make_spec("olct", 3))
     with pytest.raises(OlctcError, match=r"the MILP's w block has shape \(3, \d+\); the spec \(depth 3"):
         write_compiled(wrong, tmp_path / "m.mps")
