@@ -24,8 +24,8 @@ from olctc.errors import OlctcError
 from olctc.formulation import build_milp
 from olctc.formulation.topology import Topology
 from olctc.objective import tree_objective
-from olctc.refine import (_sklearn_l1_logistic, fit_l1_logistic, l1_logistic_objective, refine,
-                          sklearn_l1_logistic)
+from olctc.refine import (_liblinear_fit, _shifted_sparse, _sklearn_l1_logistic, fit_l1_logistic,
+                          l1_logistic_objective, refine, sklearn_l1_logistic)
 from olctc.spec import make_spec
 from olctc.warmstart import greedy_tree
 
@@ -172,6 +172,33 @@ def test_liblinear_penalises_the_intercept():
     f_lib = l1_logistic_objective(m.coef_[0], m.intercept_[0], X, y, C)
     f = l1_logistic_objective(*fit_l1_logistic(X, y, C), X, y, C)
     assert f < f_lib - 1e-3
+
+
+def test_a_large_node_of_mostly_constant_columns_is_fitted_sparse_as_well_as_dense():
+    # a6a's 123 binary columns are dense once standardised, but each is still mostly one value: the fast
+    # fit hands liblinear X - median (sparse) and moves the intercept back (b - w.c).
+    X, y = data("a6a")
+    shifted = _shifted_sparse(X)
+    assert shifted is not None
+    S, c = shifted
+    assert S.nnz < 0.15 * X.size
+    np.testing.assert_allclose(S.toarray() + c, X, rtol=0, atol=1e-12)
+    weights = np.random.default_rng(0).uniform(0.5, 2.0, X.shape[0])
+    for sw in (None, weights):
+        dense = _sklearn_l1_logistic(1.0, 0).set_params(tol=1e-3, intercept_scaling=10.0, max_iter=1000)
+        f_dense = l1_logistic_objective(*_liblinear_fit(dense, X, y, sw), X, y, 1.0, sw)
+        f = l1_logistic_objective(*fit_l1_logistic(X, y, 1.0, polish=False, sample_weight=sw), X, y, 1.0, sw)
+        # measured: 3641.07 against 3640.19 unweighted (without the intercept moved back: 15,000 and more)
+        assert f <= f_dense * 1.002
+
+
+def test_small_or_dense_nodes_keep_the_dense_fit():
+    rng = np.random.default_rng(1)
+    assert _shifted_sparse(rng.normal(size=(2000, 120))) is None  # large, no value repeats
+    binary = (rng.uniform(size=(2000, 120)) < 0.05).astype(float)
+    assert _shifted_sparse(binary) is not None
+    assert _shifted_sparse(binary[:1000]) is None  # 120,000 cells: a dense fit takes milliseconds
+    assert _shifted_sparse(np.where(binary > 0, 1.0, rng.normal(size=binary.shape) > 0)) is None  # half ones
 
 
 # ---------------------------------------------------------------- presets and input
