@@ -15,9 +15,9 @@ import platform
 import statistics
 import sys
 import time
+from importlib import import_module
 
 import numpy as np
-import sklearn.linear_model  # noqa: F401  (imported here, not inside the first timed fit)
 
 import olctc.refine as refine_module
 from olctc.compile import compile_problem
@@ -49,6 +49,7 @@ def main() -> None:
     ap.add_argument("--depths", default="2,3")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    import_module("sklearn.linear_model")  # here, not inside the first timed fit
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
           f"medians of {args.repeat} interleaved runs, C = 1 at every layer")
     print("| data set | depth | nonzero after the shift | warm start: sparse / dense | ratio | start objective: "

@@ -77,6 +77,11 @@ def test_predict_memory_with_check_pass(tmp_path):
         assert re.fullmatch(r"[0-9a-f]{12}", rows["-o"][7]) and rows["-o"][7] == rows["stdout"][7], out
 
 
+def test_warm_start_speed(tmp_path):
+    out = _run(tmp_path, "warm_start_speed.py", "--datasets", "a6a", "--depths", "1", "--repeat", "1")
+    assert re.search(r"^\| a6a \| 1 \| 8\.0% \| [\d.]+ / [\d.]+ s \| [\d.]+x \| [\d.]+ / [\d.]+ \|", out, re.M), out
+
+
 def test_compile_speed_with_python_mip(tmp_path):
     # the three python-mip styles; `model` is benchmarks/mip_olct.py, which must build olctc's model
     out = _run(tmp_path, "compile_speed.py", "--dataset", "heart", "--depths", "1", "--mip-depth", "1",
