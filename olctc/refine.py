@@ -38,8 +38,8 @@ __all__ = ["RefineReport", "NodeRefit", "refine", "fit_l1_logistic", "l1_logisti
 #: |b| / scaling, negligible next to the objective; the L-BFGS-B polish then removes it exactly.
 _INTERCEPT_SCALING = 1e3
 _MAX_FLOAT = float(np.finfo(np.float64).max)
-#: Nodes of at least this many cells whose columns are mostly one value (binary, one-hot, count features,
-#: standardised: still mostly one value each) are handed to liblinear as sparse X - median, see
+#: Nodes of at least this many cells whose columns are mostly one value (binary or one-hot columns, still
+#: mostly one value each once standardised) are handed to liblinear as sparse X - median, see
 #: ``_shifted_sparse``.
 _SPARSE_MIN_CELLS = 200_000
 _SPARSE_MAX_DENSITY = 0.15  # phishing's 22% was 10-20% slower sparse (benchmarks/warm_start_speed.py)
@@ -122,7 +122,7 @@ def _cheap_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, random_state: int
     S, c = shifted
     # The shift moves the intercept away from 0 (b + w.c), where liblinear's penalty on it, |b| / scaling,
     # weighs more: a larger scaling keeps it as small as the dense fit's. Measured on a6a and w5a at depths
-    # 2 and 3: warm-start objectives within 0.1% of the dense fit's, lower in 3 of 4.
+    # 2 and 3: warm-start objectives within 0.6% of the dense fit's, lower in 3 of 4.
     model.set_params(intercept_scaling=100.0)
     w, b = _liblinear_fit(model, S, y, sample_weight)
     return w, b - float(w @ c)
