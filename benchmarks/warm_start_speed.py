@@ -27,10 +27,12 @@ from olctc.refine import refine
 from olctc.spec import TreeSpec
 from olctc.warmstart import warm_start
 
+SPARSE_MIN_CELLS = refine_module._SPARSE_MIN_CELLS  # the path's own limit, restored for the sparse runs
+
 
 def _once(comp, sparse: bool) -> tuple[float, float, float, float]:
     """(warm-start seconds, its MILP objective, refinement seconds, exact objective after refinement)."""
-    refine_module._SPARSE_MIN_CELLS = 200_000 if sparse else sys.maxsize
+    refine_module._SPARSE_MIN_CELLS = SPARSE_MIN_CELLS if sparse else sys.maxsize
     X, y, spec = comp.X, comp.dataset.y, comp.spec
     t = time.perf_counter()
     x, info = warm_start(comp.milp, X, y, spec)
