@@ -52,7 +52,11 @@ def main() -> None:
             procs = {form: subprocess.Popen([sys.executable, __file__, "--time-limit", str(args.time_limit),
                                              "--one", dataset, solver, form], stdout=subprocess.PIPE, text=True)
                      for form in ("inline", "scores")}
-            out = {f: json.loads(p.communicate()[0].strip().splitlines()[-1]) for f, p in procs.items()}
+            texts = {f: p.communicate()[0] for f, p in procs.items()}
+            for f, p in procs.items():
+                if p.returncode != 0:  # its traceback went to stderr, above; its stdout is empty
+                    sys.exit(f"error: the {f} fit of {dataset} with {solver} failed (exit {p.returncode})")
+            out = {f: json.loads(texts[f].strip().splitlines()[-1]) for f in procs}
             a, b = out["inline"], out["scores"]
 
             def f(v, fmt=".4g"):
