@@ -3,6 +3,7 @@ HiGHS logs when it takes a MIP start, a file system of a given size (tmpfs)."""
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import shutil
@@ -92,6 +93,30 @@ def cli_main(args: list, capsys) -> tuple[int, str, str]:
         main([str(a) for a in args])
     out, err = capsys.readouterr()
     return exc.value.code, out, err
+
+
+def cli_here(*args, cwd: Path | str | None = None) -> subprocess.CompletedProcess:
+    """``olctc ARGS`` through ``olctc.cli.main`` in this process, from folder ``cwd``: what ``python -m
+    olctc.cli ARGS`` gives (exit code, stdout, stderr) without a fresh interpreter's imports (about a second,
+    scikit-learn's most). For the tests that check what a command writes and says, not how a process starts,
+    ends or inherits its environment; needs no capsys, so module-scoped fixtures can use it. A solver program's
+    log that goes to file descriptor 1 directly is not caught: olctc echoes the ones it reads."""
+    from olctc.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                main([str(a) for a in args])
+                code = 0
+            except SystemExit as exc:
+                code = exc.code
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(["olctc", *map(str, args)], code, out.getvalue(), err.getvalue())
 
 
 TINY_CSV = "a,b,c,y\n0.5,-1.25,x,1\n1.5,0.75,y,-1\n-0.25,2.0,x,1\n-1.0,-0.5,y,-1\n2.0,1.0,x,-1\n0.1,0.3,y,1\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -44,6 +45,11 @@ def snapshot(d: Path) -> dict[str, bytes]:
 
 # ---- a tiny real bench: phases on two data sets, one seed, 4 s per fit ------------------------------
 
+# The tests of a bench folder built once per module share one pytest-xdist worker (--dist loadgroup), so the
+# folder is built once per run of the suite, not once per worker.
+PHASES_GROUP = pytest.mark.xdist_group("test_bench_phases_dir")
+
+
 @pytest.fixture(scope="module")
 def phases_dir(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("bench") / "phases"
@@ -54,6 +60,7 @@ def phases_dir(tmp_path_factory) -> Path:
     return d
 
 
+@PHASES_GROUP
 def test_phases_run_records(phases_dir: Path) -> None:
     recs = [json.loads(s) for s in lines(phases_dir)]
     assert sorted(r["key"] for r in recs) == sorted(
@@ -79,6 +86,7 @@ def test_phases_run_records(phases_dir: Path) -> None:
     assert meta["olctc_version"]
 
 
+@PHASES_GROUP
 def test_resume_skips_finished_runs(phases_dir: Path, capsys) -> None:
     before = snapshot(phases_dir)
     code, out, err = cli(["bench", "phases", "--datasets", "haberman,wholesale", "--seeds", "0",
@@ -89,6 +97,7 @@ def test_resume_skips_finished_runs(phases_dir: Path, capsys) -> None:
     assert snapshot(phases_dir) == before
 
 
+@PHASES_GROUP
 def test_report_tables_and_pngs(phases_dir: Path, capsys) -> None:
     code, out, err = cli(["bench", "report", str(phases_dir)], capsys)
     assert code == 0, err
@@ -111,38 +120,59 @@ def test_report_tables_and_pngs(phases_dir: Path, capsys) -> None:
 
 # ---- cheap runs (CART, L1-LR: no solver) for resume after a kill -----------------------------------
 
+BASELINES = ["bench", "models", "--models", "CART,L1-LR", "--datasets", "haberman"]
+# A run is a process of its own (a fork of the fork server, which imports again what it needs): about a second
+# of CPU even for CART, so the tests that start from a finished folder share one, each on its own copy.
+BASELINES_GROUP = pytest.mark.xdist_group("test_bench_baselines_done")
+
+
 def _baselines(d: Path, capsys, seeds: str = "0,1") -> tuple[int, str, str]:
-    return cli(["bench", "models", "--models", "CART,L1-LR", "--datasets", "haberman", "--seeds", seeds,
-                "-o", str(d)], capsys)
+    return cli([*BASELINES, "--seeds", seeds, "-o", str(d)], capsys)
 
 
-def test_a_second_bench_on_a_folder_in_use_is_refused(tmp_path: Path, capsys) -> None:
+def _bench_once(tmp_path_factory, args: list[str]) -> Path:
+    d = tmp_path_factory.mktemp("bench_done") / "b"
+    with pytest.raises(SystemExit) as e:
+        main([*args, "-o", str(d)])
+    assert e.value.code == 0
+    return d
+
+
+@pytest.fixture(scope="module")
+def baselines_done(tmp_path_factory) -> Path:
+    """The folder of ``_baselines(d, capsys)`` (seeds 0 and 1), finished: tests copy it before editing it."""
+    return _bench_once(tmp_path_factory, [*BASELINES, "--seeds", "0,1"])
+
+
+@BASELINES_GROUP
+def test_a_second_bench_on_a_folder_in_use_is_refused(tmp_path: Path, capsys, baselines_done: Path) -> None:
     """Two benches on one folder ran the same runs twice, their records interleaved; the second is refused
     while the first holds the folder (an flock, released however the holder ends)."""
     import fcntl
     import os
 
     d = tmp_path / "b"
-    assert _baselines(d, capsys, seeds="0")[0] == 0
-    first = (d / "runs.jsonl").read_bytes().splitlines(keepends=True)[0]
-    (d / "runs.jsonl").write_bytes(first)  # one of the two runs left to do
+    shutil.copytree(baselines_done, d)  # _baselines(d, capsys), exit 0
+    first = b"".join((d / "runs.jsonl").read_bytes().splitlines(keepends=True)[:3])
+    (d / "runs.jsonl").write_bytes(first)  # one of the four runs left to do
     fd = os.open(d / "bench.lock", os.O_RDWR)  # another bench, holding the folder
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        code, _, err = _baselines(d, capsys, seeds="0")
+        code, _, err = _baselines(d, capsys)
         assert (code, err) == (2, f"error: bench folder {d} is in use by another olctc bench: wait for it to "
                                   "end (its runs are recorded as they finish), or give another folder\n")
         assert (d / "runs.jsonl").read_bytes() == first
     finally:
         os.close(fd)
-    code, _, err = _baselines(d, capsys, seeds="0")  # the holder gone: the bench goes on
+    code, _, err = _baselines(d, capsys)  # the holder gone: the bench goes on
     lines = (d / "runs.jsonl").read_bytes().splitlines(keepends=True)
-    assert code == 0 and len(lines) == 2 and lines[0] == first, err
+    assert code == 0 and len(lines) == 4 and b"".join(lines[:3]) == first, err
 
 
-def test_truncated_last_line_is_ignored_and_redone(tmp_path: Path, capsys) -> None:
+@BASELINES_GROUP
+def test_truncated_last_line_is_ignored_and_redone(tmp_path: Path, capsys, baselines_done: Path) -> None:
     d = tmp_path / "b"
-    assert _baselines(d, capsys)[0] == 0
+    shutil.copytree(baselines_done, d)  # _baselines(d, capsys), exit 0
     text = (d / "runs.jsonl").read_bytes()
     assert text.count(b"\n") == 4
     last = text.rstrip(b"\n").rsplit(b"\n", 1)[1]
@@ -239,9 +269,10 @@ def test_fixed_C_values_and_bad_values() -> None:
         runner.run_bench(o, "unused", jobs=0)
 
 
-def test_other_bench_in_folder_is_refused_and_kept(tmp_path: Path, capsys) -> None:
+@BASELINES_GROUP
+def test_other_bench_in_folder_is_refused_and_kept(tmp_path: Path, capsys, baselines_done: Path) -> None:
     d = tmp_path / "b"
-    assert _baselines(d, capsys)[0] == 0
+    shutil.copytree(baselines_done, d)  # _baselines(d, capsys), exit 0
     before = snapshot(d)
     code, _, err = cli(["bench", "phases", "--datasets", "haberman", "-o", str(d)], capsys)
     assert (code, err) == (2, f"error: {d} holds the bench of experiment 'models', not 'phases': "
@@ -636,19 +667,30 @@ def test_a_wait_of_years_does_not_overflow(tmp_path: Path) -> None:
     assert kept == [["n"]]
 
 
-def _cart_bench(d: Path, capsys) -> list[str]:
-    args = ["bench", "models", "--models", "CART", "--datasets", "haberman", "--seeds", "0,1", "-o", str(d)]
-    assert cli(args, capsys)[0] == 0
-    return args
+CART_BENCH = ["bench", "models", "--models", "CART", "--datasets", "haberman", "--seeds", "0,1"]
+CART_GROUP = pytest.mark.xdist_group("test_bench_cart_done")  # see BASELINES_GROUP
+
+
+@pytest.fixture(scope="module")
+def cart_done(tmp_path_factory) -> Path:
+    """CART_BENCH's folder, finished (exit 0), built once: ``_cart_bench`` gives each test its own copy."""
+    return _bench_once(tmp_path_factory, CART_BENCH)
+
+
+def _cart_bench(d: Path, cart_done: Path) -> list[str]:
+    """``d``: CART_BENCH's finished folder; its arguments with ``-o d``."""
+    shutil.copytree(cart_done, d)
+    return [*CART_BENCH, "-o", str(d)]
 
 
 @pytest.mark.parametrize("edit, message", [
     (lambda m: m.__setitem__("options", 5), "bench.json: 'options' is int, expected an object"),
     (lambda m: m.__setitem__("experiment", ["models"]), "bench.json names no known experiment"),
 ])
-def test_damaged_bench_json_is_a_one_line_error(tmp_path: Path, capsys, edit, message) -> None:
+@CART_GROUP
+def test_damaged_bench_json_is_a_one_line_error(tmp_path: Path, capsys, cart_done: Path, edit, message) -> None:
     d = tmp_path / "b"
-    args = _cart_bench(d, capsys)
+    args = _cart_bench(d, cart_done)
     meta = json.loads((d / "bench.json").read_text())
     edit(meta)
     (d / "bench.json").write_text(json.dumps(meta))
@@ -659,9 +701,10 @@ def test_damaged_bench_json_is_a_one_line_error(tmp_path: Path, capsys, edit, me
     assert snapshot(d) == before
 
 
-def test_edited_runs_lines_are_skipped_and_redone_not_a_crash(tmp_path: Path, capsys) -> None:
+@CART_GROUP
+def test_edited_runs_lines_are_skipped_and_redone_not_a_crash(tmp_path: Path, capsys, cart_done: Path) -> None:
     d = tmp_path / "b"
-    args = _cart_bench(d, capsys)
+    args = _cart_bench(d, cart_done)
     recs = [json.loads(s) for s in lines(d)]
     bad = [dict(recs[0], seed="0"), dict(recs[1], test_balanced_accuracy="0.5"), dict(recs[0], key=["x"]),
            dict(recs[1], experiment="phases")]  # a line of another bench's runs.jsonl
@@ -679,12 +722,13 @@ def test_edited_runs_lines_are_skipped_and_redone_not_a_crash(tmp_path: Path, ca
     assert row["runs"] == "2" and row["errors"] == "0"
 
 
-def test_records_of_other_runs_are_neither_reported_nor_counted_done(tmp_path: Path, capsys) -> None:
+@CART_GROUP
+def test_records_of_other_runs_are_neither_reported_nor_counted_done(tmp_path: Path, capsys, cart_done: Path) -> None:
     """Lines from another bench (another data set, model or time limit) were reported as this bench's: a
     sonar row, a MARGOT column, a haberman CART mean from a 7 s run, and resume skipped their runs. A
     record without its training accuracy crashed the report (KeyError)."""
     d = tmp_path / "b"
-    args = _cart_bench(d, capsys)
+    args = _cart_bench(d, cart_done)
     recs = [json.loads(s) for s in lines(d)]
     seed1 = recs[1]
     foreign = [dict(recs[0], dataset="sonar", key="sonar|0|CART"),
@@ -704,9 +748,10 @@ def test_records_of_other_runs_are_neither_reported_nor_counted_done(tmp_path: P
     assert code == 0 and "1 run(s) done now, 1 skipped" in out, out
 
 
-def test_report_on_damaged_folders_is_a_one_line_error(tmp_path: Path, capsys) -> None:
+@CART_GROUP
+def test_report_on_damaged_folders_is_a_one_line_error(tmp_path: Path, capsys, cart_done: Path) -> None:
     d = tmp_path / "b"
-    _cart_bench(d, capsys)
+    _cart_bench(d, cart_done)
     (d / "report").write_text("my notes")  # used to: FileExistsError traceback
     code, _, err = cli(["bench", "report", str(d)], capsys)
     assert (code, err) == (2, f"error: {d / 'report'} is a file, not the report folder: move it away and run "
@@ -729,9 +774,10 @@ def test_report_on_damaged_folders_is_a_one_line_error(tmp_path: Path, capsys) -
                                   "damaged\n")
 
 
-def test_report_of_only_failed_runs_draws_no_empty_figures(tmp_path: Path, capsys) -> None:
+@CART_GROUP
+def test_report_of_only_failed_runs_draws_no_empty_figures(tmp_path: Path, capsys, cart_done: Path) -> None:
     d = tmp_path / "b"
-    _cart_bench(d, capsys)
+    _cart_bench(d, cart_done)
     recs = [json.loads(s) for s in lines(d)]
     failed = [{k: r[k] for k in ("experiment", "dataset", "seed", "model", "key")} | {"status": "timeout",
               "error": "RunTimeout: simulated"} for r in recs]
@@ -778,6 +824,7 @@ def test_empty_output_is_refused_not_the_current_folder(tmp_path: Path, capsys, 
 
 # ---- QA pass 2: solver budget of phases, partial folders in the report, OS-refused paths, --fixed-C ----
 
+@PHASES_GROUP
 def test_phases_gives_the_solver_fits_budget(phases_dir: Path) -> None:
     # phases used to give the solver max(1, T - spent - reserve): 4.3 s of a 5 s limit where tangents'
     # fit gave 2.9 s, and it ran at 2 s where fit refuses.

@@ -90,6 +90,21 @@ def optimum(milp, spec, X, y, path, solver):
     return res.objective
 
 
+_REFERENCE: dict[tuple[str, int, str], float] = {}
+
+
+def reference_optimum(preset: str, depth: int, solver: str, folder: Path) -> float:
+    """``optimum`` of ``tiny_milp(preset, depth)`` written as MPS, by ``solver``: every solver's and both forms'
+    reference, so solved (and checked) once per process, not again for each solver compared with it."""
+    key = (preset, depth, solver)
+    if key not in _REFERENCE:
+        milp, spec, X, y = tiny_milp(preset, depth)
+        path = folder / "ref.mps"
+        write_mps(milp, path)
+        _REFERENCE[key] = optimum(milp, spec, X, y, path, solver)
+    return _REFERENCE[key]
+
+
 def solver_cases():
     for preset, depth in CASES:
         for solver in (["scip"] if PRESETS[preset].quadratic else ["highs", "cbc", "scip"]):
@@ -102,9 +117,7 @@ def solver_cases():
 def test_solver_reads_mps_and_lp_and_agrees(preset, depth, solver, tmp_path):
     """Optimum via MPS and LP equals the reference (SCIP on MPS) and the recomputed objective."""
     milp, spec, X, y = tiny_milp(preset, depth)
-    ref_path = tmp_path / "ref.mps"
-    write_mps(milp, ref_path)
-    ref = optimum(milp, spec, X, y, ref_path, "scip" if solver != "scip" else "highs") \
+    ref = reference_optimum(preset, depth, "scip" if solver != "scip" else "highs", tmp_path) \
         if not spec.info.quadratic else None
     for fmt, writer in (("mps", write_mps), ("lp", write_lp)):
         path = tmp_path / f"m.{fmt}"
@@ -159,10 +172,8 @@ SCORE_CASES = [(p, 2, s) for p in ("olct", "olct-univariate", "oct-h", "margot-s
 @pytest.mark.parametrize("preset,depth,solver", SCORE_CASES)
 def test_score_variables_solve_to_the_same_optimum(preset, depth, solver, tmp_path):
     """The score-variable form, through MPS and LP, reaches the optimum of the paper's form."""
-    milp, spec, X, y = tiny_milp(preset, depth)
-    ref_path = tmp_path / "ref.mps"
-    write_mps(milp, ref_path)
-    ref = optimum(milp, spec, X, y, ref_path, "scip")
+    _, _, X, y = tiny_milp(preset, depth)
+    ref = reference_optimum(preset, depth, "scip", tmp_path)
     smilp, sspec, *_ = tiny_milp(preset, depth, score_variables=True)
     for fmt, writer in (("mps", write_mps), ("lp", write_lp)):
         path = tmp_path / f"s.{fmt}"

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 import pytest
 
+from conftest import cli_here
 from olctc.cli import _register_optional, cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,8 +111,9 @@ def test_readme_compile_once_solve_anywhere_runs_as_written(tmp_path):
     for argv in commands:
         argv = list(argv[1:])
         if argv[0] == "solve" and "--time-limit" in argv:
-            # The README gives the solve 60 s; 5 s keeps this test fast and still finds a tree (heart, depth 2).
-            argv[argv.index("--time-limit") + 1] = "5"
+            # The README gives the solve 60 s; 2 s keeps this test fast and still finds a tree (heart, depth 2:
+            # HiGHS takes compile's MIP start at once, and the test needs a solution, not an optimal one).
+            argv[argv.index("--time-limit") + 1] = "2"
         res = run_olctc(argv, tmp_path)
         assert res.returncode == 0, f"olctc {shlex.join(argv)} exited {res.returncode}:\n{res.stderr[-2000:]}"
         if argv[0] == "datasets":
@@ -162,12 +164,12 @@ def test_every_option_has_a_help_text():
 
 def test_grid_refuses_C_which_its_grid_would_ignore(tmp_path):
     # grid took --C (shared with compile and fit), then replaced it by each --C-values combination.
-    res = run_olctc(["grid", "--dataset", "heart", "--C", "5", "--C-values", "1", "--folds", "2",
-                     "-o", str(tmp_path / "g")], tmp_path)
+    res = cli_here("grid", "--dataset", "heart", "--C", "5", "--C-values", "1", "--folds", "2",
+                   "-o", tmp_path / "g")
     assert res.returncode == 2, res.stdout
     assert res.stderr.startswith("error: --C 5 does not apply to grid") and "--C-values" in res.stderr
     assert res.stderr.count("\n") == 1 and not (tmp_path / "g").exists()
-    assert "--C " not in run_olctc(["grid", "--help"], tmp_path).stdout
+    assert "--C " not in cli_here("grid", "--help").stdout
 
 
 def _small_csv(path: Path) -> Path:
@@ -188,13 +190,13 @@ def test_collect_names_its_time_limit_option_when_the_grids_is_too_short(tmp_pat
     assert res.returncode == 0, res.stderr
     local = subprocess.run(["bash", str(grid / "run_local.sh")], capture_output=True, text=True, timeout=120)
     assert local.returncode == 0, local.stderr
-    res = run_olctc(["collect", str(grid), "--quiet"], tmp_path)
+    res = cli_here("collect", grid, "--quiet")
     # 2 s suits each task's `olctc solve`, not a whole fit: the error must say how to give the fit more
     assert res.returncode == 2
     last = res.stderr.strip().splitlines()[-1]
     assert last.startswith("error: a time limit of 2 s leaves no time to solve") and "collect" in last \
         and "--time-limit" in last, res.stderr
-    res = run_olctc(["collect", str(grid), "--quiet", "--time-limit", "5"], tmp_path)
+    res = cli_here("collect", grid, "--quiet", "--time-limit", "5")
     assert res.returncode == 0, res.stderr
     assert (grid / "final_tree.json").is_file()
 
@@ -211,8 +213,8 @@ def test_readme_parsing(text, title, expected):
 def test_solve_names_the_solver_path_option_when_a_program_is_missing(tmp_path):
     # The message ended "or pass solver_path" (the library's keyword argument), no help on the command line.
     csv = _small_csv(tmp_path / "d.csv")
-    assert run_olctc(["compile", str(csv), "--target", "label", "--depth", "1", "--no-start", "--no-params",
-                      "-o", "m.mps"], tmp_path).returncode == 0
+    assert cli_here("compile", csv, "--target", "label", "--depth", "1", "--no-start", "--no-params",
+                    "-o", tmp_path / "m.mps").returncode == 0
     bare = tmp_path / "bin"  # a PATH with Python and bash only: no cbc, highs or glpsol
     bare.mkdir()
     for exe in (sys.executable, shutil.which("bash")):

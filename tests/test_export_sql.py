@@ -19,7 +19,7 @@ import pytest
 from conftest import cli_main
 from olctc.data import Column, Scaler, Schema
 from olctc.datasets import load
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.export import export_tree, render
 from olctc.export.sql import EXP_LIMIT, table_parts, to_sql
 from olctc.export.json import load as load_tree
@@ -28,6 +28,10 @@ from olctc.spec import make_spec
 from olctc.tree import Tree
 
 OUTPUTS = ("olctc_node", "olctc_score", "olctc_proba", "olctc_label")
+
+# One pytest-xdist worker for the whole module (--dist loadgroup): its module fixtures, three real fits (fitted)
+# and a PostgreSQL server, are then built once per run rather than once on each worker.
+pytestmark = pytest.mark.xdist_group("export_sql")
 
 
 # ---------------------------------------------------------------- the databases
@@ -208,8 +212,14 @@ def fitted():
     out = {}
     for name, depth in [("tic-tac-toe", 2), ("heart", 3), ("breast", 1)]:
         ds = load(name)
-        res = fit(ds, make_spec(depth=depth, C=1), solver="highs", time_limit=5, test_size=0.2, seed=0,
-                  verbose=False)
+        for limit in (5, 15):  # on a busy machine building the model can eat 5 s (tic-tac-toe: 1.8 s, measured)
+            try:  # one solver thread: the trees only need to be real fits, and two pytest workers share two cores
+                res = fit(ds, make_spec(depth=depth, C=1), solver="highs", time_limit=limit, threads=1, test_size=0.2,
+                          seed=0, verbose=False)
+                break
+            except OlctcError as exc:  # too short to build the model (TimeLimitTooShort) or to read it
+                if limit == 15 or not (isinstance(exc, TimeLimitTooShort) or "no time is left" in str(exc)):
+                    raise
         out[name] = (res.tree, ds.X)
     return out
 

@@ -24,6 +24,7 @@ from olctc.datasets import load
 from olctc.errors import OlctcError
 from olctc.fit import split
 from olctc.spec import make_spec
+from conftest import cli_main
 from test_cluster import small_heart_csv
 
 _register_optional()
@@ -134,23 +135,23 @@ def _weighted_heart(tmp_path: Path, zero_fold: int, seed: int, folds: int) -> Pa
     return out
 
 
-def test_fit_cv_unscorable_fold_names_it_and_writes_nothing(tmp_path):
+def test_fit_cv_unscorable_fold_names_it_and_writes_nothing(tmp_path, capsys):
+    # in process (cli_main): the exit code and the two streams are what is checked, not the interpreter
     data = _weighted_heart(tmp_path, zero_fold=0, seed=0, folds=3)
     out = tmp_path / "t.json"
     args = ["fit", str(data), "--target", "y", "--weight-column", "w", "--depth", "1", "--cv", "3",
             "--C-values", "1", "--quiet", "-o", str(out)]
-    res = subprocess.run([sys.executable, "-m", "olctc.cli", *args, "--scoring", "roc_auc"], capture_output=True,
-                         text=True)
-    assert res.returncode == 2 and not out.exists()
-    assert res.stderr == ("error: cross-validation chose no C: no C combination has every fold scored (1 of 3 "
-                          "fits unscored; first: no ROC AUC on validation fold 0: class 1 has no weight on this "
-                          "fold (its points weigh 0 in column 'w')); use another --scoring\n")
-    assert "fit 1 (fold 0, C 1): no ROC AUC on validation fold 0" in res.stdout
-    assert "Traceback" not in res.stderr
+    code, stdout, stderr = cli_main([*args, "--scoring", "roc_auc"], capsys)
+    assert code == 2 and not out.exists()
+    assert stderr == ("error: cross-validation chose no C: no C combination has every fold scored (1 of 3 "
+                      "fits unscored; first: no ROC AUC on validation fold 0: class 1 has no weight on this "
+                      "fold (its points weigh 0 in column 'w')); use another --scoring\n")
+    assert "fit 1 (fold 0, C 1): no ROC AUC on validation fold 0" in stdout
+    assert "Traceback" not in stderr
     # balanced accuracy is defined there (one class's rate): the same data chooses a C
-    ok = subprocess.run([sys.executable, "-m", "olctc.cli", *args], capture_output=True, text=True)
-    assert ok.returncode == 0, ok.stderr
-    assert "points weighted by column 'w'" in ok.stdout and out.exists()
+    code, stdout, stderr = cli_main(args, capsys)
+    assert code == 0, stderr
+    assert "points weighted by column 'w'" in stdout and out.exists()
 
 
 def test_cross_validate_in_parallel_gives_the_same_table():
@@ -166,17 +167,17 @@ def test_cross_validate_in_parallel_gives_the_same_table():
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_fit_cv_fold_fit_error_names_fold_and_C(tmp_path, jobs):
+def test_fit_cv_fold_fit_error_names_fold_and_C(tmp_path, capsys, jobs):
     """A fold whose training rows leave a class without weight: fit's own error, named by fold and C, from
-    this process or from a child's."""
+    this process or from a child's (the command runs in process; with --jobs 2 the fold fits still run in
+    processes of their own)."""
     data = _weighted_heart(tmp_path, zero_fold=0, seed=0, folds=2)
     out = tmp_path / "t.json"
-    res = subprocess.run([sys.executable, "-m", "olctc.cli", "fit", str(data), "--target", "y", "--weight-column",
-                          "w", "--depth", "1", "--cv", "2", "--C-values", "1", "--jobs", jobs, "--threads", "1",
-                          "-o", str(out)], capture_output=True, text=True)
-    assert res.returncode == 2 and not out.exists()
-    assert res.stderr == (f"error: cross-validation, fold 1, C 1: {data}: weight column 'w': every point of class 1 "
-                          "weighs 0, which leaves one class to train on; give some of them a weight > 0\n")
+    code, _, stderr = cli_main(["fit", str(data), "--target", "y", "--weight-column", "w", "--depth", "1", "--cv",
+                                "2", "--C-values", "1", "--jobs", jobs, "--threads", "1", "-o", str(out)], capsys)
+    assert code == 2 and not out.exists()
+    assert stderr == (f"error: cross-validation, fold 1, C 1: {data}: weight column 'w': every point of class 1 "
+                      "weighs 0, which leaves one class to train on; give some of them a weight > 0\n")
 
 
 BAD = [
@@ -204,18 +205,19 @@ BAD = [
 
 
 @pytest.mark.parametrize("extra, message", BAD)
-def test_fit_cv_bad_input(tmp_path, extra, message):
+def test_fit_cv_bad_input(tmp_path, capsys, extra, message):
     data = small_heart_csv(tmp_path / "h.csv")
     out = tmp_path / "t.json"
-    res = subprocess.run([sys.executable, "-m", "olctc.cli", "fit", str(data), "--target", "y", "--depth", "1",
-                          *extra, "-o", str(out)], capture_output=True, text=True)
-    assert res.returncode == 2, res.stdout + res.stderr
-    assert len(res.stderr.splitlines()) == 1 and res.stderr.startswith("error: ")
+    # in process (cli_main): a fresh interpreter per case cost about 1.5 s of imports and checked nothing more
+    code, stdout, stderr = cli_main(["fit", str(data), "--target", "y", "--depth", "1", *extra, "-o", str(out)],
+                                    capsys)
+    assert code == 2, stdout + stderr
+    assert len(stderr.splitlines()) == 1 and stderr.startswith("error: ")
     if message is not None:
-        assert res.stderr == message + "\n"
+        assert stderr == message + "\n"
     else:
-        assert "time limit" in res.stderr
-    assert "cv fit" not in res.stdout  # refused before any fold fit
+        assert "time limit" in stderr
+    assert "cv fit" not in stdout  # refused before any fold fit
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.csv"]
 
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import cli_here
+
 TIMEOUT = 120
 
 # The console program with one function (module attribute) wrapped: its first call creates READY, then waits
@@ -208,7 +210,7 @@ def test_compile_while_solve_reads_the_model(compiled: Path, tmp_path: Path) -> 
                      ["solve", "m.mps", "--time-limit", "20", "--quiet", "-o", "s.sol"], tmp_path, "s")
     try:
         wait_for(lambda: ready.exists() or s.poll() is not None, "solve to read its model")
-        res = olctc("compile", "--dataset", "heart", "--depth", "1", "-o", "m.mps", cwd=tmp_path)
+        res = cli_here("compile", "--dataset", "heart", "--depth", "1", "-o", "m.mps", cwd=tmp_path)
         assert res.returncode == 0, res.stderr
     finally:
         go.touch()
@@ -217,7 +219,7 @@ def test_compile_while_solve_reads_the_model(compiled: Path, tmp_path: Path) -> 
         assert_loser_line(code, err)
         return
     assert code == 0 and "Traceback" not in err, out + err
-    res = olctc("decode", "m.olctc.json", "s.sol", "-o", "t.json", cwd=tmp_path)
+    res = cli_here("decode", "m.olctc.json", "s.sol", "-o", "t.json", cwd=tmp_path)
     assert res.returncode == 0 and "tree written to t.json" in res.stdout, res.stdout + res.stderr
 
 
@@ -225,19 +227,23 @@ def test_two_solves_into_one_solution_while_decode_reads_it(compiled: Path, tmp_
     """Two `solve -o s.sol` at once, and decode reading s.sol meanwhile: every decode sees a whole solution
     (the earlier one or a new one), both solves succeed, and the last s.sol decodes."""
     copy_compiled(compiled, tmp_path)
-    first = olctc("solve", "m.mps", "--quiet", "-o", "s.sol", cwd=tmp_path)
+    first = cli_here("solve", "m.mps", "--quiet", "-o", "s.sol", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     solve = ["solve", "m.mps", "--quiet", "-o", "s.sol"]
     ps = [start_olctc(solve, tmp_path, f"s{i}") for i in range(2)]
     decodes = 0
     while any(p.poll() is None for p in ps) or decodes == 0:
-        res = olctc("decode", "m.olctc.json", "s.sol", "-o", f"t{decodes}.json", cwd=tmp_path)
+        # in this process (a reader other than the two writers): a decode takes milliseconds, not the second
+        # of a fresh interpreter's imports; the pause (a few reads a second, more than a fresh process each
+        # managed) leaves the solves the CPU however long a loaded machine makes them take
+        res = cli_here("decode", "m.olctc.json", "s.sol", "-o", f"t{decodes}.json", cwd=tmp_path)
         assert res.returncode == 0 and "Traceback" not in res.stderr, res.stderr
         decodes += 1
+        time.sleep(0.2)
     for i, p in enumerate(ps):
         code, _, err = finish(p, tmp_path, f"s{i}")
         assert code == 0 and "Traceback" not in err, err
-    res = olctc("decode", "m.olctc.json", "s.sol", "-o", "final.json", cwd=tmp_path)
+    res = cli_here("decode", "m.olctc.json", "s.sol", "-o", "final.json", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert json.loads((tmp_path / "final.json").read_text())["depth"] == 1
     assert not leftovers(tmp_path)
@@ -252,9 +258,17 @@ def grid_template(tmp_path_factory) -> Path:
     standin = d / "olctc-standin"
     standin.write_text(STANDIN.replace("@PY@", sys.executable))
     standin.chmod(standin.stat().st_mode | stat.S_IXUSR)
-    res = olctc("grid", "--dataset", "breast", "--depth", "1", "--C-values", "1", "--folds", "2", "--solver",
-                "highs", "--time-limit", "20", "--olctc-cmd", str(standin), "-o", "g", cwd=d)
-    assert res.returncode == 0, res.stderr
+    from olctc.cli import main
+
+    here = os.getcwd()
+    os.chdir(d)  # in this process: the grid's writing races nothing
+    try:
+        with pytest.raises(SystemExit) as e:
+            main(["grid", "--dataset", "breast", "--depth", "1", "--C-values", "1", "--folds", "2", "--solver",
+                  "highs", "--time-limit", "20", "--olctc-cmd", str(standin), "-o", "g"])
+    finally:
+        os.chdir(here)
+    assert e.value.code == 0
     return d / "g"
 
 
@@ -275,7 +289,7 @@ def test_run_local_twice_at_once(grid_template: Path, tmp_path: Path) -> None:
     results = [finish(p, tmp_path, f"r{i}") for i, p in enumerate(ps)]
     for t in ("0000", "0001"):
         assert (g / "tasks" / t / "model.highs.sol").stat().st_size > 0
-    col = olctc("collect", str(g), "--emit-final", cwd=tmp_path)
+    col = cli_here("collect", str(g), "--emit-final", cwd=tmp_path)
     assert col.returncode == 0 and "tasks: 2 of 2 scored" in col.stdout, col.stdout + col.stderr
     for code, out, err in results:
         assert code == 0 and "failed" not in err, out + err
@@ -292,7 +306,7 @@ def test_collect_while_a_task_is_running(grid_template: Path, tmp_path: Path) ->
     try:
         wait_for(lambda: (qa / "held").exists() or p.poll() is not None, "task 1 to start")
         assert (g / "tasks/0000/model.highs.sol").exists()
-        res = olctc("collect", str(g), "-o", "tree.json", cwd=tmp_path)
+        res = cli_here("collect", str(g), "-o", "tree.json", cwd=tmp_path)
     finally:
         (qa / "go").touch()
     assert_loser_line(res.returncode, res.stderr)
@@ -305,7 +319,7 @@ def test_collect_while_a_task_is_running(grid_template: Path, tmp_path: Path) ->
     code, out, err = finish(p, tmp_path, "run")
     assert code == 0, out + err
     (g / "tasks/0001/model.gurobi.sol.part.sol").unlink()
-    res = olctc("collect", str(g), "-o", "tree.json", "--quiet", cwd=tmp_path)
+    res = cli_here("collect", str(g), "-o", "tree.json", "--quiet", cwd=tmp_path)
     assert res.returncode == 0 and "tasks: 2 of 2 scored" in res.stdout, res.stdout + res.stderr
     assert json.loads((tmp_path / "tree.json").read_text())["depth"] == 1
 
@@ -355,7 +369,7 @@ def test_second_bench_refused_and_report_while_bench_runs(tmp_path: Path) -> Non
     wait_for(lambda: (d / "runs.jsonl").exists() and len(records(d)) >= 1 or a.poll() is not None,
              "the first run recorded")
     assert a.poll() is None, "the bench ended before the test could overlap it"
-    second = olctc(*args, cwd=tmp_path)
+    second = cli_here(*args, cwd=tmp_path)
     assert second.returncode == 2 and second.stderr == (
         "error: bench folder b is in use by another olctc bench: wait for it to end (its runs are recorded as "
         "they finish), or give another folder\n"), second.stderr
@@ -370,7 +384,7 @@ def test_second_bench_refused_and_report_while_bench_runs(tmp_path: Path) -> Non
     assert code == 0 and "2 run(s) done now" in out, out + err
     recs = records(d)
     assert sorted(r["key"] for r in recs) == sorted({r["key"] for r in recs}) and len(recs) == 2
-    again = olctc(*args, cwd=tmp_path)
+    again = cli_here(*args, cwd=tmp_path)
     assert again.returncode == 0 and "0 run(s) done now, 2 skipped" in again.stdout, again.stdout + again.stderr
     assert not leftovers(d)
 
@@ -410,7 +424,7 @@ def test_two_benches_started_together_on_a_new_folder(tmp_path: Path) -> None:
     b = start_paused("olctc.bench.folder.folder_problem", ready, go, args, tmp_path, "b")
     try:
         wait_for(lambda: ready.exists() or b.poll() is not None, "bench B to find no folder")
-        a = olctc(*args, cwd=tmp_path)
+        a = cli_here(*args, cwd=tmp_path)  # B, paused, is the other process
     finally:
         go.touch()
     assert a.returncode == 0, a.stderr
@@ -451,7 +465,7 @@ def test_two_fits_into_one_tree_file(tmp_path: Path) -> None:
         assert code == 0 and "Traceback" not in err, out + err
     tree = json.loads((tmp_path / "tree.json").read_text())
     assert tree["meta"]["spec"]["C"] in ([0.1], [10.0])
-    res = olctc("export", "tree.json", "-o", "tree.py", cwd=tmp_path)
+    res = cli_here("export", "tree.json", "-o", "tree.py", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert not leftovers(tmp_path)
 
@@ -469,9 +483,8 @@ def test_two_writers_of_one_output_file(trees: Path, tmp_path: Path, command: st
         return ["predict", tree, "new.csv", "--proba", "-o", out]
 
     suffix = ".py" if command == "export" else ".csv"
-    refs = [start_olctc(args(f"t{i}.json", f"ref{i}{suffix}"), tmp_path, f"ref{i}") for i in range(2)]
-    for i, p in enumerate(refs):
-        assert finish(p, tmp_path, f"ref{i}")[0] == 0
+    for i in range(2):  # what each writes alone (in this process: these two race nothing)
+        assert cli_here(*args(f"t{i}.json", f"ref{i}{suffix}"), cwd=tmp_path).returncode == 0
     ref = {(tmp_path / f"ref{i}{suffix}").read_bytes() for i in range(2)}
     assert len(ref) == 2
     ps = [start_olctc(args(f"t{i}.json", f"out{suffix}"), tmp_path, f"w{i}") for i in range(2)]

@@ -51,6 +51,27 @@ def olctc(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Complet
     return r
 
 
+#: ``olctc`` commands one after another in one fresh interpreter (stdin: a JSON list of [args, cwd]); each
+#: must exit 0. An interpreter's start (imports: scikit-learn alone is about 1 s) costs more than a compile.
+OLCTC_SEQ = ("import json, os, sys\n"
+             "from olctc.cli import main\n"
+             "for args, cwd in json.load(sys.stdin):\n"
+             "    os.chdir(cwd)\n"
+             "    try:\n"
+             "        main(args)\n"
+             "    except SystemExit as e:\n"
+             "        if e.code != 0:\n"
+             "            sys.exit(f'olctc {\" \".join(args)} exited {e.code}')\n")
+
+
+def olctc_seq(commands: list[tuple[list, Path]], env: dict[str, str]) -> None:
+    """Each (args, cwd) of ``commands`` run by olctc in turn, in one fresh interpreter with ``env``."""
+    todo = json.dumps([[[str(a) for a in args], str(cwd)] for args, cwd in commands])
+    r = subprocess.run([sys.executable, "-c", OLCTC_SEQ], input=todo, env=env_with(env), capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+
 def digests(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
 
@@ -87,8 +108,12 @@ def work(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def reference(work) -> dict[str, tuple[Path, dict[str, str]]]:
-    """Each preset compiled once in the reference environment (absolute path)."""
-    return {p: (work / "ref" / p, compile_to(work / "ref" / p, args, BASE_ENV)) for p, args in PRESETS.items()}
+    """Each preset compiled once in the reference environment (absolute path), all in one interpreter."""
+    for p in PRESETS:
+        (work / "ref" / p).mkdir(parents=True)
+    olctc_seq([(["compile", *args, "-o", work / "ref" / p / "m.mps"], work / "ref" / p) for p, args in PRESETS.items()],
+              BASE_ENV)
+    return {p: (work / "ref" / p, digests(work / "ref" / p)) for p in PRESETS}
 
 
 # ------------------------------------------------------------------------------------------ compile
@@ -211,10 +236,11 @@ def test_dataset_csv_and_gzip_give_the_same_model(work):
 def decoded(work) -> Path:
     """A depth-1 model solved once (HiGHS, one thread) and decoded: the tree file."""
     d = work / "dec"
-    compile_to(d, ["--dataset", "haberman", "--depth", "1"], BASE_ENV)
-    olctc(["solve", "m.mps", "--solver", "highs", "--time-limit", "10", "--threads", "1", "-o", "m.highs.sol"],
-          BASE_ENV, d)
-    olctc(["decode", "m.olctc.json", "m.highs.sol", "-o", "t1.json"], BASE_ENV, d)
+    d.mkdir()
+    olctc_seq([(["compile", "--dataset", "haberman", "--depth", "1", "-o", d / "m.mps"], d),
+               (["solve", "m.mps", "--solver", "highs", "--time-limit", "10", "--threads", "1", "-o", "m.highs.sol"],
+                d),
+               (["decode", "m.olctc.json", "m.highs.sol", "-o", "t1.json"], d)], BASE_ENV)
     return d / "t1.json"
 
 
@@ -233,8 +259,8 @@ FORMATS = {"json": "json", "python": "py", "onnx": "onnx", "text": "txt", "dot":
 
 def test_export_every_format_identical_across_runs(work, decoded):
     """Each format exported by the CLI (another environment, a renamed copy of the tree file, another
-    working directory) is byte-identical to the API's render in this process, twice; the JSON export is
-    the tree file itself."""
+    working directory; the five exports in one interpreter) is byte-identical to the API's render in this
+    process, twice; the JSON export is the tree file itself."""
     from olctc.export import render
     from olctc.export import json as tree_json
 
@@ -242,9 +268,10 @@ def test_export_every_format_identical_across_runs(work, decoded):
     copy = work / "exp b" / "renamed tree.json"
     copy.parent.mkdir(exist_ok=True)
     shutil.copyfile(decoded, copy)
+    olctc_seq([(["export", copy.name, "--format", fmt, "-o", f"out.{suffix}"], copy.parent)
+               for fmt, suffix in FORMATS.items()], VARIED_ENV)
     for fmt, suffix in FORMATS.items():
         b = copy.parent / f"out.{suffix}"
-        olctc(["export", copy.name, "--format", fmt, "-o", b.name], VARIED_ENV, copy.parent)
         assert b.read_bytes() == render(tree, fmt) == render(tree_json.load(decoded), fmt), fmt
     assert (copy.parent / "out.json").read_bytes() == decoded.read_bytes()
 

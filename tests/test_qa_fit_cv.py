@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import cli_main
 
 from olctc.cli import _register_optional, cli, main
 from olctc.cluster import collect
@@ -34,10 +35,6 @@ from olctc.spec import make_spec
 _register_optional()
 
 OLCTC = [sys.executable, "-m", "olctc.cli"]
-
-
-def run(*args: str, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([*OLCTC, *args], capture_output=True, text=True, **kw)
 
 
 def vendored_rows(name: str) -> list[list[str]]:
@@ -83,16 +80,16 @@ def test_cross_validate_refuses_before_any_fold_fit(kw, message):
     assert lines == []  # not even the plan: nothing ran
 
 
-def test_fit_cmd_miqp_on_highs_is_not_a_fold_error(tmp_path):
+def test_fit_cmd_miqp_on_highs_is_not_a_fold_error(tmp_path, capsys):
     # Was wrong: "error: cross-validation, fold 0, C 0.01: preset margot is a MIQP ...", after the fork server
-    # had started for --jobs 2.
+    # had started for --jobs 2. (In process: cli_main.)
     out = tmp_path / "t.json"
-    res = run("fit", "--dataset", "heart", "--preset", "margot", "--solver", "highs", "--depth", "1", "--cv", "2",
-              "--jobs", "2", "--threads", "1", "-o", str(out))
-    assert res.returncode == 2 and not out.exists()
-    assert res.stderr == ("error: preset margot is a MIQP (quadratic objective): fit it with SCIP (--solver scip; "
-                          "solver='scip' in Python)\n")
-    assert res.stdout == ""
+    code, stdout, stderr = cli_main(["fit", "--dataset", "heart", "--preset", "margot", "--solver", "highs",
+                                     "--depth", "1", "--cv", "2", "--jobs", "2", "--threads", "1", "-o", out], capsys)
+    assert code == 2 and not out.exists()
+    assert stderr == ("error: preset margot is a MIQP (quadratic objective): fit it with SCIP (--solver scip; "
+                      "solver='scip' in Python)\n")
+    assert stdout == ""
 
 
 def test_fit_cv_takes_jobs_and_checks_its_own_arguments_first():
@@ -116,7 +113,7 @@ def test_fit_cv_takes_jobs_and_checks_its_own_arguments_first():
 # ----------------------------------------------------------------------------- the size budget
 
 
-def test_fit_cv_size_budget_counts_the_points_the_model_keeps(tmp_path):
+def test_fit_cv_size_budget_counts_the_points_the_model_keeps(tmp_path, capsys):
     # Was wrong: --cv checked --max-nonzeros against every training point, though points of weight 0 are left
     # out of the model; a budget plain `olctc fit` took on the same data was refused with --cv.
     rows = vendored_rows("heart")
@@ -132,16 +129,17 @@ def test_fit_cv_size_budget_counts_the_points_the_model_keeps(tmp_path):
     assert estimate_size(len(train), ds.p, make_spec(depth=1)).nonzeros > budget  # all training points: over it
     args = [str(data), "--target", "y", "--weight-column", "w", "--depth", "1", "--test-size", "0.5",
             "--max-nonzeros", str(budget), "--quiet", "--threads", "1"]
-    plain = run("fit", *args, "-o", str(tmp_path / "plain.json"))
-    assert plain.returncode == 0, plain.stderr
-    cv = run("fit", *args, "--cv", "2", "--C-values", "1", "-o", str(tmp_path / "cv.json"))
-    assert cv.returncode == 0, cv.stderr
+    # in process (cli_main): three fresh interpreters cost about 4 s of imports and checked nothing more
+    code, _, err = cli_main(["fit", *args, "-o", tmp_path / "plain.json"], capsys)
+    assert code == 0, err
+    code, _, err = cli_main(["fit", *args, "--cv", "2", "--C-values", "1", "-o", tmp_path / "cv.json"], capsys)
+    assert code == 0, err
     assert json.loads((tmp_path / "cv.json").read_text())["meta"]["cv"]["C"] == [1.0]
     # still refused before any fold fit when the points kept are too many
-    small = run("fit", *args[:-5], "--max-nonzeros", "1000", "--cv", "2", "--C-values", "1",
-                "-o", str(tmp_path / "no.json"))
-    assert small.returncode == 2 and "over the budget of 1,000 nonzeros (--max-nonzeros)" in small.stderr
-    assert "cv fit" not in small.stdout and not (tmp_path / "no.json").exists()
+    code, out, err = cli_main(["fit", *args[:-5], "--max-nonzeros", "1000", "--cv", "2", "--C-values", "1",
+                               "-o", tmp_path / "no.json"], capsys)
+    assert code == 2 and "over the budget of 1,000 nonzeros (--max-nonzeros)" in err
+    assert "cv fit" not in out and not (tmp_path / "no.json").exists()
 
 
 # ----------------------------------------------------------------------------- agreement with grid + collect
@@ -166,28 +164,36 @@ IONO = ["--target", "y", "--weight-column", "w", "--positive-class", "b", "--dro
         "--class-weight", "balanced", "--seed", "4", "--test-size", "0.25", "--C-values", "0.01,1,100"]
 
 
-@pytest.mark.parametrize("scoring, best", [("neg_log_loss", [1.0]), ("accuracy", [100.0])])
-def test_fit_cv_agrees_with_grid_and_collect_on_weighted_text_labels(weighted_iono, tmp_path, scoring, best):
-    # Pinned: text labels with --positive-class, --drop, a weight column and --class-weight balanced give the
-    # cluster route's table and choice (every fit proven optimal), for two scorings that choose differently.
-    g = tmp_path / "g"
+@pytest.fixture(scope="module")
+def iono_grid(weighted_iono, tmp_path_factory) -> Path:
+    """The cluster route's grid of weighted_iono (2 folds x 3 C), solved task by task by run_local.sh (olctc
+    solve, HiGHS): one grid for both scorings, which collect reads without changing it."""
+    g = tmp_path_factory.mktemp("iono_grid") / "g"
     res = CliRunner().invoke(cli, ["grid", str(weighted_iono), *IONO, "--folds", "2", "--solver", "highs",
                                    "--time-limit", "30", "--olctc-cmd", " ".join(OLCTC), "-o", str(g)])
     assert res.exit_code == 0, res.output
     done = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
-    col = collect(g, scoring=scoring)
+    return g
+
+
+@pytest.mark.parametrize("scoring, best", [("neg_log_loss", [1.0]), ("accuracy", [100.0])])
+def test_fit_cv_agrees_with_grid_and_collect_on_weighted_text_labels(weighted_iono, iono_grid, tmp_path, capsys,
+                                                                      scoring, best):
+    # Pinned: text labels with --positive-class, --drop, a weight column and --class-weight balanced give the
+    # cluster route's table and choice (every fit proven optimal), for two scorings that choose differently.
+    col = collect(iono_grid, scoring=scoring)
     assert all(r.status == "optimal" for r in col.results)
     out = tmp_path / "t.json"
-    mine = run("fit", str(weighted_iono), *IONO, "--cv", "2", "--scoring", scoring, "--quiet", "--threads", "1",
-               "-o", str(out))
-    assert mine.returncode == 0, mine.stderr
+    code, stdout, err = cli_main(["fit", weighted_iono, *IONO, "--cv", "2", "--scoring", scoring, "--quiet",
+                                  "--threads", "1", "-o", out], capsys)
+    assert code == 0, err
     cv = json.loads(out.read_text())["meta"]["cv"]
     assert cv["C"] == best == list(col.best) and cv["fits_not_optimal"] == 0
     for a, b in zip(cv["table"], col.table, strict=True):
         assert a["C"] == b["C"] and a["folds_scored"] == b["folds_scored"] == 2
         assert a["mean"] == pytest.approx(b["mean"], rel=1e-6, abs=1e-9)
-    assert "points weighted by column 'w'" in mine.stdout
+    assert "points weighted by column 'w'" in stdout
 
 
 # ----------------------------------------------------------------------------- interrupts
@@ -230,24 +236,25 @@ def test_fit_cv_interrupted_writes_nothing_and_leaves_no_process(tmp_path, sig, 
 # ----------------------------------------------------------------------------- tiny data, the tree file
 
 
-def test_fit_cv_on_two_points_per_class(tmp_path):
+def test_fit_cv_on_two_points_per_class(tmp_path, capsys):
     # Pinned: 2 points per class make 2 folds (each fold trains on one point of each class), not 3; the
-    # refusal is one line naming the class and the largest --cv that works.
+    # refusal is one line naming the class and the largest --cv that works. (In process: cli_main.)
     data = tmp_path / "tiny.csv"
     data.write_text("x1,x2,label\n0.1,-0.3,yes\n2.2,1.9,no\n-0.4,0.2,yes\n1.8,2.4,no\n")
     out = tmp_path / "t.json"
-    ok = run("fit", str(data), "--target", "label", "--depth", "1", "--cv", "2", "--C-values", "0.1,1",
-             "--test-size", "0", "--quiet", "-o", str(out))
-    assert ok.returncode == 0, ok.stderr
+    code, _, err = cli_main(["fit", data, "--target", "label", "--depth", "1", "--cv", "2", "--C-values", "0.1,1",
+                             "--test-size", "0", "--quiet", "-o", out], capsys)
+    assert code == 0, err
     assert json.loads(out.read_text())["meta"]["cv"]["folds"] == 2
     out.unlink()
-    bad = run("fit", str(data), "--target", "label", "--depth", "1", "--cv", "3", "--test-size", "0", "-o", str(out))
-    assert bad.returncode == 2 and not out.exists() and bad.stdout == ""
-    assert bad.stderr == ("error: cannot make 3 stratified folds: the training part has only 2 point(s) of class "
-                          "'no'; use 2 folds or fewer (--cv 2), or more data\n")
+    code, stdout, err = cli_main(["fit", data, "--target", "label", "--depth", "1", "--cv", "3", "--test-size", "0",
+                                  "-o", out], capsys)
+    assert code == 2 and not out.exists() and stdout == ""
+    assert err == ("error: cannot make 3 stratified folds: the training part has only 2 point(s) of class "
+                   "'no'; use 2 folds or fewer (--cv 2), or more data\n")
 
 
-def test_cv_record_survives_save_load_and_the_tree_still_predicts(tmp_path):
+def test_cv_record_survives_save_load_and_the_tree_still_predicts(tmp_path, capsys):
     # Pinned: meta["cv"] is kept through olctc.export.json save/load, and predict / explain read such a file.
     from olctc.export.json import load as load_tree, save
 
@@ -258,10 +265,10 @@ def test_cv_record_survives_save_load_and_the_tree_still_predicts(tmp_path):
     assert again.meta["cv"] == cv.to_json() == res.tree.meta["cv"]
     data = tmp_path / "heart.csv"
     data.write_bytes(gzip.decompress(dataset_path("heart").read_bytes()))
-    pred = run("predict", str(path), str(data), "-o", str(tmp_path / "p.csv"))
-    assert pred.returncode == 0, pred.stderr
-    expl = run("explain", str(path), "--data", str(data), "--row", "3")
-    assert expl.returncode == 0 and "prediction:" in expl.stdout, expl.stderr
+    code, _, err = cli_main(["predict", path, data, "-o", tmp_path / "p.csv"], capsys)
+    assert code == 0, err
+    code, out, err = cli_main(["explain", path, "--data", data, "--row", "3"], capsys)
+    assert code == 0 and "prediction:" in out, err
 
 
 def test_fit_cv_final_fit_refusing_the_time_limit_says_the_choice(tmp_path, monkeypatch, capsys):
@@ -282,8 +289,11 @@ def test_fit_cv_final_fit_refusing_the_time_limit_says_the_choice(tmp_path, monk
     monkeypatch.setattr(olctc.fit, "fit", fit)
     out = tmp_path / "t.json"
     with pytest.raises(SystemExit) as ended:
-        main(["fit", "--dataset", "heart", "--depth", "2", "--cv", "2", "--C-values", "1", "--time-limit", "3",
-              "--threads", "1", "--quiet", "-o", str(out)])
+        # --time-limit 10, not a6a's 3: on a busy machine the fold fits themselves refused 3 s (their build and
+        # warm start took 0.3 s); --test-size 0.8 keeps the depth-2 fold fits to about 30 rows, proven optimal
+        # in well under a second
+        main(["fit", "--dataset", "heart", "--test-size", "0.8", "--depth", "2", "--cv", "2", "--C-values", "1",
+              "--time-limit", "10", "--threads", "1", "--quiet", "-o", str(out)])
     cap = capsys.readouterr()
     assert ended.value.code == 2 and not out.exists()
     best = json.loads("[" + cap.out.split("best C: ")[1].split(" ")[0] + "]")
@@ -308,7 +318,8 @@ def test_fit_cv_api_final_fit_refusing_the_time_limit_says_the_choice(monkeypatc
     with pytest.raises(TimeLimitTooShort, match=r"^the final fit: a time limit of 3 s leaves no time to solve: give "
                                                  r"at least 4 s; the cross-validation chose C 1: fit that \(spec "
                                                  r"C=\(1\.0,\)\) with a longer time_limit$"):
-        fit_cv(load("heart"), make_spec(depth=1), folds=2, C_values=[1.0], time_limit=3, threads=1, verbose=False)
+        # time_limit 10: the fold fits refused 3 s on a busy machine (the final fit's refusal is simulated)
+        fit_cv(load("heart"), make_spec(depth=1), folds=2, C_values=[1.0], time_limit=10, threads=1, verbose=False)
 
 
 def test_fit_cv_plan_counts_the_jobs_that_run():

@@ -235,7 +235,7 @@ def test_solve_through_a_symlinked_model_keeps_its_mip_start(compiled, tmp_path)
 
 # ==== what works ==============================================================================================
 
-def test_model_and_manifest_moved_together_decode_from_a_third_folder(compiled, tmp_path):
+def test_model_and_manifest_moved_together_decode_from_a_third_folder(compiled, tmp_path, monkeypatch, capsys):
     """Model + manifest moved to another folder, the solution elsewhere, the data moved too; decode from a third
     working folder with relative paths; without --data, a one-line error naming --data."""
     moved = tmp_path / "moved"
@@ -247,13 +247,15 @@ def test_model_and_manifest_moved_together_decode_from_a_third_folder(compiled, 
     (tmp_path / "data2").mkdir()
     shutil.copy(compiled / "data" / "hab.csv", tmp_path / "data2" / "hab.csv")
     (tmp_path / "cwd").mkdir()
-    res = run(["decode", "../moved/m.olctc.json", "../sols/answer.sol", "--data", "../data2/hab.csv",
-               "-o", "../out.json"], cwd=tmp_path / "cwd")
-    assert res.returncode == 0, res.stderr
+    monkeypatch.chdir(tmp_path / "cwd")  # in process: the relative paths are the working folder's
+    code, _, err = cli_main(["decode", "../moved/m.olctc.json", "../sols/answer.sol", "--data", "../data2/hab.csv",
+                             "-o", "../out.json"], capsys)
+    assert code == 0, err
     assert (tmp_path / "out.json").is_file()
     # the manifest names the data by an absolute path, which still exists here: decode works without --data
-    res = run(["decode", "moved/m.olctc.json", "sols/answer.sol", "-o", "out2.json"], cwd=tmp_path)
-    assert res.returncode == 0, res.stderr
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli_main(["decode", "moved/m.olctc.json", "sols/answer.sol", "-o", "out2.json"], capsys)
+    assert code == 0, err
 
 
 def test_decode_with_the_data_gone_names_data(compiled, tmp_path):
@@ -386,19 +388,21 @@ def _tools_link(tmp_path: Path, program: str) -> None:
     (tmp_path / "tools" / program).symlink_to(found)
 
 
-def test_solver_path_relative_and_bare(compiled, tmp_path):
+def test_solver_path_relative_and_bare(compiled, tmp_path, monkeypatch, capsys):
+    # in process, from tmp_path: the paths are relative to the working folder, not to a fresh interpreter
     _tools_link(tmp_path, "cbc")
     model = os.path.relpath(compiled / "proj" / "m.mps", tmp_path)
+    monkeypatch.chdir(tmp_path)
     for path, out in (("./tools/cbc", "a.sol"), ("tools/cbc", "b.sol"), ("cbc", "c.sol")):
-        res = run(["solve", model, "--solver", "cbc-cli", "--solver-path", path, "--quiet", "--time-limit", "10",
-                   "-o", out], cwd=tmp_path)
-        assert res.returncode == 0, (path, res.stderr)
+        code, _, err = cli_main(["solve", model, "--solver", "cbc-cli", "--solver-path", path, "--quiet",
+                                 "--time-limit", "10", "-o", out], capsys)
+        assert code == 0, (path, err)
         assert (tmp_path / out).is_file()
     for path in ("./nope/cbc", "tools", "nocbc-here"):
-        res = run(["solve", model, "--solver", "cbc-cli", "--solver-path", path, "--quiet", "-o", "x.sol"],
-                  cwd=tmp_path)
-        assert res.returncode == 2 and not (tmp_path / "x.sol").exists(), (path, res.stderr)
-        one_line_error(res)
+        code, _, err = cli_main(["solve", model, "--solver", "cbc-cli", "--solver-path", path, "--quiet",
+                                 "-o", "x.sol"], capsys)
+        assert code == 2 and not (tmp_path / "x.sol").exists(), (path, err)
+        one_line_error(err)
 
 
 def test_relative_PATH_entry_for_the_solver_program(compiled, tmp_path):

@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,9 +21,10 @@ import numpy as np
 import pytest
 
 try:
-    from test_cluster import run_cli, small_heart_csv  # tests/ is on sys.path (rootdir-less test folder)
+    from test_cluster import small_heart_csv  # tests/ is on sys.path (rootdir-less test folder)
 except ImportError:  # pragma: no cover
-    from tests.test_cluster import run_cli, small_heart_csv
+    from tests.test_cluster import small_heart_csv
+from conftest import cli_here
 
 DAEMONS = ("slurmctld", "slurmd", "munged", "sbatch", "squeue", "sinfo")
 missing = [d for d in DAEMONS if shutil.which(d) is None and not Path(f"/usr/sbin/{d}").exists()]
@@ -106,11 +108,13 @@ def _wait_job(job: str, env: dict, logs: list[Path]) -> None:
     _wait(gone, 150, f"job {job} to finish", logs)
 
 
-@pytest.fixture
-def cluster(short_tmp):
-    """munged + slurmctld + slurmd on localhost; yields the environment clients need."""
+@pytest.fixture(scope="module")
+def cluster():
+    """munged + slurmctld + slurmd on localhost; yields the environment clients need. One cluster for the
+    module: each test waits for its own jobs to leave the queue, so the next one finds the node idle."""
     # a short root: slurmstepd's socket is SlurmdSpoolDir/localhost_JOBID.4294967291, and job 10 failed to
     # start under pytest-xdist's longer tmp_path ("Unix socket path ... is too long (109 > 108)")
+    short_tmp = Path(tempfile.mkdtemp(prefix="olctc-t", dir="/tmp"))
     root = short_tmp / "slurm"
     for d in ("state", "spool"):
         (root / d).mkdir(parents=True)
@@ -149,6 +153,7 @@ def cluster(short_tmp):
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait(timeout=10)
+        shutil.rmtree(short_tmp, ignore_errors=True)
 
 
 def test_grid_on_slurm_matches_gridsearchcv(cluster, tmp_path):
@@ -158,13 +163,13 @@ def test_grid_on_slurm_matches_gridsearchcv(cluster, tmp_path):
     from olctc.data import read_csv
     from olctc.estimator import OLCTClassifier
 
-    env, cpus = cluster
+    env, _ = cluster
     data = small_heart_csv(tmp_path / "heart60.csv")
     grid = tmp_path / "grid"
     limit = 60  # the 24-point instances solve to optimality in about a second
-    res = run_cli("grid", str(data), "--target", "y", "--depth", "2", "--C-values", "0.01,1", "--folds", "2",
-                  "--test-size", "0.2", "--seed", "0", "--solver", "olctc", "--time-limit", str(limit),
-                  "--mem", "500M", "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", str(grid))
+    res = cli_here("grid", str(data), "--target", "y", "--depth", "2", "--C-values", "0.01,1", "--folds",
+                 "2", "--test-size", "0.2", "--seed", "0", "--solver", "olctc", "--time-limit", str(limit),
+                 "--mem", "500M", "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", str(grid))
     assert res.returncode == 0, res.stderr
     # from another folder: `sbatch grid/submit.slurm` there failed with no log (Slurm opens logs/ relative to
     # the folder sbatch runs in); submit.sh submits from the grid's own folder
@@ -190,7 +195,7 @@ def test_grid_on_slurm_matches_gridsearchcv(cluster, tmp_path):
     saved = {k: (grid / f"tasks/{k:04d}/model.highs.sol").read_bytes() for k in (1, 3)}
     for k in saved:
         (grid / f"tasks/{k:04d}/model.highs.sol").unlink()
-    col = run_cli("collect", str(grid), "--emit-final")
+    col = cli_here("collect", str(grid), "--emit-final")
     assert col.returncode == 0, col.stderr
     advice = re.search(r"only these: (\(cd .* && sbatch --array=1,3 submit\.slurm\)), or ", col.stdout)
     assert advice, col.stdout
@@ -202,7 +207,7 @@ def test_grid_on_slurm_matches_gridsearchcv(cluster, tmp_path):
         assert (grid / f"tasks/{k:04d}/model.highs.sol").exists(), (grid / f"logs/task-{k}.out").read_text()
     assert "exists, skipped" in (grid / "logs/task-0.out").read_text()  # task 0 did not run again
 
-    col = run_cli("collect", str(grid), "--quiet")
+    col = cli_here("collect", str(grid), "--quiet")
     assert col.returncode == 0, col.stderr
     assert "tasks: 8 of 8 scored" in col.stdout and "test balanced accuracy" in col.stdout
     assert (grid / "final_tree.json").exists()
@@ -218,8 +223,10 @@ def test_grid_on_slurm_matches_gridsearchcv(cluster, tmp_path):
     pos = {r: k for k, r in enumerate(train)}
     folds = [(np.array([pos[r] for r in f["train"]]), np.array([pos[r] for r in f["val"]])) for f in info["folds"]]
     grid_C = sorted((tuple(C) for C in info["C_grid"]), key=lambda C: (sum(C), C))  # collect's tie order
+    # in this process (n_jobs=1): 8 fits of about a second each cost less than starting and importing into
+    # worker processes
     gs = GridSearchCV(OLCTClassifier(depth=2, solver="highs", time_limit=limit), {"C": grid_C}, cv=folds,
-                      scoring="balanced_accuracy", n_jobs=cpus, refit=False).fit(ds.X[train], ds.y[train])
+                      scoring="balanced_accuracy", n_jobs=1, refit=False).fit(ds.X[train], ds.y[train])
     table = [{"C": list(C), "folds_scored": 2, "folds": 2, "mean": float(m)}
              for C, m in zip(gs.cv_results_["param_C"], gs.cv_results_["mean_test_score"])]
     assert tuple(gs.cv_results_["params"][int(np.argmin(gs.cv_results_["rank_test_score"]))]["C"]) == \
@@ -238,10 +245,10 @@ def test_grid_of_more_tasks_than_maxarraysize(cluster, tmp_path):
     env, _ = cluster
     data = small_heart_csv(tmp_path / "heart20.csv", per_class=10)
     grid = tmp_path / "grid"
-    res = run_cli("grid", str(data), "--target", "y", "--depth", "1", "--C-values",
-                  ",".join(str(k + 1) for k in range(501)), "--folds", "2", "--test-size", "0.2",
-                  "--solver", "highs", "--time-limit", "10", "--mem", "500M",
-                  "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", str(grid))
+    res = cli_here("grid", str(data), "--target", "y", "--depth", "1", "--C-values",
+                 ",".join(str(k + 1) for k in range(501)), "--folds", "2", "--test-size", "0.2",
+                 "--solver", "highs", "--time-limit", "10", "--mem", "500M",
+                 "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", str(grid))
     assert res.returncode == 0, res.stderr
     assert "1002 tasks" in res.stdout and f"bash {grid / 'submit.sh'}   (2 job arrays" in res.stdout
     assert 'for s in submit*.slurm; do sbatch "$s"; done' in res.stdout

@@ -9,13 +9,13 @@ recomputed from the start's (W, b) with olctc.objective.tree_objective.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from conftest import cli_main
 from olctc import OLCTClassifier, load_tree
 from olctc.compile import compile_problem
 from olctc.data import Column, Scaler, Schema, from_arrays, read_csv
@@ -29,8 +29,15 @@ from olctc.tree import Tree
 from olctc.warmstart import warm_start
 
 
-def _olctc(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "olctc", *args], capture_output=True, text=True, cwd=cwd)
+# Fits and solves here run on one thread (threads=1, --threads 1): these tests are about starts, not threads,
+# and the suite's two workers share two cores, so a second solver thread only doubles a time limit's CPU.
+
+
+def _olctc(capsys, *args):
+    """``olctc ARGS`` in this process (none of these tests is about the process): a traceback would escape
+    main() as the exception itself and fail the test, as it would show in a child's stderr."""
+    code, out, err = cli_main(list(args), capsys)
+    return SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
 
 def _data(seed: int = 0, n: int = 120, p: int = 4):
@@ -187,7 +194,7 @@ def test_the_start_is_the_trees_objective_and_the_fit_never_ends_worse():
     assert comp.milp.objective(x) == pytest.approx(_objective(Wa, ba, comp, spec), rel=1e-9)
     if not info["adjustments"]:
         assert comp.milp.objective(x) == pytest.approx(_objective(W, b, comp, spec), rel=1e-9)
-    res = fit(ds, spec, time_limit=5, verbose=False, start_tree=tree, refine=False)
+    res = fit(ds, spec, time_limit=5, threads=1, verbose=False, start_tree=tree, refine=False)
     s = res.summary
     assert s["warm_start_from"] == "start tree"
     assert s["objective_warm_start"] == pytest.approx(comp.milp.objective(x), rel=1e-9)
@@ -200,8 +207,8 @@ def test_fitting_again_from_the_fitted_tree_goes_on_from_it():
 
     ds = load("breast")
     spec = make_spec(depth=2, C=1.0, score_variables=True)
-    first = fit(ds, spec, time_limit=4, verbose=False, test_size=0.2)
-    again = fit(ds, spec, time_limit=4, verbose=False, test_size=0.2, start_tree=first.tree)
+    first = fit(ds, spec, time_limit=4, threads=1, verbose=False, test_size=0.2)
+    again = fit(ds, spec, time_limit=4, threads=1, verbose=False, test_size=0.2, start_tree=first.tree)
     # the same points, the same model: the start is the first fit's tree (refined, b at the midpoint), whose
     # model objective cannot be above the first fit's MILP tree by more than refinement's changes allow
     comp = compile_problem(ds.subset(first.train_rows), spec, "b")
@@ -248,8 +255,9 @@ def test_a_deeper_fit_from_a_shallow_tree_starts_where_it_predicts_the_same():
     from olctc.datasets import load
 
     ds = load("haberman")
-    shallow = fit(ds, make_spec(depth=1, C=1.0), time_limit=5, verbose=False)
-    deep = fit(ds, make_spec(depth=2, C=1.0), time_limit=5, verbose=False, start_tree=shallow.tree, refine=False)
+    shallow = fit(ds, make_spec(depth=1, C=1.0), time_limit=5, threads=1, verbose=False)
+    deep = fit(ds, make_spec(depth=2, C=1.0), time_limit=5, threads=1, verbose=False, start_tree=shallow.tree,
+               refine=False)
     assert deep.summary["warm_start_from"] == "start tree"
     # the start routes by the old last node and predicts as it; the solve keeps it or finds a better tree
     comp = compile_problem(ds, make_spec(depth=2, C=1.0), "h")
@@ -294,7 +302,7 @@ def test_a_deepened_start_keeps_the_given_layers_and_the_better_completion(prese
 
     ds = load("ionosphere")
     spec = make_spec(preset=preset, depth=3, C=1.0)
-    shallow = fit(ds, make_spec(preset=preset, depth=2, C=1.0), time_limit=4, verbose=False)
+    shallow = fit(ds, make_spec(preset=preset, depth=2, C=1.0), time_limit=4, threads=1, verbose=False)
     comp = compile_problem(ds, spec, "i")
     W, b = start_weights(shallow.tree, ds.schema, comp.scaler, ds.classes, spec, X=comp.X)
     x_copies, copies = warm_start(comp.milp, comp.X, comp.dataset.y, spec, tree=(W, b))
@@ -317,7 +325,7 @@ def test_a_refined_tree_also_starts_from_its_solver_nodes():
 
     ds = load("spectf")
     spec = make_spec(depth=2, C=1.0, score_variables=True)
-    first = fit(ds, spec, time_limit=6, verbose=False)
+    first = fit(ds, spec, time_limit=6, threads=1, verbose=False)
     tree = Tree.from_dict(first.tree.to_dict())  # through the JSON record, as a file would bring it
     trees = start_trees(tree)
     assert len(trees) == 2 and tree.meta["refine"]["nodes_refit"]
@@ -328,7 +336,7 @@ def test_a_refined_tree_also_starts_from_its_solver_nodes():
     assert info["objective"] == min(objs) and info["tree"] == int(np.argmin(objs))
     # the solver's nodes back: the first fit's MILP tree, up to the routing midpoint folded into the last layer
     assert objs[1] == pytest.approx(first.summary["objective_milp_true"], rel=1e-4)
-    again = fit(ds, spec, time_limit=6, verbose=False, start_tree=tree)
+    again = fit(ds, spec, time_limit=6, threads=1, verbose=False, start_tree=tree)
     assert again.summary["objective_warm_start"] == pytest.approx(min(objs), rel=1e-9)
     assert again.summary["warm_start_tree"] == ("before refinement" if info["tree"] else "as saved")
     # a hand-edited record that does not fit is passed over
@@ -342,10 +350,10 @@ def test_another_preset_starts_from_an_olct_tree():
     from olctc.datasets import load
 
     ds = load("haberman")
-    olct = fit(ds, make_spec(depth=2, C=1.0), time_limit=4, verbose=False)
+    olct = fit(ds, make_spec(depth=2, C=1.0), time_limit=4, threads=1, verbose=False)
     for preset in ("margot", "oct-h"):
         spec = make_spec(preset=preset, depth=2, C=1.0)
-        res = fit(ds, spec, time_limit=6, verbose=False, start_tree=olct.tree)
+        res = fit(ds, spec, time_limit=6, threads=1, verbose=False, start_tree=olct.tree)
         assert res.summary["warm_start_from"] == "start tree"
         assert res.summary["objective_milp_true"] <= res.summary["objective_warm_start"] * (1 + 1e-9)
 
@@ -386,26 +394,28 @@ def test_estimator_warm_start_goes_on_and_follows_a_new_positive_class():
 
 # ------------------------------------------------------------------ the console program
 
-def test_cli_fit_and_compile_start_tree(tmp_path):
+def test_cli_fit_and_compile_start_tree(tmp_path, capsys):
     t1 = tmp_path / "t.json"
-    r = _olctc("fit", "--dataset", "haberman", "--depth", "1", "--time-limit", "5", "--quiet", "-o", str(t1))
+    r = _olctc(capsys, "fit", "--dataset", "haberman", "--depth", "1", "--time-limit", "5", "--threads", "1",
+               "--quiet", "-o", str(t1))
     assert r.returncode == 0, r.stderr
     # -o may name the start tree itself: it is read before anything is written
-    r = _olctc("fit", "--dataset", "haberman", "--depth", "2", "--time-limit", "5", "--quiet",
+    r = _olctc(capsys, "fit", "--dataset", "haberman", "--depth", "2", "--time-limit", "5", "--threads", "1", "--quiet",
                "--start-tree", str(t1), "-o", str(t1))
     assert r.returncode == 0, r.stderr
     assert "objective: warm start (start tree)" in r.stdout
     assert load_tree(t1).depth == 2 and load_tree(t1).meta["fit"]["warm_start_from"] == "start tree"
 
     model = tmp_path / "m.mps"
-    r = _olctc("compile", "--dataset", "haberman", "--depth", "2", "--start-tree", str(t1), "-o", str(model))
+    r = _olctc(capsys, "compile", "--dataset", "haberman", "--depth", "2", "--start-tree", str(t1), "-o", str(model))
     assert r.returncode == 0, r.stderr
     assert "MIP start from --start-tree" in r.stdout
     man = json.loads((tmp_path / "m.olctc.json").read_text())
     assert man["warm_start"]["from"] == "start tree"
-    # the solver reads that start: its answer is never worse
+    # the solver reads that start: its answer is never worse (at any time limit: 2 s, not optimality, will do)
     sol = tmp_path / "m.sol"
-    r = _olctc("solve", str(model), "--solver", "highs", "--time-limit", "5", "--quiet", "-o", str(sol))
+    r = _olctc(capsys, "solve", str(model), "--solver", "highs", "--time-limit", "2", "--threads", "1", "--quiet",
+               "-o", str(sol))
     assert r.returncode == 0, r.stderr
     objective = float(r.stdout.split("objective ")[1].split(",")[0])
     assert objective <= man["warm_start"]["objective"] * (1 + 1e-9)
@@ -416,7 +426,7 @@ def test_cli_fit_and_compile_start_tree(tmp_path):
     (["--cv", "2"], "--start-tree does not apply with --cv"),
     (["--preset", "olct-univariate"], "preset 'olct-univariate' allows at most 1 per node"),
 ])
-def test_cli_bad_start_tree(tmp_path, extra, message):
+def test_cli_bad_start_tree(tmp_path, capsys, extra, message):
     tree = Tree.from_arrays(np.ones((3, 3)), [0.0, 1.0, -1.0], feature_names=["age", "year_of_operation",
                                                                             "positive_axillary_nodes"],
                             classes=(1, 2))
@@ -425,18 +435,18 @@ def test_cli_bad_start_tree(tmp_path, extra, message):
     for cmd, out in (("fit", tmp_path / "o.json"), ("compile", tmp_path / "o.mps")):
         if cmd == "compile" and "--cv" in extra:
             continue
-        r = _olctc(cmd, "--dataset", "haberman", "--start-tree", str(path), *extra, "-o", str(out))
+        r = _olctc(capsys, cmd, "--dataset", "haberman", "--start-tree", str(path), *extra, "-o", str(out))
         assert r.returncode == 2, (cmd, r.stdout, r.stderr)
         assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
 
 
-def test_cli_start_tree_not_a_tree_and_no_start(tmp_path):
+def test_cli_start_tree_not_a_tree_and_no_start(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2]")
-    r = _olctc("fit", "--dataset", "haberman", "--start-tree", str(bad), "-o", str(tmp_path / "o.json"))
+    r = _olctc(capsys, "fit", "--dataset", "haberman", "--start-tree", str(bad), "-o", str(tmp_path / "o.json"))
     assert r.returncode == 2 and "bad.json" in r.stderr and "Traceback" not in r.stderr
-    r = _olctc("compile", "--dataset", "haberman", "--start-tree", str(bad), "--no-start", "-o",
+    r = _olctc(capsys, "compile", "--dataset", "haberman", "--start-tree", str(bad), "--no-start", "-o",
                str(tmp_path / "m.mps"))
     assert r.returncode == 2 and "--no-start" in r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
