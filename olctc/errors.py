@@ -20,7 +20,8 @@ class NoSolution(OlctcError):
 
 
 class TimeLimitTooShort(OlctcError):
-    """A fit's time limit leaves the solver no time; callers whose limit came from elsewhere say where."""
+    """A time limit leaves the solver no time (a fit's, once the model is built, or a solve's, once the model is
+    read); callers whose limit came from elsewhere say where."""
 
 
 def param_error(name: str, expected: str, got: object, option: str | None = None) -> OlctcError:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 import numpy as np
 
 from olctc.compile import Compiled, manifest_fields, manifest_path, model_format, read_manifest, write_manifest
-from olctc.errors import NoSolution, OlctcError
+from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort
 from olctc.io import (atomic_open, check_not_input, check_output_file, check_path, check_suffix, check_writable,
                       folder_lock, remove_files, sha256_file)
 from olctc.milp import names_from_block_map
@@ -231,9 +231,9 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
         spent = time.monotonic() - started
         if time_limit - spent - SOLUTION_RESERVE < MIN_SOLVE_SECONDS:
             least = math.ceil(spent + SOLUTION_RESERVE + MIN_SOLVE_SECONDS + 0.1)
-            raise OlctcError(f"--time-limit {time_limit:g} s leaves no time to solve: checking the model's "
-                             f"files took {spent:.1f} s, writing the solution needs {SOLUTION_RESERVE:g} s and "
-                             f"a solver at least {MIN_SOLVE_SECONDS:g} s: give at least {least} s")
+            raise TimeLimitTooShort(f"--time-limit {time_limit:g} s leaves no time to solve: checking the model's "
+                                    f"files took {spent:.1f} s, writing the solution needs {SOLUTION_RESERVE:g} s "
+                                    f"and a solver at least {MIN_SOLVE_SECONDS:g} s: give at least {least} s")
         time_limit -= spent + SOLUTION_RESERVE
     if solver.endswith("-cli"):
         return _solve_external(model, solver, sol, time_limit=time_limit, threads=threads, start_path=start_path,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.milp import MILP, Block
 from olctc.read import read_solution
 from olctc.solve import (EXTERNAL_SOLVERS, SOLVERS, SolveResult, solve_file, solve_milp,
@@ -111,7 +111,7 @@ def test_time_limit_covers_reading_the_model(models: Path, solver: str) -> None:
     # The limit is the call's: a solver is handed what is left once the file is read, and a call left
     # with less than half a second refuses instead of overrunning.
     need(solver)
-    with pytest.raises(OlctcError, match=r"^no time is left to solve: reading the model took \d+\.\d s, leaving "
+    with pytest.raises(TimeLimitTooShort, match=r"^no time is left to solve: reading the model took \d+\.\d s, leaving "
                                          r"0\.\d\d s of the time limit \(a solver needs at least 0\.5 s\)$"):
         solve_quiet(models / "mknap.mps", solver, time_limit=0.4)
 
@@ -125,7 +125,7 @@ def test_solve_command_limit_covers_checking_its_files(tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
     comp = compile_problem(from_arrays(rng.normal(size=(12, 2)), np.arange(12) % 2), make_spec("olct", 1))
     write_compiled(comp, tmp_path / "m.mps")
-    with pytest.raises(OlctcError, match=r"^--time-limit 0\.6 s leaves no time to solve: checking the model's "
+    with pytest.raises(TimeLimitTooShort, match=r"^--time-limit 0\.6 s leaves no time to solve: checking the model's "
                                          r"files took \d+\.\d s, writing the solution needs 0\.2 s and a solver "
                                          r"at least 0\.5 s: give at least 1 s$"):
         solve_compiled_file(tmp_path / "m.mps", "highs", time_limit=0.6, verbose=False)

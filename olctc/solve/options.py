@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, TimeLimitTooShort
 
 #: A MIP start: values in the model's column order, or ``{column name: value}`` (missing columns get 0
 #: clipped into their bounds).
@@ -50,9 +50,9 @@ class SolveOptions:
         if left < MIN_SOLVE_SECONDS:
             spent = self.time_limit - left
             # Not the limit itself: a command hands its solver what is left of its own, larger, limit.
-            raise OlctcError(f"no time is left to solve: reading the model took {spent:.1f} s, leaving "
-                             f"{max(left, 0.0):.2f} s of the time limit (a solver needs at least "
-                             f"{MIN_SOLVE_SECONDS:g} s)")
+            raise TimeLimitTooShort(f"no time is left to solve: reading the model took {spent:.1f} s, leaving "
+                                    f"{max(left, 0.0):.2f} s of the time limit (a solver needs at least "
+                                    f"{MIN_SOLVE_SECONDS:g} s)")
         return left
 
 
