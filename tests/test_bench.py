@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import cli_here
 from olctc.bench import experiments as ex
 from olctc.bench import folder as bench_folder
 from olctc.bench import options as bench_options
@@ -132,9 +133,8 @@ def _baselines(d: Path, capsys, seeds: str = "0,1") -> tuple[int, str, str]:
 
 def _bench_once(tmp_path_factory, args: list[str]) -> Path:
     d = tmp_path_factory.mktemp("bench_done") / "b"
-    with pytest.raises(SystemExit) as e:
-        main([*args, "-o", str(d)])
-    assert e.value.code == 0
+    res = cli_here(*args, "-o", d)
+    assert res.returncode == 0, res.stderr
     return d
 
 

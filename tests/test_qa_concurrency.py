@@ -258,17 +258,10 @@ def grid_template(tmp_path_factory) -> Path:
     standin = d / "olctc-standin"
     standin.write_text(STANDIN.replace("@PY@", sys.executable))
     standin.chmod(standin.stat().st_mode | stat.S_IXUSR)
-    from olctc.cli import main
-
-    here = os.getcwd()
-    os.chdir(d)  # in this process: the grid's writing races nothing
-    try:
-        with pytest.raises(SystemExit) as e:
-            main(["grid", "--dataset", "breast", "--depth", "1", "--C-values", "1", "--folds", "2", "--solver",
-                  "highs", "--time-limit", "20", "--olctc-cmd", str(standin), "-o", "g"])
-    finally:
-        os.chdir(here)
-    assert e.value.code == 0
+    # in this process: the grid's writing races nothing
+    res = cli_here("grid", "--dataset", "breast", "--depth", "1", "--C-values", "1", "--folds", "2", "--solver",
+                   "highs", "--time-limit", "20", "--olctc-cmd", standin, "-o", "g", cwd=d)
+    assert res.returncode == 0, res.stderr
     return d / "g"
 
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 import pickle
 import warnings
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from conftest import cli_main
+from conftest import cli_here
 from olctc import MARGOTClassifier, OCTHClassifier, OLCTClassifier, load_tree
 from olctc.compile import compile_problem
 from olctc.data import Column, Scaler, Schema, from_arrays, read_csv
@@ -30,13 +29,6 @@ HAB = ["age", "year_of_operation", "positive_axillary_nodes"]
 
 # Fits and solves here run on one thread (threads=1, --threads 1): these tests are about starts, not threads,
 # and the suite's two workers share two cores, so a second solver thread only doubles a time limit's CPU.
-
-
-def _olctc(capsys, *args):
-    """``olctc ARGS`` in this process (none of these tests is about the process): a traceback would escape
-    main() as the exception itself and fail the test, as it would show in a child's stderr."""
-    code, out, err = cli_main(list(args), capsys)
-    return SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
 
 def _one_line_error(r, *needles):
@@ -132,13 +124,13 @@ def test_mirrored_start_routes_points_on_a_split_as_the_tree(tmp_path):
     assert obj == pytest.approx(obj_same, rel=1e-5)
 
 
-def test_compile_refuses_a_start_tree_among_its_outputs(tmp_path, capsys):
+def test_compile_refuses_a_start_tree_among_its_outputs(tmp_path):
     tree = Tree.from_arrays(np.array([[0.0, 0.0, 1.0]]), [-3.5], feature_names=HAB, classes=(1, 2))
     path = tmp_path / "m.olctc.json"
     tree.save(path)
     before = path.read_text()
-    r = _olctc(capsys, "compile", "--dataset", "haberman", "--depth", "1", "--start-tree", str(path), "-o",
-               str(tmp_path / "m.lp"))
+    r = cli_here("compile", "--dataset", "haberman", "--depth", "1", "--start-tree", str(path), "-o",
+                 str(tmp_path / "m.lp"))
     assert path.read_text() == before  # the user's tree is intact (currently replaced by the manifest) ...
     _one_line_error(r, "m.olctc.json")  # ... and the clash is refused as it is for the data
 
@@ -314,7 +306,7 @@ def test_cbc_fit_from_a_start_tree():
 
 # ====================================================================== the console program
 
-def test_cli_fit_weight_column_class_weight_and_test_size(tmp_path, capsys):
+def test_cli_fit_weight_column_class_weight_and_test_size(tmp_path):
     X, y = _synthetic(60, 2, seed=5)
     w = np.r_[np.zeros(6), np.ones(54) * 2]
     csv = tmp_path / "d.csv"
@@ -322,16 +314,16 @@ def test_cli_fit_weight_column_class_weight_and_test_size(tmp_path, capsys):
                                          for (u, v), q, t in zip(X, w, y)))
     plain = Tree.from_arrays(np.array([[1.0, 0.0, 0.7]]), [-1.0], feature_names=["a", "b", "w"], classes=("no", "yes"))
     plain.save(tmp_path / "weighs_w.json")
-    r = _olctc(capsys, "fit", str(csv), "--target", "y", "--weight-column", "w", "--depth", "1", "--start-tree",
-               str(tmp_path / "weighs_w.json"), "-o", str(tmp_path / "o.json"))
+    r = cli_here("fit", str(csv), "--target", "y", "--weight-column", "w", "--depth", "1", "--start-tree",
+                 str(tmp_path / "weighs_w.json"), "-o", str(tmp_path / "o.json"))
     _one_line_error(r, "weighs feature 'w'")
     assert not (tmp_path / "o.json").exists()
     good = Tree.from_arrays(np.array([[1.0, 0.3]]), [-1.0], feature_names=["a", "b"], classes=("yes", "no"))
     good.save(tmp_path / "t.json")
     for extra in (["--class-weight", "balanced"], ["--test-size", "0"], ["--test-size", "0.25", "--paper-form"]):
-        r = _olctc(capsys, "fit", str(csv), "--target", "y", "--weight-column", "w", "--depth", "2", "--time-limit",
-                   "3", "--threads", "1", "--quiet", "--no-refine", "--start-tree", str(tmp_path / "t.json"), *extra,
-                   "-o", str(tmp_path / "o.json"))
+        r = cli_here("fit", str(csv), "--target", "y", "--weight-column", "w", "--depth", "2", "--time-limit",
+                     "3", "--threads", "1", "--quiet", "--no-refine", "--start-tree", str(tmp_path / "t.json"), *extra,
+                     "-o", str(tmp_path / "o.json"))
         assert r.returncode == 0, (extra, r.stderr)
         assert "warm start (start tree)" in r.stdout
         s = load_tree(tmp_path / "o.json").meta["fit"]
@@ -339,7 +331,7 @@ def test_cli_fit_weight_column_class_weight_and_test_size(tmp_path, capsys):
         assert s["sample_weights"]["zero"] >= 1
 
 
-def test_cli_errors_are_one_line_and_write_nothing(tmp_path, capsys):
+def test_cli_errors_are_one_line_and_write_nothing(tmp_path):
     bad = {
         "classes.json": Tree.from_arrays(np.ones((1, 3)), [0.0], feature_names=HAB, classes=("a", "b")),
         "feature.json": Tree.from_arrays(np.ones((1, 2)), [0.0], feature_names=["age", "height"], classes=(1, 2)),
@@ -360,30 +352,30 @@ def test_cli_errors_are_one_line_and_write_nothing(tmp_path, capsys):
              ("missing.json", [], "missing.json")]
     for name, extra, msg in cases:
         for cmd, o in (("compile", out / "m.lp"), ("fit", out / "t.json")):
-            r = _olctc(capsys, cmd, "--dataset", "haberman", "--depth", "1", "--start-tree", str(tmp_path / name),
-                       *extra, "-o", str(o))
+            r = cli_here(cmd, "--dataset", "haberman", "--depth", "1", "--start-tree", str(tmp_path / name),
+                         *extra, "-o", str(o))
             _one_line_error(r, msg)
             assert list(out.iterdir()) == [], (cmd, name)
     # -o naming the start tree itself: a refused start leaves the file as it was
     before = (tmp_path / "classes.json").read_bytes()
-    r = _olctc(capsys, "fit", "--dataset", "haberman", "--depth", "1", "--start-tree", str(tmp_path / "classes.json"),
-               "-o", str(tmp_path / "classes.json"))
+    r = cli_here("fit", "--dataset", "haberman", "--depth", "1", "--start-tree", str(tmp_path / "classes.json"),
+                 "-o", str(tmp_path / "classes.json"))
     _one_line_error(r, "separates classes")
     assert (tmp_path / "classes.json").read_bytes() == before
 
 
-def test_cli_manifest_as_start_tree_keeps_the_compiled_set(tmp_path, capsys):
-    r = _olctc(capsys, "compile", "--dataset", "haberman", "--depth", "1", "-o", str(tmp_path / "m.lp"))
+def test_cli_manifest_as_start_tree_keeps_the_compiled_set(tmp_path):
+    r = cli_here("compile", "--dataset", "haberman", "--depth", "1", "-o", str(tmp_path / "m.lp"))
     assert r.returncode == 0, r.stderr
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     for own in ("m.olctc.json", "m.start.highs.sol"):
-        r = _olctc(capsys, "compile", "--dataset", "haberman", "--depth", "2", "--start-tree", str(tmp_path / own),
-                   "-o", str(tmp_path / "m.lp"))
+        r = cli_here("compile", "--dataset", "haberman", "--depth", "2", "--start-tree", str(tmp_path / own),
+                     "-o", str(tmp_path / "m.lp"))
         _one_line_error(r, own)
         assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
-def test_cli_compile_start_files_load_in_every_solver_and_decode(tmp_path, capsys):
+def test_cli_compile_start_files_load_in_every_solver_and_decode(tmp_path):
     # 26 rows: the huge tree still needs every node scaled, and HiGHS and SCIP then end before the time limit
     csv = _hab_csv(tmp_path / "h.csv", range(0, 306, 12))
     tree = Tree.from_arrays(np.array([[1e4, 0, 1e4], [0, 1e5, 0], [1e3, 1e3, 1e3]]), [-5e5, -6e6, -1e5],
@@ -392,8 +384,8 @@ def test_cli_compile_start_files_load_in_every_solver_and_decode(tmp_path, capsy
     forms = {}
     for form in ("--paper-form", "--score-variables"):
         model = tmp_path / f"m{form[2]}.mps"
-        r = _olctc(capsys, "compile", str(csv), "--target", "label", "--depth", "2", form, "--start-tree",
-                   str(tmp_path / "huge.json"), "-o", str(model))
+        r = cli_here("compile", str(csv), "--target", "label", "--depth", "2", form, "--start-tree",
+                     str(tmp_path / "huge.json"), "-o", str(model))
         assert r.returncode == 0, r.stderr
         assert "made a MIP start: node 0: (w, b) scaled" in r.stdout
         man = json.loads(model.with_name(model.stem + ".olctc.json").read_text())
@@ -404,13 +396,13 @@ def test_cli_compile_start_files_load_in_every_solver_and_decode(tmp_path, capsy
     model = tmp_path / "mp.mps"
     for solver in ("highs", "scip", "cbc"):
         sol = tmp_path / f"m.{solver}.sol"
-        r = _olctc(capsys, "solve", str(model), "--solver", solver, "--time-limit", "3", "--threads", "1",
-                   "--quiet", "-o", str(sol))
+        r = cli_here("solve", str(model), "--solver", solver, "--time-limit", "3", "--threads", "1",
+                     "--quiet", "-o", str(sol))
         assert r.returncode == 0, (solver, r.stderr)
         objective = float(r.stdout.split("objective ")[1].split(",")[0])
         assert objective <= forms["--paper-form"] * (1 + 1e-9), solver
-        r = _olctc(capsys, "decode", str(tmp_path / "mp.olctc.json"), str(sol), "-o",
-                   str(tmp_path / f"d.{solver}.json"))
+        r = cli_here("decode", str(tmp_path / "mp.olctc.json"), str(sol), "-o",
+                     str(tmp_path / f"d.{solver}.json"))
         assert r.returncode == 0, (solver, r.stderr)
         assert load_tree(tmp_path / f"d.{solver}.json").classes == (1, 2)
 

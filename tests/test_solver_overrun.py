@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import olctc
+from conftest import cli_here
 from olctc.solve.inprocess import LEAVE_WAIT
 from olctc.solve.options import overrun_grace
 
@@ -158,12 +159,9 @@ def _cli(prelude: str, args: list[str], cwd: Path) -> tuple[subprocess.Completed
 def heart_compiled(tmp_path_factory) -> Path:
     """The heart depth-2 model and its start files, compiled once, in this process (compiling is not what
     these tests check)."""
-    from olctc.cli import main
-
     folder = tmp_path_factory.mktemp("heart")
-    with pytest.raises(SystemExit) as exc:
-        main(["compile", "--dataset", "heart", "--depth", "2", "-o", str(folder / "h.mps")])
-    assert exc.value.code == 0
+    res = cli_here("compile", "--dataset", "heart", "--depth", "2", "-o", folder / "h.mps")
+    assert res.returncode == 0, res.stderr
     return folder
 
 

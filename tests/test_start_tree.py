@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import warnings
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from conftest import cli_main
+from conftest import cli_here
 from olctc import OLCTClassifier, load_tree
 from olctc.compile import compile_problem
 from olctc.data import Column, Scaler, Schema, from_arrays, read_csv
@@ -31,13 +30,6 @@ from olctc.warmstart import warm_start
 
 # Fits and solves here run on one thread (threads=1, --threads 1): these tests are about starts, not threads,
 # and the suite's two workers share two cores, so a second solver thread only doubles a time limit's CPU.
-
-
-def _olctc(capsys, *args):
-    """``olctc ARGS`` in this process (none of these tests is about the process): a traceback would escape
-    main() as the exception itself and fail the test, as it would show in a child's stderr."""
-    code, out, err = cli_main(list(args), capsys)
-    return SimpleNamespace(returncode=code, stdout=out, stderr=err)
 
 
 def _data(seed: int = 0, n: int = 120, p: int = 4):
@@ -394,28 +386,28 @@ def test_estimator_warm_start_goes_on_and_follows_a_new_positive_class():
 
 # ------------------------------------------------------------------ the console program
 
-def test_cli_fit_and_compile_start_tree(tmp_path, capsys):
+def test_cli_fit_and_compile_start_tree(tmp_path):
     t1 = tmp_path / "t.json"
-    r = _olctc(capsys, "fit", "--dataset", "haberman", "--depth", "1", "--time-limit", "5", "--threads", "1",
-               "--quiet", "-o", str(t1))
+    r = cli_here("fit", "--dataset", "haberman", "--depth", "1", "--time-limit", "5", "--threads", "1",
+                 "--quiet", "-o", str(t1))
     assert r.returncode == 0, r.stderr
     # -o may name the start tree itself: it is read before anything is written
-    r = _olctc(capsys, "fit", "--dataset", "haberman", "--depth", "2", "--time-limit", "5", "--threads", "1", "--quiet",
-               "--start-tree", str(t1), "-o", str(t1))
+    r = cli_here("fit", "--dataset", "haberman", "--depth", "2", "--time-limit", "5", "--threads", "1", "--quiet",
+                 "--start-tree", str(t1), "-o", str(t1))
     assert r.returncode == 0, r.stderr
     assert "objective: warm start (start tree)" in r.stdout
     assert load_tree(t1).depth == 2 and load_tree(t1).meta["fit"]["warm_start_from"] == "start tree"
 
     model = tmp_path / "m.mps"
-    r = _olctc(capsys, "compile", "--dataset", "haberman", "--depth", "2", "--start-tree", str(t1), "-o", str(model))
+    r = cli_here("compile", "--dataset", "haberman", "--depth", "2", "--start-tree", str(t1), "-o", str(model))
     assert r.returncode == 0, r.stderr
     assert "MIP start from --start-tree" in r.stdout
     man = json.loads((tmp_path / "m.olctc.json").read_text())
     assert man["warm_start"]["from"] == "start tree"
     # the solver reads that start: its answer is never worse (at any time limit: 2 s, not optimality, will do)
     sol = tmp_path / "m.sol"
-    r = _olctc(capsys, "solve", str(model), "--solver", "highs", "--time-limit", "2", "--threads", "1", "--quiet",
-               "-o", str(sol))
+    r = cli_here("solve", str(model), "--solver", "highs", "--time-limit", "2", "--threads", "1", "--quiet",
+                 "-o", str(sol))
     assert r.returncode == 0, r.stderr
     objective = float(r.stdout.split("objective ")[1].split(",")[0])
     assert objective <= man["warm_start"]["objective"] * (1 + 1e-9)
@@ -426,7 +418,7 @@ def test_cli_fit_and_compile_start_tree(tmp_path, capsys):
     (["--cv", "2"], "--start-tree does not apply with --cv"),
     (["--preset", "olct-univariate"], "preset 'olct-univariate' allows at most 1 per node"),
 ])
-def test_cli_bad_start_tree(tmp_path, capsys, extra, message):
+def test_cli_bad_start_tree(tmp_path, extra, message):
     tree = Tree.from_arrays(np.ones((3, 3)), [0.0, 1.0, -1.0], feature_names=["age", "year_of_operation",
                                                                             "positive_axillary_nodes"],
                             classes=(1, 2))
@@ -435,18 +427,18 @@ def test_cli_bad_start_tree(tmp_path, capsys, extra, message):
     for cmd, out in (("fit", tmp_path / "o.json"), ("compile", tmp_path / "o.mps")):
         if cmd == "compile" and "--cv" in extra:
             continue
-        r = _olctc(capsys, cmd, "--dataset", "haberman", "--start-tree", str(path), *extra, "-o", str(out))
+        r = cli_here(cmd, "--dataset", "haberman", "--start-tree", str(path), *extra, "-o", str(out))
         assert r.returncode == 2, (cmd, r.stdout, r.stderr)
         assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
         assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
 
 
-def test_cli_start_tree_not_a_tree_and_no_start(tmp_path, capsys):
+def test_cli_start_tree_not_a_tree_and_no_start(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("[1, 2]")
-    r = _olctc(capsys, "fit", "--dataset", "haberman", "--start-tree", str(bad), "-o", str(tmp_path / "o.json"))
+    r = cli_here("fit", "--dataset", "haberman", "--start-tree", str(bad), "-o", str(tmp_path / "o.json"))
     assert r.returncode == 2 and "bad.json" in r.stderr and "Traceback" not in r.stderr
-    r = _olctc(capsys, "compile", "--dataset", "haberman", "--start-tree", str(bad), "--no-start", "-o",
-               str(tmp_path / "m.mps"))
+    r = cli_here("compile", "--dataset", "haberman", "--start-tree", str(bad), "--no-start", "-o",
+                 str(tmp_path / "m.mps"))
     assert r.returncode == 2 and "--no-start" in r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]
