@@ -268,7 +268,7 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
                            max_nonzeros=max_nonzeros)
     previous = manifest_model_field(manifest_path(out), "file")
-    written = write_compiled(comp, out, params=params, start=start, start_tree=tree)
+    written = write_compiled(comp, out, params=params, start=start, start_tree=tree, start_in_child=True)
     m = comp.milp
     n = comp.dataset.n
     points = f"{n} points" if n == ds.n else f"{n} of {ds.n} points, {ds.n - n} of weight 0 left out"

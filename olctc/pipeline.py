@@ -8,11 +8,11 @@ import contextlib
 import hashlib
 import math
 import os
-import threading
+import sys
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
@@ -24,8 +24,6 @@ from olctc.milp import names_from_block_map
 
 if TYPE_CHECKING:
     from olctc.tree import Tree
-
-T = TypeVar("T")
 
 START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
                             "cbc-cli": "cbc", "highs-cli": "highs", "glpk-cli": None}
@@ -44,7 +42,7 @@ def compiled_files(out: str | Path) -> list[Path]:
 
 
 def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, start: bool = True,
-                   start_tree: Tree | None = None) -> dict[str, Path]:
+                   start_tree: Tree | None = None, start_in_child: bool = False) -> dict[str, Path]:
     """Write model, solver parameter files, MIP-start files and (last) the manifest.
 
     The MIP start is the greedy warm start's tree, or ``start_tree``'s (``olctc.start_tree``).
@@ -58,14 +56,18 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     manifest and starts. The writes hold the folder (``folder_lock``): the set the second compile writes
     replaces the first's whole.
 
-    The greedy warm start runs on a thread of its own while the model is written (its liblinear fits
-    leave the interpreter free): a failure there, too, removes the set. A failed write waits for that
-    thread before it raises; an interrupt leaves it to finish on its own (it writes nothing).
+    The greedy warm start runs beside the model's writing: a failure there, too, removes the set. On a
+    thread of its own, by default (its liblinear fits leave the interpreter free); a failed write waits for
+    that thread before it raises, an interrupt leaves it to finish on its own (it writes nothing).
+    ``start_in_child``: in a forked child process instead (``olctc.background.in_child``, on Linux), when
+    scikit-learn is still to be imported: a fresh interpreter's import (a second of pure Python) then runs
+    on the other core, not in turns with the writing. For one compile in a fresh process (``olctc
+    compile``); a process that compiles again and again (``olctc grid``) imports once on its thread.
     """
     from olctc.emit.lp import write_lp
     from olctc.emit.mps import write_mps
     from olctc.emit.params import LINEAR_ONLY_SOLVERS, param_file_paths, write_param_files
-    from olctc.emit.start import START_FORMATS, start_filename, write_start
+    from olctc.emit.start import START_FORMATS, start_filename, start_text
 
     out = check_path(out, "out")
     check_output_file(out)
@@ -86,22 +88,38 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     stale = [f for f in all_files if f not in the_set]
     if start_tree is not None and not start:
         raise OlctcError("start_tree gives the MIP start files, which start=False leaves out: drop one of them")
-    warm: contextlib.AbstractContextManager[Callable[[], tuple[np.ndarray, dict[str, Any]]] | None]
+
+    def start_texts(x: np.ndarray) -> tuple[float, list[str]]:
+        """The start's MILP objective and the text of each start file."""
+        objective = comp.milp.objective(x)
+        names = [str(n) for n in comp.milp.col_names()]
+        quad_part = comp.milp.quadratic_part(x)
+        return objective, [start_text(path, names, x, solver, objective=objective, quadratic=quad_part)
+                           for solver, path in zip(start_solvers, start_files)]
+
+    warm: contextlib.AbstractContextManager[Callable[[], tuple[float, list[str]]] | None]
     warm = contextlib.nullcontext(None)
     if start_tree is not None:
         from olctc.start_tree import start_record, tree_start
 
         x, info = tree_start(comp, start_tree)
+        rendered = start_texts(x)
     elif start:
-        from olctc.warmstart import warm_start
+        from olctc.background import in_child, on_thread
 
-        warm = _in_background(lambda: warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec,
-                                                 sample_weight=comp.dataset.weight), "olctc-warm-start")
+        def greedy_start() -> tuple[float, list[str]]:
+            from olctc.warmstart import warm_start  # scipy.optimize and scikit-learn: imported beside the writing
+
+            x, _ = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight)
+            return start_texts(x)  # formatted there too: the files' text is what comes back
+
+        beside = in_child if start_in_child and "sklearn.linear_model" not in sys.modules else on_thread
+        warm = beside(greedy_start, "olctc-warm-start")
     with warm as greedy, folder_lock(out.parent), _removed_on_error(the_set):
         written["model"] = out
         digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
         if greedy is not None:
-            x, info = greedy()
+            rendered = greedy()
         man["model"].update({"file": out.name, "format": fmt, "sha256": digest})
         if params:
             for f in param_files:
@@ -109,13 +127,12 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             files = write_param_files(out.parent, stem, model=out.name, starts=start, quadratic=quadratic)
             man["files"]["params"] = sorted(f.name for f in files)
         if start:
-            start_objective = comp.milp.objective(x)
-            names = [str(n) for n in comp.milp.col_names()]
-            quad_part = comp.milp.quadratic_part(x)
+            start_objective, texts = rendered
             starts: dict[str, Any] = {}
-            for solver, path in zip(start_solvers, start_files):
+            for solver, path, text in zip(start_solvers, start_files, texts):
                 written[f"start:{solver}"] = path
-                write_start(path, names, x, solver, objective=start_objective, quadratic=quad_part)
+                with atomic_open(path, "w") as fh:
+                    fh.write(text)
                 starts[solver] = {"file": path.name, "sha256": sha256_file(path)}
             man["files"]["start"] = starts
             man["warm_start"] = {"objective": float(start_objective)}
@@ -127,35 +144,6 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
         written["manifest"] = mpath
         write_manifest(man, mpath)
     return written
-
-
-@contextlib.contextmanager
-def _in_background(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
-    """Run ``call`` on a daemon thread during the block, which gets a function that waits for it and returns
-    its value or raises its exception. A block that fails waits for the thread (so that nothing of the call
-    outlives it); an interrupt does not."""
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = call()
-        except BaseException as exc:  # raised again in the caller's thread
-            box["error"] = exc
-
-    thread = threading.Thread(target=run, name=name, daemon=True)
-    thread.start()
-
-    def result() -> T:
-        thread.join()
-        if "error" in box:
-            raise box["error"]
-        return box["value"]
-
-    try:
-        yield result
-    except Exception:
-        thread.join()
-        raise
 
 
 @contextlib.contextmanager

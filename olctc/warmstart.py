@@ -407,6 +407,9 @@ class LeafTooSmall(OlctcError):
         super().__init__(message)
         self.why = why or message
 
+    def __reduce__(self) -> tuple[type, tuple[str, str]]:  # pickled (olctc.background): keep ``why``
+        return type(self), (str(self), self.why)
+
 
 def leaf_sizes_error(counts: np.ndarray, topo: Topology, min_leaf: int) -> str | None:
     """What breaks the min_leaf rule in ``counts`` (training points per last-layer node), else None."""

@@ -116,10 +116,10 @@ def test_grid_killed_midway_leaves_the_folder_as_it_was(tmp_path, existing, sig)
 
 _SWALLOWED = """
 import os, signal, sys
-import olctc.warmstart
+import olctc.emit.mps
 from olctc import cli
 
-real = olctc.warmstart.warm_start
+real = olctc.emit.mps.write_mps
 
 class Finaliser:
     def __del__(self):
@@ -128,11 +128,11 @@ class Finaliser:
         os.kill(os.getpid(), signal.SIGTERM)
         sum(range(1000))
 
-def warm_start(*args, **kwargs):
+def write_mps(*args, **kwargs):  # in the command's process (its warm start runs in a child)
     Finaliser()
     return real(*args, **kwargs)
 
-olctc.warmstart.warm_start = warm_start
+olctc.emit.mps.write_mps = write_mps
 sys.argv = ["olctc", "compile", "--dataset", "heart", "--depth", "2", "-o", "heart.mps"]
 cli.main()
 """

@@ -154,11 +154,20 @@ def _check_names(names: Sequence[str], path: Path) -> None:
 
 def write_start(path: str | os.PathLike[str], col_names: Sequence[str], x: np.ndarray, solver: str,
                 objective: float | None = None, *, quadratic: float | None = None) -> None:
-    """Write a complete MIP start for ``solver``.
+    """Write a complete MIP start for ``solver``, atomically: ``start_text``'s parameters and errors, and an
+    OlctcError for a folder that does not exist."""
+    text = start_text(path, col_names, x, solver, objective, quadratic=quadratic)
+    with atomic_open(path, "w") as fh:
+        fh.write(text)
+
+
+def start_text(path: str | os.PathLike[str], col_names: Sequence[str], x: np.ndarray, solver: str,
+               objective: float | None = None, *, quadratic: float | None = None) -> str:
+    """The text of a complete MIP start for ``solver``, to be written to ``path``.
 
     Parameters
     ----------
-    path : output file (see ``start_filename``); written atomically.
+    path : the file it is for (see ``start_filename``): CPLEX's start names the problem after it.
     col_names : every column name, in the model's column order.
     x : one finite value per column.
     solver : one of ``START_FORMATS``.
@@ -171,7 +180,7 @@ def write_start(path: str | os.PathLike[str], col_names: Sequence[str], x: np.nd
     ------
     OlctcError
         for an unknown solver, a length mismatch, a non-finite value, names with whitespace or
-        duplicates, a column named like SCIP's helper in a MIQP, or a folder that does not exist.
+        duplicates, or a column named like SCIP's helper in a MIQP.
     """
     _check_solver(solver)
     path = Path(path)
@@ -198,6 +207,4 @@ def write_start(path: str | os.PathLike[str], col_names: Sequence[str], x: np.nd
                              "the helper column of a quadratic objective; rename it")
         names = names + list(SCIP_QUADRATIC_HELPERS)
         text_values = text_values + format_values(np.full(len(SCIP_QUADRATIC_HELPERS), float(quadratic)))
-    text = _WRITERS[solver][1](names, text_values, None if objective is None else float(objective), path)
-    with atomic_open(path, "w") as fh:
-        fh.write(text)
+    return _WRITERS[solver][1](names, text_values, None if objective is None else float(objective), path)

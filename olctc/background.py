@@ -1,0 +1,155 @@
+"""Work done beside the main thread while it writes: on a thread, or in a forked child process.
+
+A thread shares the GIL, so work that is pure Python (a fresh interpreter importing scikit-learn: a second
+or more of module bodies) runs no faster beside a model being written than after it. A forked child runs
+it on the other core. The child writes no file: it sends its value (or its exception, and the warnings
+it raised) back through a pipe, and dies with its parent.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import sys
+import threading
+import traceback
+import warnings
+from typing import Any, Callable, Iterator, TypeVar
+
+from olctc.errors import OlctcError
+
+T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def on_thread(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
+    """Run ``call`` on a daemon thread during the block, which gets a function that waits for it and returns
+    its value or raises its exception. A block that fails waits for the thread (so that nothing of the call
+    outlives it); an interrupt does not."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # raised again in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name=name, daemon=True)
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    try:
+        yield result
+    except Exception:
+        thread.join()
+        raise
+
+
+def can_fork() -> bool:
+    """Whether ``in_child`` forks: on Linux, from a process running no other Python thread (a fork copies
+    only the calling thread, and a lock another thread held would stay held in the child). macOS is left
+    out: its system libraries (Accelerate, which numpy may use) are not safe to use in a forked child."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork") and threading.active_count() == 1
+
+
+@contextlib.contextmanager
+def in_child(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
+    """``on_thread``'s contract, with ``call`` run in a forked child process when ``can_fork()`` (else on a
+    thread). ``call``'s value and exception must pickle; the warnings it raises are raised again in the
+    caller. The child is killed when the block ends without having waited for it (an error, an interrupt),
+    and when this process dies."""
+    if not can_fork():
+        with on_thread(call, name) as wait:
+            yield wait
+        return
+    parent = os.getpid()
+    read_end, write_end = os.pipe()
+    with warnings.catch_warnings():
+        # Python >= 3.12 warns about forking a multi-threaded process, counting BLAS's worker threads,
+        # which reset themselves in the child (pthread_atfork).
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        os.close(read_end)
+        _run_child(call, write_end, parent, name)
+    os.close(write_end)
+    done: dict[str, Any] = {}
+
+    def result() -> T:
+        if "reply" not in done:
+            with os.fdopen(read_end, "rb", closefd=False) as pipe:
+                data = pipe.read()
+            done["reply"] = data
+            _, status = os.waitpid(pid, 0)
+            done["status"] = status
+        return _unpack(done["reply"], done["status"], name)
+
+    try:
+        yield result
+    finally:
+        if "reply" not in done:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(read_end)
+
+
+def _run_child(call: Callable[[], Any], write_end: int, parent: int, name: str) -> None:  # pragma: no cover
+    """The child's whole life: run ``call``, send what came of it, exit without running the parent's code
+    (``os._exit``: no ``finally`` of the caller, no atexit handler, no flush of inherited buffers)."""
+    code = 1
+    try:
+        # Ctrl-C reaches the whole process group, and a scheduler's SIGTERM may: the parent handles them (exit
+        # 130, its files removed) and kills the child. A child that died of one first would turn the stop
+        # into an error of the warm start's.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _die_with(parent)
+        with warnings.catch_warnings(record=True) as caught:
+            try:
+                reply: tuple = ("value", call())
+            except BaseException as exc:
+                if not isinstance(exc, OlctcError):
+                    exc.add_note(f"(in {name}, a child process:)\n" + "".join(traceback.format_exception(exc)))
+                reply = ("error", exc)
+        shown = [(str(w.message), w.category, w.filename, w.lineno) for w in caught]
+        try:
+            data = pickle.dumps((*reply, shown), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # an unpicklable value or exception: say what it was
+            data = pickle.dumps(("error", OlctcError(f"{name}: {reply[0]} {reply[1]!r} could not be sent back "
+                                                     f"to the parent process ({exc})"), shown))
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(data)
+        code = 0
+    finally:
+        os._exit(code)
+
+
+def _die_with(parent: int) -> None:  # pragma: no cover - runs in the child
+    """Ask Linux to kill this process when its parent dies (a SIGKILLed parent cleans nothing up)."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(1)
+
+
+def _unpack(data: bytes, status: int, name: str) -> Any:
+    if not data:
+        how = (f"was killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+               else f"exited with status {os.waitstatus_to_exitcode(status)}")
+        raise OlctcError(f"{name}: its child process {how} before it could answer"
+                         + (" (out of memory?)" if os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9 else ""))
+    kind, value, shown = pickle.loads(data)
+    for message, category, filename, lineno in shown:
+        warnings.warn_explicit(message, category, filename, lineno)
+    if kind == "error":
+        raise value
+    return value

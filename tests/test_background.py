@@ -1,0 +1,270 @@
+"""olctc.background: work beside the main thread, in a forked child (Linux) or on a thread.
+
+The fork is only taken in a process running a single Python thread, which a pytest-xdist worker is not:
+the scenarios run in a fresh interpreter, as `olctc compile` does.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import cli_here
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="in_child forks on Linux only")
+
+SCENARIOS = textwrap.dedent(r'''
+    import json, os, pickle, signal, sys, threading, time, warnings
+    import numpy as np
+    from olctc.background import can_fork, in_child
+    from olctc.errors import OlctcError
+    from olctc.warmstart import LeafTooSmall
+
+    out = {"parent": os.getpid(), "can_fork": can_fork()}
+
+    def caught(call):
+        try:
+            with in_child(call, "scenario") as result:
+                return {"value": result()}
+        except BaseException as exc:
+            return {"type": type(exc).__name__, "message": str(exc), "why": getattr(exc, "why", None),
+                    "notes": "".join(getattr(exc, "__notes__", []))}
+
+    def value():
+        return os.getpid(), np.arange(200_000, dtype=float)   # more than a pipe's buffer
+
+    got = caught(value)["value"]
+    out["value"] = {"pid": got[0], "equal": bool((got[1] == np.arange(200_000)).all())}
+
+    def leaf():
+        raise LeafTooSmall("node 4 holds 3 points", why="3 < 5")
+    out["olctc_error"] = caught(leaf)
+
+    def bug():
+        return 1 / 0
+    out["bug"] = caught(bug)
+
+    def warns():
+        warnings.warn("careful: something odd", UserWarning)
+        return 7
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out["warns"] = {"value": caught(warns)["value"], "shown": [str(x.message) for x in w],
+                        "category": [x.category.__name__ for x in w]}
+
+    out["unpicklable"] = caught(lambda: (lambda: 1))
+
+    out["killed"] = caught(lambda: os.kill(os.getpid(), signal.SIGKILL))
+
+    def sleeper():
+        with open(sys.argv[1], "w") as f:
+            f.write(str(os.getpid()))
+        time.sleep(60)
+    started = time.monotonic()
+    try:
+        with in_child(sleeper, "scenario") as result:
+            while not (os.path.exists(sys.argv[1]) and open(sys.argv[1]).read()):
+                time.sleep(0.01)
+            raise RuntimeError("the block fails")
+    except RuntimeError:
+        pid = int(open(sys.argv[1]).read())
+        try:
+            os.kill(pid, 0)
+            alive = True
+        except ProcessLookupError:
+            alive = False
+        out["abandoned"] = {"child": pid, "alive": alive, "seconds": time.monotonic() - started}
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    out["threaded"] = {"can_fork": can_fork(), "pid": caught(os.getpid)["value"]}
+    stop.set()
+    other.join()
+    print(json.dumps(out))
+''')
+
+
+@pytest.fixture(scope="module")
+def scenarios(tmp_path_factory) -> dict:
+    d = tmp_path_factory.mktemp("background")
+    script = d / "scenarios.py"
+    script.write_text(SCENARIOS)
+    proc = subprocess.run([sys.executable, str(script), str(d / "child.pid")], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_the_value_comes_from_a_child_process(scenarios):
+    assert scenarios["can_fork"] is True
+    assert scenarios["value"]["pid"] != scenarios["parent"]
+    assert scenarios["value"]["equal"]
+
+
+def test_an_olctc_error_is_raised_again_whole(scenarios):
+    got = scenarios["olctc_error"]
+    assert got["type"] == "LeafTooSmall"
+    assert got["message"] == "node 4 holds 3 points"
+    assert got["why"] == "3 < 5"  # pickled with its extra attribute
+    assert got["notes"] == ""  # a user's error: no traceback attached
+
+
+def test_a_bug_keeps_the_child_traceback(scenarios):
+    got = scenarios["bug"]
+    assert got["type"] == "ZeroDivisionError"
+    assert "in scenario, a child process" in got["notes"]
+    assert "return 1 / 0" in got["notes"]
+
+
+def test_warnings_are_raised_again_in_the_parent(scenarios):
+    assert scenarios["warns"] == {"value": 7, "shown": ["careful: something odd"], "category": ["UserWarning"]}
+
+
+def test_an_unpicklable_value_is_a_clear_error(scenarios):
+    got = scenarios["unpicklable"]
+    assert got["type"] == "OlctcError"
+    assert got["message"].startswith("scenario: value <function")
+    assert "could not be sent back to the parent process" in got["message"]
+
+
+def test_a_killed_child_is_a_clear_error(scenarios):
+    got = scenarios["killed"]
+    assert got["type"] == "OlctcError"
+    assert got["message"] == ("scenario: its child process was killed by signal 9 before it could answer "
+                              "(out of memory?)")
+
+
+def test_a_failing_block_kills_the_child(scenarios):
+    got = scenarios["abandoned"]
+    assert got["child"] != scenarios["parent"]
+    assert got["alive"] is False
+    assert got["seconds"] < 30  # not the 60 s the child would have slept
+
+
+def test_another_thread_means_no_fork(scenarios):
+    assert scenarios["threaded"] == {"can_fork": False, "pid": scenarios["parent"]}
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")  # a zombie no one has reaped yet is dead too
+
+
+def test_the_child_dies_with_its_parent(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    script = tmp_path / "parent.py"
+    script.write_text(textwrap.dedent(f'''
+        import os, time
+        from olctc.background import in_child
+        def sleeper():
+            with open({str(pidfile)!r}, "w") as f:
+                f.write(str(os.getpid()))
+            time.sleep(60)
+        with in_child(sleeper, "scenario") as result:
+            result()
+    '''))
+    parent = subprocess.Popen([sys.executable, str(script)])
+    try:
+        deadline = time.monotonic() + 60
+        while not (pidfile.exists() and pidfile.read_text()):
+            assert time.monotonic() < deadline and parent.poll() is None, "the child never started"
+            time.sleep(0.02)
+        child = int(pidfile.read_text())
+        assert not _gone(child)
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while not _gone(child):
+            assert time.monotonic() < deadline, f"child {child} outlived its SIGKILLed parent"
+            time.sleep(0.05)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+
+
+def test_compile_in_a_fresh_process_writes_what_the_threaded_compile_writes(tmp_path):
+    """`olctc compile` in a fresh interpreter (its warm start forked) and the same compile in this process
+    (threaded: pytest runs threads here, and scikit-learn is imported) write the same bytes."""
+    args = ["compile", "--dataset", "ionosphere", "--depth", "2", "-o", "model.mps"]
+    for d in ("forked", "here"):
+        (tmp_path / d).mkdir()
+    # olctc's own main, with the warm start noting the process it ran in
+    spy = tmp_path / "spy.py"
+    spy.write_text(textwrap.dedent(f'''
+        import os, sys
+        import olctc.background as bg
+        real = bg.in_child
+        def in_child(call, name):
+            def noted():
+                with open({str(tmp_path / "ran_in")!r}, "w") as f:
+                    f.write(f"{{os.getppid()}} {{os.getpid()}}")
+                return call()
+            return real(noted, name)
+        bg.in_child = in_child
+        from olctc.cli import main
+        main(sys.argv[1:])
+    '''))
+    forked = subprocess.Popen([sys.executable, str(spy), *args], cwd=tmp_path / "forked", stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    _, err = forked.communicate(timeout=300)
+    assert forked.returncode == 0, err
+    assert (tmp_path / "ran_in").read_text().split()[0] == str(forked.pid)  # run by a child of the command
+    here = cli_here(*args, cwd=tmp_path / "here")
+    assert here.returncode == 0, here.stderr
+    a = json.loads((tmp_path / "forked" / "model.olctc.json").read_text())
+    b = json.loads((tmp_path / "here" / "model.olctc.json").read_text())
+    assert a["model"]["sha256"] == b["model"]["sha256"]
+    assert a["files"]["start"] == b["files"]["start"] and len(a["files"]["start"]) == 5
+    assert a["warm_start"] == b["warm_start"]
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.parametrize("sig, to", [(signal.SIGINT, "group"), (signal.SIGTERM, "group"),
+                                     (signal.SIGINT, "command"), (signal.SIGTERM, "command")])
+def test_an_interrupted_compile_leaves_no_child_and_no_file(tmp_path, sig, to):
+    """Ctrl-C (the terminal's, to the process group, or `kill -INT` to the command) or a SIGTERM (a scheduler's)
+    while the forked warm start runs: the command exits 130, not with an error of its child's, the child is
+    gone with it, and nothing is written."""
+    proc = subprocess.Popen([sys.executable, "-m", "olctc.cli", "compile", "--dataset", "a6a", "--depth", "2",
+                             "-o", "model.mps"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (children := _children(proc.pid)):
+            assert proc.poll() is None and time.monotonic() < deadline, "the compile never forked its warm start"
+            time.sleep(0.01)
+        if to == "group":
+            os.killpg(proc.pid, sig)
+        else:
+            proc.send_signal(sig)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and err.strip() == "interrupted", err
+    assert all(_gone(c) for c in children)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
