@@ -141,13 +141,29 @@ def _die_with(parent: int) -> None:  # pragma: no cover - runs in the child
         os._exit(1)
 
 
+def _signal_name(number: int) -> str:
+    try:
+        return f"{signal.Signals(number).name} (signal {number})"
+    except ValueError:
+        return f"signal {number}"
+
+
 def _unpack(data: bytes, status: int, name: str) -> Any:
-    if not data:
-        how = (f"was killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+    reply = None
+    if data:
+        try:
+            reply = pickle.loads(data)
+        except Exception as exc:  # cut short (the child died while it wrote), or a class that cannot be rebuilt
+            if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+                raise OlctcError(f"{name}: the answer of its child process could not be read back "
+                                 f"({type(exc).__name__}: {exc})") from None
+    if reply is None:
+        killed = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        how = (f"was killed by {_signal_name(killed)}" if killed is not None
                else f"exited with status {os.waitstatus_to_exitcode(status)}")
-        raise OlctcError(f"{name}: its child process {how} before it could answer"
-                         + (" (out of memory?)" if os.WIFSIGNALED(status) and os.WTERMSIG(status) == 9 else ""))
-    kind, value, shown = pickle.loads(data)
+        raise OlctcError(f"{name}, a child process of this command, {how} before it answered"
+                         + (" (out of memory?)" if killed == signal.SIGKILL else ""))
+    kind, value, shown = reply
     for message, category, filename, lineno in shown:
         warnings.warn_explicit(message, category, filename, lineno)
     if kind == "error":

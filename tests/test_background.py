@@ -61,6 +61,13 @@ SCENARIOS = textwrap.dedent(r'''
 
     out["unpicklable"] = caught(lambda: (lambda: 1))
 
+    class Odd(Exception):  # pickles, but cannot be rebuilt from its args
+        def __init__(self, a, b):
+            super().__init__(a)
+    def odd():
+        raise Odd("a", "b")
+    out["unreadable"] = caught(odd)
+
     out["killed"] = caught(lambda: os.kill(os.getpid(), signal.SIGKILL))
 
     def sleeper():
@@ -135,11 +142,17 @@ def test_an_unpicklable_value_is_a_clear_error(scenarios):
     assert "could not be sent back to the parent process" in got["message"]
 
 
+def test_an_answer_that_cannot_be_rebuilt_is_a_clear_error(scenarios):
+    got = scenarios["unreadable"]
+    assert got["type"] == "OlctcError"
+    assert got["message"].startswith("scenario: the answer of its child process could not be read back (")
+
+
 def test_a_killed_child_is_a_clear_error(scenarios):
     got = scenarios["killed"]
     assert got["type"] == "OlctcError"
-    assert got["message"] == ("scenario: its child process was killed by signal 9 before it could answer "
-                              "(out of memory?)")
+    assert got["message"] == ("scenario, a child process of this command, was killed by SIGKILL (signal 9) "
+                              "before it answered (out of memory?)")
 
 
 def test_a_failing_block_kills_the_child(scenarios):
