@@ -71,10 +71,14 @@ def _experiment_command(name: str) -> click.Command:
     @click.option("--score-variables", is_flag=True,
                   help="Compile every tree model with a column per split score (same optimum, fewer "
                        "nonzeros; see olctc compile --help). Default: the paper's form.")
+    @click.option("--min-leaf", "min_leaf", type=int, default=0, show_default=True,
+                  help="Training points each last-layer node of every tree model holds: none or at least this "
+                       "many (as olctc fit --min-leaf); CART's and STreeD's leaves at least this many. 0: no "
+                       "minimum, the paper's.")
     @click.option("-o", "--output", "output", required=True, metavar="DIRECTORY",
                   help="Bench folder (created; resumed if it holds this bench).")
     def cmd(datasets, seeds, models, solver, time_limit, cv, fixed_C, C_grid, authors_split, jobs, threads,
-            retry_errors, run_timeout, class_weight, score_variables, output) -> None:
+            retry_errors, run_timeout, class_weight, score_variables, min_leaf, output) -> None:
         from olctc.bench.folder import RUNS
         from olctc.bench.options import make_options
         from olctc.bench.runner import run_bench
@@ -87,7 +91,7 @@ def _experiment_command(name: str) -> click.Command:
                             time_limit=time_limit,
                             fixed_C="anchors" if fixed_C is None else fixed_C, cv=cv, C_grid=C_grid,
                             authors_split=authors_split, threads=threads, class_weight=class_weight,
-                            score_variables=score_variables)
+                            score_variables=score_variables, min_leaf=min_leaf)
         s = run_bench(opts, output, jobs=jobs, echo=lambda m: click.echo(m, err=True), retry_errors=retry_errors,
                       run_timeout=run_timeout)
         recorded = (f"; {s.skipped_failed} of them recorded as failed (error or timeout): --retry-errors "

@@ -939,6 +939,48 @@ def test_fixed_C_is_compared_by_value_when_resuming(tmp_path: Path, capsys) -> N
     assert snapshot(d) == before
 
 
+def test_min_leaf_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
+    """--min-leaf k: every tree model's last-layer nodes hold none or at least k training points, CART's and
+    STreeD's leaves at least k; the records say so and list the leaf sizes, and a folder keeps its choice."""
+    assert "min_leaf" not in bench_options.make_options("models").to_json()  # old folders stay resumable
+    args = ["bench", "models", "--models", "OLCT,OCT-H,CART,STreeD", "--datasets", "haberman", "--seeds", "0",
+            "--time-limit", "8"]
+    plain, k40 = tmp_path / "plain", tmp_path / "k40"
+    assert cli([*args, "-o", str(plain)], capsys)[0] == 0
+    assert cli([*args, "--min-leaf", "40", "-o", str(k40)], capsys)[0] == 0
+    a = {r["model"]: r for r in bench_folder.read_runs(plain)[0]}
+    b = {r["model"]: r for r in bench_folder.read_runs(k40)[0]}
+    assert {r["min_leaf"] for r in a.values()} == {0} and {r["min_leaf"] for r in b.values()} == {40}
+    n = b["OLCT"]["n_train"]
+    for model in ("OLCT", "OCT-H"):
+        sizes = b[model]["train_leaf_sizes"]
+        assert len(sizes) == 2 and sum(sizes) == n and all(s == 0 or s >= 40 for s in sizes), (model, sizes)
+        assert sum(a[model]["train_leaf_sizes"]) == n
+    assert all(s >= 40 for s in b["CART"]["train_leaf_sizes"]) and sum(b["CART"]["train_leaf_sizes"]) == n
+    assert min(a["CART"]["train_leaf_sizes"]) < 40  # haberman's depth-2 CART isolates a few points unless told
+    assert b["STreeD"]["status"] in ("optimal", "feasible", "skipped")
+    assert cli(["bench", "report", str(k40)], capsys)[0] == 0
+    assert "at least 40 training points" in (k40 / "report" / "summary.md").read_text(encoding="utf-8")
+    code, _, err = cli([*args, "-o", str(k40)], capsys)
+    assert (code, err) == (2, f"error: {k40} was started with other options (--min-leaf: 40 there, 0 now): "
+                              "rerun with the same options or give another folder\n")
+
+
+@pytest.mark.parametrize("extra, expected", [
+    (["--min-leaf", "-1"], "The 'min_leaf' parameter (--min-leaf) must be an integer >= 0 (training points per "
+                           "last-layer node; 0: no minimum). Got -1 instead."),
+    (["--min-leaf", "240"], "The 'min_leaf' parameter (--min-leaf) must be at most 236 (the fewest points a fit "
+                            "trains on: heart's training part). Got 240 instead."),
+    (["--min-leaf", "200", "--cv", "4"], "The 'min_leaf' parameter (--min-leaf) must be at most 177 (the fewest "
+                                         "points a fit trains on: heart's 4-fold CV fits). Got 200 instead."),
+])
+def test_min_leaf_that_no_fit_can_meet_is_refused(tmp_path: Path, capsys, extra, expected) -> None:
+    code, _, err = cli(["bench", "models", "--models", "CART", "--datasets", "haberman,heart", *extra,
+                        "-o", str(tmp_path / "b")], capsys)
+    assert (code, err) == (2, f"error: {expected}\n")
+    assert not (tmp_path / "b").exists()
+
+
 def test_score_variables_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
     """--score-variables compiles every tree model with a column and a defining row per split score
     (3 branch nodes x n_train more of each at depth 2); the record says so, and a folder keeps its choice."""

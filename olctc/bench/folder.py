@@ -171,9 +171,10 @@ UNORDERED_OPTIONS = frozenset({"seeds", "datasets", "models"})
 OPTION_NAMES = {"datasets": "--datasets", "seeds": "--seeds", "models": "--models", "solver": "--solver",
                 "time_limit": "--time-limit", "fixed_C": "--fixed-C", "cv": "--cv", "C_grid": "--C-grid",
                 "authors_split": "--authors-split", "threads": "--threads", "class_weight": "--class-weight",
-                "score_variables": "--score-variables"}
+                "score_variables": "--score-variables", "min_leaf": "--min-leaf"}
 #: What an option left out of bench.json (see BenchOptions.to_json) means.
-OPTION_DEFAULTS = {"authors_split": False, "threads": THREADS, "class_weight": None, "score_variables": False}
+OPTION_DEFAULTS = {"authors_split": False, "threads": THREADS, "class_weight": None, "score_variables": False,
+                   "min_leaf": 0}
 
 
 def _option_key(name: str, value: Any, depth: int) -> Any:
@@ -291,7 +292,7 @@ def is_record(rec: Any, experiment: str | None = None) -> bool:
 
 #: Options a record states (older records lack some): a record stating another value than bench.json's was
 #: copied or edited in from another bench. Not class_weight: pystreed's records state None, as it ran.
-RECORD_OPTIONS = ("time_limit", "threads", "score_variables")
+RECORD_OPTIONS = ("time_limit", "threads", "score_variables", "min_leaf")
 
 
 def own_records(records: list[dict[str, Any]], options: dict[str, Any],

@@ -32,6 +32,7 @@ class BenchOptions:
     threads: int = THREADS
     class_weight: str | None = None  # "balanced": every model's loss (and the baselines') balanced
     score_variables: bool = False  # every tree model compiled with a column per split score
+    min_leaf: int = 0  # every tree's last-layer nodes hold none or at least this many training points
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -44,6 +45,8 @@ class BenchOptions:
             del d["class_weight"]
         if not self.score_variables:
             del d["score_variables"]
+        if not self.min_leaf:
+            del d["min_leaf"]
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
 
@@ -113,7 +116,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
                  models: str | None = None, solver: str = "highs", time_limit: float = 300.0,
                  fixed_C: str = "anchors", cv: int | None = None, C_grid: str | None = None,
                  authors_split: bool = False, threads: int = THREADS,
-                 class_weight: str | None = None, score_variables: bool = False) -> BenchOptions:
+                 class_weight: str | None = None, score_variables: bool = False, min_leaf: int = 0) -> BenchOptions:
     """Validate every bench option (OlctcError with a one-line message) and build BenchOptions."""
     exp = get_experiment(experiment)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
@@ -135,13 +138,18 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     if class_weight is not None and class_weight != "balanced":
         # one request for every data set: weights by label would name other labels in each
         raise param_error("class_weight", "'balanced' or unset", class_weight, option="--class-weight")
+    if isinstance(min_leaf, bool) or not isinstance(min_leaf, int) or min_leaf < 0:
+        raise param_error("min_leaf", "an integer >= 0 (training points per last-layer node; 0: no minimum)",
+                          min_leaf, option="--min-leaf")
     names = parse_datasets(datasets, exp.datasets)
     if cv is not None:
         _check_folds(cv, names)
+    if min_leaf:
+        _check_min_leaf(min_leaf, names, cv)
     return BenchOptions(exp.name, names, parse_seeds(seeds, exp.seeds),
                         parse_models(models, exp), solver, float(time_limit),
                         "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid), bool(authors_split),
-                        threads, class_weight, bool(score_variables))
+                        threads, class_weight, bool(score_variables), int(min_leaf))
 
 
 def _check_folds(cv: int, datasets: Sequence[str]) -> None:
@@ -155,6 +163,23 @@ def _check_folds(cv: int, datasets: Sequence[str]) -> None:
         if cv > least:
             raise param_error("cv", f"at most {least} folds for {name} (the points of its smaller class, "
                                     "and its training part has fewer)", cv)
+
+
+def _check_min_leaf(min_leaf: int, datasets: Sequence[str], cv: int | None) -> None:
+    """OlctcError when some fit of the bench would train on fewer points than ``min_leaf``: its model has no
+    tree at all (every last-layer node would have to be empty), and each of those runs failed alone."""
+    from olctc.datasets import load
+
+    def fewest(name: str) -> int:
+        n = load(name).n
+        train = n - math.ceil(0.2 * n) - 1  # - 1: the authors' split drops a row
+        return train - math.ceil(train / cv) if cv is not None else train
+
+    least, name = min((fewest(name), name) for name in datasets)
+    if min_leaf > least:
+        what = f"{cv}-fold CV fits" if cv is not None else "training part"
+        raise param_error("min_leaf", f"at most {least} (the fewest points a fit trains on: {name}'s {what})",
+                          min_leaf, option="--min-leaf")
 
 
 # ---- folder ----------------------------------------------------------------------------------------

@@ -195,7 +195,10 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
              + (" Class weights balanced (every model's loss but STreeD's; the authors' figures are "
                 "unweighted)." if o.get("class_weight") == "balanced" else "")
              + (" Tree models compiled with score variables (--score-variables; the authors' used the "
-                "paper's form)." if o.get("score_variables") else ""),
+                "paper's form)." if o.get("score_variables") else "")
+             + (f" Every last-layer node of the tree models holds none or at least {o['min_leaf']} training "
+                f"points, CART's and STreeD's leaves at least {o['min_leaf']} (--min-leaf; the authors' trees "
+                "had no minimum)." if o.get("min_leaf") else ""),
              "Test balanced accuracy (%), mean ± std over seeds; [authors' value over the same seeds]; "
              "(seeds: ...) when a cell's mean covers fewer seeds than the bench's (runs failed or not run yet).",
              ""]

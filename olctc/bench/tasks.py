@@ -47,7 +47,7 @@ def _base_record(task: dict[str, Any], exp: Experiment, started: float, pid: int
     return {"experiment": exp.name, "dataset": task["dataset"], "seed": task["seed"], "depth": exp.depth,
             "threads": task_threads(task), "time_limit": task["options"]["time_limit"],
             "class_weight": task_class_weight(task), "score_variables": task_score_variables(task),
-            "olctc_version": __version__,
+            "min_leaf": task_min_leaf(task), "olctc_version": __version__,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)), "pid": pid,
             "split": "olctc" if _authors_orientation(task["dataset"], _wants_authors(task)) is None
             else "authors"}
@@ -97,6 +97,17 @@ def task_class_weight(task: dict[str, Any]) -> str | None:
 def task_score_variables(task: dict[str, Any]) -> bool:
     """Whether a task's tree models are compiled with score columns (the paper's form otherwise)."""
     return bool(task["options"].get("score_variables", False))
+
+
+def task_min_leaf(task: dict[str, Any]) -> int:
+    """Training points each last-layer node of a task's trees holds, if any (0: no minimum, the paper's)."""
+    return int(task["options"].get("min_leaf", 0))
+
+
+def _leaf_sizes(tree, X: np.ndarray) -> dict[str, Any]:
+    """Training points per last-layer node (the nodes whose sign predicts), left to right."""
+    reached = tree.apply(X)
+    return {"train_leaf_sizes": [int((reached == t).sum()) for t in tree.topology.last]}
 
 
 def task_threads(task: dict[str, Any]) -> int:
@@ -197,11 +208,11 @@ def _solver_for(m: ModelDef, task: dict[str, Any]) -> str:
 
 
 def _make_spec(m: ModelDef, depth: int, C: tuple[float, ...], alpha: float | None, class_weight: str | None,
-               score_variables: bool = False):
+               score_variables: bool = False, min_leaf: int = 0):
     from olctc.spec import make_spec
 
     kw: dict[str, Any] = {"preset": m.preset, "depth": depth, "C": list(C), "tangents": m.tangents,
-                          "class_weight": class_weight, "score_variables": score_variables}
+                          "class_weight": class_weight, "score_variables": score_variables, "min_leaf": min_leaf}
     if alpha is not None:
         kw["alpha"] = alpha
     return make_spec(**kw)
@@ -222,13 +233,15 @@ def _choose_config(m: ModelDef, task: dict[str, Any], tr) -> tuple[tuple[float, 
         folds = authors_cv_folds(load(task["dataset"]), int(task["seed"]), int(opts["cv"]))
     return cross_validate(m, tr, depth, int(opts["cv"]), tuple(opts["C_grid"]), _solver_for(m, task),
                           float(opts["time_limit"]), int(task["seed"]), task_threads(task), folds=folds,
-                          class_weight=task_class_weight(task), score_variables=task_score_variables(task))
+                          class_weight=task_class_weight(task), score_variables=task_score_variables(task),
+                          min_leaf=task_min_leaf(task))
 
 
 def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...], solver: str,
                    time_limit: float, seed: int, threads: int = THREADS,
                    folds: list[tuple[np.ndarray, np.ndarray]] | None = None, class_weight: str | None = None,
-                   score_variables: bool = False) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
+                   score_variables: bool = False,
+                   min_leaf: int = 0) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
     """K-fold CV of a tree model over the paper's grid; the mean validation balanced accuracy picks the
     configuration (ties: the first in grid order, as GridSearchCV). ``folds`` (positions into ``tr``)
     default to stratified shuffled folds drawn with ``seed``, each fold standardised on its fit rows;
@@ -252,7 +265,7 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
     # should say so.
     rows = []
     for cfg in grid:
-        spec = _make_spec(m, depth, cfg["C"], cfg["alpha"], class_weight, score_variables)
+        spec = _make_spec(m, depth, cfg["C"], cfg["alpha"], class_weight, score_variables, min_leaf)
         vals, optimal = [], 0
         for fit_rows, val_rows in folds:
             res = fit(tr.subset(fit_rows), spec, solver=solver, time_limit=time_limit, threads=threads,
@@ -273,7 +286,8 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     ds, train, test = _load_split(task)
     tr, te = ds.subset(train), ds.subset(test)
     C, alpha, source, cvinfo = _choose_config(m, task, tr)
-    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task), task_score_variables(task))
+    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task), task_score_variables(task),
+                      task_min_leaf(task))
     solver = _solver_for(m, task)
     # fit gets the training part itself: letting it split would draw olctc's split, not the bench's
     # (--authors-split), and test points would leak into training.
@@ -298,6 +312,7 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
         # "Exact" means the true logistic loss; other presets' objectives are exact already (objective_milp_true).
         rec["exact_objective"] = None
     rec.update(_nonzero(res.tree.W))
+    rec.update(_leaf_sizes(res.tree, tr.X))
     rec.update(_tree_scores(res.tree, tr, te))
     rec.update(cvinfo)
     return [rec]
@@ -317,7 +332,8 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     ds, train, test = _load_split(task)
     tr, te = ds.subset(train), ds.subset(test)
     C, alpha, source, cvinfo = _choose_config(m, task, tr)
-    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task), task_score_variables(task))
+    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task), task_score_variables(task),
+                      task_min_leaf(task))
     solver = _solver_for(m, task)
     limit = float(task["options"]["time_limit"])
     preload()
@@ -355,6 +371,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
             rec.update(status="warm start", gap=None, time_solve=0.0, time_total=t_build + t_warm,
                        raw_status=None, bound=None, objective_milp=None, solution_from="warm start")
         rec.update(_nonzero(tree.W))
+        rec.update(_leaf_sizes(tree, tr.X))
         rec.update(_tree_scores(tree, tr, te))
         recs.append(rec)
     return recs
@@ -366,15 +383,19 @@ def _run_cart(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     ds, train, test = _load_split(task)
     tr, te = ds.subset(train), ds.subset(test)
     t0 = time.perf_counter()
+    # --min-leaf k: every leaf at least k points (CART grows no empty leaf; olctc's nodes may be empty)
     clf = DecisionTreeClassifier(max_depth=task["depth"], random_state=int(task["seed"]),
-                                 class_weight=task_class_weight(task)).fit(tr.X, tr.y)
+                                 class_weight=task_class_weight(task),
+                                 min_samples_leaf=max(1, task_min_leaf(task))).fit(tr.X, tr.y)
     t = time.perf_counter() - t0
     inner = clf.tree_.children_left >= 0
     nz = [1] * int(inner.sum())  # one feature per split node actually grown
+    leaves = np.flatnonzero(~inner)  # node ids grow depth first, left before right
     rec = {"model": m.name, "solver": "scikit-learn", "solver_version": solver_version("scikit-learn"),
            "status": "optimal", "gap": None, "time_solve": t, "time_total": t, "C": None, "C_source": None,
            "nonzero_weights_per_node": nz, "mean_nonzero_per_node": 1.0 if nz else 0.0,
-           "tree_depth": int(clf.get_depth())}
+           "tree_depth": int(clf.get_depth()),
+           "train_leaf_sizes": [int(k) for k in np.bincount(clf.apply(tr.X), minlength=inner.size)[leaves]]}
     rec.update(_scores(tr.y, clf.predict(tr.X), te.y, clf.predict(te.X), clf.predict_proba(te.X)[:, 1]))
     return [rec]
 
@@ -411,7 +432,7 @@ def _run_pystreed(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     """STreeD (pystreed): an optimal univariate tree of the same depth on quantile-binarised features.
 
     pystreed's defaults otherwise (5 thresholds per feature, misclassification score, cost complexity
-    0.01), as a user of that package would run it; its time limit is the bench's.
+    0.01), as a user of that package would run it; its time limit and minimum leaf size are the bench's.
     """
     try:
         from pystreed import STreeDClassifier
@@ -422,7 +443,8 @@ def _run_pystreed(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     y01 = (tr.y > 0).astype(int)
     t0 = time.perf_counter()
     clf = STreeDClassifier(max_depth=task["depth"], time_limit=float(task["options"]["time_limit"]),
-                           random_seed=int(task["seed"])).fit(tr.X, y01)
+                           random_seed=int(task["seed"]),
+                           min_leaf_node_size=max(1, task_min_leaf(task))).fit(tr.X, y01)
     t = time.perf_counter() - t0
     n_inner = max(0, int(clf.get_n_leaves()) - 1)  # a binary tree: one split node fewer than leaves
     nz = [1] * n_inner
