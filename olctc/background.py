@@ -86,8 +86,7 @@ def in_child(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
             with os.fdopen(read_end, "rb", closefd=False) as pipe:
                 data = pipe.read()
             done["reply"] = data
-            _, status = os.waitpid(pid, 0)
-            done["status"] = status
+            done["status"] = _reap(pid)
         return _unpack(done["reply"], done["status"], name)
 
     try:
@@ -96,8 +95,16 @@ def in_child(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
         if "reply" not in done:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+            _reap(pid)
         os.close(read_end)
+
+
+def _reap(pid: int) -> int:
+    """Wait for the child; its wait status (0 when a program ignoring SIGCHLD had the system reap it)."""
+    try:
+        return os.waitpid(pid, 0)[1]
+    except ChildProcessError:
+        return 0
 
 
 def _run_child(call: Callable[[], Any], write_end: int, parent: int, name: str) -> None:  # pragma: no cover

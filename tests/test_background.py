@@ -89,6 +89,10 @@ SCENARIOS = textwrap.dedent(r'''
             alive = False
         out["abandoned"] = {"child": pid, "alive": alive, "seconds": time.monotonic() - started}
 
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children reaped by the system: waitpid fails
+    out["sigchld_ignored"] = caught(lambda: 5)
+    signal.signal(signal.SIGCHLD, previous)
+
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
@@ -160,6 +164,10 @@ def test_a_failing_block_kills_the_child(scenarios):
     assert got["child"] != scenarios["parent"]
     assert got["alive"] is False
     assert got["seconds"] < 30  # not the 60 s the child would have slept
+
+
+def test_a_program_that_ignores_sigchld_still_gets_the_value(scenarios):
+    assert scenarios["sigchld_ignored"] == {"value": 5}
 
 
 def test_another_thread_means_no_fork(scenarios):
