@@ -64,17 +64,12 @@ def in_child(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
     thread). ``call``'s value and exception must pickle; the warnings it raises are raised again in the
     caller. The child is killed when the block ends without having waited for it (an error, an interrupt),
     and when this process dies."""
-    if not can_fork():
+    forked = _fork() if can_fork() else None
+    if forked is None:  # no fork here, or the system refused one (a process limit, no file descriptor left)
         with on_thread(call, name) as wait:
             yield wait
         return
-    parent = os.getpid()
-    read_end, write_end = os.pipe()
-    with warnings.catch_warnings():
-        # Python >= 3.12 warns about forking a multi-threaded process, counting BLAS's worker threads,
-        # which reset themselves in the child (pthread_atfork).
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
+    parent, pid, read_end, write_end = forked
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
         os.close(read_end)
         _run_child(call, write_end, parent, name)
@@ -97,6 +92,27 @@ def in_child(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
                 os.kill(pid, signal.SIGKILL)
             _reap(pid)
         os.close(read_end)
+
+
+def _fork() -> tuple[int, int, int, int] | None:
+    """(parent pid, child pid or 0 in the child, the pipe's read and write ends), or None when the system
+    refuses the pipe or the fork."""
+    parent = os.getpid()
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return None
+    try:
+        with warnings.catch_warnings():
+            # Python >= 3.12 warns about forking a multi-threaded process, counting BLAS's worker threads,
+            # which reset themselves in the child (pthread_atfork).
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    return parent, pid, read_end, write_end
 
 
 def _reap(pid: int) -> int:

@@ -93,6 +93,14 @@ SCENARIOS = textwrap.dedent(r'''
     out["sigchld_ignored"] = caught(lambda: 5)
     signal.signal(signal.SIGCHLD, previous)
 
+    real_fork = os.fork
+    def refused():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+    os.fork = refused  # as under a process limit (root is exempt from RLIMIT_NPROC)
+    out["fds_before"] = len(os.listdir("/proc/self/fd"))
+    out["fork_refused"] = {"pid": caught(os.getpid)["value"], "open_fds": len(os.listdir("/proc/self/fd"))}
+    os.fork = real_fork
+
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
@@ -168,6 +176,12 @@ def test_a_failing_block_kills_the_child(scenarios):
 
 def test_a_program_that_ignores_sigchld_still_gets_the_value(scenarios):
     assert scenarios["sigchld_ignored"] == {"value": 5}
+
+
+def test_a_refused_fork_runs_the_call_on_a_thread(scenarios):
+    got = scenarios["fork_refused"]
+    assert got["pid"] == scenarios["parent"]
+    assert got["open_fds"] == scenarios["fds_before"]  # the pipe was closed
 
 
 def test_another_thread_means_no_fork(scenarios):
