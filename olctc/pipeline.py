@@ -18,8 +18,8 @@ import numpy as np
 
 from olctc.compile import Compiled, manifest_fields, manifest_path, model_format, read_manifest, write_manifest
 from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort
-from olctc.io import (atomic_open, check_not_input, check_output_file, check_path, check_suffix, check_writable,
-                      folder_lock, remove_files, sha256_file)
+from olctc.io import (atomic_open, atomic_write_text, check_not_input, check_output_file, check_path, check_suffix,
+                      check_writable, folder_lock, remove_files, sha256_file)
 from olctc.milp import names_from_block_map
 
 if TYPE_CHECKING:
@@ -131,8 +131,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             starts: dict[str, Any] = {}
             for solver, path, text in zip(start_solvers, start_files, texts):
                 written[f"start:{solver}"] = path
-                with atomic_open(path, "w") as fh:
-                    fh.write(text)
+                atomic_write_text(path, text)
                 starts[solver] = {"file": path.name, "sha256": sha256_file(path)}
             man["files"]["start"] = starts
             man["warm_start"] = {"objective": float(start_objective)}

@@ -142,6 +142,16 @@ def tiny_folder(d: Path, *commands: list[str]) -> Path:
     return d
 
 
+def proc_stat(pid: int) -> list[str] | None:
+    """The fields of ``/proc/PID/stat`` after the command's name (state, parent pid, group, session, ...), or
+    None when no such process is left (the name is cut at its last ')': it may hold spaces and parentheses)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2:].split()
+
+
 def cli_sub(args: list, cwd) -> tuple[int, str, str]:
     """``python -m olctc.cli ARGS`` in a fresh interpreter: exit code, stdout, stderr."""
     import subprocess

@@ -12,11 +12,10 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
-from conftest import cli_here
+from conftest import cli_here, proc_stat
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="in_child forks on Linux only")
 
@@ -189,11 +188,8 @@ def test_another_thread_means_no_fork(scenarios):
 
 
 def _gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError):
-        return True
-    return state in ("Z", "X")  # a zombie no one has reaped yet is dead too
+    fields = proc_stat(pid)
+    return fields is None or fields[0] in ("Z", "X")  # a zombie no one has reaped yet is dead too
 
 
 def test_the_child_dies_with_its_parent(tmp_path):
@@ -266,15 +262,8 @@ def test_compile_in_a_fresh_process_writes_what_the_threaded_compile_writes(tmp_
 
 
 def _children(pid: int) -> list[int]:
-    found = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
-            found.append(int(stat.parent.name))
-    return found
+    pids = (int(name) for name in os.listdir("/proc") if name.isdigit())
+    return [q for q in pids if (fields := proc_stat(q)) is not None and int(fields[1]) == pid and not _gone(q)]
 
 
 @pytest.mark.parametrize("sig, to", [(signal.SIGINT, "group"), (signal.SIGTERM, "group"),

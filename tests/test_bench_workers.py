@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import proc_stat
 from olctc.bench import options as bench_options
 from olctc.bench import tasks as bench_tasks
 from olctc.bench.workers import run_isolated, socket_fits
@@ -32,12 +33,8 @@ def _run(args: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess:
 
 def _stat(pid: int) -> tuple[int, int] | None:
     """(parent pid, session id) of a live process, or None."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2:].split()
-    return int(fields[1]), int(fields[3])
+    fields = proc_stat(pid)
+    return None if fields is None else (int(fields[1]), int(fields[3]))
 
 
 def _processes() -> dict[int, tuple[int, int]]:
@@ -153,11 +150,8 @@ def _stuck_in_session(sid: int) -> list[int]:
 
 
 def _state(pid: int) -> str | None:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return text[text.rindex(")") + 2:].split()[0]
+    fields = proc_stat(pid)
+    return None if fields is None else fields[0]
 
 
 def _start_slow_pair(tmp_path: Path, **kw) -> subprocess.Popen:

@@ -37,7 +37,7 @@ def test_a_failed_compile_leaves_neither_its_files_nor_the_earlier_ones(tmp_path
     def broken(*a, **k):  # fails after the model and parameter files are written
         raise RuntimeError("MIP start failed")
 
-    monkeypatch.setattr("olctc.pipeline.atomic_open", broken)  # which writes the start files' text
+    monkeypatch.setattr("olctc.pipeline.atomic_write_text", broken)  # which writes the start files
     with pytest.raises(RuntimeError, match="MIP start failed"):
         write_compiled(compile_problem(ds, make_spec(depth=1, C=5.0)), tmp_path / "m.mps")
     # not the earlier manifest and start files beside a new (or no) model: nothing of either

@@ -106,8 +106,8 @@ def task_min_leaf(task: dict[str, Any]) -> int:
 
 def _leaf_sizes(tree, X: np.ndarray) -> dict[str, Any]:
     """Training points per last-layer node (the nodes whose sign predicts), left to right."""
-    reached = tree.apply(X)
-    return {"train_leaf_sizes": [int((reached == t).sum()) for t in tree.topology.last]}
+    last = tree.topology.last
+    return {"train_leaf_sizes": np.bincount(tree.apply(X) - last[0], minlength=last.size).tolist()}
 
 
 def task_threads(task: dict[str, Any]) -> int:

@@ -33,7 +33,7 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from olctc.errors import OlctcError, param_error
-from olctc.io import atomic_open
+from olctc.io import atomic_write_text
 
 #: CBC reads a start with fgets into a 256-byte buffer: a longer line is cut in two.
 _CBC_MAX_LINE = 255
@@ -156,9 +156,7 @@ def write_start(path: str | os.PathLike[str], col_names: Sequence[str], x: np.nd
                 objective: float | None = None, *, quadratic: float | None = None) -> None:
     """Write a complete MIP start for ``solver``, atomically: ``start_text``'s parameters and errors, and an
     OlctcError for a folder that does not exist."""
-    text = start_text(path, col_names, x, solver, objective, quadratic=quadratic)
-    with atomic_open(path, "w") as fh:
-        fh.write(text)
+    atomic_write_text(path, start_text(path, col_names, x, solver, objective, quadratic=quadratic))
 
 
 def start_text(path: str | os.PathLike[str], col_names: Sequence[str], x: np.ndarray, solver: str,
