@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator, TypeVar
 from olctc.errors import OlctcError
 
 T = TypeVar("T")
+_STOPS = {signal.SIGINT, signal.SIGTERM}
 
 
 @contextlib.contextmanager
@@ -64,7 +65,15 @@ def in_child(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
     thread). ``call``'s value and exception must pickle; the warnings it raises are raised again in the
     caller. The child is killed when the block ends without having waited for it (an error, an interrupt),
     and when this process dies."""
-    forked = _fork() if can_fork() else None
+    # A stop (Ctrl-C reaches the whole process group) between the fork and the `try` below would leave the
+    # child running in the parent, or run the parent's own stop handling in the child, before it ignores
+    # stops: they are held from before the fork until then, and a stop held meanwhile is raised in the `try`.
+    forked = None
+    if can_fork():
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+        forked = _fork()
+        if forked is None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
     if forked is None:  # no fork here, or the system refused one (a process limit, no file descriptor left)
         with on_thread(call, name) as wait:
             yield wait
@@ -72,8 +81,7 @@ def in_child(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
     parent, pid, read_end, write_end = forked
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
         os.close(read_end)
-        _run_child(call, write_end, parent, name)
-    os.close(write_end)
+        _run_child(call, write_end, parent, name, held)
     done: dict[str, Any] = {}
 
     def result() -> T:
@@ -85,6 +93,8 @@ def in_child(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
         return _unpack(done["reply"], done["status"], name)
 
     try:
+        os.close(write_end)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         yield result
     finally:
         if "reply" not in done:
@@ -123,7 +133,8 @@ def _reap(pid: int) -> int:
         return 0
 
 
-def _run_child(call: Callable[[], Any], write_end: int, parent: int, name: str) -> None:  # pragma: no cover
+def _run_child(call: Callable[[], Any], write_end: int, parent: int, name: str,
+               held: set[int | signal.Signals]) -> None:  # pragma: no cover
     """The child's whole life: run ``call``, send what came of it, exit without running the parent's code
     (``os._exit``: no ``finally`` of the caller, no atexit handler, no flush of inherited buffers)."""
     code = 1
@@ -133,6 +144,7 @@ def _run_child(call: Callable[[], Any], write_end: int, parent: int, name: str) 
         # into an error of the warm start's.
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a stop held since the fork is dropped now
         _die_with(parent)
         with warnings.catch_warnings(record=True) as caught:
             try:

@@ -261,6 +261,46 @@ def test_compile_in_a_fresh_process_writes_what_the_threaded_compile_writes(tmp_
     assert a["warm_start"] == b["warm_start"]
 
 
+STOP_AT_FORK = textwrap.dedent(r'''
+    import os, signal, sys
+    import olctc.background as bg
+
+    parent = os.getpid()
+    who = lambda: "parent" if os.getpid() == parent else "child"
+    def stop(signum, frame):  # as `olctc`'s own handler does for SIGTERM
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+    real = bg._fork
+    def fork_then_stop():
+        got = real()
+        if got is not None:  # a stop to the process group lands in both, right after the fork
+            os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+        return got
+    bg._fork = fork_then_stop
+    try:
+        with bg.in_child(os.getpid, "scenario") as result:
+            print(who(), "answered", result() != parent, flush=True)
+    except KeyboardInterrupt:
+        print(who(), "interrupted", flush=True)
+    try:
+        os.waitpid(-1, os.WNOHANG)
+        print(who(), "left a child", flush=True)
+    except ChildProcessError:
+        pass
+''')
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_stop_right_after_the_fork_is_raised_in_the_parent_only(tmp_path, sig):
+    """Ctrl-C lands in the parent and the child as soon as the fork returns: the parent raises it where it
+    kills and reaps the child, and the child, which ignores stops, never runs the parent's code."""
+    script = tmp_path / "stop_at_fork.py"
+    script.write_text(STOP_AT_FORK)
+    p = subprocess.run([sys.executable, str(script), sig], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["parent interrupted"] and p.stderr == "", (p.stdout, p.stderr)
+
+
 def _children(pid: int) -> list[int]:
     pids = (int(name) for name in os.listdir("/proc") if name.isdigit())
     return [q for q in pids if (fields := proc_stat(q)) is not None and int(fields[1]) == pid and not _gone(q)]
