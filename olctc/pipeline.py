@@ -25,8 +25,11 @@ from olctc.milp import names_from_block_map
 if TYPE_CHECKING:
     from olctc.tree import Tree
 
-START_SOLVERS_BY_BACKEND = {"highs": "highs", "cbc": "highs", "scip": "highs",
-                            "cbc-cli": "cbc", "highs-cli": "highs", "glpk-cli": None}
+#: The MIP-start files each ``olctc solve`` backend reads, the first that compile wrote. In process, any
+#: solution file olctc reads: a MIQP has no HiGHS start (HiGHS does not solve one), and SCIP took none at all.
+START_SOLVERS_BY_BACKEND: dict[str, tuple[str, ...]] = {
+    "highs": ("highs",), "cbc": ("highs",), "scip": ("highs", "scip"),
+    "cbc-cli": ("cbc",), "highs-cli": ("highs",), "glpk-cli": ()}
 
 
 def compiled_files(out: str | Path) -> list[Path]:
@@ -260,8 +263,8 @@ def _solve_external(model: Path, solver: str, sol: Path, *, col_names: list[str]
 
 def _start_file(model: Path, man: dict[str, Any], solver: str) -> Path | None:
     """The MIP start compile wrote for this solver, checked against the manifest's hash."""
-    kind = START_SOLVERS_BY_BACKEND.get(solver)
-    entry = man.get("files", {}).get("start", {}).get(kind) if kind else None
+    written = man.get("files", {}).get("start", {})
+    entry = next((written[k] for k in START_SOLVERS_BY_BACKEND.get(solver, ()) if k in written), None)
     if not entry:
         return None
     candidate = model.parent / entry["file"]

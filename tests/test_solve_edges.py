@@ -241,6 +241,26 @@ def test_matching_manifest_still_gives_its_start(two_models: Path, capfd) -> Non
     assert res.status == "optimal" and HIGHS_START_ACCEPTED.search(capfd.readouterr().out)
 
 
+@pytest.mark.parametrize("preset", ["margot", "olct"])
+def test_in_process_scip_takes_the_start_compile_wrote(tmp_path: Path, preset: str, capfd) -> None:
+    """A MIQP has no HiGHS start (HiGHS does not solve one): SCIP in process used to solve it with no start at
+    all; it reads SCIP's own. A MILP's HiGHS start is still the one taken."""
+    from olctc.compile import compile_problem
+    from olctc.data import from_arrays
+    from olctc.pipeline import solve_compiled_file, write_compiled
+    from olctc.spec import make_spec
+
+    rng = np.random.default_rng(2)
+    ds = from_arrays(rng.normal(size=(14, 3)), np.arange(14) % 2)
+    write_compiled(compile_problem(ds, make_spec(preset, 1)), tmp_path / "q.mps")
+    assert (tmp_path / "q.start.highs.sol").exists() == (preset == "olct")
+    started = ("feasible solution given by solution candidate storage", "feasible solution found by completesol")
+    for use_start in (True, False):
+        res, _ = solve_compiled_file(tmp_path / "q.mps", "scip", verbose=True, use_start=use_start)
+        log = capfd.readouterr().out
+        assert res.status == "optimal" and any(s in log for s in started) == use_start, log
+
+
 # ------------------------------------------------------------------ 4. -o naming an input
 @pytest.mark.parametrize("link", ["symlink", "hardlink"])
 def test_output_linked_to_the_model_is_refused(compiled: Path, tmp_path: Path, link: str, capsys) -> None:
