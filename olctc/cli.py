@@ -240,13 +240,18 @@ def solvers_cmd(as_json: bool) -> None:
               help="Write warm-start (MIP start) files for Gurobi/CPLEX, CBC, HiGHS and SCIP.")
 @click.option("--params/--no-params", default=True, show_default=True,
               help="Write solver parameter files with the tight tolerances the model needs.")
+@click.option("--solvers", "solvers", default=None, metavar="LIST",
+              help="Write the parameter and MIP-start files of these solvers only, a comma list of highs, scip, "
+                   "gurobi, cplex, cbc, glpk (NAME.solvers.txt lists their commands). Default: every solver that "
+                   "solves the model.")
 @start_tree_option
 @max_nonzeros_option
 def compile_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m,
-                epsilon, alpha, budget, score_variables, class_weight, min_leaf, output, start, params, start_tree,
-                max_nonzeros) -> None:
+                epsilon, alpha, budget, score_variables, class_weight, min_leaf, output, start, params, solvers,
+                start_tree, max_nonzeros) -> None:
     """Compile DATA.csv (or --dataset NAME) into a MILP file any solver can run."""
     from olctc.compile import compile_problem, manifest_path, model_format
+    from olctc.emit.params import check_solvers
     from olctc.fit import form_name
     from olctc.pipeline import compiled_files, write_compiled
 
@@ -261,6 +266,10 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables, min_leaf)
     if start_tree is not None and not start:
         raise OlctcError("--start-tree gives the MIP start files, which --no-start leaves out: drop one of them")
+    solvers = check_solvers(solvers, spec.info.quadratic, option="--solvers")
+    if start_tree is not None and solvers == ("glpk",):
+        raise OlctcError("--start-tree gives the MIP start files, and glpsol (--solvers glpk) reads none: add a "
+                         "solver that does")
     tree = None if start_tree is None else load_tree_file(start_tree)  # before the data: a bad file costs nothing
     ds = _load_data(data, target, dataset, positive_class, drop, weight_column, max_nonzeros)
     spec = with_class_weight(spec, class_weight, ds)
@@ -268,7 +277,8 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     comp = compile_problem(ds, spec, out.name.rsplit(".", 1)[0],
                            max_nonzeros=max_nonzeros)
     previous = manifest_model_field(manifest_path(out), "file")
-    written = write_compiled(comp, out, params=params, start=start, start_tree=tree, start_in_child=True)
+    written = write_compiled(comp, out, params=params, start=start, start_tree=tree, start_in_child=True,
+                             solvers=solvers)
     m = comp.milp
     n = comp.dataset.n
     points = f"{n} points" if n == ds.n else f"{n} of {ds.n} points, {ds.n - n} of weight 0 left out"

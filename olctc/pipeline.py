@@ -12,7 +12,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator
 
 import numpy as np
 
@@ -26,9 +26,10 @@ if TYPE_CHECKING:
     from olctc.tree import Tree
 
 #: The MIP-start files each ``olctc solve`` backend reads, the first that compile wrote. In process, any
-#: solution file olctc reads: a MIQP has no HiGHS start (HiGHS does not solve one), and SCIP took none at all.
+#: solution file olctc reads: a MIQP has no HiGHS start (HiGHS does not solve one), and SCIP took none at all;
+#: a compile for some solvers only (``--solvers scip``) may have written SCIP's alone.
 START_SOLVERS_BY_BACKEND: dict[str, tuple[str, ...]] = {
-    "highs": ("highs",), "cbc": ("highs",), "scip": ("highs", "scip"),
+    "highs": ("highs", "scip"), "cbc": ("highs", "scip"), "scip": ("highs", "scip"),
     "cbc-cli": ("cbc",), "highs-cli": ("highs",), "glpk-cli": ()}
 
 
@@ -45,10 +46,13 @@ def compiled_files(out: str | Path) -> list[Path]:
 
 
 def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, start: bool = True,
-                   start_tree: Tree | None = None, start_in_child: bool = False) -> dict[str, Path]:
+                   start_tree: Tree | None = None, start_in_child: bool = False,
+                   solvers: str | Collection[str] | None = None) -> dict[str, Path]:
     """Write model, solver parameter files, MIP-start files and (last) the manifest.
 
     The MIP start is the greedy warm start's tree, or ``start_tree``'s (``olctc.start_tree``).
+    ``solvers``: the solvers whose parameter and MIP-start files are written (``olctc.emit.params.SOLVER_FILES``
+    names; default every solver that solves the model); the manifest lists them.
 
     If any step fails, every file of the set is removed: nothing half-written stays behind, and no mix
     of this compile's files with an earlier compile's under the same name either (a manifest whose
@@ -69,7 +73,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     """
     from olctc.emit.lp import write_lp
     from olctc.emit.mps import write_mps
-    from olctc.emit.params import LINEAR_ONLY_SOLVERS, param_file_paths, write_param_files
+    from olctc.emit.params import LINEAR_ONLY_SOLVERS, check_solvers, param_file_paths, write_param_files
     from olctc.emit.start import START_FORMATS, start_filename, start_text
 
     out = check_path(out, "out")
@@ -81,9 +85,15 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     written: dict[str, Path] = {}
     man = comp.manifest
     quadratic = comp.milp.is_quadratic
+    solvers = check_solvers(solvers, quadratic)
     all_files = compiled_files(out)[2:]
-    param_files = param_file_paths(out.parent, stem, quadratic) if params else []
-    start_solvers = [s for s in START_FORMATS if not (quadratic and s in LINEAR_ONLY_SOLVERS)] if start else []
+    param_files = param_file_paths(out.parent, stem, quadratic, solvers) if params else []
+    start_solvers = [s for s in START_FORMATS if not (quadratic and s in LINEAR_ONLY_SOLVERS)
+                     and (solvers is None or s in solvers)] if start else []
+    if start_tree is not None and start and not start_solvers:
+        raise OlctcError("start_tree gives the MIP start files, and none of the solvers chosen "
+                         f"({', '.join(solvers or ())}) reads one: add one that does")
+    start = bool(start_solvers)  # glpsol alone takes no start: no warm start to compute
     start_files = [out.parent / start_filename(stem, solver) for solver in start_solvers]
     the_set = [out, manifest_path(out)] + param_files + start_files
     # An earlier compile's files under this name that this one does not write belong to another model:
@@ -127,8 +137,11 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
         if params:
             for f in param_files:
                 written[f"params:{f.name.rsplit('.', 2)[-2]}"] = f
-            files = write_param_files(out.parent, stem, model=out.name, starts=start, quadratic=quadratic)
+            files = write_param_files(out.parent, stem, model=out.name, starts=start, quadratic=quadratic,
+                                      solvers=solvers)
             man["files"]["params"] = sorted(f.name for f in files)
+        if solvers is not None:
+            man["files"]["solvers"] = list(solvers)
         if start:
             start_objective, texts = rendered
             starts: dict[str, Any] = {}
@@ -264,8 +277,13 @@ def _solve_external(model: Path, solver: str, sol: Path, *, col_names: list[str]
 def _start_file(model: Path, man: dict[str, Any], solver: str) -> Path | None:
     """The MIP start compile wrote for this solver, checked against the manifest's hash."""
     written = man.get("files", {}).get("start", {})
-    entry = next((written[k] for k in START_SOLVERS_BY_BACKEND.get(solver, ()) if k in written), None)
+    kinds = START_SOLVERS_BY_BACKEND.get(solver, ())
+    entry = next((written[k] for k in kinds if k in written), None)
     if not entry:
+        chosen = man.get("files", {}).get("solvers")
+        if written and kinds and chosen is not None:  # a compile for other solvers: not in silence either
+            warnings.warn(f"compile wrote MIP starts for {', '.join(chosen)} only (--solvers), none that {solver} "
+                          f"reads: solving without one (compile with --solvers {kinds[0]} to have it)", stacklevel=3)
         return None
     candidate = model.parent / entry["file"]
     if not candidate.exists():

@@ -10,7 +10,8 @@ Layout of a grid folder ``DIR``::
                          its logs/ relative to the folder sbatch runs in); submit-1000.slurm, ... beyond
                          1000 tasks
     DIR/run_local.sh     the same tasks one after the other, without Slurm
-    DIR/tasks/NNNN/      model.mps, its manifest, parameter and start files, solution, solve.log
+    DIR/tasks/NNNN/      model.mps, its manifest, the parameter and start files of the job's solver and
+                         Gurobi's (``grid.TASK_SOLVERS``), solution, solve.log
 
 Protocol (the paper's): a stratified test part is split off (``test_size``, seed ``seed``), the training
 part is cut into ``folds`` stratified folds; each task trains on all folds but one and is scored by

@@ -30,6 +30,12 @@ JOBS_COLUMNS = ("task", "fold", "C", "model", "solution", "command", "gurobi_com
 #: --solver value -> the `olctc solve` solver it runs ("gurobi-cli" runs gurobi_cl directly).
 GRID_SOLVERS = {"cbc-cli": "cbc-cli", "highs-cli": "highs-cli", "glpk-cli": "glpk-cli",
                 "gurobi-cli": None, "olctc": "highs", "highs": "highs", "cbc": "cbc", "scip": "scip"}
+#: The solvers whose parameter and MIP-start files each task holds (compile's ``solvers``): its job's (the
+#: start it reads; the settings, to run the task by hand) and Gurobi's, jobs.tsv's alternative command. Every
+#: solver's, as a lone compile writes, made 14 small files a task: 14,000 on a parallel file system for 1000.
+TASK_SOLVERS = {"olctc": ("highs", "gurobi"), "highs": ("highs", "gurobi"), "cbc": ("cbc", "highs", "gurobi"),
+                "scip": ("scip", "gurobi"), "cbc-cli": ("cbc", "gurobi"), "highs-cli": ("highs", "gurobi"),
+                "glpk-cli": ("glpk", "gurobi"), "gurobi-cli": ("gurobi",)}
 #: The --solver values that solve a MIQP (the margot presets); the others solve MILPs only.
 MIQP_SOLVERS = ("scip", "gurobi-cli")
 
@@ -320,7 +326,7 @@ def _write_tasks(folder: Path, ds, spec, Cs: list[tuple[float, ...]], fold_rows:
                 raise type(exc)(f"cross-validation, fold {f} ({sub.n} of the {ds.n} points), C {c_text(C)}: "
                                 f"{exc}") from None
             (folder / task_folder).mkdir()
-            write_compiled(comp, folder / model)
+            write_compiled(comp, folder / model, solvers=TASK_SOLVERS[solver])
             cmd = _solve_command(solver, model, sol, log, time_limit, threads, olctc_cmd)
             gcmd = _gurobi_command(model, f"{task_folder}/model.gurobi.sol", log, time_limit, threads)
             tasks.append({"task": tid, "fold": f, "C": list(C), "model": model, "solution": sol,

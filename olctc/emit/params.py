@@ -20,6 +20,7 @@ import os
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Collection
 
 from olctc.errors import OlctcError, is_integer, is_real, param_error
 from olctc.io import atomic_write_text, remove_files, shell_path
@@ -270,10 +271,11 @@ def scip_word(name: str) -> str:
 
 
 def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, time_limit: float | None = None,
-                 threads: int | None = None, mip_gap: float | None = None) -> str:
+                 threads: int | None = None, mip_gap: float | None = None,
+                 solvers: Collection[str] | None = None) -> str:
     """Every solver's command line for the model file ``model`` (a name in its folder). HiGHS, CBC, SCIP,
     Gurobi and CPLEX tell MPS from LP by the suffix; glpsol needs a flag (``GLPK_FORMAT_FLAGS``).
-    A ``quadratic`` model (MIQP) lists the solvers that solve it only."""
+    A ``quadratic`` model (MIQP) lists the solvers that solve it only; ``solvers``, those only."""
     from olctc.emit.start import start_filename
 
     stem = model.rsplit(".", 1)[0]
@@ -297,7 +299,7 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, t
                  + (f"   (flags also in {stem}.glpk.args)" if glpk else ""),  # an MPS model needs none
                  f"          ({UNTUNABLE['glpk-cli']})"],
     }
-    use = [k for k in commands if not (quadratic and k in LINEAR_ONLY_SOLVERS)]
+    use = [k for k in commands if not (quadratic and k in LINEAR_ONLY_SOLVERS) and (solvers is None or k in solvers)]
     lines = [f"Solver settings for {model} (integrality and feasibility tolerance {TIGHT_TOL:g}; the",
              "big-M rows need them: at default tolerances solvers report false optima)."]
     lines += [line for k in use for line in commands[k]]
@@ -309,7 +311,9 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, t
                  "glpk": "glpsol --tmlim S (whole seconds)"}
         lines.append("  No time limit is set above; add " + ", ".join(flags[k] for k in use)
                      + " (docs/FORMATS.md section 7).")
-    if quadratic:
+    if solvers is not None:
+        lines.append("  (written for these solvers only: the other solvers' files were left out)")
+    elif quadratic:
         lines.append("  (HiGHS, CBC and GLPK do not solve this model: its objective is quadratic, a MIQP, which "
                      "HiGHS refuses, glpsol cannot read and CBC calls infeasible or solves inexactly)")
     if starts:
@@ -341,6 +345,10 @@ PARAM_FILES = {
     "solvers.txt": lambda model, starts, quadratic, **kw: _readme_text(model, starts, quadratic, **kw),
 }
 
+#: The solvers ``--solvers`` picks from, each with its settings file (every set has ``solvers.txt`` too).
+SOLVER_FILES = {"highs": "highs.opt", "scip": "scip.set", "gurobi": "gurobi.prm", "cplex": "cplex.prm",
+                "cbc": "cbc.args", "glpk": "glpk.args"}
+
 #: The solvers that do not solve a quadratic objective (measured: HiGHS refuses a MIQP, glpsol cannot read
 #: QUADOBJ, CBC 2.10 calls a feasible MARGOT model infeasible and CBC devel's optimum is not its values'):
 #: a MIQP gets no settings or MIP-start file for them.
@@ -351,9 +359,30 @@ LINEAR_ONLY_SOLVERS = {"highs": "highs.opt", "cbc": "cbc.args", "glpk": "glpk.ar
 MODEL_SUFFIXES = (".mps", ".lp")
 
 
+def check_solvers(solvers: str | Collection[str] | None, quadratic: bool = False, *,
+                  option: str | None = None) -> tuple[str, ...] | None:
+    """``solvers`` (a comma list or names) as a tuple in ``SOLVER_FILES`` order, checked: known names, at
+    least one, and for a ``quadratic`` model (MIQP) solvers that solve one. None stays None (every solver)."""
+    if solvers is None:
+        return None
+    given = solvers.split(",") if isinstance(solvers, str) else list(solvers)
+    names = [str(s).strip().lower() for s in given]
+    unknown = [s for s, n in zip(given, names) if n not in SOLVER_FILES]
+    if unknown or not names:
+        raise param_error("solvers", f"a comma list of {', '.join(SOLVER_FILES)}", unknown[0] if unknown else solvers,
+                          option)
+    linear_only = [n for n in names if quadratic and n in LINEAR_ONLY_SOLVERS]
+    if linear_only:
+        can = ", ".join(n for n in SOLVER_FILES if n not in LINEAR_ONLY_SOLVERS)
+        raise OlctcError(f"{'--solvers' if option else 'solvers'}: {linear_only[0]} does not solve this model, whose "
+                         f"objective is quadratic (a MIQP); pick among {can}")
+    return tuple(n for n in SOLVER_FILES if n in names)
+
+
 def write_param_files(folder: str | os.PathLike[str], stem: str, *, model: str | None = None,
                       time_limit: float | None = None, threads: int | None = None, mip_gap: float | None = None,
-                      starts: bool = False, quadratic: bool = False) -> list[Path]:
+                      starts: bool = False, quadratic: bool = False,
+                      solvers: Collection[str] | None = None) -> list[Path]:
     """Write the solver settings files beside a model ``folder/stem.mps`` or ``folder/stem.lp``.
 
     Parameters
@@ -369,6 +398,8 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, model: str |
         ``stem.solvers.txt`` then shows how each solver reads its start.
     quadratic : whether the model is a MIQP: then only the solvers that solve one get files
         (``LINEAR_ONLY_SOLVERS`` do not).
+    solvers : the solvers that get files (``check_solvers``), and the only ones ``stem.solvers.txt`` lists;
+        default every one.
 
     Returns
     -------
@@ -385,19 +416,25 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, model: str |
     elif not (isinstance(model, str) and model[: len(stem) + 1] == stem + "."
               and model[len(stem):].lower() in MODEL_SUFFIXES):
         raise param_error("model", f"the model file's name, {stem}.mps or {stem}.lp", model)
-    paths = param_file_paths(folder, stem, quadratic)
+    solvers = check_solvers(solvers, quadratic)
+    paths = param_file_paths(folder, stem, quadratic, solvers)
     try:
         for path in paths:
-            render = PARAM_FILES[path.name[len(stem) + 1:]]
-            atomic_write_text(path, render(model, starts, quadratic, time_limit=time_limit, threads=threads,
-                                           mip_gap=mip_gap))
+            suffix = path.name[len(stem) + 1:]
+            listed = {"solvers": solvers} if suffix == "solvers.txt" else {}
+            atomic_write_text(path, PARAM_FILES[suffix](model, starts, quadratic, time_limit=time_limit,
+                                                        threads=threads, mip_gap=mip_gap, **listed))
     except BaseException:
         remove_files(paths)  # all or none: an interrupt between two files must not leave some
         raise
     return paths
 
 
-def param_file_paths(folder: str | os.PathLike[str], stem: str, quadratic: bool = False) -> list[Path]:
-    """The files ``write_param_files`` writes, in ``PARAM_FILES`` order (all of them for a linear model)."""
+def param_file_paths(folder: str | os.PathLike[str], stem: str, quadratic: bool = False,
+                     solvers: Collection[str] | None = None) -> list[Path]:
+    """The files ``write_param_files`` writes, in ``PARAM_FILES`` order (all of them for a linear model and
+    every solver)."""
     skip = set(LINEAR_ONLY_SOLVERS.values()) if quadratic else set()
+    if solvers is not None:
+        skip |= {suffix for name, suffix in SOLVER_FILES.items() if name not in solvers}
     return [Path(folder) / f"{stem}.{suffix}" for suffix in PARAM_FILES if suffix not in skip]
