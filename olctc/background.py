@@ -71,9 +71,11 @@ def in_child(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
     forked = None
     if can_fork():
         held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
-        forked = _fork()
-        if forked is None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        try:
+            forked = _fork()
+        finally:
+            if forked is None:  # refused, or a stop that had landed just before the block raised here
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
     if forked is None:  # no fork here, or the system refused one (a process limit, no file descriptor left)
         with on_thread(call, name) as wait:
             yield wait

@@ -40,7 +40,8 @@ SCENARIOS = textwrap.dedent(r'''
         return os.getpid(), np.arange(200_000, dtype=float)   # more than a pipe's buffer
 
     got = caught(value)["value"]
-    out["value"] = {"pid": got[0], "equal": bool((got[1] == np.arange(200_000)).all())}
+    out["value"] = {"pid": got[0], "equal": bool((got[1] == np.arange(200_000)).all()),
+                    "blocked": sorted(signal.pthread_sigmask(signal.SIG_BLOCK, []))}
 
     def leaf():
         raise LeafTooSmall("node 4 holds 3 points", why="3 < 5")
@@ -97,7 +98,8 @@ SCENARIOS = textwrap.dedent(r'''
         raise BlockingIOError(11, "Resource temporarily unavailable")
     os.fork = refused  # as under a process limit (root is exempt from RLIMIT_NPROC)
     out["fds_before"] = len(os.listdir("/proc/self/fd"))
-    out["fork_refused"] = {"pid": caught(os.getpid)["value"], "open_fds": len(os.listdir("/proc/self/fd"))}
+    out["fork_refused"] = {"pid": caught(os.getpid)["value"], "open_fds": len(os.listdir("/proc/self/fd")),
+                           "blocked": sorted(signal.pthread_sigmask(signal.SIG_BLOCK, []))}
     os.fork = real_fork
 
     stop = threading.Event()
@@ -125,6 +127,7 @@ def test_the_value_comes_from_a_child_process(scenarios):
     assert scenarios["can_fork"] is True
     assert scenarios["value"]["pid"] != scenarios["parent"]
     assert scenarios["value"]["equal"]
+    assert scenarios["value"]["blocked"] == []  # SIGINT and SIGTERM, held across the fork, are let through again
 
 
 def test_an_olctc_error_is_raised_again_whole(scenarios):
@@ -181,6 +184,7 @@ def test_a_refused_fork_runs_the_call_on_a_thread(scenarios):
     got = scenarios["fork_refused"]
     assert got["pid"] == scenarios["parent"]
     assert got["open_fds"] == scenarios["fds_before"]  # the pipe was closed
+    assert got["blocked"] == []  # the stops held for the fork are let through again
 
 
 def test_another_thread_means_no_fork(scenarios):
