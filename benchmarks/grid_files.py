@@ -44,21 +44,22 @@ def main() -> None:
     ap.add_argument("--pause", type=float, default=3.0, help="seconds between runs (default 3)")
     ap.add_argument("--baseline", default=None, help="another olctc source tree, timed interleaved with this one")
     args = ap.parse_args()
-    trees = [HERE] + ([str(Path(args.baseline).resolve())] if args.baseline else [])
-    order = [t for t in trees for _ in range(args.repeat)]
+    trees = {"here": HERE}
+    if args.baseline:
+        trees[f"baseline {Path(args.baseline).resolve()}"] = str(Path(args.baseline).resolve())
+    order = [label for label in trees for _ in range(args.repeat)]
     random.Random(0).shuffle(order)
-    runs: dict[str, list[tuple[float, int, int]]] = {t: [] for t in trees}
-    for tree in order:
-        runs[tree].append(run_grid(tree, args))
+    runs: dict[str, list[tuple[float, int, int]]] = {label: [] for label in trees}
+    for label in order:
+        runs[label].append(run_grid(trees[label], args))
         time.sleep(args.pause)
     print(f"# {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; olctc grid "
           f"--dataset {args.dataset} --depth {args.depth} --C-values {args.C_values} --folds {args.folds} "
           f"--solver {args.solver}; medians of {args.repeat}, shuffled, {args.pause:g} s apart")
-    for tree in trees:
-        secs = [r[0] for r in runs[tree]]
-        label = "here" if tree == HERE else f"baseline {tree}"
+    for label, got in runs.items():
+        secs = [r[0] for r in got]
         print(f"  {label}: {statistics.median(secs):.2f} s ({min(secs):.2f}-{max(secs):.2f}), "
-              f"{runs[tree][0][1]:,} files, {runs[tree][0][2] / 1e6:.1f} MB in tasks/")
+              f"{got[0][1]:,} files, {got[0][2] / 1e6:.1f} MB in tasks/")
 
 
 if __name__ == "__main__":

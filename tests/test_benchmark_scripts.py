@@ -156,6 +156,15 @@ def test_highs_heuristic_effort_run_and_compare(tmp_path):
     assert "second setting: better on 0, worse on 0, same on 1 of 1 fits" in out, out
 
 
+def test_grid_files(tmp_path):
+    root = str(BENCHMARKS.parent)
+    out = _run(tmp_path, "grid_files.py", "--dataset", "haberman", "--depth", "1", "--C-values", "1,10", "--folds", "2",
+               "--repeat", "1", "--pause", "0", "--baseline", root)
+    # 4 tasks of 7 files (olctc's, HiGHS's and Gurobi's), whichever tree: the baseline is this one
+    assert re.search(r"^  here: [\d.]+ s \([\d.]+-[\d.]+\), 28 files, [\d.]+ MB in tasks/$", out, re.M), out
+    assert re.search(rf"^  baseline {re.escape(root)}: [\d.]+ s .*, 28 files,", out, re.M), out
+
+
 def test_min_leaf(tmp_path):
     out = _run(tmp_path, "min_leaf.py", "--seconds", "3", "--depth", "1", "--seeds", "0", "--datasets", "heart")
     assert re.search(r"^\| heart \| 12 \| [\d.]+ / [\d.]+ \| 0\.\d{4} / 0\.\d{4} \| \d+ / \d+ \| \d of 1 \|$", out,
