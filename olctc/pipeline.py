@@ -129,6 +129,10 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
         beside = in_child if start_in_child and "sklearn.linear_model" not in sys.modules else on_thread
         warm = beside(greedy_start, "olctc-warm-start")
     with warm as greedy, folder_lock(out.parent), _removed_on_error(the_set):
+        # What an earlier write of this Compiled recorded is not this write's: a second write without starts
+        # listed the first one's start files (another name's) and warm start.
+        man["files"] = {}
+        man.pop("warm_start", None)
         written["model"] = out
         digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
         if greedy is not None:

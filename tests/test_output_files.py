@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import threading
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -72,6 +73,27 @@ def test_a_warm_start_failing_on_its_thread_raises_here_and_leaves_no_file(tmp_p
     with pytest.raises(OlctcError, match=r"the MILP's w block has shape \(3, \d+\); the spec \(depth 3"):
         write_compiled(wrong, tmp_path / "m.mps")
     assert sorted(tmp_path.iterdir()) == [] and not _warm_start_threads()
+
+
+def test_each_write_of_one_compiled_records_its_own_files(tmp_path):
+    """A Compiled written twice: the second manifest listed the first write's start and parameter files (a.*)
+    and its warm start, though the second wrote none."""
+    from olctc.pipeline import solve_compiled_file
+
+    comp = compile_problem(load("haberman"), make_spec("olct", 1))
+    write_compiled(comp, tmp_path / "a.mps")
+    write_compiled(comp, tmp_path / "b.mps", start=False, params=False)
+    write_compiled(comp, tmp_path / "c.mps", solvers="scip")
+    a, b, c = (json.loads((tmp_path / f"{s}.olctc.json").read_text()) for s in "abc")
+    assert sorted(a["files"]) == ["params", "start"] and "a.start.highs.sol" in str(a["files"])
+    assert b["files"] == {} and "warm_start" not in b
+    assert sorted(c["files"]["start"]) == ["scip"] and c["files"]["solvers"] == ["scip"]
+    assert a["warm_start"] == c["warm_start"] and "solvers" not in a["files"]
+    assert comp.manifest["model"]["file"] == "c.mps" and comp.manifest["files"] == c["files"]  # the last write's
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # b's start is not a.start.highs.sol, nor missing: there is none
+        res, _ = solve_compiled_file(tmp_path / "b.mps", "highs", verbose=False)
+    assert res.status == "optimal"
 
 
 def test_output_names(tmp_path):
