@@ -373,7 +373,10 @@ def test_a_time_limit_too_short_to_solve_says_how_long_is_enough(heart_small):
         OLCTClassifier(depth=2, time_limit=1.5, solver="highs").fit(X, y)
     least = int(re.search(r"at least (\d+) s", str(info.value)).group(1))
     assert least <= 4
-    assert OLCTClassifier(depth=2, time_limit=least + 1, solver="highs").fit(X, y).tree_ is not None
+    with warnings.catch_warnings():
+        # a solve stopped by that limit is what this asks for: on a slower machine it ends with a gap, and says so
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        assert OLCTClassifier(depth=2, time_limit=least + 1, solver="highs").fit(X, y).tree_ is not None
 
 
 def test_score_variables_fit_the_same_tree_with_a_smaller_model(heart_small):
