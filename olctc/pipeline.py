@@ -93,7 +93,8 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     if start_tree is not None and start and not start_solvers:
         raise OlctcError("start_tree gives the MIP start files, and none of the solvers chosen "
                          f"({', '.join(solvers or ())}) reads one: add one that does")
-    start = bool(start_solvers)  # glpsol alone takes no start: no warm start to compute
+    # glpsol alone takes no start: no warm start to compute, but the manifest records that one was asked for
+    start_asked, start = start, bool(start_solvers)
     start_files = [out.parent / start_filename(stem, solver) for solver in start_solvers]
     the_set = [out, manifest_path(out)] + param_files + start_files
     # An earlier compile's files under this name that this one does not write belong to another model:
@@ -146,6 +147,8 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             man["files"]["params"] = sorted(f.name for f in files)
         if solvers is not None:
             man["files"]["solvers"] = list(solvers)
+        if start_asked and not start:
+            man["files"]["start"] = {}  # none of the solvers chosen reads one (olctc solve says so)
         if start:
             start_objective, texts = rendered
             starts: dict[str, Any] = {}
@@ -280,14 +283,18 @@ def _solve_external(model: Path, solver: str, sol: Path, *, col_names: list[str]
 
 def _start_file(model: Path, man: dict[str, Any], solver: str) -> Path | None:
     """The MIP start compile wrote for this solver, checked against the manifest's hash."""
-    written = man.get("files", {}).get("start", {})
+    files = man.get("files", {})
+    written = files.get("start", {})
     kinds = START_SOLVERS_BY_BACKEND.get(solver, ())
     entry = next((written[k] for k in kinds if k in written), None)
     if not entry:
-        chosen = man.get("files", {}).get("solvers")
-        if written and kinds and chosen is not None:  # a compile for other solvers: not in silence either
-            warnings.warn(f"compile wrote MIP starts for {', '.join(chosen)} only (--solvers), none that {solver} "
-                          f"reads: solving without one (compile with --solvers {kinds[0]} to have it)", stacklevel=3)
+        chosen = files.get("solvers")
+        # a compile for other solvers, not in silence either ("start" absent: --no-start, asked for)
+        if "start" in files and kinds and chosen is not None:
+            wrote = (f"wrote MIP starts for {', '.join(chosen)} only (--solvers), none that {solver} reads"
+                     if written else f"wrote no MIP start (--solvers {','.join(chosen)}: none of them reads one)")
+            warnings.warn(f"compile {wrote}: solving without one (compile with --solvers {kinds[0]} to have it)",
+                          stacklevel=3)
         return None
     candidate = model.parent / entry["file"]
     if not candidate.exists():

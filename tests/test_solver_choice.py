@@ -3,6 +3,7 @@ grid tasks that hold their job's solver's files and Gurobi's."""
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -102,8 +103,27 @@ def test_glpk_alone_reads_no_start_so_none_is_computed(tmp_path):
     written = _compile(tmp_path / "c", solvers="glpk")
     assert _names(tmp_path / "c") == ["m.glpk.args", "m.mps", "m.olctc.json", "m.solvers.txt"]
     man = json.loads(written["manifest"].read_text())
-    assert "start" not in man["files"] and "warm_start" not in man
+    assert man["files"]["start"] == {} and "warm_start" not in man  # asked for, none written
     assert "warm start" not in (tmp_path / "c" / "m.solvers.txt").read_text()
+
+
+def test_a_solve_after_a_compile_for_glpk_alone_says_it_has_no_start(tmp_path):
+    # used to: solve with no start and no word (the manifest did not say a start had been asked for)
+    from olctc.pipeline import solve_compiled_file
+
+    _compile(tmp_path / "c", solvers="glpk")
+    with pytest.warns(UserWarning) as record:
+        res, _ = solve_compiled_file(tmp_path / "c" / "m.mps", "highs", verbose=False)
+    assert res.status == "optimal"
+    assert [str(w.message) for w in record] == [
+        "compile wrote no MIP start (--solvers glpk: none of them reads one): solving without one "
+        "(compile with --solvers highs to have it)"]
+    for no_start in ({"solvers": "glpk"}, {"solvers": "gurobi"}, {}):  # --no-start: no start, on purpose
+        _compile(tmp_path / "n", start=False, **no_start)
+        assert "start" not in json.loads((tmp_path / "n" / "m.olctc.json").read_text())["files"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert solve_compiled_file(tmp_path / "n" / "m.mps", "highs", verbose=False)[0].status == "optimal"
 
 
 def test_a_start_tree_for_glpk_alone_is_refused(tmp_path):
