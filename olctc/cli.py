@@ -407,7 +407,7 @@ def _exit_if_interrupted(raw_status: str) -> None:
 @click.option("--refine/--no-refine", default=True, show_default=True,
               help="Refit the last layer with the exact logistic loss (logistic presets).")
 @click.option("--format", "fmt", default=None, help="Force the solution format (cbc, highs, scip, gurobi, "
-                                                    "cplex, glpk).")
+                                                    "cplex, glpk, xpress, copt).")
 @click.option("--data", default=None, type=InputPath(dir_okay=False),
               help="The training CSV, if it moved since compile (its sha256 must match).")
 def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:

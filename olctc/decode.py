@@ -128,10 +128,9 @@ class DecodeReport:
     def lines(self) -> list[str]:
         def f(v):
             return "-" if v is None else f"{v:.10g}"
-        from olctc.read.gurobi import NO_STATUS
+        from olctc.read._base import STATUSLESS
 
-        said = (f"{self.solver} says {self.status} ({self.raw_status})" if self.raw_status != NO_STATUS else
-                "a Gurobi .sol file, which carries no status (Gurobi's log says whether it is optimal)")
+        said = STATUSLESS.get(self.raw_status, f"{self.solver} says {self.status} ({self.raw_status})")
         out = [f"solution: {said}, objective {f(self.solver_objective)}"
                + (f", bound {f(self.bound)}" if self.bound is not None else ""),
                f"objective recomputed from the values: {f(self.values_objective)}",

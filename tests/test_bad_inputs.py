@@ -353,8 +353,8 @@ CASES = [
       "the training data gone.csv is not there; pass its path with --data"),
     # ---- decode options and solution files
     C("decode-unknown-format", "decode m.olctc.json m.highs.sol --format xml -o o.json",
-      "The 'format' parameter must be one of cplex, gurobi, scip, cbc, glpk, highs (or none, to detect it from "
-      "the content). Got 'xml' instead."),
+      "The 'format' parameter must be one of cplex, gurobi, scip, cbc, glpk, highs, xpress, copt (or none, to detect "
+      "it from the content). Got 'xml' instead."),
     C("decode-format-mismatch", "decode m.olctc.json m.highs.sol --format cbc -o o.json",
       "m.highs.sol: expected a cbc solution file (first line '<status> - objective value <v>'), got a highs file"),
     C("decode-output-folder-missing", "decode m.olctc.json m.highs.sol -o nodir/o.json",
@@ -379,7 +379,7 @@ CASES = [
     C("solution-is-a-mip-start", "decode m.olctc.json m.start.cbc -o o.json",
       "m.start.cbc: cbc reports no_solution (Status unknown); there is no solution to decode"),
     C("solution-is-the-model", "decode m.olctc.json m.mps -o o.json",
-      "m.mps:1: expected a solution file of a known format (cplex, gurobi, scip, cbc, glpk, highs), "
+      "m.mps:1: expected a solution file of a known format (cplex, gurobi, scip, cbc, glpk, highs, xpress, copt), "
       "got 'NAME m FREE'"),
     C("solution-is-a-folder", "decode m.olctc.json folder -o o.json",
       "Invalid value for 'SOLUTION': File 'folder' is a directory. " + HELP.format("decode")),

@@ -63,6 +63,15 @@ DECODES = [
      {"w_0_0": -0.022594495373, "b_0": -0.8020754644886, "z_0_0": 1.0}, 5.924713837873786),
     ("scip_9.0_heart16_margot_d1.sol", "heart16_margot_d1", "scip says feasible", 6.20183230711347,
      {"z_0_14": 1.0, "qmatrixvar": 1.19883997864236}, 6.201832308336446),
+    # Xpress 9.9.1 and COPT 8.0.7 (size-limited pip wheels; EXTRA.txt), at olctc's tolerances (1e-9)
+    ("xpress_9.9_heart16_olct_d1.slx", "heart16_olct_d1", "an Xpress .slx file, which carries no status", None,
+     {"w_0_0": -0.02259449537299824, "b_0": -0.8020754644886215, "z_0_0": 1.0}, 5.924713837873786),
+    ("copt_8.0_heart16_olct_d1.sol", "heart16_olct_d1", "a COPT .sol file, which carries no status",
+     5.924713837873781, {"w_0_0": -0.022594495372998093, "z_0_0": 1.0}, 5.924713837873786),
+    ("xpress_9.9_heart16_margot_d1.slx", "heart16_margot_d1", "an Xpress .slx file, which carries no status", None,
+     {"w_0_0": -0.213316853604365, "z_0_0": 1.0}, 6.201832308336446),
+    ("copt_8.0_heart16_margot_d1.sol", "heart16_margot_d1", "a COPT .sol file, which carries no status",
+     6.201832322149966, {"w_0_0": -0.21331685432437286, "z_0_0": 1.0}, 6.201832308336446),
 ]
 
 

@@ -72,6 +72,14 @@ SAMPLE_CASES = [
     ("scip_solution.sol", "none", "scip", "optimal", -21.5, {k: v for k, v in OPT.items() if v}),
     ("scip_infeasible.sol", "none", "scip", "infeasible", None, {}),
     ("scip_timelimit_incumbent.sol", "none", "scip", "feasible", -5542.0, "mknap"),
+    # Xpress 9.9.1 and COPT 8.0.7 (EXTRA.txt): files with no status; Xpress's with no objective either
+    ("xpress_9.9_solution.slx", "none", "xpress", "feasible", None, OPT),
+    ("xpress_9.9_solution_hex.slx", "none", "xpress", "feasible", None, OPT),
+    ("xpress_9.9_solution_slacks.slx", "none", "xpress", "feasible", None, OPT),
+    ("xpress_9.9_infeasible.slx", "none", "xpress", "no_solution", None, {}),
+    ("xpress_9.9_timelimit_incumbent.slx", "none", "xpress", "feasible", None, "mknap"),
+    ("copt_8.0_solution.sol", "none", "copt", "feasible", -21.5, OPT),
+    ("copt_8.0_timelimit_incumbent.sol", "none", "copt", "feasible", -5534.0, "mknap"),
 ]
 
 RAW_STATUS = {
@@ -83,6 +91,9 @@ RAW_STATUS = {
     "glpk_timelimit_incumbent_w.txt": "s mip f: feasible",
     "glpk_timelimit_nosol_w.txt": "s mip u: undefined",
     "gurobi_solution.sol": "solution (a Gurobi .sol file has no status)",
+    "xpress_9.9_solution.slx": "solution (an Xpress .slx file has no status)",
+    "xpress_9.9_infeasible.slx": "no solution (ENDATA alone)",
+    "copt_8.0_solution.sol": "solution (a COPT .sol file has no status)",
     "highs_timelimit_nosol.sol": "Time limit reached",
     "highs_1.16_sollimit_style4.sol": "Solution limit reached",
     "scip_timelimit_incumbent.sol": "time limit reached",
@@ -98,7 +109,8 @@ def _check_values(sol: Solution, expected, mknap) -> None:
         names, cost = mknap
         x = sol.to_array(names)
         assert set(np.unique(x)) <= {0.0, 1.0}
-        assert float(cost @ x) == pytest.approx(sol.objective, abs=1e-9)
+        # an .slx file states no objective: Xpress's own (its MIPOBJVAL attribute) when it wrote the file
+        assert float(cost @ x) == pytest.approx(-5559.0 if sol.objective is None else sol.objective, abs=1e-9)
     else:
         assert sol.values == expected
 
@@ -120,11 +132,17 @@ def test_sample(name, cols, solver, status, objective, values, mknap) -> None:
     assert detect_format((SAMPLES / name).read_text()) == solver
 
 
+def test_xpress_rows_duals_and_reduced_costs_are_skipped() -> None:
+    # writeSlxSol(f, "sdrx") on an LP: slacks (S), duals (D), reduced costs (R), every value as hex bits
+    sol = read_solution(SAMPLES / "xpress_9.9_lp_only_sdrx.slx")
+    assert (sol.solver, sol.status, sol.values) == ("xpress", "feasible", {"x": 1.5, "y": 2.5})
+
+
 def test_omits_zeros_follows_the_format() -> None:
     expect = {"cbc_2.10.8_solution.txt": True, "scip_solution.sol": True, "highs_solution_style4.sol": True,
               "highs_1.16_solution_style4.sol": True, "highs_1.16_solution.sol": False,
               "highs_solution.sol": False, "gurobi_solution.sol": False, "cplex_solution.sol": False,
-              "glpk_output_o.txt": False}
+              "glpk_output_o.txt": False, "xpress_9.9_solution.slx": False, "copt_8.0_solution.sol": False}
     assert {n: read_solution(SAMPLES / n).omits_zeros for n in expect} == expect
 
 
@@ -135,7 +153,7 @@ def test_glpsol_formats_written_by_highs_read_as_highs_when_asked() -> None:
 
 
 def test_formats_and_detection() -> None:
-    assert set(FORMATS) == {"cbc", "highs", "scip", "gurobi", "cplex", "glpk"}
+    assert set(FORMATS) == {"cbc", "highs", "scip", "gurobi", "cplex", "glpk", "xpress", "copt"}
     assert detect_format("Optimal - objective value 1.0\n      0 x 1 0\n") == "cbc"
     assert detect_format("Feasible solution - objective 0.0\n0 x 4.0 -3.0\n") == "cbc"
     assert detect_format("objective value: 3\nx 1 \t(obj:3)\n") == "scip"
@@ -299,7 +317,7 @@ def test_highspy_style_minus_one_infeasible_is_an_empty_file(tmp_path) -> None:
     with pytest.raises(OlctcError) as err:
         read_solution(tmp_path / "h.sol")
     assert str(err.value) == (f"{tmp_path / 'h.sol'}: expected a solution file (cplex, gurobi, scip, cbc, glpk, "
-                              "highs), got an empty file")
+                              "highs, xpress, copt), got an empty file")
 
 
 def test_pyscipopt(tmp_path, mknap) -> None:
@@ -379,7 +397,8 @@ def test_printed_digits_of_each_format() -> None:
               "highs_1.16_solution_style1.sol": 6, "cbc_2.10.8_solution.txt": 8,
               "cbc_timelimit_incumbent_solution.txt": 8, "highs_solution.sol": None,
               "highs_solution_style4.sol": None, "scip_solution.sol": None, "gurobi_solution.sol": None,
-              "cplex_solution.sol": None, "cbc_infeasible_solution.txt": None}
+              "cplex_solution.sol": None, "cbc_infeasible_solution.txt": None,
+              "xpress_9.9_heart16_olct_d1.slx": None, "copt_8.0_heart16_olct_d1.sol": None}
     assert {n: read_solution(SAMPLES / n).digits for n in expect} == expect
     assert read_solution(SAMPLES / "glpk_solution_w.txt", col_names=COLS).digits is None
 
@@ -405,16 +424,15 @@ def _write(tmp_path: Path, text: str, name: str = "bad.sol") -> Path:
     return path
 
 
+KNOWN = "cplex, gurobi, scip, cbc, glpk, highs, xpress, copt"
 HIGHS_HEAD = "Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjective -21.5\n"
 
 
 @pytest.mark.parametrize("text, kwargs, message", [
-    ("", {}, ": expected a solution file (cplex, gurobi, scip, cbc, glpk, highs), got an empty file"),
-    ("\n  \n", {}, ": expected a solution file (cplex, gurobi, scip, cbc, glpk, highs), got an empty file"),
-    ("hello world\n", {},
-     ":1: expected a solution file of a known format (cplex, gurobi, scip, cbc, glpk, highs), got 'hello world'"),
-    ("# MIP start\nx 4\n", {},
-     ":1: expected a solution file of a known format (cplex, gurobi, scip, cbc, glpk, highs), got '# MIP start'"),
+    ("", {}, f": expected a solution file ({KNOWN}), got an empty file"),
+    ("\n  \n", {}, f": expected a solution file ({KNOWN}), got an empty file"),
+    ("hello world\n", {}, f":1: expected a solution file of a known format ({KNOWN}), got 'hello world'"),
+    ("# MIP start\nx 4\n", {}, f":1: expected a solution file of a known format ({KNOWN}), got '# MIP start'"),
     (HIGHS_HEAD + "# Columns 6\nx 4\ny 3\nz 1\n", {},
      ":10: expected 6 lines after '# Columns 6' (line 7), got 3 (file truncated?)"),
     (HIGHS_HEAD + "# Columns 6\nx 4\ny 3\n# Rows 5\nc1 8\n", {},
@@ -479,6 +497,27 @@ HIGHS_HEAD = "Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjec
      ": expected a gurobi solution file (first line '# Solution for model ...'), got a cbc file"),
     ("hello\n", {"format": "scip"},
      ": expected a scip solution file (first line 'solution status: ...' or 'objective value: ...'), got 'hello'"),
+    ("NAME          M\n  C x  4\n  C y  3\n", {}, ":3: expected 'ENDATA' as the last line, got 'C y  3' (file truncated?)"),
+    ("NAME          M\n  C x  4\n  C y\nENDATA\n", {}, ":3: expected 'C name value', got 'C y'"),
+    ("NAME          M\n  C x  4\n  Q y  3\nENDATA\n", {}, ":3: expected 'C name value' (or S, D, R lines), got 'Q y  3'"),
+    ("NAME          M\n  C x  4\n  C y  nan\nENDATA\n", {},
+     ":3: expected a finite number as the value of column 'y', got 'nan'"),
+    ("NAME          M\n  C x  0x4010000000000000\n  C y  0x7ff0000000000000\nENDATA\n", {},
+     ":3: expected a finite double as 16 hexadecimal digits (0x...) as the value of column 'y', "
+     "got '0x7ff0000000000000'"),
+    ("NAME          M\n  C x  0x4010000000000000\n  C y  3\nENDATA\n", {},
+     ":3: expected a finite double as 16 hexadecimal digits (0x...) as the value of column 'y', got '3'"),
+    ("NAME          M\n  C x  4\n  C x  3\nENDATA\n", {}, ":3: expected each column once, got 'x' again (first on line 2)"),
+    ("NAME          M\n  C x  4\nENDATA\nNAME          M\n  C x  4\nENDATA\n", {},
+     ":3: expected one solution per file ('C name value' lines), got 'ENDATA'"),
+    ("# Objective value -21.5\nx 4\ny 3", {},
+     ":3: expected a newline at the end of the last line, got a cut line (file truncated?)"),
+    ("# Objective value -21.5\nx 4\ny\n", {}, ":3: expected 'name value', got 'y'"),
+    ("# Objective value -21.5\nx 4\n# y\n", {}, ":3: expected 'name value' lines after the objective, got '# y'"),
+    ("# Objective value low\nx 4\n", {}, ":1: expected a finite objective value, got 'low'"),
+    ("Optimal - objective value -21.5\n      0 x 4 0\n", {"format": "xpress"},
+     ": expected a xpress solution file (first line 'NAME ...', then 'C name value' lines and 'ENDATA'), got a cbc "
+     "file"),
 ])
 def test_bad_input(tmp_path, text, kwargs, message) -> None:
     path = _write(tmp_path, text)
@@ -510,15 +549,15 @@ def test_binary_file(tmp_path) -> None:
     path.write_bytes(b"\x00\x01\x02\x03 Optimal\n")
     with pytest.raises(OlctcError) as err:
         read_solution(path)
-    assert str(err.value) == (f"{path}: expected a text solution file (cplex, gurobi, scip, cbc, glpk, highs), "
-                              "got binary content")
+    assert str(err.value) == (f"{path}: expected a text solution file (cplex, gurobi, scip, cbc, glpk, highs, "
+                              "xpress, copt), got binary content")
 
 
 def test_unknown_format_name(tmp_path) -> None:
     with pytest.raises(OlctcError) as err:
-        read_solution(SAMPLES / "highs_solution.sol", format="xpress")
-    assert str(err.value) == ("The 'format' parameter must be one of cplex, gurobi, scip, cbc, glpk, highs "
-                              "(or none, to detect it from the content). Got 'xpress' instead.")
+        read_solution(SAMPLES / "highs_solution.sol", format="mosek")
+    assert str(err.value) == ("The 'format' parameter must be one of cplex, gurobi, scip, cbc, glpk, highs, xpress, "
+                              "copt (or none, to detect it from the content). Got 'mosek' instead.")
 
 
 def test_cplex_mip_start_is_not_a_solution() -> None:
@@ -548,18 +587,19 @@ def test_detect_format_unrecognised() -> None:
     with pytest.raises(OlctcError) as err:
         detect_format("\nsomething else\n")
     assert str(err.value) == ("solution text:2: expected a solution file of a known format (cplex, gurobi, scip, "
-                              "cbc, glpk, highs), got 'something else'")
+                              "cbc, glpk, highs, xpress, copt), got 'something else'")
     with pytest.raises(OlctcError) as err:
         detect_format("")
-    assert str(err.value) == ("solution text: expected a solution file (cplex, gurobi, scip, cbc, glpk, highs), "
-                              "got an empty text")
+    assert str(err.value) == ("solution text: expected a solution file (cplex, gurobi, scip, cbc, glpk, highs, "
+                              "xpress, copt), got an empty text")
 
 
 # ---------------------------------------------------------------- QA: compressed and re-encoded files, cut files
 
 
 @pytest.mark.parametrize("name", ["gurobi_solution.sol", "cplex_solution.sol", "highs_solution.sol",
-                                  "cbc_2.10.8_solution.txt", "glpk_solution_w.txt", "scip_solution.sol"])
+                                  "cbc_2.10.8_solution.txt", "glpk_solution_w.txt", "scip_solution.sol",
+                                  "xpress_9.9_solution.slx", "copt_8.0_solution.sol"])
 @pytest.mark.parametrize("pack", ["gzip", "bz2"])
 def test_compressed_solution_files_are_read(tmp_path, name, pack) -> None:
     # gurobi_cl ResultFile=x.sol.gz (and .bz2) writes a compressed solution; a user may gzip any file.
@@ -589,12 +629,13 @@ def test_cut_or_archived_compressed_file_is_refused(tmp_path) -> None:
         z.write(SAMPLES / "highs_solution.sol", "highs_solution.sol")
     with pytest.raises(OlctcError) as err:
         read_solution(archive)
-    assert str(err.value) == (f"{archive}: expected a solution file (cplex, gurobi, scip, cbc, glpk, highs, or "
-                              "gzip/bzip2 of one), got a zip archive: extract the solution file from it first")
+    assert str(err.value) == (f"{archive}: expected a solution file (cplex, gurobi, scip, cbc, glpk, highs, xpress, "
+                              "copt, or gzip/bzip2 of one), got a zip archive: extract the solution file from it first")
 
 
 @pytest.mark.parametrize("name", ["highs_solution.sol", "cbc_2.10.8_solution.txt", "scip_solution.sol",
-                                  "gurobi_solution.sol", "glpk_output_o.txt", "cplex_solution.sol"])
+                                  "gurobi_solution.sol", "glpk_output_o.txt", "cplex_solution.sol",
+                                  "xpress_9.9_solution.slx", "copt_8.0_solution.sol"])
 @pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
 def test_byte_order_mark_and_utf16(tmp_path, name, encoding) -> None:
     # Windows editors add a UTF-8 byte order mark; PowerShell's redirection writes UTF-16 with one.

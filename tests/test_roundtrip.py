@@ -258,8 +258,8 @@ def decode_error(compiled: Path, solution: Path, tmp_path: Path) -> tuple[int, s
 def test_bad_solution_files(compiled, highs_solution, tmp_path):
     empty = tmp_path / "empty.sol"
     empty.write_text("")
-    assert decode_error(compiled, empty, tmp_path) == (2, f"error: {empty}: expected a solution file (cplex, "
-                                                           "gurobi, scip, cbc, glpk, highs), got an empty file")
+    assert decode_error(compiled, empty, tmp_path) == (2, f"error: {empty}: expected a solution file (cplex, gurobi, "
+                                                           "scip, cbc, glpk, highs, xpress, copt), got an empty file")
     trunc = tmp_path / "trunc.sol"
     trunc.write_text("\n".join(highs_solution.read_text().splitlines()[:12]) + "\n")
     code, msg = decode_error(compiled, trunc, tmp_path)
@@ -275,7 +275,7 @@ def test_bad_solution_files(compiled, highs_solution, tmp_path):
     garbage.write_text("hello world\n")
     code, msg = decode_error(compiled, garbage, tmp_path)
     assert (code, msg) == (2, f"error: {garbage}:1: expected a solution file of a known format (cplex, gurobi, "
-                              "scip, cbc, glpk, highs), got 'hello world'")
+                              "scip, cbc, glpk, highs, xpress, copt), got 'hello world'")
 
 
 def test_infeasible_and_no_incumbent_statuses(compiled, tmp_path):

@@ -82,6 +82,19 @@ class Reader:
     parse: Callable[[Source, Sequence[str] | None], Solution]
 
 
+#: Formats whose files carry no status words (Gurobi .sol, Xpress .slx, COPT .sol): the reader's "feasible" only
+#: says that a solution is there. Their raw status -> what decode says of such a file (``statusless``).
+STATUSLESS: dict[str, str] = {}
+
+
+def statusless(file: str, where: str) -> str:
+    """Register a format whose files (``file``: "a Gurobi .sol file") carry no status; ``where`` says where the
+    status is told instead ("Gurobi's log"). Returns the raw status its solutions get."""
+    raw = f"solution ({file} has no status)"
+    STATUSLESS[raw] = f"{file}, which carries no status ({where} says whether it is optimal)"
+    return raw
+
+
 #: Registration order is detection order: content that two formats share (HiGHS writes GLPK's
 #: formats on request) goes to the format registered first.
 READERS: dict[str, Reader] = {}

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Sequence
 
 from olctc.read._base import Reader, Source, make_solution, name_values, parse_number, parse_values, register, \
-    shown, split_lines
+    shown, split_lines, statusless
 from olctc.read.solution import Solution
 
 _FIRST = "# Solution for model"
 _OBJECTIVE = "# Objective value ="
 #: The raw status of every Gurobi .sol file: it holds values and the objective, never a status.
-NO_STATUS = "solution (a Gurobi .sol file has no status)"
+NO_STATUS = statusless("a Gurobi .sol file", "Gurobi's log")
 
 
 def _detect(src: Source) -> bool:

@@ -37,7 +37,7 @@ class Solution:
     objective : objective value of the incumbent; None when there is no solution.
     values : column name -> value of the incumbent; empty when there is no solution (files that
         hold an LP relaxation or an infeasible point do not leak it here).
-    solver : ``"cbc"``, ``"highs"``, ``"scip"``, ``"gurobi"``, ``"cplex"`` or ``"glpk"``.
+    solver : ``"cbc"``, ``"highs"``, ``"scip"``, ``"gurobi"``, ``"cplex"``, ``"glpk"``, ``"xpress"`` or ``"copt"``.
     raw_status : the solver's own status words.
     omits_zeros : True when the format leaves zero-valued columns out (CBC, SCIP, HiGHS sparse).
     bound : best bound when the file states one, else None.
