@@ -138,6 +138,17 @@ def test_xpress_rows_duals_and_reduced_costs_are_skipped() -> None:
     assert (sol.solver, sol.status, sol.values) == ("xpress", "feasible", {"x": 1.5, "y": 2.5})
 
 
+def test_xpress_hex_values_are_the_doubles_and_the_decimals_within_an_ulp_or_two() -> None:
+    # the same solve written twice: writeSlxSol(f) prints 16 significant digits, writeSlxSol(f, "x") the bits
+    import struct
+
+    hexa = read_solution(SAMPLES / "xpress_9.9_heart16_olct_d1_hex.slx").values
+    dec = read_solution(SAMPLES / "xpress_9.9_heart16_olct_d1.slx").values
+    assert hexa["w_0_0"] == struct.unpack(">d", bytes.fromhex("bf972302eac95ed0"))[0] == -0.022594495372998236
+    assert hexa.keys() == dec.keys() and hexa != dec
+    assert all(abs(hexa[k] - dec[k]) <= 4e-16 * abs(hexa[k]) for k in hexa)
+
+
 def test_omits_zeros_follows_the_format() -> None:
     expect = {"cbc_2.10.8_solution.txt": True, "scip_solution.sol": True, "highs_solution_style4.sol": True,
               "highs_1.16_solution_style4.sol": True, "highs_1.16_solution.sol": False,

@@ -2,8 +2,8 @@
 Optimizer console, the format ``readSlxSol`` loads back as a MIP start.
 
 ``NAME <problem>``, then one ``C <column> <value>`` line per column, zeros included, then ``ENDATA``.
-Values are printed to full precision, or as the bits of the double in hexadecimal (``0x4010000000000000`` is
-4.0; flag ``x``). Flag ``s`` adds ``S <row> <slack>`` lines; an LP's ``d`` and ``r`` add ``D <row> <dual>`` and
+Values are printed to 16 significant digits (within an ulp or two of the double), or exactly as the bits of the
+double in hexadecimal (``0x4010000000000000`` is 4.0; flag ``x``). Flag ``s`` adds ``S <row> <slack>`` lines; an LP's ``d`` and ``r`` add ``D <row> <dual>`` and
 ``R <column> <reduced cost>``: rows' and duals' values, skipped here. Measured on Xpress 9.9.1
 (``pip install xpress``, its size-limited community licence; tests/data/solvers/samples/EXTRA.txt).
 
