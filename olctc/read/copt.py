@@ -1,4 +1,5 @@
-"""COPT (Cardinal Optimizer) solution files: ``model.write('x.sol')`` in Python, ``write x.sol`` in copt_cmd.
+"""COPT (Cardinal Optimizer) solution files: ``model.write('x.sol')`` in Python (copt_cmd's ``write x.sol`` is
+the same library call; the wheel has no copt_cmd, so that was not run).
 
 ``# Objective value <v>``, then one ``name value`` line per column, zeros included, values to 17 significant
 digits. Measured on COPT 8.0.7 (``pip install coptpy``, its size-limited mode without a licence;

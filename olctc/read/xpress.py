@@ -1,16 +1,19 @@
-"""FICO Xpress ASCII solution files (``.slx``): ``problem.writeSlxSol`` in Python, ``WRITESLXSOL`` in the
-Optimizer console, the format ``readSlxSol`` loads back as a MIP start.
+"""FICO Xpress ASCII solution files (``.slx``): ``problem.writeSlxSol`` in Python, the library's XPRSwriteslxsol,
+which the Optimizer console's ``WRITESLXSOL`` calls (the wheel has no console, so that was not run); the format
+``readSlxSol`` loads back as a MIP start.
 
 ``NAME <problem>``, then one ``C <column> <value>`` line per column, zeros included, then ``ENDATA``.
 Values are printed to 16 significant digits (within an ulp or two of the double), or exactly as the bits of the
-double in hexadecimal (``0x4010000000000000`` is 4.0; flag ``x``). Flag ``s`` adds ``S <row> <slack>`` lines; an LP's ``d`` and ``r`` add ``D <row> <dual>`` and
-``R <column> <reduced cost>``: rows' and duals' values, skipped here. Measured on Xpress 9.9.1
-(``pip install xpress``, its size-limited community licence; tests/data/solvers/samples/EXTRA.txt).
+double in hexadecimal (``0x4010000000000000`` is 4.0; flag ``x``). Flag ``s`` adds ``S <row> <slack>`` lines;
+an LP's ``d`` and ``r`` add ``D <row> <dual>`` and ``R <column> <reduced cost>``: rows' and duals' values,
+skipped here. Measured on Xpress 9.9.1 (``pip install xpress``, its size-limited community licence;
+tests/data/solvers/samples/EXTRA.txt).
 
 The file carries no status and no objective: Xpress writes one whenever it holds a solution, optimal or
-not, so it is read as "feasible" (decode recomputes the objective from the values). Without a solution the
-Python call raises and the file holds ``ENDATA`` alone (seen on an infeasible model): no_solution. Flag ``l``
-writes the LP relaxation of a MIP in the same form; decode's checks of the binary columns catch it.
+not, so it is read as "feasible" (decode recomputes the objective from the values). On an infeasible model
+the file holds ``ENDATA`` alone: no_solution (a solve stopped with no incumbent makes the Python call raise
+instead, and no file is written). Flag ``l`` writes the LP relaxation of a MIP in the same form: decode refuses
+it by its fractional binary columns.
 """
 from __future__ import annotations
 
