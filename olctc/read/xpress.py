@@ -70,25 +70,24 @@ def _values(src: Source, tokens: list[str], names: list[str], lines: list[int]) 
     """Decimal values, or the hexadecimal bits of each double (flag ``x``)."""
     if not tokens or not tokens[0].lower().startswith("0x"):
         return parse_values(src, tokens, names, lines)
+    values = [_hex_double(token) for token in tokens]
+    for value, token, name, line in zip(values, tokens, names, lines):
+        if value is None:
+            raise src.fail(f"a finite double as 16 hexadecimal digits (0x...) as the value of column {name!r}",
+                           shown(token), line=line)
+    return np.array(values, dtype=np.float64)
+
+
+def _hex_double(token: str) -> float | None:
+    """The finite double whose 64 bits ``token`` writes as ``0x`` and 16 hexadecimal digits, else None."""
+    if len(token) != 18 or token[:2].lower() != "0x":
+        return None
     try:
-        bits = np.array([int(t, 16) for t in tokens], dtype=np.uint64)
-        ok = all(len(t) == 18 for t in tokens)
-    except (ValueError, OverflowError):
-        ok = False
-    if ok:
-        values = bits.view(np.float64)
-        ok = bool(np.isfinite(values).all())
-    if not ok:
-        for token, name, line in zip(tokens, names, lines):
-            good = len(token) == 18 and token[:2].lower() == "0x"
-            try:
-                good = good and bool(np.isfinite(np.array([int(token, 16)], dtype=np.uint64).view(np.float64)[0]))
-            except (ValueError, OverflowError):
-                good = False
-            if not good:
-                raise src.fail(f"a finite double as 16 hexadecimal digits (0x...) as the value of column {name!r}",
-                               shown(token), line=line)
-    return values
+        raw = bytes.fromhex(token[2:])  # hexadecimal digits only: no sign, no underscore
+    except ValueError:
+        return None
+    value = float(np.frombuffer(raw, dtype=">f8")[0])
+    return value if np.isfinite(value) else None
 
 
 READER = register(Reader("xpress", "first line 'NAME ...', then 'C name value' lines and 'ENDATA'", _detect,
