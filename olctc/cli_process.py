@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 import click
 
-from olctc.io import note_console, note_interrupt
+from olctc.io import note_console, note_interrupt, remove_files_being_written
 
 
 class _Interrupts:
@@ -111,8 +111,10 @@ def _interrupted(hard: bool = False) -> None:
     ``hard`` (the console program) leaves by ``os._exit``: an interrupt that landed inside the import of a
     native module (onnx, matplotlib) can leave it half-initialised, and the interpreter's finalisation
     then aborts ("Fatal Python error: PyThreadState_Get", exit -6). Nothing is left to finalise: files
-    were removed while the interrupt unwound, and bench has stopped its run processes.
+    were removed while the interrupt unwound, and bench has stopped its run processes; a temporary file
+    whose writer the interrupt could not reach (``olctc.io.remove_files_being_written``) is removed here.
     """
+    remove_files_being_written()
     click.echo("interrupted", err=True)
     if hard:
         _hard_exit(130)

@@ -228,6 +228,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
                 with _os_errors(path, tmp):
                     # 0o666 minus the umask: the mode open() would give (mkstemp's would be 0600).
                     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+                _being_written.add(tmp)
                 break
             except FileExistsError:  # another writer's file: never ours to remove
                 tmp = None
@@ -242,6 +243,23 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         if tmp is not None:
             remove_files([tmp])
         raise
+    finally:
+        if tmp is not None:
+            _being_written.discard(tmp)
+
+
+#: The temporary files of the ``atomic_open`` blocks under way. An interrupt that lands between this generator's
+#: ``yield`` and the start of the caller's block, or between the block's end and the generator's resumption, is
+#: raised in contextlib's code: the generator stays suspended (the traceback keeps it alive) and its cleanup never
+#: runs before the console program leaves by ``os._exit``. The interrupt's exit removes these
+#: (``remove_files_being_written``).
+_being_written: set[str] = set()
+
+
+def remove_files_being_written() -> None:
+    """Remove the temporary file of every ``atomic_open`` block under way (an interrupted process's last act)."""
+    remove_files(list(_being_written))
+    _being_written.clear()
 
 
 #: An interrupt the console program received and nothing has consumed yet (see ``note_interrupt``).
