@@ -228,7 +228,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
                 with _os_errors(path, tmp):
                     # 0o666 minus the umask: the mode open() would give (mkstemp's would be 0600).
                     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-                _being_written.add(tmp)
+                being_written(tmp)
                 break
             except FileExistsError:  # another writer's file: never ours to remove
                 tmp = None
@@ -245,20 +245,34 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         raise
     finally:
         if tmp is not None:
-            _being_written.discard(tmp)
+            being_written(tmp, False)
 
 
-#: The temporary files of the ``atomic_open`` blocks under way. An interrupt that lands between this generator's
-#: ``yield`` and the start of the caller's block, or between the block's end and the generator's resumption, is
-#: raised in contextlib's code: the generator stays suspended (the traceback keeps it alive) and its cleanup never
-#: runs before the console program leaves by ``os._exit``. The interrupt's exit removes these
-#: (``remove_files_being_written``).
+#: The temporary files and folders of the staged writes under way (``atomic_open``, the grid's staged folder). An
+#: interrupt that lands between such a generator's ``yield`` and the start of the caller's block, or between the
+#: block's end and the generator's resumption, is raised in contextlib's code: the generator stays suspended (the
+#: traceback keeps it alive) and its cleanup never runs before the console program leaves by ``os._exit``. The
+#: interrupt's exit removes these (``remove_files_being_written``).
 _being_written: set[str] = set()
 
 
+def being_written(path: str | os.PathLike[str], under_way: bool = True) -> None:
+    """Record that the temporary file or folder ``path`` exists and is this process's (``under_way=False``: no
+    longer, renamed into place or removed)."""
+    if under_way:
+        _being_written.add(os.fspath(path))
+    else:
+        _being_written.discard(os.fspath(path))
+
+
 def remove_files_being_written() -> None:
-    """Remove the temporary file of every ``atomic_open`` block under way (an interrupted process's last act)."""
-    remove_files(list(_being_written))
+    """Remove every temporary file and folder still recorded by ``being_written`` (an interrupted process's last
+    act)."""
+    for path in list(_being_written):
+        if os.path.isdir(path) and not os.path.islink(path):
+            remove_tree(Path(path))
+        else:
+            remove_files([path])
     _being_written.clear()
 
 

@@ -150,8 +150,9 @@ def test_compile_interrupt_dropped_by_a_finaliser_still_stops_it(tmp_path):
 _STOP_AROUND_THE_BLOCK = """
 import os, signal, sys
 import olctc.emit._format as F
+import olctc.cluster.grid as G
 
-real = F.atomic_open
+real = G._staged_folder if COMMAND == "grid" else F.atomic_open
 
 def stop():
     os.kill(os.getpid(), signal.SIGINT)
@@ -172,20 +173,25 @@ class StopAround:
             stop()  # the model is written, not yet renamed
         return self.cm.__exit__(*exc)
 
-F.atomic_open = StopAround
-sys.argv = ["olctc", "compile", "--dataset", "heart", "--depth", "1", "--no-start", "-o", "heart.mps"]
+if COMMAND == "grid":  # the grid's staged folder
+    G._staged_folder = StopAround
+    sys.argv = ["olctc", "grid", "--dataset", "heart", "--depth", "1", "--folds", "2", "--C-values", "1", "-o", "g"]
+else:  # the model file
+    F.atomic_open = StopAround
+    sys.argv = ["olctc", "compile", "--dataset", "heart", "--depth", "1", "--no-start", "-o", "heart.mps"]
 from olctc import cli
 cli.main()
 """
 
 
+@pytest.mark.parametrize("command", ["compile", "grid"])
 @pytest.mark.parametrize("where", ["before", "after"])
-def test_a_stop_between_the_temporary_file_and_the_block_removes_the_file(tmp_path, where):
+def test_a_stop_between_the_temporary_file_and_the_block_removes_the_file(tmp_path, command, where):
     # used to (seen in CI, after a SIGINT as the model's file appeared): exit 130 with .a6a.mps.<hex>.tmp left. The
-    # interrupt, raised in contextlib's code around the block, left atomic_open's generator suspended, its cleanup
-    # never run before os._exit
-    p = subprocess.run([sys.executable, "-c", f"WHERE = {where!r}\n" + _STOP_AROUND_THE_BLOCK], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=300)
+    # interrupt, raised in contextlib's code around the block, left the staged write's generator suspended, its
+    # cleanup never run before os._exit (atomic_open's file; the grid's folder, whole and not moved into place)
+    code = f"WHERE = {where!r}\nCOMMAND = {command!r}\n" + _STOP_AROUND_THE_BLOCK
+    p = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert p.returncode == 130 and p.stderr.strip() == "interrupted", p.stderr
     assert sorted(x.name for x in tmp_path.iterdir()) == []
 

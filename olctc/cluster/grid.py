@@ -22,7 +22,8 @@ from olctc.cluster.slurm import (SlurmOptions, check_slurm_options, local_script
                                  submit_scripts)
 from olctc.emit.params import format_value
 from olctc.errors import OlctcError, number_text, param_error
-from olctc.io import check_interrupt, check_lookup, is_temporary_name, remove_tree, staged_errors, temporary_name
+from olctc.io import (being_written, check_interrupt, check_lookup, is_temporary_name, remove_tree, staged_errors,
+                      temporary_name)
 
 GRID_FORMAT = "olctc-grid"
 GRID_VERSION = 1
@@ -253,6 +254,7 @@ def _staged_folder(out: Path) -> Iterator[Path]:
             tmp = anchor / temporary_name(out.name or "grid")
             try:
                 tmp.mkdir()
+                being_written(tmp)
                 break
             except FileExistsError:  # another process's folder: never ours to remove
                 tmp = None
@@ -277,6 +279,9 @@ def _staged_folder(out: Path) -> Iterator[Path]:
             with contextlib.suppress(OSError):
                 p.rmdir()
         raise
+    finally:
+        if tmp is not None:
+            being_written(tmp, False)
 
 
 def _move_entries(src: Path, dst: Path) -> None:
