@@ -237,13 +237,13 @@ def solvers_cmd(as_json: bool) -> None:
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Model file to write: NAME.mps or NAME.lp (manifest NAME.olctc.json beside it).")
 @click.option("--start/--no-start", default=True, show_default=True,
-              help="Write warm-start (MIP start) files for Gurobi/CPLEX, CBC, HiGHS and SCIP.")
+              help="Write warm-start (MIP start) files for Gurobi, CPLEX, CBC, HiGHS, SCIP, COPT and Xpress.")
 @click.option("--params/--no-params", default=True, show_default=True,
               help="Write solver parameter files with the tight tolerances the model needs.")
 @click.option("--solvers", "solvers", default=None, metavar="LIST",
               help="Write the parameter and MIP-start files of these solvers only, a comma list of highs, scip, "
-                   "gurobi, cplex, cbc, glpk (NAME.solvers.txt lists their commands). Default: every solver that "
-                   "solves the model.")
+                   "gurobi, cplex, cbc, glpk, copt, xpress (NAME.solvers.txt lists their commands). Default: every "
+                   "solver that solves the model.")
 @start_tree_option
 @max_nonzeros_option
 def compile_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m,

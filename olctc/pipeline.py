@@ -74,7 +74,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     from olctc.emit.lp import write_lp
     from olctc.emit.mps import write_mps
     from olctc.emit.params import LINEAR_ONLY_SOLVERS, check_solvers, param_file_paths, write_param_files
-    from olctc.emit.start import START_FORMATS, start_filename, start_text
+    from olctc.emit.start import START_FORMATS, start_filename, start_texts
 
     out = check_path(out, "out")
     check_output_file(out)
@@ -103,13 +103,12 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     if start_tree is not None and not start:
         raise OlctcError("start_tree gives the MIP start files, which start=False leaves out: drop one of them")
 
-    def start_texts(x: np.ndarray) -> tuple[float, list[str]]:
+    def rendered_starts(x: np.ndarray) -> tuple[float, list[str]]:
         """The start's MILP objective and the text of each start file."""
         objective = comp.milp.objective(x)
         names = [str(n) for n in comp.milp.col_names()]
         quad_part = comp.milp.quadratic_part(x)
-        return objective, [start_text(path, names, x, solver, objective=objective, quadratic=quad_part)
-                           for solver, path in zip(start_solvers, start_files)]
+        return objective, start_texts(start_files, names, x, start_solvers, objective, quadratic=quad_part)
 
     warm: contextlib.AbstractContextManager[Callable[[], tuple[float, list[str]]] | None]
     warm = contextlib.nullcontext(None)
@@ -117,7 +116,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
         from olctc.start_tree import start_record, tree_start
 
         x, info = tree_start(comp, start_tree)
-        rendered = start_texts(x)
+        rendered = rendered_starts(x)
     elif start:
         from olctc.background import in_child, on_thread
 
@@ -125,7 +124,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             from olctc.warmstart import warm_start  # scipy.optimize and scikit-learn: imported beside the writing
 
             x, _ = warm_start(comp.milp, comp.X, comp.dataset.y, comp.spec, sample_weight=comp.dataset.weight)
-            return start_texts(x)  # formatted there too: the files' text is what comes back
+            return rendered_starts(x)  # formatted there too: the files' text is what comes back
 
         beside = in_child if start_in_child and "sklearn.linear_model" not in sys.modules else on_thread
         warm = beside(greedy_start, "olctc-warm-start")

@@ -261,7 +261,7 @@ def test_compile_in_a_fresh_process_writes_what_the_threaded_compile_writes(tmp_
     a = json.loads((tmp_path / "forked" / "model.olctc.json").read_text())
     b = json.loads((tmp_path / "here" / "model.olctc.json").read_text())
     assert a["model"]["sha256"] == b["model"]["sha256"]
-    assert a["files"]["start"] == b["files"]["start"] and len(a["files"]["start"]) == 5
+    assert a["files"]["start"] == b["files"]["start"] and len(a["files"]["start"]) == 7
     assert a["warm_start"] == b["warm_start"]
 
 

@@ -194,7 +194,7 @@ def test_collect_with_bad_solutions(solved_grid, tmp_path):
     assert "score_variables" not in man["spec"]  # the grid's form, unless told
     # the files in one column (roles are up to 14 characters), then the next steps, which work as printed
     listed = [line for line in res.stdout.splitlines() if line.startswith("  ") and "/final/" in line]
-    assert len(listed) == 14 and len({line.index(str(g)) for line in listed}) == 1, listed
+    assert len(listed) == 17 and len({line.index(str(g)) for line in listed}) == 1, listed
     then = next(line for line in res.stdout.splitlines() if line.startswith("then: solve it"))
     solve = then.split("or ", 1)[1].split(")", 1)[0].replace("SOLUTION", str(g / "final.sol")).split()
     decode = then.split(" and ", 1)[1].replace("SOLUTION", str(g / "final.sol"))

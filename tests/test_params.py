@@ -44,7 +44,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
 
 def test_writes_one_file_per_solver(files: dict[str, Path]) -> None:
     assert list(files) == list(PARAM_FILES)
-    assert set(files) == {"highs.opt", "scip.set", "gurobi.prm", "cplex.prm", "cbc.args", "glpk.args",
+    assert set(files) == {"highs.opt", "scip.set", "gurobi.prm", "cplex.prm", "cbc.args", "glpk.args", "copt.par",
                           "solvers.txt"}
 
 
@@ -417,8 +417,8 @@ def test_recompiling_under_a_name_removes_the_earlier_models_start_and_param_fil
 
 def test_a_miqp_gets_files_for_the_solvers_that_solve_it(tmp_path: Path, capsys) -> None:
     """solvers.txt gave a MARGOT model HiGHS, CBC and glpsol command lines: HiGHS refuses a MIQP, glpsol
-    cannot read QUADOBJ, CBC 2.10 called a feasible model infeasible. A MIQP gets SCIP's, Gurobi's and
-    CPLEX's files only, and a recompile of a linear model under its name leaves none of the others."""
+    cannot read QUADOBJ, CBC 2.10 called a feasible model infeasible. A MIQP gets SCIP's, Gurobi's, CPLEX's,
+    COPT's and Xpress's files only, and a recompile of a linear model under its name leaves none of the others."""
     import json
 
     from conftest import cli_main
@@ -429,14 +429,14 @@ def test_a_miqp_gets_files_for_the_solvers_that_solve_it(tmp_path: Path, capsys)
                                "-o", tmp_path / "h.mps"], capsys)
     assert code == 0, err
     assert {p.name for p in tmp_path.iterdir()} == {
-        "h.mps", "h.olctc.json", "h.scip.set", "h.gurobi.prm", "h.cplex.prm", "h.solvers.txt",
-        "h.start.gurobi.mst", "h.start.cplex.mst", "h.start.scip.sol"}
+        "h.mps", "h.olctc.json", "h.scip.set", "h.gurobi.prm", "h.cplex.prm", "h.copt.par", "h.solvers.txt",
+        "h.start.gurobi.mst", "h.start.cplex.mst", "h.start.scip.sol", "h.start.copt.mst", "h.start.xpress.slx"}
     man = json.loads((tmp_path / "h.olctc.json").read_text())
-    assert man["files"]["params"] == ["h.cplex.prm", "h.gurobi.prm", "h.scip.set", "h.solvers.txt"]
-    assert set(man["files"]["start"]) == {"gurobi", "cplex", "scip"}
+    assert man["files"]["params"] == ["h.copt.par", "h.cplex.prm", "h.gurobi.prm", "h.scip.set", "h.solvers.txt"]
+    assert set(man["files"]["start"]) == {"gurobi", "cplex", "scip", "copt", "xpress"}
     text = (tmp_path / "h.solvers.txt").read_text()
     commands = [m.group(1) for m in re.finditer(r"^  (\w+): ", text, re.M)]
-    assert commands == ["SCIP", "Gurobi", "CPLEX", "SCIP", "Gurobi", "CPLEX"]  # settings, then starts
+    assert commands == ["SCIP", "Gurobi", "CPLEX", "COPT", "Xpress"] * 2  # settings, then starts
     assert "HiGHS, CBC and GLPK do not solve this model" in text
 
 

@@ -45,12 +45,12 @@ def test_check_solvers_reads_a_list(given, expected):
 
 
 @pytest.mark.parametrize("given, quadratic, message", [
-    ("highs,gurobl", False, "The 'solvers' parameter must be a comma list of highs, scip, gurobi, cplex, cbc, glpk. "
-                            "Got 'gurobl' instead."),
+    ("highs,gurobl", False, "The 'solvers' parameter must be a comma list of highs, scip, gurobi, cplex, cbc, glpk, "
+                            "copt, xpress. Got 'gurobl' instead."),
     ("", False, "Got '' instead."),
     ([], False, "Got [] instead."),
     ("scip,highs", True, "solvers: highs does not solve this model, whose objective is quadratic (a MIQP); pick "
-                         "among scip, gurobi, cplex"),
+                         "among scip, gurobi, cplex, copt, xpress"),
 ])
 def test_check_solvers_refuses(given, quadratic, message):
     with pytest.raises(OlctcError) as err:
@@ -79,7 +79,7 @@ def test_compile_for_two_solvers_writes_their_files_only(tmp_path):
     some = _compile(tmp_path / "some", solvers="gurobi,highs")
     assert _names(tmp_path / "some") == ["m.gurobi.prm", "m.highs.opt", "m.mps", "m.olctc.json", "m.solvers.txt",
                                          "m.start.gurobi.mst", "m.start.highs.sol"]
-    assert len(_names(tmp_path / "full")) == 14 and set(full) > set(some)
+    assert len(_names(tmp_path / "full")) == 17 and set(full) > set(some)
     man = json.loads(some["manifest"].read_text())
     assert man["files"]["solvers"] == ["highs", "gurobi"]
     assert sorted(man["files"]["start"]) == ["gurobi", "highs"]
@@ -95,7 +95,7 @@ def test_a_compile_for_other_solvers_replaces_the_whole_set(tmp_path):
     _compile(tmp_path / "c", solvers="scip")
     assert _names(tmp_path / "c") == ["m.mps", "m.olctc.json", "m.scip.set", "m.solvers.txt", "m.start.scip.sol"]
     _compile(tmp_path / "c")
-    assert len(_names(tmp_path / "c")) == 14
+    assert len(_names(tmp_path / "c")) == 17
     assert "solvers" not in json.loads((tmp_path / "c" / "m.olctc.json").read_text())["files"]
 
 
@@ -163,10 +163,11 @@ def test_solve_reads_the_start_there_is_and_says_when_there_is_none(tmp_path, ca
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--solvers", "highs,xpress"], "error: The 'solvers' parameter (--solvers) must be a comma list of highs, "
-                                    "scip, gurobi, cplex, cbc, glpk. Got 'xpress' instead."),
+    (["--solvers", "highs,mosek"], "error: The 'solvers' parameter (--solvers) must be a comma list of highs, "
+                                   "scip, gurobi, cplex, cbc, glpk, copt, xpress. Got 'mosek' instead."),
     (["--preset", "margot", "--solvers", "glpk"], "error: --solvers: glpk does not solve this model, whose "
-                                                  "objective is quadratic (a MIQP); pick among scip, gurobi, cplex"),
+                                                  "objective is quadratic (a MIQP); pick among scip, gurobi, cplex, "
+                                                  "copt, xpress"),
     (["--solvers", "glpk", "--start-tree", "tree.json"], "error: --start-tree gives the MIP start files, and "
                                                          "glpsol (--solvers glpk) reads none: add a solver that does"),
 ])

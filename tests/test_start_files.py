@@ -1,15 +1,18 @@
 """MIP-start writers: layout against the solvers' own samples, acceptance by the real solvers, bad input."""
 from __future__ import annotations
 
+import importlib.util
+import re
 import shutil
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from olctc.emit.start import START_FORMATS, format_values, start_filename, write_start
+from olctc.emit.start import START_FORMATS, format_values, start_filename, start_text, start_texts, write_start
 from olctc.errors import OlctcError
 from olctc.read import read_solution
 
@@ -34,13 +37,13 @@ def _write(tmp_path: Path, solver: str, x: np.ndarray = START, objective: float 
 
 
 def test_start_filename() -> None:
-    assert START_FORMATS == ("gurobi", "cplex", "cbc", "highs", "scip")
+    assert START_FORMATS == ("gurobi", "cplex", "cbc", "highs", "scip", "copt", "xpress")
     assert [start_filename("run/tree", s) for s in START_FORMATS] == [
         "run/tree.start.gurobi.mst", "run/tree.start.cplex.mst", "run/tree.start.cbc", "run/tree.start.highs.sol",
-        "run/tree.start.scip.sol"]
+        "run/tree.start.scip.sol", "run/tree.start.copt.mst", "run/tree.start.xpress.slx"]
     with pytest.raises(OlctcError) as err:
         start_filename("tree", "glpk")
-    assert str(err.value) == ("The 'solver' parameter must be one of gurobi, cplex, cbc, highs, scip. "
+    assert str(err.value) == ("The 'solver' parameter must be one of gurobi, cplex, cbc, highs, scip, copt, xpress. "
                               "Got 'glpk' instead.")
 
 
@@ -116,7 +119,66 @@ def test_scip_layout(tmp_path) -> None:
     assert sample <= {tuple(line.split()) for line in text.splitlines()[2:]}
 
 
+def test_copt_layout_is_gurobis(tmp_path) -> None:
+    assert _write(tmp_path, "copt", OPT, -21.5).read_bytes() == _write(tmp_path, "gurobi", OPT, -21.5).read_bytes()
+
+
+def test_xpress_layout(tmp_path) -> None:
+    text = _write(tmp_path, "xpress", OPT, -21.5).read_text()
+    assert text == "NAME olctc_start\n  C x 4\n  C y 3\n  C z 1\n  C v 3\n  C w 2\n  C u 0\nENDATA\n"
+    # Xpress's own file of the same model: the same sections, the C lines indented
+    sample = (SAMPLES / "xpress_9.9_solution.slx").read_text().splitlines()
+    assert [line.split()[:2] for line in sample[1:-1]] == [["C", n] for n in COLS]
+    assert all(line.startswith("  C ") for line in sample[1:-1]) and sample[-1] == "ENDATA"
+    # a stem with a space still gives NAME one word
+    write_start(tmp_path / "my tree.start.xpress.slx", COLS, OPT, "xpress")
+    assert (tmp_path / "my tree.start.xpress.slx").read_text().splitlines()[0] == "NAME olctc_start"
+
+
+@pytest.mark.parametrize("quadratic", [None, 2.75])
+def test_start_texts_is_start_text_of_each(tmp_path, quadratic) -> None:
+    """The batch form (checks and formatting once, COPT sharing Gurobi's text) gives each file's text as alone."""
+    paths = [tmp_path / start_filename("m", s) for s in START_FORMATS]
+    got = start_texts(paths, COLS, START, START_FORMATS, START_OBJ, quadratic=quadratic)
+    assert got == [start_text(p, COLS, START, s, START_OBJ, quadratic=quadratic) for p, s in zip(paths, START_FORMATS)]
+    assert ("qmatrixvar 2.75" in got[START_FORMATS.index("scip")]) == (quadratic is not None)
+    with pytest.raises(OlctcError, match=r"cannot write MIP start .*m\.start\.gurobi\.mst: expected finite values"):
+        start_texts(paths, COLS, np.array([4.0, np.nan, 1, 3, 2, 0]), START_FORMATS)
+    with pytest.raises(OlctcError, match="expected one path per solver, got 1 paths for 2 solvers"):
+        start_texts(paths[:1], COLS, START, ["gurobi", "copt"])
+
+
 # ---------------------------------------------------------------- accepted by the real solvers
+
+
+def test_copt_uses_the_start(tmp_path) -> None:
+    # In a process of its own: importing coptpy 8.0.7 before highspy 1.16 makes Highs.readSolution read garbage
+    # (5.4e-323 for 0.1) in that process, which would break the HiGHS tests that follow in this worker.
+    if importlib.util.find_spec("coptpy") is None:
+        pytest.skip("coptpy is not installed")
+    start = _write(tmp_path, "copt")
+    script = (f"import coptpy\nm = coptpy.Envr().createModel('t')\nm.read({str(MODEL)!r})\n"
+              f"m.readMst({str(start)!r})\nm.solve()\nprint('RESULT', m.objval)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    log = done.stdout + done.stderr
+    assert done.returncode == 0, log
+    assert f"Initial MIP solution # 1 with objective value {START_OBJ:g} was accepted" in log, log
+    assert "RESULT -21.5" in log
+
+
+@pytest.mark.filterwarnings("ignore:Using the Community license")
+def test_xpress_uses_the_start(tmp_path, capfd) -> None:
+    xp = pytest.importorskip("xpress")
+    start = _write(tmp_path, "xpress")
+    p = xp.problem()
+    p.readProb(str(MODEL))
+    p.readSlxSol(str(start))
+    p.optimize()
+    log = capfd.readouterr().out
+    # Xpress keeps the start's integer values and solves the LP over the other columns (v = -1 becomes 0 here):
+    # the loaded solution is -20.5, better than the start's -19.5 and short of the optimum -21.5
+    assert re.search(r"\*\*\* Solution loaded \*+\s+Time:\s*\S+\s+Obj:\s+-20\.50*\b", log), log
+    assert p.attributes.mipobjval == -21.5
 
 
 def test_cbc_program_uses_the_start(tmp_path) -> None:
@@ -280,7 +342,8 @@ def test_cbc_line_too_long(tmp_path) -> None:
 def test_unknown_solver_and_missing_folder(tmp_path) -> None:
     with pytest.raises(OlctcError) as err:
         write_start(tmp_path / "a.start", COLS, OPT, "glpk")
-    assert str(err.value) == "The 'solver' parameter must be one of gurobi, cplex, cbc, highs, scip. Got 'glpk' instead."
+    assert str(err.value) == ("The 'solver' parameter must be one of gurobi, cplex, cbc, highs, scip, copt, xpress. "
+                              "Got 'glpk' instead.")
     with pytest.raises(OlctcError) as err:
         write_start(tmp_path / "no" / "a.gurobi.mst", COLS, OPT, "gurobi")
     assert str(err.value) == f"cannot write {tmp_path / 'no' / 'a.gurobi.mst'}: folder {tmp_path / 'no'} does not exist"

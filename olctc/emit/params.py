@@ -9,8 +9,9 @@ the paper (Gurobi IntFeasTol = 1e-9). Every olctc solve, in process or external,
 
 ``PARAM_NAMES`` is the registry: per solver interface, the native name of each setting. Every name was
 checked against the program where it is installed here (HiGHS 1.15 CLI and highspy, CBC 2.10.8 and the
-cbcbox CBC devel CLI, python-mip 2.0, SCIP 10 through PySCIPOpt, glpsol 5.0, and Gurobi 13 and CPLEX 22.2
-through their size-limited pip wheels: tests/test_live_commercial.py reads every file back into them), and
+cbcbox CBC devel CLI, python-mip 2.0, SCIP 10 through PySCIPOpt, glpsol 5.0, and Gurobi 13, CPLEX 22.2, COPT 8.0
+and Xpress 9.9 through their size-limited pip wheels: tests/test_live_commercial.py and
+tests/test_live_copt_xpress.py read every file back into them), and
 once in older releases (HiGHS 1.7-1.13, SCIP 9.0/9.2, CPLEX 22.1, Gurobi 10-12: tests/test_qa_solver_versions.py).
 """
 from __future__ import annotations
@@ -48,10 +49,12 @@ class ParamNames:
 #: interface -> native parameter names. "highs" serves highspy, the HiGHS options file and the HiGHS
 #: CLI (the CLI takes tolerances only through --options_file). "python-mip" names Model attributes
 #: (the time limit is the ``max_seconds`` argument of ``optimize``). "cbc-cli" and "glpk-cli" are
-#: command-line flags. SCIP has one feasibility tolerance that also decides integrality
-#: (SCIPisFeasIntegral); its LP feasibility tolerance is feastol * numerics/lpfeastolfactor (default 1).
-#: SCIP's branch and bound runs on one thread and glpsol is single-threaded. glpsol has no flag for its
-#: tolerances: its integrality tolerance stays at GLPK's default 1e-5 (see ``UNTUNABLE``).
+#: command-line flags. COPT's 1e-9 is the least its IntTol and FeasTol accept; Xpress's controls have no
+#: settings file its Python API reads (problem.setControl takes them, in NAME.solvers.txt). SCIP has one
+#: feasibility tolerance that also decides integrality (SCIPisFeasIntegral); its LP feasibility tolerance is
+#: feastol * numerics/lpfeastolfactor (default 1). SCIP's branch and bound runs on one thread and glpsol is
+#: single-threaded. glpsol has no flag for its tolerances: its integrality tolerance stays at GLPK's default
+#: 1e-5 (see ``UNTUNABLE``).
 PARAM_NAMES: dict[str, ParamNames] = {
     "highs": ParamNames("mip_feasibility_tolerance", "primal_feasibility_tolerance",
                         "time_limit", "threads", "mip_rel_gap"),
@@ -62,6 +65,9 @@ PARAM_NAMES: dict[str, ParamNames] = {
     "cplex": ParamNames("CPXPARAM_MIP_Tolerances_Integrality", "CPXPARAM_Simplex_Tolerances_Feasibility",
                         "CPXPARAM_TimeLimit", "CPXPARAM_Threads", "CPXPARAM_MIP_Tolerances_MIPGap"),
     "glpk-cli": ParamNames(None, None, "--tmlim", None, "--mipgap"),
+    "copt": ParamNames("IntTol", "FeasTol", "TimeLimit", "Threads", "RelGap"),
+    # Xpress's controls, as its Python API's problem.setControl takes them (any case)
+    "xpress": ParamNames("miptol", "feastol", "timelimit", "threads", "miprelstop"),
 }
 
 #: CBC parameters set for every CBC solve, on its command line and through python-mip alike.
@@ -248,6 +254,27 @@ def _cplex_text(*, time_limit: float | None = None, threads: int | None = None,
     return "\n".join(lines) + "\n"
 
 
+def _copt_text(*, time_limit: float | None = None, threads: int | None = None,
+               mip_gap: float | None = None) -> str:
+    # COPT's own writeParam writes 'Name value' lines; its readParam skips '#' lines (both measured, 8.0.7)
+    lines = ["# olctc: COPT parameter file (Model.readParam('<this file>'))"]
+    settings = solver_settings("copt", time_limit=time_limit, threads=threads, mip_gap=mip_gap)
+    lines += [f"{k} {format_value(v)}" for k, v in settings.items()]
+    return "\n".join(lines) + "\n"
+
+
+def xpress_controls(*, time_limit: float | None = None, threads: int | None = None,
+                    mip_gap: float | None = None) -> str:
+    """Xpress's settings as the Python dict literal ``problem.setControl`` takes (Xpress has no settings file
+    its Python API reads, so NAME.solvers.txt gives them in the call)."""
+    settings = solver_settings("xpress", time_limit=time_limit, threads=threads, mip_gap=mip_gap)
+    # feastol first: Xpress sets the controls in the dict's order and refuses a miptol below the feastol of the
+    # moment ("?710 Warning: MIPTOL (1.e-9) must not be less than FEASTOL (1.e-6)": miptol kept its 5e-6)
+    feas = PARAM_NAMES["xpress"].feasibility
+    settings = {feas: settings.pop(feas), **settings} if feas in settings else settings
+    return "{" + ", ".join(f"{k!r}: {format_value(v)}" for k, v in settings.items()) + "}"
+
+
 def _cbc_text(*, time_limit: float | None = None, threads: int | None = None,
               mip_gap: float | None = None) -> str:
     return " ".join(cbc_args(time_limit=time_limit, threads=threads, mip_gap=mip_gap)) + "\n"
@@ -298,6 +325,12 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, t
         "glpk": ["  GLPK:   " + " ".join(filter(None, ["glpsol", q(model), glpk, "-w", q(stem + ".glpk.sol")]))
                  + (f"   (flags also in {stem}.glpk.args)" if glpk else ""),  # an MPS model needs none
                  f"          ({UNTUNABLE['glpk-cli']})"],
+        "copt": [f"  COPT:   m = coptpy.Envr().createModel(); m.read({model!r}); m.readParam({stem + '.copt.par'!r}); "
+                 f"m.solve(); m.write({stem + '.copt.sol'!r})"],
+        "xpress": [f"  Xpress: p = xpress.problem(); p.readProb({model!r}); p.setControl("
+                   f"{xpress_controls(time_limit=time_limit, threads=threads, mip_gap=mip_gap)}); p.optimize(); "
+                   f"p.writeSlxSol({stem + '.xpress.slx'!r})",
+                   "          (Xpress reads no settings file: the controls are in the call)"],
     }
     use = [k for k in commands if not (quadratic and k in LINEAR_ONLY_SOLVERS) and (solvers is None or k in solvers)]
     lines = [f"Solver settings for {model} (integrality and feasibility tolerance {TIGHT_TOL:g}; the",
@@ -308,7 +341,9 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, t
                  "scip": "SCIP set limits time S (before optimize)", "gurobi": "Gurobi m.Params.TimeLimit = S",
                  # read_file resets every parameter the file does not set: a limit set before it is lost
                  "cplex": "CPLEX c.parameters.timelimit.set(S) (after read_file)",
-                 "glpk": "glpsol --tmlim S (whole seconds)"}
+                 "glpk": "glpsol --tmlim S (whole seconds)",
+                 "copt": "COPT m.setParam('TimeLimit', S) (after readParam)",
+                 "xpress": "Xpress 'timelimit': S in setControl's dict"}
         lines.append("  No time limit is set above; add " + ", ".join(flags[k] for k in use)
                      + " (docs/FORMATS.md section 7).")
     if solvers is not None:
@@ -327,6 +362,9 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, t
             "gurobi": f"  Gurobi: m.read({start('gurobi')!r})   (before m.optimize())",
             "cplex": f"  CPLEX:  c.MIP_starts.read({start('cplex')!r})   (before c.solve())",
             "glpk": "  GLPK:   (glpsol takes no MIP start)",
+            # COPT reads Gurobi's MST layout as it is (measured, 8.0.7)
+            "copt": f"  COPT:   m.readMst({start('copt')!r})   (before m.solve())",
+            "xpress": f"  Xpress: p.readSlxSol({start('xpress')!r})   (before p.optimize())",
         }
         lines += ["", "The warm start (olctc's MIP start, a feasible tree to improve on), added to the commands above:"]
         lines += [reads[k] for k in use]
@@ -342,12 +380,15 @@ PARAM_FILES = {
     "cplex.prm": lambda model, starts, quadratic, **kw: _cplex_text(**kw),
     "cbc.args": lambda model, starts, quadratic, **kw: _cbc_text(**kw),
     "glpk.args": lambda model, starts, quadratic, **kw: _glpk_text(model, **kw),
+    "copt.par": lambda model, starts, quadratic, **kw: _copt_text(**kw),
     "solvers.txt": lambda model, starts, quadratic, **kw: _readme_text(model, starts, quadratic, **kw),
 }
 
-#: The solvers ``--solvers`` picks from, each with its settings file (every set has ``solvers.txt`` too).
-SOLVER_FILES = {"highs": "highs.opt", "scip": "scip.set", "gurobi": "gurobi.prm", "cplex": "cplex.prm",
-                "cbc": "cbc.args", "glpk": "glpk.args"}
+#: The solvers ``--solvers`` picks from, each with its settings file (every set has ``solvers.txt`` too);
+#: Xpress has none (``xpress_controls``).
+SOLVER_FILES: dict[str, str | None] = {"highs": "highs.opt", "scip": "scip.set", "gurobi": "gurobi.prm",
+                                       "cplex": "cplex.prm", "cbc": "cbc.args", "glpk": "glpk.args",
+                                       "copt": "copt.par", "xpress": None}
 
 #: The solvers that do not solve a quadratic objective (measured: HiGHS refuses a MIQP, glpsol cannot read
 #: QUADOBJ, CBC 2.10 calls a feasible MARGOT model infeasible and CBC devel's optimum is not its values'):
@@ -390,7 +431,7 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, model: str |
     folder : existing folder of the model.
     stem : model file name without extension; files are ``stem.<suffix>`` for each suffix of
         ``PARAM_FILES`` (``stem.highs.opt``, ``stem.scip.set``, ``stem.gurobi.prm``, ``stem.cplex.prm``,
-        ``stem.cbc.args``, ``stem.glpk.args``, ``stem.solvers.txt``).
+        ``stem.cbc.args``, ``stem.glpk.args``, ``stem.copt.par``, ``stem.solvers.txt``).
     model : the model file's name, ``stem.mps`` or ``stem.lp``: the commands in ``stem.solvers.txt``
         and the glpsol flags read it as what it is. Default ``stem.mps``.
     time_limit, threads, mip_gap : optional limits written where the solver supports them.
@@ -436,5 +477,5 @@ def param_file_paths(folder: str | os.PathLike[str], stem: str, quadratic: bool 
     every solver)."""
     skip = set(LINEAR_ONLY_SOLVERS.values()) if quadratic else set()
     if solvers is not None:
-        skip |= {suffix for name, suffix in SOLVER_FILES.items() if name not in solvers}
+        skip |= {suffix for name, suffix in SOLVER_FILES.items() if name not in solvers and suffix is not None}
     return [Path(folder) / f"{stem}.{suffix}" for suffix in PARAM_FILES if suffix not in skip]

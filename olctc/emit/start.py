@@ -17,6 +17,9 @@ Formats, as measured with the solvers (see ``tests/test_start_files.py``):
 - highs (``.highs.sol``, for ``--read_solution_file`` or ``Highs.readSolution``): HiGHS's own
   solution layout up to the ``# Columns n`` section, which HiGHS reads positionally (the lines
   before it are skipped unread, ``# Rows`` may be left out).
+- copt (``.copt.mst``, for ``Model.readMst``): Gurobi's layout, which COPT reads as it is.
+- xpress (``.xpress.slx``, for ``problem.readSlxSol``): ``NAME``, then indented ``C name value`` lines, then
+  ``ENDATA``, the layout of Xpress's own ``writeSlxSol``.
 - scip (``.scip.sol``, for ``read f`` / ``Model.readSol``): ``solution status:`` and
   ``objective value:`` lines (skipped by SCIP's reader) then ``name value``. For a model with a
   quadratic objective (MARGOT), also the value of the helper column SCIP adds for it, under both names
@@ -105,6 +108,13 @@ def _scip(names: Sequence[str], values: list[str], objective: float | None, path
     return head + "".join([f"{n} {v}\n" for n, v in zip(names, values)])
 
 
+def _xpress(names: Sequence[str], values: list[str], objective: float | None, path: Path) -> str:
+    # Xpress's own .slx has no objective line; the word after NAME is a label (one word: the stem may have spaces).
+    # As in MPS, a line that starts in column 1 opens a section: the C lines must be indented (measured, 9.9.1:
+    # "Wrong section in the solution file" otherwise).
+    return "NAME olctc_start\n" + "".join([f"  C {n} {v}\n" for n, v in zip(names, values)]) + "ENDATA\n"
+
+
 _Writer = Callable[[Sequence[str], list[str], "float | None", Path], str]
 _WRITERS: dict[str, tuple[str, _Writer]] = {
     "gurobi": (".gurobi.mst", _gurobi),
@@ -112,6 +122,8 @@ _WRITERS: dict[str, tuple[str, _Writer]] = {
     "cbc": (".cbc.start", _cbc),
     "highs": (".highs.sol", _highs),
     "scip": (".scip.sol", _scip),
+    "copt": (".copt.mst", _gurobi),
+    "xpress": (".xpress.slx", _xpress),
 }
 
 #: Solvers a MIP start can be written for (GLPK's glpsol reads none).
@@ -180,8 +192,21 @@ def start_text(path: str | os.PathLike[str], col_names: Sequence[str], x: np.nda
         for an unknown solver, a length mismatch, a non-finite value, names with whitespace or
         duplicates, or a column named like SCIP's helper in a MIQP.
     """
-    _check_solver(solver)
-    path = Path(path)
+    return start_texts([path], col_names, x, [solver], objective, quadratic=quadratic)[0]
+
+
+def start_texts(paths: Sequence[str | os.PathLike[str]], col_names: Sequence[str], x: np.ndarray,
+                solvers: Sequence[str], objective: float | None = None, *,
+                quadratic: float | None = None) -> list[str]:
+    """``start_text`` of one start for several solvers (``paths[k]`` for ``solvers[k]``): the names and values
+    are checked and formatted once, and solvers that read one layout (COPT reads Gurobi's) share its text.
+    Errors name the first path."""
+    if len(paths) != len(solvers) or not paths:
+        raise OlctcError(f"start_texts: expected one path per solver, got {len(paths)} paths for "
+                         f"{len(solvers)} solvers")
+    for solver in solvers:
+        _check_solver(solver)
+    path = Path(paths[0])
     names = [str(n) for n in col_names]
     values = np.asarray(x, dtype=np.float64)
     if values.ndim != 1 or values.shape[0] != len(names):
@@ -198,11 +223,23 @@ def start_text(path: str | os.PathLike[str], col_names: Sequence[str], x: np.nda
         raise OlctcError(f"cannot write MIP start {path}: expected a finite quadratic part, got {quadratic!r}")
     _check_names(names, path)
     text_values = format_values(values)
-    if quadratic is not None and solver == "scip":
+    obj = None if objective is None else float(objective)
+    if quadratic is not None and "scip" in solvers:
         taken = set(SCIP_QUADRATIC_HELPERS).intersection(names)
         if taken:
             raise OlctcError(f"cannot write MIP start {path}: column {sorted(taken)[0]!r} has the name SCIP gives "
                              "the helper column of a quadratic objective; rename it")
-        names = names + list(SCIP_QUADRATIC_HELPERS)
-        text_values = text_values + format_values(np.full(len(SCIP_QUADRATIC_HELPERS), float(quadratic)))
-    return _WRITERS[solver][1](names, text_values, None if objective is None else float(objective), path)
+    texts: list[str] = []
+    shared: dict[_Writer, str] = {}
+    for solver, where in zip(solvers, paths):
+        writer = _WRITERS[solver][1]
+        if writer in shared:
+            texts.append(shared[writer])
+        elif quadratic is not None and solver == "scip":
+            helper = format_values(np.full(len(SCIP_QUADRATIC_HELPERS), float(quadratic)))
+            texts.append(writer(names + list(SCIP_QUADRATIC_HELPERS), text_values + helper, obj, Path(where)))
+        else:
+            texts.append(writer(names, text_values, obj, Path(where)))
+            if writer is _gurobi:  # the one layout two solvers read, and its text does not depend on the path
+                shared[writer] = texts[-1]
+    return texts
