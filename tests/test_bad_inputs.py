@@ -356,7 +356,7 @@ CASES = [
       "The 'format' parameter must be one of cplex, gurobi, scip, cbc, glpk, highs, xpress, copt (or none, to detect "
       "it from the content). Got 'xml' instead."),
     C("decode-format-mismatch", "decode m.olctc.json m.highs.sol --format cbc -o o.json",
-      "m.highs.sol: expected a cbc solution file (first line '<status> - objective value <v>'), got a highs file"),
+      "m.highs.sol: expected a CBC solution file (first line '<status> - objective value <v>'), got a HiGHS file"),
     C("decode-output-folder-missing", "decode m.olctc.json m.highs.sol -o nodir/o.json",
       "cannot write nodir/o.json: folder nodir does not exist"),
     C("decode-output-is-the-manifest", "decode m.olctc.json m.highs.sol -o m.olctc.json",

@@ -505,9 +505,9 @@ HIGHS_HEAD = "Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjec
     ("solution status: optimal solution found\n", {},
      ":2: expected 'objective value: <v>' or 'no solution available', got end of file (file truncated?)"),
     ("Optimal - objective value -21.5\n      0 x 4 0\n", {"format": "gurobi"},
-     ": expected a gurobi solution file (first line '# Solution for model ...'), got a cbc file"),
+     ": expected a Gurobi solution file (first line '# Solution for model ...'), got a CBC file"),
     ("hello\n", {"format": "scip"},
-     ": expected a scip solution file (first line 'solution status: ...' or 'objective value: ...'), got 'hello'"),
+     ": expected a SCIP solution file (first line 'solution status: ...' or 'objective value: ...'), got 'hello'"),
     ("NAME          M\n  C x  4\n  C y  3\n", {},
      ":3: expected 'ENDATA' as the last line, got 'C y  3' (file truncated?)"),
     ("NAME          M\n  C x  4\n  C y\nENDATA\n", {}, ":3: expected 'C name value', got 'C y'"),
@@ -530,7 +530,7 @@ HIGHS_HEAD = "Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjec
     ("# Objective value -21.5\nx 4\n# y\n", {}, ":3: expected 'name value' lines after the objective, got '# y'"),
     ("# Objective value low\nx 4\n", {}, ":1: expected a finite objective value, got 'low'"),
     ("Optimal - objective value -21.5\n      0 x 4 0\n", {"format": "xpress"},
-     ": expected a xpress solution file (first line 'NAME ...', then 'C name value' lines and 'ENDATA'), got a cbc "
+     ": expected an Xpress solution file (first line 'NAME ...', then 'C name value' lines and 'ENDATA'), got a CBC "
      "file"),
 ])
 def test_bad_input(tmp_path, text, kwargs, message) -> None:
@@ -845,3 +845,11 @@ def test_read_solution_leaves_the_garbage_collector_as_it_found_it(tmp_path):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_every_format_has_its_name_in_messages() -> None:
+    """A message names a format as its solver is spelt ("an Xpress solution file", "got a HiGHS file")."""
+    from olctc.read._base import READERS
+    from olctc.read.api import _SPELT
+
+    assert set(_SPELT) == set(READERS)
