@@ -82,7 +82,7 @@ def build_tree(X: np.ndarray, y: np.ndarray, preset: str, depth: int, C: Sequenc
 
     for i in range(n):
         m.add_constr(mip.xsum(z[s, i] for s in last) == 1, name=f"assign_{i}")
-    support = [np.flatnonzero(X[i]) for i in range(n)]
+    support = [np.flatnonzero(X[i]).tolist() for i in range(n)]
     score = {(t, i): mip.xsum(float(X[i, j]) * w[t, j] for j in support[i]) + b[t] for t in nodes for i in range(n)}
     for side in ("l", "r"):
         for t in nodes:
