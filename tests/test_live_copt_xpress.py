@@ -10,7 +10,6 @@ test. Every solve runs on one thread with a relative gap of 0.
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -18,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import cli_main
+from conftest import cli_main, needs_solver_wheel
 from test_live_commercial import MIQP, PRESETS, Instances, close, stem
 
 from olctc.emit.params import write_param_files
@@ -37,11 +36,7 @@ SOLVER_CASES = [(s, *c) for s in SOLVERS for c in CASES if s == "copt" or c[:3] 
 
 
 def _module(solver: str) -> None:
-    """Skip unless the solver's wheel is installed, without importing it here: importing coptpy 8.0.7 before
-    highspy 1.16 makes Highs.readSolution read garbage in that process (5.4e-323 for 0.1), which would break the
-    HiGHS tests that follow in this worker. Every COPT and Xpress call runs in a process of its own."""
-    if importlib.util.find_spec(SOLVERS[solver][2]) is None:
-        pytest.skip(f"{SOLVERS[solver][2]} is not installed")
+    needs_solver_wheel(SOLVERS[solver][2])
 
 
 @pytest.fixture(scope="module")

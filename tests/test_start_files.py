@@ -1,7 +1,6 @@
 """MIP-start writers: layout against the solvers' own samples, acceptance by the real solvers, bad input."""
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import subprocess
@@ -16,7 +15,7 @@ from olctc.emit.start import START_FORMATS, format_values, start_filename, start
 from olctc.errors import OlctcError
 from olctc.read import read_solution
 
-from conftest import HIGHS_START_ACCEPTED
+from conftest import HIGHS_START_ACCEPTED, needs_solver_wheel
 
 SAMPLES = Path(__file__).parent / "data" / "solvers" / "samples"
 STARTS = SAMPLES / "mipstart"
@@ -152,10 +151,8 @@ def test_start_texts_is_start_text_of_each(tmp_path, quadratic) -> None:
 
 
 def test_copt_uses_the_start(tmp_path) -> None:
-    # In a process of its own: importing coptpy 8.0.7 before highspy 1.16 makes Highs.readSolution read garbage
-    # (5.4e-323 for 0.1) in that process, which would break the HiGHS tests that follow in this worker.
-    if importlib.util.find_spec("coptpy") is None:
-        pytest.skip("coptpy is not installed")
+    # in a process of its own (needs_solver_wheel says why)
+    needs_solver_wheel("coptpy")
     start = _write(tmp_path, "copt")
     script = (f"import coptpy\nm = coptpy.Envr().createModel('t')\nm.read({str(MODEL)!r})\n"
               f"m.readMst({str(start)!r})\nm.solve()\nprint('RESULT', m.objval)\n")
@@ -168,7 +165,9 @@ def test_copt_uses_the_start(tmp_path) -> None:
 
 @pytest.mark.filterwarnings("ignore:Using the Community license")
 def test_xpress_uses_the_start(tmp_path, capfd) -> None:
-    xp = pytest.importorskip("xpress")
+    needs_solver_wheel("xpress")
+    import xpress as xp  # in this process: importing it leaves highspy as it was (measured)
+
     start = _write(tmp_path, "xpress")
     p = xp.problem()
     p.readProb(str(MODEL))
