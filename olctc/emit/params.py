@@ -228,39 +228,23 @@ def highs_options_text(*, time_limit: float | None = None, threads: int | None =
     return "\n".join(lines) + "\n"
 
 
-def _scip_text(*, time_limit: float | None = None, threads: int | None = None,
-               mip_gap: float | None = None) -> str:
-    lines = ["# olctc: SCIP settings (scip -c 'set load <this file>' or Model.readParams)"]
-    settings = solver_settings("scip", time_limit=time_limit, threads=threads, mip_gap=mip_gap)
-    lines += [f"{k} = {format_value(v)}" for k, v in settings.items()]
-    return "\n".join(lines) + "\n"
+#: interface -> (the first line, a comment, of its settings file; what separates a name from its value). Every
+#: one skips '#' lines. CPLEX's optional "CPLEX Parameter File Version" header warns when it names another
+#: version, so it is left out; COPT's readParam reads the 'Name value' lines its writeParam writes (8.0.7).
+SETTINGS_FILE_FORM: dict[str, tuple[str, str]] = {
+    "scip": ("# olctc: SCIP settings (scip -c 'set load <this file>' or Model.readParams)", " = "),
+    "gurobi": ("# olctc: Gurobi PRM file (model.read('<this file>') or GRBreadparams)", " "),
+    "cplex": ("# olctc: CPLEX PRM file (cplex.parameters.read_file('<this file>') or CPXreadcopyparam)", " "),
+    "copt": ("# olctc: COPT parameter file (Model.readParam('<this file>'))", " "),
+}
 
 
-def _gurobi_text(*, time_limit: float | None = None, threads: int | None = None,
-                 mip_gap: float | None = None) -> str:
-    lines = ["# olctc: Gurobi PRM file (model.read('<this file>') or GRBreadparams)"]
-    settings = solver_settings("gurobi", time_limit=time_limit, threads=threads, mip_gap=mip_gap)
-    lines += [f"{k} {format_value(v)}" for k, v in settings.items()]
-    return "\n".join(lines) + "\n"
-
-
-def _cplex_text(*, time_limit: float | None = None, threads: int | None = None,
-                mip_gap: float | None = None) -> str:
-    # The "CPLEX Parameter File Version" header line is optional and warns when it names another
-    # version, so it is left out. '#' starts a comment in PRM files.
-    lines = ["# olctc: CPLEX PRM file (cplex.parameters.read_file('<this file>') or CPXreadcopyparam)"]
-    settings = solver_settings("cplex", time_limit=time_limit, threads=threads, mip_gap=mip_gap)
-    lines += [f"{k} {format_value(v)}" for k, v in settings.items()]
-    return "\n".join(lines) + "\n"
-
-
-def _copt_text(*, time_limit: float | None = None, threads: int | None = None,
-               mip_gap: float | None = None) -> str:
-    # COPT's own writeParam writes 'Name value' lines; its readParam skips '#' lines (both measured, 8.0.7)
-    lines = ["# olctc: COPT parameter file (Model.readParam('<this file>'))"]
-    settings = solver_settings("copt", time_limit=time_limit, threads=threads, mip_gap=mip_gap)
-    lines += [f"{k} {format_value(v)}" for k, v in settings.items()]
-    return "\n".join(lines) + "\n"
+def _settings_text(interface: str, *, time_limit: float | None = None, threads: int | None = None,
+                   mip_gap: float | None = None) -> str:
+    """A settings file of ``SETTINGS_FILE_FORM``'s kind: its comment, then one setting a line."""
+    head, sep = SETTINGS_FILE_FORM[interface]
+    settings = solver_settings(interface, time_limit=time_limit, threads=threads, mip_gap=mip_gap)
+    return "\n".join([head] + [f"{k}{sep}{format_value(v)}" for k, v in settings.items()]) + "\n"
 
 
 def xpress_controls(*, time_limit: float | None = None, threads: int | None = None,
@@ -375,12 +359,12 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, t
 #: README with command lines.
 PARAM_FILES = {
     "highs.opt": lambda model, starts, quadratic, **kw: highs_options_text(**kw),
-    "scip.set": lambda model, starts, quadratic, **kw: _scip_text(**kw),
-    "gurobi.prm": lambda model, starts, quadratic, **kw: _gurobi_text(**kw),
-    "cplex.prm": lambda model, starts, quadratic, **kw: _cplex_text(**kw),
+    "scip.set": lambda model, starts, quadratic, **kw: _settings_text("scip", **kw),
+    "gurobi.prm": lambda model, starts, quadratic, **kw: _settings_text("gurobi", **kw),
+    "cplex.prm": lambda model, starts, quadratic, **kw: _settings_text("cplex", **kw),
     "cbc.args": lambda model, starts, quadratic, **kw: _cbc_text(**kw),
     "glpk.args": lambda model, starts, quadratic, **kw: _glpk_text(model, **kw),
-    "copt.par": lambda model, starts, quadratic, **kw: _copt_text(**kw),
+    "copt.par": lambda model, starts, quadratic, **kw: _settings_text("copt", **kw),
     "solvers.txt": lambda model, starts, quadratic, **kw: _readme_text(model, starts, quadratic, **kw),
 }
 
