@@ -944,7 +944,7 @@ def test_min_leaf_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
     STreeD's leaves at least k; the records say so and list the leaf sizes, and a folder keeps its choice."""
     assert "min_leaf" not in bench_options.make_options("models").to_json()  # old folders stay resumable
     args = ["bench", "models", "--models", "OLCT,OCT-H,CART,STreeD", "--datasets", "haberman", "--seeds", "0",
-            "--time-limit", "8"]
+            "--time-limit", "4"]
     plain, k40 = tmp_path / "plain", tmp_path / "k40"
     assert cli([*args, "-o", str(plain)], capsys)[0] == 0
     assert cli([*args, "--min-leaf", "40", "-o", str(k40)], capsys)[0] == 0
