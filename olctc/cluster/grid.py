@@ -33,7 +33,7 @@ GRID_SOLVERS = {"cbc-cli": "cbc-cli", "highs-cli": "highs-cli", "glpk-cli": "glp
                 "gurobi-cli": None, "olctc": "highs", "highs": "highs", "cbc": "cbc", "scip": "scip"}
 #: The solvers whose parameter and MIP-start files each task holds (compile's ``solvers``): its job's (the
 #: start it reads; the settings, to run the task by hand) and Gurobi's, jobs.tsv's alternative command. Every
-#: solver's, as a lone compile writes, made 14 small files a task: 14,000 on a parallel file system for 1000.
+#: solver's, as a lone compile writes, would make 17 small files a task: 17,000 on a parallel file system for 1000.
 TASK_SOLVERS = {"olctc": ("highs", "gurobi"), "highs": ("highs", "gurobi"), "cbc": ("cbc", "highs", "gurobi"),
                 "scip": ("scip", "gurobi"), "cbc-cli": ("cbc", "gurobi"), "highs-cli": ("highs", "gurobi"),
                 "glpk-cli": ("glpk", "gurobi"), "gurobi-cli": ("gurobi",)}
