@@ -111,6 +111,7 @@ def test_solvers_txt_commands_solve_and_decode(inst, solver, preset, depth, form
         assert size["n_rows"] + size["n_cols"] <= XPRESS_MIQP_MAX, size
     ref = inst.reference(preset, depth)
     got = run(model, solver)
+    assert got["status"] == "1", got["status"]  # COPT's OPTIMAL, Xpress's SolStatus.OPTIMAL
     assert got["tolerances"] == (1e-9, 1e-9), got["tolerances"]
     said = START_TAKEN[solver].search(got["log"])
     assert said, got["log"][-3000:]
