@@ -313,8 +313,9 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, t
                  f"m.solve(); m.write({stem + '.copt.sol'!r})"],
         "xpress": [f"  Xpress: p = xpress.problem(); p.readProb({model!r}); p.setControl("
                    f"{xpress_controls(time_limit=time_limit, threads=threads, mip_gap=mip_gap)}); p.optimize(); "
-                   f"p.writeSlxSol({stem + '.xpress.slx'!r})",
-                   "          (Xpress reads no settings file: the controls are in the call)"],
+                   f"p.writeSlxSol({stem + '.xpress.slx'!r}, 'x')",
+                   "          (Xpress reads no settings file: the controls are in the call; flag 'x' writes each value",
+                   "          exactly, as its double's bits in hex, where the default prints 16 digits)"],
     }
     use = [k for k in commands if not (quadratic and k in LINEAR_ONLY_SOLVERS) and (solvers is None or k in solvers)]
     lines = [f"Solver settings for {model} (integrality and feasibility tolerance {TIGHT_TOL:g}; the",
