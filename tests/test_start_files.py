@@ -174,8 +174,8 @@ def test_xpress_uses_the_start(tmp_path, capfd) -> None:
     p.readSlxSol(str(start))
     p.optimize()
     log = capfd.readouterr().out
-    # Xpress keeps the start's integer values and solves the LP over the other columns (v = -1 becomes 0 here):
-    # the loaded solution is -20.5, better than the start's -19.5 and short of the optimum -21.5
+    # Xpress logs the start as loaded at -20.5 (measured, 9.9.1): better than the start's -19.5, which it improves
+    # as it takes it (the LP over the start's integers alone gives -19.5 again), and short of the optimum -21.5
     assert re.search(r"\*\*\* Solution loaded \*+\s+Time:\s*\S+\s+Obj:\s+-20\.50*\b", log), log
     assert p.attributes.mipobjval == -21.5
 
