@@ -21,6 +21,7 @@ from conftest import cli_main, needs_solver_wheel
 from test_live_commercial import MIQP, PRESETS, Instances, close, stem
 
 from olctc.emit.params import write_param_files
+from olctc.read import read_solution
 
 #: solver -> (the solvers.txt label, the statement the start line goes before, python module)
 SOLVERS = {"copt": ("COPT:", "m.solve()", "coptpy"), "xpress": ("Xpress:", "p.optimize()", "xpress")}
@@ -147,6 +148,41 @@ def test_the_settings_are_what_find_the_optimum(tmp_path, solver):
                     f"{loose['objective']}; 16.64 with COPT 8.0.7 and Xpress 9.9.1)")
 
 
+#: 9 random points (the seed-1 fuzz run of 2026-12-02) whose depth-1 HFS-MARGOT model Xpress 9.9.1 called optimal at
+#: 4.1306058 with its default mipaddcutoff (-1e-5: a bound exactly 1e-5 below), where SCIP's optimum is 4.1306010
+CUTOFF_CSV = """f0,f1,f2,y
+-0.2931022193567212,0.7532114084393808,-0.3231959257858299,-1
+-0.13664959629588416,-0.6647813359958524,-0.526514840115237,-1
+-1.2644927908197123,0.5187849208779641,-1.142518017652492,-1
+-0.7458563981883249,0.35924465201120453,0.40257336594453236,-1
+-0.400114751005071,-2.0192658104888017,0.42051328729557524,1
+0.2595634588920596,-1.4123812154717754,0.770322082794496,1
+-0.7010998004334262,-1.1261881161533005,0.09573071096425678,-1
+-0.17847043139921506,0.20262400099114752,-1.6057480583244386,-1
+1.8122301162723733,-0.602658614543728,-1.539659308496411,1
+"""
+
+
+def test_xpress_add_cutoff_keeps_its_optimum_within_the_others_gap(tmp_path, capsys):
+    """Xpress prunes nodes that cannot beat the incumbent by |mipaddcutoff| (default 1e-5, absolute): solvers.txt
+    sets -1e-6, HiGHS's default absolute gap, and the optimum is then SCIP's to 1e-6 (relative)."""
+    _module("xpress")
+    data = tmp_path / "d.csv"
+    data.write_text(CUTOFF_CSV)
+    model = tmp_path / "m.mps"
+    assert cli_main(["compile", data, "--target", "y", "--depth", "1", "--preset", "margot-hfs", "--C", "1",
+                     "-o", model], capsys)[0] == 0
+    assert cli_main(["solve", model, "--solver", "scip", "--quiet", "-o", tmp_path / "ref.sol"], capsys)[0] == 0
+    ref = read_solution(tmp_path / "ref.sol")
+    assert ref.status == "optimal" and close(ref.objective, 4.1306010, 1e-7), ref.objective
+    got = run(model, "xpress")
+    assert got["status"] == "1" and close(got["objective"], ref.objective), (got["objective"], ref.objective)
+    default = run(model, "xpress", extra="p.setControl({'mipaddcutoff': -1e-5}); ", tag="default")
+    if close(default["objective"], ref.objective):
+        pytest.skip(f"this Xpress reaches the optimum at its default mipaddcutoff here ({default['objective']})")
+    assert default["status"] == "1" and default["objective"] > ref.objective + 1e-6, default["objective"]
+
+
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_a_time_limited_solve_decodes(inst, solver, capsys):
     """OCT-H at depth 2 on 40 points is far from solved in 0.5 s: the incumbent the solver writes under its
@@ -188,11 +224,11 @@ def test_xpress_controls_with_limits_take_effect(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.solvers.txt"]  # Xpress reads no settings file
     command, _ = commands(tmp_path / "m.mps", "xpress")
     controls = eval(re.search(r"p\.setControl\((\{[^}]*\})\)", command).group(1))  # the dict literal, as written
-    assert list(controls) == ["feastol", "miptol", "timelimit", "threads", "miprelstop"]
+    assert list(controls) == ["feastol", "miptol", "timelimit", "threads", "miprelstop", "mipaddcutoff"]
     p = xp.problem()
     p.setControl(controls)
     assert {k: p.getControl(k) for k in controls} == {"feastol": 1e-9, "miptol": 1e-9, "timelimit": 12.5,
-                                                     "threads": 1, "miprelstop": 0.001}
+                                                     "threads": 1, "miprelstop": 0.001, "mipaddcutoff": -1e-6}
 
 
 def test_compile_for_copt_and_xpress_alone(tmp_path):
