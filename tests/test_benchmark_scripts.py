@@ -205,6 +205,12 @@ def test_cbc_false_optima(tmp_path):
                      re.M), out
 
 
+def test_solver_crosscheck(tmp_path):
+    # 2 instances (OLCT and OLCT-univariate at depth 1), COPT and Gurobi: the others run the same code
+    out = _run(tmp_path, "solver_crosscheck.py", "--solvers", "copt,gurobi", "--seeds", "1", "--instances", "2")
+    assert re.search(r"^2 instances; solves and mismatches: copt 2 / 0, gurobi 2 / 0$", out, re.M), out
+
+
 def test_sql_scoring(tmp_path):
     res = subprocess.run([sys.executable, str(BENCHMARKS / "sql_scoring.py"), "--rows", "100", "--repeat", "1"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
