@@ -74,12 +74,14 @@ class Reader:
     signature : how the format is recognised, in words, for messages.
     detect : cheap test on the start of the file.
     parse : full parse; the second argument is ``col_names`` (needed by index-only formats).
+    named : the format as messages name it, article included ("an Xpress": "an Xpress solution file").
     """
 
     name: str
     signature: str
     detect: Callable[[Source], bool]
     parse: Callable[[Source, Sequence[str] | None], Solution]
+    named: str
 
 
 #: Formats whose files carry no status words (Gurobi .sol, Xpress .slx, COPT .sol): the reader's "feasible" only

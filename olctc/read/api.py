@@ -33,11 +33,6 @@ def detect_format(text: str) -> str:
     return name
 
 
-#: each format as a message names it ("an Xpress file", not "a xpress file")
-_SPELT = {"cbc": "a CBC", "copt": "a COPT", "cplex": "a CPLEX", "glpk": "a GLPK", "gurobi": "a Gurobi",
-          "highs": "a HiGHS", "scip": "a SCIP", "xpress": "an Xpress"}
-
-
 def read_solution(path: str | os.PathLike[str], format: str | None = None,
                   col_names: Sequence[str] | None = None) -> Solution:
     """Read a solver's solution file.
@@ -67,8 +62,8 @@ def read_solution(path: str | os.PathLike[str], format: str | None = None,
         format = found
     elif not READERS[format].detect(src):
         reader = READERS[format]
-        got = f"{_SPELT.get(found, 'a ' + found)} file" if found else shown(src.first()[1])
-        raise src.fail(f"{_SPELT.get(format, 'a ' + format)} solution file ({reader.signature})", got)
+        got = f"{READERS[found].named} file" if found else shown(src.first()[1])
+        raise src.fail(f"{reader.named} solution file ({reader.signature})", got)
     with _collector_paused():
         return READERS[format].parse(src, col_names)
 

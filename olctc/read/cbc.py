@@ -103,4 +103,4 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
                          omits_zeros=True, digits=digits)
 
 
-READER = register(Reader("cbc", "first line '<status> - objective value <v>'", _detect, _parse))
+READER = register(Reader("cbc", "first line '<status> - objective value <v>'", _detect, _parse, named="a CBC"))

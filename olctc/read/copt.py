@@ -43,4 +43,4 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
                          omits_zeros=False)
 
 
-READER = register(Reader("copt", "first line '# Objective value v'", _detect, _parse))
+READER = register(Reader("copt", "first line '# Objective value v'", _detect, _parse, named="a COPT"))

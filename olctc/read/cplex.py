@@ -87,4 +87,4 @@ def _by_index(src: Source, variable: ET.Element, col_names: Sequence[str] | None
     return str(col_names[int(index)])
 
 
-READER = register(Reader("cplex", "an XML <CPLEXSolution> document", _detect, _parse))
+READER = register(Reader("cplex", "an XML <CPLEXSolution> document", _detect, _parse, named="a CPLEX"))

@@ -227,4 +227,4 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
 
 
 READER = register(Reader("glpk", "'c' lines then 's mip|bas|ipt ...' (glpsol -w), or 'Problem:' (glpsol -o)",
-                         _detect, _parse))
+                         _detect, _parse, named="a GLPK"))

@@ -53,7 +53,7 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
                          name_values(src, names, values, lines), omits_zeros=False)
 
 
-READER = register(Reader("gurobi", "first line '# Solution for model ...'", _detect, _parse))
+READER = register(Reader("gurobi", "first line '# Solution for model ...'", _detect, _parse, named="a Gurobi"))
 
 
 #: Gurobi's closing line before "Best objective ..., best bound ..., gap ...%": its status. A limit (time,

@@ -280,4 +280,4 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
 
 
 READER = register(Reader("highs", "first line 'Model status' (or a HiGHS style 1/-1/2/3 layout)",
-                         _detect, _parse))
+                         _detect, _parse, named="a HiGHS"))

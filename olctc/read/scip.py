@@ -60,4 +60,5 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
                          omits_zeros=True)
 
 
-READER = register(Reader("scip", "first line 'solution status: ...' or 'objective value: ...'", _detect, _parse))
+READER = register(Reader("scip", "first line 'solution status: ...' or 'objective value: ...'", _detect, _parse,
+                         named="a SCIP"))

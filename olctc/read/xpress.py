@@ -91,4 +91,4 @@ def _hex_double(token: str) -> float | None:
 
 
 READER = register(Reader("xpress", "first line 'NAME ...', then 'C name value' lines and 'ENDATA'", _detect,
-                         _parse))
+                         _parse, named="an Xpress"))
