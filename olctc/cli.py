@@ -338,8 +338,9 @@ SCORE_HINT_NNZ = 1_000_000
 @cli.command("solve")
 @click.argument("model", type=InputPath(dir_okay=False))
 @click.option("--solver", default="highs", show_default=True,
-              help="highs, cbc, scip (in-process) or cbc-cli, highs-cli, glpk-cli (programs); the MIQP "
-                   "presets (margot*) need scip.")
+              help="highs, cbc, scip, or gurobi, cplex, copt, xpress where their Python packages are installed "
+                   "(in-process); or cbc-cli, highs-cli, glpk-cli (programs). The MIQP presets (margot*) need scip "
+                   "or a commercial solver.")
 @click.option("--time-limit", type=float, default=None,
               help="Seconds for the whole command, reading the model included; the solver gets what is left "
                    "(default: no limit). A HiGHS solve still busy 3 s + 5% past it is left, and its best "
@@ -352,7 +353,8 @@ SCORE_HINT_NNZ = 1_000_000
                    "also from the highsbox package).")
 @click.option("-o", "--output", "output", default=None, type=click.Path(dir_okay=False),
               help="Solution file (the solver's native format); default NAME.SOLVER.sol beside the model "
-                   "(highs, cbc, scip or glpk: the -cli solvers write the format of their program).")
+                   "(highs, cbc, scip, gurobi, cplex, copt, xpress or glpk: the -cli solvers write the format of "
+                   "their program).")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
 def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output, quiet) -> None:
     """Solve a compiled MODEL and write the solver's native solution file."""
@@ -447,7 +449,8 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
               help="Stratified test share held out (0 trains on everything).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Split seed.")
 @click.option("--solver", default=None,
-              help="highs, cbc or scip; default: highs, scip for the MIQP presets.")
+              help="highs, cbc or scip, or gurobi, cplex, copt, xpress where their Python packages are "
+                   "installed; default: highs, scip for the MIQP presets.")
 @click.option("--time-limit", type=float, default=None,
               help="Seconds for the whole fit, building and refining included (default: no limit); a HiGHS "
                    "solve still busy 3 s + 5% past its share is left with its best solution (none: the warm "

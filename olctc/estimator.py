@@ -148,7 +148,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                          score_variables=self.score_variables, min_leaf=self.min_leaf)
 
     def _solver(self, spec) -> str:
-        from olctc.fit import IN_PROCESS, default_solver
+        from olctc.fit import IN_PROCESS, MIQP_IN_PROCESS, default_solver
 
         if self.solver is None:
             return default_solver(spec)
@@ -156,9 +156,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         if not isinstance(self.solver, str) or self.solver not in IN_PROCESS:
             raise param_error("solver", f"None (the preset's default) or one of {', '.join(IN_PROCESS)}",
                               self.solver)
-        if spec.info.quadratic and self.solver != "scip":  # olctc.fit's own message names --solver
-            raise param_error("solver", f"'scip' or None for preset {spec.preset!r}, a MIQP (quadratic "
-                              "objective)", self.solver)
+        if spec.info.quadratic and self.solver not in MIQP_IN_PROCESS:  # olctc.fit's own message names --solver
+            raise param_error("solver", f"None or one of {', '.join(MIQP_IN_PROCESS)} for preset {spec.preset!r}, a "
+                              "MIQP (quadratic objective)", self.solver)
         return self.solver
 
     def _check_flags(self) -> None:

@@ -27,7 +27,9 @@ from olctc.tree import Tree
 DEFAULT_SOLVER = "highs"
 DEFAULT_MIQP_SOLVER = "scip"
 SOLVER_SHARE = 0.9  # share of the time left after building that the solver is given
-IN_PROCESS = ("highs", "cbc", "scip")
+IN_PROCESS = ("highs", "cbc", "scip", "gurobi", "cplex", "copt", "xpress")
+#: The in-process solvers that solve the MIQP presets.
+MIQP_IN_PROCESS = ("scip", "gurobi", "cplex", "copt", "xpress")
 
 
 def default_solver(spec: TreeSpec) -> str:
@@ -43,12 +45,12 @@ def check_in_process(solver: str) -> None:
 
 def resolve_solver(spec: TreeSpec, solver: str | None) -> str:
     """The in-process solver a fit of ``spec`` uses (``default_solver`` when None), checked: one of
-    IN_PROCESS, and SCIP for a MIQP."""
+    IN_PROCESS, and one of MIQP_IN_PROCESS for a MIQP."""
     solver = default_solver(spec) if solver is None else solver
     check_in_process(solver)
-    if spec.info.quadratic and solver != "scip":
+    if spec.info.quadratic and solver not in MIQP_IN_PROCESS:
         raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): fit it with SCIP (--solver scip; "
-                         "solver='scip' in Python)")
+                         "solver='scip' in Python; or gurobi, cplex, copt, xpress where installed)")
     return solver
 
 

@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 #: a compile for some solvers only (``--solvers scip``) may have written SCIP's alone.
 START_SOLVERS_BY_BACKEND: dict[str, tuple[str, ...]] = {
     "highs": ("highs", "scip"), "cbc": ("highs", "scip"), "scip": ("highs", "scip"),
-    "cbc-cli": ("cbc",), "highs-cli": ("highs",), "glpk-cli": ()}
+    "cbc-cli": ("cbc",), "highs-cli": ("highs",), "glpk-cli": (),
+    # in process, olctc reads the start and hands the solver its values: any start olctc's readers read
+    **{name: ("scip", "highs", "xpress") for name in ("gurobi", "cplex", "copt", "xpress")}}
 
 
 def compiled_files(out: str | Path) -> list[Path]:

@@ -256,9 +256,9 @@ CASES = [
       runner="sub"),
     # ---- solve
     C("solve-missing-model", "solve nope.mps", "nope.mps: no such model file"),
-    C("solve-unknown-solver", "solve m.mps --solver gurobi",
-      "The 'solver' parameter (--solver) must be one of highs, cbc, scip, cbc-cli, highs-cli, glpk-cli. "
-      "Got 'gurobi' instead."),
+    C("solve-unknown-solver", "solve m.mps --solver mosek",
+      "The 'solver' parameter (--solver) must be one of highs, cbc, scip, gurobi, cplex, copt, xpress, cbc-cli, "
+      "highs-cli, glpk-cli. Got 'mosek' instead."),
     C("solve-threads-0", "solve m.mps --threads 0",
       "The 'threads' parameter (--threads) must be an integer from 1 to 1024 (more threads than cores only "
       "slow a solver down). Got 0 instead.", runner="sub"),
@@ -306,8 +306,9 @@ CASES = [
     # ---- fit
     C("fit-test-size", "fit tiny.csv --target y --test-size 1.5 -o t.json",
       "The 'test_size' parameter (--test-size) must be in [0, 1). Got 1.5 instead."),
-    C("fit-unknown-solver", "fit tiny.csv --target y --solver gurobi -o t.json",
-      "The 'solver' parameter (--solver) must be one of highs, cbc, scip for an in-process fit. Got 'gurobi' instead."),
+    C("fit-unknown-solver", "fit tiny.csv --target y --solver mosek -o t.json",
+      "The 'solver' parameter (--solver) must be one of highs, cbc, scip, gurobi, cplex, copt, xpress for an "
+      "in-process fit. Got 'mosek' instead."),
     C("fit-threads-0", "fit tiny.csv --target y --threads 0 -o t.json",
       "The 'threads' parameter (--threads) must be an integer from 1 to 1024 (more threads than cores only "
       "slow a solver down). Got 0 instead."),
@@ -329,7 +330,8 @@ CASES = [
     C("compile-output-is-data", "compile tiny.csv --target y -o tiny.csv",
       "tiny.csv: the model file must end in .mps or .lp (got '.csv')"),
     C("fit-miqp-with-highs", "fit tiny.csv --target y --preset margot --solver highs -o t.json",
-      "preset margot is a MIQP (quadratic objective): fit it with SCIP (--solver scip; solver='scip' in Python)"),
+      "preset margot is a MIQP (quadratic objective): fit it with SCIP (--solver scip; solver='scip' in Python; "
+      "or gurobi, cplex, copt, xpress where installed)"),
     C("fit-output-folder-missing", "fit tiny.csv --target y -o nodir/t.json",
       "cannot write nodir/t.json: folder nodir does not exist"),
     # ---- manifests

@@ -374,7 +374,7 @@ def test_collect_refuses_a_bad_solver_before_decoding(solved_grid, tmp_path):
     (g / "cv_results.json").unlink(missing_ok=True)
     res = cli_here("collect", str(g), "--solver", "cbc-cli")
     assert res.returncode == 2 and res.stderr == ("error: The 'solver' parameter (--solver) must be one of "
-                                                  "highs, cbc, scip "
+                                                  "highs, cbc, scip, gurobi, cplex, copt, xpress "
                                                   "for an in-process fit. Got 'cbc-cli' instead.\n")
     assert res.stdout == "" and not (g / "cv_results.json").exists()  # used to: every task decoded first
 

@@ -285,10 +285,10 @@ def test_a_quiet_fit_prints_nothing():
 @pytest.mark.parametrize("param,value,expected", [
     ("refine", "no", "True or False"),  # bool("no") is True: it used to refine silently
     ("verbose", 2, "True or False"),
-    ("solver", "", r"None \(the preset's default\) or one of highs, cbc, scip"),  # used to mean the default
+    ("solver", "", r"None \(the preset's default\) or one of highs, cbc, scip, gurobi, cplex, copt, xpress"),  # used to mean the default
     ("positive_class", [0], r"None or one class label \(not a sequence\)"),  # used to match class 0
     ("positive_class", np.array([0, 1]), r"None or one class label"),  # used to raise numpy's "ambiguous"
-    ("solver", "highs", r"'scip' or None for preset 'margot', a MIQP"),  # used to say "--solver scip"
+    ("solver", "highs", r"None or one of scip, gurobi, cplex, copt, xpress for preset 'margot', a MIQP"),  # used to say "--solver scip"
     ("tangents", "V2", r"preset 'margot' uses the hinge loss"),  # was stored and unused
     ("score_variables", "yes", "True or False"),
     ("C", 1e20, r"below 1e20 for every layer \(solvers read a cost of 1e20 or more as infinite\)"),
@@ -345,7 +345,7 @@ def test_a_failed_fit_leaves_the_estimator_as_it_was(heart_small):
     X, y, _ = heart_small
     est = OLCTClassifier(depth=1, time_limit=5, solver="highs")
     with pytest.raises(OlctcError, match="'solver'"):
-        est.set_params(solver="gurobi").fit(X, y)
+        est.set_params(solver="mosek").fit(X, y)
     assert not any(k.endswith("_") for k in vars(est))  # n_features_in_, classes_ were left behind
     est.set_params(solver="highs").fit(X, y)
     d = est.decision_function(X)

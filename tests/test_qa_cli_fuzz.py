@@ -162,7 +162,8 @@ CASES = [
     ("grid-output-empty", ["grid", "tiny.csv", "--target", "y", "-o", ""],
      "The 'output' parameter (--output) must be a folder path (-o DIR). Got '' instead."),
     ("collect-solver-program", "collect g --solver cbc-cli -o o.json",
-     "The 'solver' parameter (--solver) must be one of highs, cbc, scip for an in-process fit. "
+     "The 'solver' parameter (--solver) must be one of highs, cbc, scip, gurobi, cplex, copt, xpress for an "
+     "in-process fit. "
      "Got 'cbc-cli' instead."),
     ("bench-seeds-twice", "bench models --datasets haberman --models CART --seeds 0,0 -o b",
      "The 'seeds' parameter (--seeds) must be distinct integers. Got '0,0' instead."),

@@ -182,7 +182,8 @@ def test_solve_milp_refuses_a_quadratic_model_for_a_linear_solver(haberman12, so
     with pytest.raises(OlctcError) as exc:
         solve_milp(milp, solver)
     assert str(exc.value) == (f"MILP 'hab' is a MIQP (quadratic objective), which {solver} cannot solve; "
-                              "solve it with SCIP (--solver scip; solver='scip' in Python)")
+                              "solve it with SCIP (--solver scip; solver='scip' in Python; or gurobi, cplex, copt, "
+                              "xpress where installed)")
 
 
 def test_solve_file_start_arguments_are_checked(tmp_path):

@@ -88,7 +88,8 @@ def test_fit_cmd_miqp_on_highs_is_not_a_fold_error(tmp_path, capsys):
                                      "--depth", "1", "--cv", "2", "--jobs", "2", "--threads", "1", "-o", out], capsys)
     assert code == 2 and not out.exists()
     assert stderr == ("error: preset margot is a MIQP (quadratic objective): fit it with SCIP (--solver scip; "
-                      "solver='scip' in Python)\n")
+                      "solver='scip' in Python; or gurobi, cplex, copt, xpress where installed)"
+                      "\n")
     assert stdout == ""
 
 

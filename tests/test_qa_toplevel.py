@@ -28,7 +28,8 @@ from olctc import OlctcError
 from olctc.solve.available import SolverInfo, available_solvers, table_lines
 
 KEYS = ["name", "runs", "commands", "models", "ready", "found", "version", "where", "note"]
-NAMES = ["highs", "cbc", "scip", "cbc-cli", "highs-cli", "glpk-cli", "gurobi-cli"]
+NAMES = ["highs", "cbc", "scip", "gurobi", "cplex", "copt", "xpress", "cbc-cli", "highs-cli", "glpk-cli",
+         "gurobi-cli"]
 
 
 # ================================================================== helpers
@@ -78,7 +79,7 @@ def fake_bin(tmp_path_factory) -> Path:
 
 
 def test_json_shape_is_stable_and_the_table_says_the_same(fake_bin):
-    """CLI, fresh process: the JSON is a list of the 7 solvers with exactly the 9 keys, typed; the table's
+    """CLI, fresh process: the JSON is a list of the 11 solvers with exactly the 9 keys, typed; the table's
     every cell and note line is the JSON's."""
     path = str(fake_bin)
     js = _olctc(["solvers", "--json"], path)
@@ -102,7 +103,7 @@ def test_json_shape_is_stable_and_the_table_says_the_same(fake_bin):
     header = lines[0]
     cols = {c: header.index(c) for c in ("solver", "runs", "commands", "models", "version", "where")}
     order = list(cols)
-    for row, d in zip(lines[1:8], data):
+    for row, d in zip(lines[1:12], data):
         cells = {c: row[cols[c]:cols[order[k + 1]]] if k + 1 < len(order) else row[cols[c]:]
                  for k, c in enumerate(order)}
         assert cells["solver"].strip() == d["name"]
@@ -111,7 +112,7 @@ def test_json_shape_is_stable_and_the_table_says_the_same(fake_bin):
         assert cells["models"].strip() == d["models"]
         assert cells["version"].strip() == (d["version"] or ("broken" if d["found"] else "missing"))
         assert cells["where"] == d["where"]
-    assert lines[8:] == [f"{d['name']}: {'' if d['found'] else 'install: '}{d['note']}" for d in data if d["note"]]
+    assert lines[12:] == [f"{d['name']}: {'' if d['found'] else 'install: '}{d['note']}" for d in data if d["note"]]
 
 
 def test_odd_path_entries_are_passed_over(tmp_path, monkeypatch, fake_bin):
@@ -272,6 +273,11 @@ def test_no_path_at_all_and_a_deleted_working_folder(tmp_path):
     assert out.returncode == 0, out.stderr
     _no_traceback(out.stderr)
     assert out.stdout.splitlines()[0].split() == ["solver", "runs", "commands", "models", "version", "where"]
+    # gurobipy 13, cplex 22.2 and coptpy 8.0 end the process when imported there (MKL: "Cannot load ..."), xpress
+    # raises: none is imported, each says why
+    for product, module in (("Gurobi", "gurobipy"), ("CPLEX", "cplex"), ("COPT", "coptpy"), ("Xpress", "xpress")):
+        assert (f"cannot load it: {product}'s package {module} cannot be loaded from a working folder that no longer "
+                "exists") in out.stdout
 
 
 # ================================================================== 2. top-level names

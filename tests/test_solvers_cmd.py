@@ -12,6 +12,7 @@ import pytest
 
 from conftest import cli_main
 from olctc.cluster.grid import GRID_SOLVERS
+from olctc.solve import COMMERCIAL_SOLVERS as COMMERCIAL
 from olctc.solve import FILE_BACKENDS
 from olctc.solve.available import available_solvers, table_lines
 
@@ -24,11 +25,13 @@ def infos():
 def test_every_solver_choice_is_listed_once_in_process_first(infos):
     names = [i.name for i in available_solvers()]
     assert names == [*FILE_BACKENDS, "gurobi-cli"]
-    assert names == ["highs", "cbc", "scip", "cbc-cli", "highs-cli", "glpk-cli", "gurobi-cli"]
-    assert set(names) == set(GRID_SOLVERS) - {"olctc"}  # grid's default, olctc solve with HiGHS
-    assert [infos[n].runs for n in names] == ["in process"] * 3 + ["program"] * 4
-    assert [infos[n].models for n in names] == ["MILP", "MILP", "MILP, MIQP", "MILP", "MILP", "MILP", "MILP, MIQP"]
-    assert [infos[n].commands for n in names] == ["fit, solve, grid"] * 3 + ["solve, grid"] * 3 + ["grid"]
+    assert names == ["highs", "cbc", "scip", *COMMERCIAL, "cbc-cli", "highs-cli", "glpk-cli", "gurobi-cli"]
+    # grid's default is olctc solve with HiGHS; its tasks run no commercial solver in process
+    assert set(names) == set(GRID_SOLVERS) - {"olctc"} | set(COMMERCIAL)
+    assert [infos[n].runs for n in names] == ["in process"] * 7 + ["program"] * 4
+    assert [infos[n].models for n in names] == ["MILP", "MILP"] + ["MILP, MIQP"] * 5 + ["MILP"] * 3 + ["MILP, MIQP"]
+    assert [infos[n].commands for n in names] == (["fit, solve, grid"] * 3 + ["fit, solve"] * 4 + ["solve, grid"] * 3
+                                                  + ["grid"])
 
 
 def test_versions_are_the_solvers_own(infos):
@@ -53,10 +56,32 @@ def test_versions_are_the_solvers_own(infos):
     assert infos["cbc-cli"].version.removeprefix("CBC ") in cbc
 
 
+def test_commercial_versions_are_their_packages_own(infos):
+    """Read in a process of its own (importing coptpy before highspy breaks highspy's readSolution)."""
+    code = textwrap.dedent("""
+        import gurobipy, cplex, coptpy, xpress
+        c = cplex.Cplex()
+        print("Gurobi " + ".".join(map(str, gurobipy.gurobi.version())))
+        print("CPLEX " + c.get_version())
+        print(f"COPT {coptpy.COPT.VERSION_MAJOR}.{coptpy.COPT.VERSION_MINOR}.{coptpy.COPT.VERSION_TECHNICAL}")
+        print(xpress.getVersion())
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        pytest.skip(f"a commercial solver's package is missing: {out.stderr.strip().splitlines()[-1]}")
+    gurobi, cplex, copt, xpress = out.stdout.splitlines()
+    assert (infos["gurobi"].version, infos["cplex"].version, infos["copt"].version) == (gurobi, cplex, copt)
+    assert infos["xpress"].version == f"Xpress {importlib.metadata.version('xpress')} (optimizer {xpress})"
+    assert infos["gurobi"].where == f"gurobipy {importlib.metadata.version('gurobipy')}"
+    assert all(infos[n].ready for n in COMMERCIAL)
+
+
 def test_notes_say_the_defaults_and_the_caveat(infos):
     assert infos["highs"].note == "the default of fit and solve"
     assert "MIQP presets" in infos["scip"].note and infos["cbc"].note == ""
     assert "approximate" in infos["glpk-cli"].note and infos["cbc-cli"].note == ""
+    # the size limit of each wheel's licence, and what lifts it
+    assert all("lifts the limit" in infos[n].note for n in COMMERCIAL)
 
 
 def test_cli_table_and_json(capsys):
@@ -65,11 +90,11 @@ def test_cli_table_and_json(capsys):
     lines = out.splitlines()
     assert lines[0].split() == ["solver", "runs", "commands", "models", "version", "where"]
     every = available_solvers()
-    assert [ln.split()[0] for ln in lines[1:8]] == [i.name for i in every]
-    assert lines[8:] == [f"{i.name}: {'' if i.found else 'install: '}{i.note}" for i in every if i.note]
+    assert [ln.split()[0] for ln in lines[1:12]] == [i.name for i in every]
+    assert lines[12:] == [f"{i.name}: {'' if i.found else 'install: '}{i.note}" for i in every if i.note]
     # the columns line up: each row's version starts where the header's does
     col = lines[0].index("version")
-    assert all(ln[col - 2:col] == "  " and ln[col] != " " for ln in lines[1:8])
+    assert all(ln[col - 2:col] == "  " and ln[col] != " " for ln in lines[1:12])
     code, out, err = cli_main(["solvers", "--json"], capsys)
     assert code == 0 and err == ""
     assert json.loads(out) == [i.to_dict() for i in available_solvers()]
@@ -82,22 +107,28 @@ def test_missing_solvers_say_how_to_install_them(tmp_path):
     code = textwrap.dedent("""
         import sys
         sys.modules["pyscipopt"] = None  # import pyscipopt raises ImportError, as without the package
+        sys.modules["gurobipy"] = None
         from olctc.cli import main
         main(["solvers"])
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          env={"PATH": str(tmp_path), "HOME": str(tmp_path)})
     assert out.returncode == 0, out.stderr
-    rows = {ln.split()[0]: ln for ln in out.stdout.splitlines()[1:8]}
+    rows = {ln.split()[0]: ln for ln in out.stdout.splitlines()[1:12]}
     for name in ("cbc-cli", "glpk-cli", "gurobi-cli"):
         assert "  missing  " in rows[name], rows[name]
     assert "  broken  " in rows["scip"], rows["scip"]
     assert "missing" not in rows["highs"] and "missing" not in rows["highs-cli"]
-    notes = out.stdout.splitlines()[8:]
+    assert "  broken  " in rows["gurobi"], rows["gurobi"]
+    notes = out.stdout.splitlines()[12:]
     assert ("scip: cannot load it: import of pyscipopt halted; None in sys.modules (reinstall: pip install "
             "pyscipopt)") in notes
     assert "cbc-cli: install: apt-get install coinor-cbc (or pip install cbcbox)" in notes
     assert "glpk-cli: install: apt-get install glpk-utils" in notes
+    assert ("gurobi: cannot load it: --solver gurobi runs Gurobi in process through the gurobipy package, which "
+            "cannot be imported (import of gurobipy halted; None in sys.modules): pip install gurobipy (its pip "
+            "wheel solves models of up to 2000 variables and 2000 rows without a licence; a Gurobi licence "
+            "(gurobi.com) lifts the limit) (reinstall: pip install gurobipy)") in notes
 
 
 def test_table_lines_of_nothing_is_the_header():

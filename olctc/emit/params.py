@@ -253,15 +253,21 @@ def _settings_text(interface: str, *, time_limit: float | None = None, threads: 
     return "\n".join([head] + [f"{k}{sep}{format_value(v)}" for k, v in settings.items()]) + "\n"
 
 
-def xpress_controls(*, time_limit: float | None = None, threads: int | None = None,
-                    mip_gap: float | None = None) -> str:
-    """Xpress's settings as the Python dict literal ``problem.setControl`` takes (Xpress has no settings file
-    its Python API reads, so NAME.solvers.txt gives them in the call)."""
+def xpress_settings(*, time_limit: float | None = None, threads: int | None = None,
+                    mip_gap: float | None = None) -> dict[str, float | int | str]:
+    """Xpress's controls in the order ``problem.setControl`` must get them."""
     settings = solver_settings("xpress", time_limit=time_limit, threads=threads, mip_gap=mip_gap)
     # feastol first: Xpress sets the controls in the dict's order and refuses a miptol below the feastol of the
     # moment ("?710 Warning: MIPTOL (1.e-9) must not be less than FEASTOL (1.e-6)": miptol kept its 5e-6)
     feas = PARAM_NAMES["xpress"].feasibility
-    settings = {feas: settings.pop(feas), **settings} if feas in settings else settings
+    return {feas: settings.pop(feas), **settings} if feas in settings else settings
+
+
+def xpress_controls(*, time_limit: float | None = None, threads: int | None = None,
+                    mip_gap: float | None = None) -> str:
+    """Xpress's settings as the Python dict literal ``problem.setControl`` takes (Xpress has no settings file
+    its Python API reads, so NAME.solvers.txt gives them in the call)."""
+    settings = xpress_settings(time_limit=time_limit, threads=threads, mip_gap=mip_gap)
     return "{" + ", ".join(f"{k!r}: {format_value(v)}" for k, v in settings.items()) + "}"
 
 

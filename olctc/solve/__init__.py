@@ -1,4 +1,5 @@
-"""Solve olctc models: in process (HiGHS, CBC, SCIP) or with external solver programs.
+"""Solve olctc models: in process (HiGHS, CBC, SCIP; Gurobi, CPLEX, COPT, Xpress through their own Python
+packages) or with external solver programs.
 
 ``solve_file(path, solver)`` solves an MPS/LP file, ``solve_milp(milp, solver)`` a MILP object (HiGHS
 straight from the arrays, the others through a temporary MPS file), ``write_native_solution`` writes a
@@ -6,8 +7,9 @@ result in a solver's own solution format. Every solve uses the tight tolerances 
 ``olctc.emit.params`` (``TIGHT_TOL``): at default tolerances the big-M rows leak and solvers report
 false optima.
 
-Status mapping (one table per solver, in ``olctc.solve.highs``, ``.cbc`` and ``.scip``; the external programs'
-files are mapped by ``olctc.read``):
+Status mapping (one table per solver, in ``olctc.solve.highs``, ``.cbc`` and ``.scip``, and in ``.gurobi``,
+``.cplex``, ``.copt`` and ``.xpress`` for the commercial solvers; the external programs' files are mapped by
+``olctc.read``):
 
 ==============  ==================  ======================  ====================
 olctc status    HiGHS               python-mip (CBC)        SCIP
@@ -37,23 +39,30 @@ from olctc.emit.params import validate_limits
 from olctc.errors import OlctcError, param_error, shorten
 from olctc.io import check_path
 from olctc.solve import cbc, highs, scip
+from olctc.solve.copt import copt_file
+from olctc.solve.cplex import cplex_file
+from olctc.solve.gurobi import gurobi_file
 from olctc.solve.external import EXTERNAL, solve_external
 from olctc.solve.modelfile import check_model_path, is_quadratic_file
 from olctc.solve.native import write_native_solution
 from olctc.solve.options import SolveOptions, Start
 from olctc.solve.result import STATUSES, SolveResult
+from olctc.solve.xpress import xpress_file
 
 if TYPE_CHECKING:
     from olctc.milp import MILP
 
-#: In-process solvers.
-SOLVERS = ("highs", "cbc", "scip")
+#: In-process solvers: the open-source ones olctc depends on, then the commercial ones run through their own
+#: Python packages when installed (``olctc.solve.commercial``).
+OPEN_SOLVERS = ("highs", "cbc", "scip")
+COMMERCIAL_SOLVERS = ("gurobi", "cplex", "copt", "xpress")
+SOLVERS = OPEN_SOLVERS + COMMERCIAL_SOLVERS
 #: External solver programs.
 EXTERNAL_SOLVERS = tuple(EXTERNAL)
 ALL_SOLVERS = SOLVERS + EXTERNAL_SOLVERS
 #: Solvers that accept a quadratic objective (HiGHS solves no MIQP, python-mip has no quadratic
 #: objective and its reader silently drops QUADOBJ, GLPK reads no quadratic section).
-QUADRATIC_SOLVERS = ("scip",)
+QUADRATIC_SOLVERS = ("scip",) + COMMERCIAL_SOLVERS
 
 _FileBackend = Callable[[Path, SolveOptions, bool], SolveResult]
 
@@ -66,10 +75,14 @@ FILE_BACKENDS: dict[str, _FileBackend] = {
     "highs": lambda p, o, q: highs.highs_file(p, o),
     "cbc": lambda p, o, q: cbc.cbc_file(p, o),
     "scip": lambda p, o, q: scip.scip_file(p, o, quadratic=q),
+    "gurobi": lambda p, o, q: gurobi_file(p, o, quadratic=q),
+    "cplex": lambda p, o, q: cplex_file(p, o, quadratic=q),
+    "copt": lambda p, o, q: copt_file(p, o, quadratic=q),
+    "xpress": lambda p, o, q: xpress_file(p, o, quadratic=q),
     **{name: _external_backend(name) for name in EXTERNAL},
 }
 
-__all__ = ["ALL_SOLVERS", "EXTERNAL_SOLVERS", "QUADRATIC_SOLVERS", "SOLVERS", "STATUSES", "SolveResult",
+__all__ = ["ALL_SOLVERS", "COMMERCIAL_SOLVERS", "EXTERNAL_SOLVERS", "OPEN_SOLVERS", "QUADRATIC_SOLVERS", "SOLVERS", "STATUSES", "SolveResult",
            "solve_file", "solve_milp", "write_native_solution"]
 
 
@@ -117,7 +130,8 @@ def _start_array(start: Any) -> np.ndarray:
 
 def _refuse_quadratic(name: str, solver: str) -> OlctcError:
     return OlctcError(f"{name} is a MIQP (quadratic objective), which {solver} cannot solve; "
-                      "solve it with SCIP (--solver scip; solver='scip' in Python)")
+                      "solve it with SCIP (--solver scip; solver='scip' in Python;"
+                      " or gurobi, cplex, copt, xpress where installed)")
 
 
 def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, time_limit: float | None = None,

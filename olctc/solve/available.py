@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from olctc.emit.params import UNTUNABLE
 from olctc.errors import OlctcError
+from olctc.solve.commercial import PACKAGES
 from olctc.solve.external import EXTERNAL, locate
 
 #: The flag that makes each program print its banner (its version) and stop.
@@ -25,7 +26,10 @@ IN_PROCESS = {
     "highs": ("highspy", "pip install highspy", "MILP"),
     "cbc": ("mip", "pip install mip", "MILP"),
     "scip": ("pyscipopt", "pip install pyscipopt", "MILP, MIQP"),
+    **{name: (package, f"pip install {package}", "MILP, MIQP") for name, (package, _, _) in PACKAGES.items()},
 }
+#: The commands whose --solver takes the commercial solvers (grid's tasks run the open-source ones).
+COMMERCIAL_COMMANDS = "fit, solve"
 
 
 @dataclass(frozen=True)
@@ -72,11 +76,21 @@ def _scip_version() -> str:
     return scip_version(pyscipopt.Model())
 
 
-_VERSION: dict[str, Callable[[], str]] = {"highs": _highs_version, "cbc": _cbc_version, "scip": _scip_version}
+def _commercial_version(solver: str) -> Callable[[], str]:
+    def version() -> str:
+        module = importlib.import_module(f"olctc.solve.{solver}")
+        return getattr(module, f"{solver}_version")()
+
+    return version
+
+
+_VERSION: dict[str, Callable[[], str]] = {"highs": _highs_version, "cbc": _cbc_version, "scip": _scip_version,
+                                          **{name: _commercial_version(name) for name in PACKAGES}}
 
 
 def _in_process(name: str) -> SolverInfo:
     package, install, models = IN_PROCESS[name]
+    commands = COMMERCIAL_COMMANDS if name in PACKAGES else "fit, solve, grid"
     try:
         where, found = f"{package} {importlib.metadata.version(package)}", True
     except importlib.metadata.PackageNotFoundError:
@@ -87,10 +101,13 @@ def _in_process(name: str) -> SolverInfo:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         # found: its package is installed, but it (or its native library) does not load
         note = f"cannot load it: {reason} (reinstall: {install})" if found else f"{install} ({reason})"
-        return SolverInfo(name, "in process", "fit, solve, grid", models, False, found, None, where, note)
+        if isinstance(exc, OlctcError):  # olctc's own words say what to do
+            note = f"cannot load it: {reason}" if found else reason
+        return SolverInfo(name, "in process", commands, models, False, found, None, where, note)
     note = {"highs": "the default of fit and solve",
-            "scip": "fit's default for the MIQP presets (margot, margot-sfs, margot-hfs)"}.get(name, "")
-    return SolverInfo(name, "in process", "fit, solve, grid", models, True, True, version, where, note)
+            "scip": "fit's default for the MIQP presets (margot, margot-sfs, margot-hfs)",
+            **{k: v[2] for k, v in PACKAGES.items()}}.get(name, "")
+    return SolverInfo(name, "in process", commands, models, True, True, version, where, note)
 
 
 def _version_run(cmd: list[str], env: dict[str, str] | None, timeout: float) -> tuple[str | None, str]:

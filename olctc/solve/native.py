@@ -1,15 +1,20 @@
-"""Write a SolveResult in a solver's own solution format (HiGHS, CBC ``-solu``, SCIP ``write solution``).
+"""Write a SolveResult in a solver's own solution format (HiGHS, CBC ``-solu``, SCIP ``write solution``; Gurobi,
+CPLEX, COPT and Xpress as their ``write`` calls make them).
 
 The files match what the solvers write (see the samples in ``tests/data/solvers``) closely enough that
 the solvers read them back as MIP starts (HiGHS ``--read_solution_file``, CBC ``-mips``, SCIP
-``read <file>``) and ``olctc.read.read_solution`` recognises them. Values are written with full
-precision (shortest round-trip repr) instead of the solvers' 8 or 15 significant digits.
+``read <file>``, Gurobi's and COPT's ``read``, CPLEX's ``MIP_starts.read``, Xpress's ``readSlxSol``) and
+``olctc.read.read_solution`` recognises them. Values are written with full precision (shortest round-trip repr)
+instead of the solvers' 8 or 15 significant digits. Gurobi's, COPT's and Xpress's files hold no status (the
+solvers' own have none): ``olctc solve`` prints it.
 """
 from __future__ import annotations
 
 import math
 import os
 from collections.abc import Callable
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
@@ -98,11 +103,85 @@ def _scip_text(result: SolveResult, costs: np.ndarray | None) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: CPLEX's status code and words (its Cplex.solution.status) per olctc status, then per kind of early stop
+#: (``limit_kind``): (with an incumbent, without one).
+CPLEX_CODES = {"optimal": ((101, "integer optimal solution"),) * 2,
+               "infeasible": ((103, "integer infeasible"),) * 2,
+               "unbounded": ((118, "integer unbounded"),) * 2,
+               "time": ((107, "time limit exceeded"), (108, "time limit exceeded, no integer solution")),
+               "interrupt": ((113, "aborted"), (114, "aborted, no integer solution")),
+               "nodes": ((105, "node limit exceeded"), (106, "node limit exceeded, no integer solution")),
+               "solutions": ((104, "solution limit exceeded"), (104, "solution limit exceeded"))}
+#: any other early stop
+CPLEX_OTHER = ((127, "integer feasible"), (114, "aborted, no integer solution"))
+
+
+def _model_name(path: Path, suffix: str) -> str:
+    """The model's name as the solvers' files give it: the file name without olctc's ``.SOLVER.sol``."""
+    return path.name.removesuffix(suffix) if path.name.endswith(suffix) and path.name != suffix else path.stem
+
+
+def _need_values(result: SolveResult, product: str) -> np.ndarray:
+    if result.x is None:
+        raise OlctcError(f"{product} writes a solution file only when it holds a solution, and this result has none "
+                         f"(status {result.status}, {result.raw_status})")
+    return result.x
+
+
+def _gurobi_text(result: SolveResult, costs: np.ndarray | None, path: Path) -> str:
+    x = _need_values(result, "Gurobi")
+    lines = [f"# Solution for model {_model_name(path, '.gurobi.sol')}",
+             f"# Objective value = {_num(result.objective or 0.0)}"]
+    lines += [f"{name} {_num(v)}" for name, v in zip(result.col_names, x.tolist())]
+    return "\n".join(lines) + "\n"
+
+
+def _copt_text(result: SolveResult, costs: np.ndarray | None, path: Path) -> str:
+    x = _need_values(result, "COPT")
+    lines = [f"# Objective value {_num(result.objective or 0.0)}"]
+    lines += [f"{name} {_num(v)}" for name, v in zip(result.col_names, x.tolist())]
+    return "\n".join(lines) + "\n"
+
+
+def _xpress_text(result: SolveResult, costs: np.ndarray | None, path: Path) -> str:
+    if result.x is None:  # what Xpress writes for an infeasible model
+        return "ENDATA\n"
+    # one word after NAME; the C lines indented (docs/FORMATS.md)
+    name = "".join(_model_name(path, ".xpress.sol").split()) or "olctc"
+    lines = [f"NAME {name}"] + [f"  C {n} {_num(v)}" for n, v in zip(result.col_names, result.x.tolist())]
+    return "\n".join(lines + ["ENDATA"]) + "\n"
+
+
+def _cplex_text(result: SolveResult, costs: np.ndarray | None, path: Path) -> str:
+    table = CPLEX_CODES.get(result.status) or CPLEX_CODES.get(limit_kind(result.raw_status), CPLEX_OTHER)
+    code, words = table[0 if result.x is not None else 1]
+    head = [f"problemName={quoteattr(_model_name(path, '.cplex.sol'))}", 'solutionName="incumbent"',
+            f'solutionStatusValue="{code}"', f"solutionStatusString={quoteattr(words)}",
+            'solutionMethodString="mip"', f'primalFeasible="{int(result.x is not None)}"', 'writeLevel="1"']
+    if result.objective is not None:
+        head.insert(2, f'objectiveValue="{_num(result.objective)}"')
+    lines = ['<?xml version = "1.0" encoding="UTF-8" standalone="yes"?>', '<CPLEXSolution version="1.2">',
+             " <header\n   " + "\n   ".join(head) + "/>"]
+    if result.x is not None:
+        lines.append(" <variables>")
+        lines += [f"  <variable name={quoteattr(n)} index=\"{j}\" value=\"{_num(v)}\"/>"
+                  for j, (n, v) in enumerate(zip(result.col_names, result.x.tolist()))]
+        lines.append(" </variables>")
+    return "\n".join(lines + ["</CPLEXSolution>"]) + "\n"
+
+
 #: format name -> text renderer. "-cli" solver names map to the same format.
 NATIVE_WRITERS: dict[str, Callable[[SolveResult, np.ndarray | None], str]] = {
     "highs": _highs_text,
     "cbc": _cbc_text,
     "scip": _scip_text,
+}
+#: the formats whose text names the model (taken from the file's name)
+NAMED_WRITERS: dict[str, Callable[[SolveResult, np.ndarray | None, Path], str]] = {
+    "gurobi": _gurobi_text,
+    "cplex": _cplex_text,
+    "copt": _copt_text,
+    "xpress": _xpress_text,
 }
 
 
@@ -114,16 +193,21 @@ def write_native_solution(result: SolveResult, path: str | os.PathLike[str], sol
     ----------
     result : a SolveResult (any solver's).
     path : the file to write (atomically).
-    solver : ``"highs"``, ``"cbc"`` or ``"scip"`` (``"highs-cli"``/``"cbc-cli"`` also accepted).
+    solver : ``"highs"``, ``"cbc"``, ``"scip"``, ``"gurobi"``, ``"cplex"``, ``"copt"`` or ``"xpress"``
+        (``"highs-cli"``/``"cbc-cli"`` also accepted).
     costs : objective coefficients in column order; only SCIP's format shows them (``(obj:c)``).
     """
     key = solver[:-4] if solver.endswith("-cli") else solver
-    if key not in NATIVE_WRITERS:
-        raise param_error("solver", f"one of {sorted(NATIVE_WRITERS)}", solver)
+    if key not in NATIVE_WRITERS and key not in NAMED_WRITERS:
+        raise param_error("solver", f"one of {sorted([*NATIVE_WRITERS, *NAMED_WRITERS])}", solver)
     if result.x is not None and len(result.x) != len(result.col_names):
         raise OlctcError(f"result has {len(result.x)} values for {len(result.col_names)} columns")
     if costs is not None:
         costs = np.asarray(costs, dtype=float)
         if costs.shape[0] != len(result.col_names):
             raise OlctcError(f"costs have {costs.shape[0]} entries for {len(result.col_names)} columns")
-    atomic_write_text(path, NATIVE_WRITERS[key](result, costs))
+    if key in NAMED_WRITERS:
+        text = NAMED_WRITERS[key](result, costs, Path(path))
+    else:
+        text = NATIVE_WRITERS[key](result, costs)
+    atomic_write_text(path, text)

@@ -1,0 +1,319 @@
+"""Gurobi, CPLEX, COPT and Xpress in process (``--solver gurobi|cplex|copt|xpress``), through the size-limited pip
+wheels: every preset solved to the optimum HiGHS (SCIP for the MIQP presets) finds, the tight settings in effect
+(the leak model's true optimum, Xpress's cutoff), the MIP start taken at the warm start's objective, a time limit
+and a stop that keep the incumbent, the solution file in the solver's own format (read back by olctc's readers
+and by the solver itself as a MIP start), fit and the estimators, and the errors of a bad file, a model above the
+licence's size and a missing package.
+
+The instances are test_live_commercial's (16 or 40 heart points), far inside the licences (COPT and Gurobi 2000
+rows and 2000 columns, CPLEX 1000 and 1000, Xpress 5000 rows and columns together, 200 for a MIQP: the depth-2
+SFS- and HFS-MARGOT models are above it, so Xpress solves them at depth 1).
+"""
+from __future__ import annotations
+
+import re
+import sys
+import threading
+import time
+from pathlib import Path
+
+import highspy
+import numpy as np
+import pytest
+from conftest import cli_main, needs_solver_wheel
+from test_live_commercial import MIQP, PRESETS, Instances, _cplex, _gurobipy, close, stem
+
+from olctc.read import read_solution
+from olctc.solve import COMMERCIAL_SOLVERS, solve_file, solve_milp, write_native_solution
+from olctc.solve.options import SolveOptions
+from olctc.solve.result import limit_kind
+
+SOLVERS = COMMERCIAL_SOLVERS
+#: highspy is imported before coptpy in this process: coptpy 8.0 imported first breaks Highs.readSolution, which
+#: test_solve and test_start_files call in the same worker
+HIGHSPY_FIRST = highspy.__name__
+#: Xpress Community's MIQP limit, rows plus columns (the depth-2 SFS- and HFS-MARGOT models have 214-217)
+XPRESS_MIQP_MAX = 200
+
+
+def need(solver: str) -> None:
+    """Skip unless the solver's wheel is installed and its bundled licence runs (an expired one skips, saying so)."""
+    if solver == "gurobi":
+        _gurobipy()
+    elif solver == "cplex":
+        _cplex()
+    else:
+        needs_solver_wheel({"copt": "coptpy", "xpress": "xpress"}[solver])
+
+
+@pytest.fixture(scope="module")
+def inst(tmp_path_factory) -> Instances:
+    return Instances(tmp_path_factory.mktemp("commercial_in_process"))
+
+
+def depth_for(solver: str, preset: str) -> int:
+    return 1 if solver == "xpress" and preset in ("margot-sfs", "margot-hfs") else 2
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_every_preset_solves_to_the_optimum_and_decodes(inst, solver, preset, tmp_path, capsys):
+    """``olctc solve --solver S``: status optimal at the reference optimum; the file is the solver's own format
+    (CPLEX's with its status), and ``olctc decode`` turns it into a tree whose true objective is that optimum."""
+    need(solver)
+    depth = depth_for(solver, preset)
+    model = inst.model(preset, depth)
+    if solver == "xpress" and preset in MIQP:
+        size = inst.manifest(model)["model"]
+        assert size["n_rows"] + size["n_cols"] <= XPRESS_MIQP_MAX, size
+    ref = inst.reference(preset, depth)
+    out = tmp_path / f"m.{solver}.sol"
+    code, stdout, stderr = cli_main(["solve", model, "--solver", solver, "--quiet", "-o", out], capsys)
+    assert code == 0, stderr
+    line = stdout.splitlines()[0]
+    assert line.startswith(f"status optimal ({solver}: "), line
+    objective = float(re.search(r"objective (\S+),", line)[1])
+    assert close(objective, ref), (objective, ref)
+    sol = read_solution(out)
+    assert sol.solver == solver and close(sol.objective if sol.objective is not None else objective, ref)
+    assert sol.status == ("optimal" if solver == "cplex" else "feasible")  # the others' files carry no status
+    manifest = model.with_name(stem(model) + ".olctc.json")
+    code, stdout, stderr = cli_main(["decode", manifest, out, "-o", tmp_path / "t.json", "--no-refine"], capsys)
+    assert code == 0, stderr
+    true = float(re.search(r"true objective of the decoded tree \(real routing\): (\S+)", stdout)[1])
+    assert close(true, ref, 1e-5), (true, ref)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_lp_files_and_the_score_form(inst, solver):
+    """The LP file of the paper's form and the MPS file of the score form: the same optimum."""
+    need(solver)
+    ref = inst.reference("olct", 2)
+    for form, fmt in (("paper", "lp"), ("score", "mps")):
+        res = solve_file(inst.model("olct", 2, form, fmt), solver, verbose=False, threads=1)
+        assert res.status == "optimal" and close(res.objective, ref), (form, fmt, res.objective, ref)
+        assert res.solver == solver and res.solver_version.split()[0] in ("Gurobi", "CPLEX", "COPT", "Xpress")
+
+
+#: The line of each solver's log that says it took the MIP start, and at which objective.
+START_TAKEN = {"gurobi": r"Loaded user MIP start with objective (\S+)",
+               "cplex": r"MIP start 'olctc' defined initial solution with objective (\S+)\.",
+               "copt": r"Initial MIP solution # 1 with objective value (\S+) was accepted",
+               "xpress": r"\*\*\* Solution found:\s+(\S+)\s+Time:\s*\S+\s+Heuristic: U"}
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_the_mip_start_is_taken_at_the_warm_starts_objective(inst, solver, capfd):
+    """``olctc solve`` hands the solver compile's start: its log says it took it, at the manifest's objective."""
+    need(solver)
+    model = inst.model("olct", 2)
+    ws = inst.manifest(model)["warm_start"]["objective"]
+    capfd.readouterr()
+    code, stdout, stderr = cli_main(["solve", model, "--solver", solver, "--threads", "1", "-o",
+                                     model.with_name(f"start.{solver}.sol")], capfd)
+    said = re.search(START_TAKEN[solver], stdout)
+    assert code == 0 and said, stdout[-3000:]
+    assert close(float(said[1]), ws, 1e-4), (said[0], ws)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_the_tight_settings_find_the_leak_models_optimum(solver):
+    """test_solve's 24-point OLCT model, whose optimum is 23.5673515 (HiGHS at default tolerances, COPT and Xpress
+    too, call 16.64 optimal: the big-M rows leak): in process, each solver gets olctc's tolerances."""
+    from test_solve import olct_leak_milp
+
+    need(solver)
+    res = solve_milp(olct_leak_milp(), solver, verbose=False, threads=1, mip_gap=0.0)
+    assert res.status == "optimal" and close(res.objective, 23.5673515), res.objective
+
+
+def test_xpress_keeps_its_optimum_within_the_others_gap(tmp_path, capsys):
+    """Xpress's default mipaddcutoff (-1e-5) gave a 1e-5 worse 'optimal' here: in process it gets -1e-6."""
+    from test_live_copt_xpress import CUTOFF_CSV
+
+    need("xpress")
+    data = tmp_path / "d.csv"
+    data.write_text(CUTOFF_CSV)
+    model = tmp_path / "m.mps"
+    assert cli_main(["compile", data, "--target", "y", "--depth", "1", "--preset", "margot-hfs", "--C", "1",
+                     "-o", model], capsys)[0] == 0
+    res = solve_file(model, "xpress", verbose=False, mip_gap=0.0)
+    assert res.status == "optimal" and close(res.objective, 4.1306010, 1e-7), res.objective
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_time_limit_keeps_the_incumbent(inst, solver, tmp_path, capsys):
+    """OCT-H at depth 2 on 40 points is far from solved in a second: status feasible, stopped on time, the file
+    written decodes to the objective the solver printed, no worse than the warm start."""
+    need(solver)
+    model = inst.model("oct-h", 2, n=40)
+    ws = inst.manifest(model)["warm_start"]["objective"]
+    out = tmp_path / f"tl.{solver}.sol"
+    code, stdout, stderr = cli_main(["solve", model, "--solver", solver, "--quiet", "--threads", "1",
+                                     "--time-limit", "1.5", "-o", out], capsys)
+    assert code == 0, stderr
+    line = stdout.splitlines()[0]
+    assert line.startswith(f"status feasible ({solver}: "), line
+    assert limit_kind(line.split(": ", 1)[1].split(")")[0]) == "time", line
+    objective = float(re.search(r"objective (\S+),", line)[1])
+    assert objective <= ws + 1e-9
+    manifest = model.with_name(stem(model) + ".olctc.json")
+    code, stdout, stderr = cli_main(["decode", manifest, out, "-o", tmp_path / "t.json"], capsys)
+    assert code == 0, stderr
+    assert close(float(re.search(r"true objective of the decoded tree \(real routing\): (\S+)", stdout)[1]),
+                 objective, 1e-5)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_stop_ends_the_solve_with_its_incumbent(inst, solver):
+    """The call ``olctc.solve.calls._native`` makes on an interrupt (Ctrl-C, SIGTERM): the solver stops soon, keeps
+    the incumbent (the start at least), and its status words say it was interrupted (exit 130 in the CLI)."""
+    import importlib
+
+    need(solver)
+    module = importlib.import_module(f"olctc.solve.{solver}")
+    session_class = {"gurobi": "GurobiSession", "cplex": "CplexSession", "copt": "CoptSession",
+                     "xpress": "XpressSession"}[solver]
+    package = module.import_solver(solver)
+    model = inst.model("oct-h", 2, n=40)
+    session = getattr(module, session_class)(package, model, SolveOptions(verbose=False, threads=1))
+    try:
+        start = read_solution(model.with_name(stem(model) + ".start.highs.sol"))
+        session.set_start(start.to_array(session.col_names))
+        solving = threading.Thread(target=session.optimize)
+        solving.start()
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        session.stop()
+        solving.join(30)
+        assert not solving.is_alive()
+        assert time.monotonic() - t0 < 10
+        out = session.outcome()
+    finally:
+        session.close()
+    assert limit_kind(out.raw) == "interrupt", out.raw
+    assert out.has_solution and out.x is not None and len(out.x) == len(session.col_names)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_fit_and_the_estimators_run_each_solver(inst, solver, tmp_path, capsys):
+    """``olctc fit --solver S`` reaches HiGHS's MILP optimum on the same data; MARGOT (a MIQP) fits in process."""
+    from olctc.estimator import MARGOTClassifier
+
+    need(solver)
+    data = inst.data[16]
+    objectives = []
+    for name in ("highs", solver):
+        code, stdout, stderr = cli_main(["fit", data, "--target", "y", "--depth", "2", "--test-size", "0",
+                                         "--solver", name, "--quiet", "-o", tmp_path / f"{name}.json"], capsys)
+        assert code == 0, stderr
+        objectives.append(float(re.search(r"-> MILP (\S+) \(true", stdout)[1]))
+    assert close(objectives[1], objectives[0], 1e-5), objectives
+    table = np.loadtxt(data, delimiter=",", skiprows=1)
+    est = MARGOTClassifier(depth=1, solver=solver, threads=1, verbose=False).fit(table[:, :-1], table[:, -1])
+    ref = MARGOTClassifier(depth=1, solver="scip", verbose=False).fit(table[:, :-1], table[:, -1])
+    assert (est.summary_["solver"], est.summary_["status"], ref.summary_["status"]) == (solver, "optimal", "optimal")
+    assert close(est.summary_["objective_milp_true"], ref.summary_["objective_milp_true"], 1e-5)
+
+
+#: The line of each solver's log that says it took a MIP start read from a file, and at which objective.
+FILE_START_TAKEN = {"gurobi": START_TAKEN["gurobi"],
+                    "cplex": r"MIP start '[^']*' defined initial solution with objective (\S+)\.",
+                    "copt": START_TAKEN["copt"],
+                    "xpress": r"\*\*\* Solution loaded \*+\s+Time:\s*\S+\s+Obj:\s+(\S+)"}
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_the_solution_file_is_one_the_solver_reads_back(inst, solver, tmp_path, capfd):
+    """The file ``solve`` writes in the solver's format is one the solver itself loads as a MIP start (Gurobi's
+    ``read``, CPLEX's ``MIP_starts.read``, COPT's ``readMst``, Xpress's ``readSlxSol``), at its objective."""
+    need(solver)
+    model = inst.model("olct", 2)
+    res = solve_file(model, solver, verbose=False)
+    out = tmp_path / f"m.{solver}.sol"
+    write_native_solution(res, out, solver)
+    assert np.array_equal(read_solution(out).to_array(res.col_names), res.x)
+    capfd.readouterr()
+    solve_with_start_file(solver, model, out)
+    said = re.search(FILE_START_TAKEN[solver], capfd.readouterr().out)
+    assert said and close(float(said[1]), res.objective, 1e-6), said
+
+
+def solve_with_start_file(solver: str, model: Path, sol: Path) -> None:
+    """The solver's own calls: read ``model``, then ``sol`` as a MIP start, and solve (log on stdout)."""
+    if solver == "gurobi":
+        import gurobipy as gp
+
+        with gp.Env() as env, gp.read(str(model), env) as m:
+            m.read(str(sol))
+            m.optimize()
+    elif solver == "cplex":
+        import cplex
+
+        c = cplex.Cplex()
+        c.read(str(model))
+        c.MIP_starts.read(str(sol))
+        c.solve()
+        c.end()
+    elif solver == "copt":
+        import coptpy
+
+        env = coptpy.Envr()
+        m = env.createModel()
+        m.read(str(model))
+        m.readMst(str(sol))
+        m.solve()
+        env.close()
+    else:
+        import xpress
+
+        p = xpress.problem()
+        p.readProb(str(model))
+        p.readSlxSol(str(sol))
+        p.optimize()
+    sys.stdout.flush()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Bad input: one error line, exit 2, nothing written
+
+@pytest.fixture(scope="module")
+def too_big(tmp_path_factory) -> Path:
+    """breast at depth 2 (5211 rows, 2549 columns): above every wheel's size limit."""
+    from olctc.cli import main
+
+    model = tmp_path_factory.mktemp("too_big") / "big.mps"
+    with pytest.raises(SystemExit) as exc:
+        main(["compile", "--dataset", "breast", "--depth", "2", "--solvers", "highs", "--no-start", "-o", str(model)])
+    assert exc.value.code == 0
+    return model
+
+
+PRODUCTS = {"gurobi": "Gurobi", "cplex": "CPLEX", "copt": "COPT", "xpress": "Xpress"}
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_bad_model_file_and_a_model_above_the_licence(solver, too_big, tmp_path, capsys):
+    need(solver)
+    junk = tmp_path / "junk.mps"
+    junk.write_text("NAME junk\nROWS\n this is not mps\nENDATA\n")
+    out = tmp_path / "x.sol"
+    code, stdout, stderr = cli_main(["solve", junk, "--solver", solver, "--quiet", "-o", out], capsys)
+    assert code == 2 and stderr.startswith(f"error: {PRODUCTS[solver]} cannot read model file {junk}: ")
+    assert stderr.count("\n") == 1 and not out.exists()
+    code, stdout, stderr = cli_main(["solve", too_big, "--solver", solver, "--quiet", "-o", out], capsys)
+    assert code == 2 and stderr.startswith(f"error: {PRODUCTS[solver]} cannot solve model file {too_big}: "), stderr
+    assert stderr.rstrip().endswith("lifts the limit)") and stderr.count("\n") == 1 and not out.exists(), stderr
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_a_missing_package_says_how_to_install_it(solver, inst, monkeypatch, tmp_path, capsys):
+    package = {"gurobi": "gurobipy", "cplex": "cplex", "copt": "coptpy", "xpress": "xpress"}[solver]
+    monkeypatch.setitem(sys.modules, package, None)  # import raises ImportError, as without the package
+    out = tmp_path / "x.sol"
+    code, stdout, stderr = cli_main(["solve", inst.model("olct", 1), "--solver", solver, "--quiet", "-o", out],
+                                    capsys)
+    assert code == 2 and not out.exists()
+    assert stderr.startswith(f"error: --solver {solver} runs {PRODUCTS[solver]} in process through the {package} "
+                             f"package, which cannot be imported (") and f"): pip install {package} (" in stderr
+    assert stderr.count("\n") == 1
