@@ -460,7 +460,7 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
               help="Refit the last layer with the exact logistic loss (logistic presets).")
 @click.option("--keep-incumbent", is_flag=True,
               help="If interrupted during the solve, still decode and write the best tree found "
-                   "(HiGHS, SCIP; CBC cannot hand its incumbent back).")
+                   "(every solver but CBC, which cannot hand its incumbent back).")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
 @click.option("--cv", "cv", type=int, default=None, metavar="K",
               help="Choose C by K-fold stratified cross-validation on the training part (olctc grid + "

@@ -23,8 +23,9 @@ def _solver_help() -> str:
     aliases = [f"{k} (`olctc solve` with {v})" for k, v in GRID_SOLVERS.items() if k not in programs + in_process]
     miqp = ", ".join(n for n, p in PRESETS.items() if p.quadratic)
     return (f"How each task is solved: {'; '.join(aliases)}; {', '.join(in_process)} (`olctc solve` with that "
-            f"solver in process); {', '.join(programs)} (that program; gurobi-cli runs gurobi_cl). The MIQP "
-            f"presets ({miqp}) need {' or '.join(MIQP_SOLVERS)}.")
+            f"solver in process; gurobi, cplex, copt and xpress need their Python packages where the tasks run); "
+            f"{', '.join(programs)} (that program; gurobi-cli runs gurobi_cl). The MIQP presets ({miqp}) need "
+            f"{', '.join(MIQP_SOLVERS[:-1])} or {MIQP_SOLVERS[-1]}.")
 
 
 def _refuse_C(ctx: click.Context, param: click.Parameter, value: str | None) -> None:

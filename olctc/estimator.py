@@ -57,8 +57,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     big_m, epsilon, alpha, budget
         Routing constants and L0 knobs (see ``olctc.spec.make_spec``).
     solver : str or None, default None
-        In-process solver: "highs", "cbc" or "scip"; None picks ``olctc fit``'s default for the preset
-        (HiGHS, SCIP for the MIQP presets).
+        In-process solver: "highs", "cbc" or "scip", or "gurobi", "cplex", "copt", "xpress" where their Python
+        packages are installed; None picks ``olctc fit``'s default for the preset (HiGHS, SCIP for the MIQP
+        presets).
     time_limit : float or None, default 60
         Seconds for the whole fit (build + warm start + solve + refine). A limit too short to leave the
         solver a second (about 3 s on small data) is refused, naming the least that works. A fit stopped

@@ -174,10 +174,10 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     """Fit a tree on ``ds`` (or on its training split when ``test_size > 0``) and report on it.
 
     An interrupt (Ctrl-C, SIGTERM through the CLI) during the solve stops the fit with KeyboardInterrupt,
-    unless ``keep_incumbent``: then the best tree found so far is decoded, refined and returned (HiGHS
-    and SCIP hand back their incumbent when interrupted; CBC cannot be stopped from outside: the console
-    program abandons its solve, and a library caller's interrupt waits for CBC's time limit, unless it
-    lands in the root LP, which Clp stops with no incumbent).
+    unless ``keep_incumbent``: then the best tree found so far is decoded, refined and returned (HiGHS, SCIP,
+    Gurobi, CPLEX, COPT and Xpress hand back their incumbent when interrupted; CBC cannot be stopped from
+    outside: the console program abandons its solve, and a library caller's interrupt waits for CBC's time
+    limit, unless it lands in the root LP, which Clp stops with no incumbent).
     ``max_nonzeros`` refuses, before building it, a model above that size (default: the compile budget).
     ``standardise=False`` fits on the features as given (data scaled elsewhere, as in the paper's CV).
     ``leave_overrun`` (the console program): a HiGHS solve still running well past the time limit is left

@@ -247,9 +247,10 @@ def test_collect_does_not_call_gurobi_solutions_unproven(solved_grid, tmp_path):
     res = cli_here("collect", str(g))
     assert res.returncode == 0, res.stderr
     assert "not proven optimal" not in res.stdout
-    assert ("note: 8 of the scored tasks come from Gurobi .sol files, which do not say whether the solution is "
-            "optimal, and their solve.log holds no Gurobi log that does (tasks 0000, 0001, 0002, 0003, 0004, 0005, "
-            "0006, 0007); a fit stopped at its time limit scores the best tree found") in res.stdout
+    assert ("note: 8 of the scored tasks come from Gurobi, COPT or Xpress solution files, which do not say whether "
+            "the solution is optimal, and their solve.log holds no olctc or Gurobi log that does (tasks 0000, 0001, "
+            "0002, 0003, 0004, 0005, 0006, 0007); a fit stopped at its time limit scores the best tree found") \
+        in res.stdout
     tasks = json.loads((g / "cv_results.json").read_text())["tasks"]
     assert {t["status"] for t in tasks} == {"unknown"} and all(t["score"] is not None for t in tasks)
 
@@ -627,7 +628,8 @@ def test_grid_help_lists_every_solver_it_accepts(tmp_path):
     # used to: olctc, highs-cli, cbc-cli, glpk-cli, gurobi-cli; scip, the MIQP presets' solver, accepted unlisted
     for name in GRID_SOLVERS:
         assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text), name
-    assert "The MIQP presets (margot, margot-sfs, margot-hfs) need scip or gurobi-cli." in text
+    assert ("The MIQP presets (margot, margot-sfs, margot-hfs) need scip, gurobi-cli, gurobi, cplex, copt or "
+            "xpress.") in text
     data = small_heart_csv(tmp_path / "h.csv", 10)
     ok = cli_here("grid", str(data), "--target", "y", "--preset", "margot", "--depth", "1", "--C-values", "1",
                 "--folds", "2", "--solver", "scip", "--time-limit", "5", "-o", str(tmp_path / "g"))

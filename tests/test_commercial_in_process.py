@@ -12,6 +12,7 @@ SFS- and HFS-MARGOT models are above it, so Xpress solves them at depth 1).
 from __future__ import annotations
 
 import re
+import signal
 import sys
 import threading
 import time
@@ -129,15 +130,10 @@ def test_the_tight_settings_find_the_leak_models_optimum(solver):
 
 def test_xpress_keeps_its_optimum_within_the_others_gap(tmp_path, capsys):
     """Xpress's default mipaddcutoff (-1e-5) gave a 1e-5 worse 'optimal' here: in process it gets -1e-6."""
-    from test_live_copt_xpress import CUTOFF_CSV
+    from test_live_copt_xpress import cutoff_model
 
     need("xpress")
-    data = tmp_path / "d.csv"
-    data.write_text(CUTOFF_CSV)
-    model = tmp_path / "m.mps"
-    assert cli_main(["compile", data, "--target", "y", "--depth", "1", "--preset", "margot-hfs", "--C", "1",
-                     "-o", model], capsys)[0] == 0
-    res = solve_file(model, "xpress", verbose=False, mip_gap=0.0)
+    res = solve_file(cutoff_model(tmp_path, capsys), "xpress", verbose=False, mip_gap=0.0)
     assert res.status == "optimal" and close(res.objective, 4.1306010, 1e-7), res.objective
 
 
@@ -193,6 +189,30 @@ def test_stop_ends_the_solve_with_its_incumbent(inst, solver):
         session.close()
     assert limit_kind(out.raw) == "interrupt", out.raw
     assert out.has_solution and out.x is not None and len(out.x) == len(session.col_names)
+
+
+#: A line of each solver's log once it holds an incumbent (the start): the console program's interrupt lands after
+LOG_HAS_INCUMBENT = {"gurobi": "Loaded user MIP start", "cplex": "defined initial solution", "copt": "was accepted",
+                     "xpress": "User solution (olctc)"}
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_ctrl_c_writes_the_incumbent_and_exits_130(inst, solver, tmp_path):
+    """``olctc solve`` interrupted (SIGINT) once the solver holds its start: the solver stops within seconds, the
+    file holds its incumbent (CPLEX's says 'aborted'), and the exit code 130 tells a script it was stopped."""
+    from test_interrupt import run_and_kill_after_line
+
+    need(solver)
+    model = inst.model("oct-h", 2, n=40)
+    out = tmp_path / f"x.{solver}.sol"
+    code, err, took = run_and_kill_after_line(["solve", model, "--solver", solver, "--threads", "1", "-o", out],
+                                              tmp_path, LOG_HAS_INCUMBENT[solver], sig=signal.SIGINT, then=0.3)
+    assert code == 130 and "interrupted (the best solution found until then was written)" in err, err
+    assert took < 20, took
+    sol = read_solution(out)
+    assert sol.status == "feasible" and len(sol.values) > 0
+    if solver == "cplex":
+        assert sol.raw_status.startswith("113 aborted"), sol.raw_status
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
@@ -317,3 +337,37 @@ def test_a_missing_package_says_how_to_install_it(solver, inst, monkeypatch, tmp
     assert stderr.startswith(f"error: --solver {solver} runs {PRODUCTS[solver]} in process through the {package} "
                              f"package, which cannot be imported (") and f"): pip install {package} (" in stderr
     assert stderr.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A grid whose tasks run the solver in process (`olctc solve --solver S` on the nodes)
+
+@pytest.mark.parametrize("solver,preset", [("gurobi", "olct"), ("copt", "margot")])
+def test_a_grid_runs_the_solver_in_its_tasks(inst, solver, preset, tmp_path):
+    """grid --solver S: each task's line is ``olctc solve --solver S``, with SCIP's start and settings beside the
+    model and S's own settings file (to run a task by hand); run_local.sh solves them, and collect reads each
+    task's status from its solve.log (S's file says none) and scores every task."""
+    import json
+    import os
+    import subprocess
+
+    from conftest import cli_here
+
+    need(solver)
+    g = tmp_path / "g"
+    res = cli_here("grid", inst.data[40], "--target", "y", "--depth", "1", "--preset", preset, "--C-values",
+                   "0.1,10", "--folds", "2", "--solver", solver, "--threads", "1", "--time-limit", "60",
+                   "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", g)
+    assert res.returncode == 0, res.stderr
+    jobs = (g / "jobs.tsv").read_text().splitlines()
+    assert len(jobs) == 5 and all(f" --solver {solver} " in line for line in jobs[1:]), jobs
+    task = g / "tasks" / "0000"
+    assert {"model.scip.set", "model.start.scip.sol", "model.gurobi.prm"} <= set(os.listdir(task))
+    run = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert {p.name for p in task.glob("*.sol")} == {"model.start.scip.sol", f"model.{solver}.sol"}
+    res = cli_here("collect", g)
+    assert res.returncode == 0, res.stderr
+    tasks = json.loads((g / "cv_results.json").read_text())["tasks"]
+    assert len(tasks) == 4 and {t["status"] for t in tasks} == {"optimal"}, tasks
+    assert all(t["score"] is not None for t in tasks)

@@ -163,15 +163,21 @@ CUTOFF_CSV = """f0,f1,f2,y
 """
 
 
+def cutoff_model(folder: Path, capsys) -> Path:
+    """CUTOFF_CSV's depth-1 HFS-MARGOT model (C 1), compiled into ``folder``."""
+    data = folder / "d.csv"
+    data.write_text(CUTOFF_CSV)
+    model = folder / "m.mps"
+    assert cli_main(["compile", data, "--target", "y", "--depth", "1", "--preset", "margot-hfs", "--C", "1",
+                     "-o", model], capsys)[0] == 0
+    return model
+
+
 def test_xpress_add_cutoff_keeps_its_optimum_within_the_others_gap(tmp_path, capsys):
     """Xpress prunes nodes that cannot beat the incumbent by |mipaddcutoff| (default 1e-5, absolute): solvers.txt
     sets -1e-6, HiGHS's default absolute gap, and the optimum is then SCIP's to 1e-6 (relative)."""
     _module("xpress")
-    data = tmp_path / "d.csv"
-    data.write_text(CUTOFF_CSV)
-    model = tmp_path / "m.mps"
-    assert cli_main(["compile", data, "--target", "y", "--depth", "1", "--preset", "margot-hfs", "--C", "1",
-                     "-o", model], capsys)[0] == 0
+    model = cutoff_model(tmp_path, capsys)
     assert cli_main(["solve", model, "--solver", "scip", "--quiet", "-o", tmp_path / "ref.sol"], capsys)[0] == 0
     ref = read_solution(tmp_path / "ref.sol")
     assert ref.status == "optimal" and close(ref.objective, 4.1306010, 1e-7), ref.objective

@@ -29,16 +29,21 @@ GRID_FORMAT = "olctc-grid"
 GRID_VERSION = 1
 JOBS_COLUMNS = ("task", "fold", "C", "model", "solution", "command", "gurobi_command")
 #: --solver value -> the `olctc solve` solver it runs ("gurobi-cli" runs gurobi_cl directly).
+#: Gurobi, CPLEX, COPT and Xpress run in process on the nodes, through their Python packages.
+COMMERCIAL = ("gurobi", "cplex", "copt", "xpress")
 GRID_SOLVERS = {"cbc-cli": "cbc-cli", "highs-cli": "highs-cli", "glpk-cli": "glpk-cli",
-                "gurobi-cli": None, "olctc": "highs", "highs": "highs", "cbc": "cbc", "scip": "scip"}
+                "gurobi-cli": None, "olctc": "highs", "highs": "highs", "cbc": "cbc", "scip": "scip",
+                **{name: name for name in COMMERCIAL}}
 #: The solvers whose parameter and MIP-start files each task holds (compile's ``solvers``): its job's (the
 #: start it reads; the settings, to run the task by hand) and Gurobi's, jobs.tsv's alternative command. Every
 #: solver's, as a lone compile writes, would make 17 small files a task: 17,000 on a parallel file system for 1000.
 TASK_SOLVERS = {"olctc": ("highs", "gurobi"), "highs": ("highs", "gurobi"), "cbc": ("cbc", "highs", "gurobi"),
                 "scip": ("scip", "gurobi"), "cbc-cli": ("cbc", "gurobi"), "highs-cli": ("highs", "gurobi"),
-                "glpk-cli": ("glpk", "gurobi"), "gurobi-cli": ("gurobi",)}
+                "glpk-cli": ("glpk", "gurobi"), "gurobi-cli": ("gurobi",),
+                # the start olctc reads for them in process (SCIP's: MILP or MIQP), and their own settings file
+                **{name: tuple(dict.fromkeys(("scip", name, "gurobi"))) for name in COMMERCIAL}}
 #: The --solver values that solve a MIQP (the margot presets); the others solve MILPs only.
-MIQP_SOLVERS = ("scip", "gurobi-cli")
+MIQP_SOLVERS = ("scip", "gurobi-cli", *COMMERCIAL)
 
 #: More tasks than this get a note before grid writes them.
 LARGE_GRID_TASKS = 1000
@@ -149,8 +154,9 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
     spec : TreeSpec; its C is replaced by each combination of the grid.
     out : grid folder: new (missing parent folders are created too) or empty.
     C_values : the values each layer's C takes.
-    solver : a key of GRID_SOLVERS: olctc (in-process HiGHS through `olctc solve`), highs, cbc or scip
-        (`olctc solve` in process), highs-cli, cbc-cli, glpk-cli (those programs) or gurobi-cli; a MIQP
+    solver : a key of GRID_SOLVERS: olctc (in-process HiGHS through `olctc solve`), highs, cbc, scip, gurobi,
+        cplex, copt or xpress (`olctc solve` in process; the last four need their Python packages where the
+        tasks run), highs-cli, cbc-cli, glpk-cli (those programs) or gurobi-cli; a MIQP
         preset needs one of MIQP_SOLVERS. CBC proves false optima on these models (docs/BENCHMARKS.md):
         its fold scores are a feasible tree's.
     max_nonzeros : refuse the grid, before writing anything, if the final model (all training points,
@@ -165,7 +171,7 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
         raise param_error("solver", f"one of {', '.join(GRID_SOLVERS)}", solver)
     if spec.info.quadratic and solver not in MIQP_SOLVERS:
         raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): use --solver "
-                         f"{' or '.join(MIQP_SOLVERS)}")
+                         f"{', '.join(MIQP_SOLVERS[:-1])} or {MIQP_SOLVERS[-1]}")
     if not (time_limit > 0) or math.isinf(time_limit):
         raise param_error("time_limit", "a finite number of seconds > 0", time_limit)
     if not ds.source:

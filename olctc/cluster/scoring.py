@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,7 +97,7 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
     default; its points weighted by the data's weight column, if it has one)."""
     from olctc.decode import decode_file
     from olctc.compile import manifest_path
-    from olctc.read import gurobi
+    from olctc.read import copt, gurobi, xpress
 
     folder = Path(folder)
     out = []
@@ -122,11 +123,12 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             r.problem, r.unusable = f"unusable solution: {type(exc).__name__}: {exc}", sol
             out.append(r)
             continue
-        # A Gurobi .sol file carries no status (the reader's "feasible" only means it holds a solution):
-        # calling every such task "not proven optimal" would be wrong for those Gurobi proved. gurobi_cl's
-        # log, the task's solve.log, says; without it the status is "unknown".
-        no_status = getattr(report, "raw_status", None) == gurobi.NO_STATUS
-        r.status = gurobi.log_status(sol.parent / "solve.log") if no_status else getattr(report, "status", None)
+        # Gurobi's, COPT's and Xpress's files carry no status (the reader's "feasible" only means it holds a
+        # solution): calling every such task "not proven optimal" would be wrong for those the solver proved.
+        # The task's solve.log says (olctc solve's status line, or gurobi_cl's log); without it, "unknown".
+        fmt = {gurobi.NO_STATUS: "gurobi", copt.NO_STATUS: "copt", xpress.NO_STATUS: "xpress"}.get(
+            str(getattr(report, "raw_status", "")))
+        r.status = solve_log_status(sol.parent / "solve.log", fmt) if fmt else getattr(report, "status", None)
         if not report.ok:
             r.warnings.append("the solver's objective differs from the tree's (tolerances)")
         val = np.asarray(info["folds"][r.fold]["val"], dtype=np.int64)
@@ -146,6 +148,26 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
                 r.problem, r.unscorable = f"{none}: {why_undefined(y, weight, ds.classes, wcol)}", True
         out.append(r)
     return out
+
+
+#: ``olctc solve``'s line with the status of its solve: "status optimal (gurobi: OPTIMAL), objective ..."
+_SOLVE_LINE = re.compile(r"^status (optimal|feasible|infeasible|unbounded|no_solution) \(([\w-]+): ")
+
+
+def solve_log_status(path: str | os.PathLike[str], solver: str) -> str:
+    """The status a task's solve.log gives of a solve by ``solver`` (the format of its solution file):
+    ``olctc solve``'s own line for that solver, else the end of gurobi_cl's log (``olctc.read.gurobi.log_status``):
+    "optimal", "feasible" or "unknown"."""
+    from olctc.read import gurobi
+
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return "unknown"
+    said = [m.group(1) for line in text.splitlines() if (m := _SOLVE_LINE.match(line)) and m.group(2) == solver]
+    if said:
+        return said[-1] if said[-1] in ("optimal", "feasible") else "unknown"
+    return gurobi.log_status(path)
 
 
 def why_undefined(y: np.ndarray, weight: np.ndarray | None, classes: Sequence[Any], wcol: str | None) -> str:
@@ -242,9 +264,9 @@ def table_lines(col: Collected) -> list[str]:
     unknown = [r for r in col.results if r.score is not None and r.status == "unknown"]
     if unknown:
         ids = ", ".join(f"{r.task:04d}" for r in unknown[:10]) + (", ..." if len(unknown) > 10 else "")
-        lines.append(f"note: {len(unknown)} of the scored tasks come from Gurobi .sol files, which do not say whether "
-                     f"the solution is optimal, and their solve.log holds no Gurobi log that does (tasks {ids}); a "
-                     "fit stopped at its time limit scores the best tree found")
+        lines.append(f"note: {len(unknown)} of the scored tasks come from Gurobi, COPT or Xpress solution files, which "
+                     "do not say whether the solution is optimal, and their solve.log holds no olctc or Gurobi log "
+                     f"that does (tasks {ids}); a fit stopped at its time limit scores the best tree found")
     if any(r.unusable for r in col.results):
         lines.append(f"note: to solve the tasks of unusable solutions again, "
                      f"{rerun_advice(col.results, col.folder, len(col.info['tasks']))}")

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from olctc.emit.params import PARAM_NAMES, solver_settings
+from olctc.read.solution import is_helper_column
 from olctc.solve.commercial import Outcome, as_array, import_solver, solve_session, solver_errors
 from olctc.solve.modelfile import no_columns, readable_path
 from olctc.solve.options import SolveOptions
@@ -39,11 +40,15 @@ class GurobiSession:
         except BaseException:
             self.env.dispose()
             raise
-        self.vars = self.model.getVars()
-        if not self.vars:
+        every = self.model.getVars()
+        if not every:
             self.close()
             raise no_columns(path, "Gurobi")
-        self.col_names = self.model.getAttr("VarName", self.vars)
+        # Gurobi models a ranged row of an MPS file with a slack column of its own (MPS_Rg<row>): not the file's
+        names = self.model.getAttr("VarName", every)
+        keep = [j for j, name in enumerate(names) if not is_helper_column("gurobi", name)]
+        self.vars = [every[j] for j in keep]
+        self.col_names = [names[j] for j in keep]
         self.version = gurobi_version()
         self.names = {getattr(gp.GRB.Status, k): k for k in dir(gp.GRB.Status) if k.isupper()}
 
