@@ -39,7 +39,8 @@ def _experiment_command(name: str) -> click.Command:
     @click.option("--models", default=None,
                   help=f"Comma-separated models among {', '.join(m.name for m in exp.models)}.")
     @click.option("--solver", default="highs", show_default=True,
-                  help="highs, cbc or scip for MILPs (MIQP models always use scip).")
+                  help="highs, cbc or scip, or gurobi, cplex, copt, xpress where installed (the paper's solver "
+                       "is Gurobi); the MIQP models (MARGOT ...) use scip unless a commercial solver is given.")
     @click.option("--time-limit", type=float, default=300.0, show_default=True,
                   help="Seconds per fit (the paper: "
                        f"{'3600, on 40 threads' if name in ('large', 'depth3') else '300, on 14 threads'}).")

@@ -117,6 +117,46 @@ def test_the_mip_start_is_taken_at_the_warm_starts_objective(inst, solver, capfd
     assert close(float(said[1]), ws, 1e-4), (said[0], ws)
 
 
+#: Each solver's settings read back from a session: (integrality, feasibility, time limit, threads, gap, extra)
+def _settings_in_effect(solver: str, session) -> tuple:
+    if solver == "gurobi":
+        p = session.model.Params
+        return p.IntFeasTol, p.FeasibilityTol, p.TimeLimit, p.Threads, p.MIPGap, None
+    if solver == "cplex":
+        p = session.c.parameters
+        return (p.mip.tolerances.integrality.get(), p.simplex.tolerances.feasibility.get(), p.timelimit.get(),
+                p.threads.get(), p.mip.tolerances.mipgap.get(), None)
+    if solver == "copt":
+        m = session.model
+        return (m.getParam("IntTol"), m.getParam("FeasTol"), m.getParam("TimeLimit"), m.getParam("Threads"),
+                m.getParam("RelGap"), None)
+    c = session.p.controls
+    return c.miptol, c.feastol, c.timelimit, c.threads, c.miprelstop, c.mipaddcutoff
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_the_settings_are_in_effect(inst, solver):
+    """Each setting olctc gives reaches the solver under its own name (read back from the solver): the tolerances,
+    time limit, threads and gap asked for, and Xpress's mipaddcutoff."""
+    import importlib
+
+    need(solver)
+    module = importlib.import_module(f"olctc.solve.{solver}")
+    cls = getattr(module, {"gurobi": "GurobiSession", "cplex": "CplexSession", "copt": "CoptSession",
+                           "xpress": "XpressSession"}[solver])
+    opts = SolveOptions(time_limit=12.5, threads=1, mip_gap=0.003, verbose=False)
+    session = cls(module.import_solver(solver), inst.model("olct", 1), opts)
+    try:
+        got = _settings_in_effect(solver, session)
+        session.set_time_limit(7.25)
+        later = _settings_in_effect(solver, session)[2]
+    finally:
+        session.close()
+    assert got[:5] == (1e-9, 1e-9, 12.5, 1, 0.003), got
+    assert later == 7.25
+    assert got[5] == (-1e-6 if solver == "xpress" else None)
+
+
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_the_tight_settings_find_the_leak_models_optimum(solver):
     """test_solve's 24-point OLCT model, whose optimum is 23.5673515 (HiGHS at default tolerances, COPT and Xpress
@@ -371,3 +411,16 @@ def test_a_grid_runs_the_solver_in_its_tasks(inst, solver, preset, tmp_path):
     tasks = json.loads((g / "cv_results.json").read_text())["tasks"]
     assert len(tasks) == 4 and {t["status"] for t in tasks} == {"optimal"}, tasks
     assert all(t["score"] is not None for t in tasks)
+
+
+def test_bench_runs_margot_with_a_commercial_solver_and_scip_otherwise():
+    """The paper solved every model with Gurobi: bench --solver gurobi (cplex, copt, xpress) gives it the MIQP
+    models too; an open-source --solver leaves them to SCIP. Each record names the package's version."""
+    from olctc.bench.experiments import MARGOT, OLCT
+    from olctc.bench.tasks import _solver_for, solver_version
+
+    for solver in ("highs", "cbc", "scip", *SOLVERS):
+        task = {"options": {"solver": solver}}
+        assert _solver_for(OLCT, task) == solver
+        assert _solver_for(MARGOT, task) == ("scip" if solver in ("highs", "cbc") else solver)
+    assert solver_version("gurobi").startswith("gurobipy ") and solver_version("copt").startswith("coptpy ")

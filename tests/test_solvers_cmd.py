@@ -127,8 +127,8 @@ def test_missing_solvers_say_how_to_install_them(tmp_path):
     assert "glpk-cli: install: apt-get install glpk-utils" in notes
     assert ("gurobi: cannot load it: --solver gurobi runs Gurobi in process through the gurobipy package, which "
             "cannot be imported (import of gurobipy halted; None in sys.modules): pip install gurobipy (its pip "
-            "wheel solves models of up to 2000 variables and 2000 rows without a licence; a Gurobi licence "
-            "(gurobi.com) lifts the limit)") in notes
+            "wheel solves models of up to 2000 variables and 2000 rows (200 variables for a MIQP) without a "
+            "licence; a Gurobi licence (gurobi.com) lifts the limit)") in notes
 
 
 def test_table_lines_of_nothing_is_the_header():

@@ -73,7 +73,7 @@ class ModelDef:
 
     @property
     def needs_solver(self) -> str | None:
-        """Solver this model must use whatever --solver says (MIQP presets need SCIP)."""
+        """Solver this model must use when --solver cannot solve it (MIQP presets: SCIP)."""
         from olctc.spec import PRESETS
 
         if self.preset and PRESETS[self.preset].quadratic:

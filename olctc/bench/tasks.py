@@ -32,11 +32,15 @@ def make_tasks(opts: BenchOptions) -> list[dict[str, Any]]:
     return tasks
 
 
+#: The Python package behind each in-process solver whose name differs from the solver's.
+SOLVER_PACKAGES = {"highs": "highspy", "cbc": "mip", "scip": "pyscipopt", "gurobi": "gurobipy", "copt": "coptpy"}
+
+
 def solver_version(solver: str) -> str:
     """Version of the Python package behind an in-process solver."""
     from importlib.metadata import PackageNotFoundError, version
 
-    pkg = {"highs": "highspy", "cbc": "mip", "scip": "pyscipopt"}.get(solver, solver)
+    pkg = SOLVER_PACKAGES.get(solver, solver)
     try:
         return f"{pkg} {version(pkg)}"
     except PackageNotFoundError:
@@ -204,7 +208,11 @@ def _nonzero(W: np.ndarray) -> dict[str, Any]:
 
 
 def _solver_for(m: ModelDef, task: dict[str, Any]) -> str:
-    return m.needs_solver or task["options"]["solver"]
+    """--solver, unless the model needs another: a MIQP goes to SCIP unless --solver solves MIQPs too."""
+    from olctc.fit import MIQP_IN_PROCESS
+
+    solver = task["options"]["solver"]
+    return solver if m.needs_solver is None or solver in MIQP_IN_PROCESS else m.needs_solver
 
 
 def _make_spec(m: ModelDef, depth: int, C: tuple[float, ...], alpha: float | None, class_weight: str | None,

@@ -29,14 +29,14 @@ from olctc.solve.result import SolveResult, finite_or_none, limit_kind, relative
 #: solver -> (its Python package, the product's name in messages, where to get a licence beyond the
 #: package's size limit)
 PACKAGES: dict[str, tuple[str, str, str]] = {
-    "gurobi": ("gurobipy", "Gurobi", "its pip wheel solves models of up to 2000 variables and 2000 rows without "
-               "a licence; a Gurobi licence (gurobi.com) lifts the limit"),
+    "gurobi": ("gurobipy", "Gurobi", "its pip wheel solves models of up to 2000 variables and 2000 rows (200 "
+               "variables for a MIQP) without a licence; a Gurobi licence (gurobi.com) lifts the limit"),
     "cplex": ("cplex", "CPLEX", "its pip wheel (Community Edition) solves models of up to 1000 variables and 1000 "
               "rows; a CPLEX installation lifts the limit"),
     "copt": ("coptpy", "COPT", "its pip wheel solves models of up to 2000 variables and 2000 rows without a "
              "licence; a COPT licence (shanshu.ai/copt) lifts the limit"),
     "xpress": ("xpress", "Xpress", "its pip wheel's Community licence solves models of up to 5000 rows and "
-               "columns in all; a FICO Xpress licence lifts the limit"),
+               "columns in all, 200 for a MIQP; a FICO Xpress licence lifts the limit"),
 }
 
 
