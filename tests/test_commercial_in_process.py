@@ -178,6 +178,17 @@ def test_xpress_keeps_its_optimum_within_the_others_gap(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
+def test_stopping_at_the_gap_asked_for_is_optimal(inst, solver):
+    """A solve that reaches the relative gap asked for is "optimal", as HiGHS and CBC report it (CPLEX says 102,
+    'optimal_tolerance': it was "feasible" until the small-model benchmark showed it on a MARGOT model)."""
+    need(solver)
+    model = inst.model("oct-h", 2, n=40)
+    res = solve_file(model, solver, verbose=False, threads=1, mip_gap=0.95, time_limit=60)
+    assert res.status == "optimal", res.raw_status
+    assert res.gap is not None and 0 < res.gap <= 0.95 + 1e-9, res.gap
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
 def test_a_time_limit_keeps_the_incumbent(inst, solver, tmp_path, capsys):
     """OCT-H at depth 2 on 40 points is far from solved in a second: status feasible, stopped on time, the file
     written decodes to the objective the solver printed, no worse than the warm start."""

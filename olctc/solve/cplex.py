@@ -13,10 +13,11 @@ from olctc.solve.modelfile import no_columns, readable_path
 from olctc.solve.options import SolveOptions
 from olctc.solve.result import SolveResult
 
-#: CPLEX's status name (``Cplex.solution.status[code]``) -> olctc status; the others are limits.
+#: CPLEX's status name (``Cplex.solution.status[code]``, the first name of the code) -> olctc status; the others
+#: are limits.
 CPLEX_STATUS: dict[str, str] = {
-    "MIP_optimal": "optimal",
-    "MIP_optimal_tolerance": "optimal",  # stopped at the relative gap asked for
+    "MIP_optimal": "optimal",  # 101
+    "optimal_tolerance": "optimal",  # 102, a MIP stopped at its relative gap (1e-4 by default), as HiGHS says optimal
     "optimal": "optimal",
     "MIP_infeasible": "infeasible",
     "MIP_infeasible_or_unbounded": "infeasible",
