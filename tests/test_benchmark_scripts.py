@@ -211,6 +211,14 @@ def test_solver_crosscheck(tmp_path):
     assert re.search(r"^2 instances; solves and mismatches: copt 2 / 0, gurobi 2 / 0$", out, re.M), out
 
 
+def test_solvers_small(tmp_path):
+    # one 16-point OLCT model at depth 2, HiGHS and CPLEX in process: each solves it, to the same optimum
+    out = _run(tmp_path, "solvers_small.py", "--datasets", "heart", "--n", "16", "--seeds", "0", "--presets", "olct",
+               "--solvers", "highs,cplex", "--time-limit", "20")
+    assert [r[1] for r in _table_rows(out, "highs") + _table_rows(out, "cplex")] == ["1/1", "1/1"], out
+    assert [r[4] for r in _table_rows(out, "highs") + _table_rows(out, "cplex")] == ["1/1", "1/1"], out
+
+
 def test_sql_scoring(tmp_path):
     res = subprocess.run([sys.executable, str(BENCHMARKS / "sql_scoring.py"), "--rows", "100", "--repeat", "1"],
                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
