@@ -285,10 +285,12 @@ def test_a_quiet_fit_prints_nothing():
 @pytest.mark.parametrize("param,value,expected", [
     ("refine", "no", "True or False"),  # bool("no") is True: it used to refine silently
     ("verbose", 2, "True or False"),
-    ("solver", "", r"None \(the preset's default\) or one of highs, cbc, scip, gurobi, cplex, copt, xpress"),  # used to mean the default
+    # "" used to mean the default
+    ("solver", "", r"None \(the preset's default\) or one of highs, cbc, scip, gurobi, cplex, copt, xpress"),
     ("positive_class", [0], r"None or one class label \(not a sequence\)"),  # used to match class 0
     ("positive_class", np.array([0, 1]), r"None or one class label"),  # used to raise numpy's "ambiguous"
-    ("solver", "highs", r"None or one of scip, gurobi, cplex, copt, xpress for preset 'margot', a MIQP"),  # used to say "--solver scip"
+    # used to say "--solver scip"
+    ("solver", "highs", r"None or one of scip, gurobi, cplex, copt, xpress for preset 'margot', a MIQP"),
     ("tangents", "V2", r"preset 'margot' uses the hinge loss"),  # was stored and unused
     ("score_variables", "yes", "True or False"),
     ("C", 1e20, r"below 1e20 for every layer \(solvers read a cost of 1e20 or more as infinite\)"),

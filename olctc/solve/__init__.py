@@ -82,8 +82,8 @@ FILE_BACKENDS: dict[str, _FileBackend] = {
     **{name: _external_backend(name) for name in EXTERNAL},
 }
 
-__all__ = ["ALL_SOLVERS", "COMMERCIAL_SOLVERS", "EXTERNAL_SOLVERS", "OPEN_SOLVERS", "QUADRATIC_SOLVERS", "SOLVERS", "STATUSES", "SolveResult",
-           "solve_file", "solve_milp", "write_native_solution"]
+__all__ = ["ALL_SOLVERS", "COMMERCIAL_SOLVERS", "EXTERNAL_SOLVERS", "OPEN_SOLVERS", "QUADRATIC_SOLVERS", "SOLVERS",
+           "STATUSES", "SolveResult", "solve_file", "solve_milp", "write_native_solution"]
 
 
 def _options(solver: str, *, time_limit: float | None, threads: int | None, mip_gap: float | None,
