@@ -14,7 +14,7 @@ import numpy as np
 
 from olctc.compile import compile_problem
 from olctc.data import Dataset, check_dataset, json_label
-from olctc.emit.params import validate_limits
+from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
 from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error
 from olctc.spec import TreeSpec, check_spec
 from olctc.tree import Tree
@@ -27,9 +27,9 @@ from olctc.tree import Tree
 DEFAULT_SOLVER = "highs"
 DEFAULT_MIQP_SOLVER = "scip"
 SOLVER_SHARE = 0.9  # share of the time left after building that the solver is given
-IN_PROCESS = ("highs", "cbc", "scip", "gurobi", "cplex", "copt", "xpress")
+IN_PROCESS = ("highs", "cbc", "scip", *COMMERCIAL_SOLVERS)
 #: The in-process solvers that solve the MIQP presets.
-MIQP_IN_PROCESS = ("scip", "gurobi", "cplex", "copt", "xpress")
+MIQP_IN_PROCESS = ("scip", *COMMERCIAL_SOLVERS)
 
 
 def default_solver(spec: TreeSpec) -> str:
@@ -50,7 +50,7 @@ def resolve_solver(spec: TreeSpec, solver: str | None) -> str:
     check_in_process(solver)
     if spec.info.quadratic and solver not in MIQP_IN_PROCESS:
         raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): fit it with SCIP (--solver scip; "
-                         "solver='scip' in Python; or gurobi, cplex, copt, xpress where installed)")
+                         f"solver='scip' in Python; or {', '.join(COMMERCIAL_SOLVERS)} where installed)")
     return solver
 
 

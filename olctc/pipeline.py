@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator
 import numpy as np
 
 from olctc.compile import Compiled, manifest_fields, manifest_path, model_format, read_manifest, write_manifest
+from olctc.emit.params import COMMERCIAL_SOLVERS
 from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort
 from olctc.io import (atomic_open, atomic_write_text, check_not_input, check_output_file, check_path, check_suffix,
                       check_writable, folder_lock, remove_files, sha256_file)
@@ -32,7 +33,7 @@ START_SOLVERS_BY_BACKEND: dict[str, tuple[str, ...]] = {
     "highs": ("highs", "scip"), "cbc": ("highs", "scip"), "scip": ("highs", "scip"),
     "cbc-cli": ("cbc",), "highs-cli": ("highs",), "glpk-cli": (),
     # in process, olctc reads the start and hands the solver its values: any start olctc's readers read
-    **{name: ("scip", "highs", "xpress") for name in ("gurobi", "cplex", "copt", "xpress")}}
+    **{name: ("scip", "highs", "xpress") for name in COMMERCIAL_SOLVERS}}
 
 
 def compiled_files(out: str | Path) -> list[Path]:

@@ -26,6 +26,7 @@ from test_live_commercial import MIQP, PRESETS, Instances, _cplex, _gurobipy, cl
 
 from olctc.read import read_solution
 from olctc.solve import COMMERCIAL_SOLVERS, solve_file, solve_milp, write_native_solution
+from olctc.solve.commercial import PACKAGES
 from olctc.solve.options import SolveOptions
 from olctc.solve.result import limit_kind
 
@@ -44,7 +45,17 @@ def need(solver: str) -> None:
     elif solver == "cplex":
         _cplex()
     else:
-        needs_solver_wheel({"copt": "coptpy", "xpress": "xpress"}[solver])
+        needs_solver_wheel(PACKAGES[solver][0])
+
+
+def open_session(solver: str, model: Path, opts: SolveOptions):
+    """The backend's session of ``model`` (``olctc.solve.<solver>``'s GurobiSession, CplexSession ...)."""
+    import importlib
+
+    module = importlib.import_module(f"olctc.solve.{solver}")
+    cls = getattr(module, {"gurobi": "GurobiSession", "cplex": "CplexSession", "copt": "CoptSession",
+                           "xpress": "XpressSession"}[solver])
+    return cls(module.import_solver(solver), model, opts)
 
 
 @pytest.fixture(scope="module")
@@ -138,14 +149,9 @@ def _settings_in_effect(solver: str, session) -> tuple:
 def test_the_settings_are_in_effect(inst, solver):
     """Each setting olctc gives reaches the solver under its own name (read back from the solver): the tolerances,
     time limit, threads and gap asked for, and Xpress's mipaddcutoff."""
-    import importlib
-
     need(solver)
-    module = importlib.import_module(f"olctc.solve.{solver}")
-    cls = getattr(module, {"gurobi": "GurobiSession", "cplex": "CplexSession", "copt": "CoptSession",
-                           "xpress": "XpressSession"}[solver])
     opts = SolveOptions(time_limit=12.5, threads=1, mip_gap=0.003, verbose=False)
-    session = cls(module.import_solver(solver), inst.model("olct", 1), opts)
+    session = open_session(solver, inst.model("olct", 1), opts)
     try:
         got = _settings_in_effect(solver, session)
         session.set_time_limit(7.25)
@@ -215,15 +221,9 @@ def test_a_time_limit_keeps_the_incumbent(inst, solver, tmp_path, capsys):
 def test_stop_ends_the_solve_with_its_incumbent(inst, solver):
     """The call ``olctc.solve.calls._native`` makes on an interrupt (Ctrl-C, SIGTERM): the solver stops soon, keeps
     the incumbent (the start at least), and its status words say it was interrupted (exit 130 in the CLI)."""
-    import importlib
-
     need(solver)
-    module = importlib.import_module(f"olctc.solve.{solver}")
-    session_class = {"gurobi": "GurobiSession", "cplex": "CplexSession", "copt": "CoptSession",
-                     "xpress": "XpressSession"}[solver]
-    package = module.import_solver(solver)
     model = inst.model("oct-h", 2, n=40)
-    session = getattr(module, session_class)(package, model, SolveOptions(verbose=False, threads=1))
+    session = open_session(solver, model, SolveOptions(verbose=False, threads=1))
     try:
         start = read_solution(model.with_name(stem(model) + ".start.highs.sol"))
         session.set_start(start.to_array(session.col_names))
@@ -360,7 +360,7 @@ def too_big(tmp_path_factory) -> Path:
     return model
 
 
-PRODUCTS = {"gurobi": "Gurobi", "cplex": "CPLEX", "copt": "COPT", "xpress": "Xpress"}
+PRODUCTS = {solver: product for solver, (_, product, _) in PACKAGES.items()}
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
@@ -379,7 +379,7 @@ def test_bad_model_file_and_a_model_above_the_licence(solver, too_big, tmp_path,
 
 @pytest.mark.parametrize("solver", SOLVERS)
 def test_a_missing_package_says_how_to_install_it(solver, inst, monkeypatch, tmp_path, capsys):
-    package = {"gurobi": "gurobipy", "cplex": "cplex", "copt": "coptpy", "xpress": "xpress"}[solver]
+    package = PACKAGES[solver][0]
     monkeypatch.setitem(sys.modules, package, None)  # import raises ImportError, as without the package
     out = tmp_path / "x.sol"
     code, stdout, stderr = cli_main(["solve", inst.model("olct", 1), "--solver", solver, "--quiet", "-o", out],

@@ -32,15 +32,13 @@ def make_tasks(opts: BenchOptions) -> list[dict[str, Any]]:
     return tasks
 
 
-#: The Python package behind each in-process solver whose name differs from the solver's.
-SOLVER_PACKAGES = {"highs": "highspy", "cbc": "mip", "scip": "pyscipopt", "gurobi": "gurobipy", "copt": "coptpy"}
-
-
 def solver_version(solver: str) -> str:
     """Version of the Python package behind an in-process solver."""
     from importlib.metadata import PackageNotFoundError, version
 
-    pkg = SOLVER_PACKAGES.get(solver, solver)
+    from olctc.solve.available import IN_PROCESS
+
+    pkg = IN_PROCESS[solver][0] if solver in IN_PROCESS else solver
     try:
         return f"{pkg} {version(pkg)}"
     except PackageNotFoundError:

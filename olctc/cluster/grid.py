@@ -20,7 +20,7 @@ import numpy as np
 
 from olctc.cluster.slurm import (SlurmOptions, check_slurm_options, local_script, slurm_script, submit_all_script,
                                  submit_scripts)
-from olctc.emit.params import format_value
+from olctc.emit.params import COMMERCIAL_SOLVERS, format_value
 from olctc.errors import OlctcError, number_text, param_error
 from olctc.io import (being_written, check_interrupt, check_lookup, is_temporary_name, remove_tree, staged_errors,
                       temporary_name)
@@ -29,11 +29,10 @@ GRID_FORMAT = "olctc-grid"
 GRID_VERSION = 1
 JOBS_COLUMNS = ("task", "fold", "C", "model", "solution", "command", "gurobi_command")
 #: --solver value -> the `olctc solve` solver it runs ("gurobi-cli" runs gurobi_cl directly).
-#: Gurobi, CPLEX, COPT and Xpress run in process on the nodes, through their Python packages.
-COMMERCIAL = ("gurobi", "cplex", "copt", "xpress")
+#: Gurobi, CPLEX, COPT and Xpress (COMMERCIAL_SOLVERS) run in process on the nodes, through their Python packages.
 GRID_SOLVERS = {"cbc-cli": "cbc-cli", "highs-cli": "highs-cli", "glpk-cli": "glpk-cli",
                 "gurobi-cli": None, "olctc": "highs", "highs": "highs", "cbc": "cbc", "scip": "scip",
-                **{name: name for name in COMMERCIAL}}
+                **{name: name for name in COMMERCIAL_SOLVERS}}
 #: The solvers whose parameter and MIP-start files each task holds (compile's ``solvers``): its job's (the
 #: start it reads; the settings, to run the task by hand) and Gurobi's, jobs.tsv's alternative command. Every
 #: solver's, as a lone compile writes, would make 17 small files a task: 17,000 on a parallel file system for 1000.
@@ -41,9 +40,9 @@ TASK_SOLVERS = {"olctc": ("highs", "gurobi"), "highs": ("highs", "gurobi"), "cbc
                 "scip": ("scip", "gurobi"), "cbc-cli": ("cbc", "gurobi"), "highs-cli": ("highs", "gurobi"),
                 "glpk-cli": ("glpk", "gurobi"), "gurobi-cli": ("gurobi",),
                 # the start olctc reads for them in process (SCIP's: MILP or MIQP), and their own settings file
-                **{name: tuple(dict.fromkeys(("scip", name, "gurobi"))) for name in COMMERCIAL}}
+                **{name: tuple(dict.fromkeys(("scip", name, "gurobi"))) for name in COMMERCIAL_SOLVERS}}
 #: The --solver values that solve a MIQP (the margot presets); the others solve MILPs only.
-MIQP_SOLVERS = ("scip", "gurobi-cli", *COMMERCIAL)
+MIQP_SOLVERS = ("scip", "gurobi-cli", *COMMERCIAL_SOLVERS)
 
 #: More tasks than this get a note before grid writes them.
 LARGE_GRID_TASKS = 1000

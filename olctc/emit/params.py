@@ -55,6 +55,9 @@ class ParamNames:
 #: feastol * numerics/lpfeastolfactor (default 1). SCIP's branch and bound runs on one thread and glpsol is
 #: single-threaded. glpsol has no flag for its tolerances: its integrality tolerance stays at GLPK's default
 #: 1e-5 (see ``UNTUNABLE``).
+#: The commercial solvers: olctc writes their files, and runs them in process through their own Python packages
+#: (``olctc.solve.commercial``) where those are installed.
+COMMERCIAL_SOLVERS = ("gurobi", "cplex", "copt", "xpress")
 PARAM_NAMES: dict[str, ParamNames] = {
     "highs": ParamNames("mip_feasibility_tolerance", "primal_feasibility_tolerance",
                         "time_limit", "threads", "mip_rel_gap"),

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from olctc.emit.params import validate_limits
+from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
 from olctc.errors import OlctcError, param_error, shorten
 from olctc.io import check_path
 from olctc.solve import cbc, highs, scip
@@ -55,7 +55,6 @@ if TYPE_CHECKING:
 #: In-process solvers: the open-source ones olctc depends on, then the commercial ones run through their own
 #: Python packages when installed (``olctc.solve.commercial``).
 OPEN_SOLVERS = ("highs", "cbc", "scip")
-COMMERCIAL_SOLVERS = ("gurobi", "cplex", "copt", "xpress")
 SOLVERS = OPEN_SOLVERS + COMMERCIAL_SOLVERS
 #: External solver programs.
 EXTERNAL_SOLVERS = tuple(EXTERNAL)
@@ -131,7 +130,7 @@ def _start_array(start: Any) -> np.ndarray:
 def _refuse_quadratic(name: str, solver: str) -> OlctcError:
     return OlctcError(f"{name} is a MIQP (quadratic objective), which {solver} cannot solve; "
                       "solve it with SCIP (--solver scip; solver='scip' in Python;"
-                      " or gurobi, cplex, copt, xpress where installed)")
+                      f" or {', '.join(COMMERCIAL_SOLVERS)} where installed)")
 
 
 def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, time_limit: float | None = None,

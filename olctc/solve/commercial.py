@@ -64,7 +64,8 @@ def import_solver(solver: str) -> ModuleType:
 @dataclass
 class Outcome:
     """What a solver says after its solve: its status word(s), whether it holds a solution, and that solution
-    (values in the session's column order, objective), with its best bound (None when it has none)."""
+    (values in the session's column order, objective), with its best bound (a MIP's; None for an LP, whose optimum
+    is its own bound)."""
 
     raw: str
     has_solution: bool
@@ -140,6 +141,8 @@ def solve_session(solver: str, status_table: dict[str, str], opened: Callable[[]
     if status in ("optimal", "feasible"):
         x, objective = out.x, out.objective
     bound = finite_or_none(out.bound) if status in ("optimal", "feasible", "no_solution") else None
+    if bound is None and status == "optimal":  # an LP (the solvers give a MIP's bound only)
+        bound = objective
     return SolveResult(status=status, objective=objective, bound=bound, gap=relative_gap(objective, bound), x=x,
                        col_names=session.col_names, solver=solver, solver_version=session.version, runtime=runtime,
                        raw_status=out.raw)

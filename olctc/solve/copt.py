@@ -88,11 +88,7 @@ class CoptSession:
         has = bool(m.getAttr("HasMipSol" if self.is_mip else "HasLpSol"))
         x = as_array(m.getValues()) if has else None
         objective = float(m.objval) if has else None
-        if self.is_mip:
-            bound: float | None = float(m.getAttr("BestBnd"))
-        else:  # an LP's optimum is its own bound
-            bound = objective if raw == "OPTIMAL" else None
-        return Outcome(raw, has, x, objective, bound)
+        return Outcome(raw, has, x, objective, float(m.getAttr("BestBnd")) if self.is_mip else None)
 
     def close(self) -> None:
         self.env.close()

@@ -92,11 +92,7 @@ class CplexSession:
         has = sol.get_solution_type() != sol.type.none and sol.is_primal_feasible()
         x = as_array(sol.get_values()) if has else None
         objective = float(sol.get_objective_value()) if has else None
-        if self.is_mip:
-            bound: float | None = float(sol.MIP.get_best_objective())
-        else:  # an LP's optimum is its own bound
-            bound = objective if raw == "optimal" else None
-        return Outcome(raw, has, x, objective, bound)
+        return Outcome(raw, has, x, objective, float(sol.MIP.get_best_objective()) if self.is_mip else None)
 
     def close(self) -> None:
         self.c.end()

@@ -73,11 +73,7 @@ class GurobiSession:
         has = m.SolCount > 0
         x = as_array(m.getAttr("X", self.vars)) if has else None
         objective = float(m.ObjVal) if has else None
-        if m.IsMIP:
-            bound: float | None = float(m.ObjBound)
-        else:  # an LP's optimum is its own bound (Gurobi has no ObjBound for it)
-            bound = objective if raw == "OPTIMAL" else None
-        return Outcome(raw, has, x, objective, bound)
+        return Outcome(raw, has, x, objective, float(m.ObjBound) if m.IsMIP else None)
 
     def close(self) -> None:
         if getattr(self, "model", None) is not None:

@@ -34,8 +34,7 @@ class XpressSession:
             warnings.simplefilter("ignore", xp.LicenseWarning)
             self.p = p = xp.problem()
         p.setControl("outputlog", 1 if opts.verbose else 0)
-        with solver_errors("xpress", f"read model file {path}", (xp.SolverError, xp.ModelError, xp.InterfaceError)), \
-                readable_path(path) as readable:
+        with solver_errors("xpress", f"read model file {path}", xpress_errors(xp)), readable_path(path) as readable:
             p.readProb(str(readable))
         p.setControl(xpress_settings(time_limit=opts.time_limit, threads=opts.threads, mip_gap=opts.mip_gap))
         n = p.attributes.cols
@@ -70,16 +69,16 @@ class XpressSession:
             raw += f", stopped on {xp.StopType(attrs.stopstatus).name.lower()}"
         has = sol_status in (xp.SolStatus.OPTIMAL, xp.SolStatus.FEASIBLE)
         x = as_array(self.p.getSolution()) if has else None
-        if self.is_mip:
-            objective = float(attrs.mipobjval) if has else None
-            bound: float | None = float(attrs.bestbound)
-        else:  # an LP's optimum is its own bound
-            objective = float(attrs.lpobjval) if has else None
-            bound = objective if raw == "OPTIMAL" else None
-        return Outcome(raw, has, x, objective, bound)
+        objective = float(attrs.mipobjval if self.is_mip else attrs.lpobjval) if has else None
+        return Outcome(raw, has, x, objective, float(attrs.bestbound) if self.is_mip else None)
 
     def close(self) -> None:
         self.p = None  # the problem's memory goes with the object
+
+
+def xpress_errors(xp: Any) -> tuple[type[BaseException], ...]:
+    """The exceptions the xpress package raises for a model or a solve."""
+    return (xp.SolverError, xp.ModelError, xp.InterfaceError)
 
 
 def xpress_version() -> str:
@@ -90,5 +89,4 @@ def xpress_version() -> str:
 def xpress_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> SolveResult:
     """Solve a model file with Xpress in process."""
     xp = import_solver("xpress")
-    errors = (xp.SolverError, xp.ModelError, xp.InterfaceError)
-    return solve_session("xpress", XPRESS_STATUS, lambda: XpressSession(xp, path, opts), path, opts, errors)
+    return solve_session("xpress", XPRESS_STATUS, lambda: XpressSession(xp, path, opts), path, opts, xpress_errors(xp))
