@@ -236,7 +236,8 @@ def test_nan_input_is_not_silently_predicted(request, name):
 
 
 @pytest.mark.parametrize("name", ["sqlite", "duckdb"])
-@pytest.mark.parametrize("row", [[1e308, -1e308, 1.0], [math.inf, -math.inf, 1.0]], ids=["overflow", "inf"])
+@pytest.mark.parametrize("row", [[1e308, -1e308, 1.0], [math.inf, -math.inf, 1.0], [-1e308, -1e308, 1.0],
+                                 [1e308, 1e308, 1.0]], ids=["overflow", "inf", "-inf score", "+inf score"])
 def test_non_finite_root_score_is_not_silently_routed(name, row):
     """inf - inf (SQLite: NULL, DuckDB: NaN) was routed right by `CASE WHEN s <= 0 ... ELSE` (QA pass): each
     branch now tests its side and finiteness."""
@@ -249,6 +250,61 @@ def test_non_finite_root_score_is_not_silently_routed(name, row):
     except Exception:
         return
     assert got[0]["olctc_label"] is None, got  # got: node 2, score 2.0, label 1
+
+
+def _off_path_tree():
+    # node 2 (reached when x0 > 0) uses x1 only, with a weight that makes 1e308 overflow
+    return Tree.from_arrays(np.array([[1.0, 0.0], [0.0, 0.0], [0.0, 10.0]]), np.array([0.0, -1.0, 2.0]),
+                            classes=("neg", "pos"))
+
+
+@pytest.mark.parametrize("name", ["sqlite", "duckdb"])
+def test_overflow_off_the_row_path_is_scored_as_tree_does(name):
+    """A score that overflows at a node the row never reaches: Tree, the Python module and ONNX score the row;
+    the query gave NULL, as it tested every node's score (QA pass, 2026-12-03). It tests the row's path now."""
+    tree = _off_path_tree()
+    rows = [[-1.0, 1e308], [1.0, 1e308], [2.0, 3.0]]
+    assert tree.predict(np.array([rows[0]]))[0] == "neg"  # node 1, score -1
+    with pytest.raises(OlctcError, match="overflow"):  # node 2's score on the row's path: refused
+        tree.predict(np.array([rows[1]]))
+    got = run_typed(name, None, _double_cols(tree), rows, to_sql(tree))
+    check_outputs(tree, np.array([rows[0], rows[2]]), [got[0], got[2]], exact=True)
+    assert [got[1][k] for k in OUTPUTS] == [None] * 4, got
+
+
+def test_scored_table_is_refused_not_read(eng):
+    """A table holding a column of one of the query's own names (a table scored before) had that column read in
+    place of the query's: SQLite and DuckDB returned the old tree's probabilities (QA pass, 2026-12-03). Now the
+    query fails with the database's 'ambiguous column' error, naming it."""
+    name, server = eng
+    tree = _off_path_tree()
+    row = [-1.0, 2.0]
+    assert run_typed(name, server, [*_double_cols(tree), ("id", "INTEGER")], [[*row, 7]], to_sql(tree))
+    for extra in ["olctc_score", "olctc_proba", "olctc_s1", "olctc_f0", "OLCTC_LABEL"]:
+        if name == "postgres" and extra != extra.lower():
+            continue  # PostgreSQL: a quoted "OLCTC_LABEL" is another name than olctc_label, and no clash
+        with pytest.raises(Exception, match=f"(?is)ambiguous.*{extra}|{extra}\" is ambiguous"):
+            run_typed(name, server, [*_double_cols(tree), (extra, "DOUBLE PRECISION")], [[*row, 0.5]], to_sql(tree))
+
+
+def test_outputs_are_doubles_in_postgres_and_duckdb(postgres):
+    """PostgreSQL read the query's 1.0e0 as an exact NUMERIC: a tree of text columns only was computed and
+    returned in decimal arithmetic (QA pass, 2026-12-03); DuckDB read a float class label as a DECIMAL."""
+    schema = Schema((Column("c", "categorical", ("a", "b")),))
+    tree = Tree(np.array([[1.5, -1.0]]), np.array([0.25]), Scaler.identity(2), schema, (-0.5, 2.25))
+    body = to_sql(tree).rstrip().rstrip(";")
+    types = "olctc_f0, olctc_s0, olctc_score, olctc_proba, olctc_label"
+    rows = ("CREATE TABLE olctc_input (c TEXT);\nINSERT INTO olctc_input VALUES ('a'), ('b'), ('z');\n"
+            f"SELECT {', '.join(f'pg_typeof({c})::text' for c in types.split(', '))}, olctc_label FROM (\n{body}\n)"
+            " AS q ORDER BY c;\n")
+    got = postgres.sql("SET jit = off;\nDROP TABLE IF EXISTS olctc_input;\n" + rows)
+    assert got == [["double precision"] * 5 + [label] for label in ("2.25", "-0.5", "2.25")], got
+    con = duckdb.connect()
+    con.execute("CREATE TABLE olctc_input (c TEXT); INSERT INTO olctc_input VALUES ('a'), ('b'), ('z')")
+    got = con.execute(f"SELECT {', '.join(f'typeof({c})' for c in types.split(', '))}, olctc_label FROM (\n{body}"
+                      "\n) AS q ORDER BY c").fetchall()
+    assert got == [("DOUBLE",) * 5 + (label,) for label in (2.25, -0.5, 2.25)], got
+    assert list(tree.predict(tree.encode({"c": ["a", "b", "z"]}))) == [2.25, -0.5, 2.25]
 
 
 def test_overflowing_score_is_an_error_in_postgres(postgres):
@@ -330,13 +386,14 @@ def test_depth_6_tree_on_40_features(eng):
     tree = Tree.from_arrays(W, rng.normal(size=n) * 0.1, classes=(-1, 1))
     X = rng.normal(size=(80, p))
     q = to_sql(tree)
-    assert len(re.findall(r"CASE WHEN olctc_s\d+ <= 0 THEN", q)) == 31 and len(q) < 200_000
+    assert len(re.findall(r"CASE WHEN olctc_s\d+ BETWEEN ", q)) == 31 and len(q) < 200_000
     check_outputs(tree, X, run_typed(name, server, _double_cols(tree), X.tolist(), q), exact=name == "duckdb")
 
 
-def test_depth_11_tree_is_refused_and_depth_9_runs(eng):
+def test_depth_11_tree_is_refused_and_depth_10_runs(eng):
     """Each node's score is a column: depth 11 (2,047 nodes) passed SQLite's 2,000 columns and PostgreSQL's 1,664
-    with the databases' own errors (QA pass); the export now says so itself, before any database sees it."""
+    with the databases' own errors (QA pass); the export now says so itself, before any database sees it.
+    Depth 10, the deepest it writes, nests 11 CASEs: SQLite's parser takes about 18 (two per layer failed)."""
     name, server = eng
     rng = np.random.default_rng(8)
     n = 2 ** 11 - 1
@@ -344,7 +401,7 @@ def test_depth_11_tree_is_refused_and_depth_9_runs(eng):
     with pytest.raises(OlctcError, match=r"^the SQL query would hold 2054 columns of its own besides the 3 input "
                                          r"columns \(one per node, 2047, and per feature the tree uses\)"):
         to_sql(tree)
-    n = 2 ** 9 - 1
+    n = 2 ** 10 - 1
     tree = Tree.from_arrays(rng.normal(size=(n, 3)), rng.normal(size=n) * 0.1, classes=(0, 1))
     X = rng.normal(size=(10, 3))
     check_outputs(tree, X, run_typed(name, server, _double_cols(tree), X.tolist(), to_sql(tree)),

@@ -5,7 +5,9 @@ The query reads a table or view named ``olctc_input`` (or the one ``table`` name
 plus ``olctc_node`` (the last-layer node reached), ``olctc_score`` (its log-odds of the positive class), ``olctc_proba``
 (P(positive class)) and ``olctc_label``; between them come its working columns ``olctc_f<j>`` (one per
 feature) and ``olctc_s<t>`` (one per node), which standard SQL cannot leave out of ``SELECT *``. All are named
-``olctc_``, so no input column may be.
+``olctc_``, so no input column may be: a tree's column is refused here, and a table holding a column of one of
+those names (a table scored before) makes the query fail with the database's "ambiguous column" error naming
+it (the ``olctc_guard`` row), where the table's column would otherwise have been read in place of the query's.
 
 Only standard SQL: common table expressions, ``CASE``, arithmetic and ``EXP``. Safety rule: a
 user-controlled string (column, category, class label) appears only as a quoted identifier ("" doubled)
@@ -14,10 +16,11 @@ Input columns are read as ``olctc_input."name"``: SQLite takes an unqualified do
 matches no column for a string, which would score a renamed column as 0.
 
 Where the other exports raise, the query gives NULL in all four outputs: NULL, NaN or an infinity in a
-column the tree uses, or a node's score that is not a finite number (an overflow; any node's, where the
-other exports raise for the nodes on the row's path only). A database may copy a column's expression into
-every place that reads it (PostgreSQL and SQLite inline the CTEs), so each score is read as few times as
-possible. PostgreSQL's JIT then spends seconds compiling those expressions: the query's header says to turn
+column the tree uses, or a score that is not a finite number (an overflow) at a node on the row's path, as
+the other exports (PostgreSQL raises 'value out of range' on the overflowing product itself). A database may
+copy a column's expression into every place that reads it (PostgreSQL and SQLite inline the CTEs), so each
+score is read as few times as possible. Numbers are doubles everywhere (``CAST(... AS DOUBLE PRECISION)``:
+PostgreSQL reads ``1.0e0`` as an exact NUMERIC, in which a tree of text columns only was computed). PostgreSQL's JIT then spends seconds compiling those expressions: the query's header says to turn
 it off (``benchmarks/sql_scoring.py``). Weights are written with
 18 significant digits, which SQLite's parser reads exactly (it misreads some shortest forms by an ulp),
 and a node's terms are added in the Python export's order, so a database computing in IEEE doubles
@@ -27,12 +30,17 @@ nonzero weights is summed in runs of ``CHUNK`` (databases limit an expression's 
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Sequence
+
+import numpy as np
 
 from olctc.errors import OlctcError
 from olctc.export._names import check_text, comment, invalid_text
 
 TABLE = "olctc_input"
+#: The query's outputs, after the input's columns and its working columns.
+OUTPUTS = ("olctc_node", "olctc_score", "olctc_proba", "olctc_label")
 #: |score| above this: EXP(-score) could overflow (or underflow: PostgreSQL raises on both), and
 #: sigmoid(score) is within 1e-304 of 0 or 1.
 EXP_LIMIT = 700
@@ -77,8 +85,18 @@ def table_parts(table: str | Sequence[str]) -> list[str]:
     return parts
 
 
+def _double(literal: str) -> str:
+    return f"CAST({literal} AS DOUBLE PRECISION)"
+
+
+ONE, ZERO = _double("1"), _double("0")
+
+
 def _label(v: Any, as_text: bool) -> str:
-    return _text(str(v)) if as_text else repr(v)
+    if as_text:
+        return _text(str(v))
+    # a float label as a double (DuckDB reads -0.5 as a DECIMAL(2,1), PostgreSQL as a NUMERIC); an int exactly
+    return _double(_number(v)) if isinstance(v, float) else repr(v)
 
 
 def _labels_as_text(classes: Sequence[Any]) -> bool:
@@ -121,15 +139,15 @@ def _helpers(tree, used: Any) -> list[list[str]]:
         for cat in col.categories:
             if used[j]:
                 out.append([f"    -- {comment(col.name)} = {comment(cat)}",
-                            f"    CASE WHEN {name} IS NULL THEN NULL WHEN {name} = {_text(cat)} THEN 1.0e0 "
-                            f"ELSE 0.0e0 END AS olctc_f{j}"])
+                            f"    CASE WHEN {name} IS NULL THEN NULL WHEN {name} = {_text(cat)} THEN {ONE} "
+                            f"ELSE {ZERO} END AS olctc_f{j}"])
             j += 1
     return out
 
 
-def _select(items: list[list[str]]) -> list[str]:
-    """A SELECT list: ``*`` and each item (its lines), commas between."""
-    out = ["  SELECT", "    *"]
+def _select(items: list[list[str]], star: str = "*") -> list[str]:
+    """A SELECT list: ``star`` and each item (its lines), commas between."""
+    out = ["  SELECT", f"    {star}"]
     for lines in items:
         out[-1] += ","
         out += lines
@@ -154,7 +172,7 @@ def _score(t: int, W: Any, b: Any, p: int) -> list[str]:
             terms.append((math.copysign(1.0, w) < 0, f"{_number(abs(w))} * olctc_f{j}"))
     bias = float(b[t])
     if not terms:
-        return [f"    {_number(bias)} AS olctc_s{t}"]
+        return [f"    {_double(_number(bias))} AS olctc_s{t}"]
     lines = ["    ("]
     for k in range(0, len(terms), CHUNK):
         run = terms[k:k + CHUNK]
@@ -172,13 +190,17 @@ def _score(t: int, W: Any, b: Any, p: int) -> list[str]:
 
 
 def _route(t: int, first_leaf: int, indent: int) -> list[str]:
-    """The last-layer node reached from t (each score read once: a database may copy a column's expression
-    into every place that reads it)."""
+    """The last-layer node reached from t, NULL when a score on the way is not finite (each score read twice:
+    a database may copy a column's expression into every place that reads it)."""
     pad = "  " * indent
+    # 0 * s is 0 for a finite s, NaN for NaN or an infinity (NaN = 0 is false), NULL for NULL (SQLite's NaN)
     if t >= first_leaf:
-        return [f"{pad}{t}"]
-    return ([f"{pad}CASE WHEN olctc_s{t} <= 0 THEN"] + _route(2 * t + 1, first_leaf, indent + 1)
-            + [f"{pad}ELSE"] + _route(2 * t + 2, first_leaf, indent + 1) + [f"{pad}END"])
+        return [f"{pad}CASE WHEN 0 * olctc_s{t} = 0 THEN {t} END"]
+    # BETWEEN reads s once (SQLite, DuckDB), leaves out -inf, NaN (ordered above every number) and NULL; one CASE
+    # level per layer, as SQLite's parser takes about 18 nested CASEs
+    return ([f"{pad}CASE WHEN olctc_s{t} BETWEEN -{sys.float_info.max!r} AND 0 THEN"]
+            + _route(2 * t + 1, first_leaf, indent + 1) + [f"{pad}WHEN 0 * olctc_s{t} = 0 THEN"]
+            + _route(2 * t + 2, first_leaf, indent + 1) + [f"{pad}END"])
 
 
 def to_sql(tree, table: str | Sequence[str] = TABLE) -> str:
@@ -223,17 +245,27 @@ def to_sql(tree, table: str | Sequence[str] = TABLE) -> str:
             "olctc_proba (its",
             "-- probability) and olctc_label.",
             "-- NULL in all four where the tree cannot score the row: NULL, NaN or an infinity in a column it",
-            "-- uses, or a node's score that overflows.",
+            "-- uses, or a score that overflows on the row's path (PostgreSQL raises 'value out of range').",
+            "-- A table already holding a column of one of these names (a scored table) is refused: 'ambiguous",
+            "-- column'. Select its own columns into a view and score that.",
             "-- PostgreSQL: run SET jit = off; first. Its JIT compiles the query's long expressions for seconds",
             "-- (a depth-3 tree on 300 features, 10,000 rows: 5.0 s with it, 0.6 s without).",
-            "WITH olctc_x AS ("]
-    out += _select(helpers)
-    out += [f"  FROM {source}", "), olctc_s AS ("]
+            "WITH olctc_guard AS ("]
+    features = [f"olctc_f{j}" for j in np.flatnonzero(used)]
+    ours = [*features, *(f"olctc_s{t}" for t in range(tree.n_nodes)), *OUTPUTS]
+    # a name of ours that the table holds too is an ambiguous reference in the WHERE below: an error naming it
+    zeros = [f"0 AS {name}" for name in ours]
+    out += ["  SELECT", *(f"    {', '.join(zeros[k:k + 6])}{',' if k + 6 < len(zeros) else ''}"
+                          for k in range(0, len(zeros), 6)), "), olctc_x AS ("]
+    out += _select(helpers, f"{TABLE}.*")
+    out += [f"  FROM {source}, olctc_guard", f"  WHERE {_balanced(ours, '+')} = 0", "), olctc_s AS ("]
     out += _select([_score(t, W, b, tree.n_features) for t in range(tree.n_nodes)])
-    # 0 * s is 0 for a finite s, NaN for NaN or an infinity, NULL for NULL: one sum tests every node at once
-    zero = _balanced([f"0 * olctc_s{t}" for t in range(tree.n_nodes)], "+")
     out += ["  FROM olctc_x", "), olctc_n AS ("]
-    out += _select([[f"    CASE WHEN {zero} = 0 THEN", *_route(0, first_leaf, 3), "    END AS olctc_node"]])
+    route = _route(0, first_leaf, 3)
+    if features:  # 0 * x is 0 for a finite x: one sum tests every column the tree uses at once
+        zero = _balanced([f"0 * {name}" for name in features], "+")
+        route = [f"    CASE WHEN {zero} = 0 THEN", *route, "    END"]
+    out += _select([[*route[:-1], route[-1] + " AS olctc_node"]])
     out += ["  FROM olctc_s", "), olctc_z AS ("]
     out += _select([["    CASE olctc_node",
                      *[f"      WHEN {t} THEN olctc_s{t}" for t in range(first_leaf, tree.n_nodes)],
@@ -244,7 +276,7 @@ def to_sql(tree, table: str | Sequence[str] = TABLE) -> str:
             "  *,",
             # NULL compares as unknown and EXP(NULL) is NULL: no IS NULL test needed (each read of the score
             # may be a copy of its whole expression)
-            f"  CASE WHEN olctc_score > {EXP_LIMIT} THEN 1.0e0 WHEN olctc_score < -{EXP_LIMIT} THEN 0.0e0",
+            f"  CASE WHEN olctc_score > {EXP_LIMIT} THEN {ONE} WHEN olctc_score < -{EXP_LIMIT} THEN {ZERO}",
             "       ELSE 1.0e0 / (1.0e0 + EXP(-olctc_score)) END AS olctc_proba,",
             f"  CASE WHEN olctc_score > 0 THEN {pos} WHEN olctc_score <= 0 THEN {neg} END AS olctc_label",
             "FROM olctc_z;"]
