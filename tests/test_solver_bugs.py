@@ -231,6 +231,87 @@ def test_a_quiet_solve_hides_the_known_soplex_notice() -> None:
     assert res.stderr.splitlines() == ["another line", "python's own stderr", "after"]
 
 
+_INTERLEAVED = """
+import os, sys, threading, time
+from olctc.solve.calls import _fd_redirected, repeats_folded
+before = os.readlink("/proc/self/fd/2"), os.readlink("/proc/self/fd/1")
+a_in, b_in, a_out, b_out = (threading.Event() for _ in range(4))
+def solve(mine, other, leave, wait_for, line):
+    with repeats_folded(2, hide=(b"hidden",)):
+        mine.set(); other.wait(5)
+        os.write(2, line); os.write(2, b"hidden line\\n")
+        if wait_for is not None:
+            wait_for.wait(5)  # b leaves first: the order of enter/leave that lost fd 2 to a's pipe
+        leave.set()
+a = threading.Thread(target=solve, args=(a_in, b_in, a_out, b_out, b"from a\\n"))
+b = threading.Thread(target=solve, args=(b_in, a_in, b_out, None, b"from b\\n"))
+a.start(); b.start(); a.join(); b.join()
+# SCIP's reader capturing fd 2 in one thread while another thread's folding block ends: the block waits
+entered, captured = threading.Event(), threading.Event()
+def fold():
+    with repeats_folded(2):
+        entered.set(); captured.wait(5)
+t = threading.Thread(target=fold); t.start(); entered.wait(5)
+with open("captured.txt", "w+b") as tmp, _fd_redirected(2, tmp):
+    captured.set(); time.sleep(0.3); os.write(2, b"captured\\n")
+t.join()
+os.write(2, b"capture file: %s\\n" % open("captured.txt", "rb").read().strip())
+after = os.readlink("/proc/self/fd/2"), os.readlink("/proc/self/fd/1")
+os.write(2, b"fd 2 and fd 1 restored: %s\\n" % str(before == after).encode())
+"""
+
+
+def test_folding_blocks_in_two_threads_share_one_pipe(tmp_path) -> None:
+    """Fits in a thread pool each redirected fd 2 with dup2 and restored what they had saved: the second to
+    leave put back the first's pipe, so every later line of stderr went nowhere, and a reader waited 10 s for
+    an end of file that never came (a 5 s fit took 10.7 s; QA pass, 2026-12-03)."""
+    res = subprocess.run([sys.executable, "-c", _INTERLEAVED], capture_output=True, text=True, timeout=60,
+                         cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    lines = res.stderr.splitlines()
+    assert sorted(lines[:2]) == ["from a", "from b"], lines
+    assert lines[2:] == ["capture file: captured", "fd 2 and fd 1 restored: True"], lines
+
+
+_POOL = """
+import os, sys, time
+from concurrent.futures import ThreadPoolExecutor
+import numpy as np
+from olctc import MARGOTClassifier, OLCTClassifier, load_dataset
+X, y, _ = load_dataset("heart")
+X, y = X[:100], y[:100]
+def fit(i):
+    est = MARGOTClassifier(depth=1, time_limit=5) if i % 2 else OLCTClassifier(depth=1, time_limit=5, solver="cbc")
+    t = time.perf_counter(); est.fit(X[i:], y[i:]); return time.perf_counter() - t
+fds = os.readlink("/proc/self/fd/1"), os.readlink("/proc/self/fd/2")
+with ThreadPoolExecutor(2) as ex:
+    times = list(ex.map(fit, range(6)))
+print("longest fit below its limit:", max(times) < 5)
+print("fds restored:", fds == (os.readlink("/proc/self/fd/1"), os.readlink("/proc/self/fd/2")), flush=True)
+sys.stderr.write("stderr still reaches its file\\n")
+"""
+
+
+def test_fits_in_a_thread_pool_leave_stdout_and_stderr_alone() -> None:
+    """SCIP (fd 2 folded) and CBC (fd 1 folded when quiet) fits in two threads, the QA's reproduction."""
+    res = subprocess.run([sys.executable, "-c", _POOL], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines() == ["longest fit below its limit: True", "fds restored: True"], res.stdout
+    assert res.stderr.splitlines()[-1:] == ["stderr still reaches its file"], res.stderr
+
+
+def test_a_quiet_cbc_fit_prints_nothing() -> None:
+    """Clp printed 'Free in 22 compat n dj 1.80884e+30' lines (printf, whatever CBC's log level) on stdout
+    during a quiet fit: 22 of them on these 15 points (QA pass, 2026-12-03)."""
+    script = ("import numpy as np\nfrom olctc import OLCTClassifier\nrng = np.random.RandomState(0)\n"
+              "X = rng.rand(15, 30); y = rng.randint(0, 2, 15)\n"
+              "m = OLCTClassifier(depth=1, time_limit=5, solver='cbc').fit(X, y)\nprint(m.summary_['status'])\n")
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["optimal"], res.stdout
+    assert "Free in" not in res.stderr
+
+
 def test_scip_stops_at_an_absolute_gap_of_round_off() -> None:
     """SCIP's default absolute gap is 0: on this MIQP (margot depth 3, 4 collinear points, score columns) its
     bound and incumbent differ by 1.6e-9 (3e-10 relative) and it branched until the time limit (for ever

@@ -152,71 +152,126 @@ def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None,
     return box["value"]
 
 
+def _flush(fd: int) -> None:
+    stream = sys.stdout if fd == 1 else sys.stderr
+    if stream is not None:  # what Python buffered goes out before a switch
+        stream.flush()
+
+
+class _Fold:
+    """The pipe that file descriptor ``fd`` points at while ``repeats_folded`` blocks run, and its reader."""
+
+    def __init__(self, fd: int, saved: int) -> None:
+        self.fd, self.saved = fd, saved  # saved: where the lines go on
+        self.counts: dict[bytes, int] = {}
+        self.blocks: list[tuple[tuple[bytes, ...], bool]] = []  # (hide, once) of each block in progress
+        read_end, write_end = os.pipe()
+        self.reader = threading.Thread(target=self._pump, args=(read_end,), name=f"olctc-fd{fd}", daemon=True)
+        self.reader.start()
+        _flush(fd)
+        os.dup2(write_end, fd)
+        os.close(write_end)  # fd now holds the pipe's only write end
+
+    def _pump(self, src: int) -> None:
+        with os.fdopen(src, "rb") as pipe:
+            for line in pipe:
+                # hidden, or folded, only when every block in progress asks for it (a verbose solve beside a
+                # quiet one shows the line)
+                blocks = tuple(self.blocks)
+                if blocks and all(line.startswith(hide) for hide, _ in blocks):
+                    continue
+                if not all(once for _, once in blocks):
+                    os.write(self.saved, line)
+                    continue
+                self.counts[line] = self.counts.get(line, 0) + 1
+                if self.counts[line] == 1:
+                    os.write(self.saved, line)
+
+    def close(self) -> None:
+        _flush(self.fd)
+        os.dup2(self.saved, self.fd)  # closes the pipe's last write end: the reader sees its end
+        self.reader.join(timeout=10)
+        for line, n in self.counts.items():
+            if n > 1:
+                text = line.decode("utf-8", "replace").strip()
+                os.write(self.saved, f"(the line {text[:80]!r} was printed {n} times)\n".encode())
+        os.close(self.saved)
+
+
+class _StandardFd:
+    """What this process has done to file descriptor 1 or 2. Redirections are process-wide, and fits in a
+    thread pool each made theirs: two solves saved and restored each other's pipes, fd 2 was left on an
+    orphaned pipe (every later line of stderr lost) and a reader waited 10 s for an end that never came (QA
+    pass, 2026-12-03). ``lock`` orders them: a short redirection holds it for its block, and the solves
+    folding the descriptor's lines share one pipe, the first installing it and the last removing it."""
+
+    def __init__(self) -> None:
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)  # a forked child has no reader thread, maybe a held lock
+
+    def _reset(self) -> None:
+        self.lock = threading.RLock()
+        self.fold: _Fold | None = None
+
+
+_STANDARD_FDS = {1: _StandardFd(), 2: _StandardFd()}
+
+
 @contextlib.contextmanager
 def _fd_redirected(fd: int, target: Any) -> Iterator[None]:
     """Point file descriptor ``fd`` (1 or 2, so native code's output too) at the file ``target`` for the
-    block; nothing is redirected when ``fd`` is closed."""
-    try:
-        saved = os.dup(fd)
-    except OSError:  # no such stream to redirect
-        yield
-        return
-    stream = sys.stdout if fd == 1 else sys.stderr
-    if stream is not None:  # what Python buffered goes out before the switch
-        stream.flush()
-    try:
-        os.dup2(target.fileno(), fd)
-        yield
-    finally:
-        os.dup2(saved, fd)
-        os.close(saved)
+    block; nothing is redirected when ``fd`` is closed. Other threads' redirections of ``fd`` wait."""
+    with _STANDARD_FDS[fd].lock:
+        try:
+            saved = os.dup(fd)
+        except OSError:  # no such stream to redirect
+            yield
+            return
+        _flush(fd)
+        try:
+            os.dup2(target.fileno(), fd)
+            yield
+        finally:
+            _flush(fd)
+            os.dup2(saved, fd)
+            os.close(saved)
 
 
 @contextlib.contextmanager
-def repeats_folded(fd: int = 2, hide: tuple[bytes, ...] = ()) -> Iterator[None]:
-    """Pass what native code writes to ``fd`` through as it comes, but each distinct line once; after the
-    block, one line says how often a repeated line was printed. Lines starting with one of ``hide`` are
-    not passed on (a quiet solve's known notices).
+def repeats_folded(fd: int = 2, hide: tuple[bytes, ...] = (), once: bool = True) -> Iterator[None]:
+    """Pass what native code writes to ``fd`` through as it comes, but each distinct line once (``once``);
+    after the block, one line says how often a repeated line was printed. Lines starting with one of ``hide``
+    are not passed on (a quiet solve's known notices). Blocks in several threads at once share one pipe.
 
     SCIP's LP solver (SoPlex without GMP) writes "Cannot set feasibility tolerance to small value 1e-12"
     to stderr each time SCIP tightens the LP tolerance below 1e-10 (1e-3 x our 1e-9), which ``hideOutput``
     does not silence: 130 lines in one 8 s fit of degenerate data. Lines are forwarded at once, so the
     last words of a native crash still reach the terminal.
     """
-    try:
-        saved = os.dup(fd)  # where the lines go on
-    except OSError:  # no such stream
+    state = _STANDARD_FDS[fd]
+    with state.lock:
+        fold = state.fold
+        if fold is None:
+            try:
+                saved = os.dup(fd)
+            except OSError:  # no such stream
+                fold = None
+            else:
+                fold = state.fold = _Fold(fd, saved)
+        if fold is not None:
+            fold.blocks.append((hide, once))
+    if fold is None:
         yield
         return
-    counts: dict[bytes, int] = {}
-
-    def pump(src: int) -> None:
-        with os.fdopen(src, "rb") as pipe:
-            for line in pipe:
-                if line.startswith(hide):
-                    continue
-                counts[line] = counts.get(line, 0) + 1
-                if counts[line] == 1:
-                    os.write(saved, line)
-
-    read_end, write_end = os.pipe()
-    reader = threading.Thread(target=pump, args=(read_end,), name="olctc-stderr", daemon=True)
-    reader.start()
     try:
-        # Leaving the block restores fd, then closes the pipe's last write end: the reader sees its end.
-        with os.fdopen(write_end, "wb") as pipe_in, _fd_redirected(fd, pipe_in):
-            try:
-                yield
-            finally:
-                if sys.stderr is not None:  # what Python buffered goes through the pipe too
-                    sys.stderr.flush()
+        yield
     finally:
-        reader.join(timeout=10)
-        for line, n in counts.items():
-            if n > 1:
-                text = line.decode("utf-8", "replace").strip()
-                os.write(saved, f"(the line {text[:80]!r} was printed {n} times)\n".encode())
-        os.close(saved)
+        with state.lock:
+            if len(fold.blocks) > 1:
+                fold.blocks.remove((hide, once))
+            else:  # the last block's settings stay for the lines still in the pipe
+                state.fold = None
+                fold.close()
 
 
 def _lowest_priority_but_mine() -> None:

@@ -12,10 +12,13 @@ import numpy as np
 
 from olctc.emit.params import CBC_PARAMETERS, solver_settings
 from olctc.io import interrupt_handled
-from olctc.solve.calls import _map, _native, _start_values, _timed
+from olctc.solve.calls import _map, _native, _start_values, _timed, repeats_folded
 from olctc.solve.modelfile import no_columns, readable_path
 from olctc.solve.options import SolveOptions
 from olctc.solve.result import SolveResult, finite_or_none
+
+#: Clp's debugging lines (printf, whatever the log level), hidden from a quiet solve.
+CLP_DEBUG = (b"Free in ",)
 
 
 #: python-mip ``OptimizationStatus`` name -> olctc status.
@@ -84,7 +87,9 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
     left = opts.remaining()
     if left is not None:
         max_seconds = left
-    with _cbc_dumps_removed():
+    # Clp prints "Free in 22 compat n dj 1.8e+30" to stdout at any log level (printf): hidden when quiet
+    quiet = repeats_folded(1, hide=CLP_DEBUG, once=False) if not opts.verbose else contextlib.nullcontext()
+    with _cbc_dumps_removed(), quiet:
         runtime = _timed(lambda: result.setdefault("st", _native(lambda: m.optimize(max_seconds=max_seconds))))
     raw = result["st"].name
     has_solution = m.num_solutions > 0 and raw in ("OPTIMAL", "FEASIBLE")
