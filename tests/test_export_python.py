@@ -107,7 +107,8 @@ def test_every_data_set_agrees_on_every_other_python_here(tmp_path):
 
 ALLOWED_NAMES = {"math", "float", "str", "abs", "isinstance", "dict", "list", "len", "KeyError", "ValueError",
                  "TypeError", "OverflowError", "row", "values", "name", "missing", "value", "k", "v", "x", "c",
-                 "s", "t", "z", "e", "p", "FEATURES", "CLASSES", "__all__", "_inputs", "_number", "_score",
+                 "s", "t", "z", "e", "p", "bool", "FEATURES", "CLASSES", "__all__", "_inputs", "_number", "_category",
+                 "_score",
                  "_encode", "_reach",
                  "decision_function", "apply", "predict", "predict_proba"}
 

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from olctc.data.cells import Label, _to_float_column
+from olctc.data.cells import Label, _is_missing, _missing, _to_float_column
 from olctc.data.labels import json_label
 from olctc.errors import OlctcError, param_error, shorten
 
@@ -89,7 +89,7 @@ class Schema:
                 X[:, j] = _to_float_column(vals, col.name, source, None)
                 j += 1
             else:
-                rows, hits = _category_hits(vals, col.categories)
+                rows, hits = _category_hits(vals, col.categories, col.name, source)
                 X[rows, j + hits] = 1.0
                 j += len(col.categories)
         return X
@@ -102,17 +102,25 @@ class Schema:
         return cls(tuple(Column.from_json(c) for c in d))
 
 
-def _category_hits(vals: Sequence[Any] | np.ndarray, categories: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+def _category_hits(vals: Sequence[Any] | np.ndarray, categories: tuple[str, ...], name: str = "",
+                   source: str = "data") -> tuple[np.ndarray, np.ndarray]:
     """(row, category index) of each cell whose text is one of ``categories``; other cells are unseen
-    categories, encoded as none (scikit-learn's ``handle_unknown='ignore'``)."""
+    categories, encoded as none (scikit-learn's ``handle_unknown='ignore'``), but a missing value (None, NaN,
+    pd.NA) is an error, as in a numeric column: str(None) was the unseen category 'None' (QA pass, 2026-12-03)."""
     index = {c: k for k, c in enumerate(categories)}
     if len(index) < len(categories):  # a category twice (a Schema built by hand): each copy is a hit
         eq = np.asarray([str(v) for v in vals], dtype=object)[:, None] == np.asarray(categories, dtype=object)
         rows, hits = np.nonzero(eq)
-        return rows, hits
-    codes = np.fromiter((index.get(str(v), -1) for v in vals), dtype=np.intp, count=len(vals))
-    rows = np.flatnonzero(codes >= 0)
-    return rows, codes[rows]
+        unseen = np.flatnonzero(~eq.any(axis=1))
+    else:
+        codes = np.fromiter((index.get(str(v), -1) for v in vals), dtype=np.intp, count=len(vals))
+        rows = np.flatnonzero(codes >= 0)
+        hits = codes[rows]
+        unseen = np.flatnonzero(codes < 0)
+    for k in unseen.tolist():  # few: only cells that are no category are looked at
+        if _is_missing(vals[k]):
+            raise _missing(source, name, f"row {k}")
+    return rows, hits
 
 
 #: Relative distance from a column's mean within which a value is the mean (rounding of the mean's sum).

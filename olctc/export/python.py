@@ -20,8 +20,9 @@ decision_function(row) -> log-odds of CLASSES[1]; apply(row) -> id of the last-l
 
 ``row`` is a mapping keyed by input column name (a dict, a pandas Series), or a sequence in FEATURES
 order. Numeric columns take finite numbers (or numeric strings); categorical columns compare
-``str(value)`` with the categories seen in training, and an unseen category contributes nothing.
-Anything else, or a score that overflows, raises ValueError (where olctc's Tree.predict raises too).
+``str(value)`` with the categories seen in training, and an unseen category contributes nothing (a missing
+value, None or NaN, is no category). Anything else, or a score that overflows, raises ValueError (where
+olctc's Tree.predict raises too).
 Each node routes right iff its score w . x + b > 0; the last-layer nodes are logistic classifiers:
 P(CLASSES[1]) = sigmoid(score).
 """
@@ -55,6 +56,17 @@ def _number(value, k):
     if not math.isfinite(v):
         raise ValueError("column %d (%r) must be a finite number, got %r" % (k, FEATURES[k], value))
     return v
+
+
+def _category(value, k):
+    # refused, as in a numeric column: olctc does not impute, and str(None) is no category
+    try:
+        missing = value is None or bool(value != value)  # NaN, and pandas' NaT, are unequal to themselves
+    except TypeError:  # pandas' NA, whose truth value raises
+        missing = True
+    if missing:
+        raise ValueError("column %d (%r) must be a category, got the missing value %r" % (k, FEATURES[k], value))
+    return str(value)
 
 
 def _score(s, t):
@@ -99,7 +111,7 @@ def _encoder(tree) -> list[str]:
             out.append(f"    x[{j}] = _number(v[{k}], {k})  # {comment(col.name)}")
             j += 1
             continue
-        out.append(f"    c = str(v[{k}])  # {comment(col.name)} (categorical)")
+        out.append(f"    c = _category(v[{k}], {k})  # {comment(col.name)} (categorical)")
         for cat in col.categories:
             out.append(f"    if c == {cat!r}:")
             out.append(f"        x[{j}] = 1.0")
