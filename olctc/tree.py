@@ -198,6 +198,11 @@ class Explanation:
             out.append(f"node {s.node} (layer {s.layer}): {what}")
             for f, v, c in s.contributions:
                 out.append(f"    {c:+.4g}  {name(f)} = {v:.6g}")
+            # the lines add up to the score (contributions are w_j times the standardised x_j, as in the JSON)
+            rest = s.score - s.bias - math.fsum(c for _, _, c in s.contributions)
+            if abs(rest) > 1e-9 * max(1.0, abs(s.score)):
+                out.append(f"    {rest:+.4g}  the other features")
+            out.append(f"    {s.bias:+.4g}  bias")
         out.append(f"prediction: {self.label!r} with probability {self.label_probability:.4f}")
         return out
 

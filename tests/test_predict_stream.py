@@ -767,3 +767,16 @@ def test_predict_target_log_loss_is_exact_for_confident_mistakes(tmp_path, capsy
     assert code == 0, err
     assert out.splitlines()[-1] == ("accuracy 0.5000, balanced accuracy 0.5000, log loss 400.0000, Brier score 0.5000 "
                                     "on 2 rows (column 'y'; every row is -1: balanced accuracy is its recall)")
+
+
+def test_predict_target_huge_log_loss_in_scientific_notation(tmp_path, capsys):
+    """A confident mistake on a row of 1e308 costs about 1e308: '.4f' printed its 300 digits (QA pass,
+    2026-12-03)."""
+    from olctc.tree import Tree
+
+    save(Tree.from_arrays([[1.0]], [0.0], feature_names=["x"]), tmp_path / "t.json")
+    (tmp_path / "d.csv").write_text("x,y\n1e308,-1\n-5,-1\n")
+    code, out, err = cli_main(["predict", tmp_path / "t.json", tmp_path / "d.csv", "--target", "y",
+                               "-o", tmp_path / "p.csv"], capsys)
+    assert code == 0, err
+    assert ", log loss 5.0000e+307, Brier score 0.5000 on 2 rows" in out.splitlines()[-1], out

@@ -7,6 +7,7 @@ not depend on the MILP pipeline.
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 import pytest
@@ -253,6 +254,16 @@ def test_explain_walks_the_path(name, depth):
         assert all(step["confidence"] >= 0.5 for step in d["path"])
         assert d["path"][-1]["confidence"] == pytest.approx(d["probability"], abs=1e-15)
         assert ex.lines()[-1].startswith("prediction:")
+        # the text's lines under a node add up to its score (shown contributions, the other features, the
+        # bias), which the text left out (QA pass, 2026-12-03)
+        text = ex.lines()
+        for s in ex.steps:
+            k = next(j for j, line in enumerate(text) if line.startswith(f"node {s.node} "))
+            terms = [float(line.split()[0]) for line in itertools.takewhile(lambda t: t.startswith("    "),
+                                                                             text[k + 1:])]
+            assert text[k + len(terms)].endswith("  bias") and float(text[k + len(terms)].split()[0]) == \
+                pytest.approx(s.bias, rel=1e-3)
+            assert sum(terms) == pytest.approx(s.score, abs=6e-4 * sum(map(abs, terms)) + 1e-9), (text, s.score)
 
 
 def test_explain_takes_raw_cells():
