@@ -16,19 +16,25 @@ Label = int | float | str
 
 def _parse_float(s: str) -> float | None:
     try:
-        return number_text(s)  # not "1_000", which Python reads as 1000 and no CSV writer means
+        value = number_text(s)  # not "1_000", which Python reads as 1000 and no CSV writer means
     except ValueError:
         return None
+    # float() reads any Unicode digits ('٣' as 3, fullwidth '１２' as 12), refused as "1_000" is; the
+    # whitespace around a cell (a no-break space) is no part of it. isascii() costs nothing on ASCII text.
+    return value if s.isascii() or s.strip().isascii() else None
 
 
-def _grouped(vals: Sequence[Any] | np.ndarray) -> bool:
-    """Whether a cell has an underscore (Python's digit grouping, which ``float`` accepts)."""
+def _not_plain(vals: Sequence[Any] | np.ndarray) -> bool:
+    """Whether a cell holds what ``float`` reads as a number and ``_parse_float`` refuses: an underscore
+    (Python's digit grouping) or non-ASCII text once stripped (Unicode digits)."""
     if isinstance(vals, np.ndarray) and vals.dtype.kind in "biuf":  # numbers (Schema.encode of parsed cells)
         return False
     try:
-        return "_" in "".join(vals)
+        text = "".join(vals)
     except TypeError:  # not all strings
-        return any("_" in v for v in vals if isinstance(v, str))
+        return any(_not_plain([v]) for v in vals if isinstance(v, str))
+    # text.isascii() is a flag of the string: ASCII columns, nearly all, pay for the join only, as before
+    return "_" in text or (not text.isascii() and any(not v.strip().isascii() for v in vals))
 
 
 def line_of(k: int, lines: int | Sequence[int] | np.ndarray) -> int:
@@ -95,8 +101,9 @@ def _parse_column(vals: Sequence[Any] | np.ndarray, name: str, source: str,
                   line_offset: int | Sequence[int] | np.ndarray | None = 2) -> np.ndarray:
     """One column as floats, NaN and inf included; the first cell that is no number is an error."""
     try:
-        # numpy parses strings as Python does ("1_000" -> 1000): those go the slow path, which refuses them
-        arr = None if _grouped(vals) else np.asarray(vals, dtype=np.float64)
+        # numpy parses strings as Python does ("1_000" -> 1000, '٣' -> 3): those go the slow path, which
+        # refuses them
+        arr = None if _not_plain(vals) else np.asarray(vals, dtype=np.float64)
     except (ValueError, TypeError, OverflowError):  # OverflowError: a Python int beyond float64
         arr = None
     if arr is None:

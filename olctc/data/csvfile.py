@@ -3,21 +3,24 @@ columns one-hot encoded (see the package docstring for the rules)."""
 from __future__ import annotations
 
 import array
+import contextlib
+import csv
 import io
 import itertools
 import math
 import operator
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from olctc.data.cells import (_DECIMAL_COMMA, _at, _cell, line_of, _looks_missing, _not_a_number, _parse_float,
-                              _to_float_column)
+from olctc.data.cells import (_DECIMAL_COMMA, _at, _cell, line_of, _looks_missing, _not_a_number, _not_plain,
+                              _parse_float, _to_float_column)
 from olctc.data.dataset import Column, Dataset, Schema
 from olctc.data.labels import binarise_labels, _no_label, _warn_missing_marker
-from olctc.data.table import SEPARATORS_READ, Table, TableStream, read_table
+from olctc.data.table import SEPARATORS_READ, RowChunk, Table, TableStream
 from olctc.data.weights import check_weights
 from olctc.errors import OlctcError, param_error, shorten
 
@@ -240,7 +243,7 @@ def _read_columns(path: str | Path, target: str, drop: Sequence[Any], weight_col
 
 
 def _stream_columns(path: Path, target: str, drop: Sequence[Any], weight_column: str | None) -> _Read | None:
-    stream = TableStream(path, digest=True)
+    stream = CsvStream(path, digest=True)
     header = stream.header
     roles = _roles(header, target, drop, weight_column)
     lines = array.array("q")
@@ -352,12 +355,12 @@ def _number_block(rows: list[list[str]], idx: list[int]) -> np.ndarray | None:
     try:
         if 2 * len(set(sample)) <= len(sample):  # few different texts (0/1 features): each converted once
             uniq = set(flat)
-            if "_" in "".join(uniq):  # float() reads "1_000" as 1000
+            if _not_plain(list(uniq)):  # float() reads "1_000" as 1000, '٣' as 3
                 return None
             value = {c: float(c) for c in uniq}
             arr = np.array(list(map(value.__getitem__, flat)), dtype=np.float64)
         else:
-            if "_" in "".join(flat):
+            if _not_plain(flat):
                 return None
             arr = np.array(flat, dtype=np.float64)  # each cell as float() reads it
     except (ValueError, TypeError, OverflowError):
@@ -372,19 +375,18 @@ _SAMPLE_CELLS = 2000
 
 
 def _all_stripped_numbers(vals: Sequence[str]) -> bool:
-    """Whether every cell, stripped, is a finite number for ``float`` (a superset of np.loadtxt's)."""
+    """Whether every cell, stripped, is a finite number as ``_parse_float`` reads one (a superset of
+    np.loadtxt's: '1_000' and '٣', which neither reads, send no file to the slower whole reading)."""
     for v in vals:
-        try:
-            if not math.isfinite(float(v.strip())):
-                return False
-        except ValueError:
+        f = _parse_float(v.strip())
+        if f is None or not math.isfinite(f):
             return False
     return True
 
 
 def _whole_columns(path: str | Path, target: str, drop: Sequence[Any], weight_column: str | None) -> _Read:
     """``_read_columns`` by reading the file whole, every cell a string (read_csv's reading before)."""
-    table = read_table(path)
+    table = _read_table(path)
     header, rows = table.header, table.rows
     roles = _roles(header, target, drop, weight_column)
     cells: dict[int, list[str]] = {}
@@ -394,6 +396,194 @@ def _whole_columns(path: str | Path, target: str, drop: Sequence[Any], weight_co
         cells = {j: [r[j] for r in rows] for j in (ti, wi, *feats) if j is not None}
         X = _all_numeric(table, feats)
     return _Read(header, len(rows), table.lines, table.sha256, cells, {}, X)
+
+
+def _read_table(path: str | Path) -> Table:
+    """``read_table`` with ``CsvStream``'s messages."""
+    stream = CsvStream(path, keep=True)
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    for chunk in stream.chunks():
+        rows += chunk.rows
+        lines += chunk.lines
+    return Table(stream.header, rows, stream.sha256, stream.text, np.asarray(lines, dtype=np.int64),
+                 stream.delimiter)
+
+
+#: Read after a file's text when checking its quotes: a quoted field still open at the end takes it in.
+_END_MARK = "\ue000olctc: end of the file\ue000"
+
+#: A row with the wrong number of fields, as ``TableStream`` words it.
+_RAGGED = re.compile(r": line \d+ has \d+ fields, the header has \d+$")
+
+#: Separators that a header read as comma-separated may hold in its names: the file's own, then.
+_OTHER_SEPARATORS = {"\t": "tabs", ";": "semicolons", "|": "'|' characters"}
+
+#: csv's cell size limit while checking quotes, as ``TableStream``'s (an open field holds the rest of the file).
+_FIELD_LIMIT = 1 << 30
+
+
+class CsvStream(TableStream):
+    """``TableStream`` (read_csv's, predict's and explain's reading) with faults of a file's CSV syntax
+    named by what to fix: a quoted field never closed, a carriage return inside an unquoted cell, an
+    unnamed index column (pandas' and R's default), a header read as comma-separated that holds the
+    separator of the other lines.
+
+    csv.reader keeps a quoted field still open at the end of the text as a cell, without a word: one
+    stray '"' made the rest of the file one cell (10 points read of 1000, or a class label of
+    megabytes). Such a field ends the last row read, or makes it ragged; only then is the file read
+    again to find the quote (``_open_quote_line``), so a file read well costs nothing more.
+
+    ``index_column``: an unnamed first column is no fault: its name stays "" (predict and explain, which
+    ignore the columns a tree does not use, and a tree uses no unnamed one).
+    """
+
+    def __init__(self, path: str | Path, *, keep: bool = False, digest: bool = False,
+                 index_column: bool = False) -> None:
+        self.index_column = index_column
+        super().__init__(path, keep=keep, digest=digest)
+
+    def chunks(self, size: int | None = None, stop: int | None = None) -> Generator[RowChunk, None, None]:
+        last: list[str] | None = None  # the last row read: a field open at the end of the file ends it
+        with contextlib.closing(super().chunks(size, stop)) as chunks:
+            try:
+                for chunk in chunks:
+                    last = chunk.rows[-1]
+                    yield chunk
+            except OlctcError as exc:
+                if stop is not None and self.rows_read > stop:
+                    raise  # the rest of the file was not read (explain): it is not checked either
+                if _RAGGED.search(str(exc)) or _line_break(last if last is not None else self.header):
+                    self._check_quotes()
+                hint = self._separator_hint(exc)
+                if hint is not None:
+                    raise hint from None
+                raise
+        if stop is not None and self.rows_read > stop:
+            return
+        if _line_break(last if last is not None else self.header) or _quote_in_unended_line(self.path):
+            self._check_quotes()
+
+    def _check_quotes(self) -> None:
+        line = _open_quote_line(self.path)
+        if line is not None:
+            raise OlctcError(f"{self.path}: line {line}: a quoted field opened here is never closed (a stray "
+                             "'\"'?) and runs to the end of the file; remove that quote or close it (a '\"' "
+                             "inside a quoted field is written '\"\"')")
+
+    def _separator_hint(self, exc: OlctcError) -> OlctcError | None:
+        """A ragged row of a file whose header has a comma, read as comma-separated, and names holding
+        tabs (';', '|'): the other lines are separated by those, the comma is inside a name."""
+        if self.delimiter != "," or not _RAGGED.search(str(exc)):
+            return None
+        held = next((name for d, name in _OTHER_SEPARATORS.items() if any(d in h for h in self.header)), None)
+        if held is None:
+            return None
+        return OlctcError(f"{exc}; the header was read as comma-separated ({len(self.header)} fields) because it "
+                          f"has a comma, but it also holds {held}: quote the name that holds the comma, or "
+                          "remove the comma")
+
+    @contextlib.contextmanager
+    def _parsing(self) -> Iterator[None]:
+        with super()._parsing():
+            try:
+                yield
+            except csv.Error as exc:
+                # csv's own words ("new-line character seen in unquoted field - do you need to open the
+                # file in universal-newline mode?") name no line and advise Python code
+                if "new-line character" not in str(exc):
+                    raise
+                line = self._reader.line_num
+                for _ in self._pieces:  # a read or decoding error further on comes first, as for csv's errors
+                    pass
+                raise OlctcError(f"{self.path}: line {line}: a carriage return ('\\r') inside an unquoted cell, "
+                                 "or mixed line endings; quote that cell, or save the file with one kind of line "
+                                 "ending (all '\\n' or all '\\r\\n')") from None
+
+    def _check_header(self) -> None:
+        header = self.header
+        if len(header) > 1 and header[0] == "" and any(header) and self.index_column:
+            # the other names checked as TableStream checks them; no name read is " " (names are stripped)
+            header[0] = " "
+            try:
+                super()._check_header()
+            finally:
+                header[0] = ""
+            return
+        if len(header) > 1 and header[0] == "" and any(header):
+            # TableStream said "the header has an empty column name": no place, no cause, no fix
+            raise OlctcError(f"{self.path}: the header's first column (column 1) has no name: it looks like "
+                             "the index column that pandas' to_csv and R's write.csv write by default; save the "
+                             "file without it (pandas: to_csv(..., index=False); R: write.csv(..., row.names = "
+                             "FALSE)), or name the column")
+        super()._check_header()
+
+
+def _line_break(cells: Sequence[str]) -> bool:
+    return any("\n" in c or "\r" in c for c in cells)
+
+
+def _quote_in_unended_line(path: Path, block: int = 1 << 16) -> bool:
+    """Whether a plain file's last line has a '"' and no line break after it: the line breaks ending
+    the other lines end a quoted field still open in the row read last. A gzip file is not checked
+    (no cheap way to its end): a quote left open in a last line without a line break there goes unseen."""
+    if not path.is_file():  # a pipe (<(zcat f.csv.gz)): opening it again would wait for a writer forever
+        return False
+    with open(path, "rb") as fh:
+        if fh.read(2) == b"\x1f\x8b":
+            return False
+        end = fh.seek(0, io.SEEK_END)
+        fh.seek(max(0, end - 1))
+        if end == 0 or fh.read(1) in b"\r\n":
+            return False
+        while end > 0:
+            start = max(0, end - block)
+            fh.seek(start)
+            text = fh.read(end - start)
+            cut = max(text.rfind(b"\n"), text.rfind(b"\r"))
+            if b'"' in text[cut + 1:]:
+                return True
+            if cut >= 0:
+                return False
+            end = start
+    return False
+
+
+def _open_quote_line(path: Path) -> int | None:
+    """The line of the '"' opening a field that is still open at the end of ``path``, or None.
+
+    The text is read again as ``TableStream`` reads it, then ``_END_MARK``: only a field still open takes
+    that in (else it is a row of its own). The lines after the quote are those of that field. A pipe,
+    which cannot be read again, is not checked.
+    """
+    from olctc.data.table import _byte_blocks, _line_pieces, _text_blocks
+
+    if not path.is_file():
+        return None
+
+    newlines = 0
+
+    def counted(pieces: Iterable[str]) -> Iterator[str]:
+        nonlocal newlines
+        for piece in pieces:
+            newlines += piece.count("\n")
+            yield piece
+
+    limit = csv.field_size_limit()
+    last: list[str] | None = None
+    try:
+        csv.field_size_limit(max(limit, _FIELD_LIMIT))
+        delimiter, pieces = _line_pieces(path, _text_blocks(path, _byte_blocks(path)), None)
+        lines = itertools.chain.from_iterable(map(io.StringIO, counted(pieces)))
+        for last in csv.reader(itertools.chain(lines, [_END_MARK]), delimiter=delimiter):
+            pass
+    except (OlctcError, csv.Error):  # a fault of the file's own, which its reading reports
+        return None
+    finally:
+        csv.field_size_limit(limit)
+    if not last or last == [_END_MARK] or not last[-1].endswith(_END_MARK):
+        return None
+    return newlines + 1 - last[-1].count("\n")
 
 
 #: One-hot values below which the encoding is cheap (80 MB) and compile's size check, which names the
@@ -425,7 +615,9 @@ def _columns_text(header: Sequence[str], name: object = None) -> str:
     ``name`` that is not there; then the column most like ``name``, if one is close."""
     import difflib
 
-    text = ", ".join(header[:12]) + (f" ... ({len(header)} columns, the last {header[-1]})" if len(header) > 12 else "")
+    # each name cut: a header that swallowed lines (a quoted name) made a message of megabytes
+    text = ", ".join(map(shorten, header[:12])) + \
+        (f" ... ({len(header)} columns, the last {shorten(header[-1])})" if len(header) > 12 else "")
     if not isinstance(name, str):  # read_csv's target may be any object: its message quotes it
         return text
     folded = {h.casefold(): h for h in reversed(header)}  # the first of names differing only in case
