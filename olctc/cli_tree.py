@@ -294,6 +294,8 @@ class _Scorer:
         self.tree, self.data, self.target = tree, data, target
         self.where = header.index(target)
         self.index = {c: k for k, c in enumerate(tree.classes)}  # 0: the negative class, 1: the positive
+        self.rest = _one_against_rest(tree.classes)
+        self.as_rest: dict[str, None] = {}  # labels scored as the negative class by that rule, in file order
         self.counts = np.zeros((2, 2), dtype=np.int64)  # [true class, predicted class]
         self.log_loss = self.brier = 0.0
         self.error: OlctcError | None = None
@@ -312,6 +314,9 @@ class _Scorer:
         for raw, code in codes.items():
             cell = raw.strip()
             c = None if _no_label(cell) else self.index.get(_label_value(cell))
+            if c is None and self.rest and not _no_label(cell):
+                c = 0  # as training counted it: every label but the positive one is the rest
+                self.as_rest.setdefault(repr(_label_value(cell)))
             klass[code] = -1 if c is None else c
         truth = klass[inv]
         bad = np.flatnonzero(truth < 0)
@@ -337,14 +342,37 @@ class _Scorer:
         right = np.diag(self.counts)
         per_class = self.counts.sum(axis=1)
         acc = f"accuracy {right.sum() / n:.4f}"
-        proba = f"log loss {self.log_loss / n:.4f}, Brier score {self.brier / n:.4f}"
+        loss = self.log_loss / n  # unclipped: a confident mistake on a row of 1e308 costs about 1e306
+        proba = f"log loss {loss:.4f}" if loss < 1e6 else f"log loss {loss:.4e}"
+        proba += f", Brier score {self.brier / n:.4f}"
         if (per_class == 0).any():  # a class with no row has no recall: left out, as scikit-learn and fit do
             k = int(np.argmax(per_class))
             return (f"{acc}, balanced accuracy {right[k] / n:.4f}, {proba} on {n} rows (column {self.target!r}; "
-                    f"every row is {self.tree.classes[k]!r}: balanced accuracy is its recall)")
+                    f"every row is {self.tree.classes[k]!r}: balanced accuracy is its recall{self._rest_note()})")
         recall = right / per_class
         return (f"{acc}, balanced accuracy {recall.mean():.4f}, {proba} on {n} rows (column {self.target!r}; recall "
-                f"{recall[0]:.4f} of {self.tree.classes[0]!r}, {recall[1]:.4f} of {self.tree.classes[1]!r})")
+                f"{recall[0]:.4f} of {self.tree.classes[0]!r}, {recall[1]:.4f} of {self.tree.classes[1]!r}"
+                f"{self._rest_note()})")
+
+    def _rest_note(self) -> str:
+        """'; 0, 1 scored as 'not 2'' when the one-against-the-rest rule took labels the tree does not name."""
+        if not self.as_rest:
+            return ""
+        shown = list(self.as_rest)
+        more = f" and {len(shown) - 5} more" if len(shown) > 5 else ""
+        return f"; {', '.join(shorten(v) for v in shown[:5])}{more} scored as {self.tree.classes[0]!r}"
+
+
+def _one_against_rest(classes: Sequence) -> bool:
+    """Whether a tree's negative class is the rest of a one-against-the-rest fit: "not P" for positive class P.
+
+    Training (``olctc.data.labels.binarise_labels``, ``--positive-class`` on a column of three or more labels)
+    names the rest so and records nothing else of it, so the name is the rule. A binary column whose labels
+    are literally P and "not P" reads the same: there a label other than the two is "not P" by its class's
+    own name, and the score line lists every label so taken.
+    """
+    neg, pos = classes
+    return isinstance(neg, str) and neg == f"not {pos}"  # binarise_labels' own spelling of the rest
 
 
 @click.command("predict")
@@ -372,7 +400,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
     only once all of it has been read and checked: -o FILE is written beside FILE and renamed onto it,
     standard output gets the rows from an unnamed temporary file (in TMPDIR) at the end.
     """
-    from olctc.data import TableStream
+    from olctc.data.csvfile import CsvStream  # TableStream naming faults of CSV syntax (read_csv's too)
     from olctc.io import check_interrupt, is_stdout
     from olctc.tree import ScoreOverflow
 
@@ -386,7 +414,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
         # CSV is text: a .txt of predictions is no mistake, a .json or .py is
         check_suffix(output, "predict", "predictions (CSV)", (".csv", ".txt"))
     t = load_tree_file(tree)
-    stream = TableStream(data)
+    stream = CsvStream(data, index_column=True)  # pandas' or R's unnamed index column: unused, ignored
     header = stream.header
     head = ([id_column] if id_column else []) + ["prediction"] + ([f"proba_{c}" for c in t.classes] if proba else [])
     # Faults are raised in the order of the checks of the whole file, once all of it has been read:
@@ -458,12 +486,13 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
 
     DATA.csv is read up to the row (all of it when the row is beyond its end, to say how many it has).
     """
-    from olctc.data import RowChunk, TableStream
+    from olctc.data import RowChunk
+    from olctc.data.csvfile import CsvStream  # TableStream naming faults of CSV syntax (read_csv's too)
     from olctc.export._names import printable
     from olctc.tree import ScoreOverflow
 
     t = load_tree_file(tree)
-    stream = TableStream(data)
+    stream = CsvStream(data, index_column=True)
     picked = None
     for chunk in stream.chunks(stop=row if row >= 0 else None):
         if chunk.first <= row < chunk.first + len(chunk.rows):

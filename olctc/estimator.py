@@ -87,7 +87,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         When fitted already, start the next fit's solve from the fitted tree instead of the greedy warm
         start (scikit-learn's meaning): a refit with another C, ``time_limit`` or ``depth`` (a deeper tree
         starts from this one's layers) goes on from it, and the tree kept is never worse by the new model's
-        objective. The classes must be the same; features are matched by name.
+        objective. The classes must be the same, and the depth at least the fitted tree's (else OlctcError);
+        features are matched by name. A fitted tree that breaks ``min_leaf`` on the points of the new fit
+        cannot start it: that fit starts from the greedy tree, as with ``warm_start=False``, and warns.
     min_leaf : int, default 0
         Training points every last-layer node holds: none or at least ``min_leaf`` (``olctc fit
         --min-leaf``; scikit-learn's ``min_samples_leaf`` for the regions of the fixed-depth tree). 0: no
@@ -208,11 +210,13 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
 
         from olctc.data import check_classes_weigh, class_weight_by_label, from_arrays
         from olctc.fit import fit as olctc_fit
+        from olctc.warmstart import LeafTooSmall
 
         spec = self._spec()
         solver = self._solver(spec)
         self._check_flags()
-        previous = self.export_tree() if self.warm_start and hasattr(self, "tree_") else None
+        # not export_tree(): a label no tree file holds (numpy.datetime64) still starts the next fit
+        previous = self._labelled_tree() if self.warm_start and hasattr(self, "tree_") else None
         names = _generic_column_names(X)
         with _float_range(self, "X"):
             X, y = validate_data(self, X, y, dtype=np.float64)
@@ -253,10 +257,21 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
             check_classes_weigh(sample_weight, np.where(y01 == 1, 1, -1), labels, "sample_weight")
         ds = from_arrays(X, y01, feature_names, positive_class=1, name=type(self).__name__,
                          sample_weight=sample_weight)
-        start = None if previous is None else _coded_start(previous, labels)
-        res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
-                        test_size=0.0, refine=bool(self.refine), verbose=bool(self.verbose),
-                        echo=print, start_tree=start)
+        start = None if previous is None else _coded_start(previous, labels, spec.depth)
+        try:
+            res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
+                            test_size=0.0, refine=bool(self.refine), verbose=bool(self.verbose),
+                            echo=print, start_tree=start)
+        except LeafTooSmall as exc:
+            if start is None:
+                raise
+            # The rows decide this, not the parameters: the fitted tree was only a start, and the fit it
+            # cannot start is the one warm_start=False makes (time_limit anew: a cut limit could refuse it).
+            warnings.warn(f"{type(self).__name__}: warm_start: the fitted tree breaks min_leaf={spec.min_leaf} on "
+                          f"these training points ({_leaf_why(exc)}); this fit starts from the greedy tree, as "
+                          "with warm_start=False", UserWarning, stacklevel=3)
+            res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
+                            test_size=0.0, refine=bool(self.refine), verbose=bool(self.verbose), echo=print)
         self.tree_ = res.tree
         self.summary_ = res.summary
         if "class_weights" in res.summary:  # keyed by the fit's 0/1 codes: the user's labels instead
@@ -349,7 +364,26 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         return self.tree_.feature_importances()
 
     def export_tree(self):
-        """The fitted tree with the original class labels (negative, positive), for olctc's exporters."""
+        """The fitted tree with the original class labels (negative, positive), for olctc's exporters.
+
+        A tree holds int, float or str labels (a tree file stores no others): labels of another type, which
+        fit and predict take as scikit-learn does (numpy.datetime64, ...), raise OlctcError here."""
+        from olctc.tree import _check_label
+
+        t = self._labelled_tree()
+        for what, label in zip(("negative", "positive"), t.classes):
+            try:
+                if isinstance(label, np.timedelta64):  # Tree's rule would take it for the integer numpy calls it
+                    raise OlctcError(f"the {what} class must be an int, float or str; got timedelta64 {label!r}")
+                _check_label(label, f"the {what} class")  # Tree's own rule, which the copy skips
+            except OlctcError as exc:
+                raise OlctcError(f"{type(self).__name__}.export_tree(): {exc}; a tree holds no other labels: fit on "
+                                 "y mapped to str (y.astype(str)) or int to export it") from None
+        return t
+
+    def _labelled_tree(self) -> Any:
+        """The fitted tree with the original class labels, unchecked (the ONNX converter and warm_start map
+        them on)."""
         import copy
 
         check_is_fitted(self, "tree_")
@@ -401,18 +435,25 @@ class OCTHClassifier(OLCTClassifier):
                          min_leaf=min_leaf)
 
 
-def _coded_start(previous: Any, labels: tuple) -> Any:
-    """The previous fit's tree (with its user labels) as a start for a fit whose data code ``labels``
-    (negative, positive) as 0 and 1."""
+def _coded_start(previous: Any, labels: tuple, depth: int) -> Any:
+    """The previous fit's tree (with its user labels) as a start for a fit of ``depth`` whose data code
+    ``labels`` (negative, positive) as 0 and 1."""
     import copy
 
     from olctc.start_tree import label_key
 
-    key = [label_key(_py_label(c)) for c in labels]
-    had = [label_key(c) for c in previous.classes]
+    def start_key(c: Any) -> str:  # label_key takes a timedelta64 for an integer, as numpy does
+        return repr(c) if isinstance(c, np.timedelta64) else label_key(_py_label(c))
+
+    key = [start_key(c) for c in labels]
+    had = [start_key(c) for c in previous.classes]
     if sorted(had) != sorted(key):
         raise OlctcError(f"warm_start: the fitted tree separates classes {list(previous.classes)}; y holds "
                          f"{[_py_label(c) for c in labels]}: fit a new estimator (or warm_start=False)")
+    if previous.depth > depth:  # as the classes, a choice of the parameters: said in theirs, before any work
+        raise OlctcError(f"warm_start: the fitted tree has depth {previous.depth}, deeper than the model's {depth} "
+                         f"(depth={depth}): a start may be shallower, not deeper; set depth={previous.depth} or more, "
+                         "or warm_start=False")
     start = copy.copy(previous)
     start.classes = tuple(key.index(c) for c in had)
     return start
@@ -427,6 +468,16 @@ def _float_range(est: Any, what: str) -> Iterator[None]:
     except OverflowError:
         raise OlctcError(f"{type(est).__name__}: {what} holds a number beyond the float64 range (about "
                          "1.8e308); rescale it") from None
+
+
+def _leaf_why(exc: BaseException) -> str:
+    """Which node breaks min_leaf: ``olctc.start_tree`` re-raises the warm start's LeafTooSmall in
+    command-line words, the original (its context) has the bare reason."""
+    from olctc.warmstart import LeafTooSmall
+
+    inner = exc.__context__ if isinstance(exc.__context__, LeafTooSmall) else exc
+    why = getattr(inner, "why", "")
+    return why if inner is not exc and why else "a last-layer node holds fewer points than that"
 
 
 def _warn_unless_optimal(est: Any, summary: dict) -> None:
@@ -493,6 +544,8 @@ def _homogeneous_labels(y: np.ndarray) -> np.ndarray:
 def _py_label(v: Any) -> Any:
     if isinstance(v, (bool, np.bool_)):
         return int(v)
+    if isinstance(v, np.timedelta64):  # a numpy integer type, yet a duration: int() of one in days fails
+        return v
     if isinstance(v, np.integer):
         return int(v)
     if isinstance(v, np.floating):
@@ -550,7 +603,7 @@ def _check_onnx_inputs(operator) -> None:
 
 
 def _export_tree_for_onnx(est, nocl: bool = False):
-    tree = est.export_tree()
+    tree = est._labelled_tree()  # its labels are replaced below by ones ONNX holds
     labels = est.classes_
     if nocl:  # skl2onnx's option: labels are indices into classes_ (olctc's order is negative, positive)
         tree.classes = (1 - est._pos_index, est._pos_index)

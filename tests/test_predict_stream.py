@@ -54,7 +54,7 @@ def old_table_bytes(path: Path) -> bytes:
         raise OlctcError(f"{path}: cannot read: {exc}") from None
 
 
-def old_read_table(path) -> Table:
+def old_read_table(path, named_cr: bool = False) -> Table:
     path = Path(path)
     raw = old_table_bytes(path)
     try:
@@ -75,6 +75,10 @@ def old_read_table(path) -> Table:
             ends.append(reader.line_num)
         starts = np.asarray(ends[:-1], dtype=np.int64) + 1
     except csv.Error as exc:
+        if named_cr and "new-line character" in str(exc):  # csv's words, named by their line since (CsvStream)
+            raise OlctcError(f"{path}: line {reader.line_num}: a carriage return ('\\r') inside an unquoted cell, or "
+                             "mixed line endings; quote that cell, or save the file with one kind of line ending "
+                             "(all '\\n' or all '\\r\\n')") from None
         raise OlctcError(f"{path}: not a readable CSV file: {exc}") from None
     finally:
         csv.field_size_limit(limit)
@@ -143,7 +147,7 @@ def old_predict(tree, data, proba=False, id_column=None, output=None) -> tuple[i
     err = []
     try:
         t = load_tree_file(tree)
-        table = old_read_table(data)
+        table = old_read_table(data, named_cr=True)
         header, rows, lines = table.header, table.rows, table.lines
         if id_column is not None and id_column not in header:
             from olctc.data.csvfile import _columns_text  # the message's wording changed since (the last column)
@@ -198,7 +202,7 @@ def old_explain(tree, data, row) -> tuple[int, str, str]:
     err = []
     try:
         t = load_tree_file(tree)
-        table = old_read_table(data)
+        table = old_read_table(data, named_cr=True)
         header, rows, lines = table.header, table.rows, table.lines
         if not 0 <= row < len(rows):
             span = f"0 to {len(rows) - 1}" if rows else "none"
