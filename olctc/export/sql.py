@@ -9,7 +9,8 @@ feature) and ``olctc_s<t>`` (one per node), which standard SQL cannot leave out 
 those names (a table scored before) makes the query fail with the database's "ambiguous column" error naming
 it (the ``olctc_guard`` row), where the table's column would otherwise have been read in place of the query's.
 
-Only standard SQL: common table expressions, ``CASE``, arithmetic and ``EXP``. Safety rule: a
+Only standard SQL: common table expressions, ``CASE``, ``BETWEEN``, ``CAST``, arithmetic and ``EXP``, and one
+``SELECT`` without ``FROM`` (the guard row; Oracle before 23c would want ``FROM DUAL``). Safety rule: a
 user-controlled string (column, category, class label) appears only as a quoted identifier ("" doubled)
 or string literal ('' doubled), or in a comment after ``_names.comment`` (no line break can end it).
 Input columns are read as ``olctc_input."name"``: SQLite takes an unqualified double-quoted name that
