@@ -78,7 +78,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
         raise param_error("cpus_per_task", f"at most {MAX_THREADS} (each task's solver threads) unless "
                           "--threads is given", cpus_per_task)
     # The tasks run `olctc solve --time-limit --threads` later, on the cluster: check the values now.
-    validate_limits(time_limit=time_limit, threads=threads, cli=True)
+    validate_limits(time_limit=time_limit, threads=threads, cli=True, unlimited=False)
     slurm = SlurmOptions(cpus_per_task, mem, partition, account)
     check_slurm_options(slurm)
     if olctc_cmd is not None and (cmd_warning := check_olctc_cmd(olctc_cmd)):
@@ -182,7 +182,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
         check_final_folder(folder)  # before decoding every task
     if grid.is_dir():  # else collect names what is missing
         check_writable(grid / "cv_results.json")  # a read-only grid folder: now, not after decoding every task
-    validate_limits(time_limit=time_limit, threads=threads, cli=True)
+    validate_limits(time_limit=time_limit, threads=threads, cli=True, unlimited=False)
     if not emit_final and (grid / "grid.json").is_file():  # else collect names what is wrong with the folder
         check_final_time_limit(read_grid(folder), time_limit)  # before decoding every task
     col = collect(folder, data_path=data, scoring=scoring)

@@ -309,10 +309,17 @@ def test_grid_bad_input(tmp_path):
                  "-o", str(tmp_path / "a"))
     assert res.returncode == 2 and "MIQP" in res.stderr
     res = cli_here("grid", str(data), "--target", "y", "--folds", "9", "-o", str(tmp_path / "a"))
-    assert res.returncode == 2 and "stratified folds" in res.stderr
-    # the tasks would only fail on the cluster, one by one
+    assert res.returncode == 2 and "stratified folds" in res.stderr and "use --folds 8 or fewer, or more data" \
+        in res.stderr
+    # a fold count the data cannot give at any --folds: no advice to use --folds 2 (QA pass, 2026-12-03)
+    res = cli_here("grid", str(data), "--target", "y", "--test-size", "0.9", "--folds", "2", "-o", str(tmp_path / "a"))
+    assert res.returncode == 2 and res.stderr.endswith("point(s) of one class; use a smaller --test-size or more "
+                                                       "data\n"), res.stderr
+    # the tasks would only fail on the cluster, one by one; leaving the option out gives 600 s, not no limit
     res = cli_here("grid", str(data), "--target", "y", "--time-limit", "1e10", "-o", str(tmp_path / "a"))
-    assert res.returncode == 2 and "The 'time_limit' parameter (--time-limit) must be" in res.stderr
+    assert res.returncode == 2 and res.stderr == ("error: The 'time_limit' parameter (--time-limit) must be a "
+                                                  "positive number of seconds, at most 1e7 (115 days). Got "
+                                                  "10000000000.0 instead.\n"), res.stderr
     res = cli_here("grid", str(data), "--target", "y", "--threads", "0", "-o", str(tmp_path / "a"))
     assert res.returncode == 2 and "The 'threads' parameter (--threads) must be" in res.stderr
     assert not (tmp_path / "a").exists()
@@ -984,3 +991,43 @@ def test_decode_refuses_a_source_dataset_that_is_not_the_manifests(solved_grid):
         decode_file(man, sol, source=load("heart"))
     with pytest.raises(OlctcError, match=r"^The 'source' parameter must be an olctc Dataset"):
         decode_file(man, sol, source="heart.csv")
+
+
+def test_collect_refuses_task_folders_of_another_grid(solved_grid, tmp_path):
+    """A task folder holding another task's model and solution (copied back from another grid: other C values,
+    another seed's folds) was decoded and scored as this task: trees labelled with this grid's C, or scored on
+    points they were trained on, exit 0 (QA pass, 2026-12-03). Each task's manifest says what it was compiled
+    for: collect compares it with grid.json."""
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    tasks = json.loads((g / "grid.json").read_text())["tasks"]
+    t0 = tasks[0]
+    other_C = next(t for t in tasks if t["fold"] == t0["fold"] and t["C"] != t0["C"])
+    other_fold = next(t for t in tasks if t["fold"] != t0["fold"] and t["C"] == t0["C"])
+    for dst, src in ((t0, other_C), (other_fold, t0)):
+        shutil.rmtree(g / f"tasks/{dst['task']:04d}")
+        shutil.copytree(out / f"tasks/{src['task']:04d}", g / f"tasks/{dst['task']:04d}")
+    col = collect(g)
+    problems = {r.task: r.problem for r in col.results if r.problem}
+    assert set(problems) == {t0["task"], other_fold["task"]}, problems
+    assert problems[t0["task"]] == (f"another grid's task: its model was compiled with C {other_C['C']}, the grid's "
+                                    f"task {t0['task']} has C {[float(c) for c in t0['C']]}")
+    assert problems[other_fold["task"]] == ("another grid's task: its model was compiled on other training rows than "
+                                            f"the grid's fold {other_fold['fold']}")
+    res = cli_here("collect", str(g), "--emit-final")
+    assert res.returncode == 0, res.stderr
+    assert (f"task folder(s) {min(t0['task'], other_fold['task']):04d}, {max(t0['task'], other_fold['task']):04d} "
+            "hold another grid's files: copy this grid's own tasks back (or make the grid again with olctc grid), "
+            "then collect again") in res.stdout
+
+
+def test_slurm_time_covers_the_solvers_overrun_on_long_limits():
+    """A flat 300 s margin was less than a solver's overrun past long limits (10% + 10 s for CBC, 5% + 3 s for
+    HiGHS, plus reading the model): Slurm killed tasks olctc would have ended (QA pass, 2026-12-03)."""
+    from olctc.cluster import SlurmOptions, slurm_script
+    from olctc.cluster.slurm import job_seconds
+
+    assert job_seconds(30) == 330 and job_seconds(600) == 900  # the 300 s margin below about 30 minutes
+    assert job_seconds(7200) == 7200 + 1110 and job_seconds(3600) >= 3600 * 1.1 + 10 + 27
+    assert "#SBATCH --time=02:18:30" in slurm_script(4, 7200, SlurmOptions(job_name="g"))

@@ -85,7 +85,8 @@ def make_folds(y: np.ndarray, train_rows: np.ndarray, folds: int, seed: int) -> 
     smallest = int(min((yt > 0).sum(), (yt < 0).sum()))
     if smallest < folds:
         raise OlctcError(f"cannot make {folds} stratified folds: the training part has only {smallest} "
-                         f"point(s) of one class; use --folds {max(2, smallest)} or more data")
+                         "point(s) of one class; " + (f"use --folds {max(2, smallest)} or fewer, or more data"
+                                                      if smallest >= 2 else "use a smaller --test-size or more data"))
     skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     out = []
     for tr, va in skf.split(np.zeros(len(train_rows)), yt):

@@ -41,6 +41,7 @@ class TaskResult:
     warnings: list[str] = field(default_factory=list)
     unusable: Path | None = None  # a solution file that exists but does not decode: resubmitting skips it
     unscorable: bool = False  # decoded, but the scoring is undefined on its fold: solving again changes nothing
+    foreign: bool = False  # its model was compiled for another grid (other C, rows, data or model)
 
 
 @dataclass
@@ -113,6 +114,11 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             r.problem = "missing solution" + (f" (last line of solve.log: {tail})" if tail else " (not run yet?)")
             out.append(r)
             continue
+        foreign = _foreign_task(manifest_path(model), t, info, ds.weight)
+        if foreign is not None:
+            r.problem, r.foreign = f"another grid's task: {foreign}", True
+            out.append(r)
+            continue
         try:
             tree, report = decode_file(manifest_path(model), sol, data=data_path, refine=refine, source=ds)
         except OlctcError as exc:
@@ -148,6 +154,37 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
                 r.problem, r.unscorable = f"{none}: {why_undefined(y, weight, ds.classes, wcol)}", True
         out.append(r)
     return out
+
+
+def _foreign_task(manifest: Path, task: dict[str, Any], info: dict[str, Any],
+                  weight: np.ndarray | None = None) -> str | None:
+    """Why the task's model (its manifest) is not the one grid compiled for it, or None. A task folder
+    copied from another grid (other C values, another seed's folds) decoded and scored as this grid's: its
+    trees were labelled with this grid's C and scored on folds they were trained on, exit 0 (QA pass,
+    2026-12-03). An unreadable manifest is left to decode, which says what is wrong with it."""
+    import json
+
+    try:
+        man = json.loads(manifest.read_text(encoding="utf-8"))
+        spec, data = dict(man["spec"]), dict(man["data"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    C = [float(c) for c in task["C"]]
+    if [float(c) for c in spec.get("C") or []] != C:
+        return f"its model was compiled with C {spec.get('C')}, the grid's task {task['task']} has C {C}"
+    grid_spec = {k: v for k, v in info.get("spec", {}).items() if k != "C"}
+    other = next((k for k, v in grid_spec.items() if spec.get(k) != v), None)
+    if other is not None:
+        return f"its model was compiled with {other} {spec.get(other)!r}, the grid's with {grid_spec[other]!r}"
+    sha = info.get("data", {}).get("sha256")
+    if sha is not None and data.get("sha256") != sha:
+        return "its model was compiled from other data (sha256) than the grid's"
+    train = info["folds"][int(task["fold"])]["train"]
+    if weight is not None:  # compile leaves out the points that weigh 0
+        train = [r for r in train if 0 <= r < len(weight) and weight[r] > 0]
+    if data.get("rows") != train:
+        return f"its model was compiled on other training rows than the grid's fold {task['fold']}"
+    return None
 
 
 #: ``olctc solve``'s line with the status of its solve: "status optimal (gurobi: OPTIMAL), objective ..."
@@ -304,6 +341,11 @@ def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_
     empty, so resubmitting alone never replaces an unusable (truncated, foreign) one: it must go first.
     With ``folder``, the sbatch lines that submit only the unscored tasks, and the local runner."""
     again = "run the missing tasks again (resubmit; solved tasks are skipped)"
+    foreign = [r.task for r in results if r.foreign]
+    if foreign:  # solving them again would solve the other grid's models
+        listed = ", ".join(f"{t:04d}" for t in foreign[:10]) + (", ..." if len(foreign) > 10 else "")
+        return (f"task folder(s) {listed} hold another grid's files: copy this grid's own tasks back (or make the "
+                "grid again with olctc grid), then collect again")
     todo = [r.task for r in results if r.score is None and not r.unscorable]
     if not todo:
         return unscorable_advice(results)

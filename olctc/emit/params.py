@@ -161,11 +161,12 @@ MAX_THREADS = 1024
 
 
 def validate_limits(*, time_limit: float | None = None, threads: int | None = None,
-                    mip_gap: float | None = None, cli: bool = False) -> None:
+                    mip_gap: float | None = None, cli: bool = False, unlimited: bool = True) -> None:
     """OlctcError unless the time limit is a number of seconds in (0, MAX_TIME_LIMIT], the thread count
     an integer in [1, MAX_THREADS] and the gap in [0, 1); None means no limit / the solver's default.
 
     ``cli``: the values came from command options, which the message names too (``--time-limit``).
+    ``unlimited``: the caller takes None for no limit (grid's default is 600 s, collect's the grid's).
     """
     def real(v: object) -> bool:
         try:
@@ -177,9 +178,8 @@ def validate_limits(*, time_limit: float | None = None, threads: int | None = No
         return param_error(name, expected, got, option=f"--{name.replace('_', '-')}" if cli else None)
 
     if time_limit is not None and not (real(time_limit) and 0 < time_limit <= MAX_TIME_LIMIT):
-        rest = "leave the option out" if cli else "pass None"
-        raise fail("time_limit", f"a positive number of seconds, at most 1e7 (115 days; {rest} for no limit)",
-                   time_limit)
+        rest = ("; leave the option out for no limit" if cli else "; pass None for no limit") if unlimited else ""
+        raise fail("time_limit", f"a positive number of seconds, at most 1e7 (115 days{rest})", time_limit)
     if threads is not None and not (is_integer(threads) and 1 <= threads <= MAX_THREADS):
         raise fail("threads", f"an integer from 1 to {MAX_THREADS} (more threads than cores only slow a "
                               "solver down)", threads)
