@@ -216,7 +216,12 @@ def solution_vector(milp: MILP, solution) -> np.ndarray:
     try:
         return solution.to_array(names)
     except OlctcError as exc:
-        raise OlctcError(f"{exc}: the solution belongs to another model") from None
+        # a file holding the model's first k columns, in order, and none after (Gurobi's and COPT's cut short:
+        # they list every column)
+        k = len(solution.values)
+        cut = (f" (or the file was cut short: it holds the first {k} of the model's {len(names)} columns)"
+               if k < len(names) and all(n in solution.values for n in names[:k]) else "")
+        raise OlctcError(f"{exc}: the solution belongs to another model{cut}") from None
 
 
 def rounding_unit(digits: int | None) -> float:
@@ -470,14 +475,16 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
 def _refuse_start_file(man: dict[str, Any], path: str | Path, sol) -> None:
     """OlctcError when ``path`` is one of the MIP starts compile wrote: HiGHS's and SCIP's starts are in their
     solution format and would decode as "feasible (Unknown)", the warm start passed off as the solver's answer
-    (CBC's start says "Status unknown" and is refused as no solution already)."""
+    (CBC's start says "Status unknown" and is refused as no solution already). Xpress's .slx start has no
+    objective, as Xpress's own files: it decoded as the solver's answer (QA pass, 2026-12-03)."""
     from olctc.io import sha256_file
 
     warm = (man.get("warm_start") or {}).get("objective")
     starts = (man.get("files") or {}).get("start") or {}
-    # only a file with the warm start's objective can be one; hashing every solution file would cost time
-    if warm is None or sol.objective is None or not starts or \
-            abs(sol.objective - warm) > 1e-9 * max(1.0, abs(warm)):
+    # only a file with the warm start's objective, or with none, can be one (a solution file of a million
+    # columns hashes in about 0.1 s)
+    if not starts or (sol.objective is not None and (warm is None or abs(sol.objective - warm) > 1e-9 * max(1.0,
+                                                                                                         abs(warm)))):
         return
     digest = sha256_file(path)
     for entry in starts.values():

@@ -82,15 +82,33 @@ def test_highs_style1_line_with_a_blank_primal_is_a_damaged_file_not_no_solution
     assert code == 0, err
 
 
-@pytest.mark.parametrize("solver", ["highs", "scip"])
-def test_a_mip_start_compile_wrote_is_not_decoded_as_a_solution(work, capsys, solver):
+@pytest.mark.parametrize("name", ["m.start.highs.sol", "m.start.scip.sol", "m.start.xpress.slx"])
+def test_a_mip_start_compile_wrote_is_not_decoded_as_a_solution(work, capsys, name):
     # HiGHS's and SCIP's starts are in their solution formats: they read as "feasible (Unknown)", and decode
-    # passed the warm start off as the solver's tree (CBC's start, "Status unknown", was refused already)
-    start = work / f"m.start.{solver}.sol"
+    # passed the warm start off as the solver's tree (CBC's start, "Status unknown", was refused already).
+    # Xpress's .slx start has no objective, as Xpress's own files: it was decoded too (QA pass, 2026-12-03)
+    start = work / name
     tree = work / "t.json"
     code, _, err = run(["decode", work / "m.olctc.json", start, "-o", tree], capsys)
     assert_refused(code, err, tree, f"{start}: expected a solver's solution file, got the MIP start compile wrote "
-                             f"(m.start.{solver}.sol, olctc's warm start)")
+                             f"({name}, olctc's warm start)")
+
+
+def test_a_gurobi_solution_cut_short_says_so(work, tmp_path, capsys):
+    """Gurobi's and COPT's files list every column: one cut short was blamed on another model alone, where
+    every other format's reader says the file may be cut short (QA pass, 2026-12-03)."""
+    from olctc.read import read_solution
+
+    code, _, err = run(["solve", work / "m.mps", "--solver", "highs", "-o", tmp_path / "m.highs.sol"], capsys)
+    assert code == 0, err
+    values = read_solution(tmp_path / "m.highs.sol").values
+    lines = ["# Solution for model m\n", "# Objective value = 1\n", *(f"{k} {v!r}\n" for k, v in values.items())]
+    cut = tmp_path / "cut.sol"
+    cut.write_text("".join(lines[:-1]))
+    tree = tmp_path / "t.json"
+    code, _, err = run(["decode", work / "m.olctc.json", cut, "-o", tree], capsys)
+    assert_refused(code, err, tree, f"the solution belongs to another model (or the file was cut short: it holds "
+                                    f"the first {len(values) - 1} of the model's {len(values)} columns)")
 
 
 def test_the_leak_warning_does_not_deny_an_objective_it_just_printed():
