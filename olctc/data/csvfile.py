@@ -20,7 +20,7 @@ from olctc.data.cells import (_DECIMAL_COMMA, _at, _cell, line_of, _looks_missin
                               _parse_float, _to_float_column)
 from olctc.data.dataset import Column, Dataset, Schema
 from olctc.data.labels import binarise_labels, _no_label, _warn_missing_marker
-from olctc.data.table import SEPARATORS_READ, RowChunk, Table, TableStream
+from olctc.data.table import SEPARATORS_READ, RowChunk, Table, TableStream, read_table
 from olctc.data.weights import check_weights
 from olctc.errors import OlctcError, param_error, shorten
 
@@ -400,14 +400,7 @@ def _whole_columns(path: str | Path, target: str, drop: Sequence[Any], weight_co
 
 def _read_table(path: str | Path) -> Table:
     """``read_table`` with ``CsvStream``'s messages."""
-    stream = CsvStream(path, keep=True)
-    rows: list[list[str]] = []
-    lines: list[int] = []
-    for chunk in stream.chunks():
-        rows += chunk.rows
-        lines += chunk.lines
-    return Table(stream.header, rows, stream.sha256, stream.text, np.asarray(lines, dtype=np.int64),
-                 stream.delimiter)
+    return read_table(path, CsvStream)
 
 
 #: Read after a file's text when checking its quotes: a quoted field still open at the end takes it in.

@@ -355,14 +355,14 @@ def _hashed(blocks: Iterator[bytes], h: Any) -> Iterator[bytes]:
         yield block
 
 
-def read_table(path: str | Path) -> Table:
+def read_table(path: str | Path, stream_type: type[TableStream] | None = None) -> Table:
     """Read a CSV (optionally gzip) file whole, comma-separated (or tab-, semicolon- or '|'-separated,
-    see ``sniff_delimiter``); ``TableStream`` reads it in chunks.
+    see ``sniff_delimiter``); ``TableStream`` (or ``stream_type``, a subclass) reads it in chunks.
 
     A quoted cell may hold line breaks, so row ``k`` need not sit on line ``k + 2``; error messages
     name ``lines[k]`` (see ``line_of``).
     """
-    stream = TableStream(path, keep=True)
+    stream = (stream_type or TableStream)(path, keep=True)
     rows: list[list[str]] = []
     lines: list[int] = []
     for chunk in stream.chunks():
