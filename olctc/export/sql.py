@@ -9,7 +9,7 @@ feature) and ``olctc_s<t>`` (one per node), which standard SQL cannot leave out 
 those names (a table scored before) makes the query fail with the database's "ambiguous column" error naming
 it (the ``olctc_guard`` row), where the table's column would otherwise have been read in place of the query's.
 
-Only standard SQL: common table expressions, ``CASE``, ``BETWEEN``, ``CAST``, arithmetic and ``EXP``, and one
+Only standard SQL: common table expressions, ``CASE``, ``CAST``, arithmetic and ``EXP``, and one
 ``SELECT`` without ``FROM`` (the guard row; Oracle before 23c would want ``FROM DUAL``). Safety rule: a
 user-controlled string (column, category, class label) appears only as a quoted identifier ("" doubled)
 or string literal ('' doubled), or in a comment after ``_names.comment`` (no line break can end it).
@@ -32,7 +32,6 @@ nonzero weights is summed in runs of ``CHUNK`` (databases limit an expression's 
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any, Sequence
 
 import numpy as np
@@ -198,11 +197,13 @@ def _route(t: int, first_leaf: int, indent: int) -> list[str]:
     # 0 * s is 0 for a finite s, NaN for NaN or an infinity (NaN = 0 is false), NULL for NULL (SQLite's NaN)
     if t >= first_leaf:
         return [f"{pad}CASE WHEN 0 * olctc_s{t} = 0 THEN {t} END"]
-    # BETWEEN reads s once (SQLite, DuckDB), leaves out -inf, NaN (ordered above every number) and NULL; one CASE
-    # level per layer, as SQLite's parser takes about 18 nested CASEs
-    return ([f"{pad}CASE WHEN olctc_s{t} BETWEEN -{sys.float_info.max!r} AND 0 THEN"]
-            + _route(2 * t + 1, first_leaf, indent + 1) + [f"{pad}WHEN 0 * olctc_s{t} = 0 THEN"]
-            + _route(2 * t + 2, first_leaf, indent + 1) + [f"{pad}END"])
+    # right iff finite and > 0, else left iff finite (NaN, ordered above every number, and +inf fail the first
+    # test's second half, -inf the second test). One CASE level per layer: SQLite's parser takes about 18 nested.
+    # No bound near the largest double: SQLite parsed -1.7976931348623157e308 as -inf after another library
+    # of the process had set the x87 FPU to double precision (a test's order in a CI run)
+    return ([f"{pad}CASE WHEN olctc_s{t} > 0 AND 0 * olctc_s{t} = 0 THEN"]
+            + _route(2 * t + 2, first_leaf, indent + 1) + [f"{pad}WHEN 0 * olctc_s{t} = 0 THEN"]
+            + _route(2 * t + 1, first_leaf, indent + 1) + [f"{pad}END"])
 
 
 def to_sql(tree, table: str | Sequence[str] = TABLE) -> str:
