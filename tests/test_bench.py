@@ -483,13 +483,13 @@ def test_authors_cv_folds_are_their_gridsearch_folds(name: str) -> None:
 
 
 def test_cv_with_the_authors_split_uses_their_folds() -> None:
-    opts = bench_options.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=3, cv=2,
+    opts = bench_options.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=5, cv=2,
                                C_grid="1", authors_split=True)
     (task,) = bench_tasks.make_tasks(opts)
     (rec,) = bench_tasks.execute_task(task)
     assert rec["status"] != "error", rec.get("error")
     assert rec["cv_fold_scheme"] == "authors" and rec["split"] == "authors" and rec["cv_folds"] == 2
-    opts = bench_options.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=3, cv=2,
+    opts = bench_options.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=5, cv=2,
                                C_grid="1")
     (rec,) = bench_tasks.execute_task(bench_tasks.make_tasks(opts)[0])
     assert rec["cv_fold_scheme"] == "stratified" and rec["split"] == "olctc"
@@ -550,7 +550,7 @@ def test_threads_per_fit_is_an_option_of_the_folder(tmp_path: Path, capsys) -> N
     assert "threads" not in bench_options.make_options("models").to_json()  # old folders stay resumable
     d = tmp_path / "b"
     args = ["bench", "models", "--models", "OLCT", "--datasets", "haberman", "--seeds", "0", "--solver", "highs",
-            "--time-limit", "3", "-o", str(d)]
+            "--time-limit", "5", "-o", str(d)]
     assert cli([*args, "--threads", "2"], capsys)[0] == 0
     (rec,) = bench_folder.read_runs(d)[0]
     assert rec["status"] in ("optimal", "feasible"), rec.get("error")

@@ -153,7 +153,7 @@ def test_tree_type(tree, tmp_path, call):
 def test_fit_switch_types(small, name, value):
     # were taken by truth value: verbose="no" printed the solver's log
     with raises(rf"^The '{name}' parameter must be True or False\. Got {value!r} instead\.$"):
-        fit(small, make_spec(depth=1), time_limit=3, **({"verbose": False} | {name: value}))
+        fit(small, make_spec(depth=1), time_limit=5, **({"verbose": False} | {name: value}))
 
 
 @pytest.mark.parametrize("echo", [None, 3, "print"])
@@ -161,7 +161,7 @@ def test_fit_echo_not_callable(small, echo):
     # with verbose: TypeError: 'NoneType' object is not callable, after the model was built
     with raises(rf"^The 'echo' parameter must be a function taking one line of text \(such as print\)\. "
                 rf"Got {echo!r} instead\.$"):
-        fit(small, make_spec(depth=1), time_limit=3, verbose=True, echo=echo)
+        fit(small, make_spec(depth=1), time_limit=5, verbose=True, echo=echo)
 
 
 @pytest.mark.parametrize("rows,got", [
@@ -276,7 +276,7 @@ def fitted(small):
     pytest.importorskip("sklearn")
     from olctc.estimator import OLCTClassifier
 
-    return OLCTClassifier(depth=1, time_limit=3, verbose=False).fit(small.X, (small.y > 0).astype(int))
+    return OLCTClassifier(depth=1, time_limit=5, verbose=False).fit(small.X, (small.y > 0).astype(int))
 
 
 @pytest.mark.parametrize("cls,kw,pattern", [
@@ -307,7 +307,7 @@ def test_estimator_bad_y(small, y, pattern, exc):
 
     y = {"short": small.y[:5], "one": np.ones(30), "three": np.arange(30) % 3}[y]
     with raises(pattern, exc):
-        OLCTClassifier(depth=1, time_limit=3, verbose=False).fit(small.X, y)
+        OLCTClassifier(depth=1, time_limit=5, verbose=False).fit(small.X, y)
 
 
 def test_estimator_predict_before_fit(small):

@@ -317,7 +317,7 @@ def test_a_tiny_bench_run_decodes_through_settling(short_tmp):
     """bench phases: three trees from one solve (warm start, MILP, MILP + refinement), each through finish."""
     out = short_tmp / "b"
     p = subprocess.run([sys.executable, "-m", "olctc.cli", "bench", "phases", "--datasets", "haberman", "--seeds",
-                        "0", "--time-limit", "3", "--fixed-C", "0.05", "-o", str(out)], capture_output=True,
+                        "0", "--time-limit", "5", "--fixed-C", "0.05", "-o", str(out)], capture_output=True,
                        text=True, timeout=120, env={**os.environ, "TMPDIR": str(short_tmp)}, cwd=short_tmp)
     assert p.returncode == 0, p.stderr
     recs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]

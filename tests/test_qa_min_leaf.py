@@ -448,7 +448,7 @@ def test_the_deepened_start_does_exist():
 
 def test_fit_start_tree_deepened_on_the_command_line(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    base = ["fit", "--dataset", "heart", "--test-size", "0", "--min-leaf", "10", "--time-limit", "3", "--threads", "1",
+    base = ["fit", "--dataset", "heart", "--test-size", "0", "--min-leaf", "10", "--time-limit", "5", "--threads", "1",
             "--quiet"]
     code, _, err = cli_main(base + ["--depth", "2", "-o", "h2.json"], capsys)
     assert code == 0, err

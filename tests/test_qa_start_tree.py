@@ -93,7 +93,7 @@ def test_estimator_warm_start_float_then_int_labels():
     X, y = _synthetic(40, 2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = OLCTClassifier(depth=1, time_limit=3, warm_start=True).fit(X, y.astype(float) + 1)
+        est = OLCTClassifier(depth=1, time_limit=5, warm_start=True).fit(X, y.astype(float) + 1)
         est.fit(X, y + 1)
     assert est.summary_["warm_start_from"] == "start tree"
 
@@ -205,7 +205,7 @@ def test_tic_tac_toe_tree_from_a_sample_scores_the_whole_data():
 
     ds = load("tic-tac-toe")
     sub = ds.subset(np.arange(0, ds.n, 9))
-    t = fit(sub, make_spec(depth=1), time_limit=3, threads=1, verbose=False, refine=False).tree
+    t = fit(sub, make_spec(depth=1), time_limit=5, threads=1, verbose=False, refine=False).tree
     for spec in (make_spec(depth=2), make_spec(preset="oct-h", depth=3)):
         sc = Scaler.fit(ds.X)
         W, b = start_weights(t, ds.schema, sc, ds.classes, spec)
@@ -253,11 +253,11 @@ def test_preset_cross_starts_never_end_worse():
     from olctc.datasets import load
 
     ds = load("breast").subset(np.arange(0, 569, 8))
-    trees = {p: fit(ds, make_spec(preset=p, depth=1), time_limit=3, threads=1, verbose=False).tree
+    trees = {p: fit(ds, make_spec(preset=p, depth=1), time_limit=5, threads=1, verbose=False).tree
              for p in ("olct-univariate", "margot-hfs", "oct-h", "margot-sfs")}
     for a, b in (("olct-univariate", "margot-hfs"), ("margot-hfs", "olct-univariate"), ("oct-h", "margot-sfs"),
                  ("margot-sfs", "oct-h"), ("oct-h", "olct")):
-        s = fit(ds, make_spec(preset=b, depth=2), time_limit=3, threads=1, verbose=False, start_tree=trees[a],
+        s = fit(ds, make_spec(preset=b, depth=2), time_limit=5, threads=1, verbose=False, start_tree=trees[a],
                 refine=False).summary
         assert s["warm_start_from"] == "start tree", (a, b)
         assert _not_worse(s), (a, b, s["objective_warm_start"], s["objective_milp_true"])
@@ -272,7 +272,7 @@ def test_adversarial_trees_give_feasible_starts(name):
     b = {"ties": [-3.0, -60, -50], "huge": [-5e5, -6e6, -1e5], "near_eps": [-3 + 1e-6, -1 + 3e-6, -5 - 2e-6]}[name]
     tree = Tree.from_arrays(np.array(W, dtype=float), b, feature_names=HAB, classes=(1, 2))
     for preset, sv in (("olct", False), ("olct", True), ("oct-h", True)):
-        s = fit(ds, make_spec(preset=preset, depth=2, score_variables=sv), time_limit=3, threads=1, verbose=False,
+        s = fit(ds, make_spec(preset=preset, depth=2, score_variables=sv), time_limit=5, threads=1, verbose=False,
                 start_tree=tree, refine=False).summary
         assert _not_worse(s), (preset, sv, s["objective_warm_start"], s["objective_milp_true"])
         assert s["objective_warm_start_true"] == pytest.approx(s["objective_warm_start"], rel=1e-7, abs=1e-7)
@@ -287,7 +287,7 @@ def test_tangents_and_class_and_sample_weights():
     tree = Tree.from_arrays(np.array([[1.0, 0.4, 0.0]]), [-1.0], feature_names=ds.schema.feature_names,
                             classes=(0, 1))
     for kw in ({"tangents": "V1"}, {"tangents": "V3"}, {"class_weight": (1.0, 2.5)}):
-        s = fit(ds, make_spec(depth=2, **kw), time_limit=3, threads=1, verbose=False, start_tree=tree,
+        s = fit(ds, make_spec(depth=2, **kw), time_limit=5, threads=1, verbose=False, start_tree=tree,
                 refine=False).summary
         assert s["warm_start_from"] == "start tree"
         assert s["sample_weights"]["zero"] == 8
@@ -299,7 +299,7 @@ def test_cbc_fit_from_a_start_tree():
     ds = from_arrays(X, y, positive_class=1)
     tree = Tree.from_arrays(np.array([[0.0, 0.0, 1.0]]), [0.3], feature_names=ds.schema.feature_names,
                             classes=(1, 0))
-    s = fit(ds, make_spec(depth=2), solver="cbc", time_limit=3, threads=1, verbose=False, start_tree=tree,
+    s = fit(ds, make_spec(depth=2), solver="cbc", time_limit=5, threads=1, verbose=False, start_tree=tree,
             refine=False).summary
     assert s["warm_start_from"] == "start tree" and _not_worse(s)
 
@@ -322,7 +322,7 @@ def test_cli_fit_weight_column_class_weight_and_test_size(tmp_path):
     good.save(tmp_path / "t.json")
     for extra in (["--class-weight", "balanced"], ["--test-size", "0"], ["--test-size", "0.25", "--paper-form"]):
         r = cli_here("fit", str(csv), "--target", "y", "--weight-column", "w", "--depth", "2", "--time-limit",
-                     "3", "--threads", "1", "--quiet", "--no-refine", "--start-tree", str(tmp_path / "t.json"), *extra,
+                     "5", "--threads", "1", "--quiet", "--no-refine", "--start-tree", str(tmp_path / "t.json"), *extra,
                      "-o", str(tmp_path / "o.json"))
         assert r.returncode == 0, (extra, r.stderr)
         assert "warm start (start tree)" in r.stdout
@@ -416,7 +416,7 @@ def test_estimator_warm_start_clone_pickle_and_grid_search():
     X, y = _synthetic(40, 3, seed=6)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = OLCTClassifier(depth=1, time_limit=3, warm_start=True).fit(X, y)
+        est = OLCTClassifier(depth=1, time_limit=5, warm_start=True).fit(X, y)
         c = clone(est)
         assert not hasattr(c, "tree_") and c.get_params()["warm_start"] is True
         c.fit(X, y)
@@ -424,7 +424,7 @@ def test_estimator_warm_start_clone_pickle_and_grid_search():
         p = pickle.loads(pickle.dumps(est))
         p.fit(X, y)
         assert p.summary_["warm_start_from"] == "start tree" and _not_worse(p.summary_)
-        gs = GridSearchCV(OLCTClassifier(depth=1, time_limit=3, warm_start=True), {"C": [0.5, 2.0]}, cv=2).fit(X, y)
+        gs = GridSearchCV(OLCTClassifier(depth=1, time_limit=5, warm_start=True), {"C": [0.5, 2.0]}, cv=2).fit(X, y)
         assert gs.best_estimator_.summary_["warm_start_from"] == "greedy tree"
 
 
@@ -432,7 +432,7 @@ def test_estimator_warm_start_changed_width_and_failed_refit():
     X, y = _synthetic(40, 3, seed=7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = OLCTClassifier(depth=1, time_limit=3, warm_start=True).fit(X, y)
+        est = OLCTClassifier(depth=1, time_limit=5, warm_start=True).fit(X, y)
         tree = est.tree_
         assert (np.abs(tree.W[:, 2]) > 0).any() or (np.abs(tree.W[:, 1]) > 0).any()
         w = pickle.loads(pickle.dumps(est))
@@ -459,18 +459,18 @@ def test_estimator_warm_start_sample_weight_zero_bool_labels_and_other_estimator
     sw[:5] = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = OLCTClassifier(depth=1, time_limit=3, warm_start=True).fit(X, y.astype(bool))
+        est = OLCTClassifier(depth=1, time_limit=5, warm_start=True).fit(X, y.astype(bool))
         est.fit(X, y.astype(bool), sample_weight=sw)
         assert est.summary_["warm_start_from"] == "start tree" and _not_worse(est.summary_)
         assert est.summary_["sample_weights"]["zero"] == 5
         est.fit(X, y)  # bool -> int labels: the same classes
         assert est.summary_["warm_start_from"] == "start tree"
         lab = np.where(y == 1, "b", "a")
-        o = OCTHClassifier(depth=1, time_limit=3, warm_start=True).fit(X, lab)
+        o = OCTHClassifier(depth=1, time_limit=5, warm_start=True).fit(X, lab)
         o.set_params(positive_class="a", depth=2)
         o.fit(X, lab)
         assert o.summary_["warm_start_from"] == "start tree" and _not_worse(o.summary_)
-        m = MARGOTClassifier(depth=1, time_limit=3, warm_start=True).fit(X, y)
+        m = MARGOTClassifier(depth=1, time_limit=5, warm_start=True).fit(X, y)
         m.set_params(C=10.0)
         m.fit(X, y)
         assert m.summary_["warm_start_from"] == "start tree" and _not_worse(m.summary_)
