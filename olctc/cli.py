@@ -680,14 +680,14 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
             check_interrupt()
             sys.stdout.flush()  # here, where a failed write is reported, not at the interpreter's exit
     except (KeyboardInterrupt, click.exceptions.Abort):
-        _interrupted(hard)
+        _interrupted(hard, interrupts)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except Exception as exc:
         # After an interrupt, any error is its consequence: matplotlib's C++ renderer, for one, turns a
         # KeyboardInterrupt raised in a callback into "ValueError: Invalid bounding box".
         if interrupts.fired or _from_interrupt(exc):
-            _interrupted(hard)
+            _interrupted(hard, interrupts)
         if isinstance(exc, OlctcError):
             _fail(_named_option(str(exc), sys.argv[1:] if argv is None else argv),
                   getattr(exc, "exit_code", EXIT_BAD_INPUT))

@@ -33,6 +33,7 @@ class _Interrupts:
         self.importing = 0
         self.pending = False
         self.closing = False
+        self.stopping = False  # the command is leaving with exit 130: its cleanup runs to its end
         self.fired = False  # a native call may swallow the KeyboardInterrupt or turn it into its own error
         self.main = threading.main_thread().ident
         self.installed: dict[int, Callable[[int, FrameType | None], Any] | int | signal.Handlers | None] = {}
@@ -48,6 +49,11 @@ class _Interrupts:
             return
         self.fired = True
         note_interrupt()
+        if self.stopping:
+            # A second Ctrl-C, or `timeout -s INT` signalling the group, while the first one's exit path
+            # removes files and prints "interrupted": raising here broke that path with a traceback and
+            # exit -2 (measured: bench's SIGINT then SIGTERM 5 ms apart). The exit is already on its way.
+            return
         if self.importing:
             self.pending = True
             return
@@ -105,7 +111,7 @@ class _Interrupts:
         builtins.__import__ = atomic_import
 
 
-def _interrupted(hard: bool = False) -> None:
+def _interrupted(hard: bool = False, interrupts: _Interrupts | None = None) -> None:
     """Exit 130 after an interrupt that every open file has already been cleaned up after.
 
     ``hard`` (the console program) leaves by ``os._exit``: an interrupt that landed inside the import of a
@@ -113,7 +119,10 @@ def _interrupted(hard: bool = False) -> None:
     then aborts ("Fatal Python error: PyThreadState_Get", exit -6). Nothing is left to finalise: files
     were removed while the interrupt unwound, and bench has stopped its run processes; a temporary file
     whose writer the interrupt could not reach (``olctc.io.remove_files_being_written``) is removed here.
+    ``interrupts``, the handlers in place, stop raising: a further signal cannot break this path.
     """
+    if interrupts is not None:
+        interrupts.stopping = True
     remove_files_being_written()
     click.echo("interrupted", err=True)
     if hard:

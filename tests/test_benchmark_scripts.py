@@ -185,7 +185,7 @@ def test_cv_jobs(tmp_path):
 
 
 def test_fit_reserve(tmp_path):
-    out = _run(tmp_path, "fit_reserve.py", "--datasets", "breast", "--limit", "3")
+    out = _run(tmp_path, "fit_reserve.py", "--datasets", "breast", "--limit", "5")
     for rule in ("baseline", "now"):
         assert re.search(rf"^\| breast \| {rule} \| [\d.]+ s \| [\d.]+ s \| [\d.]+ s \| [\d.]+ s \| [-+][\d.]+ s \|$",
                          out, re.M), out

@@ -596,3 +596,31 @@ def test_export_killed_at_any_moment_leaves_a_whole_file_or_none(tmp_path, fmt):
             assert code != 0 and names == ["tree.json"], names
     # the kill must have landed mid-way at least once, or this test proves nothing
     assert 130 in outcomes, outcomes
+
+
+SECOND_SIGNAL_IN_THE_EXIT = r'''
+import os, signal, sys, time
+import olctc.cli as c
+import olctc.cli_process as cp
+
+def cleanup_hit_again():  # a second signal lands while the first one's exit path removes files
+    os.kill(os.getpid(), signal.SIG)
+    time.sleep(0.2)
+
+def interrupted_command(*args, **kwargs):
+    raise KeyboardInterrupt
+
+cp.remove_files_being_written = cleanup_hit_again
+c.cli.main = interrupted_command
+sys.argv = ["olctc", "datasets"]
+c.main()
+'''
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_second_signal_during_the_exit_path_still_exits_130(tmp_path, sig):
+    # used to: the handler raised KeyboardInterrupt inside "interrupted"'s echo, a traceback and exit -2
+    # (bench, Ctrl-C then SIGTERM 5 ms apart, once in a suite run)
+    p = subprocess.run([sys.executable, "-c", SECOND_SIGNAL_IN_THE_EXIT.replace("signal.SIG)", f"signal.{sig})")],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert (p.returncode, p.stderr) == (130, "interrupted\n")
