@@ -31,11 +31,6 @@ from olctc.spec import TreeSpec, check_spec
 #: The values each layer's C takes unless told (those of ``olctc grid``, the paper's grid).
 DEFAULT_C_VALUES = (0.01, 0.1, 1.0, 10.0, 100.0)
 
-#: What the fold fits' fork server imports once: olctc's fit and the scikit-learn modules it needs (about 2 s
-#: a fit when each child imported them).
-PRELOAD = ("olctc.cv", "olctc.solve.inprocess", "olctc.warmstart", "olctc.decode", "olctc.refine",
-           "sklearn.linear_model", "sklearn.model_selection", "sklearn.svm", "sklearn.metrics")
-
 #: More fits than this get a note before they start (5 values at depth 2, 4 folds: 100 fits).
 MANY_FITS = 100
 
@@ -180,7 +175,7 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
         from olctc.bench.workers import run_isolated
 
         hard = math.inf if time_limit is None else 1.5 * float(time_limit) + 120.0
-        run_isolated(tasks, int(jobs), _fit_fold_isolated, lambda _task: hard, _fit_killed, keep, preload=PRELOAD)
+        run_isolated(tasks, int(jobs), _fit_fold_isolated, lambda _task: hard, _fit_killed, keep)
     fits.sort(key=lambda r: r.task)
     table = cv_table(fits, {"folds": fold_rows, "C_grid": Cs})
     return CVResult(k, seed, scoring, values, fits, table, pick_best(table), time.perf_counter() - t0)

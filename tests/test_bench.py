@@ -302,12 +302,24 @@ def test_cv_grid_sizes() -> None:
     assert len(ex.cv_grid(ex.OLCT, 3, (1.0, 10.0))) == 8
 
 
-def test_cv_tiny_real_run() -> None:
-    # 4 s: olctc.fit keeps a reserve (10 % + 1 s) and refuses limits that leave under 1 s to the solver.
-    opts = bench_options.make_options("models", datasets="haberman", seeds="0", models="OLCT", time_limit=4, cv=2,
-                               C_grid="1")
+# Three fits (two folds, then the final fit), each to its time limit: the tests of a stratified CV run share one.
+CV_GROUP = pytest.mark.xdist_group("test_bench_cv_run")  # see BASELINES_GROUP
+
+
+@pytest.fixture(scope="module")
+def stratified_cv_run() -> dict:
+    """The record of an OLCT run with 2-fold CV over the one C = 1, on olctc's split of heart (seed 0)."""
+    # 5 s: olctc.fit keeps a reserve (10 % + 1 s) and refuses limits that leave under 1 s to the solver.
+    opts = bench_options.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=5, cv=2,
+                                      C_grid="1")
     (task,) = bench_tasks.make_tasks(opts)
     (rec,) = bench_tasks.execute_task(task)
+    return rec
+
+
+@CV_GROUP
+def test_cv_tiny_real_run(stratified_cv_run: dict) -> None:
+    rec = stratified_cv_run
     assert rec["status"] != "error", rec.get("error")
     assert rec["C_source"] == "cv" and rec["C"] == [1.0, 1.0] and rec["cv_folds"] == 2
     assert len(rec["cv_grid"]) == 1 and 0.0 <= rec["cv_grid"][0]["score"] <= 1.0 and rec["time_cv"] > 0
@@ -482,16 +494,15 @@ def test_authors_cv_folds_are_their_gridsearch_folds(name: str) -> None:
     np.random.set_state(state)
 
 
-def test_cv_with_the_authors_split_uses_their_folds() -> None:
+@CV_GROUP
+def test_cv_with_the_authors_split_uses_their_folds(stratified_cv_run: dict) -> None:
     opts = bench_options.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=5, cv=2,
                                C_grid="1", authors_split=True)
     (task,) = bench_tasks.make_tasks(opts)
     (rec,) = bench_tasks.execute_task(task)
     assert rec["status"] != "error", rec.get("error")
     assert rec["cv_fold_scheme"] == "authors" and rec["split"] == "authors" and rec["cv_folds"] == 2
-    opts = bench_options.make_options("models", datasets="heart", seeds="0", models="OLCT", time_limit=5, cv=2,
-                               C_grid="1")
-    (rec,) = bench_tasks.execute_task(bench_tasks.make_tasks(opts)[0])
+    rec = stratified_cv_run  # the same run without --authors-split
     assert rec["cv_fold_scheme"] == "stratified" and rec["split"] == "olctc"
 
 
@@ -870,14 +881,25 @@ def test_a_folder_the_os_refuses_is_a_one_line_error(tmp_path: Path, capsys, mon
     assert list(tmp_path.iterdir()) == []
 
 
-def test_report_of_a_partial_bench_says_so_and_compares_like_for_like(tmp_path: Path, capsys) -> None:
+# 5 s: at 3 a loaded machine spent half the limit building and warm-starting, and the fit refused to start
+HEART_BENCH = ["bench", "models", "--models", "CART,OLCT", "--datasets", "heart", "--time-limit", "5"]
+HEART_GROUP = pytest.mark.xdist_group("test_bench_heart_done")  # see BASELINES_GROUP
+
+
+@pytest.fixture(scope="module")
+def heart_done(tmp_path_factory) -> Path:
+    """HEART_BENCH on seeds 0 and 42, finished (exit 0): two OLCT fits that run to their limit, built once for
+    the partial bench (on a copy) and as the plain folder --score-variables is compared with (its seed 0)."""
+    return _bench_once(tmp_path_factory, [*HEART_BENCH, "--seeds", "0,42"])
+
+
+@HEART_GROUP
+def test_report_of_a_partial_bench_says_so_and_compares_like_for_like(tmp_path: Path, capsys,
+                                                                      heart_done: Path) -> None:
     from olctc.bench.report import instance_matrix
 
     d = tmp_path / "b"
-    # 6 s: at 3 a loaded machine spent half the limit building and warm-starting, and the fit refused to start
-    args = ["bench", "models", "--models", "CART,OLCT", "--datasets", "heart", "--seeds", "0,42", "--time-limit",
-            "6", "-o", str(d)]
-    assert cli(args, capsys)[0] == 0
+    shutil.copytree(heart_done, d)  # [*HEART_BENCH, "--seeds", "0,42", "-o", d], exit 0
     text = (d / "runs.jsonl").read_bytes()
     last = text.rstrip(b"\n").rsplit(b"\n", 1)[1]
     assert json.loads(last)["key"] == "heart|42|OLCT"
@@ -981,16 +1003,16 @@ def test_min_leaf_that_no_fit_can_meet_is_refused(tmp_path: Path, capsys, extra,
     assert not (tmp_path / "b").exists()
 
 
-def test_score_variables_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
+@HEART_GROUP
+def test_score_variables_is_an_option_of_the_folder(tmp_path: Path, capsys, heart_done: Path) -> None:
     """--score-variables compiles every tree model with a column and a defining row per split score
     (3 branch nodes x n_train more of each at depth 2); the record says so, and a folder keeps its choice."""
     assert "score_variables" not in bench_options.make_options("models").to_json()  # old folders stay resumable
-    args = ["bench", "models", "--models", "OLCT,CART", "--datasets", "heart", "--seeds", "0",
-            "--time-limit", "5"]
-    plain, scores = tmp_path / "plain", tmp_path / "scores"
-    assert cli([*args, "-o", str(plain)], capsys)[0] == 0
+    args = [*HEART_BENCH, "--seeds", "0"]
+    scores = tmp_path / "scores"
     assert cli([*args, "--score-variables", "-o", str(scores)], capsys)[0] == 0
-    a = {r["model"]: r for r in bench_folder.read_runs(plain)[0]}
+    # the same runs without it: seed 0 of heart_done, a bench of these options but for its second seed
+    a = {r["model"]: r for r in bench_folder.read_runs(heart_done)[0] if r["seed"] == 0}
     b = {r["model"]: r for r in bench_folder.read_runs(scores)[0]}
     assert (a["OLCT"]["score_variables"], b["OLCT"]["score_variables"]) == (False, True)
     n = a["OLCT"]["n_train"]

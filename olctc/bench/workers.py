@@ -141,7 +141,18 @@ def _pass_on_stderr(w: Worker) -> str:
     return last if len(last) <= QUOTE else last[:QUOTE - 3] + "..."
 
 
-def _context(preload: tuple[str, ...] = ("olctc.bench.runner",)) -> Any:
+#: What the fork server imports once for all its children, bench's runs and fit --cv's fold fits alike: olctc's
+#: fit, its solvers and the scikit-learn modules they use. A child that imported them itself took about 2 s
+#: (a bench CART run 1.7 to 2.5 s on a loaded 2-core machine; 0.1 s preloaded). One list for both callers: the
+#: first ``run_isolated`` of a process starts the server, whose preloads then stay for the process's life.
+#: multiprocessing skips a module that is not installed (pystreed).
+PRELOAD = ("olctc.bench.runner", "olctc.bench.tasks", "olctc.cv", "olctc.datasets", "olctc.fit", "olctc.compile",
+           "olctc.emit.mps", "olctc.solve.available", "olctc.solve.inprocess", "olctc.warmstart", "olctc.decode",
+           "olctc.refine", "highspy", "pyscipopt", "sklearn.tree", "sklearn.linear_model", "sklearn.model_selection",
+           "sklearn.svm", "sklearn.metrics", "sklearn.pipeline", "sklearn.preprocessing", "pystreed")
+
+
+def _context(preload: tuple[str, ...] = PRELOAD) -> Any:
     """The fork server's context (the modules ``preload`` imported once, in the server), else spawn's."""
     methods = mp.get_all_start_methods()
     if "forkserver" not in methods or not socket_fits(tempfile.gettempdir()):
@@ -294,7 +305,7 @@ def _outcome(w: Worker, failed: Callable[[dict[str, Any], str, str, float], list
 def run_isolated(tasks: list[dict[str, Any]], jobs: int, run: Callable[[dict[str, Any]], list],
                  limit_of: Callable[[dict[str, Any]], float],
                  failed: Callable[[dict[str, Any], str, str, float], list],
-                 keep: Callable[[list], None], preload: tuple[str, ...] = ("olctc.bench.runner",)) -> None:
+                 keep: Callable[[list], None], preload: tuple[str, ...] = PRELOAD) -> None:
     """Run ``run(task)`` for every task in a child process, ``jobs`` at a time, and pass each task's
     records to ``keep`` (in the parent) as they come. A child past ``limit_of(task)`` seconds is killed
     and ``failed(task, "timeout", why, seconds)`` is kept instead; a child that dies,
