@@ -420,7 +420,7 @@ def _bench_template(folder: Path) -> None:
         return
     folder.parent.mkdir(parents=True, exist_ok=True)  # `olctc bench` makes the folder, not its parents
     subprocess.run([sys.executable, "-m", "olctc.cli", "bench", "models", "--datasets", "heart", "--seeds", "0",
-                    "--models", "OLCT,CART", "--time-limit", "3", "--threads", "1", "--jobs", "1", "-o", str(folder)],
+                    "--models", "OLCT,CART", "--time-limit", "5", "--threads", "1", "--jobs", "1", "-o", str(folder)],
                    check=True, stdout=subprocess.DEVNULL)
 
 
