@@ -152,15 +152,15 @@ PRELOAD = ("olctc.bench.runner", "olctc.bench.tasks", "olctc.cv", "olctc.dataset
            "sklearn.svm", "sklearn.metrics", "sklearn.pipeline", "sklearn.preprocessing", "pystreed")
 
 
-def _context(preload: tuple[str, ...] = PRELOAD) -> Any:
-    """The fork server's context (the modules ``preload`` imported once, in the server), else spawn's."""
+def _context() -> Any:
+    """The fork server's context (PRELOAD imported once, in the server), else spawn's."""
     methods = mp.get_all_start_methods()
     if "forkserver" not in methods or not socket_fits(tempfile.gettempdir()):
         # The fork server listens on a socket in the temporary folder; under a long TMPDIR it dies with
         # "AF_UNIX path too long". Spawned children work anywhere and pay their imports (about a second).
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(list(preload))
+    ctx.set_forkserver_preload(list(PRELOAD))
     return ctx
 
 
@@ -305,16 +305,16 @@ def _outcome(w: Worker, failed: Callable[[dict[str, Any], str, str, float], list
 def run_isolated(tasks: list[dict[str, Any]], jobs: int, run: Callable[[dict[str, Any]], list],
                  limit_of: Callable[[dict[str, Any]], float],
                  failed: Callable[[dict[str, Any], str, str, float], list],
-                 keep: Callable[[list], None], preload: tuple[str, ...] = PRELOAD) -> None:
+                 keep: Callable[[list], None]) -> None:
     """Run ``run(task)`` for every task in a child process, ``jobs`` at a time, and pass each task's
     records to ``keep`` (in the parent) as they come. A child past ``limit_of(task)`` seconds is killed
     and ``failed(task, "timeout", why, seconds)`` is kept instead; a child that dies,
     ``failed(task, "error", why, seconds)``.
-    Any exception in the parent (Ctrl-C, SIGTERM) stops every child before it propagates. ``preload``: the
-    modules a fork server imports once for all its children (the first call in a process starts it).
+    Any exception in the parent (Ctrl-C, SIGTERM) stops every child before it propagates. The children fork
+    from a server holding PRELOAD (the first call in a process starts it).
     """
     check_working_folder()  # before any child: callers that write first check it themselves (run_bench)
-    ctx = _context(preload)
+    ctx = _context()
     _start_server(ctx)
     queue = list(tasks)
     running: list[Worker] = []
