@@ -25,6 +25,10 @@ from olctc.errors import OlctcError
 
 _register_optional()
 
+# One pytest-xdist worker for the module: solved_grid (8 CBC solves) was built by each worker that ran one of
+# the tests using it.
+pytestmark = pytest.mark.xdist_group("cluster")
+
 
 def small_heart_csv(path: Path, per_class: int = 30) -> Path:
     """The first ``per_class`` rows of each class of the vendored heart data, as a CSV file."""
@@ -41,13 +45,35 @@ def small_heart_csv(path: Path, per_class: int = 30) -> Path:
     return path
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "olctc.cli", *args], capture_output=True, text=True)
+def run_tasks_here(grid: Path) -> None:
+    """Every unsolved task of ``grid``'s jobs.tsv as run_local.sh runs it, its `olctc solve` command line run in
+    this process (cli_here, from the grid folder): its output into its solve.log, its .part moved onto its
+    solution. For the tests whose subject is what the tasks give, not the scripts (bash runs them in the tests
+    of run_local.sh below, Slurm in test_slurm.py): a fresh interpreter per task cost about a second."""
+    lines = (grid / "jobs.tsv").read_text().splitlines()
+    assert lines[0].split("\t")[:6] == ["task", "fold", "C", "model", "solution", "command"], lines[0]
+    for line in lines[1:]:
+        task, _, _, _, sol, command = line.split("\t")[:6]
+        if (grid / sol).exists() and (grid / sol).stat().st_size > 0:
+            continue  # as run_local.sh: a solved task is skipped
+        # OLCTC_CMD solve MODEL ... -o PART > LOG 2>&1 && { mv PART SOLUTION 2>/dev/null || test -s SOLUTION; }
+        words = shlex.split(command)
+        at, to = words.index("solve"), words.index(">")
+        part, log = words[words.index("-o") + 1], words[to + 1]
+        assert words[:at] in (["olctc"], [sys.executable, "-m", "olctc.cli"]), command
+        assert words[to:] == [">", log, "2>&1", "&&", "{", "mv", part, sol, "2>/dev/null", "||", "test", "-s",
+                              f"{sol};", "}"], command
+        done = cli_here(*words[at:to], cwd=grid)
+        (grid / log).write_text(done.stdout + done.stderr)
+        assert done.returncode == 0, f"task {task}: {command}\n{done.stdout}{done.stderr}"
+        os.replace(grid / part, grid / sol)
 
 
 @pytest.fixture(scope="module")
 def solved_grid(tmp_path_factory):
-    """A 2-fold x 2x2 C grid on 60 heart rows, solved by CBC through run_local.sh."""
+    """A 2-fold x 2x2 C grid on 60 heart rows, solved by CBC: each task's command line run in this process
+    (run_tasks_here; bash runs run_local.sh on this grid in test_grid_folder_contents and in
+    test_collect_advice_for_a_broken_solution_fixes_it, where it solves CBC tasks)."""
     root = tmp_path_factory.mktemp("grid")
     data = small_heart_csv(root / "heart60.csv")
     out = root / "g"
@@ -57,8 +83,7 @@ def solved_grid(tmp_path_factory):
         "--partition", "short", "--account", "proj1", "--mem", "1G",
         "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", str(out)])
     assert res.exit_code == 0, res.output + repr(res.exception)
-    run = subprocess.run(["bash", str(out / "run_local.sh")], capture_output=True, text=True)
-    assert run.returncode == 0, run.stdout + run.stderr
+    run_tasks_here(out)
     return out, data, res.output
 
 
@@ -154,7 +179,7 @@ def test_collect_leaves_a_busy_highs_with_its_best_solution(solved_grid, tmp_pat
     from test_solver_overrun import HANG_AFTER_INCUMBENT, LEAVE_WAIT, _cli, overrun_grace
 
     out, _, _ = solved_grid
-    limit = 3
+    limit = 5  # a fit's limit must leave the solver 1 s after building and the warm start, as in every test
     res, took = _cli(HANG_AFTER_INCUMBENT, ["collect", str(out), "-o", str(tmp_path / "tree.json"), "--solver",
                                             "highs", "--time-limit", str(limit), "--quiet"], tmp_path)
     assert res.returncode == 0, res.stderr
@@ -200,7 +225,8 @@ def test_collect_with_bad_solutions(solved_grid, tmp_path):
     decode = then.split(" and ", 1)[1].replace("SOLUTION", str(g / "final.sol"))
     decode = decode.replace("tree.json", str(g / "final.json")).split()
     assert solve[:2] == ["olctc", "solve"] and decode[:2] == ["olctc", "decode"]
-    assert cli_here(*solve[1:], "--quiet").returncode == 0
+    # a 2 s limit added, as --quiet: the printed command is checked, not the optimum (proving it took 4-6 s)
+    assert cli_here(*solve[1:], "--quiet", "--time-limit", "2").returncode == 0
     done = cli_here(*decode[1:])
     assert done.returncode == 0 and (g / "final.json").exists(), done.stderr
     # a solution beside the final instance: emitting the same instance again says nothing, as it still fits
@@ -510,8 +536,8 @@ def test_grid_refuses_a_folder_of_other_files(tmp_path):
 
 
 def test_grid_empty_output_is_refused_not_the_current_folder(tmp_path):
-    res = subprocess.run([sys.executable, "-m", "olctc.cli", "grid", "--dataset", "heart", "--depth", "1",
-                          "--C-values", "1", "--folds", "2", "-o", ""], capture_output=True, text=True, cwd=tmp_path)
+    res = cli_here("grid", "--dataset", "heart", "--depth", "1", "--C-values", "1", "--folds", "2", "-o", "",
+                   cwd=tmp_path)  # in process, from tmp_path: the current folder is what is checked
     assert res.returncode == 2 and res.stderr == ("error: The 'output' parameter (--output) must be a folder "
                                                   "path (-o DIR). "
                                                   "Got '' instead.\n")
@@ -561,8 +587,7 @@ _GRID_ARGS = ("grid", "--dataset", "heart", "--depth", "1", "--folds", "2", "--C
 @pytest.mark.parametrize("output", ["afile/g", "afile/x/g"])
 def test_grid_under_a_file_is_a_one_line_error(tmp_path, output):
     (tmp_path / "afile").write_text("")
-    res = subprocess.run([sys.executable, "-m", "olctc.cli", *_GRID_ARGS, "-o", output], cwd=tmp_path,
-                         capture_output=True, text=True)
+    res = cli_here(*_GRID_ARGS, "-o", output, cwd=tmp_path)  # in process, from tmp_path
     # used to: NotADirectoryError traceback, exit 1
     assert res.returncode == 2 and res.stderr == f"error: cannot write {output}: folder afile is not a folder\n"
     assert _tree(tmp_path) == ["afile"] and (tmp_path / "afile").read_text() == ""
@@ -720,8 +745,7 @@ def test_grid_C_values_of_many_digits_are_collected(tmp_path):
     assert [r[2] for r in rows] == ["0.123456789", "3", "0.123456789", "3"]
     # the time limit exactly too (it was --time-limit 1.23457e+06, TimeLimit=1.23457e+06)
     assert all("--time-limit 1234567 " in r[5] and "TimeLimit=1234567 " in r[6] for r in rows)
-    run = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
+    run_tasks_here(g)  # the tasks' command lines as written, in process
     col = cli_here("collect", str(g), "--emit-final")
     assert col.returncode == 0, col.stderr
     assert "tasks: 4 of 4 scored" in col.stdout and "0.123456789" in col.stdout
@@ -827,8 +851,7 @@ def test_collect_says_a_fold_the_scoring_cannot_score_needs_another_scoring(tmp_
     keep = {next(i for i in folds[1] if i < 10), next(i for i in folds[2] if i < 10)}
     g = grid("b", [1 if i in keep or i >= 10 else 0 for i in range(20)])  # fold 0: no class-1 weight
     assert [f["val"] for f in json.loads((g / "grid.json").read_text())["folds"]] == folds
-    run = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True, timeout=300)
-    assert run.returncode == 0, run.stdout + run.stderr
+    run_tasks_here(g)  # the tasks' command lines as written, in process
     res = cli_here("collect", str(g), "--scoring", "roc_auc")
     assert res.returncode == 2, res.stdout + res.stderr
     assert "Traceback" not in res.stderr and "warning" not in res.stderr.lower(), res.stderr
@@ -883,8 +906,7 @@ def test_collect_says_which_scores_are_not_proven_optimal(tmp_path):
     res = cli_here("grid", "--dataset", "heart", "--depth", "2", "--C-values", "1", "--folds", "2", "--solver",
                  "highs", "--time-limit", "2", "-o", str(g))
     assert res.returncode == 0, res.stderr
-    run = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stdout + run.stderr
+    run_tasks_here(g)  # the tasks' command lines as written, in process
     col = cli_here("collect", str(g), "--emit-final")
     assert col.returncode == 0, col.stderr
     assert "tasks: 2 of 2 scored" in col.stdout

@@ -6,21 +6,22 @@ compiled from: decode, collect and the grid's tasks re-read the CSV themselves.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import cli_here
 from olctc.data import IDENTIFIER_ROWS, read_csv
 from olctc.errors import OlctcError
 
 
 def olctc(*args: str, cwd: Path | None = None) -> tuple[int, str, str]:
-    p = subprocess.run([sys.executable, "-m", "olctc.cli", *args], capture_output=True, text=True, timeout=300,
-                       cwd=cwd)
+    """``olctc ARGS``: exit code, stdout, stderr. In process (cli_here): these tests check what the commands
+    write and say, not the process; a fresh interpreter per command cost about a second of imports (8 in one
+    test)."""
+    p = cli_here(*args, cwd=cwd)
     return p.returncode, p.stdout, p.stderr
 
 

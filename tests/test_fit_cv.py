@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from olctc.errors import OlctcError
 from olctc.fit import split
 from olctc.spec import make_spec
 from conftest import cli_main
-from test_cluster import small_heart_csv
+from test_cluster import run_tasks_here, small_heart_csv
 
 _register_optional()
 
@@ -39,16 +38,18 @@ def invoke(*args: str):
 
 @pytest.fixture(scope="module")
 def heart_grid(tmp_path_factory):
-    """heart, depth 1, 3 folds x 3 C, solved task by task through run_local.sh (olctc solve, HiGHS)."""
+    """heart, depth 1, 3 folds x 3 C, solved task by task by their `olctc solve` command lines (HiGHS), in this
+    process (run_tasks_here: a fresh interpreter per task cost about a second)."""
     root = tmp_path_factory.mktemp("cvgrid")
     res = invoke("grid", *HEART_CV, "--folds", "3", "--solver", "highs", "--time-limit", "30",
                  "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", str(root / "g"))
     assert res.exit_code == 0, res.output
-    run = subprocess.run(["bash", str(root / "g" / "run_local.sh")], capture_output=True, text=True)
-    assert run.returncode == 0, run.stdout + run.stderr
+    run_tasks_here(root / "g")
     return root / "g"
 
 
+# one pytest-xdist worker for both scorings: heart_grid is built once
+@pytest.mark.xdist_group("heart_grid")
 @pytest.mark.parametrize("scoring, best", [("balanced_accuracy", [10.0]), ("neg_log_loss", [0.1])])
 def test_fit_cv_agrees_with_grid_and_collect(heart_grid, tmp_path, scoring, best):
     col = collect(heart_grid, scoring=scoring)

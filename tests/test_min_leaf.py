@@ -4,9 +4,10 @@ decode and the command line."""
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
-import subprocess
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from olctc.objective import tree_objective
 from olctc.solve import solve_milp
 from olctc.spec import TreeSpec, make_spec
 from olctc.warmstart import LeafTooSmall, greedy_tree, warm_start
+from test_cluster import run_tasks_here, small_heart_csv
 from test_fuzz_formulation import GAP, _close, _instance, brute_force
 
 
@@ -83,20 +85,40 @@ def _haberman():
     return X, ds.y
 
 
-@pytest.mark.parametrize("solver", ["highs", "cbc", "scip"])
-def test_three_solvers_give_a_tree_that_obeys_it(solver):
-    """50 haberman points, min_leaf 10: the free optimum (18.99) has a node of 2 points; each solver proves the
-    ruled optimum, 19.41 (measured 2026-11-28 with all three: 0.5-1.6 s each), from the warm start."""
+def _haberman_csv(path: Path, per_class: int) -> Path:
+    """The first ``per_class`` rows of each class of the vendored haberman data, as a CSV file (target 'y'): a
+    depth-2 fit or solve of 30 or 60 of them is proven optimal in about a second, where all 306 points (or
+    depth 3) ran to the time limits."""
+    from olctc.datasets import dataset_path
+
+    lines = gzip.decompress(dataset_path("haberman").read_bytes()).decode().splitlines()
+    rows = [[r for r in lines[1:] if r.split(",")[-1] == label][:per_class] for label in ("1", "2")]
+    path.write_text("\n".join([lines[0], *rows[0], *rows[1]]) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def haberman50():
+    """The first 50 haberman points, min_leaf 10: the free optimum, the ruled model and its warm start, the same
+    for the three solvers below (computed once, not once per solver)."""
     X, y = _haberman()
     X, y = X[:50], y[:50]
     spec = make_spec(depth=2, min_leaf=10)
     free = build_milp(X, y, make_spec(depth=2))
     r0 = solve_milp(free, "highs", threads=1, verbose=False, time_limit=20)
-    assert r0.status == "optimal" and not _obeys(_counts(free.values(r0.x, "w"), free.values(r0.x, "b"), X, 2,
-                                                         spec.epsilon / 2), 10)
     milp = build_milp(X, y, spec)
     x0, info = warm_start(milp, X, y, spec)
-    res = solve_milp(milp, solver, threads=1, verbose=False, time_limit=20, start=x0)
+    return X, y, spec, free, r0, milp, x0, info
+
+
+@pytest.mark.parametrize("solver", ["highs", "cbc", "scip"])
+def test_three_solvers_give_a_tree_that_obeys_it(haberman50, solver):
+    """50 haberman points, min_leaf 10: the free optimum (18.99) has a node of 2 points; each solver proves the
+    ruled optimum, 19.41 (measured 2026-11-28 with all three: 0.5-1.6 s each), from the warm start."""
+    X, y, spec, free, r0, milp, x0, info = haberman50
+    assert r0.status == "optimal" and not _obeys(_counts(free.values(r0.x, "w"), free.values(r0.x, "b"), X, 2,
+                                                         spec.epsilon / 2), 10)
+    res = solve_milp(milp, solver, threads=1, verbose=False, time_limit=20, start=x0.copy())
     assert res.status == "optimal", res.raw_status
     W, b = milp.values(res.x, "w"), milp.values(res.x, "b")
     counts = _counts(W, b, X, 2, spec.epsilon / 2)
@@ -155,31 +177,33 @@ def test_a_start_that_breaks_it_is_refused_or_passed_over():
 
 
 def test_fit_compile_solve_decode_on_the_command_line(tmp_path, monkeypatch, capsys):
-    from olctc.datasets import load
+    from olctc.data import read_csv
     from olctc.export.json import load as load_tree
 
-    # in process: the commands' options are tested, not the process
+    # in process: the commands' options are tested, not the process; 30 haberman points at depth 2, proven optimal
+    # in about a second (all 306 at depth 3, and at depth 2 with min_leaf 40, ran to their time limits)
     monkeypatch.chdir(tmp_path)
-    code, out, err = cli_main(["fit", "--dataset", "haberman", "--depth", "3", "--min-leaf", "25", "--test-size",
-                               "0", "--time-limit", "6", "-o", "t.json"], capsys)
+    data = str(_haberman_csv(tmp_path / "h.csv", 15))
+    code, out, err = cli_main(["fit", data, "--target", "y", "--depth", "2", "--min-leaf", "10", "--test-size", "0",
+                               "--time-limit", "6", "-o", "t.json"], capsys)
     assert code == 0, err
-    assert "min leaf 25" in out
+    assert "min leaf 10" in out
     tree = load_tree(tmp_path / "t.json")
-    assert tree.meta["spec"]["min_leaf"] == 25
-    ds = load("haberman")
-    assert _obeys(np.bincount(tree.apply(ds.X) - 3, minlength=4), 25)
-    code, _, err = cli_main(["compile", "--dataset", "haberman", "--depth", "2", "--min-leaf", "40", "-o", "m.lp"],
+    assert tree.meta["spec"]["min_leaf"] == 10
+    ds = read_csv(data, "y")
+    assert _obeys(np.bincount(tree.apply(ds.X) - 1, minlength=2), 10)
+    code, _, err = cli_main(["compile", data, "--target", "y", "--depth", "2", "--min-leaf", "12", "-o", "m.lp"],
                             capsys)
     assert code == 0, err
     text = (tmp_path / "m.lp").read_text()
     assert "leaf_min_1:" in text and "used_2" in text
-    assert json.loads((tmp_path / "m.olctc.json").read_text())["spec"]["min_leaf"] == 40
+    assert json.loads((tmp_path / "m.olctc.json").read_text())["spec"]["min_leaf"] == 12
     # 3 s: HiGHS takes compile's start, which obeys the rule, so a solve stopped at its limit has a tree
     code, _, err = cli_main(["solve", "m.lp", "--solver", "highs", "--time-limit", "3", "-o", "m.sol"], capsys)
     assert code == 0, err
     code, _, err = cli_main(["decode", "m.olctc.json", "m.sol", "-o", "d.json"], capsys)
     assert code == 0, err
-    assert _obeys(np.bincount(load_tree(tmp_path / "d.json").apply(ds.X) - 1, minlength=2), 40)
+    assert _obeys(np.bincount(load_tree(tmp_path / "d.json").apply(ds.X) - 1, minlength=2), 12)
 
 
 @pytest.mark.parametrize("args, message", [
@@ -194,56 +218,63 @@ def test_command_line_errors(tmp_path, args, message, monkeypatch, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_start_tree_that_breaks_it_says_so(tmp_path, monkeypatch, capsys):
+def test_a_start_tree_that_breaks_it_says_so(tmp_path, tmp_path_factory, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     # heart, not haberman: haberman's fit at this limit often ended with a constant root (measured under load:
-    # every point in one node, which breaks no min_leaf); heart's splits them 166/131, as its warm start does
-    fit = ["fit", "--dataset", "heart", "--depth", "2", "--test-size", "0", "--time-limit", "5"]
+    # every point in one node, which breaks no min_leaf); heart's splits them 166/131, as its warm start does.
+    # Its first 20 rows of each class: the fit is proven optimal in about a second (all 297 ran to the limit),
+    # and splits them 20/20
+    data = small_heart_csv(tmp_path_factory.mktemp("heart") / "heart40.csv", per_class=20)
+    fit = ["fit", str(data), "--target", "y", "--depth", "2", "--test-size", "0", "--time-limit", "5"]
     code, _, err = cli_main(fit + ["--quiet", "-o", "a.json"], capsys)
     assert code == 0, err
-    code, _, err = cli_main(fit + ["--min-leaf", "200", "--start-tree", "a.json", "-o", "b.json"], capsys)
-    assert code == 2 and "the start tree breaks min_leaf 200 on these training points" in err, err
+    code, _, err = cli_main(fit + ["--min-leaf", "25", "--start-tree", "a.json", "-o", "b.json"], capsys)
+    assert code == 2 and "the start tree breaks min_leaf 25 on these training points" in err, err
     assert sorted(f.name for f in tmp_path.iterdir()) == ["a.json"]
 
 
-def test_estimator_parameter_and_clone():
+def test_estimator_parameter_and_clone(tmp_path):
     from sklearn.base import clone
 
     from olctc import OLCTClassifier
+    from olctc.data import read_csv
     from olctc.datasets import load
 
-    ds = load("haberman")
-    est = OLCTClassifier(depth=2, time_limit=6, min_leaf=40)
-    assert clone(est).get_params()["min_leaf"] == 40
+    few = read_csv(_haberman_csv(tmp_path / "h.csv", 15), "y")  # proven optimal in about a second (all 306: 6 s)
+    est = OLCTClassifier(depth=2, time_limit=6, min_leaf=10)
+    assert clone(est).get_params()["min_leaf"] == 10
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est.fit(ds.X, ds.y)
-    assert _obeys(np.bincount(est.tree_.apply(ds.X) - 1, minlength=2), 40)
+        est.fit(few.X, few.y)
+    assert _obeys(np.bincount(est.tree_.apply(few.X) - 1, minlength=2), 10)
+    ds = load("haberman")
     with pytest.raises(OlctcError, match="'min_leaf' parameter must be at most the 306"):
         OLCTClassifier(min_leaf=1000, time_limit=15).fit(ds.X, ds.y)
 
 
 def test_grid_tasks_and_collect_keep_it(tmp_path, monkeypatch, capsys):
-    from olctc.datasets import load
+    from olctc.data import read_csv
     from olctc.export.json import load as load_tree
 
     # shorter limits: every solve starts from a warm start that obeys the rule, so one stopped at its limit obeys
-    # it (a fit's limit must leave the solver 1 s after the build, the warm start and a reserve: about 3.2 s here)
+    # it (a fit's limit must leave the solver 1 s after the build, the warm start and a reserve: about 3.2 s here).
+    # 60 haberman points: 48 to train on, 24 in each fold's tasks, all proven optimal in about a second (all 306
+    # ran to the limits); min_leaf 24 binds on the final fit (without it, the optimum splits them 25/23)
     monkeypatch.chdir(tmp_path)
-    code, _, err = cli_main(["grid", "--dataset", "haberman", "--depth", "2", "--min-leaf", "60", "--C-values", "1",
+    data = str(_haberman_csv(tmp_path / "h.csv", 30))
+    code, _, err = cli_main(["grid", data, "--target", "y", "--depth", "2", "--min-leaf", "24", "--C-values", "1",
                              "--folds", "2", "--time-limit", "3", "--threads", "1", "-o", "g"], capsys)
     assert code == 0, err
-    assert json.loads((tmp_path / "g" / "grid.json").read_text())["spec"]["min_leaf"] == 60
+    assert json.loads((tmp_path / "g" / "grid.json").read_text())["spec"]["min_leaf"] == 24
     assert "leaf_min_1" in (tmp_path / "g" / "tasks" / "0000" / "model.mps").read_text()
-    ran = subprocess.run(["bash", "g/run_local.sh"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert ran.returncode == 0, ran.stderr
+    run_tasks_here(tmp_path / "g")  # each task's `olctc solve` in process: the tasks' models are checked here
     code, _, err = cli_main(["collect", "g", "--time-limit", "5", "-o", "final.json"], capsys)
     assert code == 0, err
     tree = load_tree(tmp_path / "final.json")
-    assert tree.meta["spec"]["min_leaf"] == 60
-    ds = load("haberman")
+    assert tree.meta["spec"]["min_leaf"] == 24
+    ds = read_csv(data, "y")
     train = np.asarray(json.loads((tmp_path / "g" / "grid.json").read_text())["train_rows"])
-    assert _obeys(np.bincount(tree.apply(ds.X[train]) - 1, minlength=2), 60)
+    assert _obeys(np.bincount(tree.apply(ds.X[train]) - 1, minlength=2), 24)
 
 
 def test_decode_notes_a_tree_whose_real_routing_breaks_it():

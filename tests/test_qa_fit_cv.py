@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import cli_main
+from test_cluster import run_tasks_here
 
 from olctc.cli import _register_optional, cli, main
 from olctc.cluster import collect
@@ -167,17 +168,19 @@ IONO = ["--target", "y", "--weight-column", "w", "--positive-class", "b", "--dro
 
 @pytest.fixture(scope="module")
 def iono_grid(weighted_iono, tmp_path_factory) -> Path:
-    """The cluster route's grid of weighted_iono (2 folds x 3 C), solved task by task by run_local.sh (olctc
-    solve, HiGHS): one grid for both scorings, which collect reads without changing it."""
+    """The cluster route's grid of weighted_iono (2 folds x 3 C), solved task by task by their `olctc solve`
+    command lines (HiGHS), in this process (run_tasks_here: a fresh interpreter per task cost about a second):
+    one grid for both scorings, which collect reads without changing it."""
     g = tmp_path_factory.mktemp("iono_grid") / "g"
     res = CliRunner().invoke(cli, ["grid", str(weighted_iono), *IONO, "--folds", "2", "--solver", "highs",
                                    "--time-limit", "30", "--olctc-cmd", " ".join(OLCTC), "-o", str(g)])
     assert res.exit_code == 0, res.output
-    done = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
+    run_tasks_here(g)
     return g
 
 
+# one pytest-xdist worker for both scorings: iono_grid is built once
+@pytest.mark.xdist_group("iono_grid")
 @pytest.mark.parametrize("scoring, best", [("neg_log_loss", [1.0]), ("accuracy", [100.0])])
 def test_fit_cv_agrees_with_grid_and_collect_on_weighted_text_labels(weighted_iono, iono_grid, tmp_path, capsys,
                                                                       scoring, best):

@@ -3,7 +3,8 @@
 solver), each checked by an independent route rather than "it runs":
 
 - compile + solve + decode gives fit --test-size 0's tree and objective (a covering array of the options);
-- grid + run_local.sh + collect gives fit --cv's table, C and final tree; the folds are scikit-learn's;
+- grid + its tasks (`olctc solve`) + collect gives fit --cv's table, C and final tree; the folds are
+  scikit-learn's;
 - collect --emit-final + solve + decode gives collect's in-process final tree (weights read again);
 - predict == Tree.predict == the python / ONNX / SQL (sqlite3) exports, whatever unused columns the CSV has;
 - predict --target's metrics == scikit-learn's on the same predictions; fit's weighted metrics too;
@@ -20,12 +21,12 @@ import json
 import math
 import shutil
 import sqlite3
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import cli_main
+from test_cluster import run_tasks_here
 
 # ----------------------------------------------------------------------------------------------- data
 
@@ -238,8 +239,7 @@ def test_grid_collect_equals_fit_cv(case, tmp_path, capsys):
     data = _data_args(kind, tmp_path)
     g = tmp_path / "g"
     run(["grid", *data, *opts, "--folds", folds, "--solver", solver, "--time-limit", "10", "-o", g], capsys)
-    r = subprocess.run(["bash", str(g / "run_local.sh")], capture_output=True, text=True, timeout=240)
-    assert r.returncode == 0, r.stderr[-2000:]
+    run_tasks_here(g)  # each task's `olctc solve` in process: what the tasks give is checked, not the script
     run(["collect", g, "--scoring", scoring, "--quiet", "-o", tmp_path / "final.json"], capsys)
     fit_solver = ["--solver", "scip"] if "margot" in " ".join(opts) else []
     run(["fit", *data, *opts, "--cv", folds, "--scoring", scoring, *fit_solver, "--time-limit", "10", "--quiet",
@@ -342,7 +342,7 @@ def test_collect_emit_final_solve_decode_equals_collect_fit(tmp_path, capsys):
     run(["grid", p, "--target", "label", "--drop", "id", "--weight-column", "w", "--class-weight", "balanced",
          "--positive-class", "no", "--depth", "1", "--C-values", "0.1,10", "--folds", "2", "--solver", "highs",
          "--time-limit", "10", "--score-variables", "-o", g], capsys)
-    subprocess.run(["bash", str(g / "run_local.sh")], check=True, capture_output=True, timeout=120)
+    run_tasks_here(g)
     run(["collect", g, "--emit-final"], capsys)
     run(["solve", g / "final" / "model.mps", "--quiet", "-o", tmp_path / "f.sol"], capsys)
     run(["decode", g / "final" / "model.olctc.json", tmp_path / "f.sol", "-o", tmp_path / "dec.json"], capsys)
@@ -651,7 +651,7 @@ def test_collect_without_model_files_and_with_moved_data_gives_the_same_final_tr
     run(["grid", p, "--target", "label", "--drop", "id", "--weight-column", "w", "--class-weight", "yes=2",
          "--depth", "1", "--C-values", "0.1,10", "--folds", "2", "--solver", "highs", "--time-limit", "10",
          "-o", g], capsys)
-    subprocess.run(["bash", str(g / "run_local.sh")], check=True, capture_output=True, timeout=120)
+    run_tasks_here(g)
     run(["collect", g, "--quiet", "-o", tmp_path / "a.json"], capsys)
     for m in g.rglob("*.mps"):
         m.unlink()
