@@ -364,6 +364,21 @@ def test_unknown_positive_class(tmp_path):
         read_csv(p, "y", positive_class="cow")
 
 
+def test_many_long_labels_are_listed_short(tmp_path):
+    """A target of free text (here 12 labels of 200 characters) has as many classes as rows: the message listed
+    ten whole labels, 2,000 characters on one line."""
+    labels = [f"{k:02d}" + "x" * 198 for k in range(12)]
+    p = write(tmp_path, "a,y\n" + "".join(f"{k},{lab}\n" for k, lab in enumerate(labels)))
+    shown = ", ".join(f"'{k:02d}" + "x" * 24 + "..." for k in range(10))  # 30 characters each
+    with pytest.raises(OlctcError) as exc:
+        read_csv(p, "y")
+    assert str(exc.value) == (f"{p}: target 'y' has 12 classes [{shown}, ...]; olctc trains binary trees: pick one "
+                              "with --positive-class (one class against the rest)")
+    with pytest.raises(OlctcError) as exc:
+        read_csv(p, "y", positive_class="cow")
+    assert str(exc.value) == f"{p}: positive class 'cow' is not a value of target 'y'; its values are [{shown}, ...]"
+
+
 def test_one_vs_rest_with_positive_class(tmp_path):
     p = write(tmp_path, "a,y\n1,cat\n2,dog\n3,cow\n")
     ds = read_csv(p, "y", positive_class="dog")

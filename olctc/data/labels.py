@@ -38,7 +38,7 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
         if len(uniq) > 2:
             blank = next((u for u in uniq if _looks_missing(u)), None)
             hint = "" if blank is None else f"; {blank!r} looks like a missing label: drop those rows"
-            raise OlctcError(f"{source}: target {target!r} has {len(uniq)} classes {uniq[:10]}; olctc trains "
+            raise OlctcError(f"{source}: target {target!r} has {len(uniq)} classes {_listed(uniq)}; olctc trains "
                              f"binary trees: pick one with --positive-class (one class against the rest){hint}")
         pos = uniq[1]
     else:
@@ -46,7 +46,7 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
         matches = [u for u in uniq if u == pos_v or str(u) == str(positive_class)]
         if not matches:
             raise OlctcError(f"{source}: positive class {positive_class!r} is not a value of target "
-                             f"{target!r}; its values are {uniq[:10]}{_case_hint(positive_class, uniq)}")
+                             f"{target!r}; its values are {_listed(uniq)}{_case_hint(positive_class, uniq)}")
         pos = matches[0]
     rest = [u for u in uniq if u != pos]
     neg: Label = rest[0] if len(rest) == 1 else f"not {pos}"
@@ -57,6 +57,13 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
                              f"text (a lone surrogate)")
     y = np.where(np.asarray([v == pos for v in vals]), 1, -1).astype(np.int8)
     return y, (neg, pos)
+
+
+def _listed(labels: Sequence[Any]) -> str:
+    """The first 10 labels, each cut short: a message names them without quoting a whole long text cell (a
+    target of free text has as many labels as rows)."""
+    shown = ", ".join(shorten(repr(v), 30) for v in labels[:10])
+    return f"[{shown}{', ...' if len(labels) > 10 else ''}]"
 
 
 def _case_hint(label: Any, classes: Sequence[Any]) -> str:
