@@ -134,15 +134,16 @@ def _check_weighted_classes(dataset: Dataset, weight: np.ndarray, rows: np.ndarr
         check_classes_weigh(weight, dataset.y, dataset.classes, f"{dataset.source or dataset.name}: {what}")
     else:
         check_classes_weigh(weight, dataset.y, dataset.classes, f"{dataset.source or dataset.name}: {what}",
-                            f" among the {len(rows)} training rows", "another split (--seed, --test-size or "
-                            "--folds) or more points of that class with a weight > 0 avoids it")
+                            f" among the {len(rows)} training rows", "another split (--seed, --test-size, or the "
+                            "folds: --cv, --folds) or more points of that class with a weight > 0 avoids it")
 
 
 def _source_rows(rows: Any, n: int) -> np.ndarray:
-    """``rows`` as n distinct row numbers >= 0: the manifest's ``data.rows``, which decode and collect use to
-    take the training rows out of the source data again (a wrong list was stored, then refused there)."""
+    """``rows`` as n row numbers >= 0: the manifest's ``data.rows``, which decode and collect use to take the
+    training rows out of the source data again (a wrong list was stored, then refused there). A row may repeat:
+    a bootstrap sample is a training set too."""
     def bad(got: str) -> OlctcError:
-        return OlctcError(f"The 'rows' parameter must be {n} distinct integer row numbers >= 0, the dataset's rows "
+        return OlctcError(f"The 'rows' parameter must be {n} integer row numbers >= 0, the dataset's rows "
                           f"in the source data. Got {got} instead.")
 
     try:
@@ -156,9 +157,6 @@ def _source_rows(rows: Any, n: int) -> np.ndarray:
         raise bad(f"{arr.size} row numbers")
     if n and arr.min() < 0:
         raise bad(f"row {int(arr.min())}")
-    uniq, counts = np.unique(arr, return_counts=True)
-    if uniq.size != n:
-        raise bad(f"row {int(uniq[np.argmax(counts > 1)])} twice")
     return arr
 
 
@@ -167,7 +165,8 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
                     rows: np.ndarray | None = None) -> Compiled:
     """Standardise ``dataset`` on itself and build the MILP of ``spec``.
 
-    ``rows`` records which rows of the source data this dataset is (a training split), for the manifest.
+    ``rows`` records which rows of the source data this dataset is (a training split), for the manifest;
+    by default ``dataset.rows``, which ``Dataset.subset`` sets.
     Points of weight 0 (``dataset.weight``) are left out: they cannot change the objective, and the
     model is smaller (``Compiled.dataset`` and the manifest's rows are the points compiled).
     Raises OlctcError, before allocating anything large, when the model would exceed ``max_nonzeros``.
@@ -178,12 +177,20 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
         raise param_error("name", "a string", name)
     if rows is not None:
         rows = _source_rows(rows, dataset.n)
+        if dataset.rows is not None and not np.array_equal(rows, dataset.rows):
+            k = int(np.argmax(rows != dataset.rows))
+            raise OlctcError(f"The 'rows' parameter must be the dataset's own rows in its source, which "
+                             f"Dataset.subset recorded (leave rows out to use them). Got row {int(rows[k])} at "
+                             f"position {k}, where the dataset has row {int(dataset.rows[k])}.")
+    else:
+        rows = dataset.rows
     if dataset.weight is not None:
         _check_weighted_classes(dataset, dataset.weight, rows)
         if not (dataset.weight > 0).all():
             keep = np.flatnonzero(dataset.weight > 0)
             rows = keep if rows is None else np.asarray(rows)[keep]
             dataset = dataset.subset(keep)
+            dataset.rows = rows  # in the source, as the manifest's (subset's are in the dataset given)
     check_size(dataset.n, dataset.p, spec, max_nonzeros)
     scaler = Scaler.fit(dataset.X, dataset.weight) if standardise else Scaler.identity(dataset.p)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -490,13 +497,6 @@ class _ManifestCheck:
         rows = d.get("rows")
         if rows is not None:
             self.ints(self.items(rows, "data.rows", n, "row numbers (data.n)"), "data.rows")
-            if len(set(rows)) != n:
-                seen: set[int] = set()
-                for twice in rows:  # the first row number seen twice
-                    if twice in seen:
-                        break
-                    seen.add(twice)
-                raise manifest_error(self.path, "data.rows", "distinct row numbers", f"{twice} twice")
         counts = [self.integer(d[k], f"data.{k}") for k in ("n_positive", "n_negative") if k in d]
         if len(counts) == 2 and sum(counts) != n:
             raise self.fail("data.n", f"n_positive + n_negative = {sum(counts)}", n)

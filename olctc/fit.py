@@ -204,7 +204,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     t0 = time.perf_counter()
     train, test = split(ds, test_size, seed)
     tr = ds.subset(train)
-    comp = compile_problem(tr, spec, ds.name, rows=train if test_size else None, max_nonzeros=max_nonzeros,
+    comp = compile_problem(tr, spec, ds.name, max_nonzeros=max_nonzeros,  # rows: tr.rows, in ds's source
                            standardise=standardise)
     fitted = comp.dataset  # the training points less those of weight 0, which the model leaves out
     sw = fitted.weight

@@ -330,8 +330,8 @@ CORRUPTIONS = [
      "field 'data.n_positive' does not match the training data"),
     ("data-rows-short", _set("data.rows", [0, 1]),
      "damaged manifest: field 'data.rows': expected 31 row numbers (data.n), got a list of 2"),
-    ("data-rows-repeated", _set("data.rows", [0] * 31),
-     "damaged manifest: field 'data.rows': expected distinct row numbers, got 0 twice"),
+    # a row may repeat (a bootstrap sample); these are not the points compiled
+    ("data-rows-repeated", _set("data.rows", [0] * 31), "field 'data.n_positive' does not match the training data"),
     ("data-rows-negative", _set("data.rows", list(range(30)) + [-1]),
      "damaged manifest: field 'data.rows[30]': expected an integer >= 0, got -1"),
     ("data-positive-list", _set("data.positive_class", [2]),

@@ -171,14 +171,17 @@ def test_cross_validate_in_parallel_gives_the_same_table():
 def test_fit_cv_fold_fit_error_names_fold_and_C(tmp_path, capsys, jobs):
     """A fold whose training rows leave a class without weight: fit's own error, named by fold and C, from
     this process or from a child's (the command runs in process; with --jobs 2 the fold fits still run in
-    processes of their own)."""
+    processes of their own). It says what a grid's task says (the fold's rows are known: a fold fit's data is
+    a subset of the source, which records its rows)."""
     data = _weighted_heart(tmp_path, zero_fold=0, seed=0, folds=2)
     out = tmp_path / "t.json"
     code, _, stderr = cli_main(["fit", str(data), "--target", "y", "--weight-column", "w", "--depth", "1", "--cv",
                                 "2", "--C-values", "1", "--jobs", jobs, "--threads", "1", "-o", str(out)], capsys)
     assert code == 2 and not out.exists()
     assert stderr == (f"error: cross-validation, fold 1, C 1: {data}: weight column 'w': every point of class 1 "
-                      "weighs 0, which leaves one class to train on; give some of them a weight > 0\n")
+                      "among the 24 training rows weighs 0, which leaves one class to train on; another split (--seed, "
+                      "--test-size, or the folds: --cv, --folds) or more points of that class with a weight > 0 "
+                      "avoids it\n")
 
 
 BAD = [

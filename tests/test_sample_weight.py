@@ -484,8 +484,8 @@ def test_a_training_part_whose_class_weighs_zero_is_refused(tmp_path, capsys):
     positive = int(np.flatnonzero((ds.y > 0) & (ds.weight > 0))[0])
     seed = next(s for s in range(100) if positive in split(ds, 0.5, s)[1])  # the one in the test part
     msg = ("one.csv: weight column 'wt': every point of class 1 among the 20 training rows weighs 0, which "
-           "leaves one class to train on; another split (--seed, --test-size or --folds) or more points of "
-           "that class with a weight > 0 avoids it")
+           "leaves one class to train on; another split (--seed, --test-size, or the folds: --cv, --folds) or "
+           "more points of that class with a weight > 0 avoids it")
     code, _, err = cli_main(["fit", data, "--target", "label", "--weight-column", "wt", "--depth", "1",
                              "--test-size", "0.5", "--seed", seed, "-o", tmp_path / "t.json"], capsys)
     assert code == 2 and msg in err and len(err.strip().splitlines()) == 1, err

@@ -237,6 +237,9 @@ class Dataset:
     dropped : columns of the source left out (read_csv's ``drop``), besides the target.
     weight : (n,) float64 per-point loss weights (finite, >= 0, some > 0), or None: every point weighs 1.
     weight_column : the source column the weights came from (read_csv's ``weight_column``), if any.
+    rows : (n,) int64 row numbers of the points in the source data when the Dataset is part of it
+        (``subset``), else None. A manifest compiled from it records them, for decode to take the same points
+        out of the source again; a row may repeat (a bootstrap sample).
     """
 
     X: np.ndarray
@@ -251,6 +254,7 @@ class Dataset:
     dropped: tuple[str, ...] = ()
     weight: np.ndarray | None = None
     weight_column: str | None = None
+    rows: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -265,11 +269,21 @@ class Dataset:
         return self.schema.feature_names
 
     def subset(self, rows: np.ndarray) -> "Dataset":
-        """The same data restricted to ``rows`` (e.g. a training split): indices in [0, n) or a mask of n."""
+        """The same data restricted to ``rows`` (e.g. a training split): indices in [0, n) or a mask of n.
+
+        Its ``rows`` are the source's row numbers of the points kept (all of them in order: None)."""
         rows = _row_index(rows, self.n)
+        if rows.dtype == bool:
+            rows = np.flatnonzero(rows)
+        if self.rows is not None:
+            source_rows: np.ndarray | None = self.rows[rows]
+        elif rows.size == self.n and np.array_equal(rows, np.arange(self.n)):
+            source_rows = None
+        else:
+            source_rows = rows.astype(np.int64)
         return Dataset(self.X[rows], self.y[rows], self.classes, self.schema, self.name,
                        self.sha256, self.source, self.target, dict(self.extra), self.dropped,
-                       None if self.weight is None else self.weight[rows], self.weight_column)
+                       None if self.weight is None else self.weight[rows], self.weight_column, source_rows)
 
     def source_info(self) -> dict[str, Any]:
         """What a manifest or a grid records to read this data again (``olctc.pipeline.load_source``)."""
