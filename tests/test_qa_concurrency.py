@@ -23,6 +23,10 @@ import pytest
 
 from conftest import cli_here
 
+# One pytest-xdist worker for the module: the compiled model and the two trees were built by each worker that ran
+# one of the tests using them.
+pytestmark = pytest.mark.xdist_group("qa_concurrency")
+
 TIMEOUT = 120
 
 # The console program with one function (module attribute) wrapped: its first call creates READY, then waits
@@ -115,6 +119,15 @@ def wait_for(cond, what: str, timeout: float = 60) -> None:
         time.sleep(0.02)
 
 
+def waits_for_a_lock(pid: int) -> bool:
+    """Whether process ``pid`` is blocked on a file lock (flock, fcntl): a `->` line of /proc/locks names it."""
+    try:
+        text = Path("/proc/locks").read_text()
+    except OSError:
+        return False
+    return any(f[1:2] == ["->"] and f[5:6] == [str(pid)] for f in map(str.split, text.splitlines()))
+
+
 def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -150,16 +163,21 @@ def test_two_compiles_into_one_name_leave_one_consistent_set(tmp_path: Path) -> 
     start now comes before the writes, which hold the folder: A is paused between its model and its starts,
     and B waits for it, then writes its own whole set."""
     ready, go = tmp_path / "ready", tmp_path / "go"
-    a = start_paused("olctc.emit.start.write_start", ready, go,
+    # pipeline's first atomic_write_text writes the first start file (the model and the parameter files are
+    # written by other modules' functions). Was olctc.emit.start.write_start, which compile no longer calls (it
+    # writes start_texts' texts): A ran whole before B started, and the test passed without a race.
+    a = start_paused("olctc.pipeline.atomic_write_text", ready, go,
                      ["compile", "--dataset", "breast", "--depth", "1", "-o", "m.mps"], tmp_path, "a")
     try:
         wait_for(lambda: ready.exists() or a.poll() is not None, "compile A to reach its MIP starts")
+        assert a.poll() is None, "compile A ended before its MIP starts: it was not paused"
         assert (tmp_path / "m.mps").exists()  # A's model is in place
         b = start_olctc(["compile", "--dataset", "heart", "--depth", "1", "-o", "m.mps"], tmp_path, "b")
-        try:
-            b.wait(timeout=5)  # a compile that waits for A (the lock) is fine too: released below
-        except subprocess.TimeoutExpired:
-            pass
+        # B given 5 s to run whole; a compile that waits for A (the lock) is fine too, released below: B seen
+        # waiting for a lock has nothing more to do meanwhile
+        t0 = time.monotonic()
+        wait_for(lambda: b.poll() is not None or waits_for_a_lock(b.pid) or time.monotonic() - t0 > 5,
+                 "compile B to end or wait")
     finally:
         go.touch()
     code_a, _, err_a = finish(a, tmp_path, "a")
@@ -253,13 +271,15 @@ def test_two_solves_into_one_solution_while_decode_reads_it(compiled: Path, tmp_
 
 @pytest.fixture(scope="module")
 def grid_template(tmp_path_factory) -> Path:
-    """A grid of 2 tasks (breast, depth 1, C 1, 2 folds) whose jobs run olctc through the stand-in."""
+    """A grid of 2 tasks (haberman, depth 1, C 1, 2 folds) whose jobs run olctc through the stand-in. haberman,
+    not breast: its tasks and final fit take a fraction of the time, and the stand-in's waits, not the solves'
+    length, order the races."""
     d = tmp_path_factory.mktemp("grid")
     standin = d / "olctc-standin"
     standin.write_text(STANDIN.replace("@PY@", sys.executable))
     standin.chmod(standin.stat().st_mode | stat.S_IXUSR)
     # in this process: the grid's writing races nothing
-    res = cli_here("grid", "--dataset", "breast", "--depth", "1", "--C-values", "1", "--folds", "2", "--solver",
+    res = cli_here("grid", "--dataset", "haberman", "--depth", "1", "--C-values", "1", "--folds", "2", "--solver",
                    "highs", "--time-limit", "20", "--olctc-cmd", standin, "-o", "g", cwd=d)
     assert res.returncode == 0, res.stderr
     return d / "g"
@@ -342,11 +362,11 @@ def test_two_grids_into_one_folder(tmp_path: Path, made: bool) -> None:
 
 # ---- bench --------------------------------------------------------------------------------------------
 
-# heart's OLCT does not close its gap in seconds: a run that holds the folder for its whole time limit. 6 s, not
+# heart's OLCT does not close its gap in seconds: a run that holds the folder for its whole time limit. 5 s, not
 # 3: at 3 s the solver's share is under its 1 s floor once building and the warm start take 0.3 s
 # (solver_budget), so on a loaded machine the run ended at once as an error record, and the bench could end
 # before the test had overlapped it (test_bench_workers measured "give at least 4 s" under load).
-SLOW_BENCH = ["bench", "models", "--datasets", "heart", "--seeds", "0", "--threads", "1", "--time-limit", "6"]
+SLOW_BENCH = ["bench", "models", "--datasets", "heart", "--seeds", "0", "--threads", "1", "--time-limit", "5"]
 
 
 def records(d: Path) -> list[dict]:
@@ -436,13 +456,13 @@ def test_two_benches_started_together_on_a_new_folder(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def trees(tmp_path_factory) -> Path:
-    """Two trees of breast (C 0.1 and C 10), fitted at once into two files."""
+    """Two trees of breast (C 0.1 and C 10) in two files, fitted in this process (they race nothing: two fits at
+    once into one file are test_two_fits_into_one_tree_file's)."""
     d = tmp_path_factory.mktemp("trees")
-    ps = [start_olctc(["fit", "--dataset", "breast", "--depth", "1", "--C", C, "--time-limit", "20", "-o",
-                       f"t{i}.json"], d, f"f{i}") for i, C in enumerate(("0.1", "10"))]
-    for i, p in enumerate(ps):
-        code, out, err = finish(p, d, f"f{i}")
-        assert code == 0, out + err
+    for i, C in enumerate(("0.1", "10")):
+        res = cli_here("fit", "--dataset", "breast", "--depth", "1", "--C", C, "--time-limit", "20", "-o",
+                       f"t{i}.json", cwd=d)
+        assert res.returncode == 0, res.stdout + res.stderr
     from olctc import load_dataset
 
     X, y, names = load_dataset("breast")

@@ -12,6 +12,7 @@ weights follow OpenBLAS's CPU kernel in their last bits (the MPS does not).
 """
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
@@ -24,6 +25,10 @@ import warnings
 from pathlib import Path
 
 import pytest
+
+# One pytest-xdist worker for the module: the runs of the reference and the varied environment (see `reference`)
+# would be made by each worker that ran one of the tests using them.
+pytestmark = pytest.mark.xdist_group("qa_determinism")
 
 OLCTC = [sys.executable, "-c", "import sys; from olctc.cli import main; sys.argv[0] = 'olctc'; main()"]
 
@@ -64,10 +69,23 @@ OLCTC_SEQ = ("import json, os, sys\n"
              "            sys.exit(f'olctc {\" \".join(args)} exited {e.code}')\n")
 
 
-def olctc_seq(commands: list[tuple[list, Path]], env: dict[str, str]) -> None:
-    """Each (args, cwd) of ``commands`` run by olctc in turn, in one fresh interpreter with ``env``."""
+#: What a compile's warm start imports in its forked child (olctc.pipeline), but sklearn.linear_model: imported
+#: first, a forked child has them, where each compile's child imported them anew (about 1.5 s). Not the modules
+#: that load sklearn.linear_model (sklearn.svm ...): a compile in a process holding it computes its warm start on a
+#: thread instead, not as a fresh `olctc compile` does. For the same reason a sequence's compiles come before its
+#: other commands (decode and fit import it).
+WARM_IMPORTS = ("import sys\n"
+                "import scipy.optimize, sklearn.base, sklearn.exceptions, sklearn.utils.validation\n"
+                "if 'sklearn.linear_model' in sys.modules:\n"
+                "    sys.exit('the warm imports loaded sklearn.linear_model: compile would not fork its warm start')\n")
+
+
+def olctc_seq(commands: list[tuple[list, Path]], env: dict[str, str], *, warm_imports: bool = False) -> None:
+    """Each (args, cwd) of ``commands`` run by olctc in turn, in one fresh interpreter with ``env``; with
+    ``warm_imports``, WARM_IMPORTS first (for a sequence of compiles)."""
     todo = json.dumps([[[str(a) for a in args], str(cwd)] for args, cwd in commands])
-    r = subprocess.run([sys.executable, "-c", OLCTC_SEQ], input=todo, env=env_with(env), capture_output=True,
+    script = (WARM_IMPORTS if warm_imports else "") + OLCTC_SEQ
+    r = subprocess.run([sys.executable, "-c", script], input=todo, env=env_with(env), capture_output=True,
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
 
@@ -106,37 +124,111 @@ def work(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("qa_determinism")
 
 
+#: The arguments of the runs of the tests below made in the reference and the varied environment (the interpreters
+#: of `reference` and `varied`)
+LP_ARGS = ["--dataset", "haberman", "--depth", "1", "--preset", "margot", "--score-variables"]
+TTT_ARGS = ["--depth", "1", "--preset", "olct"]  # tic-tac-toe, by name or from a file
+FIT_ARGS = ["fit", "--dataset", "haberman", "--depth", "1", "--seed", "3", "--threads", "1", "--time-limit", "10"]
+GRID_ARGS = ["grid", "--dataset", "haberman", "--depth", "1", "--C-values", "1", "--folds", "2", "--time-limit", "5"]
+FORMATS = {"json": "json", "python": "py", "onnx": "onnx", "text": "txt", "dot": "dot"}
+
+
+@pytest.fixture(scope="module")
+def ttt_data(work) -> Path:
+    """work/data holding tic-tac-toe as ttt.csv and as a gzip'd copy ttt.csv.gz."""
+    import olctc.datasets as ds
+
+    src = Path(ds.__file__).parent / "tic-tac-toe.csv.gz"
+    data = work / "data"
+    data.mkdir()
+    (data / "ttt.csv").write_bytes(gzip.decompress(src.read_bytes()))
+    (data / "ttt.csv.gz").write_bytes(gzip.compress((data / "ttt.csv").read_bytes(), mtime=0))
+    return data
+
+
 @pytest.fixture(scope="module")
 def reference(work) -> dict[str, tuple[Path, dict[str, str]]]:
-    """Each preset compiled once in the reference environment (absolute path), all in one interpreter."""
+    """The runs of the reference environment that the tests compare, all in one interpreter (the environment is
+    the process's; the runs compared with these are other processes): each preset compiled (absolute path), the
+    LP model (work/lp_a), tic-tac-toe by name (work/src_ds), a depth-1 model solved (HiGHS, one thread) and
+    decoded (work/dec/t1.json), a fit (work/fit0.json) and a grid (work/grid_0/grid), made from work. Each
+    preset's folder and digests."""
     for p in PRESETS:
         (work / "ref" / p).mkdir(parents=True)
-    olctc_seq([(["compile", *args, "-o", work / "ref" / p / "m.mps"], work / "ref" / p) for p, args in PRESETS.items()],
-              BASE_ENV)
+    for folder in ("lp_a", "src_ds", "dec", "grid_0"):
+        (work / folder).mkdir()
+    d = work / "dec"
+    olctc_seq([*[(["compile", *args, "-o", work / "ref" / p / "m.mps"], work / "ref" / p)
+                 for p, args in PRESETS.items()],
+               (["compile", *LP_ARGS, "-o", work / "lp_a" / "m.lp"], work / "lp_a"),
+               (["compile", "--dataset", "tic-tac-toe", *TTT_ARGS, "-o", work / "src_ds" / "m.mps"], work / "src_ds"),
+               (["compile", "--dataset", "haberman", "--depth", "1", "-o", d / "m.mps"], d),
+               (["solve", "m.mps", "--solver", "highs", "--time-limit", "10", "--threads", "1", "-o", "m.highs.sol"],
+                d),
+               (["decode", "m.olctc.json", "m.highs.sol", "-o", "t1.json"], d),
+               ([*FIT_ARGS, "-o", work / "fit0.json"], work),
+               ([*GRID_ARGS, "-o", work / "grid_0" / "grid"], work)], BASE_ENV, warm_imports=True)
     return {p: (work / "ref" / p, digests(work / "ref" / p)) for p in PRESETS}
+
+
+@pytest.fixture(scope="module")
+def decoded(work, reference) -> Path:
+    """A depth-1 model solved once (HiGHS, one thread) and decoded (by `reference`): the tree file."""
+    return work / "dec" / "t1.json"
+
+
+@pytest.fixture(scope="module")
+def varied(work, reference, decoded, ttt_data) -> dict[str, dict[str, str]]:
+    """The runs of the varied environment, all in one other interpreter: each preset compiled from another
+    working folder to a relative path in an output folder of another name (in the reverse order of the
+    reference's: no compile follows the same ones there), tic-tac-toe from its CSV (relative path, from work, into
+    work/src_csv), the decoded solution decoded again from a renamed gzip'd copy (in work/dec elsewhere), the tree
+    file exported in each format from a renamed copy in another working folder (into work/exp b) and as
+    work/graph.onnx (the format from the name), the fit (work/fit1.json) and the grid (from work/grid_1, into
+    grid). Each preset's digests."""
+    elsewhere = work / "elsewhere"
+    elsewhere.mkdir()
+    out = {p: work / "varied" / f"other folder {p}" for p in PRESETS}
+    for folder in out.values():
+        folder.mkdir(parents=True)
+    moved = work / "dec elsewhere"
+    moved.mkdir()
+    (moved / "renamed.sol.gz").write_bytes(gzip.compress((decoded.parent / "m.highs.sol").read_bytes(), mtime=0))
+    copy = work / "exp b" / "renamed tree.json"
+    copy.parent.mkdir()
+    shutil.copyfile(decoded, copy)
+    (work / "src_csv").mkdir()
+    (work / "grid_1").mkdir()
+    olctc_seq([*[(["compile", *PRESETS[p], "-o", os.path.relpath(out[p] / "m.mps", elsewhere)], elsewhere)
+                 for p in reversed(PRESETS)],
+               (["compile", "data/ttt.csv", "--target", "y", *TTT_ARGS, "-o", "src_csv/m.mps"], work),
+               (["decode", decoded.parent / "m.olctc.json", "renamed.sol.gz", "-o", "t2.json"], moved),
+               *[(["export", copy.name, "--format", fmt, "-o", f"out.{suffix}"], copy.parent)
+                 for fmt, suffix in FORMATS.items()],
+               (["export", decoded, "-o", work / "graph.onnx"], work),
+               ([*FIT_ARGS, "-o", work / "fit1.json"], work),
+               ([*GRID_ARGS, "-o", "grid"], work / "grid_1")], VARIED_ENV, warm_imports=True)
+    return {p: digests(folder) for p, folder in out.items()}
 
 
 # ------------------------------------------------------------------------------------------ compile
 
 @pytest.mark.parametrize("preset", list(PRESETS))
-def test_compile_identical_across_environment(work, reference, preset):
+def test_compile_identical_across_environment(reference, varied, preset):
     """Another hash seed, locale, time zone, thread count, working directory, a relative output path and
     an output folder of another name (with a space): every file compile writes is byte-identical."""
     ref_dir, ref = reference[preset]
     assert {"m.mps", "m.olctc.json", "m.solvers.txt", "m.scip.set", "m.start.scip.sol"} <= set(ref)
-    elsewhere = work / "elsewhere"
-    elsewhere.mkdir(exist_ok=True)
-    got = compile_to(work / "varied" / f"other folder {preset}", PRESETS[preset], VARIED_ENV, cwd=elsewhere)
-    assert differing(ref, got) == []
+    assert differing(ref, varied[preset]) == []
 
 
-def test_compile_lp_identical_across_environment(work):
-    args = ["--dataset", "haberman", "--depth", "1", "--preset", "margot", "--score-variables"]
-    a = compile_to(work / "lp_a", args, BASE_ENV, name="m.lp")
-    b = compile_to(work / "lp b", args, {**VARIED_ENV, "PYTHONHASHSEED": "random"}, cwd=work, name="m.lp")
+def test_compile_lp_identical_across_environment(work, reference):
+    a = digests(work / "lp_a")  # compiled by `reference`
+    b = compile_to(work / "lp b", LP_ARGS, {**VARIED_ENV, "PYTHONHASHSEED": "random"}, cwd=work, name="m.lp")
     assert "m.lp" in a and differing(a, b) == []
 
 
+@functools.cache  # two tests ask: three interpreters each
 def _simd_changes_numpy() -> str | None:
     """A NPY_DISABLE_CPU_FEATURES value that really changes numpy's arithmetic here (np.exp's last bits
     differ between its AVX-512 and baseline paths), or None."""
@@ -204,21 +296,14 @@ def _manifest(folder: Path) -> dict:
     return json.loads((folder / "m.olctc.json").read_text())
 
 
-def test_dataset_csv_and_gzip_give_the_same_model(work):
+def test_dataset_csv_and_gzip_give_the_same_model(work, ttt_data, reference, varied):
     """--dataset NAME, the same data as a CSV (relative path, another cwd) and as a gzip'd copy: the model,
     parameter and start files are identical; the manifests differ only in data.name and data.source
     (and so in the checksum, which covers data.name)."""
-    import olctc.datasets as ds
-
-    src = Path(ds.__file__).parent / "tic-tac-toe.csv.gz"
-    data = work / "data"
-    data.mkdir(exist_ok=True)
-    (data / "ttt.csv").write_bytes(gzip.decompress(src.read_bytes()))
-    (data / "ttt.csv.gz").write_bytes(gzip.compress((data / "ttt.csv").read_bytes(), mtime=0))
-    common = ["--depth", "1", "--preset", "olct"]
-    runs = {"dataset": compile_to(work / "src_ds", ["--dataset", "tic-tac-toe", *common], BASE_ENV),
-            "csv": compile_to(work / "src_csv", ["data/ttt.csv", "--target", "y", *common], VARIED_ENV, cwd=work),
-            "gz": compile_to(work / "src_gz", [data / "ttt.csv.gz", "--target", "y", *common], BASE_ENV)}
+    data = ttt_data
+    runs = {"dataset": digests(work / "src_ds"),  # compiled by `reference`
+            "csv": digests(work / "src_csv"),  # by `varied`
+            "gz": compile_to(work / "src_gz", [data / "ttt.csv.gz", "--target", "y", *TTT_ARGS], BASE_ENV)}
     for k in ("csv", "gz"):
         assert differing(runs["dataset"], runs[k]) == ["m.olctc.json"], k
     mans = {k: _manifest(work / f"src_{'ds' if k == 'dataset' else k}") for k in runs}
@@ -232,32 +317,19 @@ def test_dataset_csv_and_gzip_give_the_same_model(work):
 
 # ------------------------------------------------------------------------------------------ decode, export
 
-@pytest.fixture(scope="module")
-def decoded(work) -> Path:
-    """A depth-1 model solved once (HiGHS, one thread) and decoded: the tree file."""
-    d = work / "dec"
-    d.mkdir()
-    olctc_seq([(["compile", "--dataset", "haberman", "--depth", "1", "-o", d / "m.mps"], d),
-               (["solve", "m.mps", "--solver", "highs", "--time-limit", "10", "--threads", "1", "-o", "m.highs.sol"],
-                d),
-               (["decode", "m.olctc.json", "m.highs.sol", "-o", "t1.json"], d)], BASE_ENV)
-    return d / "t1.json"
-
-
-def test_decode_twice_identical(work, decoded):
+def test_decode_twice_identical(work, decoded, varied):
     """The same solution decoded again, in another environment, from a renamed gzip'd copy: same bytes."""
-    d = decoded.parent
-    moved = work / "dec elsewhere"
-    moved.mkdir(exist_ok=True)
-    (moved / "renamed.sol.gz").write_bytes(gzip.compress((d / "m.highs.sol").read_bytes(), mtime=0))
-    olctc(["decode", d / "m.olctc.json", "renamed.sol.gz", "-o", "t2.json"], VARIED_ENV, moved)
+    moved = work / "dec elsewhere"  # decoded by `varied`
     assert (moved / "t2.json").read_bytes() == decoded.read_bytes()
 
 
-FORMATS = {"json": "json", "python": "py", "onnx": "onnx", "text": "txt", "dot": "dot"}
+@pytest.fixture(scope="module")
+def exported(work, varied) -> Path:
+    """The folder of the tree file's renamed copy, exported in each format by `varied`."""
+    return work / "exp b"
 
 
-def test_export_every_format_identical_across_runs(work, decoded):
+def test_export_every_format_identical_across_runs(decoded, exported):
     """Each format exported by the CLI (another environment, a renamed copy of the tree file, another
     working directory; the five exports in one interpreter) is byte-identical to the API's render in this
     process, twice; the JSON export is the tree file itself."""
@@ -265,26 +337,20 @@ def test_export_every_format_identical_across_runs(work, decoded):
     from olctc.export import json as tree_json
 
     tree = tree_json.load(decoded)
-    copy = work / "exp b" / "renamed tree.json"
-    copy.parent.mkdir(exist_ok=True)
-    shutil.copyfile(decoded, copy)
-    olctc_seq([(["export", copy.name, "--format", fmt, "-o", f"out.{suffix}"], copy.parent)
-               for fmt, suffix in FORMATS.items()], VARIED_ENV)
     for fmt, suffix in FORMATS.items():
-        b = copy.parent / f"out.{suffix}"
+        b = exported / f"out.{suffix}"
         assert b.read_bytes() == render(tree, fmt) == render(tree_json.load(decoded), fmt), fmt
-    assert (copy.parent / "out.json").read_bytes() == decoded.read_bytes()
+    assert (exported / "out.json").read_bytes() == decoded.read_bytes()
 
 
-def test_onnx_graph_identical(work, decoded):
+def test_onnx_graph_identical(work, decoded, exported):
     """Beyond the bytes: the two ONNX graphs have the same nodes, initialisers and metadata."""
     onnx = pytest.importorskip("onnx")
     from olctc.export import json as tree_json
     from olctc.export.onnx import to_onnx
 
     tree = tree_json.load(decoded)
-    out = work / "graph.onnx"
-    olctc(["export", decoded, "-o", out], VARIED_ENV, work)
+    out = work / "graph.onnx"  # exported by the CLI in another environment
     m1, m2 = to_onnx(tree), onnx.load_model_from_string(out.read_bytes())
     assert [(n.op_type, list(n.input), list(n.output)) for n in m1.graph.node] == \
         [(n.op_type, list(n.input), list(n.output)) for n in m2.graph.node]
@@ -315,15 +381,10 @@ def _without_timings(doc: dict) -> dict:
     return doc
 
 
-def test_fit_twice_same_tree(work):
+def test_fit_twice_same_tree(work, reference, varied):
     """`olctc fit` twice (fixed seed, one thread, an instance HiGHS proves optimal in well under a second),
     the second in another environment: the tree files differ in the recorded timings only."""
-    out = []
-    for k, env in enumerate((BASE_ENV, VARIED_ENV)):
-        path = work / f"fit{k}.json"
-        olctc(["fit", "--dataset", "haberman", "--depth", "1", "--seed", "3", "--threads", "1",
-               "--time-limit", "10", "-o", path], env, work)
-        out.append(json.loads(path.read_text()))
+    out = [json.loads((work / f"fit{k}.json").read_text()) for k in (0, 1)]  # by `reference`, by `varied`
     assert [d["meta"]["fit"]["status"] for d in out] == ["optimal", "optimal"]
     diff = {k for k in out[0]["meta"]["fit"] if out[0]["meta"]["fit"][k] != out[1]["meta"]["fit"].get(k)}
     assert diff <= TIMINGS
@@ -357,15 +418,10 @@ def test_estimator_fit_twice(work):
     assert _without_timings(json.loads(out[0]["json"])) == _without_timings(json.loads(out[1]["json"]))
 
 
-def test_grid_identical_across_environment(work):
+def test_grid_identical_across_environment(work, reference, varied):
     """`olctc grid` written twice, in another environment and from another working directory (the
     folder keeps its name, which the Slurm job name is made of): every file is byte-identical."""
-    args = ["grid", "--dataset", "haberman", "--depth", "1", "--C-values", "1", "--folds", "2",
-            "--time-limit", "5"]
-    for k, env in ((0, BASE_ENV), (1, VARIED_ENV)):
-        parent = work / f"grid_{k}"
-        parent.mkdir()
-        olctc([*args, "-o", parent / "grid" if k == 0 else "grid"], env, work if k == 0 else parent)
+    # grid_0/grid written by `reference` from work, grid_1/grid by `varied` from grid_1
     files = [{str(p.relative_to(work / f"grid_{k}")): p.read_bytes() for p in (work / f"grid_{k}").rglob("*")
               if p.is_file()} for k in (0, 1)]
     assert len(files[0]) > 10 and any(name.endswith(".mps") for name in files[0])

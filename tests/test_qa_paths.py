@@ -7,6 +7,7 @@ folders, use symbolic links and odd names. Each probe must either succeed or end
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shlex
 import shutil
@@ -17,8 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HIGHS_START_ACCEPTED, cli_main
+from conftest import HIGHS_START_ACCEPTED, cli_here, cli_main
 from olctc.datasets import dataset_path
+
+# One pytest-xdist worker for the module: the compiled model and the solved grid were built by each worker that
+# ran one of the tests using them.
+pytestmark = pytest.mark.xdist_group("qa_paths")
 
 OLCTC = [sys.executable, "-m", "olctc"]
 GRID_ARGS = ["--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2", "--time-limit", "10",
@@ -64,24 +69,26 @@ def real_olctc_script() -> Path:
 
 @pytest.fixture(scope="module")
 def compiled(tmp_path_factory):
-    """haberman at depth 1 compiled into ROOT/proj/m.mps from ROOT (relative paths), and HiGHS's solution."""
+    """haberman at depth 1 compiled into ROOT/proj/m.mps from ROOT (relative paths), and HiGHS's solution (both
+    in this process: the tests use what they write)."""
     root = tmp_path_factory.mktemp("compiled")
     (root / "data").mkdir()
     write_haberman(root / "data" / "hab.csv")
     (root / "proj").mkdir()
-    res = run(["compile", "data/hab.csv", "--target", "y", "--depth", "1", "-o", "proj/m.mps"], cwd=root)
+    res = cli_here("compile", "data/hab.csv", "--target", "y", "--depth", "1", "-o", "proj/m.mps", cwd=root)
     assert res.returncode == 0, res.stderr
-    res = run(["solve", "proj/m.mps", "--quiet", "--time-limit", "10", "-o", "proj/m.highs.sol"], cwd=root)
+    res = cli_here("solve", "proj/m.mps", "--quiet", "--time-limit", "10", "-o", "proj/m.highs.sol", cwd=root)
     assert res.returncode == 0, res.stderr
     return root
 
 
 @pytest.fixture(scope="module")
 def solved_grid(tmp_path_factory):
-    """A 2-task grid of haberman (its CSV given by a relative path), solved by run_local.sh run from /."""
+    """A 2-task grid of haberman (its CSV given by a relative path; written in this process), solved by
+    run_local.sh run from /."""
     root = tmp_path_factory.mktemp("grid")
     write_haberman(root / "hab.csv")
-    res = run(["grid", "hab.csv", *GRID_ARGS, "-o", "g"], cwd=root)
+    res = cli_here("grid", "hab.csv", *GRID_ARGS, "-o", "g", cwd=root)
     assert res.returncode == 0, res.stderr
     done = sh(f"bash {shlex.quote(str(root / 'g' / 'run_local.sh'))}", cwd="/")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -100,7 +107,8 @@ def test_grid_with_a_relative_olctc_cmd_has_tasks_that_run(tmp_path):
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "myolctc").symlink_to(real_olctc_script())
     write_haberman(tmp_path / "hab.csv")
-    res = run(["grid", "hab.csv", *GRID_ARGS, "--olctc-cmd", "bin/myolctc", "-o", "g"], cwd=tmp_path)
+    # grid in this process, from tmp_path; run_local.sh runs the tasks, each olctc in a process of its own
+    res = cli_here("grid", "hab.csv", *GRID_ARGS, "--olctc-cmd", "bin/myolctc", "-o", "g", cwd=tmp_path)
     if res.returncode == 2:  # refused: fine, if in one line and nothing written
         one_line_error(res)
         assert not (tmp_path / "g").exists()
@@ -143,7 +151,7 @@ def test_grid_does_not_warn_of_an_olctc_cmd_the_shell_expands(tmp_path, cmd):
 
 def test_grid_prints_runnable_commands_for_a_folder_starting_with_a_dash(tmp_path):
     write_haberman(tmp_path / "hab.csv")
-    res = run(["grid", "hab.csv", *GRID_ARGS, "-o", "-g"], cwd=tmp_path)
+    res = cli_here("grid", "hab.csv", *GRID_ARGS, "-o", "-g", cwd=tmp_path)  # in this process: what it prints is tested
     assert res.returncode == 0, res.stderr
     lines = {ln.split(":", 1)[0].strip(): ln.split(":", 1)[1].strip() for ln in res.stdout.splitlines()
              if ln.startswith("  ") and ":" in ln and not ln.strip().startswith("task")}
@@ -158,7 +166,7 @@ def test_grid_prints_runnable_commands_for_a_folder_starting_with_a_dash(tmp_pat
 
 def test_run_local_through_a_symlink_runs_the_tasks_or_fails(tmp_path):
     write_haberman(tmp_path / "hab.csv")
-    res = run(["grid", "hab.csv", *GRID_ARGS, "-o", "g"], cwd=tmp_path)
+    res = cli_here("grid", "hab.csv", *GRID_ARGS, "-o", "g", cwd=tmp_path)  # in this process: run_local.sh is tested
     assert res.returncode == 0, res.stderr
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "run-grid.sh").symlink_to(tmp_path / "g" / "run_local.sh")
@@ -169,7 +177,7 @@ def test_run_local_through_a_symlink_runs_the_tasks_or_fails(tmp_path):
 
 def test_run_local_without_its_jobs_file_fails(tmp_path):
     write_haberman(tmp_path / "hab.csv")
-    res = run(["grid", "hab.csv", *GRID_ARGS, "-o", "g"], cwd=tmp_path)
+    res = cli_here("grid", "hab.csv", *GRID_ARGS, "-o", "g", cwd=tmp_path)  # in this process: run_local.sh is tested
     assert res.returncode == 0, res.stderr
     (tmp_path / "g" / "jobs.tsv").rename(tmp_path / "jobs.tsv.bak")
     done = sh("bash g/run_local.sh", cwd=tmp_path)
@@ -199,10 +207,32 @@ def test_bench_under_a_file_names_it_a_file_not_missing(tmp_path, monkeypatch, c
     assert "does not exist" not in err and "afile" in err, err  # it exists: a file, not a folder
 
 
-def _in_a_deleted_folder(tmp_path: Path, args: list[str], env=None) -> subprocess.CompletedProcess:
+#: olctc commands one after another in one interpreter (argv[1]: a JSON list of argument lists): the first that
+#: does not exit 0 ends it, naming itself and its exit code. scikit-learn's base modules and scipy.optimize are
+#: imported first: compile's warm start, computed in a forked child (sklearn.linear_model is not loaded yet),
+#: imported them anew (about 1.5 s).
+OLCTC_SEQ = ("import json, sys\n"
+             "import scipy.optimize, sklearn.base, sklearn.exceptions, sklearn.utils.validation\n"
+             "from olctc.cli import main\n"
+             "for args in json.loads(sys.argv[1]):\n"
+             "    try:\n"
+             "        main(args)\n"
+             "    except SystemExit as e:\n"
+             "        if e.code != 0:\n"
+             "            sys.exit(f'olctc {args[0]} exited {e.code}')\n")
+
+
+def _in_a_deleted_folder(tmp_path: Path, args: list[str], env=None, *,
+                         seq: list[list] | None = None) -> subprocess.CompletedProcess:
+    """``python -m olctc ARGS`` run from a folder deleted before it starts; with ``seq``, the commands of ``seq``
+    one after another in one such interpreter (OLCTC_SEQ) instead."""
     gone = tmp_path / "gone"
     gone.mkdir()
-    cmd = " ".join(shlex.quote(a) for a in [*OLCTC, *map(str, args)])
+    if seq is None:
+        cmd = " ".join(shlex.quote(a) for a in [*OLCTC, *map(str, args)])
+    else:
+        todo = json.dumps([[str(a) for a in command] for command in seq])
+        cmd = " ".join(shlex.quote(a) for a in [sys.executable, "-c", OLCTC_SEQ, todo])
     return sh(f"cd {shlex.quote(str(gone))} && rmdir {shlex.quote(str(gone))} && exec {cmd}", cwd=tmp_path, env=env)
 
 
@@ -274,8 +304,9 @@ def test_grid_moved_with_its_data_then_collected_from_elsewhere(solved_grid, tmp
     (tmp_path / "d").mkdir()
     shutil.copy(solved_grid / "hab.csv", tmp_path / "d" / "hab.csv")
     (tmp_path / "cwd").mkdir()
-    res = run(["collect", "../far away/g x", "--quiet", "--time-limit", "5", "--data", "../d/hab.csv",
-               "-o", "../tree.json"], cwd=tmp_path / "cwd")
+    # in this process, from tmp_path/cwd: the relative paths are the working folder's
+    res = cli_here("collect", "../far away/g x", "--quiet", "--time-limit", "5", "--data", "../d/hab.csv",
+                   "-o", "../tree.json", cwd=tmp_path / "cwd")
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "tree.json").is_file() and (g / "cv_results.json").is_file()
     # jobs.tsv names files relative to the grid folder only: it moved with it
@@ -288,7 +319,8 @@ def test_collect_rerun_advice_runs_from_where_collect_ran(solved_grid, tmp_path)
     shutil.copy(solved_grid / "g" / "tasks" / "0001" / "model.mps", g / "tasks" / "0001" / "model.mps")
     (g / "tasks" / "0001" / "model.highs.sol").unlink()
     (tmp_path / "cwd").mkdir()
-    res = run(["collect", "../grids/g", "--quiet", "--data", str(solved_grid / "hab.csv")], cwd=tmp_path / "cwd")
+    # in this process, from tmp_path/cwd: the advice's path is relative to the working folder; bash runs it there
+    res = cli_here("collect", "../grids/g", "--quiet", "--data", str(solved_grid / "hab.csv"), cwd=tmp_path / "cwd")
     assert res.returncode == 2
     one_line_error(res)
     advice = res.stderr.split("), or ")[-1].split(" without Slurm")[0]  # "../grids/g/run_local.sh"
@@ -336,7 +368,7 @@ def weird(tmp_path_factory):
     root = tmp_path_factory.mktemp("weird") / WEIRD_DIR
     root.mkdir()
     write_haberman(root / "d a.csv")
-    res = run(["compile", "d a.csv", "--target", "y", "--depth", "1", "-o", f"./{WEIRD_NAME}.mps"], cwd=root)
+    res = cli_here("compile", "d a.csv", "--target", "y", "--depth", "1", "-o", f"./{WEIRD_NAME}.mps", cwd=root)
     assert res.returncode == 0, res.stderr
     return root
 
@@ -438,15 +470,16 @@ def test_no_HOME_and_no_TMPDIR_fit_and_export(tmp_path):
 def test_plain_commands_in_a_deleted_working_folder(compiled, tmp_path):
     proj = tmp_path / "p"
     shutil.copytree(compiled / "proj", proj)
-    for args in (["compile", "--dataset", "haberman", "--depth", "1", "-o", proj / "n.mps"],
-                 ["solve", proj / "n.mps", "--quiet", "--time-limit", "10"],
-                 ["solve", proj / "n.mps", "--solver", "cbc-cli", "--quiet", "--time-limit", "10", "-o",
-                  proj / "n.c.sol"],
-                 ["decode", proj / "n.olctc.json", proj / "n.highs.sol", "-o", proj / "t.json"],
-                 ["grid", "--dataset", "haberman", "--depth", "1", "--folds", "2", "--C-values", "1",
-                  "--time-limit", "5", "-o", proj / "g"]):
-        res = _in_a_deleted_folder(tmp_path, args)
-        assert res.returncode == 0, (args[0], res.stderr[-600:])
+    # one interpreter for the five (each one's start, a second or more, is not what they test; the last command
+    # below starts `python -m olctc` in a deleted folder)
+    res = _in_a_deleted_folder(tmp_path, [], seq=[
+        ["compile", "--dataset", "haberman", "--depth", "1", "-o", proj / "n.mps"],
+        ["solve", proj / "n.mps", "--quiet", "--time-limit", "10"],
+        ["solve", proj / "n.mps", "--solver", "cbc-cli", "--quiet", "--time-limit", "10", "-o", proj / "n.c.sol"],
+        ["decode", proj / "n.olctc.json", proj / "n.highs.sol", "-o", proj / "t.json"],
+        ["grid", "--dataset", "haberman", "--depth", "1", "--folds", "2", "--C-values", "1", "--time-limit", "5",
+         "-o", proj / "g"]])
+    assert res.returncode == 0, res.stderr[-600:]
     res = _in_a_deleted_folder(tmp_path, ["compile", "--dataset", "haberman", "--depth", "1", "-o", "m.mps"])
     assert res.returncode == 2
     one_line_error(res)
@@ -500,22 +533,23 @@ def test_names_of_255_bytes(compiled, tmp_path, monkeypatch, capsys):
 def test_grid_into_a_symlink_to_an_empty_folder_keeps_the_link(tmp_path):
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to("real")
-    res = run(["grid", "--dataset", "haberman", "--depth", "1", "--folds", "2", "--C-values", "1",
-               "--time-limit", "5", "-o", "link/"], cwd=tmp_path)
+    res = cli_here("grid", "--dataset", "haberman", "--depth", "1", "--folds", "2", "--C-values", "1",
+                   "--time-limit", "5", "-o", "link/", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "link").is_symlink() and (tmp_path / "real" / "grid.json").is_file()
 
 
 def test_bench_folder_moved_is_resumed_and_reported(tmp_path):
-    res = run(["bench", "models", "--datasets", "haberman", "--seeds", "0", "--models", "CART",
-               "--time-limit", "5", "-o", "b x"], cwd=tmp_path)
+    # in this process, from the working folders given: the paths are relative to them
+    res = cli_here("bench", "models", "--datasets", "haberman", "--seeds", "0", "--models", "CART",
+                   "--time-limit", "5", "-o", "b x", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     (tmp_path / "moved").mkdir()
     (tmp_path / "b x").rename(tmp_path / "moved" / "b x")
-    res = run(["bench", "models", "--datasets", "haberman", "--seeds", "0", "--models", "CART",
-               "--time-limit", "5", "-o", "b x"], cwd=tmp_path / "moved")
+    res = cli_here("bench", "models", "--datasets", "haberman", "--seeds", "0", "--models", "CART",
+                   "--time-limit", "5", "-o", "b x", cwd=tmp_path / "moved")
     assert res.returncode == 0 and "1 skipped" in res.stdout, res.stdout + res.stderr
-    res = run(["bench", "report", "moved/b x"], cwd=tmp_path)
+    res = cli_here("bench", "report", "moved/b x", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert (tmp_path / "moved" / "b x" / "report").is_dir()
 
@@ -532,7 +566,8 @@ def latin1(tmp_path_factory):
     write_haberman(root / "plain.csv")
     folder = root / LATIN1
     folder.mkdir()
-    res = run(["compile", root / "plain.csv", "--target", "y", "--depth", "1", "-o", folder / "m.mps"], cwd=root)
+    # in this process: what it writes is the tests' input (the tests of such names in a fresh process follow)
+    res = cli_here("compile", root / "plain.csv", "--target", "y", "--depth", "1", "-o", folder / "m.mps", cwd=root)
     assert res.returncode == 0, res.stderr
     return root
 
