@@ -3,7 +3,8 @@ against invariants computed independently of the MILP.
 
 - the MILP optimum (HiGHS; SCIP for the MIQP presets) equals a brute force written here from
   docs/FORMULATION.md: every routing z (and every OCT-H prediction q, every L0 support) enumerated, each
-  remaining problem a dense LP (QP for MARGOT) holding the model's rows, big-M relaxed rows included;
+  remaining problem a dense LP (QP for MARGOT) holding the model's rows, big-M relaxed rows included (the L0
+  supports of a (z, q) whose relaxation cannot beat the best found are skipped);
 - it equals the objective recomputed in numpy from (w, b) with the true routing;
 - score columns leave the optimum unchanged; the MPS and LP files read back give the same optimum;
 - the warm start is feasible and its MILP objective is the tree's; refinement never increases the
@@ -15,6 +16,7 @@ reproduces with ``_instance(seed)``.
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import itertools
 import math
 import warnings
@@ -148,9 +150,9 @@ def _point_weights(y: np.ndarray, spec, sample_weight: np.ndarray | None = None)
 
 
 def brute_force(X: np.ndarray, y: np.ndarray, spec, sample_weight: np.ndarray | None = None) -> float:
-    """The model's optimum: enumerate z (and q, L0 supports); the rest is convex. Each point's loss
-    terms count ``sample_weight`` (if any) times its class weight. With ``spec.min_leaf`` N, only the z
-    that put no point or at least N points in each last-layer node."""
+    """The model's optimum: enumerate z (and q, L0 supports, pruned by a bound); the rest is convex. Each
+    point's loss terms count ``sample_weight`` (if any) times its class weight. With ``spec.min_leaf`` N, only
+    the z that put no point or at least N points in each last-layer node."""
     n, p = X.shape
     s_w = _point_weights(y, spec, sample_weight)
     d, info = spec.depth, spec.info
@@ -191,7 +193,7 @@ def brute_force(X: np.ndarray, y: np.ndarray, spec, sample_weight: np.ndarray | 
         if info.l0 == "hfs":
             subsets = [s for s in subsets if len(s) <= spec.effective_budget]
         supports = list(itertools.product(subsets, repeat=T))
-    best = math.inf
+    problems = []  # (constant, A, lo, hi) of each routing z (and prediction q): convex once the support is fixed
     for leaves in itertools.product(last, repeat=n):
         if spec.min_leaf and any(0 < leaves.count(s) < spec.min_leaf for s in last):
             continue
@@ -230,21 +232,41 @@ def brute_force(X: np.ndarray, y: np.ndarray, spec, sample_weight: np.ndarray | 
             A = np.array([r for r, _, _ in rq])
             lo = np.array([v for _, v, _ in rq])
             hi = np.array([v for _, _, v in rq])
-            for sup in supports:
-                bounds = [(None, None)] * (nw + nb) + [(0.0, None)] * (nv - nw - nb)
-                extra = const
-                if sup is not None:
-                    cap = 1.0 if info.regulariser == "l1_norm_bound" else M
-                    for t in range(T):
-                        for j in range(p):
-                            bounds[t * p + j] = (-cap, cap) if j in sup[t] else (0.0, 0.0)
-                        k = len(sup[t])
-                        extra += spec.alpha * (max(0, k - spec.effective_budget) if info.l0 == "sfs" else
-                                               k if info.l0 == "penalty" else 0)
-                if extra >= best:
-                    continue
-                quad = nw if info.regulariser == "l2" else 0
-                best = min(best, _convex(cost, quad, A, lo, hi, bounds) + extra)
+            problems.append((const, A, lo, hi))
+    quad = nw if info.regulariser == "l2" else 0
+    free = [(None, None)] * (nw + nb) + [(0.0, None)] * (nv - nw - nb)
+    if not info.l0:
+        return min((_convex(cost, quad, A, lo, hi, free) + const for const, A, lo, hi in problems), default=math.inf)
+    # With L0 each problem is solved once per support (w = 0 off it, |w| <= cap on it, a penalty >= 0). The
+    # problem with |w| <= cap on every feature and no penalty bounds all of its supports' optima from below:
+    # best first, each problem's lower bound its constant until that bound is solved; the enumeration ends when
+    # the least bound cannot beat the best found (a margin for the solvers' tolerances), as it skips a support
+    # whose penalty alone cannot.
+    cap = 1.0 if info.regulariser == "l1_norm_bound" else M
+    boxed = [(-cap, cap)] * nw + free[nw:]
+    queue = [(const, False, i) for i, (const, _, _, _) in enumerate(problems)]
+    heapq.heapify(queue)
+    best = math.inf
+    while queue:
+        bound, solved, i = heapq.heappop(queue)
+        if bound >= best + 1e-7 * max(1.0, abs(best)):
+            break
+        const, A, lo, hi = problems[i]
+        if not solved:
+            heapq.heappush(queue, (_convex(cost, quad, A, lo, hi, boxed) + const, True, i))
+            continue
+        for sup in supports:
+            bounds = list(free)
+            extra = const
+            for t in range(T):
+                for j in range(p):
+                    bounds[t * p + j] = (-cap, cap) if j in sup[t] else (0.0, 0.0)
+                k = len(sup[t])
+                extra += spec.alpha * (max(0, k - spec.effective_budget) if info.l0 == "sfs" else
+                                       k if info.l0 == "penalty" else 0)
+            if extra >= best:
+                continue
+            best = min(best, _convex(cost, quad, A, lo, hi, bounds) + extra)
     return best
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from conftest import cli_main, needs_solver_wheel
+from test_commercial_in_process import shared_instances
 from test_live_commercial import MIQP, PRESETS, Instances, close, stem
 
 from olctc.emit.params import write_param_files
@@ -40,9 +41,14 @@ def _module(solver: str) -> None:
     needs_solver_wheel(SOLVERS[solver][2])
 
 
+# One pytest-xdist worker for this module and test_commercial_in_process, whose compiled instances and reference
+# optima it shares (--dist loadgroup)
+pytestmark = pytest.mark.xdist_group("commercial_instances")
+
+
 @pytest.fixture(scope="module")
 def inst(tmp_path_factory) -> Instances:
-    return Instances(tmp_path_factory.mktemp("live_copt_xpress"))
+    return shared_instances(tmp_path_factory)
 
 
 def commands(model: Path, solver: str) -> tuple[str, str | None]:
@@ -237,16 +243,16 @@ def test_xpress_controls_with_limits_take_effect(tmp_path):
                                                      "threads": 1, "miprelstop": 0.001, "mipaddcutoff": -1e-6}
 
 
-def test_compile_for_copt_and_xpress_alone(tmp_path):
+def test_compile_for_copt_and_xpress_alone(tmp_path, capsys):
     """``--solvers copt,xpress`` writes COPT's parameter file, both starts and the commands of these two only;
     the manifest lists them."""
     from conftest import TINY_CSV
 
     data = tmp_path / "d.csv"
     data.write_text(TINY_CSV)
-    code = subprocess.run([sys.executable, "-m", "olctc.cli", "compile", str(data), "--target", "y", "--depth", "1",
-                           "--solvers", "copt,xpress", "-o", str(tmp_path / "m.mps")], capture_output=True, text=True)
-    assert code.returncode == 0, code.stderr
+    code, _, err = cli_main(["compile", data, "--target", "y", "--depth", "1", "--solvers", "copt,xpress", "-o",
+                             tmp_path / "m.mps"], capsys)
+    assert code == 0, err
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "d.csv", "m.copt.par", "m.mps", "m.olctc.json", "m.solvers.txt", "m.start.copt.mst", "m.start.xpress.slx"]
     files = json.loads((tmp_path / "m.olctc.json").read_text())["files"]
