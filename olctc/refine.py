@@ -16,10 +16,12 @@ solver ``saga`` does not penalise the intercept but, measured on the vendored da
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
+import threading
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 from scipy.optimize import minimize
@@ -43,6 +45,42 @@ _MAX_FLOAT = float(np.finfo(np.float64).max)
 #: ``_shifted_sparse``.
 _SPARSE_MIN_CELLS = 200_000
 _SPARSE_MAX_DENSITY = 0.15  # phishing's 22% was 10-20% slower sparse (benchmarks/warm_start_speed.py)
+#: scikit-learn's liblinear draws from one random generator per process, seeded by each fit, and fits without
+#: holding the GIL: fits running at once on threads (compiles in a thread pool, a warm start beside a fit)
+#: drew each other's numbers, and the same data gave another warm start (measured: 5 of 40 starts differed
+#: with 4 threads; scikit-learn issue 31883). Our fits take turns; ones outside olctc are not covered.
+_LIBLINEAR = threading.Lock()
+
+
+class _OneBlasThread:
+    """``threadpool_limits(1, user_api="blas")`` shared by the threads polishing at once.
+
+    The BLAS thread count is one setting per process: each thread's own limit, entered and left out of
+    order, restored a limit another thread had set, and left the process's BLAS at one thread for good.
+    The first thread in sets the limit; the last one out restores the original."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._users = 0
+        self._limits: Any = None
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._users == 0:
+                self._limits = threadpool_limits(1, user_api="blas")
+            self._users += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._users -= 1
+                if self._users == 0:
+                    self._limits.restore_original_limits()
+                    self._limits = None
+
+
+_one_blas_thread = _OneBlasThread()
 
 
 # ---------------------------------------------------------------- the node problem
@@ -85,7 +123,8 @@ def _liblinear_fit(model: Any, X: np.ndarray, y: np.ndarray,
                    sample_weight: np.ndarray | None) -> tuple[np.ndarray, float]:
     from sklearn.exceptions import ConvergenceWarning
 
-    with warnings.catch_warnings():
+    # The lock also keeps catch_warnings, which edits the process's warning filters, to one of our threads
+    with _LIBLINEAR, warnings.catch_warnings():
         # The polish below finishes the job; an early stop of liblinear is not a problem.
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(X, y, sample_weight=sample_weight)
@@ -147,7 +186,7 @@ def _polish(X: np.ndarray, y: np.ndarray, C: float, w0: np.ndarray, b0: float,
     bounds = [(0.0, None)] * (2 * p) + [(None, None)]
     # One BLAS thread: scipy's L-BFGS-B calls BLAS on tiny vectors, and a multi-threaded BLAS makes each
     # iteration ~10x slower (measured: 7 ms instead of 0.1 ms per iteration on 2 cores).
-    with threadpool_limits(1, user_api="blas"):
+    with _one_blas_thread():
         res = minimize(fun, v0, jac=True, method="L-BFGS-B", bounds=bounds,
                        options={"maxiter": 20_000, "maxcor": 30, "ftol": 1e-15, "gtol": 1e-10})
     v = res.x

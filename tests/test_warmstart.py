@@ -134,6 +134,25 @@ def test_greedy_splits_and_is_deterministic():
     assert np.abs(X @ W1.T + b1).max() <= score_cap(spec)
 
 
+def test_warm_starts_on_threads_at_once_are_the_same_and_leave_blas_as_it_was():
+    """scikit-learn's liblinear shares one random generator per process: greedy trees fitted on threads at once
+    took each other's draws (5 of 40 differed, 4 threads), and the polish's one-BLAS-thread limit, entered
+    and left out of order, left the process's BLAS at one thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import threadpoolctl
+
+    X, y = data("ionosphere")
+    spec = make_spec("olct", 2)
+    ref = greedy_tree(X, y, spec, random_state=0)
+    blas = [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    with ThreadPoolExecutor(4) as pool:
+        trees = list(pool.map(lambda _: greedy_tree(X, y, spec, random_state=0), range(40)))
+    differ = [k for k, (W, b) in enumerate(trees) if not (np.array_equal(W, ref[0]) and np.array_equal(b, ref[1]))]
+    assert differ == []
+    assert [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"] == blas
+
+
 def test_highs_accepts_the_start(tmp_path):
     X, y = data("heart")
     spec = make_spec("olct", 2)
