@@ -16,12 +16,11 @@ solver ``saga`` does not penalise the intercept but, measured on the vendored da
 """
 from __future__ import annotations
 
-import contextlib
 import inspect
 import threading
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
@@ -51,36 +50,11 @@ _SPARSE_MAX_DENSITY = 0.15  # phishing's 22% was 10-20% slower sparse (benchmark
 #: with 4 threads; scikit-learn issue 31883). Our fits take turns; ones outside olctc are not covered.
 _LIBLINEAR = threading.Lock()
 
-
-class _OneBlasThread:
-    """``threadpool_limits(1, user_api="blas")`` shared by the threads polishing at once.
-
-    The BLAS thread count is one setting per process: each thread's own limit, entered and left out of
-    order, restored a limit another thread had set, and left the process's BLAS at one thread for good.
-    The first thread in sets the limit; the last one out restores the original."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._users = 0
-        self._limits: Any = None
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[None]:
-        with self._lock:
-            if self._users == 0:
-                self._limits = threadpool_limits(1, user_api="blas")
-            self._users += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._users -= 1
-                if self._users == 0:
-                    self._limits.restore_original_limits()
-                    self._limits = None
-
-
-_one_blas_thread = _OneBlasThread()
+#: The polish's one-BLAS-thread limit (below) is one setting per process, and threadpoolctl lets one thread at
+#: a time set it: limits entered and left out of order by threads polishing at once restored a limit another
+#: thread had set, and left the process's BLAS at one thread for good. Polishes take turns: each limit
+#: starts from the true setting and restores it.
+_POLISH = threading.Lock()
 
 
 # ---------------------------------------------------------------- the node problem
@@ -186,7 +160,7 @@ def _polish(X: np.ndarray, y: np.ndarray, C: float, w0: np.ndarray, b0: float,
     bounds = [(0.0, None)] * (2 * p) + [(None, None)]
     # One BLAS thread: scipy's L-BFGS-B calls BLAS on tiny vectors, and a multi-threaded BLAS makes each
     # iteration ~10x slower (measured: 7 ms instead of 0.1 ms per iteration on 2 cores).
-    with _one_blas_thread():
+    with _POLISH, threadpool_limits(1, user_api="blas"):
         res = minimize(fun, v0, jac=True, method="L-BFGS-B", bounds=bounds,
                        options={"maxiter": 20_000, "maxcor": 30, "ftol": 1e-15, "gtol": 1e-10})
     v = res.x

@@ -9,6 +9,11 @@
 from __future__ import annotations
 
 import functools
+import json
+import os
+import subprocess
+import sys
+import textwrap
 import warnings
 from pathlib import Path
 
@@ -137,20 +142,33 @@ def test_greedy_splits_and_is_deterministic():
 def test_warm_starts_on_threads_at_once_are_the_same_and_leave_blas_as_it_was():
     """scikit-learn's liblinear shares one random generator per process: greedy trees fitted on threads at once
     took each other's draws (5 of 40 differed, 4 threads), and the polish's one-BLAS-thread limit, entered
-    and left out of order, left the process's BLAS at one thread."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    import threadpoolctl
-
-    X, y = data("ionosphere")
-    spec = make_spec("olct", 2)
-    ref = greedy_tree(X, y, spec, random_state=0)
-    blas = [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
-    with ThreadPoolExecutor(4) as pool:
-        trees = list(pool.map(lambda _: greedy_tree(X, y, spec, random_state=0), range(40)))
-    differ = [k for k, (W, b) in enumerate(trees) if not (np.array_equal(W, ref[0]) and np.array_equal(b, ref[1]))]
-    assert differ == []
-    assert [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"] == blas
+    and left out of order, left the process's BLAS at one thread. In a fresh interpreter with two BLAS threads
+    (the suite runs with one, and a limit set here would make this thread the only one threadpoolctl obeys)."""
+    script = textwrap.dedent("""
+        import json
+        from concurrent.futures import ThreadPoolExecutor
+        import numpy as np, threadpoolctl
+        from olctc.data import Scaler
+        from olctc.datasets import load
+        from olctc.spec import make_spec
+        from olctc.warmstart import greedy_tree
+        ds = load("ionosphere")
+        X, y, spec = Scaler.fit(ds.X).transform(ds.X), ds.y.astype(float), make_spec("olct", 2)
+        def blas():
+            return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+        before = blas()
+        W0, b0 = greedy_tree(X, y, spec, random_state=0)
+        with ThreadPoolExecutor(4) as pool:
+            trees = list(pool.map(lambda _: greedy_tree(X, y, spec, random_state=0), range(40)))
+        differ = [k for k, (W, b) in enumerate(trees) if not (np.array_equal(W, W0) and np.array_equal(b, b0))]
+        print(json.dumps({"before": before, "after": blas(), "differ": differ}))
+    """)
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    got = json.loads(run.stdout)
+    assert got["before"] and set(got["before"]) == {2}
+    assert got["after"] == got["before"] and got["differ"] == []
 
 
 def test_highs_accepts_the_start(tmp_path):
