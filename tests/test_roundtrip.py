@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import cli_here
+from conftest import HIGHS_START_ACCEPTED, cli_here
 from olctc.cli import main
 from olctc.export.json import load as load_tree
 
@@ -179,7 +179,12 @@ def test_start_files_are_used(compiled, tmp_path):
     assert code == 0, err
     assert "MIPStart values read for" in out and "opening mipstart file" in out
     code, out, err = cli("solve", str(compiled), "--solver", "highs-cli", "-o", str(tmp_path / "h.sol"))
-    assert "MIP start solution is feasible" in out or "MIP start" in out
+    assert code == 0, err
+    # HiGHS took the start, at the warm start's objective as compile recorded it
+    taken = HIGHS_START_ACCEPTED.search(out)
+    assert taken, out[-2000:]
+    start = json.loads(compiled.with_suffix(".olctc.json").read_text())["warm_start"]["objective"]
+    assert float(taken.group(1)) == pytest.approx(start, rel=1e-6)
 
 
 @pytest.fixture(scope="module")
