@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from olctc._sklearn import sklearn_module
 from olctc.compile import compile_problem
 from olctc.data import Dataset, check_dataset, json_label
 from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
@@ -132,7 +133,7 @@ def balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray, sample_weight: np.
 def split(ds: Dataset, test_size: float, seed: int, *, ordered: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Stratified train/test row indices (the paper's protocol), sorted; with ``ordered=False`` in the
     order scikit-learn's ``train_test_split`` draws them (the order the paper's scripts trained in)."""
-    from sklearn.model_selection import train_test_split
+    train_test_split = sklearn_module("sklearn.model_selection").train_test_split
 
     check_dataset(ds)
     if not is_real(test_size) or not (0.0 <= test_size < 1.0):  # "0.2" or None: a TypeError on comparing

@@ -27,6 +27,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 from threadpoolctl import threadpool_limits
 
+from olctc._sklearn import sklearn_module
 from olctc.data import check_real
 from olctc.errors import OlctcError, is_real, param_error
 from olctc.formulation.topology import Topology
@@ -47,8 +48,10 @@ _SPARSE_MAX_DENSITY = 0.15  # phishing's 22% was 10-20% slower sparse (benchmark
 #: scikit-learn's liblinear draws from one random generator per process, seeded by each fit, and fits without
 #: holding the GIL: fits running at once on threads (compiles in a thread pool, a warm start beside a fit)
 #: drew each other's numbers, and the same data gave another warm start (measured: 5 of 40 starts differed
-#: with 4 threads; scikit-learn issue 31883). Our fits take turns; ones outside olctc are not covered.
-_LIBLINEAR = threading.Lock()
+#: with 4 threads; scikit-learn issue 31883). Our fits take turns; ones outside olctc are not covered. The
+#: warm start's SVC (libsvm) fits take the same turns: each fit's catch_warnings edits the process's warning
+#: filters, and two on threads at once could leave the other's filter behind.
+SKLEARN_FITS = threading.Lock()
 
 #: The polish's one-BLAS-thread limit (below) is one setting per process, and threadpoolctl lets one thread at
 #: a time set it: limits entered and left out of order by threads polishing at once restored a limit another
@@ -74,7 +77,7 @@ def l1_logistic_objective(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray,
 
 
 def _sklearn_l1_logistic(C: float, random_state: int | None) -> Any:
-    from sklearn.linear_model import LogisticRegression
+    LogisticRegression = sklearn_module("sklearn.linear_model").LogisticRegression
 
     kw: dict[str, Any] = dict(C=C, solver="liblinear", intercept_scaling=_INTERCEPT_SCALING, tol=1e-6,
                               max_iter=10_000, random_state=random_state)
@@ -95,10 +98,10 @@ def sklearn_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, random_state: in
 
 def _liblinear_fit(model: Any, X: np.ndarray, y: np.ndarray,
                    sample_weight: np.ndarray | None) -> tuple[np.ndarray, float]:
-    from sklearn.exceptions import ConvergenceWarning
+    ConvergenceWarning = sklearn_module("sklearn.exceptions").ConvergenceWarning
 
     # The lock also keeps catch_warnings, which edits the process's warning filters, to one of our threads
-    with _LIBLINEAR, warnings.catch_warnings():
+    with SKLEARN_FITS, warnings.catch_warnings():
         # The polish below finishes the job; an early stop of liblinear is not a problem.
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(X, y, sample_weight=sample_weight)

@@ -139,34 +139,55 @@ def test_greedy_splits_and_is_deterministic():
     assert np.abs(X @ W1.T + b1).max() <= score_cap(spec)
 
 
+#: A fresh interpreter's first warm starts on threads, then (argv[1] "all") 40 more and its BLAS thread count: JSON
+THREADED_STARTS = textwrap.dedent("""
+    import json, sys, threading
+    from concurrent.futures import ThreadPoolExecutor
+    import numpy as np, threadpoolctl
+    from olctc.data import Scaler
+    from olctc.datasets import load
+    from olctc.fit import split
+    from olctc.spec import make_spec
+    from olctc.warmstart import greedy_tree
+    ds = load("ionosphere")
+    X, y = Scaler.fit(ds.X).transform(ds.X), ds.y.astype(float)
+    olct, margot = make_spec("olct", 2), make_spec("margot", 2)
+    def blas():
+        return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    before = blas()
+    # scikit-learn's first imports, on five threads let go at once: liblinear's, libsvm's, train_test_split's
+    gate = threading.Barrier(5)
+    def first(k):
+        gate.wait()
+        return split(ds, 0.2, 0) if k == 4 else greedy_tree(X, y, (olct, margot)[k % 2], random_state=0)
+    with ThreadPoolExecutor(5) as pool:
+        list(pool.map(first, range(5)))
+    out = {}
+    if sys.argv[1] == "all":
+        W0, b0 = greedy_tree(X, y, olct, random_state=0)
+        with ThreadPoolExecutor(4) as pool:
+            trees = list(pool.map(lambda _: greedy_tree(X, y, olct, random_state=0), range(40)))
+        out = {"before": before, "after": blas(),
+               "differ": [k for k, (W, b) in enumerate(trees) if not (np.array_equal(W, W0) and np.array_equal(b, b0))]}
+    print(json.dumps(out))
+""")
+
+
 def test_warm_starts_on_threads_at_once_are_the_same_and_leave_blas_as_it_was():
     """scikit-learn's liblinear shares one random generator per process: greedy trees fitted on threads at once
     took each other's draws (5 of 40 differed, 4 threads), and the polish's one-BLAS-thread limit, entered
     and left out of order, left the process's BLAS at one thread. In a fresh interpreter with two BLAS threads
-    (the suite runs with one, and a limit set here would make this thread the only one threadpoolctl obeys)."""
-    script = textwrap.dedent("""
-        import json
-        from concurrent.futures import ThreadPoolExecutor
-        import numpy as np, threadpoolctl
-        from olctc.data import Scaler
-        from olctc.datasets import load
-        from olctc.spec import make_spec
-        from olctc.warmstart import greedy_tree
-        ds = load("ionosphere")
-        X, y, spec = Scaler.fit(ds.X).transform(ds.X), ds.y.astype(float), make_spec("olct", 2)
-        def blas():
-            return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
-        before = blas()
-        W0, b0 = greedy_tree(X, y, spec, random_state=0)
-        with ThreadPoolExecutor(4) as pool:
-            trees = list(pool.map(lambda _: greedy_tree(X, y, spec, random_state=0), range(40)))
-        differ = [k for k, (W, b) in enumerate(trees) if not (np.array_equal(W, W0) and np.array_equal(b, b0))]
-        print(json.dumps({"before": before, "after": blas(), "differ": differ}))
-    """)
+    (the suite runs with one, and a limit set here would make this thread the only one threadpoolctl obeys).
+    Three more interpreters only race to scikit-learn's first imports: its modules import each other in a
+    circle, and threads importing two at once failed ("partially initialized module", a _DeadlockError) in 3
+    of 8 processes; four give a fault about 6 chances in 7 to show."""
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
-    assert run.returncode == 0, run.stderr
-    got = json.loads(run.stdout)
+    runs = [subprocess.Popen([sys.executable, "-c", THREADED_STARTS, what], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env) for what in ("all", "race", "race", "race")]
+    outs = [r.communicate(timeout=300) for r in runs]
+    for r, (_, err) in zip(runs, outs):
+        assert r.returncode == 0, err[-3000:]
+    got = json.loads(outs[0][0])
     assert got["before"] and set(got["before"]) == {2}
     assert got["after"] == got["before"] and got["differ"] == []
 
