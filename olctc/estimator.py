@@ -34,9 +34,13 @@ import warnings
 from typing import Any, Iterator
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from olctc._sklearn import IMPORTING
+
+with IMPORTING:  # one thread at a time (olctc._sklearn): this module's first import may run on any thread
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.utils.multiclass import check_classification_targets, type_of_target
+    from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from olctc.errors import OlctcError, check_flags, is_integer, is_real, param_error
 
