@@ -50,8 +50,9 @@ _SPARSE_MAX_DENSITY = 0.15  # phishing's 22% was 10-20% slower sparse (benchmark
 #: drew each other's numbers, and the same data gave another warm start (measured: 5 of 40 starts differed
 #: with 4 threads; scikit-learn issue 31883). Our fits take turns; ones outside olctc are not covered. The
 #: warm start's SVC (libsvm) fits take the same turns: each fit's catch_warnings edits the process's warning
-#: filters, and two on threads at once could leave the other's filter behind.
-SKLEARN_FITS = threading.Lock()
+#: filters, and two on threads at once could leave the other's filter behind. Every fit goes through
+#: ``linear_fit``.
+_SKLEARN_FITS = threading.Lock()
 
 #: The polish's one-BLAS-thread limit (below) is one setting per process, and threadpoolctl lets one thread at
 #: a time set it: limits entered and left out of order by threads polishing at once restored a limit another
@@ -93,16 +94,17 @@ def sklearn_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, random_state: in
                         sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """scikit-learn's L1 logistic regression (liblinear, large intercept scaling): (w, b), unpolished."""
     model = _sklearn_l1_logistic(C, random_state)
-    return _liblinear_fit(model, X, y, sample_weight)
+    return linear_fit(model, X, y, sample_weight)
 
 
-def _liblinear_fit(model: Any, X: np.ndarray, y: np.ndarray,
-                   sample_weight: np.ndarray | None) -> tuple[np.ndarray, float]:
+def linear_fit(model: Any, X: np.ndarray, y: np.ndarray,
+               sample_weight: np.ndarray | None) -> tuple[np.ndarray, float]:
+    """(w, b) of a scikit-learn linear model (liblinear's LogisticRegression, libsvm's linear SVC) fitted to
+    (X, y), one fit at a time (``_SKLEARN_FITS``), its ConvergenceWarning silenced: liblinear's early stop is
+    finished by the polish, and a warm start's SVC needs no more."""
     ConvergenceWarning = sklearn_module("sklearn.exceptions").ConvergenceWarning
 
-    # The lock also keeps catch_warnings, which edits the process's warning filters, to one of our threads
-    with SKLEARN_FITS, warnings.catch_warnings():
-        # The polish below finishes the job; an early stop of liblinear is not a problem.
+    with _SKLEARN_FITS, warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model.fit(X, y, sample_weight=sample_weight)
     return np.asarray(model.coef_[0], dtype=float).copy(), float(model.intercept_[0])
@@ -134,13 +136,13 @@ def _cheap_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, random_state: int
     model.set_params(tol=1e-3, intercept_scaling=10.0, max_iter=1000)
     shifted = _shifted_sparse(X)
     if shifted is None:
-        return _liblinear_fit(model, X, y, sample_weight)
+        return linear_fit(model, X, y, sample_weight)
     S, c = shifted
     # The shift moves the intercept away from 0 (b + w.c), where liblinear's penalty on it, |b| / scaling,
     # weighs more: a larger scaling keeps it as small as the dense fit's. Measured on a6a and w5a at depths
     # 2 and 3: warm-start objectives within 0.6% of the dense fit's, lower in 3 of 4.
     model.set_params(intercept_scaling=100.0)
-    w, b = _liblinear_fit(model, S, y, sample_weight)
+    w, b = linear_fit(model, S, y, sample_weight)
     return w, b - float(w @ c)
 
 

@@ -27,7 +27,7 @@ from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
 from olctc.milp import MILP
 from olctc.objective import ZERO_WEIGHT, class_mass, tree_objective, weighted_sum
-from olctc.refine import SKLEARN_FITS, _as_matrix, check_labels, check_tree_inputs, fit_l1_logistic
+from olctc.refine import _as_matrix, check_labels, check_tree_inputs, fit_l1_logistic, linear_fit
 
 EXACT_FIT_CELLS = 200_000  # nodes with more points x features get the fast (approximate) L1 logistic fit
 from olctc.spec import TreeSpec
@@ -249,16 +249,12 @@ def _hinge_fit(X: np.ndarray, y: np.ndarray, C: float,
     libsvm's default tolerance: at 1e-6 it took 50 s on a 168-point node of heart whose optimum is
     (nearly) constant, for a 1e-5 relative gain. A warm start does not need more.
     """
-    ConvergenceWarning = sklearn_module("sklearn.exceptions").ConvergenceWarning
     SVC = sklearn_module("sklearn.svm").SVC
 
     if X.shape[1] == 0:
         n_pos, n_neg = class_mass(y, sample_weight)
         return np.zeros(0), 1.0 if n_pos > n_neg else -1.0
-    with SKLEARN_FITS, warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        m = SVC(kernel="linear", C=C, tol=1e-3, max_iter=1_000_000).fit(X, y, sample_weight=sample_weight)
-    return np.asarray(m.coef_[0], dtype=float).copy(), float(m.intercept_[0])
+    return linear_fit(SVC(kernel="linear", C=C, tol=1e-3, max_iter=1_000_000), X, y, sample_weight)
 
 
 def _top_features(w: np.ndarray, B: int) -> np.ndarray:
