@@ -24,8 +24,7 @@ from olctc.export.sql import to_sql
 from olctc.fit import fit
 from olctc.spec import make_spec
 from olctc.tree import Tree
-from test_export_sql import (ENGINES, OUTPUTS, _create, _enc_row, _ordered, _sql_value, check_outputs, pg_outputs,
-                             raw_rows)
+from test_export_sql import ENGINES, OUTPUTS, _enc_row, check_outputs, pg_outputs, raw_rows, run_duckdb
 from test_export_sql import engine, postgres  # noqa: F401  (fixtures: a PostgreSQL server of this module's own)
 
 duckdb = pytest.importorskip("duckdb")
@@ -122,23 +121,12 @@ def fits():
     return out
 
 
-def _run_duckdb_at_once(tree, rows, query):
-    """test_export_sql's run_duckdb (its table, the same literals, the query ordered by row) with the rows in one
-    INSERT: DuckDB took 2-3 s to run breast's 569 and tic-tac-toe's 958 INSERT statements one by one."""
-    con = duckdb.connect()
-    con.execute(_create(tree))
-    con.execute("INSERT INTO olctc_input VALUES "
-                + ", ".join(f"({i}, {', '.join(_sql_value(v) for v in r)})" for i, r in enumerate(rows)))
-    cur = con.execute(_ordered(query))
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
-
-
 @pytest.mark.parametrize("key", list(FITS))
 def test_fitted_tree_of_every_preset(fits, engine, key):
     tree, X = fits[key]
     assert tree.depth == FITS[key][1] and (tree.W_raw != 0).any()  # a real split, not a constant tree
-    got = (_run_duckdb_at_once if engine.name == "duckdb" else engine)(tree, raw_rows(tree, X), to_sql(tree))
+    rows, query = raw_rows(tree, X), to_sql(tree)
+    got = run_duckdb(tree, rows, query, at_once=True) if engine.name == "duckdb" else engine(tree, rows, query)
     # SQLite's exactness is its own test below (its literal parser is not correctly rounded)
     check_outputs(tree, X, got, exact=engine.name == "duckdb")
     if tree.depth > 1:  # the query's routing sends the points down more than one branch
