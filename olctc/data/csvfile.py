@@ -425,7 +425,12 @@ class CsvStream(TableStream):
     csv.reader keeps a quoted field still open at the end of the text as a cell, without a word: one
     stray '"' made the rest of the file one cell (10 points read of 1000, or a class label of
     megabytes). Such a field ends the last row read, or makes it ragged; only then is the file read
-    again to find the quote (``_open_quote_line``), so a file read well costs nothing more.
+    again to find the quote (``_open_quote_line``), so a file read well costs nothing more. A second
+    stray '"' further on closes such a field: csv.reader then reads the lines between as one cell, and
+    the rest of the file as rows. A field spanning lines is told so by ``TableStream`` (rare in a
+    table); only then is the file read again to find one closed by a '"' followed by other text than a
+    separator (``_stray_closing_quote``), which a field written as CSV never is. A pipe cannot be read
+    again: in one, only a field opened on the last line is found.
 
     ``index_column``: an unnamed first column is no fault: its name stays "" (predict and explain, which
     ignore the columns a tree does not use, and a tree uses no unnamed one).
@@ -447,22 +452,35 @@ class CsvStream(TableStream):
                 if stop is not None and self.rows_read > stop:
                     raise  # the rest of the file was not read (explain): it is not checked either
                 if _RAGGED.search(str(exc)) or _line_break(last if last is not None else self.header):
-                    self._check_quotes()
+                    self._check_quotes(reread=True)
                 hint = self._separator_hint(exc)
                 if hint is not None:
                     raise hint from None
                 raise
         if stop is not None and self.rows_read > stop:
             return
-        if _line_break(last if last is not None else self.header) or _quote_in_unended_line(self.path):
-            self._check_quotes()
+        self._check_quotes(reread=_line_break(last if last is not None else self.header))
 
-    def _check_quotes(self) -> None:
-        line = _open_quote_line(self.path)
+    def _check_quotes(self, reread: bool) -> None:
+        """A quoted field open at the end of the file, or one spanning lines closed by a stray '"'. ``reread``:
+        the last record may hold such a field over lines (it spans lines, or is ragged): the file is read
+        again to find it."""
+        if reread:
+            line = _open_quote_line(self.path)
+        else:  # the last row is on the last line: is a field of that line still open?
+            line = self._reader.line_num if self.unended and _open_at_end(self.unended[0], self.delimiter) else None
         if line is not None:
             raise OlctcError(f"{self.path}: line {line}: a quoted field opened here is never closed (a stray "
                              "'\"'?) and runs to the end of the file; remove that quote or close it (a '\"' "
                              "inside a quoted field is written '\"\"')")
+        if self.multiline_records:
+            closed = _stray_closing_quote(self.path)
+            if closed is not None:
+                opened, line, after = closed
+                raise OlctcError(f"{self.path}: line {opened}: a quoted field opened here runs to line {line}, "
+                                 f"where a '\"' followed by {after!r}, not a separator, closes it: lines {opened}-"
+                                 f"{line} were read as one cell (a stray '\"'?); remove the stray quote, or write a "
+                                 "'\"' inside a quoted field as '\"\"'")
 
     def _separator_hint(self, exc: OlctcError) -> OlctcError | None:
         """A ragged row of a file whose header has a comma, read as comma-separated, and names holding
@@ -516,30 +534,93 @@ def _line_break(cells: Sequence[str]) -> bool:
     return any("\n" in c or "\r" in c for c in cells)
 
 
-def _quote_in_unended_line(path: Path, block: int = 1 << 16) -> bool:
-    """Whether a plain file's last line has a '"' and no line break after it: the line breaks ending
-    the other lines end a quoted field still open in the row read last. A gzip file is not checked
-    (no cheap way to its end): a quote left open in a last line without a line break there goes unseen."""
-    if not path.is_file():  # a pipe (<(zcat f.csv.gz)): opening it again would wait for a writer forever
+def _open_at_end(line: str, delimiter: str) -> bool:
+    """Whether a quoted field of ``line``, a whole record, is still open at its end."""
+    if '"' not in line:
         return False
-    with open(path, "rb") as fh:
-        if fh.read(2) == b"\x1f\x8b":
-            return False
-        end = fh.seek(0, io.SEEK_END)
-        fh.seek(max(0, end - 1))
-        if end == 0 or fh.read(1) in b"\r\n":
-            return False
-        while end > 0:
-            start = max(0, end - block)
-            fh.seek(start)
-            text = fh.read(end - start)
-            cut = max(text.rfind(b"\n"), text.rfind(b"\r"))
-            if b'"' in text[cut + 1:]:
-                return True
-            if cut >= 0:
-                return False
-            end = start
-    return False
+    limit = csv.field_size_limit()
+    try:
+        csv.field_size_limit(max(limit, _FIELD_LIMIT))
+        rows = list(csv.reader([line, _END_MARK], delimiter=delimiter))  # csv ends a line at each item's end
+    except csv.Error:  # a fault of the line's own, which its reading reported
+        return False
+    finally:
+        csv.field_size_limit(limit)
+    return len(rows) == 1 and rows[0][-1].endswith(_END_MARK)
+
+
+def _reread_lines(path: Path) -> tuple[str, Iterator[str]] | None:
+    """The delimiter and the lines of ``path`` read again as ``TableStream`` reads them; None for a pipe, which
+    cannot be read again."""
+    from olctc.data.table import _byte_blocks, _line_pieces, _text_blocks
+
+    if not path.is_file():
+        return None
+    delimiter, pieces = _line_pieces(path, _text_blocks(path, _byte_blocks(path)), None)
+    return delimiter, itertools.chain.from_iterable(map(io.StringIO, pieces))
+
+
+def _stray_closing_quote(path: Path) -> tuple[int, int, str] | None:
+    """The first quoted field of ``path`` that spans lines and is closed by a '"' followed by other text than
+    a separator, a line break or a blank, as (line opened, line closed, the character after the quote); None
+    if there is none, or for a pipe.
+
+    csv.reader reads such a '"' as the end of the field and what follows as more of the cell: two stray
+    quotes made the lines between them one cell. The file is read again and only records spanning lines are
+    scanned, in Python (rare in a table)."""
+    record: list[str] = []
+
+    def kept(lines: Iterable[str]) -> Iterator[str]:
+        for line in lines:
+            record.append(line)
+            yield line
+
+    limit = csv.field_size_limit()
+    end = 0
+    try:
+        csv.field_size_limit(max(limit, _FIELD_LIMIT))
+        read = _reread_lines(path)
+        if read is None:
+            return None
+        delimiter, lines = read
+        reader = csv.reader(kept(lines), delimiter=delimiter)
+        for _ in reader:
+            if reader.line_num > end + 1:
+                found = _closed_then_text("".join(record), delimiter)
+                if found is not None:
+                    at, close, after = found
+                    return end + 1 + at, end + 1 + close, after
+            end = reader.line_num
+            record.clear()
+    except (OlctcError, csv.Error):  # a fault of the file's own, which its reading reports
+        return None
+    finally:
+        csv.field_size_limit(limit)
+    return None
+
+
+def _closed_then_text(text: str, delimiter: str) -> tuple[int, int, str] | None:
+    """In one record's text, the first quoted field holding a line break whose closing '"' is followed by a
+    character other than the separator, a line break or a blank: (line of its opening '"', line of the
+    closing one, counted from 0 in ``text``, the character). Read as csv.reader reads (not strict): a '"'
+    opens a field only at its start, and after the field's closing '"' the rest up to the separator is text."""
+    n, i = len(text), 0
+    while i < n:
+        if text[i] == '"':
+            j = i + 1
+            while (k := text.find('"', j)) >= 0 and text[k + 1:k + 2] == '"':
+                j = k + 2
+            if k < 0:
+                return None  # open to the end: _open_quote_line's case
+            after = text[k + 1:k + 2]
+            if after not in ("", delimiter, "\n", "\r", " ", "\t") and ("\n" in text[i:k] or "\r" in text[i:k]):
+                return text.count("\n", 0, i), text.count("\n", 0, k), after
+            i = k + 1
+        stops = [s for s in (text.find(delimiter, i), text.find("\n", i)) if s >= 0]
+        if not stops:
+            return None
+        i = min(stops) + 1
+    return None
 
 
 def _open_quote_line(path: Path) -> int | None:
@@ -549,26 +630,23 @@ def _open_quote_line(path: Path) -> int | None:
     that in (else it is a row of its own). The lines after the quote are those of that field. A pipe,
     which cannot be read again, is not checked.
     """
-    from olctc.data.table import _byte_blocks, _line_pieces, _text_blocks
-
-    if not path.is_file():
-        return None
-
     newlines = 0
 
-    def counted(pieces: Iterable[str]) -> Iterator[str]:
+    def counted(lines: Iterable[str]) -> Iterator[str]:
         nonlocal newlines
-        for piece in pieces:
-            newlines += piece.count("\n")
-            yield piece
+        for line in lines:
+            newlines += line.endswith("\n")
+            yield line
 
     limit = csv.field_size_limit()
     last: list[str] | None = None
     try:
         csv.field_size_limit(max(limit, _FIELD_LIMIT))
-        delimiter, pieces = _line_pieces(path, _text_blocks(path, _byte_blocks(path)), None)
-        lines = itertools.chain.from_iterable(map(io.StringIO, counted(pieces)))
-        for last in csv.reader(itertools.chain(lines, [_END_MARK]), delimiter=delimiter):
+        read = _reread_lines(path)
+        if read is None:
+            return None
+        delimiter, lines = read
+        for last in csv.reader(itertools.chain(counted(lines), [_END_MARK]), delimiter=delimiter):
             pass
     except (OlctcError, csv.Error):  # a fault of the file's own, which its reading reports
         return None

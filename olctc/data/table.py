@@ -154,13 +154,14 @@ def _not_text_advice(head: bytes) -> str:
                 "; save the CSV as UTF-8")
 
 
-def _line_pieces(path: Path, texts: Iterator[str], kept: list[str] | None) -> tuple[str, Generator[str, None, None]]:
+def _line_pieces(path: Path, texts: Iterator[str], kept: list[str] | None,
+                 unended: list[str] | None = None) -> tuple[str, Generator[str, None, None]]:
     """The delimiter (``sniff_delimiter``) and the text in pieces of whole lines, for ``csv.reader``.
 
     Text without any "\\n" but with "\\r" (old Mac line ends, "CSV (Macintosh)") reads with "\\n" for
     each "\\r": deciding it takes the text up to the first "\\n", all of it for such a file. ``kept``
-    receives the text read. An error is raised once all the text was read: an empty file, or a
-    read or decoding error (raised by ``texts``).
+    receives the text read; ``unended`` the last line when no line break ends it. An error is raised once
+    all the text was read: an empty file, or a read or decoding error (raised by ``texts``).
     """
     head: list[str] = []
     for text in texts:
@@ -186,7 +187,10 @@ def _line_pieces(path: Path, texts: Iterator[str], kept: list[str] | None) -> tu
         if not content:
             raise OlctcError(f"{path}: the file is empty")
         if rest:
-            yield "".join(rest)
+            last = "".join(rest)
+            if unended is not None:
+                unended.append(last)
+            yield last
 
     return delimiter, pieces()
 
@@ -223,12 +227,15 @@ class TableStream:
         ``sha256``) as ``read_table`` needs; ``digest``: hash the bytes only (``sha256``)."""
         self.path = Path(path)
         self.rows_read = 0  # data rows yielded so far
+        self.multiline_records = 0  # the header and rows read so far that span lines (a cell holds a line break)
+        self.unended: list[str] = []  # the last line, once read, when no line break ends the file
         self._hash = hashlib.sha256() if keep or digest else None
         self._kept: list[str] | None = [] if keep else None
         blocks = _byte_blocks(self.path)
         if self._hash is not None:
             blocks = _hashed(blocks, self._hash)
-        self.delimiter, self._pieces = _line_pieces(self.path, _text_blocks(self.path, blocks), self._kept)
+        self.delimiter, self._pieces = _line_pieces(self.path, _text_blocks(self.path, blocks), self._kept,
+                                                    self.unended)
         self._reader = csv.reader(itertools.chain.from_iterable(map(io.StringIO, self._pieces)),
                                   delimiter=self.delimiter)
         self._pending: list[tuple[list[str], int]] = []  # blank rows, data rows if a non-blank one follows
@@ -236,6 +243,7 @@ class TableStream:
         with self._parsing():
             header = next(self._reader, None)
         self._end = self._reader.line_num  # the line where the last record read ends
+        self.multiline_records += self._end > 1
         if header is not None and _SEPARATOR_HINT.fullmatch(hint := self.delimiter.join(header).strip()):
             # Excel's first line "sep=;" names the separator for Excel alone; read as the header it made
             # every data row "have 3 fields, the header has 2", which pointed at the data.
@@ -296,6 +304,8 @@ class TableStream:
         width, reader, end, pending, ragged = len(self.header), self._reader, self._end, self._pending, self._ragged
         for row in reader:
             start, end = end + 1, reader.line_num
+            if end != start:
+                self.multiline_records += 1
             if not (row and row[0].strip()) and _blank(row):
                 if ragged is None:
                     pending.append((row, start))
