@@ -162,6 +162,16 @@ def test_highs_heuristic_effort_run_and_compare(tmp_path):
     assert "second setting: better on 0, worse on 0, same on 1 of 1 fits" in out, out
 
 
+def test_highs_presolve_rules_run_and_compare(tmp_path):
+    out = _run(tmp_path, "highs_presolve_rules.py", "run", "--rules-off", "16384", "--preset", "oct-h", "--time-limit",
+               "3", "--seeds", "0", "--datasets", "heart")
+    rec = json.loads(out)
+    assert (rec["rules_off"], rec["preset"], rec["ds"]) == (16384, "oct-h", "heart") and rec["obj"] >= rec["bound"]
+    (tmp_path / "a.jsonl").write_text(out)
+    out = _run(tmp_path, "highs_presolve_rules.py", "compare", str(tmp_path / "a.jsonl"), str(tmp_path / "a.jsonl"))
+    assert out.startswith(f"oct-h  heart        seed   0: objective {rec['obj']:.6g} -> {rec['obj']:.6g}"), out
+
+
 def test_grid_files(tmp_path):
     root = str(BENCHMARKS.parent)
     out = _run(tmp_path, "grid_files.py", "--dataset", "haberman", "--depth", "1", "--C-values", "1,10", "--folds", "2",

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import cli_main
 
-from olctc.emit.params import HIGHS_SPARSIFY_OFF, highs_options_text, solver_settings, write_param_files
+from olctc.emit.params import HIGHS_PRESOLVE_OFF, highs_options_text, solver_settings, write_param_files
 from olctc.read import read_solution
 
 SAMPLES = Path(__file__).parent / "data" / "solvers" / "samples"
@@ -95,13 +95,13 @@ def test_highs_options_file_says_what_bit_14_is_in_each_release() -> None:
     """presolve_rule_off = 16384 turns off Sparsify in HiGHS 1.12+, Probing in 1.11, nothing in 1.7-1.10 (the
     highsbox CLIs list the rules a file turns off); no one value fits all, so the file says what 1.11 needs."""
     lines = highs_options_text(time_limit=30, threads=2, mip_gap=1e-4).splitlines()
-    at = lines.index(f"presolve_rule_off = {HIGHS_SPARSIFY_OFF}")
+    at = lines.index(f"presolve_rule_off = {HIGHS_PRESOLVE_OFF}")
     first = at
     while first > 1 and lines[first - 1].startswith("# "):  # the comment right above the line (not the header)
         first -= 1
     note = " ".join(line[2:] for line in lines[first:at])
     assert "Sparsify in HiGHS 1.12 and newer" in note and "Probing in HiGHS 1.11" in note, lines
-    assert "with HiGHS 1.11 delete the presolve_rule_off line" in note, lines
+    assert "with HiGHS 1.11 write presolve_rule_off = 8192 (bit 13 alone" in note, lines
     assert all(line.startswith("# ") or re.fullmatch(r"[a-z_]+ = \S+", line) for line in lines), lines
 
 
@@ -112,14 +112,14 @@ def test_highs_options_file_with_the_note_still_reads_in_highspy(tmp_path: Path)
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     assert h.readOptions(str(path)) == highspy.HighsStatus.kOk
-    assert h.getOptionValue("presolve_rule_off")[1] == HIGHS_SPARSIFY_OFF
+    assert h.getOptionValue("presolve_rule_off")[1] == HIGHS_PRESOLVE_OFF
     assert h.getOptionValue("mip_feasibility_tolerance")[1] == 1e-9
 
 
 def test_solvers_txt_tells_highs_1_11_users_to_delete_the_presolve_line(tmp_path: Path) -> None:
     write_param_files(tmp_path, "m")
     text = (tmp_path / "m.solvers.txt").read_text()
-    assert ("(HiGHS 1.11 only: delete the presolve_rule_off line of m.highs.opt, whose bit 14\n"
+    assert ("(HiGHS 1.11 only: set presolve_rule_off = 8192 in m.highs.opt: its bit 14 (16384)\n"
             "          is Sparsify in HiGHS 1.12 and newer but Probing in 1.11)") in text, text
     write_param_files(tmp_path, "q", quadratic=True)  # no HiGHS for a MIQP: no such line
     assert "presolve_rule_off" not in (tmp_path / "q.solvers.txt").read_text()
@@ -146,10 +146,10 @@ def test_every_parameter_written_was_accepted_by_the_older_releases(interface: s
     assert written <= CHECKED_IN_OLD_RELEASES[interface], written - CHECKED_IN_OLD_RELEASES[interface]
 
 
-@pytest.mark.parametrize("version, has_line", [("1.11.0", False), ("1.10.0", False), ("1.12.0", True),
-                                               ("1.16.0", True)])
+@pytest.mark.parametrize("version, has_bit_14", [("1.11.0", False), ("1.10.0", False), ("1.12.0", True),
+                                                 ("1.16.0", True)])
 def test_solve_with_highs_cli_leaves_bit_14_out_for_a_highs_before_1_12(tmp_path: Path, version: str,
-                                                                       has_line: bool) -> None:
+                                                                       has_bit_14: bool) -> None:
     """olctc solve --solver highs-cli wrote presolve_rule_off = 16384 whatever the program's release, which turned
     off Probing under HiGHS 1.11. A wrapper reports the release and hands the run to the real highsbox HiGHS."""
     import os
@@ -172,5 +172,5 @@ def test_solve_with_highs_cli_leaves_bit_14_out_for_a_highs_before_1_12(tmp_path
                      solution_path=tmp_path / "m.highs.sol")
     assert res.status == "optimal" and res.objective == pytest.approx(-21.5)
     text = seen.read_text()
-    assert ("presolve_rule_off = 16384" in text) == has_line, text
+    assert f"presolve_rule_off = {24576 if has_bit_14 else 8192}\n" in text, text
     assert "mip_feasibility_tolerance = 1e-09" in text and os.path.getsize(tmp_path / "m.highs.sol") > 0

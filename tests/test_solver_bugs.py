@@ -2,6 +2,7 @@
 that found it. The runs happen in a child process: without the workaround the bug kills or hangs it."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -332,6 +333,42 @@ def test_scip_stops_at_an_absolute_gap_of_round_off() -> None:
                      time_limit=20)
     assert res.status == "optimal", (res.raw_status, res.gap)
     assert res.objective == pytest.approx(5.600648263, rel=1e-8)
+
+
+#: 9 points of one feature (two the same, of both classes): OCT-H depth 1, C 1, alpha 0.5, score columns. Its
+#: optimum is 2.5 (Gurobi 13, CPLEX 22.2, SCIP 10); HiGHS's presolve, with Parallel rows and columns and the
+#: Aggregator on, proved 3.5 optimal (found by fuzzing).
+OCTH_CUT_OFF_X = [0.18907438091216114, 1.2589452257046012, 0.8464103868031835, 0.5223116488394001,
+                  -0.7436634887726992, -1.5889042264170186, 0.254367991446284, -1.5889042264170186,
+                  0.8503623079011066]
+OCTH_CUT_OFF_Y = [1, -1, -1, -1, 1, -1, -1, 1, 1]
+
+
+def test_highs_presolve_that_cut_an_octh_optimum_off_is_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """olctc's HiGHS settings (presolve_rule_off bit 13) find the optimum in process and in the HiGHS program
+    given the options file compile writes; without bit 13, HiGHS proves a worse tree optimal (if a HiGHS release
+    fixes that, the last assertion fails and says so)."""
+    import numpy as np
+
+    from olctc.emit import params
+    from olctc.emit.mps import write_mps
+    from olctc.formulation import build_milp
+    from olctc.solve import solve_file, solve_milp
+    from olctc.spec import make_spec
+
+    milp = build_milp(np.array(OCTH_CUT_OFF_X)[:, None], np.array(OCTH_CUT_OFF_Y),
+                      make_spec("oct-h", 1, C=[1.0], alpha=0.5, score_variables=True))
+    scip = solve_milp(milp, "scip", threads=1, verbose=False)
+    assert scip.status == "optimal" and scip.objective == pytest.approx(2.5, abs=1e-9)
+    highs = solve_milp(milp, "highs", threads=1, verbose=False)
+    assert highs.status == "optimal" and highs.objective == pytest.approx(2.5, abs=1e-9)
+    write_mps(milp, tmp_path / "m.mps")
+    if importlib.util.find_spec("highsbox") is not None:  # the HiGHS program, reading compile's options file
+        cli = solve_file(tmp_path / "m.mps", "highs-cli", verbose=False, solution_path=tmp_path / "m.highs.sol")
+        assert cli.status == "optimal" and cli.objective == pytest.approx(2.5, abs=1e-9)
+    monkeypatch.setitem(params.WORKAROUNDS, "highs", {"presolve_rule_off": params.HIGHS_SPARSIFY_OFF})
+    bare = solve_milp(milp, "highs", threads=1, verbose=False)
+    assert bare.status == "optimal" and bare.objective > 3.0, "HiGHS's presolve no longer cuts this optimum off"
 
 
 def test_every_native_solve_runs_in_one_long_lived_thread() -> None:
