@@ -172,6 +172,15 @@ def test_highs_presolve_rules_run_and_compare(tmp_path):
     assert out.startswith(f"oct-h  heart        seed   0: objective {rec['obj']:.6g} -> {rec['obj']:.6g}"), out
 
 
+def test_highs_presolve_rules_scan_finds_the_model_it_reported(tmp_path):
+    out = _run(tmp_path, "highs_presolve_rules.py", "scan", "--rules-off", "16384", "--seeds", "43-44")
+    assert out.splitlines() == ["seed 44: 9 points, 1 features, {'C': [1.0], 'score_variables': True, 'alpha': 0.5}: "
+                                "3.5 with presolve, 2.5 without",
+                                "1 of 2 oct-h models (score form) differ with presolve_rule_off = 16384"], out
+    out = _run(tmp_path, "highs_presolve_rules.py", "scan", "--rules-off", "28672", "--seeds", "44-44")
+    assert out.endswith("0 of 1 oct-h models (score form) differ with presolve_rule_off = 28672\n"), out
+
+
 def test_grid_files(tmp_path):
     root = str(BENCHMARKS.parent)
     out = _run(tmp_path, "grid_files.py", "--dataset", "haberman", "--depth", "1", "--C-values", "1,10", "--folds", "2",

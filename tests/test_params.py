@@ -81,8 +81,8 @@ def test_highs_options_file_read_by_highspy(files: dict[str, Path]) -> None:
     assert highs_option(h, "time_limit") == 30.0
     assert highs_option(h, "threads") == 2
     assert highs_option(h, "mip_rel_gap") == 1e-4
-    # WORKAROUNDS: sparsify never returned on a6a; parallel rows and columns cut an OCT-H optimum off
-    assert highs_option(h, "presolve_rule_off") == (1 << 14) | (1 << 13)
+    # WORKAROUNDS: sparsify never returned on a6a; the aggregator and parallel rows and columns cut OCT-H optima off
+    assert highs_option(h, "presolve_rule_off") == (1 << 14) | (1 << 13) | (1 << 12)
 
 
 def test_highs_options_file_read_by_highs_cli(files: dict[str, Path], tmp_path: Path) -> None:
@@ -98,6 +98,7 @@ def test_highs_options_file_read_by_highs_cli(files: dict[str, Path], tmp_path: 
     assert "Set option time_limit to 30" in out
     assert "Set option threads to 2" in out
     assert re.search(r"Rule 14 \(set bit 14 = +16384\): Sparsify", out)  # WORKAROUNDS, taken from the file
+    assert re.search(r"Rule 12 \(set bit 12 = +4096\): Aggregator", out)
     assert re.search(r"Rule 13 \(set bit 13 = +8192\): Parallel rows and columns", out)
     assert "Optimal" in out
 
@@ -448,7 +449,7 @@ def test_in_process_highs_gets_the_workarounds() -> None:
     from olctc.solve.options import SolveOptions
 
     h = highs_model(SolveOptions(time_limit=5, threads=1, verbose=False))
-    assert highs_option(h, "presolve_rule_off") == (1 << 14) | (1 << 13)
+    assert highs_option(h, "presolve_rule_off") == (1 << 14) | (1 << 13) | (1 << 12)
     assert highs_option(h, "threads") == 1 and highs_option(h, "time_limit") == 5.0
     assert highs_option(h, "mip_feasibility_tolerance") == 1e-9
 

@@ -101,7 +101,7 @@ def test_highs_options_file_says_what_bit_14_is_in_each_release() -> None:
         first -= 1
     note = " ".join(line[2:] for line in lines[first:at])
     assert "Sparsify in HiGHS 1.12 and newer" in note and "Probing in HiGHS 1.11" in note, lines
-    assert "with HiGHS 1.11 write presolve_rule_off = 8192 (bit 13 alone" in note, lines
+    assert "with HiGHS 1.11 write presolve_rule_off = 12288 (bits 12 and 13" in note, lines
     assert all(line.startswith("# ") or re.fullmatch(r"[a-z_]+ = \S+", line) for line in lines), lines
 
 
@@ -119,7 +119,7 @@ def test_highs_options_file_with_the_note_still_reads_in_highspy(tmp_path: Path)
 def test_solvers_txt_tells_highs_1_11_users_to_delete_the_presolve_line(tmp_path: Path) -> None:
     write_param_files(tmp_path, "m")
     text = (tmp_path / "m.solvers.txt").read_text()
-    assert ("(HiGHS 1.11 only: set presolve_rule_off = 8192 in m.highs.opt: its bit 14 (16384)\n"
+    assert ("(HiGHS 1.11 only: set presolve_rule_off = 12288 in m.highs.opt: its bit 14 (16384)\n"
             "          is Sparsify in HiGHS 1.12 and newer but Probing in 1.11)") in text, text
     write_param_files(tmp_path, "q", quadratic=True)  # no HiGHS for a MIQP: no such line
     assert "presolve_rule_off" not in (tmp_path / "q.solvers.txt").read_text()
@@ -172,5 +172,5 @@ def test_solve_with_highs_cli_leaves_bit_14_out_for_a_highs_before_1_12(tmp_path
                      solution_path=tmp_path / "m.highs.sol")
     assert res.status == "optimal" and res.objective == pytest.approx(-21.5)
     text = seen.read_text()
-    assert f"presolve_rule_off = {24576 if has_bit_14 else 8192}\n" in text, text
+    assert f"presolve_rule_off = {28672 if has_bit_14 else 12288}\n" in text, text
     assert "mip_feasibility_tolerance = 1e-09" in text and os.path.getsize(tmp_path / "m.highs.sol") > 0

@@ -98,23 +98,25 @@ CBC_PARAMETERS: dict[str, str] = {"preprocess": "off", "increment": "1e-09"}
 #: no time limit, and the score form has 3 equality rows per point. Without it the same fit returns in
 #: 56 s (w5a: 112 s at 60 s, in the root LP's presolve, also unchecked; benchmarks in docs/BENCHMARKS.md).
 HIGHS_SPARSIFY_OFF = 1 << 14
-#: ``presolve_rule_off`` bit 13 (Parallel rows and columns): with it and the Aggregator (bit 12) both on, HiGHS's
-#: MIP presolve cut the optimum off OCT-H's score-variable form (fit's default) and HiGHS proved a worse tree
-#: optimal: 9 points of one feature, depth 1, optimum 2.5 (Gurobi, CPLEX, SCIP; HiGHS with either rule off),
-#: HiGHS 1.16 "optimal" at 3.5 with its bound at 3.5 (HiGHS 1.15 too); 2 of 500 random OCT-H models of 5-11
-#: points (found by fuzzing), none of 200 OLCT ones. Either rule off mends both models found; this one costs
-#: less (benchmark in docs/BENCHMARKS.md).
-HIGHS_PARALLEL_OFF = 1 << 13
-HIGHS_PRESOLVE_OFF = HIGHS_SPARSIFY_OFF | HIGHS_PARALLEL_OFF
+#: ``presolve_rule_off`` bits 12 (Aggregator) and 13 (Parallel rows and columns): HiGHS's MIP presolve cut the
+#: optimum off OCT-H models and HiGHS proved a worse tree optimal: 9 points of one feature, score-variable form
+#: (fit's default), depth 1, optimum 2.5 (Gurobi, CPLEX, SCIP; HiGHS without presolve), HiGHS 1.16 "optimal" at
+#: 3.5 with its bound at 3.5 (HiGHS 1.15 too). Random OCT-H models of 5-11 points (found by fuzzing), HiGHS
+#: against HiGHS without presolve: score form, 1 of 500 wrong with both rules on, 1 with Parallel rows and
+#: columns off (3.0 "optimal" against 2.5), none with the Aggregator or both off; paper form, 1 of 400 with both
+#: on, 2 with the Aggregator off ("optimal" at 20 with its bound at 10), none with both off. No OLCT model of 200
+#: was wrong. Cost: docs/BENCHMARKS.md.
+HIGHS_AGGREGATOR_PARALLEL_OFF = (1 << 12) | (1 << 13)
+HIGHS_PRESOLVE_OFF = HIGHS_SPARSIFY_OFF | HIGHS_AGGREGATOR_PARALLEL_OFF
 #: The bit numbers of presolve_rule_off moved between releases (measured with the highsbox CLIs, which list
 #: the rules an options file turns off): bit 14 is Sparsify from HiGHS 1.12 on, Probing in 1.11 (whose
-#: Sparsify had no bit), and no rule at all in 1.7 to 1.10 (accepted, no effect); bit 13 is Parallel rows and
-#: columns in all of them. No one value turns off Sparsify and nothing else in every release, so the options
-#: file keeps 1.12's and says what 1.11 needs.
+#: Sparsify had no bit), and no rule at all in 1.7 to 1.10 (accepted, no effect); bits 12 and 13 are the
+#: Aggregator and Parallel rows and columns in all of them. No one value turns off Sparsify and nothing else in
+#: every release, so the options file keeps 1.12's and says what 1.11 needs.
 HIGHS_SPARSIFY_NOTE = (f"presolve_rule_off bit 14 (16384) turns off Sparsify in HiGHS 1.12 and newer, but Probing "
-                       f"in HiGHS 1.11: with HiGHS 1.11 write presolve_rule_off = {HIGHS_PARALLEL_OFF} (bit 13 alone, "
-                       "Parallel rows and columns in every release; HiGHS 1.10 and older have no rule 14 and ignore "
-                       "it)")
+                       f"in HiGHS 1.11: with HiGHS 1.11 write presolve_rule_off = {HIGHS_AGGREGATOR_PARALLEL_OFF} "
+                       "(bits 12 and 13, the Aggregator and Parallel rows and columns in every release; HiGHS 1.10 "
+                       "and older have no rule 14 and ignore it)")
 #: ``mipaddcutoff``: Xpress prunes every node that cannot beat the incumbent by this much (default -1e-5, an
 #: absolute amount), so its "optimal" may be up to 1e-5 worse than the optimum: on a depth-1 HFS-MARGOT model of
 #: 10 random points, 4.1306058 "optimal" with a bound exactly 1e-5 below, where SCIP's optimum is 4.1306010
@@ -323,8 +325,8 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, t
     commands = {
         "highs": [f"  HiGHS:  highs --model_file {q(model)} --options_file {q(stem + '.highs.opt')} "
                   f"--solution_file {q(stem + '.highs.sol')}",
-                  f"          (HiGHS 1.11 only: set presolve_rule_off = {HIGHS_PARALLEL_OFF} in {stem}.highs.opt: its "
-                  "bit 14 (16384)",
+                  f"          (HiGHS 1.11 only: set presolve_rule_off = {HIGHS_AGGREGATOR_PARALLEL_OFF} in "
+                  f"{stem}.highs.opt: its bit 14 (16384)",
                   "          is Sparsify in HiGHS 1.12 and newer but Probing in 1.11)"],
         "cbc": [f"  CBC:    cbc {q(model)} {cbc} -solve -solu {q(stem + '.cbc.sol')}   (flags also in {stem}.cbc.args;",
                 "          keep them between the model file and -solve; CBC proves false optima on these models",
