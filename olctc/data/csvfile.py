@@ -538,15 +538,23 @@ def _open_at_end(line: str, delimiter: str) -> bool:
     """Whether a quoted field of ``line``, a whole record, is still open at its end."""
     if '"' not in line:
         return False
-    limit = csv.field_size_limit()
     try:
-        csv.field_size_limit(max(limit, _FIELD_LIMIT))
-        rows = list(csv.reader([line, _END_MARK], delimiter=delimiter))  # csv ends a line at each item's end
+        with _big_cells():
+            rows = list(csv.reader([line, _END_MARK], delimiter=delimiter))  # csv ends a line at each item's end
     except csv.Error:  # a fault of the line's own, which its reading reported
         return False
+    return len(rows) == 1 and rows[0][-1].endswith(_END_MARK)
+
+
+@contextlib.contextmanager
+def _big_cells() -> Iterator[None]:
+    """csv's cell size limit raised to ``_FIELD_LIMIT`` (a field left open holds the rest of the file)."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, _FIELD_LIMIT))
+    try:
+        yield
     finally:
         csv.field_size_limit(limit)
-    return len(rows) == 1 and rows[0][-1].endswith(_END_MARK)
 
 
 def _reread_lines(path: Path) -> tuple[str, Iterator[str]] | None:
@@ -575,27 +583,19 @@ def _stray_closing_quote(path: Path) -> tuple[int, int, str] | None:
             record.append(line)
             yield line
 
-    limit = csv.field_size_limit()
     end = 0
     try:
-        csv.field_size_limit(max(limit, _FIELD_LIMIT))
-        read = _reread_lines(path)
-        if read is None:
-            return None
-        delimiter, lines = read
-        reader = csv.reader(kept(lines), delimiter=delimiter)
-        for _ in reader:
-            if reader.line_num > end + 1:
-                found = _closed_then_text("".join(record), delimiter)
-                if found is not None:
-                    at, close, after = found
-                    return end + 1 + at, end + 1 + close, after
-            end = reader.line_num
-            record.clear()
+        with _big_cells():
+            if (read := _reread_lines(path)) is None:
+                return None
+            reader = csv.reader(kept(read[1]), delimiter=read[0])
+            for _ in reader:
+                if reader.line_num > end + 1 and (found := _closed_then_text("".join(record), read[0])):
+                    return end + 1 + found[0], end + 1 + found[1], found[2]
+                end = reader.line_num
+                record.clear()
     except (OlctcError, csv.Error):  # a fault of the file's own, which its reading reports
         return None
-    finally:
-        csv.field_size_limit(limit)
     return None
 
 
@@ -638,20 +638,15 @@ def _open_quote_line(path: Path) -> int | None:
             newlines += line.endswith("\n")
             yield line
 
-    limit = csv.field_size_limit()
     last: list[str] | None = None
     try:
-        csv.field_size_limit(max(limit, _FIELD_LIMIT))
-        read = _reread_lines(path)
-        if read is None:
-            return None
-        delimiter, lines = read
-        for last in csv.reader(itertools.chain(counted(lines), [_END_MARK]), delimiter=delimiter):
-            pass
+        with _big_cells():
+            if (read := _reread_lines(path)) is None:
+                return None
+            for last in csv.reader(itertools.chain(counted(read[1]), [_END_MARK]), delimiter=read[0]):
+                pass
     except (OlctcError, csv.Error):  # a fault of the file's own, which its reading reports
         return None
-    finally:
-        csv.field_size_limit(limit)
     if not last or last == [_END_MARK] or not last[-1].endswith(_END_MARK):
         return None
     return newlines + 1 - last[-1].count("\n")
