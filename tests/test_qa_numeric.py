@@ -237,7 +237,9 @@ def test_margot_depth1_objective(name, preset):
 @pytest.mark.parametrize("kw", [{}, {"big_m": 1.0}, {"C": 50.0, "big_m": 2.0, "tangents": "V1"},
                                 {"C": 10.0, "epsilon": 0.5}])
 def test_optimum_matches_enumeration(seed, kw):
-    """HiGHS's optimum equals an independent LP (depth 1) / the best over all 2^7 root routings (depth 2)."""
+    """HiGHS's optimum agrees with an independent LP (depth 1) / the best over all 2^7 root routings (depth 2):
+    its bound cuts no optimum off, and its tree is within the relative gap HiGHS stops at (mip_rel_gap 1e-4:
+    on seed 0 HiGHS stops at 6.23839-6.23841 with the bound at the optimum 6.23833)."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(7, 2))
     y = rng.integers(0, 2, 7)
@@ -249,7 +251,9 @@ def test_optimum_matches_enumeration(seed, kw):
             best = olct_lp(Xs, yy, spec)
         else:
             best = min(olct_lp(Xs, yy, spec, np.array(bits)) for bits in itertools.product([True, False], repeat=7))
-        assert res.summary["objective_milp"] == pytest.approx(best, rel=1e-6, abs=1e-7)
+        s, tol = res.summary, 1e-7 + 1e-7 * abs(best)
+        assert s["bound"] <= best + tol, (s["bound"], best)
+        assert best - tol <= s["objective_milp"] <= best + 1e-4 * abs(s["objective_milp"]) + tol, (s, best)
 
 
 @pytest.mark.parametrize("preset", ["olct", "oct-h"])
