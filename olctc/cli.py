@@ -679,6 +679,11 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
             # collector ran) let the command go on to its end: still exit 130, never 0, after a SIGTERM.
             check_interrupt()
             sys.stdout.flush()  # here, where a failed write is reported, not at the interpreter's exit
+            if hard:
+                # The command is done and its files are whole: a signal from here on takes its default action
+                # (exit -15), not a KeyboardInterrupt raised on the way out, outside every handler, as a
+                # traceback (test_interrupt's export killed at 1.0 of its duration, on a loaded machine).
+                interrupts.closing = True
     except (KeyboardInterrupt, click.exceptions.Abort):
         _interrupted(hard, interrupts)
     except click.exceptions.Exit as exc:
