@@ -200,7 +200,7 @@ def _route(t: int, first_leaf: int, indent: int) -> list[str]:
     # right iff finite and > 0, else left iff finite (NaN, ordered above every number, and +inf fail the first
     # test's second half, -inf the second test). One CASE level per layer: SQLite's parser takes about 18 nested.
     # No bound near the largest double: SQLite parsed -1.7976931348623157e308 as -inf after another library
-    # of the process had set the x87 FPU to double precision (a test's order in a CI run)
+    # of the process had set the x87 FPU to double precision (a test's order in a CI run; Xpress does: olctc.fpenv)
     return ([f"{pad}CASE WHEN olctc_s{t} > 0 AND 0 * olctc_s{t} = 0 THEN"]
             + _route(2 * t + 2, first_leaf, indent + 1) + [f"{pad}WHEN 0 * olctc_s{t} = 0 THEN"]
             + _route(2 * t + 1, first_leaf, indent + 1) + [f"{pad}END"])

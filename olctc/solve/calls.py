@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from olctc import fpenv
 from olctc.io import check_interrupt, is_console, note_solver_left
 from olctc.solve.options import SolveOptions, start_from_file, start_vector
 from olctc.solve.result import LIMIT, resolve_status
@@ -49,22 +50,27 @@ class _SolverThreads:
         self._idle: list[queue.SimpleQueue] = []
 
     def submit(self, call: Callable[[], Any]) -> tuple[dict[str, Any], threading.Event]:
-        """Start ``call`` in an idle worker; the box gets its "value" or "error" before the event is set."""
+        """Start ``call`` in an idle worker, in the caller's floating-point environment (``olctc.fpenv``: as if
+        the caller ran it, and what the call sets there stays there); the box gets its "value" or "error"
+        before the event is set."""
         box: dict[str, Any] = {}
         done = threading.Event()
+        env = fpenv.saved()
         with self._lock:
             jobs = self._idle.pop() if self._idle else None
         if jobs is None:
             jobs = queue.SimpleQueue()
             threading.Thread(target=self._run, args=(jobs,), name="olctc-solver", daemon=True).start()
-        jobs.put((call, box, done))
+        jobs.put((call, env, box, done))
         return box, done
 
     def _run(self, jobs: queue.SimpleQueue) -> None:
         while True:
-            call, box, done = jobs.get()
+            call, env, box, done = jobs.get()
             try:
-                box["value"] = call()
+                with fpenv.kept():
+                    fpenv.restore(env)
+                    box["value"] = call()
             except BaseException as exc:  # handed to the caller's thread
                 box["error"] = exc
             # Idle again before the caller hears of it, so that its next solve finds this worker.

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterator, Protocol
 
 import numpy as np
 
+from olctc import fpenv
 from olctc.errors import OlctcError
 from olctc.io import interrupt_handled
 from olctc.solve.calls import _map, _native, _start_values, _timed
@@ -119,7 +120,15 @@ def solver_errors(solver: str, doing: str, errors: tuple[type[BaseException], ..
 
 def solve_session(solver: str, status_table: dict[str, str], opened: Callable[[], Session], path: Path,
                   opts: SolveOptions, errors: tuple[type[BaseException], ...]) -> SolveResult:
-    """Solve model file ``path`` in the session ``opened()`` returns: the flow the commercial backends share."""
+    """Solve model file ``path`` in the session ``opened()`` returns: the flow the commercial backends share.
+    The calling thread's floating-point environment is as it was after it (Xpress's first problem in a process
+    sets the x87 FPU to double precision: ``olctc.fpenv``)."""
+    with fpenv.kept():
+        return _solve_session(solver, status_table, opened, path, opts, errors)
+
+
+def _solve_session(solver: str, status_table: dict[str, str], opened: Callable[[], Session], path: Path,
+                   opts: SolveOptions, errors: tuple[type[BaseException], ...]) -> SolveResult:
     with solver_errors(solver, f"open model file {path}", errors):
         session = opened()
     try:
