@@ -29,7 +29,7 @@ from olctc.errors import OlctcError
 from olctc.io import check_interrupt
 from olctc.solve.modelfile import file_columns, model_format, model_stem, readable_path
 from olctc.solve.options import SolveOptions, start_vector
-from olctc.solve.result import SolveResult, finite_or_none, relative_gap
+from olctc.solve.result import SolveResult, finite_or_none, highs_gap_left, relative_gap
 
 
 @dataclass(frozen=True)
@@ -284,7 +284,10 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
     bound = sol.bound if sol.bound is not None else _logged_bound(spec, tail)
     if bound is None and sol.status == "optimal":
         bound = objective  # what the program claims (CBC's summary of an optimum prints no bound)
-    return SolveResult(status=sol.status, objective=objective, bound=bound, gap=relative_gap(objective, bound),
+    status, gap = sol.status, relative_gap(objective, bound)
+    if name == "highs-cli" and status == "optimal" and highs_gap_left(gap, objective, bound, opts.mip_gap):
+        status = "feasible"  # raw_status keeps the program's "Optimal"
+    return SolveResult(status=status, objective=objective, bound=bound, gap=gap,
                        x=x, col_names=names, solver=name,
                        solver_version=_version(spec, head), runtime=runtime,
                        raw_status=str(sol.raw_status), solution_path=solution)

@@ -15,7 +15,7 @@ from olctc.io import interrupt_handled, is_console
 from olctc.solve.calls import SolverLeft, _fd_redirected, _map, _native
 from olctc.solve.modelfile import no_columns, readable_path
 from olctc.solve.options import SolveOptions, overrun_grace, start_from_file, start_vector
-from olctc.solve.result import SolveResult, finite_or_none, relative_gap
+from olctc.solve.result import SolveResult, finite_or_none, highs_gap_left, relative_gap
 
 if TYPE_CHECKING:
     from olctc.milp import MILP
@@ -135,27 +135,13 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
         objective = float(info.objective_function_value)
     if is_mip:
         bound, gap = finite_or_none(info.mip_dual_bound), finite_or_none(info.mip_gap)
-        if status == "optimal" and _gap_left(gap, objective, bound, opts.mip_gap):
+        if status == "optimal" and highs_gap_left(gap, objective, bound, opts.mip_gap):
             status = "feasible"  # raw_status keeps HiGHS's "Optimal"
     else:
         bound, gap = (objective, 0.0) if status == "optimal" else (None, None)
     return SolveResult(status=status, objective=objective, bound=bound, gap=gap, x=x, col_names=names,
                        solver="highs", solver_version=f"HiGHS {version}", runtime=runtime,
                        raw_status=h.modelStatusToString(model_status))
-
-
-#: HiGHS's own stopping gaps: mip_rel_gap's default, mip_abs_gap's.
-_HIGHS_REL_GAP, _HIGHS_ABS_GAP = 1e-4, 1e-6
-
-
-def _gap_left(gap: float | None, objective: float | None, bound: float | None, mip_gap: float | None) -> bool:
-    """Whether HiGHS's "Optimal" leaves a gap it does not stop at: with its Aggregator off and Parallel rows and
-    columns on, HiGHS 1.16 called an OCT-H tree optimal at 20 with its bound at the optimum 10 (found by fuzzing;
-    olctc turns both rules off, WORKAROUNDS). Such a solution is feasible, not proven optimal."""
-    if gap is None or objective is None or bound is None:
-        return False
-    rel = _HIGHS_REL_GAP if mip_gap is None else max(mip_gap, 0.0)
-    return gap > 2 * rel + 1e-9 and objective - bound > 10 * _HIGHS_ABS_GAP
 
 
 def _keep_incumbent(event: Any, best: dict[str, tuple[float, float | None, np.ndarray]]) -> None:
