@@ -22,22 +22,40 @@ from olctc.errors import OlctcError
 T = TypeVar("T")
 _STOPS = {signal.SIGINT, signal.SIGTERM}
 
+#: ``stop``: the Event of the ``on_thread`` call running in this thread (set when its block was interrupted)
+_CALL = threading.local()
+
+
+class Abandoned(BaseException):
+    """Raised inside an ``on_thread`` call whose block was interrupted: nobody waits for its value."""
+
+
+def check_abandoned() -> None:
+    """Raise Abandoned in an ``on_thread`` call whose block was interrupted (elsewhere, nothing). A long call
+    asks between its steps (the warm start's node fits and their polish iterations): interrupted in process
+    (Ctrl-C in a notebook), it ends there instead of running on for seconds and holding the fit locks the
+    next fit waits for."""
+    stop = getattr(_CALL, "stop", None)
+    if stop is not None and stop.is_set():
+        raise Abandoned
+
 
 @contextlib.contextmanager
 def on_thread(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
     """Run ``call`` on a daemon thread during the block, which gets a function that waits for it and returns
     its value or raises its exception. A block that fails waits for the thread (so that nothing of the call
-    outlives it); an interrupt does not."""
+    outlives it); an interrupt does not, and the call ends at its next ``check_abandoned``."""
     box: dict[str, Any] = {}
+    stop = threading.Event()
 
     def run() -> None:
+        _CALL.stop = stop
         try:
             box["value"] = call()
         except BaseException as exc:  # raised again in the caller's thread
             box["error"] = exc
 
     thread = threading.Thread(target=run, name=name, daemon=True)
-    thread.start()
 
     def result() -> T:
         thread.join()
@@ -45,10 +63,14 @@ def on_thread(call: Callable[[], T], name: str) -> Iterator[Callable[[], T]]:
             raise box["error"]
         return box["value"]
 
-    try:
+    try:  # started inside: an interrupt landing as the thread starts is one of the block's
+        thread.start()
         yield result
     except Exception:
         thread.join()
+        raise
+    except BaseException:
+        stop.set()
         raise
 
 

@@ -29,6 +29,7 @@ from threadpoolctl import threadpool_limits
 
 from olctc import fpenv
 from olctc._sklearn import sklearn_module
+from olctc.background import check_abandoned
 from olctc.data import check_real
 from olctc.errors import OlctcError, is_real, param_error
 from olctc.formulation.topology import Topology
@@ -169,7 +170,7 @@ def _polish(X: np.ndarray, y: np.ndarray, C: float, w0: np.ndarray, b0: float,
     # One BLAS thread: scipy's L-BFGS-B calls BLAS on tiny vectors, and a multi-threaded BLAS makes each
     # iteration ~10x slower (measured: 7 ms instead of 0.1 ms per iteration on 2 cores).
     with _POLISH, threadpool_limits(1, user_api="blas"), fpenv.default():
-        res = minimize(fun, v0, jac=True, method="L-BFGS-B", bounds=bounds,
+        res = minimize(fun, v0, jac=True, method="L-BFGS-B", bounds=bounds, callback=lambda _: check_abandoned(),
                        options={"maxiter": 20_000, "maxcor": 30, "ftol": 1e-15, "gtol": 1e-10})
     v = res.x
     return v[:p] - v[p:2 * p], float(v[-1])

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from olctc._sklearn import sklearn_module
+from olctc.background import check_abandoned
 from olctc.errors import OlctcError
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
@@ -372,6 +373,7 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
     for h in range(1, spec.depth + 1):
         for t in topo.layer_nodes(h):
             reach = node_of == t
+            check_abandoned()
             if t < given:
                 assert top is not None
                 w_t, b_t = top[0][t], float(top[1][t])

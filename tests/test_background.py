@@ -336,3 +336,56 @@ def test_an_interrupted_compile_leaves_no_child_and_no_file(tmp_path, sig, to):
     assert proc.returncode == 130 and err.strip() == "interrupted", err
     assert all(_gone(c) for c in children)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+ABANDONED_START = textwrap.dedent('''
+    import json, os, signal, sys, threading
+    import olctc.background as bg
+    import olctc.warmstart as ws
+    threading.Thread(target=threading.Event().wait, daemon=True).start()  # a thread of the caller's: no fork
+    fitting, out = threading.Event(), {"fits": 0}
+    real_start, real_fit = ws.warm_start, ws._fit_node
+    def warm_start(*args, **kwargs):
+        try:
+            return real_start(*args, **kwargs)
+        except BaseException as exc:
+            out["ended"] = type(exc).__name__
+            raise
+        finally:
+            out.setdefault("ended", "finished")
+    def fit_node(*args, **kwargs):
+        if not out["fits"]:  # the first node: on once the block is interrupted
+            fitting.set()
+            out["stop_seen"] = bg._CALL.stop.wait(120)
+        out["fits"] += 1
+        return real_fit(*args, **kwargs)
+    ws.warm_start, ws._fit_node = warm_start, fit_node
+    def interrupt():
+        fitting.wait()
+        os.kill(os.getpid(), signal.SIGINT)  # a notebook's Ctrl-C while the model is written
+    threading.Thread(target=interrupt, daemon=True).start()
+    from olctc.cli import main
+    try:
+        main(["compile", "--dataset", "heart", "--depth", "3", "-o", "m.mps"])
+    except SystemExit as exc:
+        out["exit"] = exc.code
+    for t in threading.enumerate():
+        if t.name == "olctc-warm-start":
+            t.join(120)
+            out["alive"] = t.is_alive()
+    out["files"] = sorted(os.listdir("."))
+    print(json.dumps(out))
+''')
+
+
+def test_an_interrupted_threaded_warm_start_ends_at_its_next_step(tmp_path):
+    """An in-process compile interrupted while its warm start runs on a thread (a notebook's Ctrl-C; a process
+    with threads of its own does not fork it): the compile stops with nothing written, and the warm start ends
+    at its next check (after the node it was fitting, or in that node's polish) instead of fitting the other
+    six nodes of a depth-3 tree while holding the fit locks a next fit would wait for."""
+    p = subprocess.run([sys.executable, "-c", ABANDONED_START], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    got = json.loads(p.stdout.strip().splitlines()[-1])
+    assert got["exit"] == 130 and got["files"] == [] and got["stop_seen"] and got["alive"] is False, got
+    assert got["ended"] == "Abandoned" and got["fits"] == 1, got
