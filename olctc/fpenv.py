@@ -75,16 +75,11 @@ def default() -> Iterator[None]:
     """The block runs in the default floating-point environment (x87 at extended precision, round to nearest,
     no flush-to-zero, no trap), the caller's restored after it: its results do not depend on what another
     library of the process set."""
-    lib = _libm()
-    if not lib:
+    with kept():
+        lib = _libm()
+        if lib:
+            lib[0].fesetenv(lib[1])
         yield
-        return
-    env = saved()
-    lib[0].fesetenv(lib[1])
-    try:
-        yield
-    finally:
-        restore(env)
 
 
 def controls() -> tuple[int, int] | None:
