@@ -82,6 +82,9 @@ def test_a_stray_quote_anywhere_is_refused(tmp_path, text, line):
         with pytest.raises(OlctcError) as exc:
             read_csv(data, "label")
         assert str(exc.value) == f"{data}: {STRAY.format(line=line)}"
+    with pytest.raises(OlctcError) as exc:
+        _through_a_pipe(tmp_path / "fifo.csv", text)
+    assert str(exc.value) == f"{tmp_path / 'fifo.csv'}: {STRAY.format(line=line)}"
 
 
 def _through_a_pipe(fifo: Path, text: str):
@@ -131,6 +134,39 @@ def test_a_field_closed_by_a_stray_quote_is_refused(tmp_path, capsys, text, open
             read_csv(data, "label")
         assert str(exc.value) == want
     assert compile_error(tmp_path, data, capsys) == (2, "", f"error: {want}\n", False)
+    with pytest.raises(OlctcError) as exc:  # read once, not again: the fault was read as 998 points, exit 0
+        _through_a_pipe(tmp_path / "fifo.csv", text)
+    assert str(exc.value) == f"{tmp_path / 'fifo.csv'}: {CLOSED.format(opened=opened, closed=closed, after=after)}"
+
+
+def test_stray_quotes_far_into_a_pipe_of_fields_spanning_lines(tmp_path, monkeypatch):
+    """Records spanning lines in every chunk of rows and every block read: the stray quotes of row 4000 of 5000
+    are found at their lines, and the text kept to check them (``TableStream._tail``) stays about a chunk's,
+    however long the file."""
+    import olctc.data.table as table
+    from olctc.data.csvfile import CsvStream
+
+    monkeypatch.setattr(table, "_BLOCK", 4096)
+    rows, line, where = ["a,note,label"], 2, {}
+    for k in range(5000):
+        note = f'"two\nlines {k}"' if k % 3 == 0 else f"n{k}"
+        if k == 4000:
+            note, where["opened"] = '"x', line
+        if k == 4001:
+            note, where["closed"] = 'y"z', line
+        rows.append(f"{k},{note},{'yes' if k % 2 else 'no'}")
+        line += rows[-1].count("\n") + 1
+    text = "\n".join(rows) + "\n"
+    want = CLOSED.format(opened=where["opened"], closed=where["closed"], after="z")
+    with pytest.raises(OlctcError) as exc:
+        _through_a_pipe(tmp_path / "fifo.csv", text)
+    assert str(exc.value) == f"{tmp_path / 'fifo.csv'}: {want}"
+
+    stream, kept = CsvStream(write(tmp_path, text)), []
+    with pytest.raises(OlctcError, match=f"line {where['opened']}: a quoted field opened here runs to line"):
+        for _ in stream.chunks(size=100):
+            kept.append(sum(len(piece) for _, _, piece in stream._tail.pieces))
+    assert len(kept) == 50 and max(kept) < 4 * 4096 + 100 * 20, kept  # a chunk's text and a block or so
 
 
 def test_predict_refuses_a_field_closed_by_a_stray_quote(tmp_path, capsys):

@@ -424,13 +424,13 @@ class CsvStream(TableStream):
 
     csv.reader keeps a quoted field still open at the end of the text as a cell, without a word: one
     stray '"' made the rest of the file one cell (10 points read of 1000, or a class label of
-    megabytes). Such a field ends the last row read, or makes it ragged; only then is the file read
-    again to find the quote (``_open_quote_line``), so a file read well costs nothing more. A second
+    megabytes). Such a field ends the last row read, or makes it ragged; only then is that record's text
+    read again to find the quote (``_open_quote_line``), so a file read well costs nothing more. A second
     stray '"' further on closes such a field: csv.reader then reads the lines between as one cell, and
-    the rest of the file as rows. A field spanning lines is told so by ``TableStream`` (rare in a
-    table); only then is the file read again to find one closed by a '"' followed by other text than a
-    separator (``_stray_closing_quote``), which a field written as CSV never is. A pipe cannot be read
-    again: in one, only a field opened on the last line is found.
+    the rest of the file as rows. Each record spanning lines is told by ``TableStream`` (rare in a
+    table), with its text; it is scanned for a field closed by a '"' followed by other text than a
+    separator (``_closed_then_text``), which a field written as CSV never is. Neither reads the file
+    again, so a pipe (``olctc compile <(zcat f.csv.gz)``) is checked as a file is.
 
     ``index_column``: an unnamed first column is no fault: its name stays "" (predict and explain, which
     ignore the columns a tree does not use, and a tree uses no unnamed one).
@@ -439,7 +439,12 @@ class CsvStream(TableStream):
     def __init__(self, path: str | Path, *, keep: bool = False, digest: bool = False,
                  index_column: bool = False) -> None:
         self.index_column = index_column
+        self._closed: tuple[int, int, str] | None = None  # the first field closed by a stray '"' (_spanning)
         super().__init__(path, keep=keep, digest=digest)
+
+    def _spanning(self, start: int, end: int) -> None:
+        if self._closed is None and (found := _closed_then_text(self._tail.lines(start, end), self.delimiter)):
+            self._closed = start + found[0], start + found[1], found[2]
 
     def chunks(self, size: int | None = None, stop: int | None = None) -> Generator[RowChunk, None, None]:
         last: list[str] | None = None  # the last row read: a field open at the end of the file ends it
@@ -463,24 +468,22 @@ class CsvStream(TableStream):
 
     def _check_quotes(self, reread: bool) -> None:
         """A quoted field open at the end of the file, or one spanning lines closed by a stray '"'. ``reread``:
-        the last record may hold such a field over lines (it spans lines, or is ragged): the file is read
+        the last record may hold such a field over lines (it spans lines, or is ragged): its text is read
         again to find it."""
         if reread:
-            line = _open_quote_line(self.path)
+            line = _open_quote_line(self._tail.lines(self._last_start, self._end), self.delimiter, self._last_start)
         else:  # the last row is on the last line: is a field of that line still open?
             line = self._reader.line_num if self.unended and _open_at_end(self.unended[0], self.delimiter) else None
         if line is not None:
             raise OlctcError(f"{self.path}: line {line}: a quoted field opened here is never closed (a stray "
                              "'\"'?) and runs to the end of the file; remove that quote or close it (a '\"' "
                              "inside a quoted field is written '\"\"')")
-        if self.multiline_records:
-            closed = _stray_closing_quote(self.path)
-            if closed is not None:
-                opened, line, after = closed
-                raise OlctcError(f"{self.path}: line {opened}: a quoted field opened here runs to line {line}, "
-                                 f"where a '\"' followed by {after!r}, not a separator, closes it: lines {opened}-"
-                                 f"{line} were read as one cell (a stray '\"'?); remove the stray quote, or write a "
-                                 "'\"' inside a quoted field as '\"\"'")
+        if self._closed is not None:
+            opened, line, after = self._closed
+            raise OlctcError(f"{self.path}: line {opened}: a quoted field opened here runs to line {line}, "
+                             f"where a '\"' followed by {after!r}, not a separator, closes it: lines {opened}-"
+                             f"{line} were read as one cell (a stray '\"'?); remove the stray quote, or write a "
+                             "'\"' inside a quoted field as '\"\"'")
 
     def _separator_hint(self, exc: OlctcError) -> OlctcError | None:
         """A ragged row of a file whose header has a comma, read as comma-separated, and names holding
@@ -557,48 +560,6 @@ def _big_cells() -> Iterator[None]:
         csv.field_size_limit(limit)
 
 
-def _reread_lines(path: Path) -> tuple[str, Iterator[str]] | None:
-    """The delimiter and the lines of ``path`` read again as ``TableStream`` reads them; None for a pipe, which
-    cannot be read again."""
-    from olctc.data.table import _byte_blocks, _line_pieces, _text_blocks
-
-    if not path.is_file():
-        return None
-    delimiter, pieces = _line_pieces(path, _text_blocks(path, _byte_blocks(path)), None)
-    return delimiter, itertools.chain.from_iterable(map(io.StringIO, pieces))
-
-
-def _stray_closing_quote(path: Path) -> tuple[int, int, str] | None:
-    """The first quoted field of ``path`` that spans lines and is closed by a '"' followed by other text than
-    a separator, a line break or a blank, as (line opened, line closed, the character after the quote); None
-    if there is none, or for a pipe.
-
-    csv.reader reads such a '"' as the end of the field and what follows as more of the cell: two stray
-    quotes made the lines between them one cell. The file is read again and only records spanning lines are
-    scanned, in Python (rare in a table)."""
-    record: list[str] = []
-
-    def kept(lines: Iterable[str]) -> Iterator[str]:
-        for line in lines:
-            record.append(line)
-            yield line
-
-    end = 0
-    try:
-        with _big_cells():
-            if (read := _reread_lines(path)) is None:
-                return None
-            reader = csv.reader(kept(read[1]), delimiter=read[0])
-            for _ in reader:
-                if reader.line_num > end + 1 and (found := _closed_then_text("".join(record), read[0])):
-                    return end + 1 + found[0], end + 1 + found[1], found[2]
-                end = reader.line_num
-                record.clear()
-    except (OlctcError, csv.Error):  # a fault of the file's own, which its reading reports
-        return None
-    return None
-
-
 def _closed_then_text(text: str, delimiter: str) -> tuple[int, int, str] | None:
     """In one record's text, the first quoted field holding a line break whose closing '"' is followed by a
     character other than the separator, a line break or a blank: (line of its opening '"', line of the
@@ -623,12 +584,12 @@ def _closed_then_text(text: str, delimiter: str) -> tuple[int, int, str] | None:
     return None
 
 
-def _open_quote_line(path: Path) -> int | None:
-    """The line of the '"' opening a field that is still open at the end of ``path``, or None.
+def _open_quote_line(text: str, delimiter: str, start: int) -> int | None:
+    """The line of the '"' opening a field still open at the end of ``text``, the last record of a file, read
+    from its line ``start`` on; or None.
 
-    The text is read again as ``TableStream`` reads it, then ``_END_MARK``: only a field still open takes
-    that in (else it is a row of its own). The lines after the quote are those of that field. A pipe,
-    which cannot be read again, is not checked.
+    The text is read as ``TableStream`` reads it, then ``_END_MARK``: only a field still open takes that in
+    (else it is a row of its own). The lines after the quote are those of that field.
     """
     newlines = 0
 
@@ -641,15 +602,13 @@ def _open_quote_line(path: Path) -> int | None:
     last: list[str] | None = None
     try:
         with _big_cells():
-            if (read := _reread_lines(path)) is None:
-                return None
-            for last in csv.reader(itertools.chain(counted(read[1]), [_END_MARK]), delimiter=read[0]):
+            for last in csv.reader(itertools.chain(counted(io.StringIO(text)), [_END_MARK]), delimiter=delimiter):
                 pass
-    except (OlctcError, csv.Error):  # a fault of the file's own, which its reading reports
+    except csv.Error:  # a fault of the file's own, which its reading reports
         return None
     if not last or last == [_END_MARK] or not last[-1].endswith(_END_MARK):
         return None
-    return newlines + 1 - last[-1].count("\n")
+    return start - 1 + newlines + 1 - last[-1].count("\n")
 
 
 #: One-hot values below which the encoding is cheap (80 MB) and compile's size check, which names the

@@ -3,6 +3,7 @@ bytes read. Nothing here knows what a column means."""
 from __future__ import annotations
 
 import codecs
+import collections
 import contextlib
 import csv
 import gzip
@@ -12,7 +13,7 @@ import itertools
 import re
 import zlib
 from pathlib import Path
-from typing import IO, Any, Generator, Iterator, NamedTuple
+from typing import IO, Any, Callable, Generator, Iterator, NamedTuple
 
 import numpy as np
 
@@ -199,6 +200,49 @@ def _blank(row: list[str]) -> bool:
     return not any(c.strip() for c in row)
 
 
+class _Tail:
+    """The text of the lines read from a given line on, kept as the line pieces ``csv.reader`` reads: what a
+    check of a record's own text needs (a stray quote in a field spanning lines) without reading the file
+    again, which a pipe cannot be. ``TableStream`` keeps the lines from the last record of its last chunk on:
+    about one chunk's text."""
+
+    def __init__(self) -> None:
+        self.pieces: collections.deque[tuple[int, int, str]] = collections.deque()  # (first line, lines, text)
+        self._starts: dict[int, list[int]] = {}  # a piece's first line -> where each of its lines starts
+
+    def kept(self, pieces: Iterator[str], keep_from: Callable[[], int]) -> Generator[str, None, None]:
+        """``pieces``, each kept until a later one is read once no line before ``keep_from()`` is needed."""
+        line = 1
+        for piece in pieces:
+            first = keep_from()
+            while self.pieces and self.pieces[0][0] + self.pieces[0][1] <= first:
+                self._starts.pop(self.pieces.popleft()[0], None)
+            n = piece.count("\n") + (not piece.endswith("\n"))  # csv.reader's lines: the last may be unended
+            self.pieces.append((line, n, piece))
+            line += n
+            yield piece
+
+    def lines(self, start: int, end: int) -> str:
+        """Lines ``start`` to ``end`` (1-based, as csv.reader's line_num counts them), with their line breaks."""
+        out = []
+        for first, n, text in self.pieces:
+            if first + n <= start:
+                continue
+            if first > end:
+                break
+            out.append(text[self._start(first, text, start - first):self._start(first, text, end + 1 - first)])
+        return "".join(out)
+
+    def _start(self, first: int, text: str, k: int) -> int:
+        """Where line ``k`` (0-based; clipped to the piece) of the piece starting at line ``first`` starts."""
+        if k <= 0:
+            return 0
+        starts = self._starts.get(first)
+        if starts is None:  # once per piece that holds a record spanning lines: those are rare in a table
+            starts = self._starts[first] = [0, *(m.end() for m in re.finditer("\n", text))]
+        return starts[k] if k < len(starts) else len(text)
+
+
 class RowChunk(NamedTuple):
     """Consecutive data rows of a table: cells as read, the file line where each row starts, and the
     index of ``rows[0]`` among the data rows (0 for the first)."""
@@ -236,14 +280,18 @@ class TableStream:
             blocks = _hashed(blocks, self._hash)
         self.delimiter, self._pieces = _line_pieces(self.path, _text_blocks(self.path, blocks), self._kept,
                                                     self.unended)
-        self._reader = csv.reader(itertools.chain.from_iterable(map(io.StringIO, self._pieces)),
-                                  delimiter=self.delimiter)
+        self._last_start = 1  # the line where the last record read starts
+        self._tail = _Tail()
+        self._reader = csv.reader(itertools.chain.from_iterable(map(io.StringIO, self._tail.kept(
+            self._pieces, lambda: self._last_start))), delimiter=self.delimiter)
         self._pending: list[tuple[list[str], int]] = []  # blank rows, data rows if a non-blank one follows
         self._ragged: OlctcError | None = None  # the first row with the wrong number of fields
         with self._parsing():
             header = next(self._reader, None)
         self._end = self._reader.line_num  # the line where the last record read ends
-        self.multiline_records += self._end > 1
+        if self._end > 1:
+            self.multiline_records += 1
+            self._spanning(1, self._end)
         if header is not None and _SEPARATOR_HINT.fullmatch(hint := self.delimiter.join(header).strip()):
             # Excel's first line "sep=;" names the separator for Excel alone; read as the header it made
             # every data row "have 3 fields, the header has 2", which pointed at the data.
@@ -281,6 +329,10 @@ class TableStream:
             self._pieces.close()  # stopped early: the file is closed
         self._check_header()
 
+    def _spanning(self, start: int, end: int) -> None:
+        """Called with each record read that spans lines ``start`` to ``end`` (``_tail`` holds them): rare in a
+        table, so a check of their text costs a file read well nothing."""
+
     @contextlib.contextmanager
     def _parsing(self) -> Iterator[None]:
         """csv's cell size limit raised while reading; a CSV syntax error raised once the rest of the
@@ -302,10 +354,12 @@ class TableStream:
         lines: list[int] = []
         add_row, add_line = rows.append, lines.append  # the loop runs once per row: locals only
         width, reader, end, pending, ragged = len(self.header), self._reader, self._end, self._pending, self._ragged
+        start = self._last_start
         for row in reader:
             start, end = end + 1, reader.line_num
             if end != start:
                 self.multiline_records += 1
+                self._spanning(start, end)
             if not (row and row[0].strip()) and _blank(row):
                 if ragged is None:
                     pending.append((row, start))
@@ -330,10 +384,11 @@ class TableStream:
             if len(rows) >= size:
                 break
         else:  # the end of the file: blank rows held are trailing ones, dropped
+            self._end, self._last_start = end, start
             if ragged is not None:
                 raise ragged
             pending = []
-        self._end, self._pending, self._ragged = end, pending, ragged
+        self._end, self._pending, self._ragged, self._last_start = end, pending, ragged, start
         if not rows:
             return None
         chunk = RowChunk(rows, lines, self.rows_read)
