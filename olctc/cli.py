@@ -13,7 +13,7 @@ from olctc.cli_process import (_ClosedPipeGuard, _Interrupts, _from_interrupt, _
                                _stdout_failed)
 from olctc.errors import NoSolution, OlctcError
 from olctc.io import (check_file_name, check_interrupt, check_not_input, check_not_stdout, check_suffix, check_writable,
-                      solver_left)
+                      read_once, solver_left)
 
 
 EXIT_BAD_INPUT = 2
@@ -294,6 +294,9 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     hint = _score_variables_hint(n, ds.p, spec, m.nnz)
     if hint:
         click.echo(hint)
+    if read_once(data):
+        click.echo(f"note: {data} is a pipe: decode reads the training data again, so save it to a file and pass "
+                   "that with --data (olctc reads .csv.gz files as they are)", err=True)
     if previous is not None and previous != out.name:
         click.echo(f"note: {written['manifest'].name}, its MIP start and parameter files were those of {previous}, "
                    f"which is left without them (solve it without its MIP start, or compile it again)", err=True)

@@ -22,7 +22,7 @@ from olctc.errors import MISSING, OlctcError, brief, param_error, shorten
 from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
-from olctc.io import atomic_write_text, sha256_file
+from olctc.io import atomic_write_text, read_once, sha256_file
 from olctc.milp import MILP
 from olctc.spec import MAX_COST, TreeSpec, check_spec
 
@@ -344,6 +344,9 @@ def read_manifest(path: str | Path, check_model: bool = True, model_optional: bo
         raise OlctcError(f"{path}: no such manifest (compile writes NAME.olctc.json beside NAME.mps)")
     if path.is_dir():  # read_text raised IsADirectoryError
         raise OlctcError(f"{path}: is a folder, expected a manifest (compile writes NAME.olctc.json beside NAME.mps)")
+    if read_once(path):  # read twice by decode (cli, then olctc.decode): the second read found it empty
+        raise OlctcError(f"{path}: a pipe or device, not a manifest file: pass NAME.olctc.json itself (the model "
+                         "and MIP start files are found beside it)")
     try:
         man = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -7,6 +7,7 @@ import os
 import secrets
 import shlex
 import shutil
+import stat
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
@@ -96,6 +97,18 @@ def _check_named(path: str | os.PathLike[str]) -> None:
 
 #: ``-o -``: standard output, by the Unix convention (``-o ./-`` names a file called ``-``).
 STDOUT = "-"
+
+
+def read_once(path: str | os.PathLike[str] | None) -> bool:
+    """Whether ``path`` exists and is no regular file (a pipe such as ``<(zcat f.csv.gz)``, a FIFO, a
+    device): what it holds can be read once, and nothing can read it again later."""
+    if path is None:
+        return False
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):  # not there, or not a path: whoever opens it says so
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def is_stdout(path: str | os.PathLike[str] | None) -> bool:
