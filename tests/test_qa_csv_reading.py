@@ -351,3 +351,23 @@ def test_predict_refuses_non_ascii_digits(tmp_path, capsys):
     data = write(tmp_path, "a,b,city\n0.1,0,Rome\n\u0663,0,Oslo\n", "new.csv")
     assert cli_main(["predict", tree, data], capsys) == (
         2, "", f"error: {data}: column 'a' line 3: expected a number, got '\u0663'\n")
+
+
+def test_a_stream_dropped_half_read_is_freed_at_once(tmp_path):
+    """The text kept for the quote checks holds no reference back to its stream: a stream left half read (a
+    bad cell in its first chunk) is freed, and its file closed, without waiting for the cycle collector."""
+    import gc
+    import weakref
+
+    from olctc.data.csvfile import CsvStream
+
+    stream = CsvStream(write(tmp_path, cities(None, n=500)))
+    chunks = stream.chunks(size=10)
+    next(chunks)
+    ref = weakref.ref(stream)
+    gc.disable()
+    try:
+        del chunks, stream
+        assert ref() is None
+    finally:
+        gc.enable()

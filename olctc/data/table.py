@@ -13,7 +13,7 @@ import itertools
 import re
 import zlib
 from pathlib import Path
-from typing import IO, Any, Callable, Generator, Iterator, NamedTuple
+from typing import IO, Any, Generator, Iterator, NamedTuple
 
 import numpy as np
 
@@ -203,18 +203,19 @@ def _blank(row: list[str]) -> bool:
 class _Tail:
     """The text of the lines read from a given line on, kept as the line pieces ``csv.reader`` reads: what a
     check of a record's own text needs (a stray quote in a field spanning lines) without reading the file
-    again, which a pipe cannot be. ``TableStream`` keeps the lines from the last record of its last chunk on:
-    about one chunk's text."""
+    again, which a pipe cannot be. ``TableStream`` keeps the lines from the last record of its last chunk on
+    (``keep_from``): about one chunk's text."""
 
     def __init__(self) -> None:
+        self.keep_from = 1  # no line before this one is needed any more
         self.pieces: collections.deque[tuple[int, int, str]] = collections.deque()  # (first line, lines, text)
         self._starts: dict[int, list[int]] = {}  # a piece's first line -> where each of its lines starts
 
-    def kept(self, pieces: Iterator[str], keep_from: Callable[[], int]) -> Generator[str, None, None]:
-        """``pieces``, each kept until a later one is read once no line before ``keep_from()`` is needed."""
+    def kept(self, pieces: Iterator[str]) -> Generator[str, None, None]:
+        """``pieces``, each kept until a later one is read after ``keep_from`` has passed its lines."""
         line = 1
         for piece in pieces:
-            first = keep_from()
+            first = self.keep_from
             while self.pieces and self.pieces[0][0] + self.pieces[0][1] <= first:
                 self._starts.pop(self.pieces.popleft()[0], None)
             n = piece.count("\n") + (not piece.endswith("\n"))  # csv.reader's lines: the last may be unended
@@ -281,9 +282,9 @@ class TableStream:
         self.delimiter, self._pieces = _line_pieces(self.path, _text_blocks(self.path, blocks), self._kept,
                                                     self.unended)
         self._last_start = 1  # the line where the last record read starts
-        self._tail = _Tail()
-        self._reader = csv.reader(itertools.chain.from_iterable(map(io.StringIO, self._tail.kept(
-            self._pieces, lambda: self._last_start))), delimiter=self.delimiter)
+        self._tail = _Tail()  # no reference back to self: a stream dropped half read closes its file at once
+        self._reader = csv.reader(itertools.chain.from_iterable(map(io.StringIO, self._tail.kept(self._pieces))),
+                                  delimiter=self.delimiter)
         self._pending: list[tuple[list[str], int]] = []  # blank rows, data rows if a non-blank one follows
         self._ragged: OlctcError | None = None  # the first row with the wrong number of fields
         with self._parsing():
@@ -384,11 +385,13 @@ class TableStream:
             if len(rows) >= size:
                 break
         else:  # the end of the file: blank rows held are trailing ones, dropped
-            self._end, self._last_start = end, start
+            self._end = end
+            self._last_start = self._tail.keep_from = start
             if ragged is not None:
                 raise ragged
             pending = []
-        self._end, self._pending, self._ragged, self._last_start = end, pending, ragged, start
+        self._end, self._pending, self._ragged = end, pending, ragged
+        self._last_start = self._tail.keep_from = start
         if not rows:
             return None
         chunk = RowChunk(rows, lines, self.rows_read)
