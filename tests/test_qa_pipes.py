@@ -30,6 +30,12 @@ class Pipe:
         except BrokenPipeError:  # no reader left: what the command made of that is the test's
             pass
 
+    def __enter__(self) -> Pipe:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     def close(self) -> None:
         os.close(self._read)  # the last reader: a writer still writing gets EPIPE
         self.thread.join(10)
@@ -48,12 +54,9 @@ def solved(tmp_path_factory) -> Path:
 
 
 def test_compile_from_a_pipe_says_decode_will_need_the_data_as_a_file(solved, tmp_path, capsys):
-    fifo = Pipe((solved / "heart.csv").read_bytes())
-    try:
+    with Pipe((solved / "heart.csv").read_bytes()) as fifo:
         code, out, err = cli_main(["compile", fifo.path, "--target", "y", "--depth", "1", "-o", tmp_path / "m.mps"],
                                   capsys)
-    finally:
-        fifo.close()
     assert code == 0 and out.startswith(f"compiled {fifo.path.name} (297 points, 13 features)")
     assert err == (f"note: {fifo.path} is a pipe: decode reads the training data again, so save it to a file and "
                    "pass that with --data (olctc reads .csv.gz files as they are)\n")
@@ -64,11 +67,8 @@ def test_compile_from_a_pipe_says_decode_will_need_the_data_as_a_file(solved, tm
 def test_decode_refuses_a_manifest_through_a_pipe(solved, tmp_path, capsys):
     """decode read the manifest twice: the second read found the pipe empty, "not a valid manifest (JSON error:
     Expecting value: line 1 column 1 (char 0))" of a valid one."""
-    fifo = Pipe((solved / "m.olctc.json").read_bytes())
-    try:
+    with Pipe((solved / "m.olctc.json").read_bytes()) as fifo:
         got = cli_main(["decode", fifo.path, solved / "m.sol", "-o", tmp_path / "t.json"], capsys)
-    finally:
-        fifo.close()
     assert got == (2, "", f"error: {fifo.path}: a pipe or device, not a manifest file: pass NAME.olctc.json itself "
                           "(the model and MIP start files are found beside it)\n")
     assert not (tmp_path / "t.json").exists()
@@ -76,12 +76,9 @@ def test_decode_refuses_a_manifest_through_a_pipe(solved, tmp_path, capsys):
 
 def test_decode_refuses_training_data_through_a_pipe(solved, tmp_path, capsys):
     """The data is hashed, then read: the second read said "the file is empty"."""
-    fifo = Pipe((solved / "heart.csv").read_bytes())
-    try:
+    with Pipe((solved / "heart.csv").read_bytes()) as fifo:
         got = cli_main(["decode", solved / "m.olctc.json", solved / "m.sol", "--data", fifo.path,
                         "-o", tmp_path / "t.json"], capsys)
-    finally:
-        fifo.close()
     assert got == (2, "", f"error: {fifo.path}: a pipe or device, read once: the training data is hashed, then "
                           "read, so pass a data file (olctc reads .csv.gz files as they are)\n")
     assert not (tmp_path / "t.json").exists()
@@ -93,11 +90,8 @@ def test_decode_refuses_training_data_through_a_pipe(solved, tmp_path, capsys):
 def test_grid_refuses_data_through_a_pipe(solved, tmp_path, capsys):
     """collect reads the grid's data again: from a pipe it found /proc/PID/fd/pipe:[N] "not there", after every
     task had run."""
-    fifo = Pipe((solved / "heart.csv").read_bytes())
-    try:
+    with Pipe((solved / "heart.csv").read_bytes()) as fifo:
         got = cli_main(["grid", fifo.path, "--target", "y", "--depth", "1", "-o", tmp_path / "grid"], capsys)
-    finally:
-        fifo.close()
     assert got == (2, "", f"error: {fifo.path}: a pipe or device, read once: olctc collect reads the grid's data "
                           "again, so pass a data file (olctc reads .csv.gz files as they are)\n")
     assert not (tmp_path / "grid").exists()
@@ -113,11 +107,8 @@ def test_what_is_read_once_works_through_a_pipe(solved, tmp_path, capsys):
         (["decode", solved / "m.olctc.json", "{}", "-o", tmp_path / "d.json"], solved / "m.sol"),
     ]
     for k, (args, src) in enumerate(runs):
-        fifo = Pipe(src.read_bytes())
-        try:
+        with Pipe(src.read_bytes()) as fifo:
             code, out, err = cli_main([fifo.path if a == "{}" else a for a in args], capsys)
-        finally:
-            fifo.close()
         assert code == 0, (args, err)
     assert len((tmp_path / "p.csv").read_text().splitlines()) == 298  # a header and 297 predictions
     assert (tmp_path / "d.json").read_bytes() == (tmp_path / "t.json").read_bytes()

@@ -471,7 +471,8 @@ class CsvStream(TableStream):
         the last record may hold such a field over lines (it spans lines, or is ragged): its text is read
         again to find it."""
         if reread:
-            line = _open_quote_line(self._tail.lines(self._last_start, self._end), self.delimiter, self._last_start)
+            start = self._tail.keep_from  # the last record's first line
+            line = _open_quote_line(self._tail.lines(start, self._end), self.delimiter, start)
         else:  # the last row is on the last line: is a field of that line still open?
             line = self._reader.line_num if self.unended and _open_at_end(self.unended[0], self.delimiter) else None
         if line is not None:

@@ -207,7 +207,7 @@ class _Tail:
     (``keep_from``): about one chunk's text."""
 
     def __init__(self) -> None:
-        self.keep_from = 1  # no line before this one is needed any more
+        self.keep_from = 1  # no line before this one is needed any more: the stream's last record starts here
         self.pieces: collections.deque[tuple[int, int, str]] = collections.deque()  # (first line, lines, text)
         self._starts: dict[int, list[int]] = {}  # a piece's first line -> where each of its lines starts
 
@@ -281,7 +281,6 @@ class TableStream:
             blocks = _hashed(blocks, self._hash)
         self.delimiter, self._pieces = _line_pieces(self.path, _text_blocks(self.path, blocks), self._kept,
                                                     self.unended)
-        self._last_start = 1  # the line where the last record read starts
         self._tail = _Tail()  # no reference back to self: a stream dropped half read closes its file at once
         self._reader = csv.reader(itertools.chain.from_iterable(map(io.StringIO, self._tail.kept(self._pieces))),
                                   delimiter=self.delimiter)
@@ -355,7 +354,7 @@ class TableStream:
         lines: list[int] = []
         add_row, add_line = rows.append, lines.append  # the loop runs once per row: locals only
         width, reader, end, pending, ragged = len(self.header), self._reader, self._end, self._pending, self._ragged
-        start = self._last_start
+        start = self._tail.keep_from  # where the last record read starts
         for row in reader:
             start, end = end + 1, reader.line_num
             if end != start:
@@ -386,12 +385,12 @@ class TableStream:
                 break
         else:  # the end of the file: blank rows held are trailing ones, dropped
             self._end = end
-            self._last_start = self._tail.keep_from = start
+            self._tail.keep_from = start
             if ragged is not None:
                 raise ragged
             pending = []
         self._end, self._pending, self._ragged = end, pending, ragged
-        self._last_start = self._tail.keep_from = start
+        self._tail.keep_from = start
         if not rows:
             return None
         chunk = RowChunk(rows, lines, self.rows_read)
