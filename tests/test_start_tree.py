@@ -168,8 +168,11 @@ def test_bad_starts_are_one_line_errors():
 
 # ------------------------------------------------------------------ fits that start from a tree
 
-def _objective(W, b, comp, spec) -> float:
-    return tree_objective(W, b, comp.X, comp.dataset.y.astype(float), spec, threshold=spec.epsilon / 2).total
+def _objective(W, b, comp, spec, threshold: float | None = None) -> float:
+    """The model's objective of (W, b) on comp's points: routed at the model's midpoint eps/2, as a solver's raw
+    weights are, or at ``threshold`` (0 for a decoded tree's, whose b already sit eps/2 lower)."""
+    t = spec.epsilon / 2 if threshold is None else threshold
+    return tree_objective(W, b, comp.X, comp.dataset.y.astype(float), spec, threshold=t).total
 
 
 def _haberman_part(step: int = 10):
@@ -202,12 +205,6 @@ def test_the_start_is_the_trees_objective_and_the_fit_never_ends_worse():
     assert res.tree.meta["fit"]["warm_start_from"] == "start tree"
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "depends on where the first 5 s fit ends: on an idle 2-core machine (2026-12-04, also with the code of "
-    "5ec4029) its tree has a depth-2 leaf W=0, b=-100 and 3 training points whose root score sits at the "
-    "routing midpoint within 4e-13; this test's recomputation (threshold eps/2) routes them to that leaf (loss "
-    "100 each: 343.65), olctc's warm start and the first fit's true objective route them right (43.65). Which "
-    "routing the tree should carry is open (session note 44)"))
 def test_fitting_again_from_the_fitted_tree_goes_on_from_it():
     from olctc.datasets import load
 
@@ -215,11 +212,16 @@ def test_fitting_again_from_the_fitted_tree_goes_on_from_it():
     spec = make_spec(depth=2, C=1.0, score_variables=True)
     first = fit(ds, spec, time_limit=5, threads=1, verbose=False, test_size=0.2)
     again = fit(ds, spec, time_limit=5, threads=1, verbose=False, test_size=0.2, start_tree=first.tree)
-    # the same points, the same model: the start is the first fit's tree (refined, b at the midpoint), whose
-    # model objective cannot be above the first fit's MILP tree by more than refinement's changes allow
-    comp = compile_problem(ds.subset(first.train_rows), spec, "b")
+    # the same points, the same model: the start is the first fit's tree, routed as the tree routes them (its
+    # own scores on the raw points, > 0 right). Its b already sit eps/2 below the model's: the points the MILP
+    # put at score eps are at eps/2 in it, so routing its (W, b) at eps/2 again sent some left by rounding
+    train = ds.subset(first.train_rows)
+    comp = compile_problem(train, spec, "b")
     W, b = start_weights(first.tree, comp.dataset.schema, comp.scaler, comp.dataset.classes, spec)
-    assert again.summary["objective_warm_start"] == pytest.approx(_objective(W, b, comp, spec), rel=1e-7)
+    reached = Topology(spec.depth).route(first.tree.scores(train.X))
+    start = tree_objective(W, b, comp.X, comp.dataset.y.astype(float), spec, last_node=reached).total
+    assert again.summary["objective_warm_start"] == pytest.approx(start, rel=1e-7)
+    assert start == pytest.approx(_objective(W, b, comp, spec, threshold=0.0), rel=1e-9)
     assert again.summary["objective_milp_true"] <= again.summary["objective_warm_start"] * (1 + 1e-9)
     np.testing.assert_allclose(W, first.tree.W, rtol=1e-9, atol=1e-12)  # the same scaler: W as stored
 
