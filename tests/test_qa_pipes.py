@@ -4,13 +4,14 @@ pipe, not reported as an empty or broken file. Real pipes, fed by a thread, thro
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import threading
 from pathlib import Path
 
 import pytest
 
-from conftest import cli_here, cli_main
+from conftest import cli_here, cli_main, cli_sub
 from olctc.datasets import dataset_path
 
 class Pipe:
@@ -57,11 +58,19 @@ def test_compile_from_a_pipe_says_decode_will_need_the_data_as_a_file(solved, tm
     with Pipe((solved / "heart.csv").read_bytes()) as fifo:
         code, out, err = cli_main(["compile", fifo.path, "--target", "y", "--depth", "1", "-o", tmp_path / "m.mps"],
                                   capsys)
-    assert code == 0 and out.startswith(f"compiled {fifo.path.name} (297 points, 13 features)")
+    assert code == 0 and out.startswith("compiled pipe (297 points, 13 features)")
     assert err == (f"note: {fifo.path} is a pipe: decode reads the training data again, so save it to a file and "
                    "pass that with --data (olctc reads .csv.gz files as they are)\n")
-    # the model is the file's: only the data's name differs in the manifest
+    # the model is the file's: only the data's name differs in the manifest, which names the pipe as given (it
+    # resolved to /proc/PID/fd/pipe:[N], and the data were called "63")
     assert (tmp_path / "m.mps").read_bytes() == (solved / "m.mps").read_bytes()
+    data = json.loads((tmp_path / "m.olctc.json").read_text())["data"]
+    assert (data["name"], data["source"]) == ("pipe", str(fifo.path))
+    # decode, later (another process: in this one the pipe's number may be a file opened since), names it
+    code, out, err = cli_sub(["decode", tmp_path / "m.olctc.json", solved / "m.sol", "-o", tmp_path / "t.json"],
+                             tmp_path)
+    assert code == 2 and not (tmp_path / "t.json").exists()
+    assert err == f"error: the training data {fifo.path} is not there; pass its path with --data\n"
 
 
 def test_decode_refuses_a_manifest_through_a_pipe(solved, tmp_path, capsys):

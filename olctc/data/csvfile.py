@@ -9,6 +9,7 @@ import io
 import itertools
 import math
 import operator
+import os
 import re
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -23,6 +24,7 @@ from olctc.data.labels import binarise_labels, _no_label, _warn_missing_marker
 from olctc.data.table import SEPARATORS_READ, RowChunk, Table, TableStream, read_table
 from olctc.data.weights import check_weights
 from olctc.errors import OlctcError, param_error, shorten
+from olctc.io import read_once
 
 
 class _EmptyCell(OlctcError):
@@ -200,10 +202,21 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         if warn_identifiers:
             _warn_identifiers(schema, read.n, src)
             _warn_marker_categories(schema, src)
-    # the name goes into trees' meta, which must be text: a byte of the file name that is not UTF-8 becomes ?
-    name = Path(path).name.split(".")[0].encode("utf-8", "replace").decode("utf-8")
-    return Dataset(X, y, classes, schema, name, read.sha256, str(Path(path).resolve()), target, dropped=dropped,
+    name, source = _name_and_source(path)
+    return Dataset(X, y, classes, schema, name, read.sha256, source, target, dropped=dropped,
                    weight=weight, weight_column=weight_column)
+
+
+def _name_and_source(path: str | Path) -> tuple[str, str]:
+    """The data's short name (trees' meta, compile's summary) and the source a manifest records.
+
+    bash's ``<(zcat f.csv.gz)`` is /dev/fd/63, which resolves to /proc/PID/fd/pipe:[N], gone with the process
+    and naming nothing a later step could open: such a pipe is "pipe", its source the path as given."""
+    p = Path(path)
+    once = read_once(p)
+    # the name goes into trees' meta, which must be text: a byte of the file name that is not UTF-8 becomes ?
+    name = "pipe" if once and p.parent.name == "fd" else p.name.split(".")[0].encode("utf-8", "replace").decode()
+    return name, os.path.abspath(p) if once else str(p.resolve())
 
 
 class _Read(NamedTuple):
