@@ -167,6 +167,7 @@ class Explanation:
     label: Label
     probability: float      # P(positive class)
     classes: tuple[Label, Label]
+    note: str | None = None  # Tree.probability_note: the probability is no calibrated one
 
     @property
     def label_probability(self) -> float:
@@ -204,6 +205,8 @@ class Explanation:
                 out.append(f"    {rest:+.4g}  the other features")
             out.append(f"    {s.bias:+.4g}  bias")
         out.append(f"prediction: {self.label!r} with probability {self.label_probability:.4f}")
+        if self.note:
+            out.append(f"note: {self.note}")
         return out
 
     def __str__(self) -> str:
@@ -331,6 +334,22 @@ class Tree:
     def b_raw(self) -> np.ndarray:
         """(n_nodes,) intercepts on the encoded, unstandardised features."""
         return self.b - (self.W * (self.scaler.mean / self.scaler.scale)).sum(axis=1)
+
+    @property
+    def probability_note(self) -> str | None:
+        """Why this tree's probabilities are no calibrated ones: its preset (meta) fitted another loss than the
+        logistic, so sigmoid(score) only orders the points (an OCT-H leaf whose points are 98% positive says
+        0.73). None for the logistic presets and for trees whose meta name none."""
+        spec = self.meta.get("spec")
+        preset = spec.get("preset") if isinstance(spec, dict) else None
+        from olctc.spec import PRESETS  # olctc.spec imports the emitters: not needed to predict
+
+        info = PRESETS.get(preset) if isinstance(preset, str) else None
+        if info is None or info.loss == "logistic":
+            return None
+        return (f"preset {preset} fitted the {info.loss} loss, not the logistic one: these probabilities, "
+                "sigmoid(score), only order the points; calibrate them (scikit-learn's CalibratedClassifierCV) "
+                "where they matter")
 
     # ------------------------------------------------------------------ prediction
 
@@ -600,7 +619,7 @@ class Tree:
                 t = 2 * t + (2 if s[t] > 0 else 1)
         score = s[t]
         return Explanation(steps, self.classes[1] if score > 0 else self.classes[0], float(sigmoid(score)),
-                           self.classes)
+                           self.classes, self.probability_note)
 
     # ------------------------------------------------------------------ construction and records
 

@@ -1,6 +1,7 @@
 """Text, DOT and picture exports, and the exporter registry."""
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 import xml.etree.ElementTree as ET
@@ -195,3 +196,33 @@ def test_failed_export_writes_nothing(tmp_path):
     with pytest.raises(OlctcError, match="does not exist"):
         export_tree(tree_for("heart", 2), "json", tmp_path / "no" / "t.json")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("preset, note", [("olct", False), ("olct-univariate", False), ("margot", True),
+                                          ("margot-sfs", True), ("oct-h", True), ("no such preset", False)])
+def test_text_and_explain_say_when_probabilities_are_no_calibrated_ones(preset, note):
+    """sigmoid(score) is a probability for the logistic presets only: an OCT-H leaf of 98% positive points
+    said P = 0.73 in both, with nothing to tell it apart from an OLCT tree's calibrated figure."""
+    given = tree_for("heart", 2)
+    assert given.probability_note is None and "(preset" not in to_text(given)  # meta without a spec
+    tree = dataclasses.replace(given, meta={"spec": {"preset": preset}})
+    text, lines = to_text(tree), tree.explain(dataset("heart").X[0]).lines()
+    if note:
+        assert tree.probability_note.startswith(f"preset {preset} fitted the ")
+        assert f"({tree.probability_note})" in text.splitlines()[2]
+        assert lines[-1] == f"note: {tree.probability_note}" and lines[-2].startswith("prediction: ")
+    else:
+        assert tree.probability_note is None and "not the logistic" not in text + "".join(lines)
+        assert lines[-1].startswith("prediction: ")
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_a_fitted_oct_h_tree_carries_the_note(tmp_path):
+    from olctc import load_tree
+    from olctc.estimator import OCTHClassifier
+
+    ds = dataset("heart")
+    clf = OCTHClassifier(depth=1, time_limit=3, threads=1, verbose=False).fit(ds.X[:40], ds.y[:40])
+    assert clf.tree_.probability_note.startswith("preset oct-h fitted the misclassification loss")
+    clf.tree_.save(tmp_path / "t.json")
+    assert load_tree(tmp_path / "t.json").probability_note == clf.tree_.probability_note

@@ -51,6 +51,8 @@ def to_text(tree, top: int = 5, decimals: int = 4) -> str:
     head = [f"olctc tree: depth {tree.depth}, {tree.n_features} features, classes {neg} / {pos}",
             "every node scores raw features: w . x + b; left if score <= 0, right if > 0; "
             f"a last-layer node predicts {pos} if score > 0, P({pos}) = sigmoid(score)"]
+    if tree.probability_note:
+        head.append(f"({tree.probability_note})")
     body: list[str] = []
 
     def visit(t: int, prefix: str) -> None:
