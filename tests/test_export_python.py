@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import json
 import subprocess
@@ -182,6 +183,26 @@ def test_code_is_readable():
     assert "if _node_0(x) <= 0.0:" in src and "return 1, _node_1(x)" in src
     j = int(np.flatnonzero(tree.W_raw[0])[0])
     assert f"s += {float(tree.W_raw[0, j])!r} * x[{j}]  # {tree.feature_names[j]!r}" in src
+
+
+def test_a_margot_or_oct_h_module_says_its_probabilities_are_no_calibrated_ones():
+    """The module's docstring calls the score a log-odds: true of the logistic presets only."""
+    tree = tree_for("heart", 2)
+    assert "# Note:" not in to_python(tree)
+    plain = to_python(tree)
+    for preset in ("olct", "margot", "oct-h"):
+        given = dataclasses.replace(tree, meta={"spec": {"preset": preset}})
+        src = to_python(given)
+        head, body = src[:src.index('"""')], src[src.index('"""'):]
+        comments = " ".join(line[2:] for line in head.splitlines() if line.startswith("# "))
+        if preset == "olct":
+            assert src == plain
+        else:  # the note, wrapped in comment lines before the docstring; the code itself unchanged
+            assert f"Note: {given.probability_note}." in comments
+            assert body == plain[plain.index('"""'):]
+            ns: dict = {}
+            exec(compile(src, "tree.py", "exec"), ns)
+            assert ns["predict"]([1.0] * 13) == tree.predict(np.ones((1, 13)))[0]
 
 
 def test_rows_on_a_split_route_as_the_tree_routes_them_alone_or_in_a_batch(tmp_path):

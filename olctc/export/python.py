@@ -7,6 +7,8 @@ of ``Tree.W_raw``/``Tree.b_raw``.
 """
 from __future__ import annotations
 
+import textwrap
+
 from olctc.export._names import comment
 
 _HEADER = '''\
@@ -154,7 +156,12 @@ def to_python(tree) -> str:
     """Source code of a standalone module computing the tree's predictions on raw rows."""
     from olctc import __version__
 
-    lines = [_HEADER.format(version=__version__, depth=tree.depth), "FEATURES = ["]
+    header = _HEADER.format(version=__version__, depth=tree.depth)
+    if tree.probability_note:  # its text is olctc's own (the preset is a key of PRESETS): safe in a comment
+        regenerate = header.index('"""')
+        note = textwrap.wrap(f"Note: {tree.probability_note}.", 100, initial_indent="# ", subsequent_indent="# ")
+        header = header[:regenerate] + "\n".join(note) + "\n" + header[regenerate:]
+    lines = [header, "FEATURES = ["]
     for col in tree.schema.columns:
         lines.append(f"    {col.name!r},")
     lines.append("]")
