@@ -100,8 +100,11 @@ def test_highs_options_file_says_what_bit_14_is_in_each_release() -> None:
     while first > 1 and lines[first - 1].startswith("# "):  # the comment right above the line (not the header)
         first -= 1
     note = " ".join(line[2:] for line in lines[first:at])
-    assert "Sparsify in HiGHS 1.12 and newer" in note and "Probing in HiGHS 1.11" in note, lines
-    assert "with HiGHS 1.11 write presolve_rule_off = 12288 (bits 12 and 13" in note, lines
+    assert note.startswith(f"presolve_rule_off = {HIGHS_PRESOLVE_OFF} turns off three presolve rules: bits 12 and 13 "
+                           "(4096, 8192), the Aggregator and Parallel rows and columns"), lines
+    assert "bit 14 (16384), Sparsify in HiGHS 1.12 and newer" in note and "Probing in HiGHS 1.11" in note, lines
+    assert "with HiGHS 1.11 write presolve_rule_off = 12288 (bits 12 and 13 only" in note, lines
+    assert HIGHS_PRESOLVE_OFF == 4096 + 8192 + 16384
     assert all(line.startswith("# ") or re.fullmatch(r"[a-z_]+ = \S+", line) for line in lines), lines
 
 

@@ -112,11 +112,14 @@ HIGHS_PRESOLVE_OFF = HIGHS_SPARSIFY_OFF | HIGHS_AGGREGATOR_PARALLEL_OFF
 #: the rules an options file turns off): bit 14 is Sparsify from HiGHS 1.12 on, Probing in 1.11 (whose
 #: Sparsify had no bit), and no rule at all in 1.7 to 1.10 (accepted, no effect); bits 12 and 13 are the
 #: Aggregator and Parallel rows and columns in all of them. No one value turns off Sparsify and nothing else in
-#: every release, so the options file keeps 1.12's and says what 1.11 needs.
-HIGHS_SPARSIFY_NOTE = (f"presolve_rule_off bit 14 (16384) turns off Sparsify in HiGHS 1.12 and newer, but Probing "
-                       f"in HiGHS 1.11: with HiGHS 1.11 write presolve_rule_off = {HIGHS_AGGREGATOR_PARALLEL_OFF} "
-                       "(bits 12 and 13, the Aggregator and Parallel rows and columns in every release; HiGHS 1.10 "
-                       "and older have no rule 14 and ignore it)")
+#: every release, so the options file keeps 1.12's and says what 1.11 needs, after what each bit is for.
+HIGHS_PRESOLVE_NOTE = (f"presolve_rule_off = {HIGHS_PRESOLVE_OFF} turns off three presolve rules: bits 12 and 13 "
+                       "(4096, 8192), the Aggregator and Parallel rows and columns in every release, with which "
+                       "HiGHS cut the optimum off OCT-H models and proved worse trees optimal; bit 14 (16384), "
+                       "Sparsify in HiGHS 1.12 and newer, whose step checks no time limit (it never returned on "
+                       "large score-form models). But bit 14 is Probing in HiGHS 1.11: with HiGHS 1.11 write "
+                       f"presolve_rule_off = {HIGHS_AGGREGATOR_PARALLEL_OFF} (bits 12 and 13 only; HiGHS 1.10 and "
+                       "older have no rule 14 and ignore it)")
 #: ``mipaddcutoff``: Xpress prunes every node that cannot beat the incumbent by this much (default -1e-5, an
 #: absolute amount), so its "optimal" may be up to 1e-5 worse than the optimum: on a depth-1 HFS-MARGOT model of
 #: 10 random points, 4.1306058 "optimal" with a bound exactly 1e-5 below, where SCIP's optimum is 4.1306010
@@ -235,17 +238,18 @@ GLPK_FORMAT_FLAGS: dict[str, tuple[str, ...]] = {"mps": (), "lp": ("--lp",)}
 
 
 def highs_options_text(*, time_limit: float | None = None, threads: int | None = None,
-                       mip_gap: float | None = None, sparsify_off: bool = True) -> str:
+                       mip_gap: float | None = None, bit_14_is_sparsify: bool = True) -> str:
     """A HiGHS options file (``key = value`` lines), for ``highs --options_file`` or ``Highs.readOptions``.
 
-    ``sparsify_off=False``: presolve_rule_off without bit 14, for a HiGHS known to be older than 1.12."""
+    ``bit_14_is_sparsify=False``: presolve_rule_off without bit 14, for a HiGHS known to be older than 1.12
+    (Probing in 1.11, no rule before)."""
     lines = ["# olctc: tight tolerances so that big-M rows cannot leak across epsilon"]
     for k, v in solver_settings("highs", time_limit=time_limit, threads=threads, mip_gap=mip_gap).items():
         if k == "presolve_rule_off":
-            if not sparsify_off:
+            if not bit_14_is_sparsify:
                 v = int(v) & ~HIGHS_SPARSIFY_OFF
-            else:
-                lines += [f"# {line}" for line in textwrap.wrap(HIGHS_SPARSIFY_NOTE, 100)]  # HiGHS skips '#' lines
+            elif v == HIGHS_PRESOLVE_OFF:  # what the note explains (a test may set other WORKAROUNDS)
+                lines += [f"# {line}" for line in textwrap.wrap(HIGHS_PRESOLVE_NOTE, 100)]  # HiGHS skips '#' lines
         lines.append(f"{k} = {format_value(v)}")
     return "\n".join(lines) + "\n"
 

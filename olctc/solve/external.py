@@ -90,9 +90,8 @@ def _highs_command(inv: Invocation, opts: SolveOptions) -> list[str]:
     options = inv.workdir / "olctc.highs.opt"
     version = highs_version(inv.exe, inv.env)
     # presolve_rule_off's bit 14 is Sparsify from HiGHS 1.12 on, Probing in 1.11, nothing before
-    sparsify_bit = version is None or version >= (1, 12)
-    options.write_text(highs_options_text(time_limit=opts.time_limit, threads=opts.threads,
-                                          mip_gap=opts.mip_gap, sparsify_off=sparsify_bit))
+    options.write_text(highs_options_text(time_limit=opts.time_limit, threads=opts.threads, mip_gap=opts.mip_gap,
+                                          bit_14_is_sparsify=version is None or version >= (1, 12)))
     cmd = [str(inv.exe), "--model_file", str(inv.model), "--options_file", str(options)]
     if inv.start is not None:
         cmd += ["--read_solution_file", str(inv.start)]
