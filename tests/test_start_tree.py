@@ -24,7 +24,7 @@ from olctc.fit import fit
 from olctc.formulation.topology import Topology
 from olctc.objective import tree_objective
 from olctc.spec import make_spec
-from olctc.start_tree import start_weights
+from olctc.start_tree import start_trees, start_weights, tree_start
 from olctc.tree import Tree
 from olctc.warmstart import warm_start
 
@@ -208,22 +208,37 @@ def test_the_start_is_the_trees_objective_and_the_fit_never_ends_worse():
 def test_fitting_again_from_the_fitted_tree_goes_on_from_it():
     from olctc.datasets import load
 
-    ds = load("breast")
+    ds = load("heart")
+    ds = ds.subset(np.arange(0, ds.n, 3))  # 99 points: both fits end optimal in seconds, the same trees each run
     spec = make_spec(depth=2, C=1.0, score_variables=True)
-    first = fit(ds, spec, time_limit=5, threads=1, verbose=False, test_size=0.2)
-    again = fit(ds, spec, time_limit=5, threads=1, verbose=False, test_size=0.2, start_tree=first.tree)
-    # the same points, the same model: the start is the first fit's tree, routed as the tree routes them (its
-    # own scores on the raw points, > 0 right). Its b already sit eps/2 below the model's: the points the MILP
-    # put at score eps are at eps/2 in it, so routing its (W, b) at eps/2 again sent some left by rounding
+    first = fit(ds, spec, time_limit=30, threads=1, verbose=False, test_size=0.2)
+    again = fit(ds, spec, time_limit=30, threads=1, verbose=False, test_size=0.2, start_tree=first.tree)
+    assert first.summary["status"] == "optimal"
     train = ds.subset(first.train_rows)
+    eps, topo = spec.epsilon, Topology(spec.depth)
+    # The case that matters: a decoded tree's b sit eps/2 below the model's (decode folds the routing midpoint
+    # in), so the root's points the MILP put at score eps (or 0) score eps/2 (or -eps/2) in the tree, within
+    # rounding. Routing its (W, b) at eps/2 once more sent some of them left (by 3.4e-13 on a breast tree).
     comp = compile_problem(train, spec, "b")
-    W, b = start_weights(first.tree, comp.dataset.schema, comp.scaler, comp.dataset.classes, spec)
-    reached = Topology(spec.depth).route(first.tree.scores(train.X))
+    # the fit's MIP start: the tree as saved or before refinement (its MILP nodes back), whichever is lower,
+    # each routing node's b moved (and the node scaled) just enough that the model's rows (score <= 0 or
+    # >= eps) route every point as that tree does
+    x, info = tree_start(comp, first.tree)
+    assert again.summary["objective_warm_start"] == pytest.approx(comp.milp.objective(x), rel=1e-9)
+    assert comp.milp.objective(x) == pytest.approx(_objective(info["W"], info["b"], comp, spec), rel=1e-9)
+    chosen = start_trees(first.tree)[info["tree"]]
+    tree_scores = chosen.scores(train.X)
+    assert (np.abs(np.abs(tree_scores[:, 0]) - eps / 2) < 1e-9).sum() >= 3
+    reached = topo.route(tree_scores)  # the tree's own routing: > 0 right
+    np.testing.assert_array_equal(topo.route(comp.X @ info["W"].T + info["b"], eps / 2), reached)
+    W, b = start_weights(chosen, comp.dataset.schema, comp.scaler, comp.dataset.classes, spec)
+    np.testing.assert_allclose(W, chosen.W, rtol=1e-9, atol=1e-12)  # the same scaler: W as stored
     start = tree_objective(W, b, comp.X, comp.dataset.y.astype(float), spec, last_node=reached).total
-    assert again.summary["objective_warm_start"] == pytest.approx(start, rel=1e-7)
-    assert start == pytest.approx(_objective(W, b, comp, spec, threshold=0.0), rel=1e-9)
+    assert start == pytest.approx(_objective(W, b, comp, spec, threshold=0.0), rel=1e-12)
+    # those moves (of eps/2 or less, and a factor within 1e-4 of 1) change the loss, not the routing: 343.65
+    # against 43.65 was the misrouted start
+    assert again.summary["objective_warm_start"] == pytest.approx(start, rel=1e-5)
     assert again.summary["objective_milp_true"] <= again.summary["objective_warm_start"] * (1 + 1e-9)
-    np.testing.assert_allclose(W, first.tree.W, rtol=1e-9, atol=1e-12)  # the same scaler: W as stored
 
 
 @pytest.mark.parametrize("flip", [False, True])
