@@ -464,6 +464,8 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
         if extra:
             shown = ", ".join(repr(h) for h in extra[:8]) + (" ..." if len(extra) > 8 else "")
             click.echo(f"note: ignoring {len(extra)} column(s) the tree does not use: {shown}", err=True)
+        if t.probability_note and (proba or scorer is not None):  # probability columns, log loss, Brier score
+            click.echo(f"note: {t.probability_note}", err=True)
         if overflow is not None:
             raise overflow
         sink.deliver()
@@ -521,6 +523,8 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
     except ScoreOverflow as exc:  # its row is the batch's (0), not --row
         raise ScoreOverflow(row, exc.node, f"{data}: row {row} (line {picked.lines[0]})") from None
     if as_json:
+        if ex.note:  # the text ends with it; the JSON's keys stay those documented
+            click.echo(f"note: {ex.note}", err=True)
         click.echo(json.dumps({"row": row, **ex.to_dict()}, indent=1, ensure_ascii=False, allow_nan=False))
         return
     head = f"row {row} (line {picked.lines[0]} of {data})"

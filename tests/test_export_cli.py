@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import copy
+import dataclasses
 import gzip
 import io
 import json
@@ -370,3 +371,25 @@ def test_a_failed_write_to_standard_output_is_one_error_line(heart):
         assert proc.returncode == 2, (args, proc.stderr[-2000:])
         assert proc.stderr.splitlines()[-1] == "error: cannot write standard output: No space left on device"
         assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("preset", ["olct", "margot", "oct-h"])
+def test_predict_and_explain_say_when_probabilities_are_no_calibrated_ones(heart, tmp_path, preset):
+    """Probability columns, the log loss and Brier score of --target, and explain's probability are
+    sigmoid(score): calibrated for the logistic presets only. The others' outputs say so on standard error,
+    once; predict without probabilities says nothing."""
+    _, csv_path, tree = heart
+    given = dataclasses.replace(tree, meta={"spec": {"preset": preset}})
+    path = tmp_path / f"{preset}.json"
+    save(given, path)
+    note = f"note: {given.probability_note}" if preset != "olct" else None
+    for args, says in ((["--proba"], True), ([], False), (["--target", "y"], True)):
+        res = run(predict_cmd, [path, csv_path, *args, "-o", tmp_path / "p.csv"])
+        assert res.exit_code == 0, res.output
+        wanted = [note] if says and note else []
+        assert [line for line in res.stderr.splitlines() if "fitted the" in line] == wanted, (args, res.stderr)
+    res = run(explain_cmd, [path, "--data", csv_path, "--row", 0, "--json"])
+    assert res.exit_code == 0 and json.loads(res.stdout)["row"] == 0
+    assert res.stderr.splitlines() == ([note] if note else [])
+    text = run(explain_cmd, [path, "--data", csv_path, "--row", 0]).stdout.splitlines()
+    assert text[-1] == (note if note else text[-1]) and text[-2 if note else -1].startswith("prediction: ")
