@@ -157,10 +157,11 @@ def to_python(tree) -> str:
     from olctc import __version__
 
     header = _HEADER.format(version=__version__, depth=tree.depth)
-    if tree.probability_note:  # its text is olctc's own (the preset is a key of PRESETS): safe in a comment
-        regenerate = header.index('"""')
-        note = textwrap.wrap(f"Note: {tree.probability_note}.", 100, initial_indent="# ", subsequent_indent="# ")
-        header = header[:regenerate] + "\n".join(note) + "\n" + header[regenerate:]
+    note = tree.probability_note
+    if note:  # its text is olctc's own (the preset is a key of PRESETS): safe in a comment
+        docstring = header.index('"""')  # the note's comment lines go between the header's and the docstring
+        comment_lines = textwrap.wrap(f"Note: {note}.", 100, initial_indent="# ", subsequent_indent="# ")
+        header = header[:docstring] + "\n".join(comment_lines) + "\n" + header[docstring:]
     lines = [header, "FEATURES = ["]
     for col in tree.schema.columns:
         lines.append(f"    {col.name!r},")
