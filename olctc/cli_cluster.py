@@ -67,7 +67,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
     from olctc.cluster.slurm import (ARRAY_CHUNK, SUBMIT_ALL, SlurmOptions, check_slurm_options, sbatch_available,
                                      submit_scripts)
     from olctc.emit.params import MAX_THREADS, validate_limits
-    from olctc.io import check_not_stdout, read_once, shell_path
+    from olctc.io import check_not_stdout, refuse_read_once, shell_path
 
     check_not_stdout(output, "which cannot hold grid's folder of instances and scripts",
                      "a folder name such as -o grid")
@@ -85,9 +85,8 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
         warnings.warn(cmd_warning)  # the cluster's paths may differ from this machine's: not an error
     spec = _spec(preset, depth, "1", tangents, big_m, epsilon, alpha, budget, score_variables,  # C: --C-values
                  min_leaf)
-    if read_once(data):  # collect read the grid's data again from /proc/PID/fd/pipe:[...]: "is not there"
-        raise OlctcError(f"{data}: a pipe or device, read once: olctc collect reads the grid's data again, so "
-                         "pass a data file (olctc reads .csv.gz files as they are)")
+    # collect read the grid's data again from /proc/PID/fd/pipe:[...]: "is not there"
+    refuse_read_once(data, "olctc collect reads the grid's data again")
     ds = _load_data(data, target, dataset, positive_class, drop, weight_column, max_nonzeros)
     spec = with_class_weight(spec, class_weight, ds)
     if threads is None and cpus_per_task > 1:

@@ -111,6 +111,14 @@ def read_once(path: str | os.PathLike[str] | None) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
+def refuse_read_once(path: str | os.PathLike[str] | None, why: str) -> None:
+    """Raise OlctcError if ``path`` can be read only once (:func:`read_once`); ``why`` says which later read needs
+    it again."""
+    if read_once(path):
+        raise OlctcError(f"{os.fspath(path)}: a pipe or device, read once: {why}, so pass a data file (olctc reads "
+                         ".csv.gz files as they are)")
+
+
 def is_stdout(path: str | os.PathLike[str] | None) -> bool:
     """Whether an output path is ``-``, standard output."""
     return path is not None and os.fspath(path) == STDOUT

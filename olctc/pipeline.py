@@ -20,7 +20,7 @@ from olctc.compile import Compiled, manifest_fields, manifest_path, model_format
 from olctc.emit.params import COMMERCIAL_SOLVERS
 from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort
 from olctc.io import (atomic_open, atomic_write_text, check_not_input, check_output_file, check_path, check_suffix,
-                      check_writable, folder_lock, read_once, remove_files, sha256_file)
+                      check_writable, folder_lock, refuse_read_once, remove_files, sha256_file)
 from olctc.milp import names_from_block_map
 
 if TYPE_CHECKING:
@@ -328,9 +328,7 @@ def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, wh
     else:
         if not Path(src).exists():
             raise OlctcError(f"{what} {src} is not there; pass its path with --data")
-        if read_once(src):  # the second read (below) found it empty: "the file is empty"
-            raise OlctcError(f"{src}: a pipe or device, read once: {what} is hashed, then read, so pass a data file "
-                             "(olctc reads .csv.gz files as they are)")
+        refuse_read_once(src, f"{what} is hashed, then read")  # the second read found it empty: "the file is empty"
         # The file's hash first: a changed file may not even read as before (other labels, columns).
         _check_data_hash(src, hashlib.sha256(table_bytes(src)).hexdigest(), info["sha256"], since)
         # warned at compile (or grid) already
