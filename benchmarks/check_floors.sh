@@ -21,7 +21,7 @@ rm -rf "$VENV"
 "$PYTHON" -m venv "$VENV"
 "$VENV/bin/python" -m pip install --quiet uv
 WHEELS_ONLY="numpy,scipy,scikit-learn,scikit-survival,pyscipopt,highspy,mip,onnx,onnxruntime,matplotlib"
-WHEELS_ONLY+=",pandas,pystreed,cplex,gurobipy,contourpy,kiwisolver,pillow,ecos,osqp,numexpr,protobuf"
+WHEELS_ONLY+=",pandas,pystreed,cplex,gurobipy,contourpy,kiwisolver,pillow,ecos,osqp,numexpr,protobuf,clarabel"
 "$VENV/bin/uv" pip install --python "$VENV/bin/python" --resolution lowest-direct --only-binary "$WHEELS_ONLY" \
     -e ".[test,cli-solvers]"
 "$VENV/bin/python" -m pip list

@@ -3,8 +3,9 @@ against invariants computed independently of the MILP.
 
 - the MILP optimum (HiGHS; SCIP for the MIQP presets) equals a brute force written here from
   docs/FORMULATION.md: every routing z (and every OCT-H prediction q, every L0 support) enumerated, each
-  remaining problem a dense LP (QP for MARGOT) holding the model's rows, big-M relaxed rows included (the L0
-  supports of a (z, q) whose relaxation cannot beat the best found are skipped);
+  remaining problem a dense LP (scipy's HiGHS) or, for MARGOT, QP (Clarabel: no code shared with SCIP) holding
+  the model's rows, big-M relaxed rows included (the L0 supports of a (z, q) whose relaxation cannot beat the
+  best found are skipped);
 - it equals the objective recomputed in numpy from (w, b) with the true routing;
 - score columns leave the optimum unchanged; the MPS and LP files read back give the same optimum;
 - the warm start is feasible and its MILP objective is the tree's; refinement never increases the
@@ -23,6 +24,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy import sparse
 from scipy.optimize import linprog
 
 from olctc.data import Scaler
@@ -110,29 +112,42 @@ def _lines(spec) -> list[tuple[float, float]]:
 
 def _convex(cost, quad: int, A, lo, hi, bounds) -> float:
     """min cost.x (+ 1/2 ||x[:quad]||^2) over lo <= A x <= hi and bounds; inf when infeasible."""
-    if not quad:
-        A_ub = np.vstack([A[hi < math.inf], -A[lo > -math.inf]])
-        b_ub = np.concatenate([hi[hi < math.inf], -lo[lo > -math.inf]])
-        res = linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
-        return res.fun if res.status == 0 else math.inf
-    import pyscipopt
+    if quad:
+        return _qp(cost, quad, A, lo, hi, bounds)
+    A_ub = np.vstack([A[hi < math.inf], -A[lo > -math.inf]])
+    b_ub = np.concatenate([hi[hi < math.inf], -lo[lo > -math.inf]])
+    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
+    return res.fun if res.status == 0 else math.inf
 
-    m = pyscipopt.Model()
-    m.hideOutput(True)
-    m.setParam("numerics/feastol", 1e-9)
-    x = [m.addVar(lb=lo_, ub=up) for lo_, up in bounds]
-    for r in range(A.shape[0]):
-        e = pyscipopt.quicksum(float(A[r, j]) * x[j] for j in np.flatnonzero(A[r]))
-        if lo[r] > -math.inf:
-            m.addCons(e >= float(lo[r]))
-        if hi[r] < math.inf:
-            m.addCons(e <= float(hi[r]))
-    t = m.addVar(lb=None)
-    m.addCons(t >= pyscipopt.quicksum(0.5 * x[j] * x[j] for j in range(quad))
-              + pyscipopt.quicksum(float(cost[j]) * x[j] for j in np.flatnonzero(cost)))
-    m.setObjective(t)
-    m.optimize()
-    return m.getObjVal() if m.getStatus() == "optimal" else math.inf
+
+def _qp(cost, quad: int, A, lo, hi, bounds) -> float:
+    """_convex's QP by Clarabel's interior point method: no code in common with SCIP, which solves the MIQP the
+    brute force checks (SCIP's own QPs here shared its errors: below the true optimum by C times its feasibility
+    tolerance, 2.7e-6 at C = 1000). Accurate to about 1e-10 times the largest cost."""
+    import clarabel
+
+    nv = len(cost)
+    # Clarabel's form: G x + s = h with s in the zero cone (equalities), then s >= 0 (inequalities)
+    unit = np.eye(nv)
+    blo = np.array([-math.inf if v is None else v for v, _ in bounds])
+    bhi = np.array([math.inf if v is None else v for _, v in bounds])
+    A, lo, hi = np.vstack([A, unit]), np.concatenate([lo, blo]), np.concatenate([hi, bhi])
+    eq = lo == hi
+    up, down = ~eq & (hi < math.inf), ~eq & (lo > -math.inf)
+    G = sparse.csc_matrix(np.vstack([A[eq], A[up], -A[down]]))
+    h = np.concatenate([lo[eq], hi[up], -lo[down]])
+    cones = [clarabel.ZeroConeT(int(eq.sum()))] if eq.any() else []
+    cones.append(clarabel.NonnegativeConeT(int(up.sum() + down.sum())))
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-10
+    P = sparse.diags(np.r_[np.ones(quad), np.zeros(nv - quad)]).tocsc()
+    sol = clarabel.DefaultSolver(P, np.asarray(cost, dtype=float), G, h, cones, settings).solve()
+    status = str(sol.status)
+    if status == "PrimalInfeasible":
+        return math.inf
+    assert status == "Solved", f"Clarabel: {status}"
+    return float(sol.obj_val)
 
 
 def _point_weights(y: np.ndarray, spec, sample_weight: np.ndarray | None = None) -> np.ndarray:
@@ -302,9 +317,9 @@ def _weighted_instance(seed: int):
 def test_fuzz_sample(seed, weighted, tmp_path):
     X, y, spec = (_weighted_instance if weighted else _instance)(seed)
     milp = build_milp(X, y, spec)
-    # SCIP solves MARGOT's QP to about 1e-5 relative when class weights 0.05/18 meet C 1000 (in process: its
-    # tree 1.03e-5 above the brute force's with SCIP 9.2, 5e-6 with SCIP 10; from the LP file: 5e-9); the
-    # MILPs match to 1e-5
+    # SCIP solves MARGOT's QP to about 1e-5 relative when class weights 0.05/18 meet C 1000: its optimum 5.1e-6
+    # below the brute force's (Clarabel) with SCIP 10 (seed 8; with the brute force's QPs by SCIP too, its tree
+    # was 1.03e-5 above them with SCIP 9.2, 5e-6 with SCIP 10); the MILPs match to 1e-5
     tol = 2e-5 if milp.is_quadratic else 1e-5
     res = _solve(milp)
     assert res.status == "optimal", res.raw_status
