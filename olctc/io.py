@@ -114,7 +114,7 @@ def read_once(path: str | os.PathLike[str] | None) -> bool:
 def refuse_read_once(path: str | os.PathLike[str] | None, why: str) -> None:
     """Raise OlctcError if ``path`` can be read only once (:func:`read_once`); ``why`` says which later read needs
     it again."""
-    if read_once(path):
+    if path is not None and read_once(path):
         raise OlctcError(f"{os.fspath(path)}: a pipe or device, read once: {why}, so pass a data file (olctc reads "
                          ".csv.gz files as they are)")
 
