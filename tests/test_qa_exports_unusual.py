@@ -30,7 +30,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from olctc.cli_tree import explain_cmd, export_cmd
+from olctc.cli_tree import explain_cmd, export_cmd, predict_cmd
 from olctc.data import Column, Scaler, Schema, read_csv
 from olctc.datasets import load
 from olctc.errors import OlctcError
@@ -209,6 +209,25 @@ def test_tree_without_features_predicts_its_constants_everywhere():
     for fmt in ("text", "dot", "svg"):
         assert render(tree, fmt)
     assert render(tree, "png").startswith(b"\x89PNG\r\n\x1a\n")  # crashed: max() of an empty array
+
+
+def test_tree_without_features_scores_every_row_of_a_file_or_frame(tmp_path):
+    # Raw cells of no column carry no row count: predict printed its header alone, explain raised IndexError
+    tree = Tree.from_arrays(np.zeros((1, 0)), [0.5], classes=("n", "p"))
+    save(tree, tmp_path / "t.json")
+    (tmp_path / "d.csv").write_text("a,b\n1,2\n3,4\n5,6\n")
+    p = 1 / (1 + math.exp(-0.5))
+    res = CliRunner().invoke(predict_cmd, [str(tmp_path / "t.json"), str(tmp_path / "d.csv"), "--proba"])
+    assert res.exit_code == 0, res.output
+    rows = [line.split(",") for line in res.stdout.splitlines()[1:]]
+    assert len(rows) == 3 and all(r[0] == "p" and abs(float(r[2]) - p) < 1e-15 for r in rows), res.stdout
+    res = CliRunner().invoke(explain_cmd, [str(tmp_path / "t.json"), "--data", str(tmp_path / "d.csv"), "--row", "2",
+                                           "--json"])
+    assert res.exit_code == 0, res.output
+    e = json.loads(res.stdout)
+    assert e["label"] == "p" and abs(e["positive_probability"] - p) < 1e-15 and e["path"][0]["bias"] == 0.5, e
+    assert tree.encode(pd.DataFrame({"a": [1, 2]})).shape == (2, 0)
+    assert tree.predict(tree.encode({}, rows=4)).tolist() == ["p"] * 4
 
 
 def test_plot_bars_of_an_overflowed_influence_are_drawn():

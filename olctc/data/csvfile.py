@@ -198,7 +198,7 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
             _check_one_hot_size(schema, read.n, src, max_one_hot)
         cells = {h: read.numbers[h] if h in read.numbers else [v.strip() for v in read.cells[header.index(h)]]
                  for h in feats}
-        X = schema.encode(cells, src)
+        X = schema.encode(cells, src, read.n)
         if warn_identifiers:
             _warn_identifiers(schema, read.n, src)
             _warn_marker_categories(schema, src)
