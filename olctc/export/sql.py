@@ -101,9 +101,12 @@ def _label(v: Any, as_text: bool) -> str:
 
 
 def _labels_as_text(classes: Sequence[Any]) -> bool:
-    """Both labels as text: beside a string label, or when an int label is beyond int64 (a bare literal would be
-    read as a REAL, 1e+30 for 10**30; the ONNX export writes such labels as strings too)."""
-    return any(isinstance(c, str) or (isinstance(c, int) and not -2 ** 63 <= c < 2 ** 63) for c in classes)
+    """Both labels as text: beside a string label, when an int label is beyond int64 (a bare literal would be
+    read as a REAL, 1e+30 for 10**30), or beyond 2^53 beside a float label (the CASE's type is then DOUBLE, which
+    rounded 2**53 + 1 to 2**53). The ONNX export writes such labels as strings too."""
+    ints = [c for c in classes if isinstance(c, int)]
+    return (any(isinstance(c, str) for c in classes) or any(not -2 ** 63 <= c < 2 ** 63 for c in ints)
+            or (any(isinstance(c, float) for c in classes) and any(abs(c) > 2 ** 53 for c in ints)))
 
 
 def _check_names(tree) -> None:
