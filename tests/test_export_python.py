@@ -254,7 +254,7 @@ def test_bad_rows_raise_where_the_tree_raises(tmp_path):
     path = tmp_path / "tree.py"
     path.write_text(to_python(tree), encoding="utf-8")
     rows = [[1.0, 2.0], [1e308, -1e308], [-1e308, 1e308], [1e308, 1e308], ["1_000", 1.0], [1.0, "abc"],
-            ["HUGE_INT", 1.0], [" 2.5 ", "1e0"]]
+            ["HUGE_INT", 1.0], [" 2.5 ", "1e0"], ["\u0666\u0662.\u0668", 1.0], [1.0, "\uff16\uff12"], ["\xa03\xa0", 1.0]]
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", ERRORS, str(path), json.dumps(rows)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -269,3 +269,9 @@ def test_bad_rows_raise_where_the_tree_raises(tmp_path):
     assert out[5] == ["ValueError", "column 1 ('v') must be a number, got 'abc'"]
     assert out[6][0] == "ValueError" and out[6][1].startswith("column 0 ('u') must be a number, got 1000")
     assert out[7] == ["ok", tree.predict([[2.5, 1.0]])[0], tree.predict_proba([[2.5, 1.0]])[0].tolist()]
+    # Unicode digits, which float() reads and olctc refuses; a no-break space around a number is no part of it
+    for k, (j, name) in zip((8, 9), ((0, "u"), (1, "v"))):
+        with pytest.raises(OlctcError, match="expected a number"):
+            tree.encode(dict(zip("uv", ([v] for v in rows[k]))))
+        assert out[k] == ["ValueError", f"column {j} ({name!r}) must be a number, got {rows[k][j]!r}"]
+    assert out[10] == ["ok", tree.predict([[3.0, 1.0]])[0], tree.predict_proba([[3.0, 1.0]])[0].tolist()]

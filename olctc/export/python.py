@@ -53,7 +53,8 @@ def _number(value, k):
         v = float(value)
     except (TypeError, ValueError, OverflowError):
         v = None
-    if v is None or (isinstance(value, str) and "_" in value):  # "1_000": digit grouping, as olctc refuses
+    # float() reads "1_000" (digit grouping) and non-ASCII digits (fullwidth...): olctc does not
+    if v is None or (isinstance(value, str) and ("_" in value or not value.strip().isascii())):
         raise ValueError("column %d (%r) must be a number, got %r" % (k, FEATURES[k], value))
     if not math.isfinite(v):
         raise ValueError("column %d (%r) must be a finite number, got %r" % (k, FEATURES[k], value))
