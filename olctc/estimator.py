@@ -370,8 +370,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     def export_tree(self):
         """The fitted tree with the original class labels (negative, positive), for olctc's exporters.
 
-        A tree holds int, float or str labels (a tree file stores no others): labels of another type, which
-        fit and predict take as scikit-learn does (numpy.datetime64, ...), raise OlctcError here."""
+        A tree holds int, float or str labels (a tree file stores no others): bools become 0 and 1 (equal to
+        False and True in Python), and labels of another type, which fit and predict take as scikit-learn does
+        (numpy.datetime64, ...), raise OlctcError here."""
         from olctc.tree import _check_label
 
         t = self._labelled_tree()
