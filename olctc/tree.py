@@ -214,7 +214,7 @@ class Explanation:
         return "\n".join(self.lines())
 
 
-@dataclass
+@dataclass(eq=False)  # == is identity, as for a scikit-learn estimator: a field-wise == over arrays raised
 class Tree:
     """An oblique binary classification tree whose last-layer nodes are (logistic) classifiers.
 

@@ -173,6 +173,13 @@ def test_predict_and_proba_agree(name, depth):
     assert np.mean(labels == ds.labels(ds.y)) >= max(np.mean(ds.y > 0), np.mean(ds.y < 0)) - 0.02
 
 
+def test_trees_compare_and_hash_by_identity():
+    # the dataclass's field-wise == compared arrays: "truth value of an array is ambiguous"; hash() raised
+    a, b = (Tree.from_arrays(np.zeros((1, 2)), [0.5]) for _ in range(2))
+    assert a == a and a != b and len({a, b, a}) == 2
+    assert a.scaler == a.scaler and a.scaler != b.scaler and len({a.scaler, b.scaler}) == 2
+
+
 def test_sigmoid_is_stable_for_extreme_scores():
     z = np.array([-1e308, -1000.0, -40.0, -1e-300, 0.0, 1e-300, 40.0, 1000.0, 1e308])
     with np.errstate(all="raise"):

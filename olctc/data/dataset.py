@@ -139,7 +139,7 @@ _SCALE_ROWS = 4096
 TINY_COLUMN = 1e-100
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # == is identity: a field-wise == over arrays raised, and hash() too
 class Scaler:
     """Standardisation as scikit-learn's StandardScaler (population std; zero variance -> scale 1)."""
 
