@@ -134,7 +134,7 @@ class DecodeReport:
         out = [f"solution: {said}, objective {f(self.solver_objective)}"
                + (f", bound {f(self.bound)}" if self.bound is not None else ""),
                f"objective recomputed from the values: {f(self.values_objective)}",
-               f"true objective of the decoded tree (real routing): {f(self.true_objective)}"] + self.notes
+               f"true objective of the solver's (w, b) (real routing): {f(self.true_objective)}"] + self.notes
         if self.digits is not None:
             out.append(f"precision: the file prints values with {self.digits} significant digits; that rounding "
                        f"alone may move the objectives above by up to {self.rounding_slack:.3g}")

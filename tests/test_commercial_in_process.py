@@ -111,7 +111,7 @@ def test_every_preset_solves_to_the_optimum_and_decodes(inst, solver, preset, tm
     manifest = model.with_name(stem(model) + ".olctc.json")
     code, stdout, stderr = cli_main(["decode", manifest, out, "-o", tmp_path / "t.json", "--no-refine"], capsys)
     assert code == 0, stderr
-    true = float(re.search(r"true objective of the decoded tree \(real routing\): (\S+)", stdout)[1])
+    true = float(re.search(r"true objective of the solver's \(w, b\) \(real routing\): (\S+)", stdout)[1])
     assert close(true, ref, 1e-5), (true, ref)
 
 
@@ -232,7 +232,7 @@ def test_a_time_limit_keeps_the_incumbent(inst, solver, tmp_path, capsys):
     manifest = model.with_name(stem(model) + ".olctc.json")
     code, stdout, stderr = cli_main(["decode", manifest, out, "-o", tmp_path / "t.json"], capsys)
     assert code == 0, stderr
-    assert close(float(re.search(r"true objective of the decoded tree \(real routing\): (\S+)", stdout)[1]),
+    assert close(float(re.search(r"true objective of the solver's \(w, b\) \(real routing\): (\S+)", stdout)[1]),
                  objective, 1e-5)
 
 

@@ -97,7 +97,7 @@ def test_compile_solve_decode_predict_without_the_dropped_column(ids_csv, tmp_pa
     code, out, err = olctc("decode", str(model.with_name("m.olctc.json")), str(tmp_path / "m.sol"),
                            "-o", str(tmp_path / "t.json"))
     assert code == 0, err
-    dropped_obj = float(out.split("true objective of the decoded tree (real routing): ")[1].split()[0])
+    dropped_obj = float(out.split("true objective of the solver's (w, b) (real routing): ")[1].split()[0])
 
     # the same data without the column, compiled and solved the same way
     lines = ids_csv.read_text().splitlines()
@@ -112,7 +112,7 @@ def test_compile_solve_decode_predict_without_the_dropped_column(ids_csv, tmp_pa
     assert code == 0, err
     code, out, err = olctc("decode", str(other / "m.olctc.json"), str(other / "m.sol"), "-o", str(other / "t.json"))
     assert code == 0, err
-    assert float(out.split("true objective of the decoded tree (real routing): ")[1].split()[0]) == dropped_obj
+    assert float(out.split("true objective of the solver's (w, b) (real routing): ")[1].split()[0]) == dropped_obj
 
     code, out, err = olctc("predict", str(tmp_path / "t.json"), str(ids_csv), "--proba")
     assert code == 0 and "'id'" in err, err

@@ -228,7 +228,7 @@ def decode(folder: Path, manifest: Path, sol: Path, capsys) -> tuple[str, float]
     assert "WARNING" not in text and "differ" not in text, text
     said = re.search(r"^solution: (?:\w+ says (\w+)|(a Gurobi \.sol file, which carries no status))", text, re.M)
     status = said.group(1) or "no status"
-    true = float(re.search(r"true objective of the decoded tree \(real routing\): (\S+)", text).group(1))
+    true = float(re.search(r"true objective of the solver's \(w, b\) \(real routing\): (\S+)", text).group(1))
     return status, true
 
 

@@ -99,7 +99,7 @@ def decode(folder: Path, model: Path, sol: Path, capsys) -> float:
     assert code == 0, text
     assert "WARNING" not in text and "differ" not in text, text
     assert re.search(r"^solution: an? (?:COPT|Xpress) \S+ file, which carries no status", text, re.M), text
-    return float(re.search(r"true objective of the decoded tree \(real routing\): (\S+)", text).group(1))
+    return float(re.search(r"true objective of the solver's \(w, b\) \(real routing\): (\S+)", text).group(1))
 
 
 #: the log line that says the start was taken, and its objective

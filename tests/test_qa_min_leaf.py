@@ -274,7 +274,7 @@ def test_lp_file_four_solvers_agree_and_obey(small_csv, monkeypatch, capsys):
         tree = load_tree(d / f"{s}.json")
         assert tree.meta["spec"]["min_leaf"] == 5
         assert _obeys(np.bincount(tree.apply(X) - 3, minlength=4), 5), s
-        objectives.append(float(out.split("true objective of the decoded tree (real routing): ")[1].split()[0]))
+        objectives.append(float(out.split("true objective of the solver's (w, b) (real routing): ")[1].split()[0]))
     assert max(objectives) - min(objectives) <= 1e-4 * max(1.0, abs(min(objectives))), objectives
 
 

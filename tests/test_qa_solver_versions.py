@@ -86,7 +86,7 @@ def test_decode_turns_an_older_release_s_solution_into_the_optimal_tree(name, st
     text = out + err
     assert code == 0, text
     assert f"solution: {said}" in text and "WARNING" not in text, text
-    true = float(re.search(r"true objective of the decoded tree \(real routing\): (\S+)", text).group(1))
+    true = float(re.search(r"true objective of the solver's \(w, b\) \(real routing\): (\S+)", text).group(1))
     assert abs(true - optimum) <= 1e-6 * optimum, text
     assert (tmp_path / "tree.json").exists()
 

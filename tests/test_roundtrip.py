@@ -86,7 +86,7 @@ def solve_and_decode(compiled: Path, small_csv: Path, solver: str, extra: list[s
     code, out, err = cli("decode", str(compiled.with_name("h26.olctc.json")), str(sol), "-o", str(tree))
     assert code == 0, (solver, out, err)
     assert "the tree routes every training point as z says" in out
-    objective = float(out.split("true objective of the decoded tree (real routing): ")[1].split()[0])
+    objective = float(out.split("true objective of the solver's (w, b) (real routing): ")[1].split()[0])
     return objective, training_predictions(tree, small_csv)
 
 
@@ -122,7 +122,7 @@ def test_score_variables_round_trip_to_the_same_tree(compiled, small_csv, tmp_pa
         manifest = model.with_name(model.name.replace(".mps", ".olctc.json"))
         code, stdout, err = cli("decode", str(manifest), str(sol), "-o", str(tree))
         assert code == 0, (name, stdout, err)
-        objectives[name] = float(stdout.split("true objective of the decoded tree (real routing): ")[1].split()[0])
+        objectives[name] = float(stdout.split("true objective of the solver's (w, b) (real routing): ")[1].split()[0])
         predictions[name] = training_predictions(tree, small_csv)
     assert objectives["scores"] == pytest.approx(objectives["inline"], rel=1e-6), objectives
     assert objectives["scores-cbc"] == pytest.approx(objectives["inline"], rel=1e-6), objectives
