@@ -125,14 +125,22 @@ class DecodeReport:
     def ok(self) -> bool:
         return not self.tolerance_exploited
 
+    def _bound_text(self) -> str:
+        """", bound B (relative gap g)": a solver calls a solution optimal within its relative gap, 1e-4 by default
+        for HiGHS, Gurobi, CPLEX, Xpress and COPT (SCIP: 0), unless its parameter file sets another."""
+        if self.bound is None:
+            return ""
+        obj = self.solver_objective
+        gap = f" (relative gap {abs(obj - self.bound) / abs(obj):.2g})" if obj else ""
+        return f", bound {self.bound:.10g}{gap}"
+
     def lines(self) -> list[str]:
         def f(v):
             return "-" if v is None else f"{v:.10g}"
         from olctc.read._base import STATUSLESS
 
         said = STATUSLESS.get(self.raw_status, f"{self.solver} says {self.status} ({self.raw_status})")
-        out = [f"solution: {said}, objective {f(self.solver_objective)}"
-               + (f", bound {f(self.bound)}" if self.bound is not None else ""),
+        out = [f"solution: {said}, objective {f(self.solver_objective)}" + self._bound_text(),
                f"objective recomputed from the values: {f(self.values_objective)}",
                f"true objective of the solver's (w, b) (real routing): {f(self.true_objective)}"] + self.notes
         if self.digits is not None:

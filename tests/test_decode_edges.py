@@ -433,6 +433,7 @@ def test_a_tree_better_than_the_solver_said_is_no_tolerance_leak():
                             disagreements=list(disagreements))
 
     lower = report(23.2612)
+    assert lower.lines()[0].endswith(", objective 23.2756, bound 17 (relative gap 0.27)")
     assert lower.ok and lower.loss_slack
     assert any(line.startswith("note: the tree's true objective is below the solver's") for line in lower.lines())
     higher = report(23.29)
