@@ -92,7 +92,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         start (scikit-learn's meaning): a refit with another C, ``time_limit`` or ``depth`` (a deeper tree
         starts from this one's layers) goes on from it, and the tree kept is never worse by the new model's
         objective. The classes must be the same, and the depth at least the fitted tree's (else OlctcError);
-        features are matched by name. A fitted tree that breaks ``min_leaf`` on the points of the new fit
+        features are matched by name when both fits had column names (DataFrames), else by position. A fitted tree that breaks ``min_leaf`` on the points of the new fit
         cannot start it: that fit starts from the greedy tree, as with ``warm_start=False``, and warns.
     min_leaf : int, default 0
         Training points every last-layer node holds: none or at least ``min_leaf`` (``olctc fit
@@ -221,6 +221,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         self._check_flags()
         # not export_tree(): a label no tree file holds (numpy.datetime64) still starts the next fit
         previous = self._labelled_tree() if self.warm_start and hasattr(self, "tree_") else None
+        named_before = hasattr(self, "feature_names_in_")  # validate_data drops it for data without names
         names = _generic_column_names(X)
         with _float_range(self, "X"):
             X, y = validate_data(self, X, y, dtype=np.float64)
@@ -262,6 +263,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         ds = from_arrays(X, y01, feature_names, positive_class=1, name=type(self).__name__,
                          sample_weight=sample_weight)
         start = None if previous is None else _coded_start(previous, labels, spec.depth)
+        if start is not None and not (named_before and feature_names is not None) \
+                and start.schema.n_features == ds.schema.n_features:
+            # a fit without column names named the features x0, x1, ...: by position, as scikit-learn matches them
+            start.schema = ds.schema
         try:
             res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
                             test_size=0.0, refine=bool(self.refine), verbose=bool(self.verbose),

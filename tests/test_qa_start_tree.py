@@ -453,6 +453,26 @@ def test_estimator_warm_start_changed_width_and_failed_refit():
         assert est.get_depth() == 2
 
 
+def test_estimator_warm_start_between_a_dataframe_and_an_array_matches_by_position():
+    # a fit on an array names the features x0, x1, ...: a refit on the same columns as a DataFrame (or back)
+    # raised "the start tree weighs feature 'age', which the data do not have"
+    import pandas as pd
+
+    X, y = _synthetic(40, 3, seed=7)
+    df = pd.DataFrame(X, columns=["age", "year", "nodes"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = OLCTClassifier(depth=1, time_limit=5, warm_start=True).fit(df, y)
+        est.fit(X, y)
+        assert est.summary_["warm_start_from"] == "start tree" and _not_worse(est.summary_)
+        assert est.tree_.feature_names == ["x0", "x1", "x2"] and not hasattr(est, "feature_names_in_")
+        est.fit(df, y)
+        assert est.summary_["warm_start_from"] == "start tree" and est.tree_.feature_names == ["age", "year", "nodes"]
+        # both fits named their columns: by name, and another name is no match
+        with pytest.raises(OlctcError, match="which the data do not have"):
+            est.fit(df.rename(columns={"age": "AGE", "year": "YEAR", "nodes": "NODES"}), y)
+
+
 def test_estimator_warm_start_sample_weight_zero_bool_labels_and_other_estimators():
     X, y = _synthetic(40, 2, seed=8)
     sw = np.ones(len(y))
