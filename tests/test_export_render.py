@@ -158,6 +158,23 @@ def test_png_is_valid_and_grows_with_depth():
     assert sizes[3][1][0] > sizes[1][1][0] and sizes[3][1][1] > sizes[1][1][1]
 
 
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_every_text_of_the_picture_lies_inside_it(depth):
+    # the title, one line 5.3 inches long, ran off the 4-inch figure of a depth-1 tree
+    from olctc.export.plot import figure
+
+    k = 2 ** depth - 1
+    for tree in (greedy_tree(dataset("heart"), depth), Tree.from_arrays(np.zeros((k, 2)), [0.0] * k)):
+        fig = figure(tree)
+        fig.canvas.draw()
+        box = fig.bbox
+        texts = fig.axes[0].texts
+        assert texts and texts[0].get_text().startswith(f"olctc tree · depth {depth}")
+        for t in texts:
+            e = t.get_window_extent()
+            assert box.x0 <= e.x0 and e.x1 <= box.x1 and box.y0 <= e.y0 and e.y1 <= box.y1, t.get_text()
+
+
 def test_svg_is_xml_and_pictures_take_hostile_names():
     tree = greedy_tree(hostile_dataset("/nonexistent/marker"), 2)
     svg = render(tree, "svg")

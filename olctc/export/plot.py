@@ -70,7 +70,8 @@ def figure(tree, top: int = 4):
     ax.set_xlim(0, width)
     ax.set_ylim(-0.3, d + 0.2)
     what = "influence r = w · std" if tree.node_std is not None else "standardised weight"
-    ax.text(0.01, d + 0.17, f"olctc tree · depth {d} · bars: top features by {what} "
+    sep = " · " if width > 1 else "\n"  # the line is 5.3 inches long: a depth-1 figure (4 inches) cut it off
+    ax.text(0.01, d + 0.17, f"olctc tree · depth {d}{sep}bars: top features by {what} "
             "(blue: towards right / positive)", fontsize=7, va="top", parse_math=False)
     ax.axis("off")
     infl = np.abs(tree.influence() if tree.node_std is not None else tree.W)
