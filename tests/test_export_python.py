@@ -109,7 +109,7 @@ def test_every_data_set_agrees_on_every_other_python_here(tmp_path):
 ALLOWED_NAMES = {"math", "float", "str", "abs", "isinstance", "dict", "list", "len", "KeyError", "ValueError",
                  "TypeError", "OverflowError", "row", "values", "name", "missing", "value", "k", "v", "x", "c",
                  "s", "t", "z", "e", "p", "bool", "FEATURES", "CLASSES", "__all__", "_inputs", "_number", "_category",
-                 "_score",
+                 "_score", "_shown", "repr", "text",
                  "_encode", "_reach",
                  "decision_function", "apply", "predict", "predict_proba"}
 
@@ -254,7 +254,8 @@ def test_bad_rows_raise_where_the_tree_raises(tmp_path):
     path = tmp_path / "tree.py"
     path.write_text(to_python(tree), encoding="utf-8")
     rows = [[1.0, 2.0], [1e308, -1e308], [-1e308, 1e308], [1e308, 1e308], ["1_000", 1.0], [1.0, "abc"],
-            ["HUGE_INT", 1.0], [" 2.5 ", "1e0"], ["\u0666\u0662.\u0668", 1.0], [1.0, "\uff16\uff12"], ["\xa03\xa0", 1.0]]
+            ["HUGE_INT", 1.0], [" 2.5 ", "1e0"], ["\u0666\u0662.\u0668", 1.0], [1.0, "\uff16\uff12"], ["\xa03\xa0", 1.0],
+            ["9" * 100_000 + "x", 1.0]]
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", ERRORS, str(path), json.dumps(rows)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -275,3 +276,5 @@ def test_bad_rows_raise_where_the_tree_raises(tmp_path):
             tree.encode(dict(zip("uv", ([v] for v in rows[k]))))
         assert out[k] == ["ValueError", f"column {j} ({name!r}) must be a number, got {rows[k][j]!r}"]
     assert out[10] == ["ok", tree.predict([[3.0, 1.0]])[0], tree.predict_proba([[3.0, 1.0]])[0].tolist()]
+    # a huge cell is quoted in part, as olctc's own messages quote it
+    assert out[11] == ["ValueError", "column 0 ('u') must be a number, got '" + "9" * 56 + "..."]

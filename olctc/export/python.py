@@ -35,12 +35,18 @@ __all__ = ["FEATURES", "CLASSES", "predict", "predict_proba", "decision_function
 
 _API = '''
 
+def _shown(value):
+    # a message quotes at most 60 characters of a value: a cell of a million characters stays readable
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _inputs(row):
     # any mapping by name: a pandas Series went by position (__dir__: no builtin beyond the few used)
     if isinstance(row, dict) or "keys" in row.__dir__():
         missing = [name for name in FEATURES if name not in row]
         if missing:
-            raise KeyError("missing input column(s): %r" % (missing[:5],))
+            raise KeyError("missing input column(s): %s" % _shown(missing[:5]))
         return [row[name] for name in FEATURES]
     values = list(row)
     if len(values) != len(FEATURES):
@@ -55,9 +61,9 @@ def _number(value, k):
         v = None
     # float() reads "1_000" (digit grouping) and non-ASCII digits (fullwidth...): olctc does not
     if v is None or (isinstance(value, str) and ("_" in value or not value.strip().isascii())):
-        raise ValueError("column %d (%r) must be a number, got %r" % (k, FEATURES[k], value))
+        raise ValueError("column %d (%s) must be a number, got %s" % (k, _shown(FEATURES[k]), _shown(value)))
     if not math.isfinite(v):
-        raise ValueError("column %d (%r) must be a finite number, got %r" % (k, FEATURES[k], value))
+        raise ValueError("column %d (%s) must be a finite number, got %s" % (k, _shown(FEATURES[k]), _shown(value)))
     return v
 
 
@@ -68,7 +74,8 @@ def _category(value, k):
     except TypeError:  # pandas' NA, whose truth value raises
         missing = True
     if missing:
-        raise ValueError("column %d (%r) must be a category, got the missing value %r" % (k, FEATURES[k], value))
+        raise ValueError("column %d (%s) must be a category, got the missing value %s"
+                         % (k, _shown(FEATURES[k]), _shown(value)))
     return str(value)
 
 
