@@ -440,7 +440,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
             cells = checks.cells(chunk) if checks is not None else None
             if cells is None or overflow is not None or sink.error is not None:
                 continue  # read on: the rest of the file may hold a fault that comes first
-            X = t.encode(cells, str(data), rows=len(chunk.lines))
+            X = t.encode(cells, str(data), n_rows=len(chunk.lines))
             try:
                 scores = t.decision_function(X)  # once: predict and predict_proba would each score the rows
             except ScoreOverflow as exc:
@@ -517,7 +517,7 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
         raise fault
     for note in checks.notes():
         click.echo(note, err=True)
-    X = t.encode(cells, str(data), rows=1)
+    X = t.encode(cells, str(data), n_rows=1)
     try:
         ex = t.explain(X[0], top=top)
     except ScoreOverflow as exc:  # its row is the batch's (0), not --row

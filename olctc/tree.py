@@ -502,15 +502,15 @@ class Tree:
         z = np.asarray(scores, dtype=np.float64)
         return np.column_stack([log_sigmoid(-z), log_sigmoid(z)])
 
-    def encode(self, table: Any, source: str = "data", rows: int | None = None) -> np.ndarray:
+    def encode(self, table: Any, source: str = "data", n_rows: int | None = None) -> np.ndarray:
         """Encoded matrix from raw cells (column name -> values, or a DataFrame), as the schema prescribes.
 
         Columns are read by name (other columns are ignored), rows by position: row k in a message is the
-        k-th row whatever the DataFrame's index. ``rows`` (a DataFrame's own by default) counts the rows for
-        a tree of no feature, whose cells say nothing."""
-        if rows is None and getattr(table, "ndim", None) == 2:
-            rows = int(table.shape[0])
-        return self.schema.encode(_by_position(table, self.schema), source, rows)
+        k-th row whatever the DataFrame's index. ``n_rows`` (a DataFrame's own by default) counts the rows
+        for a tree of no feature, whose cells say nothing."""
+        if n_rows is None and getattr(table, "ndim", None) == 2:
+            n_rows = int(table.shape[0])
+        return self.schema.encode(_by_position(table, self.schema), source, n_rows)
 
     # ------------------------------------------------------------------ training statistics
 
@@ -587,7 +587,7 @@ class Tree:
                 # code) take it; other rows go by position below, their index checked as a table's columns
                 x_row = dict(zip(names, x_row.tolist() if hasattr(x_row, "tolist") else list(x_row)))
         if isinstance(x_row, dict):
-            x = self.encode({k: [v] for k, v in x_row.items()}, "x_row", rows=1)
+            x = self.encode({k: [v] for k, v in x_row.items()}, "x_row", n_rows=1)
         else:
             x = self._check_X(x_row)
         if x.shape[0] != 1:

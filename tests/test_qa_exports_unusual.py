@@ -227,7 +227,7 @@ def test_tree_without_features_scores_every_row_of_a_file_or_frame(tmp_path):
     e = json.loads(res.stdout)
     assert e["label"] == "p" and abs(e["positive_probability"] - p) < 1e-15 and e["path"][0]["bias"] == 0.5, e
     assert tree.encode(pd.DataFrame({"a": [1, 2]})).shape == (2, 0)
-    assert tree.predict(tree.encode({}, rows=4)).tolist() == ["p"] * 4
+    assert tree.predict(tree.encode({}, n_rows=4)).tolist() == ["p"] * 4
 
 
 def test_plot_bars_of_an_overflowed_influence_are_drawn():

@@ -56,11 +56,11 @@ class Schema:
         return all(c.kind == "numeric" for c in self.columns)
 
     def encode(self, cells: Mapping[str, Sequence[Any] | np.ndarray], source: str = "data",
-               rows: int | None = None) -> np.ndarray:
+               n_rows: int | None = None) -> np.ndarray:
         """Encode raw cells (column name -> values) into the float feature matrix.
 
         Unknown categories encode as all-zero one-hot rows (scikit-learn's ``handle_unknown='ignore'``).
-        ``rows``: the number of rows, which a schema of no column cannot read from the cells.
+        ``n_rows``: the number of rows, which a schema of no column cannot read from the cells.
         """
         for col in self.columns:
             try:
@@ -75,7 +75,7 @@ class Schema:
                 raise OlctcError(f"{source}: column {col.name!r} must hold a list of values, one per row; got "
                                  f"{shorten(repr(cells[col.name]))}")
         if not self.columns:  # a tree of no feature: each row is scored by its leaf's constant alone
-            return np.zeros((rows or 0, 0))
+            return np.zeros((n_rows or 0, 0))
         first = self.columns[0].name
         n = len(cells[first])
         # One matrix filled in place: blocks joined by hstack held the one-hot part twice, and comparing
