@@ -15,6 +15,7 @@ and the MILP objective against ``tree_objective`` (they agree because of the cap
 """
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,8 +49,11 @@ def score_cap(spec: TreeSpec) -> float:
     loss rows ``xi >= c - g y score - M`` of a node the point does not pass stay slack (<= 0) iff
     ``|score| <= (M - c) / g`` for every tangent (g, c): M for logistic V0, M - 1 for hinge. That
     tightening is used only when it is not absurd (>= cap / 2, i.e. M >= 2 for hinge); otherwise those
-    rows may bind and the start's MILP objective exceeds the tree's.
+    rows may bind and the start's MILP objective exceeds the tree's. A tree of depth 1 with such a loss has no
+    row with M (no routing; every point passes the root, whose loss rows drop M): no cap (inf).
     """
+    if spec.depth == 1 and spec.info.loss in ("logistic", "hinge"):
+        return math.inf
     cap = spec.big_m - spec.epsilon
     if spec.info.loss in ("logistic", "hinge"):
         g, c = tangent_lines(spec)
@@ -130,7 +134,7 @@ def _admit_node(w: np.ndarray, b: float, X: np.ndarray, reach: np.ndarray, spec:
     info = spec.info
     n = X.shape[0]
     cap = score_cap(spec)
-    slack = _slack(spec, cap)
+    slack = _slack(spec, cap if math.isfinite(cap) else 0.0)
     if row_l1_max is None:
         row_l1_max = _row_l1_max(X, spec)
     # Zeroing weights <= ZERO_WEIGHT (below) moves a score by at most this much.

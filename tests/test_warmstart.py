@@ -261,6 +261,33 @@ def test_huge_weights_are_scaled_into_big_m():
     assert np.abs(S).max() <= score_cap(spec) == spec.big_m - 1  # hinge: relaxed rows stay slack
 
 
+@pytest.mark.parametrize("preset", ["olct", "margot", "margot-hfs"])
+def test_a_depth_1_start_keeps_its_scale(preset):
+    # At depth 1 no row of a tangent loss holds M (no routing; the root's loss rows drop it): the start's
+    # (w, b) were scaled to |score| <= M all the same, a worse start than the tree given. At depth 2 they must be.
+    X, y = data("heart")
+    W, b = np.zeros((1, X.shape[1])), np.array([0.3])
+    W[0, 0] = 80.0  # one feature: within margot-hfs's budget, and |w_j| <= M as its L0 rows need
+    assert np.abs(X @ W.T + b).max() > 100
+    spec = make_spec(preset, 1, score_variables=True)
+    assert score_cap(spec) == np.inf
+    milp = build_milp(X, y, spec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no adjustment
+        x = complete_start(milp, X, y, spec, W, b)
+    check_start(milp, X, y, spec, x)
+    assert np.array_equal(milp.values(x, "w"), W) and np.array_equal(milp.values(x, "b"), b)
+    deeper = make_spec(preset, 2)
+    W2, b2 = np.repeat(W, 3, axis=0), np.repeat(b, 3)
+    milp2 = build_milp(X, y, deeper)
+    with pytest.warns(UserWarning, match="scaled by"):
+        x2 = complete_start(milp2, X, y, deeper, W2, b2)
+    check_start(milp2, X, y, deeper, x2)
+    assert np.abs(X @ milp2.values(x2, "w").T + milp2.values(x2, "b")).max() <= score_cap(deeper)
+    # OCT-H's rows hold M at depth 1 too
+    assert score_cap(make_spec("oct-h", 1)) < np.inf
+
+
 def test_scores_inside_the_epsilon_band_are_shifted_left():
     X, y = data("wholesale")
     spec = make_spec("oct-h", 2)
