@@ -92,8 +92,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         start (scikit-learn's meaning): a refit with another C, ``time_limit`` or ``depth`` (a deeper tree
         starts from this one's layers) goes on from it, and the tree kept is never worse by the new model's
         objective. The classes must be the same, and the depth at least the fitted tree's (else OlctcError);
-        features are matched by name when both fits had column names (DataFrames), else by position. A fitted tree that breaks ``min_leaf`` on the points of the new fit
-        cannot start it: that fit starts from the greedy tree, as with ``warm_start=False``, and warns.
+        features are matched by name when both fits had column names (DataFrames), else by position. A
+        fitted tree that breaks ``min_leaf`` on the points of the new fit cannot start it: that fit starts
+        from the greedy tree, as with ``warm_start=False``, and warns.
     min_leaf : int, default 0
         Training points every last-layer node holds: none or at least ``min_leaf`` (``olctc fit
         --min-leaf``; scikit-learn's ``min_samples_leaf`` for the regions of the fixed-depth tree). 0: no
