@@ -109,7 +109,7 @@ def test_every_data_set_agrees_on_every_other_python_here(tmp_path):
 ALLOWED_NAMES = {"math", "float", "str", "abs", "isinstance", "dict", "list", "len", "KeyError", "ValueError",
                  "TypeError", "OverflowError", "row", "values", "name", "missing", "value", "k", "v", "x", "c",
                  "s", "t", "z", "e", "p", "bool", "FEATURES", "CLASSES", "__all__", "_inputs", "_number", "_category",
-                 "_score", "_shown", "repr", "text",
+                 "_score", "_shown", "repr", "text", "any", "ord", "ch",
                  "_encode", "_reach",
                  "decision_function", "apply", "predict", "predict_proba"}
 
@@ -261,6 +261,10 @@ def test_bad_rows_raise_where_the_tree_raises(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout)
+    for python in _other_pythons():  # the module promises Python 3.6 or newer, its checks included
+        other = subprocess.run([python, "-I", "-S", "-c", ERRORS, str(path), json.dumps(rows)],
+                               capture_output=True, text=True, timeout=60)
+        assert other.returncode == 0 and json.loads(other.stdout) == out, (python, other.stderr[-2000:])
     assert out[0] == ["ok", tree.predict([[1.0, 2.0]])[0], tree.predict_proba([[1.0, 2.0]])[0].tolist()]
     for k in (1, 2, 3):
         with pytest.raises(OlctcError, match="the score of node 0 overflows"):

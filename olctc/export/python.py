@@ -60,7 +60,8 @@ def _number(value, k):
     except (TypeError, ValueError, OverflowError):
         v = None
     # float() reads "1_000" (digit grouping) and non-ASCII digits (fullwidth...): olctc does not
-    if v is None or (isinstance(value, str) and ("_" in value or not value.strip().isascii())):
+    # (ord, not str.isascii, which Python 3.6 lacks)
+    if v is None or (isinstance(value, str) and ("_" in value or any(ord(ch) > 127 for ch in value.strip()))):
         raise ValueError("column %d (%s) must be a number, got %s" % (k, _shown(FEATURES[k]), _shown(value)))
     if not math.isfinite(v):
         raise ValueError("column %d (%s) must be a finite number, got %s" % (k, _shown(FEATURES[k]), _shown(value)))
