@@ -291,6 +291,11 @@ def test_raw_cell_errors_name_the_row_not_a_file_line():
     with pytest.raises(OlctcError) as err:
         tree.explain({"u": None, "v": 1.0})
     assert str(err.value) == "x_row: column 'u' row 0: a missing value; fill or drop missing values"
+    # a cell that is a sequence: numpy made a 2-D array of the column, and bytearray(b"2") encoded as 50
+    for cell, shown in ((bytearray(b"2"), "\"bytearray(b'2')\""), ([1.0], "'[1.0]'")):
+        with pytest.raises(OlctcError) as err:
+            tree.encode({"u": [cell], "v": [1.0]})
+        assert str(err.value) == f"data: column 'u' row 0: expected a number, got {shown}"
 
 
 def test_a_missing_cell_is_named_as_such():

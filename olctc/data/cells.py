@@ -106,6 +106,8 @@ def _parse_column(vals: Sequence[Any] | np.ndarray, name: str, source: str,
         arr = None if _not_plain(vals) else np.asarray(vals, dtype=np.float64)
     except (ValueError, TypeError, OverflowError):  # OverflowError: a Python int beyond float64
         arr = None
+    if arr is not None and arr.shape != (len(vals),):  # cells that are sequences: [[1.0]], bytearray(b"2") as 50
+        arr = None
     if arr is None:
         for k, v in enumerate(vals):
             if _is_missing(v):
