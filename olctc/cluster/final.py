@@ -76,7 +76,8 @@ def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | Non
         te = ds.subset(np.asarray(info["test_rows"], dtype=np.int64))
         pred = np.where(res.tree.decision_function(te.X) > 0, 1, -1)
         test_acc = balanced_accuracy(te.y, pred)
-        res.tree.meta.setdefault("fit", {})["test_balanced_accuracy"] = test_acc
+        # the fit saw the training part only (test_size 0): the test part is the grid's, as olctc fit records it
+        res.tree.meta.setdefault("fit", {}).update(n_test=int(te.n), test_balanced_accuracy=test_acc)
         if te.weight is not None:
             res.tree.meta["fit"]["test_balanced_accuracy_weighted"] = balanced_accuracy(te.y, pred, te.weight)
     res.tree.meta["grid"] = {"C": list(C), "folds": len(info["folds"]), "seed": info["seed"]}
