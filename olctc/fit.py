@@ -17,6 +17,7 @@ from olctc.compile import compile_problem
 from olctc.data import Dataset, check_dataset, json_label
 from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
 from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error
+from olctc.io import interrupt_handled
 from olctc.spec import TreeSpec, check_spec
 from olctc.tree import Tree
 
@@ -175,8 +176,9 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     """Fit a tree on ``ds`` (or on its training split when ``test_size > 0``) and report on it.
 
     An interrupt (Ctrl-C, SIGTERM through the CLI) during the solve stops the fit with KeyboardInterrupt,
-    unless ``keep_incumbent``: then the best tree found so far is decoded, refined and returned (HiGHS, SCIP,
-    Gurobi, CPLEX, COPT and Xpress hand back their incumbent when interrupted; CBC cannot be stopped from
+    unless ``keep_incumbent``: then the best tree found so far (the warm start, before the solver runs) is
+    decoded, refined and returned (HiGHS, SCIP, Gurobi, CPLEX, COPT and Xpress hand back their incumbent when
+    interrupted; CBC cannot be stopped from
     outside: the console program abandons its solve, and a library caller's interrupt waits for CBC's time
     limit, unless it lands in the root LP, which Clp stops with no incumbent).
     ``max_nonzeros`` refuses, before building it, a model above that size (default: the compile budget).
@@ -190,7 +192,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     """
     from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
     from olctc.solve import solve_milp
-    from olctc.solve.result import limit_kind, relative_gap
+    from olctc.solve.result import SolveResult, limit_kind, relative_gap
     from olctc.warmstart import warm_start
 
     check_dataset(ds)
@@ -238,8 +240,18 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         if start_tree is not None:
             for note in ws_info["adjustments"]:
                 echo(f"start tree, made a MIP start: {note}")
-    res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose,
-                     keep_incumbent=keep_incumbent, leave_overrun=leave_overrun)
+    t_call = time.perf_counter()
+    try:
+        res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose,
+                         keep_incumbent=keep_incumbent, leave_overrun=leave_overrun)
+    except KeyboardInterrupt:
+        # An interrupt while the model is handed to the solver (before its thread runs, which a stop reaches)
+        # left no tree at all: the best one found so far is the warm start. CBC's thread cannot be stopped.
+        if not keep_incumbent or solver == "cbc":
+            raise
+        interrupt_handled()  # a result now, as a stopped solver's: the tree is written, then the command exits 130
+        res = SolveResult("no_solution", None, None, None, None, [], solver, "", time.perf_counter() - t_call,
+                          "interrupted before the solver started")
     t_solve = res.runtime
     if limit_kind(res.raw_status) == "interrupt" and not keep_incumbent:
         raise KeyboardInterrupt

@@ -472,6 +472,42 @@ def test_an_interrupt_anywhere_in_the_solves_wait_ends_the_fit(tmp_path, k, keep
     assert p.returncode == 130 and "Traceback" not in p.stderr, (p.returncode, p.stderr[-2000:])
 
 
+# Ctrl-C as the model is handed to HiGHS (highs_milp entered), before any solver thread a stop could reach
+_SIGNAL_BEFORE_SOLVER = """
+import signal, sys
+from olctc import cli
+
+
+def tracer(frame, event, arg):
+    if event == "call" and frame.f_code.co_name == "highs_milp":
+        sys.settrace(None)
+        signal.raise_signal(signal.SIGINT)
+
+
+sys.settrace(tracer)
+sys.argv = ["olctc", "fit", "--dataset", "heart", "--solver", "highs", "--time-limit", "30", "--quiet",
+            "-o", "tree.json"] + sys.argv[1:]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("keep", [False, True], ids=["stop", "keep-incumbent"])
+def test_an_interrupt_before_the_solver_runs_keeps_the_warm_start_if_asked(tmp_path, keep):
+    # --keep-incumbent wrote no tree at all (QA pass: 3 of 8 fits Ctrl-C'd at 7 s): the warm start is the best
+    p = subprocess.run([sys.executable, "-c", _SIGNAL_BEFORE_SOLVER] + (["--keep-incumbent"] if keep else []),
+                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 130 and "Traceback" not in p.stderr, (p.returncode, p.stderr[-2000:])
+    if not keep:
+        assert p.stderr.strip() == "interrupted" and list(tmp_path.iterdir()) == []
+        return
+    assert p.stderr.strip().endswith(INTERRUPTED_KEPT), p.stderr
+    from olctc.export.json import load
+
+    fit = load(tmp_path / "tree.json").meta["fit"]
+    assert fit["raw_status"] == "interrupted before the solver started" and fit["solution_from"] == "warm start", fit
+    assert [p.name for p in tmp_path.iterdir()] == ["tree.json"]
+
+
 @pytest.mark.parametrize("solver, sig", [("cbc", signal.SIGINT), ("cbc", signal.SIGTERM), ("highs", signal.SIGINT)],
                          ids=["cbc-SIGINT", "cbc-SIGTERM", "highs-SIGINT"])
 def test_fit_stops_at_once_when_interrupted(tmp_path, solver, sig):
