@@ -121,8 +121,9 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
 @click.option("--emit-final", is_flag=True,
               help="Write the final instance (FOLDER/final/model.mps) instead of fitting it in process.")
 @click.option("--solver", default=None,
-              help="In-process solver of the final fit: highs, cbc or scip (default: the grid's, in process: cbc "
-                   "for cbc-cli, highs for olctc and highs-cli; else highs, or scip for the MIQP presets).")
+              help="In-process solver of the final fit: highs, cbc or scip, or gurobi, cplex, copt, xpress where "
+                   "their Python packages are installed (default: the grid's, in process: cbc for cbc-cli, highs "
+                   "for olctc and highs-cli; else highs, or scip for the MIQP presets).")
 @click.option("--time-limit", type=float, default=None,
               help="Seconds for the final fit (default: the grid's time limit); a HiGHS solve still busy 3 s "
                    "+ 5% past its share is left, as in olctc fit.")

@@ -191,6 +191,17 @@ def test_collect_leaves_a_busy_highs_with_its_best_solution(solved_grid, tmp_pat
     assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 10, took
 
 
+def test_collect_names_a_missing_task_folder(solved_grid, tmp_path):
+    # it said "missing solution (not run yet?)", and the rerun it advised failed on the folder's solve.log
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    shutil.rmtree(g / "tasks/0007")
+    problems = {r.task: r.problem for r in collect(g).results if r.problem}
+    assert problems == {7: "its folder tasks/0007 is missing: restore it (its model, manifest and start) or make "
+                           "the grid again"}
+
+
 def test_collect_with_bad_solutions(solved_grid, tmp_path):
     out, _, _ = solved_grid
     g = tmp_path / "g"

@@ -109,6 +109,11 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
         alt = sol.parent / "model.gurobi.sol"  # written by the gurobi_command column instead
         if (not sol.exists() or sol.stat().st_size == 0) and alt.exists():
             sol = alt
+        if not sol.parent.is_dir():  # "not run yet?" and a rerun, which fails on its solve.log, cannot help
+            r.problem = (f"its folder {sol.parent.relative_to(folder)} is missing: restore it (its model, "
+                         "manifest and start) or make the grid again")
+            out.append(r)
+            continue
         if not sol.exists() or sol.stat().st_size == 0:
             tail = _log_tail(sol.parent / "solve.log")
             r.problem = "missing solution" + (f" (last line of solve.log: {tail})" if tail else " (not run yet?)")
