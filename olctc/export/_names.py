@@ -5,7 +5,16 @@ Names come from CSV headers and cells: they may hold quotes, newlines, control c
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
+
+
+def labels_as_text(classes: Sequence[Any]) -> bool:
+    """Whether an export writes both class labels as text: beside a str label, when an int label is beyond int64,
+    or when one beyond 2^53 sits beside a float label (numbers, the two would share one double type, which
+    rounds 2**53 + 1 to 2**53). ONNX's label tensor and SQL's CASE both follow this rule."""
+    ints = [c for c in classes if isinstance(c, int)]
+    return (any(isinstance(c, str) for c in classes) or any(not -2 ** 63 <= c < 2 ** 63 for c in ints)
+            or (any(isinstance(c, float) for c in classes) and any(abs(c) > 2 ** 53 for c in ints)))
 
 
 def printable(name: Any, limit: int = 40) -> str:

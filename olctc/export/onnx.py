@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from olctc.errors import OlctcError
+from olctc.export._names import labels_as_text
 
 # Declared versions. Every operator the graph uses exists with the same semantics at opset 13 (Unsqueeze
 # and Pad take their axes/pads as inputs there, as emitted). A categorical column is encoded by the
@@ -70,12 +71,11 @@ def opset_for(tree) -> tuple[int, int]:
 def _label_tensor(classes: tuple) -> tuple[np.ndarray, int]:
     from onnx import TensorProto
 
-    if all(isinstance(c, int) and -2 ** 63 <= c < 2 ** 63 for c in classes):
+    if labels_as_text(classes):  # a double holds an int exactly only up to 2^53: larger ones go out as text
+        return np.asarray([str(c) for c in classes], dtype=object), TensorProto.STRING
+    if all(isinstance(c, int) for c in classes):
         return np.asarray(classes, dtype=np.int64), TensorProto.INT64
-    # A double holds an int exactly only up to 2^53: larger ones go out as their text.
-    if all(isinstance(c, float) or (isinstance(c, int) and abs(c) <= 2 ** 53) for c in classes):
-        return np.asarray(classes, dtype=np.float64), TensorProto.DOUBLE
-    return np.asarray([str(c) for c in classes], dtype=object), TensorProto.STRING
+    return np.asarray(classes, dtype=np.float64), TensorProto.DOUBLE
 
 
 OUTPUTS = ("label", "probabilities")

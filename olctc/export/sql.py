@@ -37,7 +37,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from olctc.errors import OlctcError
-from olctc.export._names import check_text, comment, invalid_text
+from olctc.export._names import check_text, comment, invalid_text, labels_as_text
 
 TABLE = "olctc_input"
 #: The query's outputs, after the input's columns and its working columns.
@@ -98,15 +98,6 @@ def _label(v: Any, as_text: bool) -> str:
         return _text(str(v))
     # a float label as a double (DuckDB reads -0.5 as a DECIMAL(2,1), PostgreSQL as a NUMERIC); an int exactly
     return _double(_number(v)) if isinstance(v, float) else repr(v)
-
-
-def _labels_as_text(classes: Sequence[Any]) -> bool:
-    """Both labels as text: beside a string label, when an int label is beyond int64 (a bare literal would be
-    read as a REAL, 1e+30 for 10**30), or beyond 2^53 beside a float label (the CASE's type is then DOUBLE, which
-    rounded 2**53 + 1 to 2**53). The ONNX export writes such labels as strings too."""
-    ints = [c for c in classes if isinstance(c, int)]
-    return (any(isinstance(c, str) for c in classes) or any(not -2 ** 63 <= c < 2 ** 63 for c in ints)
-            or (any(isinstance(c, float) for c in classes) and any(abs(c) > 2 ** 53 for c in ints)))
 
 
 def _check_names(tree) -> None:
@@ -229,7 +220,9 @@ def to_sql(tree, table: str | Sequence[str] = TABLE) -> str:
                          f"the tree uses), more than databases take in one query (PostgreSQL 1664, SQLite 2000): "
                          "export a shallower tree, or one on fewer features")
     first_leaf = int(tree.topology.last[0])
-    as_text = _labels_as_text(tree.classes)
+    # an int beyond int64 as a bare literal is read as a REAL (1e+30 for 10**30); beside a float label the
+    # CASE's type is DOUBLE, which rounded 2**53 + 1 to 2**53
+    as_text = labels_as_text(tree.classes)
     neg, pos = (_label(c, as_text) for c in tree.classes)
 
     if parts == [TABLE]:
