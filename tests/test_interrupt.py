@@ -270,6 +270,45 @@ def test_a_command_whose_interrupt_python_dropped_still_exits_130(tmp_path):
     assert p.returncode == 130 and p.stderr.strip() == "interrupted", (p.returncode, p.stderr)
 
 
+# The console script's start (``olctc.__main__``), with a SIGINT sent to itself as its imports reach the
+# module named by argv[1]; then `olctc datasets`.
+_INTERRUPT_AT_START = """
+import builtins, os, signal, sys
+target, real_import = sys.argv[1], builtins.__import__
+
+
+def importing(name, *args, **kwargs):
+    global target
+    if name == target:
+        target = None
+        os.kill(os.getpid(), signal.SIGINT)  # lands at the next bytecode: inside this import
+    return real_import(name, *args, **kwargs)
+
+
+builtins.__import__ = importing
+sys.argv = ["olctc", "datasets"]
+from olctc.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize("module", ["numpy", "click", "olctc.io"])
+def test_a_ctrl_c_while_the_command_line_loads_is_one_line_and_exit_130(tmp_path, module):
+    # A traceback from the middle of numpy (exit 1 or -2), or exit 0 with a listing when Python dropped the
+    # KeyboardInterrupt in an import callback, as measured for Ctrl-C in the first 0.2 s of `olctc`.
+    p = subprocess.run([sys.executable, "-c", _INTERRUPT_AT_START, module], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=120)
+    assert (p.returncode, p.stderr, p.stdout) == (130, "interrupted\n", "")
+
+
+def test_the_console_script_runs_the_command_line():
+    # the entry point of pyproject.toml ("olctc.__main__:main"), as pip's script calls it
+    p = subprocess.run([sys.executable, "-c", "import sys; from olctc.__main__ import main; "
+                        "sys.argv = ['olctc', '--version']; sys.exit(main())"], capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0 and p.stdout.startswith("olctc, version ") and p.stderr == "", p
+
+
 # The handler's record of an interrupt without its KeyboardInterrupt (the part Python drops inside a
 # finaliser): made from another thread after DELAY seconds, or before the command when DELAY is 0, or when
 # DELAY is "program" half a second after a solver program (a child process given a --model_file) started.

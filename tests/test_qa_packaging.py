@@ -155,7 +155,7 @@ def test_wheel_metadata(built):
     assert f"Version: {olctc.__version__}" in head and "Name: olctc" in head
     assert "License-Expression: MIT" in head and "License-File: LICENSE" in head
     assert "Requires-Python: >=3.11" in head and "Classifier: Typing :: Typed" in head
-    assert "[console_scripts]\nolctc = olctc.cli:main" in scripts
+    assert "[console_scripts]\nolctc = olctc.__main__:main" in scripts
 
 
 @pytest.mark.slow

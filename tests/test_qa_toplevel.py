@@ -316,7 +316,7 @@ def test_fresh_interpreter_hint_star_import_fit_module_help_and_reload():
     out = _fresh("""
         import sys, io, contextlib, importlib, inspect, pydoc, traceback
         import olctc
-        heavy = ("sklearn", "onnx", "skl2onnx", "onnxruntime", "mip", "highspy", "pyscipopt", "pandas",
+        heavy = ("numpy", "sklearn", "onnx", "skl2onnx", "onnxruntime", "mip", "highspy", "pyscipopt", "pandas",
                  "matplotlib", "click", "joblib", "scipy")
         print(sorted(m for m in heavy if m in sys.modules))
         print("no hint here")
