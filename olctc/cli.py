@@ -11,7 +11,7 @@ import click
 from olctc import __version__
 from olctc.cli_process import (_ClosedPipeGuard, _Interrupts, _from_interrupt, _hard_exit, _interrupted, _show_warning,
                                _stdout_failed)
-from olctc.errors import NoSolution, OlctcError
+from olctc.errors import NoSolution, OlctcError, UnseenCategoryWarning
 from olctc.io import (check_file_name, check_interrupt, check_not_input, check_not_stdout, check_suffix, check_writable,
                       read_once, solver_left)
 
@@ -676,6 +676,8 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
             # matplotlib 3.10 (3.10.3 checked) and older call pyparsing's camelCase names, which pyparsing >= 3.3
             # deprecates with a warning that is also a UserWarning, so shown: not the user's business
             warnings.filterwarnings("ignore", category=DeprecationWarning, module="matplotlib")
+            # predict and explain count unseen categories over the whole file, in one note per column
+            warnings.filterwarnings("ignore", category=UnseenCategoryWarning)
             _register_optional()
             cli.main(args=argv, prog_name="olctc", standalone_mode=False)
             # An interrupt whose KeyboardInterrupt Python dropped (raised inside a finaliser that the garbage

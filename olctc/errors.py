@@ -24,6 +24,11 @@ class TimeLimitTooShort(OlctcError):
     read); callers whose limit came from elsewhere say where."""
 
 
+class UnseenCategoryWarning(UserWarning):
+    """Raw cells hold a category the tree never saw: encoded as none of its column's categories (all its
+    indicators 0, as scikit-learn's ``handle_unknown='ignore'``), so the row is still scored."""
+
+
 def param_error(name: str, expected: str, got: object, option: str | None = None) -> OlctcError:
     """Build the canonical parameter error: ``The 'name' parameter must be <expected>. Got <got> instead.``
 

@@ -136,6 +136,27 @@ def _by_position(table: Any, schema: Schema) -> Any:
     return out
 
 
+def _warn_unseen(schema: Schema, cells: Any, X: np.ndarray, source: str) -> None:
+    """An ``UnseenCategoryWarning`` per categorical column of ``X`` (encoded from ``cells``) with a row that is
+    none of its categories: scored, as scikit-learn's OneHotEncoder(handle_unknown='ignore') does, which warns
+    too. (The CLI counts them over a whole file itself, and says so in one note per column.)"""
+    import warnings
+
+    from olctc.errors import UnseenCategoryWarning
+
+    j = 0
+    for col in schema.columns:
+        k = 1 if col.kind == "numeric" else len(col.categories)
+        if col.kind != "numeric":
+            unseen = np.flatnonzero(~X[:, j:j + k].any(axis=1))
+            if unseen.size:
+                first = int(unseen[0])
+                warnings.warn(f"{source}: column {col.name!r}: {unseen.size} row(s) hold a category the tree "
+                              f"never saw (first {shorten(repr(cells[col.name][first]))} at row {first}): "
+                              f"encoded as none of its {k} categories", UnseenCategoryWarning, stacklevel=3)
+        j += k
+
+
 @dataclass
 class NodeStep:
     """One node on a sample's path."""
@@ -510,7 +531,10 @@ class Tree:
         for a tree of no feature, whose cells say nothing."""
         if n_rows is None and getattr(table, "ndim", None) == 2:
             n_rows = int(table.shape[0])
-        return self.schema.encode(_by_position(table, self.schema), source, n_rows)
+        cells = _by_position(table, self.schema)
+        X = self.schema.encode(cells, source, n_rows)
+        _warn_unseen(self.schema, cells, X, source)
+        return X
 
     # ------------------------------------------------------------------ training statistics
 

@@ -272,6 +272,30 @@ def test_cli_predict_unseen_category_note_names_the_physical_line(tmp_path, caps
     assert code == 0
     assert err.splitlines()[0] == ("note: column 'note': 1 row(s) hold a category the tree never saw (first "
                                    "'zz' at line 7): encoded as none of its 2 categories")
+    assert err.count("never saw") == 1  # the note, not also Tree.encode's warning
+
+
+def test_encode_warns_of_unseen_categories_as_onehotencoder_does(tmp_path):
+    # The CLI noted them; in Python they were silent (scikit-learn's OneHotEncoder(handle_unknown='ignore')
+    # warns). One warning per column, naming it, the rows and the first unseen value with its row.
+    from olctc.errors import UnseenCategoryWarning
+    from olctc.export.json import load as load_tree
+
+    tree = load_tree(_predict_files(tmp_path, PREDICT_MULTI)[0])
+    seen = {"a": [1.0, 2.0, 3.0], "note": ["p", "q\nr", "p"]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        X = tree.encode(seen)
+        tree.explain({"a": 1.0, "note": "p"})
+    with pytest.warns(UnseenCategoryWarning) as record:
+        got = tree.encode({"a": [1.0, 2.0, 3.0, 4.0], "note": ["p", "P", "q\nr", "zz"]})
+    assert [str(w.message) for w in record] == [
+        "data: column 'note': 2 row(s) hold a category the tree never saw (first 'P' at row 1): encoded as none "
+        "of its 2 categories"]
+    assert record[0].filename == __file__  # the caller's line, not olctc's
+    assert got[[0, 2], 1:].tolist() == X[[0, 1], 1:].tolist() and got[[1, 3], 1:].tolist() == [[0, 0], [0, 0]]
+    with pytest.warns(UnseenCategoryWarning, match="^x_row: column 'note': 1 row"):
+        tree.explain({"a": 1.0, "note": "zz"})
 
 
 def test_labels_keep_their_value_and_text(tmp_path):
