@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import threading
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -473,7 +474,30 @@ def test_native_layout_matches_the_solvers_own_files(models: Path, tmp_path: Pat
     write_native_solution(res, tmp_path / "highs.sol", "highs")
     highs = (tmp_path / "highs.sol").read_text()
     assert highs.startswith("Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjective -21.5\n"
-                            "# Columns 6\nx 4\ny 3\nz 1\nv 3\nw 2\nu 0\n")
+                            "Objective_bound -21.5\nMIP_rel_gap 0\n# Columns 6\nx 4\ny 3\nz 1\nv 3\nw 2\nu 0\n")
+    # as HiGHS 1.16 writes it (its bound and gap included: decode prints the gap from them)
+    own = (DATA / "samples" / "highs_1.16_solution.sol").read_text()
+    assert highs.splitlines()[:15] == own.splitlines()[:15] and own.splitlines()[15].startswith("# Rows")
+
+
+def test_highs_file_of_a_stopped_solve_states_its_bound_and_highs_reads_it(models: Path, tmp_path: Path) -> None:
+    # HiGHS writes the bound at an optimum only; olctc's file has it at a time limit too, so decode prints the
+    # gap of the run that needs it (the README's promise held only for HiGHS's own files at an optimum)
+    import highspy
+
+    res = replace(solve_file(models / "model.mps", "highs", verbose=False), status="feasible", bound=-25.0,
+                  gap=0.14, raw_status="Time limit reached")
+    write_native_solution(res, tmp_path / "h.sol", "highs")
+    assert "Objective -21.5\nObjective_bound -25\nMIP_rel_gap 0.14\n# Columns 6\n" in (tmp_path / "h.sol").read_text()
+    sol = read_solution(tmp_path / "h.sol")
+    assert (sol.status, sol.objective, sol.bound) == ("feasible", -21.5, -25.0)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.readModel(str(models / "model.mps"))
+    assert h.readSolution(str(tmp_path / "h.sol"), 0) == highspy.HighsStatus.kOk
+    np.testing.assert_allclose(h.getSolution().col_value, OPTIMUM)
+    write_native_solution(replace(res, bound=None, gap=None), tmp_path / "n.sol", "highs")
+    assert "Objective -21.5\n# Columns 6\n" in (tmp_path / "n.sol").read_text()
 
 
 def test_native_files_are_accepted_as_starts_by_the_solvers(models: Path, tmp_path: Path) -> None:

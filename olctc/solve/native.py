@@ -62,7 +62,14 @@ def _highs_text(result: SolveResult, costs: np.ndarray | None) -> str:
     if result.x is None:
         lines.append("None")
     else:
-        lines += ["Feasible", f"Objective {_num(result.objective or 0.0)}", f"# Columns {len(result.col_names)}"]
+        lines += ["Feasible", f"Objective {_num(result.objective or 0.0)}"]
+        # HiGHS 1.16 writes these at an optimum only; written for every bound known (its reader takes them
+        # at any status), decode shows the gap of a solve stopped by its time limit too
+        if result.bound is not None and math.isfinite(result.bound):
+            lines.append(f"Objective_bound {_num(result.bound)}")
+            if result.gap is not None and math.isfinite(result.gap):
+                lines.append(f"MIP_rel_gap {_num(result.gap)}")
+        lines.append(f"# Columns {len(result.col_names)}")
         lines += [f"{name} {_num(v)}" for name, v in zip(result.col_names, result.x.tolist())]
     lines += ["", "# Dual solution values", "None", "", "# Basis", "HiGHS_basis_file v2", "None"]
     return "\n".join(lines) + "\n"
@@ -147,7 +154,8 @@ def _xpress_text(result: SolveResult, costs: np.ndarray | None, path: Path) -> s
     if result.x is None:  # what Xpress writes for an infeasible model
         return "ENDATA\n"
     # one word after NAME; the C lines indented (docs/FORMATS.md)
-    name = "".join(_model_name(path, ".xpress.sol").split()) or "olctc"
+    suffix = ".xpress.slx" if path.name.endswith(".xpress.slx") else ".xpress.sol"
+    name = "".join(_model_name(path, suffix).split()) or "olctc"
     lines = [f"NAME {name}"] + [f"  C {n} {_num(v)}" for n, v in zip(result.col_names, result.x.tolist())]
     return "\n".join(lines + ["ENDATA"]) + "\n"
 
