@@ -356,8 +356,8 @@ SCORE_HINT_NNZ = 1_000_000
                    "also from the highsbox package).")
 @click.option("-o", "--output", "output", default=None, type=click.Path(dir_okay=False),
               help="Solution file (the solver's native format); default NAME.SOLVER.sol beside the model "
-                   "(highs, cbc, scip, gurobi, cplex, copt, xpress or glpk: the -cli solvers write the format of "
-                   "their program).")
+                   "(highs, cbc, scip, gurobi, cplex, copt or glpk: the -cli solvers write the format of "
+                   "their program; Xpress's NAME.xpress.slx).")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
 def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output, quiet) -> None:
     """Solve a compiled MODEL and write the solver's native solution file."""

@@ -234,7 +234,9 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     # after the inputs: -o m.mps is the input model rather than a wrong suffix; -o x.json / x.mps wrote a
     # solution under another format's name
     check_suffix(output, "solve", "a solution file", (".sol", ".txt"))
-    sol = Path(output) if output else model.with_name(f"{model_stem(model)}.{solver.replace('-cli', '')}.sol")
+    # Xpress's: .slx, the name compile's NAME.solvers.txt gives the file of an Xpress run elsewhere
+    default = f"{model_stem(model)}.{solver.replace('-cli', '')}.{'slx' if solver == 'xpress' else 'sol'}"
+    sol = Path(output) if output else model.with_name(default)
     if not os.path.exists(sol) or os.path.isfile(sol):  # a FIFO or device (/dev/null) is written to directly
         check_writable(sol)  # before the solve: a folder that is missing or read-only fails at once
     if time_limit is not None and time_limit > 0:

@@ -116,6 +116,22 @@ def test_every_preset_solves_to_the_optimum_and_decodes(inst, solver, preset, tm
 
 
 @pytest.mark.parametrize("solver", SOLVERS)
+def test_the_default_solution_file_is_named_as_solvers_txt_names_it(inst, solver, tmp_path, capsys):
+    # NAME.xpress.slx for Xpress (solve wrote NAME.xpress.sol, where compile's NAME.solvers.txt and the
+    # docs name Xpress's file .slx), NAME.SOLVER.sol for the others
+    need(solver)
+    model = tmp_path / "m.mps"
+    model.write_bytes(inst.model("olct", 1).read_bytes())
+    code, _, stderr = cli_main(["solve", model, "--solver", solver, "--quiet"], capsys)
+    assert code == 0, stderr
+    name = f"m.{solver}.{'slx' if solver == 'xpress' else 'sol'}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["m.mps", name])
+    assert read_solution(tmp_path / name).solver == solver
+    if solver == "xpress":
+        assert (tmp_path / name).read_text().startswith("NAME m\n")
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
 def test_lp_files_and_the_score_form(inst, solver):
     """The LP file of the paper's form and the MPS file of the score form: the same optimum."""
     need(solver)
