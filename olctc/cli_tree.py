@@ -132,6 +132,15 @@ class _CellChecks:
                 f"{len(known)} categories" for j, (col, known) in enumerate(self.categorical) if j in self.unseen]
 
 
+def _note_ignored(header: list[str], checks: _CellChecks, named: tuple[str | None, ...] = ()) -> None:
+    """The note on the columns of ``header`` the tree does not use, other than those ``named`` (an id, the
+    target), which are used."""
+    extra = [h for h in header if h not in checks.index and h not in named]
+    if extra:
+        shown = ", ".join(repr(h) for h in extra[:8]) + (" ..." if len(extra) > 8 else "")
+        click.echo(f"note: ignoring {len(extra)} column(s) the tree does not use: {shown}", err=True)
+
+
 # ---------------------------------------------------------------- export
 
 @click.command("export")
@@ -460,10 +469,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
         assert checks is not None  # no fault: the cells were checked
         for note in checks.notes():
             click.echo(note, err=True)
-        extra = [h for h in header if h not in checks.index and h not in (id_column, target)]
-        if extra:
-            shown = ", ".join(repr(h) for h in extra[:8]) + (" ..." if len(extra) > 8 else "")
-            click.echo(f"note: ignoring {len(extra)} column(s) the tree does not use: {shown}", err=True)
+        _note_ignored(header, checks, (id_column, target))
         if t.probability_note and (proba or scorer is not None):  # probability columns, log loss, Brier score
             click.echo(f"note: {t.probability_note}", err=True)
         if overflow is not None:
@@ -517,6 +523,7 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
         raise fault
     for note in checks.notes():
         click.echo(note, err=True)
+    _note_ignored(stream.header, checks)
     X = t.encode(cells, str(data), n_rows=1)
     try:
         ex = t.explain(X[0], top=top)

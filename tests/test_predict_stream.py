@@ -209,6 +209,10 @@ def old_explain(tree, data, row) -> tuple[int, str, str]:
             raise OlctcError(f"--row {row} is out of range: {data} has {len(rows)} data row(s) ({span})")
         cells = old_cells(t, data, header, [rows[row]], first_line=int(lines[row]))
         err += old_unseen_notes(t, cells, first_line=int(lines[row]))
+        extra = [h for h in header if h not in cells]  # noted as predict notes them (since 2026-12-04)
+        if extra:
+            shown = ", ".join(repr(h) for h in extra[:8]) + (" ..." if len(extra) > 8 else "")
+            err.append(f"note: ignoring {len(extra)} column(s) the tree does not use: {shown}")
         ex = t.explain(t.encode(cells, str(data))[0], top=5)
     except OlctcError as exc:
         return 2, "", "".join(f"{e}\n" for e in err + [f"error: {exc}"])
@@ -605,7 +609,8 @@ def test_explain_reads_no_further_than_its_row(trees, tmp_path, sizes, capsys):
     ragged = write(tmp_path, "ragged.csv", text)
     assert old_explain(trees["heart"], ragged, 5)[0] == 2
     code, out, err = cli_main(["explain", trees["heart"], "--data", ragged, "--row", 5], capsys)
-    assert (code, err) == (0, "") and out.startswith(f"row 5 (line 7 of {ragged})")
+    assert (code, err) == (0, "note: ignoring 1 column(s) the tree does not use: 'y'\n")
+    assert out.startswith(f"row 5 (line 7 of {ragged})")
     assert cli_main(["explain", trees["heart"], "--data", ragged, "--row", 300], capsys) == \
         (2, "", f"error: {ragged}: line 201 has 2 fields, the header has 14\n")
     cut = tmp_path / "cut.csv.gz"  # 3 MB of text: the first blocks read before the cut
