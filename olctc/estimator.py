@@ -67,7 +67,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     time_limit : float or None, default 60
         Seconds for the whole fit (build + warm start + solve + refine). A limit too short to leave the
         solver a second (about 3 s on small data) is refused, naming the least that works. A fit stopped
-        by it before proving optimality keeps the best tree found and warns (``ConvergenceWarning``).
+        by it before proving optimality keeps the best tree found and warns (``ConvergenceWarning``); so does
+        a fit whose solver had no time left to start (the warm start is kept). HiGHS can overrun the limit
+        on large data: its presolve and root LP check no clock for long stretches, and a library call waits
+        for them (the console program leaves such a solve; README).
     threads : int or None
         Solver threads.
     refine : bool, default True

@@ -381,6 +381,31 @@ def test_a_time_limit_too_short_to_solve_says_how_long_is_enough(heart_small):
         assert OLCTClassifier(depth=2, time_limit=least + 1, solver="highs").fit(X, y).tree_ is not None
 
 
+def test_a_solver_left_no_time_by_the_model_handover_keeps_the_warm_start(heart_small, monkeypatch):
+    # Handing a deep tree's model to HiGHS on a loaded machine took all but 0.13 s of the solver's share
+    # (breast, depth 8, time_limit 5): the fit raised TimeLimitTooShort after spending its whole budget,
+    # discarding the warm start it had (NaN scores in a GridSearchCV). Here the handover is made that slow.
+    import time
+
+    import olctc.solve.highs as highs
+
+    real = highs.highs_model
+
+    def slow_highs_model(opts):
+        time.sleep(max(0.0, opts.deadline - time.monotonic() - 0.2))  # 0.2 s left: under MIN_SOLVE_SECONDS
+        return real(opts)
+
+    monkeypatch.setattr(highs, "highs_model", slow_highs_model)
+    X, y, _ = heart_small
+    with pytest.warns(ConvergenceWarning, match=r"stopped \(time limit reached before the solver started\) "
+                                                r".*the tree is the warm start"):
+        est = OLCTClassifier(depth=2, time_limit=6, solver="highs").fit(X, y)
+    s = est.summary_
+    assert (s["status"], s["solution_from"]) == ("feasible", "warm start")
+    assert s["warm_start_kept"] == "highs found no solution (time limit reached before the solver started)"
+    assert est.score(X, y) > 0.5 and s["time_total"] < 6.5
+
+
 def test_score_variables_fit_the_same_tree_with_a_smaller_model(heart_small):
     """score_variables=True, the default: one column and one defining row per (branch node, point) more
     than the paper's form, fewer nonzeros, and, both fits proven optimal, the same optimum and the same
