@@ -257,6 +257,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         self.positive_class_ = classes[pos]
         feature_names = ([str(n) for n in self.feature_names_in_] if hasattr(self, "feature_names_in_")
                          else None)
+        if feature_names is not None and "" in feature_names:
+            # from_arrays' words ("feature_names[0] is empty") name no argument the user gave
+            raise OlctcError(f"X's column {feature_names.index('')} has an empty name: the tree, and every export "
+                             "of it, takes its features by name; rename the column")
         labels = (classes[1 - pos], classes[pos])  # (negative, positive): the fit's 0 and 1
         spec = replace(spec, class_weight=class_weight_by_label(self.class_weight, labels))
         y01 = (y == classes[pos]).astype(np.int64)

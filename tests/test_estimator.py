@@ -146,8 +146,10 @@ def test_feature_names_from_dataframe_like(heart_small):
     with pytest.raises(ValueError, match="feature names should match"):
         est.predict(Frame(X, names[::-1]))
     # a tree file names every column: an unnamed one is refused before solving, not when read back
-    with pytest.raises(OlctcError, match=r"^feature_names\[0\] is empty; every feature needs a name$"):
-        OLCTClassifier(depth=1, time_limit=5).fit(Frame(X, [""] + names[1:]), y)
+    # in the estimator's words: X's column, not from_arrays' feature_names argument
+    with pytest.raises(OlctcError, match=r"^X's column 2 has an empty name: the tree, and every export of it, takes "
+                                         r"its features by name; rename the column$"):
+        OLCTClassifier(depth=1, time_limit=5).fit(Frame(X, names[:2] + [""] + names[3:]), y)
 
 
 def test_object_labels_from_load_dataset():
