@@ -82,8 +82,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         "balanced" (n / (2 n_class) on the training data, scikit-learn's rule) or None (all 1, the paper's
         model). With ``fit(X, y, sample_weight=)`` the two multiply, and "balanced" counts each class by
         its total sample weight.
-    verbose : bool, default False
-        Show the solver log.
+    verbose : bool or int, default False
+        Show the solver log (True, or an integer > 0: scikit-learn's verbosity levels; all show the same log).
     score_variables : bool, default True
         Give every split score w_t.x_i + b_t its own column, defined by one equality row (``olctc compile
         --score-variables``): the same trees and optimum, far fewer nonzeros on data with many features
@@ -174,9 +174,11 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         return self.solver
 
     def _check_flags(self) -> None:
-        """refine, verbose, warm_start: booleans (``bool("no")`` is True); positive_class: one label, not a
-        sequence."""
-        check_flags(refine=self.refine, verbose=self.verbose, warm_start=self.warm_start)
+        """refine, warm_start: booleans (``bool("no")`` is True); verbose: a boolean or an integer >= 0, as
+        scikit-learn's estimators take it (verbose=1 was refused); positive_class: one label, not a sequence."""
+        check_flags(refine=self.refine, warm_start=self.warm_start)
+        if not (isinstance(self.verbose, (bool, np.bool_)) or (is_integer(self.verbose) and self.verbose >= 0)):
+            raise param_error("verbose", "True, False or an integer >= 0", self.verbose)
         pc = self.positive_class
         try:
             scalar = np.ndim(pc) == 0 and not isinstance(pc, (set, frozenset, dict))

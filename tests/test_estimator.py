@@ -287,9 +287,19 @@ def test_a_quiet_fit_prints_nothing():
     assert res.stdout == ""
 
 
+def test_verbose_takes_scikit_learns_integer_levels(heart_small, capfd):
+    # verbose=1 (GridSearchCV's and every scikit-learn estimator's kind of value) was refused; 0 is quiet
+    X, y, _ = heart_small
+    OLCTClassifier(depth=1, time_limit=5, verbose=0).fit(X, y)
+    assert capfd.readouterr().out == ""
+    OLCTClassifier(depth=1, time_limit=5, verbose=np.int64(2)).fit(X, y)
+    assert capfd.readouterr().out.startswith("model (score-variable form): ")  # and the solver's log
+
+
 @pytest.mark.parametrize("param,value,expected", [
     ("refine", "no", "True or False"),  # bool("no") is True: it used to refine silently
-    ("verbose", 2, "True or False"),
+    ("verbose", -1, r"True, False or an integer >= 0"),  # 2 is scikit-learn's verbosity: taken (below)
+    ("verbose", 0.5, r"True, False or an integer >= 0"),
     # "" used to mean the default
     ("solver", "", r"None \(the preset's default\) or one of highs, cbc, scip, gurobi, cplex, copt, xpress"),
     ("positive_class", [0], r"None or one class label \(not a sequence\)"),  # used to match class 0

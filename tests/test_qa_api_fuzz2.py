@@ -282,7 +282,8 @@ def fitted(small):
 @pytest.mark.parametrize("cls,kw,pattern", [
     ("OLCTClassifier", {"depth": "2"}, r"^The 'depth' parameter must be an integer >= 1\. Got '2' instead\.$"),
     ("OLCTClassifier", {"solver": "x"}, r"^The 'solver' parameter must be None \(the preset's default\) or one of "),
-    ("OLCTClassifier", {"verbose": "no"}, r"^The 'verbose' parameter must be True or False\. Got 'no' instead\.$"),
+    ("OLCTClassifier", {"verbose": "no"},
+     r"^The 'verbose' parameter must be True, False or an integer >= 0\. Got 'no' instead\.$"),
     ("OLCTClassifier", {"threads": 0}, r"^The 'threads' parameter must be an integer from 1 to 1024 "),
     ("MARGOTClassifier", {"budget": "x"}, r"^The 'budget' parameter must be an integer >= 1\. Got 'x' instead\.$"),
     ("OCTHClassifier", {"alpha": -1}, r"^The 'alpha' parameter must be a finite number >= 0\. Got -1\.0 instead\.$"),
