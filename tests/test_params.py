@@ -151,9 +151,11 @@ def test_glpsol_accepts_the_flags(files: dict[str, Path], tmp_path: Path) -> Non
     assert "s mip 5 6 o -21.5" in sol.read_text()
 
 
-def test_glpk_time_limit_rounded_up_to_whole_seconds() -> None:
-    # glpsol answers "Invalid time limit '1.5'" to a fractional value
-    assert glpk_args(time_limit=1.5) == ["--tmlim", "2"]
+def test_glpk_time_limit_rounded_down_to_whole_seconds() -> None:
+    # glpsol answers "Invalid time limit '1.5'" to a fractional value; a limit is an upper bound (rounded up,
+    # with glpsol's own overrun, solve --time-limit 8 took 10.5 s), and at least 1 s
+    assert glpk_args(time_limit=1.5) == ["--tmlim", "1"]
+    assert glpk_args(time_limit=7.99) == ["--tmlim", "7"] and glpk_args(time_limit=0.6) == ["--tmlim", "1"]
 
 
 def test_no_limits_gives_tolerances_only(tmp_path: Path) -> None:

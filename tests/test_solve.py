@@ -607,8 +607,15 @@ def test_glpk_warns_about_tolerances_and_start(models: Path) -> None:
     with pytest.warns(UserWarning) as record:
         res = solve_file(models / "model.mps", "glpk-cli", start=OPTIMUM, verbose=False)
     messages = " ".join(str(w.message) for w in record)
-    assert "tolerances" in messages and "no MIP start" in messages
+    assert "tolerances" in messages and "no MIP start" in messages and "thread" not in messages
     assert res.status == "optimal"
+    # threads: none to give glpsol, which runs on one (the request was dropped without a word)
+    with pytest.warns(UserWarning, match="^glpsol runs on one thread: the 2 threads asked for are not used$"):
+        assert solve_file(models / "model.mps", "glpk-cli", threads=2, verbose=False).status == "optimal"
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        solve_file(models / "model.mps", "glpk-cli", threads=1, verbose=False)
+    assert not [w for w in record if "thread" in str(w.message)]
 
 
 @pytest.mark.parametrize("solver,hint", [("glpk-cli", "apt-get install glpk-utils"),

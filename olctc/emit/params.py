@@ -162,8 +162,9 @@ def solver_settings(interface: str, *, time_limit: float | None = None, threads:
             out[name] = value
     out.update(WORKAROUNDS.get(interface, {}))
     if interface == "glpk-cli" and "--tmlim" in out:
-        # glpsol rejects a fractional time limit ("Invalid time limit '1.5'")
-        out["--tmlim"] = max(1, math.ceil(float(out["--tmlim"])))
+        # glpsol rejects a fractional time limit ("Invalid time limit '1.5'"). Rounded down: a limit is the
+        # most a run may take, and glpsol overruns its own by 1-2 s (rounded up, solve --time-limit 8 took 10.5 s)
+        out["--tmlim"] = max(1, math.floor(float(out["--tmlim"])))
     return out
 
 

@@ -225,6 +225,9 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
     exe, env = locate(spec, opts.solver_path)
     if name in UNTUNABLE:
         warnings.warn(UNTUNABLE[name], stacklevel=3)
+    if name == "glpk-cli" and opts.threads is not None and opts.threads > 1:
+        # the request was dropped without a word (glpk_args takes no threads)
+        warnings.warn(f"glpsol runs on one thread: the {opts.threads} threads asked for are not used", stacklevel=3)
     solution = Path(opts.solution_path) if opts.solution_path is not None else \
         path.with_name(f"{model_stem(path)}.{spec.program if spec.program != 'glpsol' else 'glpk'}.sol")
     if not solution.parent.is_dir():
