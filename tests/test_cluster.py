@@ -202,6 +202,22 @@ def test_collect_names_a_missing_task_folder(solved_grid, tmp_path):
                            "the grid again"}
 
 
+def test_collect_names_an_unusable_manifest_as_such(solved_grid, tmp_path):
+    # a damaged task manifest was an "unusable solution", with advice to delete the (good) solution and resubmit,
+    # after which the task's solve failed on the same manifest's model all the same
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    manifest = g / "tasks/0004/model.olctc.json"
+    manifest.write_text(manifest.read_text()[:200])
+    problems = {r.task: r.problem for r in collect(g).results if r.problem}
+    assert list(problems) == [4] and problems[4].startswith(f"unusable manifest: {manifest}: not a valid manifest")
+    assert problems[4].endswith("; restore the task folder's files (model, manifest, start) or make the grid again")
+    res = cli_here("collect", str(g), "--emit-final")
+    assert res.returncode == 0, res.stderr
+    assert "unusable solution" not in res.stdout and "rm " not in res.stdout
+
+
 def test_collect_with_bad_solutions(solved_grid, tmp_path):
     out, _, _ = solved_grid
     g = tmp_path / "g"

@@ -97,7 +97,7 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
     """Decode every solution present and score it on its validation fold (``scoring``, balanced accuracy by
     default; its points weighted by the data's weight column, if it has one)."""
     from olctc.decode import decode_file
-    from olctc.compile import manifest_path
+    from olctc.compile import manifest_path, read_manifest
     from olctc.read import copt, gurobi, xpress
 
     folder = Path(folder)
@@ -119,7 +119,15 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             r.problem = "missing solution" + (f" (last line of solve.log: {tail})" if tail else " (not run yet?)")
             out.append(r)
             continue
-        foreign = _foreign_task(manifest_path(model), t, info, ds.weight)
+        try:
+            man = read_manifest(manifest_path(model), model_optional=True)
+        except OlctcError as exc:
+            # not the solution's fault: "delete the unusable solution and resubmit" could not help
+            r.problem = (f"unusable manifest: {exc}; restore the task folder's files (model, manifest, start) or "
+                         "make the grid again")
+            out.append(r)
+            continue
+        foreign = _foreign_task(man, t, info, ds.weight)
         if foreign is not None:
             r.problem, r.foreign = f"another grid's task: {foreign}", True
             out.append(r)
@@ -161,19 +169,13 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
     return out
 
 
-def _foreign_task(manifest: Path, task: dict[str, Any], info: dict[str, Any],
+def _foreign_task(man: dict[str, Any], task: dict[str, Any], info: dict[str, Any],
                   weight: np.ndarray | None = None) -> str | None:
-    """Why the task's model (its manifest) is not the one grid compiled for it, or None. A task folder
-    copied from another grid (other C values, another seed's folds) decoded and scored as this grid's: its
-    trees were labelled with this grid's C and scored on folds they were trained on, exit 0 (QA pass,
-    2026-12-03). An unreadable manifest is left to decode, which says what is wrong with it."""
-    import json
-
-    try:
-        man = json.loads(manifest.read_text(encoding="utf-8"))
-        spec, data = dict(man["spec"]), dict(man["data"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    """Why the task's model (its manifest ``man``, checked by ``read_manifest``) is not the one grid compiled
+    for it, or None. A task folder copied from another grid (other C values, another seed's folds) decoded
+    and scored as this grid's: its trees were labelled with this grid's C and scored on folds they were
+    trained on, exit 0 (QA pass, 2026-12-03)."""
+    spec, data = dict(man["spec"]), dict(man["data"])
     C = [float(c) for c in task["C"]]
     if [float(c) for c in spec.get("C") or []] != C:
         return f"its model was compiled with C {spec.get('C')}, the grid's task {task['task']} has C {C}"
