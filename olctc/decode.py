@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -469,8 +470,14 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
             check_dataset(source, "source")
         milp, spec, ds, scaler, X = rebuild(man, data, where=manifest, source=source)
         model_file = Path(manifest).parent / man["model"]["file"]
-    sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
-    x = solution_vector(milp, sol)
+    try:
+        sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
+        x = solution_vector(milp, sol)
+    except OlctcError:
+        # CBC's start reads as "Status unknown", Gurobi's, CPLEX's and COPT's .mst as no solution format:
+        # each start compile wrote gets the one message that says what the file is (checked by its hash)
+        _refuse_start_file(man, solution, None)
+        raise
     _refuse_start_file(man, solution, sol)
     dec = decode_arrays(milp, spec, X, ds.y, x, sol, sample_weight=ds.weight)
     dec.report.known_feasible = (man.get("warm_start") or {}).get("objective")  # checked by read_manifest
@@ -483,23 +490,28 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
 def _refuse_start_file(man: dict[str, Any], path: str | Path, sol) -> None:
     """OlctcError when ``path`` is one of the MIP starts compile wrote: HiGHS's and SCIP's starts are in their
     solution format and would decode as "feasible (Unknown)", the warm start passed off as the solver's answer
-    (CBC's start says "Status unknown" and is refused as no solution already). Xpress's .slx start has no
-    objective, as Xpress's own files: it decoded as the solver's answer (QA pass, 2026-12-03)."""
+    Xpress's .slx start has no objective, as Xpress's own files: it decoded as the solver's answer (QA pass,
+    2026-12-03). ``sol`` None: the file read as no solution (CBC's start, "Status unknown") or as no solution
+    file at all (the .mst starts), which the caller reports unless it is a start."""
     from olctc.io import sha256_file
 
     warm = (man.get("warm_start") or {}).get("objective")
     starts = (man.get("files") or {}).get("start") or {}
     # only a file with the warm start's objective, or with none, can be one (a solution file of a million
-    # columns hashes in about 0.1 s)
-    if not starts or (sol.objective is not None and (warm is None or abs(sol.objective - warm) > 1e-9 * max(1.0,
-                                                                                                         abs(warm)))):
+    # columns hashes in about 0.1 s); ``sol`` None: a file that does not read as a solution, any size
+    if not starts or not os.path.isfile(path):  # a pipe cannot be read twice, and no start is one
+        return
+    if sol is not None and sol.objective is not None and (
+            warm is None or abs(sol.objective - warm) > 1e-9 * max(1.0, abs(warm))):
         return
     digest = sha256_file(path)
-    for entry in starts.values():
-        if isinstance(entry, dict) and entry.get("sha256") == digest:
-            raise OlctcError(f"{path}: expected a solver's solution file, got the MIP start compile wrote "
-                             f"({entry.get('file')}, olctc's warm start); pass the file the solver wrote "
-                             "(NAME.solvers.txt shows each solver's command)")
+    same = [e.get("file") for e in starts.values() if isinstance(e, dict) and e.get("sha256") == digest]
+    if same:
+        # COPT's start is Gurobi's, byte for byte: name the file given when it is one of them
+        name = Path(path).name if Path(path).name in same else same[0]
+        raise OlctcError(f"{path}: expected a solver's solution file, got the MIP start compile wrote "
+                         f"({name}, olctc's warm start); pass the file the solver wrote "
+                         "(NAME.solvers.txt shows each solver's command)")
 
 
 def settle_empty_nodes(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: TreeSpec,

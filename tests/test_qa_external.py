@@ -82,11 +82,14 @@ def test_highs_style1_line_with_a_blank_primal_is_a_damaged_file_not_no_solution
     assert code == 0, err
 
 
-@pytest.mark.parametrize("name", ["m.start.highs.sol", "m.start.scip.sol", "m.start.xpress.slx"])
+@pytest.mark.parametrize("name", ["m.start.highs.sol", "m.start.scip.sol", "m.start.xpress.slx", "m.start.cbc",
+                                  "m.start.gurobi.mst", "m.start.cplex.mst", "m.start.copt.mst"])
 def test_a_mip_start_compile_wrote_is_not_decoded_as_a_solution(work, capsys, name):
     # HiGHS's and SCIP's starts are in their solution formats: they read as "feasible (Unknown)", and decode
-    # passed the warm start off as the solver's tree (CBC's start, "Status unknown", was refused already).
-    # Xpress's .slx start has no objective, as Xpress's own files: it was decoded too (QA pass, 2026-12-03)
+    # passed the warm start off as the solver's tree. Xpress's .slx start has no objective, as Xpress's own
+    # files: it was decoded too (QA pass, 2026-12-03). The others were refused, each in other words: CBC's
+    # as "no_solution (Status unknown)", the .mst files as no known format; COPT's, Gurobi's byte for byte, is
+    # named as itself
     start = work / name
     tree = work / "t.json"
     code, _, err = run(["decode", work / "m.olctc.json", start, "-o", tree], capsys)
