@@ -202,6 +202,22 @@ def test_collect_names_a_missing_task_folder(solved_grid, tmp_path):
                            "the grid again"}
 
 
+def test_collect_says_a_stopped_tasks_part_file_is_not_scored(solved_grid, tmp_path):
+    # solve.log said "the best solution found until then was written" (to the .part the grid's command renames
+    # once the solve ends), and collect said only "missing solution"
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    sol = g / "tasks/0006/model.cbc.sol"
+    sol.rename(f"{sol}.part")
+    (g / "tasks/0006/solve.log").write_text("interrupted (the best solution found until then was written)\n")
+    problems = {r.task: r.problem for r in collect(g).results if r.problem}
+    assert problems == {6: "missing solution (last line of solve.log: interrupted (the best solution found until "
+                           "then was written)); the task was stopped: model.cbc.sol.part holds its best solution "
+                           "until then, which collect does not score (give the job more time than the grid's "
+                           "--time-limit)"}
+
+
 def test_collect_names_an_unusable_manifest_as_such(solved_grid, tmp_path):
     # a damaged task manifest was an "unusable solution", with advice to delete the (good) solution and resubmit,
     # after which the task's solve failed on the same manifest's model all the same

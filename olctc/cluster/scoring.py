@@ -117,6 +117,12 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
         if not sol.exists() or sol.stat().st_size == 0:
             tail = _log_tail(sol.parent / "solve.log")
             r.problem = "missing solution" + (f" (last line of solve.log: {tail})" if tail else " (not run yet?)")
+            part = [p for p in (Path(f"{sol}.part"), Path(f"{sol}.part.sol")) if p.is_file()]
+            if part:
+                # "the best solution found until then was written": to the .part, which a finished solve
+                # renames; an interrupted one (the job's time limit below the grid's) is not scored
+                r.problem += (f"; the task was stopped: {part[0].name} holds its best solution until then, which "
+                              "collect does not score (give the job more time than the grid's --time-limit)")
             out.append(r)
             continue
         try:
