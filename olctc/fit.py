@@ -192,6 +192,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     """
     from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
     from olctc.solve import solve_milp
+    from olctc.solve.calls import INTERRUPT_WAIT
     from olctc.solve.result import SolveResult, limit_kind, relative_gap
     from olctc.warmstart import warm_start
 
@@ -262,9 +263,12 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     if limit_kind(res.raw_status) == "interrupt" and not keep_incumbent:
         raise KeyboardInterrupt
     status, gap, kept_why = res.status, res.gap, None  # of the tree kept
-    left_why = (f"{solver} was still running {res.runtime - remaining:.0f} s past its time limit of "
-                f"{remaining:.0f} s (work that checks no clock) and was left"
-                if res.left_running and remaining is not None else None)  # left only past a time limit
+    left_why = None
+    if res.left_running and limit_kind(res.raw_status) == "interrupt":
+        left_why = f"{solver} had not stopped {INTERRUPT_WAIT:g} s after the interrupt and was left"
+    elif res.left_running and remaining is not None:  # else left only past a time limit
+        left_why = (f"{solver} was still running {res.runtime - remaining:.0f} s past its time limit of "
+                    f"{remaining:.0f} s (work that checks no clock) and was left")
     if left_why and res.x is not None and verbose:
         echo(f"{left_why}: taking the best solution it had found (objective {res.objective:.6g})")
     if res.x is None:

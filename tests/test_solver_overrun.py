@@ -228,6 +228,64 @@ def test_solve_leaving_a_highs_with_no_solution_writes_nothing(heart_model):
     assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 30, took  # below the 60 s hang; slack as above
 
 
+# HiGHS deaf to a stop request after its first incumbent, as it was for 55-93 s after a SIGTERM in some phases
+# (breast, depth 3; under Slurm, whose KillWait then SIGKILLed it with nothing written): the improving-solution
+# callback blocks the solver thread, after touching a file that says the incumbent is kept.
+HANG_DEAF_AFTER_INCUMBENT = """
+    import pathlib, sys, time
+    from olctc.solve import highs
+    keep = highs._keep_incumbent
+
+    def keep_then_hang(event, best):
+        keep(event, best)
+        pathlib.Path("incumbent-kept").touch()
+        time.sleep(120)
+
+    highs._keep_incumbent = keep_then_hang
+"""
+
+
+@HEART_GROUP
+@pytest.mark.parametrize("command", ["solve", "fit"])
+def test_a_highs_deaf_to_an_interrupt_is_left_with_its_incumbent(heart_model, command):
+    import signal
+
+    from olctc.solve.calls import INTERRUPT_WAIT
+
+    folder = heart_model.parent
+    args = (["solve", "h.mps", "--time-limit", "300", "-o", "h.sol"] if command == "solve" else
+            ["fit", "--dataset", "heart", "--depth", "1", "--time-limit", "300", "--keep-incumbent", "-o", "t.json"])
+    code = (textwrap.dedent(HANG_DEAF_AFTER_INCUMBENT)
+            + f"\nfrom olctc.cli import main\nsys.argv = ['olctc', *{args!r}]\nmain()\n")
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (folder / "incumbent-kept").exists() and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (folder / "incumbent-kept").exists(), p.communicate(timeout=60)
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=120)
+        took = time.monotonic() - t0
+    finally:
+        p.kill()
+    # it waited for HiGHS until it stopped (the callback's 120 s): now INTERRUPT_WAIT, then it leaves
+    assert p.returncode == 130 and took < INTERRUPT_WAIT + 20, (p.returncode, took, err)
+    assert f"highs had not stopped {INTERRUPT_WAIT:g} s after the interrupt and was left" in out, out
+    if command == "solve":
+        assert err.strip() == "interrupted (the best solution found until then was written)", err
+        from olctc.read import read_solution
+
+        sol = read_solution(folder / "h.sol")
+        # HiGHS's first incumbent is the MIP start compile wrote: the warm start's objective
+        warm = json.loads((folder / "h.olctc.json").read_text())["warm_start"]["objective"]
+        assert sol.raw_status == "Interrupted by user" and sol.objective == pytest.approx(warm, rel=1e-9)
+    else:
+        fit = json.loads((folder / "t.json").read_text())["meta"]["fit"]
+        assert fit["solution_from"] == "highs" and "had not stopped" in fit["solver_left"], fit
+
+
 def test_fit_leaves_a_busy_highs_with_its_best_solution(tmp_path):
     # 5 s, as every fit in the tests: at 3 s fit's budget (90% of what building, the warm start and a 0.5 s
     # reserve leave, minus 1 s) left the solver under 1 s once building and the warm start took 0.3 s, on a

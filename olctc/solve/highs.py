@@ -12,7 +12,7 @@ import numpy as np
 from olctc.emit.params import PARAM_NAMES, solver_settings
 from olctc.errors import OlctcError
 from olctc.io import interrupt_handled, is_console
-from olctc.solve.calls import SolverLeft, _fd_redirected, _map, _native
+from olctc.solve.calls import INTERRUPT_WAIT, SolverLeft, _fd_redirected, _map, _native
 from olctc.solve.modelfile import no_columns, readable_path
 from olctc.solve.options import SolveOptions, overrun_grace, start_from_file, start_vector
 from olctc.solve.result import SolveResult, finite_or_none, highs_gap_left, relative_gap
@@ -102,26 +102,35 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
         # HiGHS's presolve, and the root LP's second presolve after a first run stopped on time, check no
         # clock: w5a's fit ran 111 s at --time-limit 60. Past the grace the console program leaves it.
         leave_at = time.monotonic() + left + overrun_grace(left)
+    # After an interrupt the console program waits for HiGHS, which hands back its incumbent, but not for ever:
+    # past INTERRUPT_WAIT it leaves with the best solution the callback below saw
+    leave_after_stop = INTERRUPT_WAIT if stop is not None and is_console() else None
     if stop is not None or leave_at is not None:
         h.HandleUserInterrupt = True  # cancelSolve only sets a flag, which highspy's interrupt callbacks read
     best: dict[str, tuple[float, float | None, np.ndarray]] = {}
-    if leave_at is not None and is_mip:
+    if (leave_at is not None or leave_after_stop is not None) and is_mip:
         h.cbMipImprovingSolution.subscribe(lambda e: _keep_incumbent(e, best))
     x: np.ndarray | None  # the answer's values and objective; None without a solution
     objective: float | None
     t0 = time.perf_counter()
     try:
-        _native(lambda: _highs_thread_run(h), stop=stop, leave_at=leave_at, cancel=h.cancelSolve)
-    except SolverLeft:
+        _native(lambda: _highs_thread_run(h), stop=stop, leave_at=leave_at, cancel=h.cancelSolve,
+                leave_after_stop=leave_after_stop)
+    except SolverLeft as left:
         runtime = time.perf_counter() - t0
+        raw = "Time limit reached"
+        if left.args == ("interrupt",):
+            # HiGHS's words for a stop it made itself; the interrupt is this result's now, as there
+            raw = "Interrupted by user"
+            interrupt_handled()
         if "x" not in best:
             return SolveResult(status="no_solution", objective=None, bound=None, gap=None, x=None,
                                col_names=names, solver="highs", solver_version=f"HiGHS {version}",
-                               runtime=runtime, raw_status="Time limit reached", left_running=True)
+                               runtime=runtime, raw_status=raw, left_running=True)
         objective, bound, x = best["x"]
         return SolveResult(status="feasible", objective=objective, bound=bound, gap=relative_gap(objective, bound),
                            x=x, col_names=names, solver="highs", solver_version=f"HiGHS {version}",
-                           runtime=runtime, raw_status="Time limit reached", left_running=True)
+                           runtime=runtime, raw_status=raw, left_running=True)
     runtime = time.perf_counter() - t0
     model_status = h.getModelStatus()
     if model_status == highspy.HighsModelStatus.kInterrupt:
