@@ -218,6 +218,27 @@ def test_collect_says_a_stopped_tasks_part_file_is_not_scored(solved_grid, tmp_p
                            "--time-limit)"}
 
 
+def test_collect_does_not_call_a_solution_unusable_for_an_error_of_olctcs_own(solved_grid, monkeypatch):
+    # a bug in decoding (here a NameError, as once while decode.py was edited) made every task's good solution
+    # "unusable", with advice to delete them all before resubmitting
+    import olctc.decode
+
+    out, _, _ = solved_grid
+    real = olctc.decode.decode_file
+
+    def broken(manifest, solution, **kw):
+        if "0003" in str(solution):
+            raise NameError("name 'os' is not defined")
+        return real(manifest, solution, **kw)
+
+    monkeypatch.setattr(olctc.decode, "decode_file", broken)
+    col = collect(out)
+    problems = {r.task: r.problem for r in col.results if r.problem}
+    assert problems == {3: "decoding failed: NameError: name 'os' is not defined (an error in olctc, not in the "
+                           "solution file: keep the file, and report the error)"}
+    assert not any(r.unusable for r in col.results)
+
+
 def test_collect_names_an_unusable_manifest_as_such(solved_grid, tmp_path):
     # a damaged task manifest was an "unusable solution", with advice to delete the (good) solution and resubmit,
     # after which the task's solve failed on the same manifest's model all the same

@@ -144,8 +144,11 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             r.problem, r.unusable = f"unusable solution: {exc}", sol
             out.append(r)
             continue
-        except Exception as exc:  # a corrupt file must not stop the other tasks
-            r.problem, r.unusable = f"unusable solution: {type(exc).__name__}: {exc}", sol
+        except Exception as exc:  # an error of olctc's own, not a verdict on the file: the other tasks go on
+            # no advice to delete the solution: a fault in olctc (a NameError while decode.py was being
+            # edited, under a QA pass) called every task's good solution unusable, and said to delete them all
+            r.problem = (f"decoding failed: {type(exc).__name__}: {exc} (an error in olctc, not in the solution "
+                         "file: keep the file, and report the error)")
             out.append(r)
             continue
         # Gurobi's, COPT's and Xpress's files carry no status (the reader's "feasible" only means it holds a
