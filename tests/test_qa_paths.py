@@ -359,6 +359,37 @@ def test_submit_sh_from_another_folder_with_a_node_in_another_folder(solved_grid
     assert res.returncode == 2 and "jobs.tsv not found" in res.stderr
 
 
+def test_submit_sh_submits_every_array_at_once_and_reports_a_failed_one(tmp_path):
+    # `bash submit.sh --wait` (examples/slurm_grid.sh): sbatch --wait returns when its array has ended, with
+    # its status; the loop ran the arrays one after the other, and a failed task in the first (set -e) left
+    # the second unsubmitted (QA pass under a real Slurm: 1089 tasks, only tasks 1000-1088 ran, exit 1)
+    from olctc.cluster.slurm import submit_all_script
+
+    g = tmp_path / "g"
+    g.mkdir()
+    (g / "submit.sh").write_text(submit_all_script(2))
+    (g / "submit.slurm").write_text("tasks 0-999\n")
+    (g / "submit-1000.slurm").write_text("tasks 1000-1088\n")
+    fake = tmp_path / "fakebin"
+    fake.mkdir()
+    # the array of submit-1000.slurm fails, at once; the other ends a second later, well
+    (fake / "sbatch").write_text(
+        "#!/bin/bash\n"
+        'script="${@: -1}"; echo "start $* $(cat "$script")" >> "$FAKE_LOG"\n'
+        'if [ "$script" = submit-1000.slurm ]; then exit 1; fi\n'
+        'sleep 1; echo "end $script" >> "$FAKE_LOG"\n')
+    (fake / "sbatch").chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}", "FAKE_LOG": str(tmp_path / "sbatch.log")}
+    done = sh(f"bash {shlex.quote(str(g / 'submit.sh'))} --wait", cwd=tmp_path, env=env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    log = sorted((tmp_path / "sbatch.log").read_text().splitlines())
+    assert log == ["end submit.slurm", "start --wait submit-1000.slurm tasks 1000-1088",
+                   "start --wait submit.slurm tasks 0-999"]
+    (tmp_path / "sbatch.log").unlink()
+    (g / "submit-1000.slurm").unlink()  # one array, which ends well: exit 0
+    assert sh(f"bash {shlex.quote(str(g / 'submit.sh'))}", cwd=tmp_path, env=env).returncode == 0
+
+
 WEIRD_DIR = "we ird;$x 'é'"
 WEIRD_NAME = "-n ü$(x)"
 

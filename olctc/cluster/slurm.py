@@ -167,7 +167,15 @@ def submit_all_script(n_arrays: int) -> str:
         "gurobi_cl instead. Safe to run again: tasks whose solution exists are skipped.",
         "set -eu",
         _CD_HERE,
-        'for s in submit*.slurm; do sbatch "$@" "$s"; done', ""])
+        # Every array at once, then the worst status: with --wait each sbatch returns when its array has ended,
+        # with its status, so a loop ran the arrays one after the other, and the first failed task (set -e)
+        # left the next array unsubmitted (QA pass under a real Slurm)
+        "# all arrays at once: with --wait each sbatch returns only when its array has ended",
+        "pids=()",
+        'for s in submit*.slurm; do sbatch "$@" "$s" & pids+=("$!"); done',
+        "status=0",
+        'for p in "${pids[@]}"; do wait "$p" || status=$?; done',
+        'exit "$status"', ""])
 
 
 def local_script() -> str:
