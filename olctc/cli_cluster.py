@@ -46,7 +46,9 @@ def _refuse_C(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 @click.option("--test-size", type=float, default=0.2, show_default=True,
               help="Stratified test share held out (0: none).")
 @click.option("--solver", default="olctc", show_default=True, help=_solver_help())
-@click.option("--time-limit", type=float, default=600.0, show_default=True, help="Seconds per task.")
+@click.option("--time-limit", type=float, default=600.0, show_default=True,
+              help="Seconds per task's solve. Its Slurm --time is this plus 5 min, or plus 15% + 30 s when "
+                   "that is more (bash DIR/submit.sh --time=... overrides it).")
 @click.option("--threads", type=int, default=None,
               help="Solver threads per task (default: --cpus-per-task when above 1, else the solver's default).")
 @click.option("--cpus-per-task", type=int, default=1, show_default=True, help="Slurm CPUs per task.")

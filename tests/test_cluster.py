@@ -522,6 +522,8 @@ def test_slurm_names_that_sbatch_takes_pass():
     from olctc.cluster import SlurmOptions, check_slurm_options
 
     check_slurm_options(SlurmOptions(partition="short,gpu-a100,long_2.x", account="proj-1.a_b"))
+    for mem in ("4G", "4GB", "512mb", "4000", "2t"):  # '4GB' was refused, which sbatch takes (QA pass, Slurm 22.05)
+        check_slurm_options(SlurmOptions(mem=mem))
 
 
 def test_grid_warns_of_an_olctc_cmd_path_with_an_unquoted_space(tmp_path):
@@ -993,6 +995,7 @@ def test_large_grids_get_job_arrays_slurm_accepts():
                                     ("submit-2000.slurm", 2000, 500)]
     text = slurm_script(2500, 60, SlurmOptions(), first=2000)
     assert "#SBATCH --array=0-499\n" in text and "#SBATCH --output=logs/task-2%3a.out\n" in text
+    assert "#SBATCH --open-mode=append\n" in text  # a resubmitted task's skip replaced the log that solved it
     assert 'run_task "$(( 2000 + ${SLURM_ARRAY_TASK_ID:?' in text
     assert "#SBATCH --array=0-999\n" in slurm_script(2500, 60, SlurmOptions())
     assert resubmit_commands("my g", [3, 999, 1000, 1005, 1006, 1007, 2001], 2500) == [

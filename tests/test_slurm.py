@@ -199,9 +199,12 @@ def test_grid_on_slurm_matches_gridsearchcv(cluster, tmp_path):
             (grid / f"tasks/{k:04d}/solve.log").read_text() if (grid / f"tasks/{k:04d}/solve.log").exists() else "")
         assert "status optimal" in (grid / f"tasks/{k:04d}/solve.log").read_text()
 
-    # resubmitting is safe: every task sees its solution and skips
+    # resubmitting is safe: every task sees its solution and skips; its log keeps the run that solved it
+    # (--open-mode=append: the skip replaced it)
+    first_log = (grid / "logs/task-0.out").read_text()
     job2 = _sbatch_wait("submit.slurm", grid, env)
-    assert "exists, skipped" in (grid / "logs/task-0.out").read_text(), job2
+    log = (grid / "logs/task-0.out").read_text()
+    assert log.startswith(first_log) and "exists, skipped" in log[len(first_log):], job2
 
     # collect's advice for unscored tasks submits only those, and works as printed
     saved = {k: (grid / f"tasks/{k:04d}/model.highs.sol").read_bytes() for k in (1, 3)}
@@ -276,7 +279,7 @@ def test_grid_of_more_tasks_than_maxarraysize(cluster, tmp_path, memory_tmp):
     grid = memory_tmp / "grid"
     res = cli_here("grid", str(data), "--target", "y", "--depth", "1", "--C-values",
                  ",".join(str(k + 1) for k in range(501)), "--folds", "2", "--test-size", "0.2",
-                 "--solver", "highs", "--time-limit", "10", "--mem", "500M",
+                 "--solver", "highs", "--time-limit", "10", "--mem", "500MB",  # 'MB': sbatch takes it too
                  "--olctc-cmd", f"{sys.executable} -m olctc.cli", "-o", str(grid))
     assert res.returncode == 0, res.stderr
     assert "1002 tasks" in res.stdout and f"bash {grid / 'submit.sh'}   (2 job arrays" in res.stdout

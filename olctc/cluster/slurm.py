@@ -39,7 +39,7 @@ class SlurmOptions:
     margin_s: int = SLURM_MARGIN_S
 
 
-_SLURM_MEM = re.compile(r"[0-9]+[KMGTkmgt]?")
+_SLURM_MEM = re.compile(r"[0-9]+([KMGTkmgt][Bb]?)?")  # sbatch takes '4GB' as '4G' (Slurm 22.05)
 # Slurm's own names (partitions, accounts) are letters, digits, '_', '-' and '.'; sbatch takes a comma-separated
 # list of partitions. Anything else ('a;b', a quote) passes grid and fails every submission on the cluster.
 _SLURM_NAME = r"[A-Za-z0-9_.-]+"
@@ -130,7 +130,9 @@ def slurm_script(n_tasks: int, time_limit: float, opts: SlurmOptions, first: int
              f"#SBATCH --cpus-per-task={opts.cpus_per_task}",
              f"#SBATCH --mem={opts.mem}",
              f"#SBATCH --time={_slurm_time(job_seconds(time_limit, opts.margin_s))}",
-             f"#SBATCH --output={log}"]
+             f"#SBATCH --output={log}",
+             # a resubmitted task ("exists, skipped") replaced the log of the run that solved it
+             "#SBATCH --open-mode=append"]
     if opts.partition:
         lines.append(f"#SBATCH --partition={opts.partition}")
     if opts.account:
