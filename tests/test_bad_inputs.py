@@ -379,7 +379,8 @@ CASES = [
     C("solution-unknown-column", "decode m.olctc.json unknown.sol -o o.json",
       "unknown.sol: column 'zzz_0' is not in this model: the solution belongs to another model"),
     C("solution-is-a-mip-start", "decode m.olctc.json m.start.cbc -o o.json",
-      "m.start.cbc: cbc reports no_solution (Status unknown); there is no solution to decode"),
+      "m.start.cbc: expected a solver's solution file, got the MIP start compile wrote (m.start.cbc, olctc's warm "
+      "start); pass the file the solver wrote (NAME.solvers.txt shows each solver's command)"),
     C("solution-is-the-model", "decode m.olctc.json m.mps -o o.json",
       "m.mps:1: expected a solution file of a known format (cplex, gurobi, scip, cbc, glpk, highs, xpress, copt), "
       "got 'NAME m FREE'"),

@@ -23,8 +23,8 @@ from olctc.cli import _register_optional, cli
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 SECTION = "Compile once, solve anywhere"
-#: Options the README names that belong to other programs (sbatch --array=..., pytest --dist).
-NOT_OLCTC = {"--array", "--dist"}
+#: Options the README names that belong to other programs (sbatch --array=... and --time=..., pytest --dist).
+NOT_OLCTC = {"--array", "--dist", "--time"}
 
 
 def olctc_argv() -> list[str]:
