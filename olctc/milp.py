@@ -158,7 +158,7 @@ class MILP:
         viol[eq] = np.abs(ax[eq] - self.rhs[eq])
         bnd = np.maximum(np.maximum(self.lb - x, x - self.ub), 0.0)
         frac = np.abs(x[self.integer] - np.round(x[self.integer]))
-        return {"rows": float(viol.max(initial=0.0)), "bounds": float(bnd.max(initial=0.0)),
+        return {"rows": float(np.max(viol, initial=0.0)), "bounds": float(np.max(bnd, initial=0.0)),
                 "integrality": float(frac.max(initial=0.0))}
 
     def worst_row(self, x: np.ndarray) -> tuple[str, float]:

@@ -95,7 +95,9 @@ def tree_objective(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, s
     nnz = (np.abs(W) > ZERO_WEIGHT).sum(axis=1)
     l0 = 0.0
     if spec.info.l0 == "sfs":
-        l0 = spec.alpha * float(np.maximum(0, nnz - spec.effective_budget).sum())
+        budget = spec.effective_budget
+        assert budget is not None  # SFS-MARGOT's budget has a default
+        l0 = spec.alpha * float(np.maximum(0, nnz - budget).sum())
     elif spec.info.l0 == "penalty":
         l0 = spec.alpha * float(nnz.sum())
     return ObjectiveParts(per_layer, weighted, reg, l0)

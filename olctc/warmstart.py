@@ -243,7 +243,7 @@ def _constant_b(y: np.ndarray, spec: TreeSpec, sample_weight: np.ndarray | None 
         return np.maximum(0.0, np.max(c[None, :] - g[None, :] * u[:, None], axis=1))
 
     phi = n_pos * L(cand) + n_neg * L(-cand)
-    best = np.flatnonzero(phi <= phi.min() + 1e-12)
+    best = np.flatnonzero(phi <= np.min(phi) + 1e-12)
     return float(cand[best[np.argmin(np.abs(cand[best]))]])
 
 
@@ -456,7 +456,7 @@ def _xi_from_rows(milp: MILP, x: np.ndarray) -> np.ndarray:
     rest = milp.A @ x
     A_xi = milp.A[:, blk.slice].tocoo()
     rows, cols, a = A_xi.row, A_xi.col, A_xi.data
-    if np.bincount(rows, minlength=milp.n_rows).max(initial=0) > 1:
+    if np.max(np.bincount(rows, minlength=milp.n_rows), initial=0) > 1:
         raise AssertionError("a row holds more than one xi column; _xi_from_rows assumes one")
     need = (milp.rhs[rows] - rest[rows]) / a
     sense = milp.sense[rows]

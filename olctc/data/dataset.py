@@ -156,9 +156,9 @@ class Scaler:
             return cls.identity(X.shape[1])
         if sample_weight is not None:
             sample_weight = np.asarray(sample_weight, dtype=np.float64)
-            top = float(sample_weight.max())
-            if top > 0:
-                sample_weight = sample_weight / top
+            w_top = float(sample_weight.max())
+            if w_top > 0:
+                sample_weight = sample_weight / w_top
         with np.errstate(over="ignore", invalid="ignore"):
             mean, std = _moments(X, sample_weight)
             # Squares (or sums) of values near 1e154 (1e308) overflow, and squares of values below 1e-154

@@ -599,7 +599,7 @@ class SpillParts:
             return
         lo = int(w.min(initial=0))
         self.bin_of = ((w - lo) // (span + 1)).astype(np.int64)
-        nb = int(self.bin_of.max(initial=0)) + 1
+        nb = int(np.max(self.bin_of, initial=0)) + 1
         self.bins = []
         for b in range(nb):
             m = self.bin_of == b
