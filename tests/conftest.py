@@ -9,6 +9,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Iterator
@@ -30,6 +31,14 @@ import pytest  # noqa: E402
 # in a child at exec, so catching it here gives the children a terminal's Ctrl-C.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+#: CPython 3.13.0's getattr on a module raises SystemError ("returned NULL without setting an exception") when
+#: ``python -c`` runs in a deleted working folder (its module-shadowing check; CPython gh-130932, fixed in a
+#: later 3.13 release): numpy fails to import there, whatever olctc does (QA pass on 3.13.0, 2026-12-04).
+#: ``olctc`` and ``python -m olctc`` in a deleted folder work on 3.13.0.
+CPYTHON_DELETED_CWD_BUG = pytest.mark.skipif(
+    (3, 13, 0) <= sys.version_info[:3] < (3, 13, 3),
+    reason="CPython 3.13.0-3.13.2: `python -c` in a deleted folder fails in getattr (gh-130932)")
 
 #: The line by which HiGHS says it took a MIP start, and the start's objective. HiGHS 1.16 writes
 #: "is feasible: objective value is v" where 1.15 wrote "is feasible, objective value is v".

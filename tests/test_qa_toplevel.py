@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import CPYTHON_DELETED_CWD_BUG
 
 import olctc
 from olctc import OlctcError
@@ -258,6 +259,7 @@ def test_piped_to_head_and_bad_options():
     assert _olctc(["solvers", "--help"]).returncode == 0
 
 
+@CPYTHON_DELETED_CWD_BUG
 def test_no_path_at_all_and_a_deleted_working_folder(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PATH"}
     out = subprocess.run([sys.executable, "-m", "olctc", "solvers", "--json"], env=env, capture_output=True,
