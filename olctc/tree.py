@@ -136,25 +136,21 @@ def _by_position(table: Any, schema: Schema) -> Any:
     return out
 
 
-def _warn_unseen(schema: Schema, cells: Any, X: np.ndarray, source: str) -> None:
-    """An ``UnseenCategoryWarning`` per categorical column of ``X`` (encoded from ``cells``) with a row that is
-    none of its categories: scored, as scikit-learn's OneHotEncoder(handle_unknown='ignore') does, which warns
-    too. (The CLI counts them over a whole file itself, and says so in one note per column.)"""
+def _warn_unseen(schema: Schema, cells: Any, unseen: dict[str, np.ndarray], source: str) -> None:
+    """An ``UnseenCategoryWarning`` per categorical column with rows that are none of its categories
+    (``unseen``, from ``Schema.encode``): scored, as scikit-learn's OneHotEncoder(handle_unknown='ignore') does,
+    which warns too. (The CLI counts them over a whole file itself, and says so in one note per column.)"""
     import warnings
 
     from olctc.errors import UnseenCategoryWarning
 
-    j = 0
     for col in schema.columns:
-        k = 1 if col.kind == "numeric" else len(col.categories)
-        if col.kind != "numeric":
-            unseen = np.flatnonzero(~X[:, j:j + k].any(axis=1))
-            if unseen.size:
-                first = int(unseen[0])
-                warnings.warn(f"{source}: column {col.name!r}: {unseen.size} row(s) hold a category the tree "
-                              f"never saw (first {shorten(repr(cells[col.name][first]))} at row {first}): "
-                              f"encoded as none of its {k} categories", UnseenCategoryWarning, stacklevel=3)
-        j += k
+        rows = unseen.get(col.name)
+        if rows is not None:
+            first = int(rows[0])
+            warnings.warn(f"{source}: column {col.name!r}: {rows.size} row(s) hold a category the tree never saw "
+                          f"(first {shorten(repr(cells[col.name][first]))} at row {first}): encoded as none of its "
+                          f"{len(col.categories)} categories", UnseenCategoryWarning, stacklevel=3)
 
 
 @dataclass
@@ -532,8 +528,9 @@ class Tree:
         if n_rows is None and getattr(table, "ndim", None) == 2:
             n_rows = int(table.shape[0])
         cells = _by_position(table, self.schema)
-        X = self.schema.encode(cells, source, n_rows)
-        _warn_unseen(self.schema, cells, X, source)
+        unseen: dict[str, np.ndarray] = {}
+        X = self.schema.encode(cells, source, n_rows, unseen)
+        _warn_unseen(self.schema, cells, unseen, source)
         return X
 
     # ------------------------------------------------------------------ training statistics

@@ -56,11 +56,13 @@ class Schema:
         return all(c.kind == "numeric" for c in self.columns)
 
     def encode(self, cells: Mapping[str, Sequence[Any] | np.ndarray], source: str = "data",
-               n_rows: int | None = None) -> np.ndarray:
+               n_rows: int | None = None, unseen: dict[str, np.ndarray] | None = None) -> np.ndarray:
         """Encode raw cells (column name -> values) into the float feature matrix.
 
         Unknown categories encode as all-zero one-hot rows (scikit-learn's ``handle_unknown='ignore'``).
         ``n_rows``: the number of rows, which a schema of no column cannot read from the cells.
+        ``unseen``: filled with column name -> the rows (ascending) holding none of its categories, for the
+        categorical columns that have some.
         """
         for col in self.columns:
             try:
@@ -91,8 +93,10 @@ class Schema:
                 X[:, j] = _to_float_column(vals, col.name, source, None)
                 j += 1
             else:
-                rows, hits = _category_hits(vals, col.categories, col.name, source)
+                rows, hits, missed = _category_hits(vals, col.categories, col.name, source)
                 X[rows, j + hits] = 1.0
+                if unseen is not None and missed.size:
+                    unseen[col.name] = missed
                 j += len(col.categories)
         return X
 
@@ -105,10 +109,11 @@ class Schema:
 
 
 def _category_hits(vals: Sequence[Any] | np.ndarray, categories: tuple[str, ...], name: str = "",
-                   source: str = "data") -> tuple[np.ndarray, np.ndarray]:
-    """(row, category index) of each cell whose text is one of ``categories``; other cells are unseen
-    categories, encoded as none (scikit-learn's ``handle_unknown='ignore'``), but a missing value (None, NaN,
-    pd.NA) is an error, as in a numeric column: str(None) was the unseen category 'None' (QA pass, 2026-12-03)."""
+                   source: str = "data") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row, category index) of each cell whose text is one of ``categories``, and the rows of the others:
+    unseen categories, encoded as none (scikit-learn's ``handle_unknown='ignore'``), but a missing value (None,
+    NaN, pd.NA) is an error, as in a numeric column: str(None) was the unseen category 'None' (QA pass,
+    2026-12-03)."""
     index = {c: k for k, c in enumerate(categories)}
     if len(index) < len(categories):  # a category twice (a Schema built by hand): each copy is a hit
         eq = np.asarray([str(v) for v in vals], dtype=object)[:, None] == np.asarray(categories, dtype=object)
@@ -122,7 +127,7 @@ def _category_hits(vals: Sequence[Any] | np.ndarray, categories: tuple[str, ...]
     for k in unseen.tolist():  # few: only cells that are no category are looked at
         if _is_missing(vals[k]):
             raise _missing(source, name, f"row {k}")
-    return rows, hits
+    return rows, hits, unseen
 
 
 #: Relative distance from a column's mean within which a value is the mean (rounding of the mean's sum).
