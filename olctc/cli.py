@@ -383,13 +383,11 @@ def solve_cmd(model, solver, time_limit, threads, use_start, solver_path, output
                                         verbose=not quiet, leave_overrun=True)
     click.echo(_result_line(res))
     if res.left_running:
-        from olctc.solve.calls import INTERRUPT_WAIT
-        from olctc.solve.result import limit_kind
+        from olctc.solve.calls import left_after_interrupt
 
-        click.echo(f"{solver} had not stopped {INTERRUPT_WAIT:g} s after the interrupt and was left: the best "
-                   "solution it had found is written" if limit_kind(res.raw_status) == "interrupt" else
-                   f"{solver} was still running past its time limit (work that checks no clock) and was left: "
-                   "the best solution it had found is written")
+        why = (left_after_interrupt(res)
+               or "was still running past its time limit (work that checks no clock) and was left")
+        click.echo(f"{solver} {why}: the best solution it had found is written")
     _note_cbc_optimum(solver, res.status)
     if res.status not in ("optimal", "feasible"):  # an external solver wrote its file all the same
         _fail(f"{solver} found no solution ({res.raw_status}); its file {sol_path} holds none",

@@ -489,7 +489,7 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
 
 def _refuse_start_file(man: dict[str, Any], path: str | Path, sol) -> None:
     """OlctcError when ``path`` is one of the MIP starts compile wrote: HiGHS's and SCIP's starts are in their
-    solution format and would decode as "feasible (Unknown)", the warm start passed off as the solver's answer
+    solution format and would decode as "feasible (Unknown)", the warm start passed off as the solver's answer.
     Xpress's .slx start has no objective, as Xpress's own files: it decoded as the solver's answer (QA pass,
     2026-12-03). ``sol`` None: the file read as no solution (CBC's start, "Status unknown") or as no solution
     file at all (the .mst starts), which the caller reports unless it is a start."""

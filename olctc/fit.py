@@ -192,7 +192,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     """
     from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
     from olctc.solve import solve_milp
-    from olctc.solve.calls import INTERRUPT_WAIT
+    from olctc.solve.calls import left_after_interrupt
     from olctc.solve.result import SolveResult, limit_kind, relative_gap
     from olctc.warmstart import warm_start
 
@@ -264,8 +264,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         raise KeyboardInterrupt
     status, gap, kept_why = res.status, res.gap, None  # of the tree kept
     left_why = None
-    if res.left_running and limit_kind(res.raw_status) == "interrupt":
-        left_why = f"{solver} had not stopped {INTERRUPT_WAIT:g} s after the interrupt and was left"
+    if interrupted := left_after_interrupt(res):
+        left_why = f"{solver} {interrupted}"
     elif res.left_running and remaining is not None:  # else left only past a time limit
         left_why = (f"{solver} was still running {res.runtime - remaining:.0f} s past its time limit of "
                     f"{remaining:.0f} s (work that checks no clock) and was left")

@@ -199,10 +199,9 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     file the link names; the solution goes beside the link.
     """
     from olctc.solve import solve_file, write_native_solution
-    from olctc.solve.calls import INTERRUPT_WAIT
+    from olctc.solve.calls import left_after_interrupt
     from olctc.solve.modelfile import check_model_path, model_stem
     from olctc.solve.options import MIN_SOLVE_SECONDS
-    from olctc.solve.result import limit_kind
 
     started = time.monotonic()
     model = Path(model)
@@ -257,8 +256,8 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
                      verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun)
     if res.x is None:
-        if res.left_running and limit_kind(res.raw_status) == "interrupt":
-            why = f"had not stopped {INTERRUPT_WAIT:g} s after the interrupt and was left, with no solution"
+        if interrupted := left_after_interrupt(res):
+            why = f"{interrupted}, with no solution"
         elif res.left_running and time_limit is not None:  # else left running past a time limit only
             why = (f"was still running {res.runtime - time_limit:.0f} s past its time limit (work that checks no "
                    f"clock) and was left, with no solution")

@@ -17,7 +17,7 @@ import numpy as np
 from olctc import fpenv
 from olctc.io import check_interrupt, is_console, note_solver_left
 from olctc.solve.options import SolveOptions, start_from_file, start_vector
-from olctc.solve.result import LIMIT, resolve_status
+from olctc.solve.result import LIMIT, SolveResult, limit_kind, resolve_status
 
 
 def _map(table: dict[str, str], raw: str, has_solution: bool) -> str:
@@ -93,6 +93,14 @@ LEAVE_WAIT = 1.0
 #: depth 3, signalled 30 s and 60 s into the solve), and Slurm's KillWait (30 s by default) then killed it
 #: with nothing written. It stops within 2.5 s otherwise.
 INTERRUPT_WAIT = 10.0
+
+
+def left_after_interrupt(res: SolveResult) -> str | None:
+    """"had not stopped ... after the interrupt and was left" for a solve left running after an interrupt
+    (``leave_after_stop``), else None: the words solve, fit and their errors give it."""
+    if res.left_running and limit_kind(res.raw_status) == "interrupt":
+        return f"had not stopped {INTERRUPT_WAIT:g} s after the interrupt and was left"
+    return None
 
 
 def _wait(done: threading.Event, seconds: float) -> bool:
