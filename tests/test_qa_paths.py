@@ -330,6 +330,16 @@ def test_collect_rerun_advice_runs_from_where_collect_ran(solved_grid, tmp_path)
     assert len(solutions(g)) == 2
 
 
+def _fake_sbatch(tmp_path: Path, body: str) -> dict[str, str]:
+    """The environment of a fake ``sbatch`` running the bash ``body``, first on PATH; it may log to $FAKE_LOG
+    (tmp_path/sbatch.log)."""
+    fake = tmp_path / "fakebin"
+    fake.mkdir()
+    (fake / "sbatch").write_text("#!/bin/bash\n" + body)
+    (fake / "sbatch").chmod(0o755)
+    return {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}", "FAKE_LOG": str(tmp_path / "sbatch.log")}
+
+
 def test_submit_sh_from_another_folder_with_a_node_in_another_folder(solved_grid, tmp_path):
     """bash DIR/submit.sh from anywhere; a fake sbatch runs each array task as Slurm does: the working folder
     of the node is not the grid's, SLURM_SUBMIT_DIR is the folder sbatch ran in."""
@@ -338,17 +348,13 @@ def test_submit_sh_from_another_folder_with_a_node_in_another_folder(solved_grid
         shutil.copy(mps, g / "tasks" / mps.parent.name / "model.mps")
     for sol in solutions(g):
         sol.unlink()
-    fake = tmp_path / "fakebin"
-    fake.mkdir()
-    (fake / "sbatch").write_text(
-        "#!/bin/bash\n"
-        'script="${@: -1}"; submit_dir="$PWD"; echo "$*" >> "$FAKE_LOG"\n'
-        'arr=$(sed -n "s/^#SBATCH --array=0-\\([0-9]*\\)$/\\1/p" "$script")\n'
-        'for i in $(seq 0 "$arr"); do\n'
-        '  (cd / && SLURM_SUBMIT_DIR="$submit_dir" SLURM_ARRAY_TASK_ID=$i bash "$submit_dir/$script") || exit 1\n'
-        "done\n")
-    (fake / "sbatch").chmod(0o755)
-    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}", "FAKE_LOG": str(tmp_path / "sbatch.log")}
+    env = _fake_sbatch(tmp_path,
+                       'script="${@: -1}"; submit_dir="$PWD"; echo "$*" >> "$FAKE_LOG"\n'
+                       'arr=$(sed -n "s/^#SBATCH --array=0-\\([0-9]*\\)$/\\1/p" "$script")\n'
+                       'for i in $(seq 0 "$arr"); do\n'
+                       '  (cd / && SLURM_SUBMIT_DIR="$submit_dir" SLURM_ARRAY_TASK_ID=$i bash "$submit_dir/$script")'
+                       ' || exit 1\n'
+                       "done\n")
     (tmp_path / "elsewhere").mkdir()
     done = sh(f"bash {shlex.quote(str(g / 'submit.sh'))} --partition=short", cwd=tmp_path / "elsewhere", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -370,16 +376,11 @@ def test_submit_sh_submits_every_array_at_once_and_reports_a_failed_one(tmp_path
     (g / "submit.sh").write_text(submit_all_script(2))
     (g / "submit.slurm").write_text("tasks 0-999\n")
     (g / "submit-1000.slurm").write_text("tasks 1000-1088\n")
-    fake = tmp_path / "fakebin"
-    fake.mkdir()
     # the array of submit-1000.slurm fails, at once; the other ends a second later, well
-    (fake / "sbatch").write_text(
-        "#!/bin/bash\n"
-        'script="${@: -1}"; echo "start $* $(cat "$script")" >> "$FAKE_LOG"\n'
-        'if [ "$script" = submit-1000.slurm ]; then exit 1; fi\n'
-        'sleep 1; echo "end $script" >> "$FAKE_LOG"\n')
-    (fake / "sbatch").chmod(0o755)
-    env = {**os.environ, "PATH": f"{fake}:{os.environ['PATH']}", "FAKE_LOG": str(tmp_path / "sbatch.log")}
+    env = _fake_sbatch(tmp_path,
+                       'script="${@: -1}"; echo "start $* $(cat "$script")" >> "$FAKE_LOG"\n'
+                       'if [ "$script" = submit-1000.slurm ]; then exit 1; fi\n'
+                       'sleep 1; echo "end $script" >> "$FAKE_LOG"\n')
     done = sh(f"bash {shlex.quote(str(g / 'submit.sh'))} --wait", cwd=tmp_path, env=env)
     assert done.returncode == 1, done.stdout + done.stderr
     log = sorted((tmp_path / "sbatch.log").read_text().splitlines())
