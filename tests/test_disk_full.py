@@ -153,6 +153,18 @@ def test_solve_into_a_read_only_folder_fails_before_solving(model, tmp_path, sol
         assert res.stdout == ""  # no solver log: refused before the solve
 
 
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or not os.path.isdir("/proc/self"),
+                    reason="needs root and /proc: os.access then says /proc is writable")
+@pytest.mark.parametrize("command", [["fit", "--dataset", "heart", "--depth", "1", "--time-limit", "5"],
+                                     ["compile", "--dataset", "heart", "--depth", "1"]])
+def test_a_folder_os_access_calls_writable_but_is_not_fails_before_the_work(command):
+    res = olctc(*command, "-o", "/proc/x.json" if command[0] == "fit" else "/proc/x.mps")
+    # used to: fit printed its whole run (solver log, report), then "cannot write /proc/x.json: No such file"
+    assert res.returncode == 2 and re.fullmatch(r"error: cannot write /proc/x\.(json|mps): folder /proc is not "
+                                                r"writable \(.+\)\n", res.stderr), res.stderr
+    assert res.stdout == ""
+
+
 # ------------------------------------------------------------------ collect --emit-final
 @pytest.fixture(scope="module")
 def solved_grid(tmp_path_factory) -> Path:

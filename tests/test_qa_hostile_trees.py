@@ -712,3 +712,12 @@ def test_load_tree_of_text_with_a_bom():
         assert "\n" not in str(exc) and "File name too long" not in str(exc), str(exc)[:200]
         return
     assert tree.classes == (1, 2)
+
+
+def test_text_export_tells_a_line_break_from_a_backslash_and_n():
+    tree = Tree.from_arrays([[1.0, -2.0, 3.0]], [0.5], feature_names=["a\nb", "a\\nb", "tab\there"],
+                            classes=("no\tpe", "yes"))
+    text = render(tree, "text").decode("utf-8")
+    # used to: both first names showed as a\nb; a name needing escapes is now shown as its repr
+    assert "'a\\nb': w=1" in text and "    a\\nb: w=-2" in text and "'tab\\there': w=3" in text, text
+    assert "classes 'no\\tpe' / yes" in text, text

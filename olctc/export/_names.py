@@ -18,9 +18,11 @@ def labels_as_text(classes: Sequence[Any]) -> bool:
 
 
 def printable(name: Any, limit: int = 40) -> str:
-    """One line, printable characters only (others as escapes), at most ``limit`` characters."""
+    """One line, printable characters only, at most ``limit`` characters: a name with any other character is
+    shown as its Python ``repr`` (quoted, escapes and backslashes spelled out), so a name holding a newline
+    and one holding a backslash and an "n" read differently."""
     s = str(name)
-    out = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in s)
+    out = s if s.isprintable() else repr(s)
     if len(out) > limit:
         out = out[: max(limit - 1, 1)] + "…"
     return out
