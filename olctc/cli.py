@@ -465,8 +465,8 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
 @click.option("--refine/--no-refine", default=True, show_default=True,
               help="Refit the last layer with the exact logistic loss (logistic presets).")
 @click.option("--keep-incumbent", is_flag=True,
-              help="If interrupted during the solve, still decode and write the best tree found "
-                   "(every solver but CBC, which cannot hand its incumbent back).")
+              help="If interrupted during the solve, still decode and write the best tree found (CBC cannot "
+                   "hand its incumbent back: the warm start's tree is written then). The exit code is 130.")
 @click.option("--quiet", is_flag=True, help="Hide the solver's log.")
 @click.option("--cv", "cv", type=int, default=None, metavar="K",
               help="Choose C by K-fold stratified cross-validation on the training part (olctc grid + "

@@ -17,7 +17,7 @@ from olctc.compile import compile_problem
 from olctc.data import Dataset, check_dataset, json_label
 from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
 from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error
-from olctc.io import interrupt_handled
+from olctc.io import interrupt_handled, is_console
 from olctc.spec import TreeSpec, check_spec
 from olctc.tree import Tree
 
@@ -192,7 +192,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     """
     from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
     from olctc.solve import solve_milp
-    from olctc.solve.calls import left_after_interrupt
+    from olctc.solve.calls import leave_running, left_after_interrupt
     from olctc.solve.result import SolveResult, limit_kind, relative_gap
     from olctc.warmstart import warm_start
 
@@ -247,12 +247,17 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
                          keep_incumbent=keep_incumbent, leave_overrun=leave_overrun)
     except KeyboardInterrupt:
         # An interrupt while the model is handed to the solver (before its thread runs, which a stop reaches)
-        # left no tree at all: the best one found so far is the warm start. CBC's thread cannot be stopped.
-        if not keep_incumbent or solver == "cbc":
+        # left no tree at all: the best one found so far is the warm start. So after an interrupt of CBC,
+        # whose thread python-mip can neither stop nor ask for its incumbent: the console program leaves it
+        # running (and exits by os._exit); a library caller's CBC ran in its own thread and is over.
+        if not keep_incumbent or (solver == "cbc" and not is_console()):
             raise
+        why = "interrupted before the solver started"
+        if solver == "cbc":
+            leave_running()
+            why = "interrupted; python-mip cannot take the best solution from a running CBC"
         interrupt_handled()  # a result now, as a stopped solver's: the tree is written, then the command exits 130
-        res = SolveResult("no_solution", None, None, None, None, [], solver, "", time.perf_counter() - t_call,
-                          "interrupted before the solver started")
+        res = SolveResult("no_solution", None, None, None, None, [], solver, "", time.perf_counter() - t_call, why)
     except TimeLimitTooShort:
         # Handing the model to the solver used up its share of the limit (a deep tree on a loaded machine:
         # 0.9 s of 1.0 s). The warm start is a tree: keep it, as when the solver finds none in its time,
@@ -272,7 +277,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     if left_why and res.x is not None and verbose:
         echo(f"{left_why}: taking the best solution it had found (objective {res.objective:.6g})")
     if res.x is None:
-        kept_why = left_why or f"{solver} found no solution ({res.raw_status})"
+        kept_why = left_why or (f"{solver} {res.raw_status}" if limit_kind(res.raw_status) == "interrupt"
+                                else f"{solver} found no solution ({res.raw_status})")
         if verbose:
             echo(f"{kept_why}: keeping the warm start")
         x, used = x0, "warm start"

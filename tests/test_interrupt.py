@@ -221,6 +221,21 @@ def test_fit_killed_with_keep_incumbent_writes_the_best_tree(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["tree.json"]
 
 
+def test_fit_with_cbc_killed_with_keep_incumbent_writes_the_warm_start(tmp_path):
+    # used to: only "interrupted" (python-mip can neither stop CBC nor take its incumbent), though the warm
+    # start, a tree, was at hand; CBC is left running and the process leaves by os._exit
+    code, err, took = run_and_kill_after_line(["fit", "--dataset", "breast", "--depth", "3", "--solver", "cbc",
+                                               "--time-limit", "60", "--keep-incumbent", "-o", "tree.json"],
+                                              tmp_path, FIT_SOLVES, signal.SIGINT, then=2.0)
+    assert code == 130 and err.strip().endswith(INTERRUPTED_KEPT), err
+    assert took < 10, f"the fit took {took:.0f} s to stop"
+    from olctc.export.json import load
+
+    fit = load(tmp_path / "tree.json").meta["fit"]
+    assert fit["solution_from"] == "warm start" and fit["raw_status"].startswith("interrupted; python-mip"), fit
+    assert [p.name for p in tmp_path.iterdir()] == ["tree.json"]
+
+
 #: The last line of a command that wrote what an interrupted solver handed back (and exits 130).
 INTERRUPTED_KEPT = "interrupted (the best solution found until then was written)"
 

@@ -158,8 +158,7 @@ def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None,
                         ask()
                 if _wait(done, LEAVE_WAIT):
                     break
-                note_solver_left()
-                _lowest_priority_but_mine()
+                leave_running()
                 raise SolverLeft
     except KeyboardInterrupt:
         if stop is None:
@@ -171,8 +170,7 @@ def _native(call: Callable[[], Any], stop: Callable[[], None] | None = None,
             if _wait(done, 0.1):
                 break
             if leave_after_stop is not None and time.monotonic() - asked >= leave_after_stop:
-                note_solver_left()
-                _lowest_priority_but_mine()
+                leave_running()
                 raise SolverLeft("interrupt") from None
     if "error" in box:
         raise box["error"]
@@ -299,6 +297,13 @@ def repeats_folded(fd: int = 2, hide: tuple[bytes, ...] = (), once: bool = True)
             else:  # the last block's settings stay for the lines still in the pipe
                 state.fold = None
                 fold.close()
+
+
+def leave_running() -> None:
+    """Leave this process's solver thread running (the console program only): it leaves by ``os._exit``,
+    and the thread gets the lowest CPU priority meanwhile (it would slow what the caller does next)."""
+    note_solver_left()
+    _lowest_priority_but_mine()
 
 
 def _lowest_priority_but_mine() -> None:
