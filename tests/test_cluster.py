@@ -348,6 +348,19 @@ def test_collect_does_not_call_gurobi_solutions_unproven(solved_grid, tmp_path):
     assert {t["status"] for t in tasks} == {"unknown"} and all(t["score"] is not None for t in tasks)
 
 
+def test_collect_names_a_second_solution_in_a_task_folder(solved_grid, tmp_path):
+    # both columns run on one task (two runs' jobs): the table silently held the first of them
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    shutil.copy(g / "tasks/0001/model.cbc.sol", g / "tasks/0001/model.gurobi.sol")
+    res = cli_here("collect", str(g))
+    assert res.returncode == 0, res.stderr
+    assert ("  task 0001: warning: model.gurobi.sol is there too (the gurobi_command column's solution): "
+            "model.cbc.sol was scored; remove the one not to score\n") in res.stdout, res.stdout
+    assert res.stdout.count("is there too") == 1
+
+
 def test_collect_bad_folders(solved_grid, tmp_path):
     out, data, _ = solved_grid
     res = cli_here("collect", str(tmp_path))
