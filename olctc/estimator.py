@@ -42,7 +42,7 @@ with IMPORTING:  # one thread at a time (olctc._sklearn): this module's first im
     from sklearn.utils.multiclass import check_classification_targets, type_of_target
     from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from olctc.errors import OlctcError, check_flags, is_integer, is_real, param_error
+from olctc.errors import OlctcError, TimeLimitTooShort, check_flags, is_integer, is_real, param_error
 
 
 class OLCTClassifier(ClassifierMixin, BaseEstimator):
@@ -207,7 +207,11 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         """
         saved = {k: v for k, v in vars(self).items() if _is_fitted_attribute(k)}
         try:
-            return self._fit(X, y, sample_weight)
+            try:
+                return self._fit(X, y, sample_weight)
+            except TimeLimitTooShort as exc:  # olctc.fit's words name no parameter of this class
+                raise TimeLimitTooShort(f"{type(self).__name__}: the 'time_limit' parameter is too short: {exc}") \
+                    from None
         except BaseException:
             # validate_data and the label handling set attributes before the solve: without this a failed
             # refit left n_features_in_/classes_ of the new data next to the previous tree_.

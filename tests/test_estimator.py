@@ -389,7 +389,8 @@ def test_octh_under_a_time_limit_says_it_is_not_deterministic():
 
 def test_a_time_limit_too_short_to_solve_says_how_long_is_enough(heart_small):
     X, y, _ = heart_small
-    with pytest.raises(OlctcError, match=r"leaves no time to solve: .* give at least (\d+) s$") as info:
+    with pytest.raises(OlctcError, match=r"^OLCTClassifier: the 'time_limit' parameter is too short: a time limit "
+                                         r"of 1.5 s leaves no time to solve: .* give at least (\d+) s$") as info:
         OLCTClassifier(depth=2, time_limit=1.5, solver="highs").fit(X, y)
     least = int(re.search(r"at least (\d+) s", str(info.value)).group(1))
     assert least <= 4
