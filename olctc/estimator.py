@@ -282,6 +282,13 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                 and start.schema.n_features == ds.schema.n_features:
             # a fit without column names named the features x0, x1, ...: by position, as scikit-learn matches them
             start.schema = ds.schema
+        if start is not None:  # olctc.start_tree's words ("the start tree", "the data") are the CLI's
+            have = set(ds.schema.feature_names)
+            lost = [k for k, f in enumerate(start.feature_names) if f not in have and (start.W_raw[:, k] != 0).any()]
+            if lost:
+                raise OlctcError(f"warm_start: the fitted tree splits on feature {start.feature_names[lost[0]]!r}, "
+                                 f"which this X ({X.shape[1]} columns) does not have: give X the previous fit's "
+                                 "columns, or set warm_start=False")
         try:
             res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
                             test_size=0.0, refine=bool(self.refine), verbose=bool(self.verbose),

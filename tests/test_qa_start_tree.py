@@ -440,7 +440,10 @@ def test_estimator_warm_start_changed_width_and_failed_refit():
         assert w.summary_["warm_start_from"] == "start tree" and w.n_features_in_ == 4
         narrow = X[:, :1]
         if (np.abs(tree.W[:, 1:]) > 0).any():
-            with pytest.raises(OlctcError, match="which the data do not have"):
+            # in the estimator's words (it said "the start tree weighs feature 'x1', which the data do not have")
+            with pytest.raises(OlctcError, match=r"^warm_start: the fitted tree splits on feature 'x[12]', which this "
+                                                 r"X \(1 columns\) does not have: give X the previous fit's columns, "
+                                                 r"or set warm_start=False$"):
                 est.fit(narrow, y)
             assert est.tree_ is tree and est.n_features_in_ == 3
             est.predict(X)  # still the old width
@@ -469,7 +472,8 @@ def test_estimator_warm_start_between_a_dataframe_and_an_array_matches_by_positi
         est.fit(df, y)
         assert est.summary_["warm_start_from"] == "start tree" and est.tree_.feature_names == ["age", "year", "nodes"]
         # both fits named their columns: by name, and another name is no match
-        with pytest.raises(OlctcError, match="which the data do not have"):
+        with pytest.raises(OlctcError, match=r"^warm_start: the fitted tree splits on feature '(age|year|nodes)', "
+                                             r"which this X \(3 columns\) does not have"):
             est.fit(df.rename(columns={"age": "AGE", "year": "YEAR", "nodes": "NODES"}), y)
 
 
