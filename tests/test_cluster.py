@@ -565,6 +565,19 @@ def test_grid_warns_of_an_olctc_cmd_path_with_an_unquoted_space(tmp_path):
         "error: The 'olctc_cmd' parameter (--olctc-cmd) must be a command on one line, such as 'olctc' or "
         "'python -m olctc.cli', its quotes balanced. Got \"'unbalanced\" instead.\n")
     assert not (tmp_path / "c").exists()
+    # a comment hid each task's arguments: every task ran `true`, "succeeded", and wrote nothing
+    res = cli_here(*args, "--olctc-cmd", "true #", "-o", str(tmp_path / "d"))
+    assert res.returncode == 2 and res.stderr == (
+        "error: The 'olctc_cmd' parameter (--olctc-cmd) must be a command on one line, such as 'olctc' or "
+        "'python -m olctc.cli', without a comment (an unquoted #), which would hide the arguments each task adds. "
+        "Got 'true #' instead.\n"), res.stderr
+    assert not (tmp_path / "d").exists()
+    from olctc.cluster.grid import _has_comment
+
+    for cmd, comment in [("x #c", True), ("x;#", True), ("a#b", False), ("'#' x", False), ("x \\#", False),
+                         ('x "\\"#"', False), ("x $#", False)]:  # as bash reads them
+        said = subprocess.run(["bash", "-c", f"printf '<%s>' {cmd} END"], capture_output=True, text=True).stdout
+        assert _has_comment(cmd) == comment == ("END" not in said), (cmd, said)
 
 
 def test_a_large_grid_is_noted_before_its_tasks_are_written(tmp_path, monkeypatch, capsys):

@@ -413,9 +413,36 @@ def _program(cmd: str) -> str:
     if not cmd.strip() or any(c in cmd for c in "\t\n\r"):
         raise param_error("olctc_cmd", expected, cmd, option="--olctc-cmd")
     try:
-        return shlex.split(cmd)[0]
+        program = shlex.split(cmd)[0]
     except ValueError:  # an unbalanced quote
         raise param_error("olctc_cmd", expected + ", its quotes balanced", cmd, option="--olctc-cmd") from None
+    if _has_comment(cmd):  # "true #": the shell skipped the rest of each task's line, and every task "succeeded"
+        raise param_error("olctc_cmd", expected + ", without a comment (an unquoted #), which would hide the "
+                          "arguments each task adds", cmd, option="--olctc-cmd")
+    return program
+
+
+def _has_comment(cmd: str) -> bool:
+    """Whether ``cmd`` holds a shell comment: a ``#`` outside quotes that starts a word (``a#b`` is one word,
+    though shlex's commenters would cut it)."""
+    quote, escaped, word_start = "", False, True
+    for ch in cmd:
+        if escaped:
+            escaped, word_start = False, False
+        elif quote:
+            if ch == quote:
+                quote = ""
+            elif ch == "\\" and quote == '"':
+                escaped = True
+        elif ch == "\\":
+            escaped = True
+        elif ch in "'\"":
+            quote, word_start = ch, False
+        elif ch == "#" and word_start:
+            return True
+        else:
+            word_start = ch.isspace() or ch in ";&|()<>"
+    return False
 
 
 def _expanded(program: str) -> bool:
