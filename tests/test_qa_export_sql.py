@@ -170,6 +170,21 @@ def test_numbers_in_a_text_column(eng):
             run_typed(name, server, [("a", "TEXT"), ("b", "TEXT")], rows, to_sql(tree))
 
 
+@pytest.mark.parametrize("ty", ["TEXT", "REAL", "INTEGER", ""])
+def test_sqlite_text_that_is_no_number_scores_null(ty):
+    """SQLite keeps text a column cannot convert as text (REAL columns too), and its arithmetic reads a numeric
+    prefix: '4O', 'abc' and '' scored as 4, 0 and 0 (a CSV loaded by .import --csv is all TEXT). Such cells give
+    NULL now, as Tree.predict refuses them; whole numbers as text, padded or beyond 2^53, still score."""
+    tree, vals = _int_tree()
+    good = ["7", " 12 ", "+3", "4.50", "1e2", "-0.0", str(2 ** 53 + 1), 2 ** 53 + 1, 5, 2.5]
+    bad = ["4O", "abc", "", "0x10", "1e", "1.5.2", "4 0", "--1", b"7"]
+    rows = [[v, 1] for v in good + bad]
+    got = run_typed("sqlite", None, [("a", ty), ("b", ty)], rows, to_sql(tree))
+    X = np.array([[float(v), 1.0] for v in good])
+    check_outputs(tree, X, got[:len(good)], exact=False)
+    assert all(r[k] is None for r in got[len(good):] for k in OUTPUTS), got[len(good):]
+
+
 @pytest.mark.parametrize("types", [("TEXT", "TEXT"), ("INTEGER", "DOUBLE PRECISION"), ("BIGINT", "REAL"),
                                    ("INTEGER", "NUMERIC")])
 def test_number_like_categories_in_numeric_columns(eng, types):

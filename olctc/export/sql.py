@@ -17,8 +17,8 @@ Input columns are read as ``olctc_input."name"``: SQLite takes an unqualified do
 matches no column for a string, which would score a renamed column as 0.
 
 Where the other exports raise, the query gives NULL in all four outputs: NULL, NaN or an infinity in a
-column the tree uses, or a score that is not a finite number (an overflow) at a node on the row's path, as
-the other exports (PostgreSQL raises 'value out of range' on the overflowing product itself). A database may
+column the tree uses (or text that is not a number: SQLite, ``_number_or_null``), or a score that is not a
+finite number (an overflow) at a node on the row's path, as the other exports (PostgreSQL raises 'value out of range' on the overflowing product itself). A database may
 copy a column's expression into every place that reads it (PostgreSQL and SQLite inline the CTEs), so each
 score is read as few times as possible. Numbers are doubles everywhere (``CAST(... AS DOUBLE PRECISION)``:
 PostgreSQL reads ``1.0e0`` as an exact NUMERIC, in which a tree of text columns only was computed).
@@ -128,7 +128,7 @@ def _helpers(tree, used: Any) -> list[list[str]]:
         name = f"{TABLE}.{_ident(col.name)}"
         if col.kind == "numeric":
             if used[j]:  # 1.0 * x is x exactly, as a number even where the column holds text (SQLite)
-                out.append([f"    -- {comment(col.name)}", f"    1.0e0 * {name} AS olctc_f{j}"])
+                out.append([f"    -- {comment(col.name)}", f"    {_number_or_null(name)} AS olctc_f{j}"])
             j += 1
             continue
         for cat in col.categories:
@@ -138,6 +138,21 @@ def _helpers(tree, used: Any) -> list[list[str]]:
                             f"ELSE {ZERO} END AS olctc_f{j}"])
             j += 1
     return out
+
+
+def _number_or_null(name: str) -> str:
+    """``1.0e0 * name``, or NULL where SQLite's column holds text that is not a number.
+
+    SQLite keeps text a column cannot convert as text (in a REAL column too; ``.import --csv`` makes every
+    column TEXT), and arithmetic reads its longest numeric prefix: '4O', 'abc' and '' scored as 4, 0 and 0.
+    A comparison with a REAL (then a NUMERIC) cast converts the other side only if the whole text is a number,
+    so the value equals its cast then and only then; NUMERIC keeps an integer beyond 2^53 exact, which SQLite
+    compares exactly with a double. In typed databases (PostgreSQL, DuckDB) the first test holds for every
+    number (NaN = NaN there; NaN and infinities are nulled later), so the NUMERIC cast, which PostgreSQL before
+    14 refuses for an infinity, is only reached by NULL."""
+    cast = f"CAST({name} AS DOUBLE PRECISION) = +{name}"
+    return (f"CASE WHEN {cast} THEN 1.0e0 * {name} WHEN CAST({name} AS NUMERIC) = +{name} THEN 1.0e0 * {name} "
+            "END")
 
 
 def _select(items: list[list[str]], star: str = "*") -> list[str]:
@@ -243,8 +258,9 @@ def to_sql(tree, table: str | Sequence[str] = TABLE) -> str:
             f"-- last-layer node reached, heap order), olctc_score (log-odds of {comment(str(tree.classes[1]))}), "
             "olctc_proba (its",
             "-- probability) and olctc_label.",
-            "-- NULL in all four where the tree cannot score the row: NULL, NaN or an infinity in a column it",
-            "-- uses, or a score that overflows on the row's path (PostgreSQL raises 'value out of range').",
+            "-- NULL in all four where the tree cannot score the row: NULL, NaN, an infinity or text that is no",
+            "-- number in a column it uses, or a score that overflows on the row's path (PostgreSQL raises 'value",
+            "-- out of range').",
             "-- A table already holding a column of one of these names (a scored table) is refused: 'ambiguous",
             "-- column'. Select its own columns into a view and score that.",
             "-- PostgreSQL: run SET jit = off; first. Its JIT compiles the query's long expressions for seconds",
