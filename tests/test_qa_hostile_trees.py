@@ -84,14 +84,17 @@ def _doc(cols: list[dict], classes: list, depth: int = 2, seed: int = SEED, stat
 
 def _hostile_doc(marker: str, *, sql_safe: bool = False) -> dict:
     """Numeric columns named by HOSTILE and injection strings, one categorical column whose categories are
-    hostile too, hostile class labels. ``sql_safe``: no NUL (SQL cannot hold one)."""
+    hostile too, hostile class labels. ``sql_safe``: no NUL (SQL cannot hold one), no line break in a category or
+    label (the SQL export refuses them: a file's line endings would change them)."""
     names = HOSTILE + _inject(marker)
     if not sql_safe:
         names = names + ["nul\x00char"]
     cols = [{"name": nm, "kind": "numeric"} for nm in names]
     cats = ["plain", "it's", 'a"b', "\\", "x\ny", "\u2028", "]]>", "<b>", "--", "{}"] + _inject(marker)[:2]
-    cols.append({"name": "hostile category column", "kind": "categorical", "categories": cats})
     classes = [_inject(marker)[1], "'); DROP TABLE olctc_input; --\n<script>&"]
+    if sql_safe:
+        cats[4], classes[1] = "x\ty", classes[1].replace("\n", "\t")
+    cols.append({"name": "hostile category column", "kind": "categorical", "categories": cats})
     return _doc(cols, classes, depth=3)
 
 
@@ -210,6 +213,26 @@ def test_sql_of_a_hostile_file_is_one_safe_query_that_agrees(tmp_path):
             assert r[name] == v
 
 
+@pytest.mark.parametrize("where", ["category", "label"])
+@pytest.mark.parametrize("brk", ["\n", "\r"])
+def test_sql_refuses_a_line_break_in_a_category_or_label(where, brk):
+    # the literal 'p\nq' became 'p\r\nq' when the file's line endings were changed (unix2dos, git autocrlf), and
+    # SQLite silently scored such rows as another category (0.995 -> 0.024)
+    from olctc.tree import Column, Scaler, Schema
+
+    cats, classes = ("p" + brk + "q", "z") if where == "category" else ("p", "z"), ("n", "y")
+    if where == "label":
+        classes = ("n", "y" + brk + "es")
+    tree = Tree(np.array([[1.0, -1.0]]), np.array([0.0]), Scaler.identity(2),
+                Schema((Column("c", "categorical", cats),)), classes)
+    with pytest.raises(OlctcError, match=r"^(category 'p\\[nr]q' of column 'c'|the positive class 'y\\[nr]es') "
+                                         r"holds a line break, which the query would compare as written"):
+        to_sql(tree)
+    render(tree, "python")  # the other exports take it
+    tree.schema, tree.classes = Schema((Column("c" + brk + "d", "categorical", ("p", "z")),)), ("n", "y")
+    assert "c" + brk + "d" in to_sql(tree)  # a column name so changed fails loudly: no such column
+
+
 def test_sql_of_a_file_with_a_nul_is_refused_not_truncated(tmp_path):
     tree = _from_text(tmp_path, _hostile_doc(str(tmp_path / MARKER_NAME)))
     with pytest.raises(OlctcError, match="NUL"):
@@ -293,13 +316,14 @@ def _cli(args: list, cwd) -> subprocess.CompletedProcess:
                           cwd=cwd, timeout=60, env={**os.environ, "PYTHONWARNINGS": "ignore"})
 
 
-def _ansi_tree_files(tmp_path) -> tuple[Tree, np.ndarray]:
-    """tree.json whose names and labels hold ANSI escapes, CR, U+2028 and a line break; data.csv of 5 rows."""
+def _ansi_tree_files(tmp_path, label_break: str = "\n") -> tuple[Tree, np.ndarray]:
+    """tree.json whose names and labels hold ANSI escapes, CR, U+2028 and a line break (``label_break``, in a
+    label: the SQL export refuses one there); data.csv of 5 rows."""
     import csv
 
     cols = [{"name": "\x1b[2Jclear", "kind": "numeric"}, {"name": "a\rb", "kind": "numeric"},
             {"name": "c\u2028d", "kind": "numeric"}]
-    tree = _from_text(tmp_path, _doc(cols, ["\x1b[31mred", "ok\nline"]))
+    tree = _from_text(tmp_path, _doc(cols, ["\x1b[31mred", f"ok{label_break}line"]))
     rows, X = _rows(tree, n=5)
     with open(tmp_path / "data.csv", "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -332,7 +356,7 @@ def test_cli_predict_to_a_file_keeps_hostile_labels(tmp_path):
 
 @pytest.mark.parametrize("command", ["export sql", "predict"])
 def test_cli_stdout_is_the_same_bytes_as_the_file(tmp_path, command):
-    _ansi_tree_files(tmp_path)
+    _ansi_tree_files(tmp_path, "\u2028" if command == "export sql" else "\n")
     tree_path, out = tmp_path / "tree.json", tmp_path / "out.txt"
     if command == "export sql":
         args = ["export", tree_path, "--format", "sql"]

@@ -36,19 +36,19 @@ def comment(name: Any, limit: int = 80) -> str:
     return r if len(r) <= limit else r[: limit - 4] + "...'"
 
 
-def invalid_text(tree, ok: Callable[[str], bool] | None = None) -> str | None:
+def invalid_text(tree, ok: Callable[[str], bool] | None = None, names: bool = True) -> str | None:
     """The first column name, category or class label that is not valid Unicode text (or fails ``ok``), or
     None: a description to start an error message with.
 
     A lone surrogate (``"\\ud800"``: JSON may spell one, ``Tree.from_arrays`` may be given one) has no
     UTF-8 form, so no file (JSON, ONNX) can hold it: writers refuse it with this description instead
-    of a UnicodeEncodeError traceback.
+    of a UnicodeEncodeError traceback. ``names=False``: categories and class labels only.
     """
     from olctc.data import is_unicode
 
     good = is_unicode if ok is None else ok
     for k, col in enumerate(tree.schema.columns):
-        if not good(col.name):
+        if names and not good(col.name):
             return f"the name of column {k}, {col.name!r},"
         for cat in col.categories:
             if not good(cat):

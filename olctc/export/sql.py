@@ -105,6 +105,14 @@ def _check_names(tree) -> None:
     bad = invalid_text(tree, lambda s: "\x00" not in s)  # no identifier or literal holds NUL (PostgreSQL)
     if bad is not None:
         raise OlctcError(f"{bad} holds a NUL character, which SQL cannot store: rename it")
+    # A string literal holding a line break changes with the file's line endings (an editor or git writing CRLF),
+    # and the query would then silently compare another text: a category no row matches, another label. (A column
+    # name changed so fails loudly: no such column.)
+    bad = invalid_text(tree, lambda s: "\n" not in s and "\r" not in s, names=False)
+    if bad is not None:
+        raise OlctcError(f"{bad} holds a line break, which the query would compare as written: a change of the "
+                         "file's line endings (CRLF, by an editor or git) would silently change it; rename it (the "
+                         "Python, ONNX and JSON exports take it)")
     seen: dict[str, tuple[str, str]] = {}
     for k, col in enumerate(tree.schema.columns):
         if col.name.lower().startswith("olctc_"):
