@@ -200,8 +200,7 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
         raise OlctcError(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} is too large to "
                          f"standardise (|value| up to {np.abs(dataset.X[:, j]).max():.3g}); rescale the column")
     _warn_rounding_columns(dataset, X)
-    if not standardise:
-        _warn_offset_columns(dataset)
+    _warn_offset_columns(dataset, standardised=standardise, zero=np.asarray(~X.any(axis=0)))
     milp = build_milp(X, dataset.y, spec, name=_mps_name(name), sample_weight=dataset.weight)
     _check_costs(milp, dataset)
     manifest = {
@@ -243,14 +242,17 @@ def _warn_rounding_columns(dataset: Dataset, X: np.ndarray) -> None:
                       "treated as constant; subtract its offset to use it", stacklevel=3)
 
 
-#: Unstandardised columns whose largest magnitude exceeds their spread this many times are warned of.
+#: Columns whose largest magnitude exceeds their spread this many times are warned of.
 OFFSET_RATIO = 1e8
 
 
-def _warn_offset_columns(dataset: Dataset) -> None:
-    """Warn of unstandardised columns far from 0 for their spread (values near 1e14 spread by 1): a split
-    score w.x + b then cancels most of its digits, and the solver's, the tree's and the exports' rounding
-    can route a point differently (measured: 2 of 20 training points of an OCT-H tree)."""
+def _warn_offset_columns(dataset: Dataset, standardised: bool = False, zero: np.ndarray | None = None) -> None:
+    """Warn of columns far from 0 for their spread (values near 1e14 spread by 1): a split score w.x + b then
+    cancels most of its digits. Unstandardised, the solver's, the tree's and the exports' rounding can route a
+    point differently (measured: 2 of 20 training points of an OCT-H tree). Standardised, the model is sound,
+    but the tree and its exports score raw values, folding the mean into b (measured at 1e15 spread by 1000: ONNX
+    scores 3e-4 off the Python export's, 7 of 200,000 labels flipped). ``zero``: columns already warned of as
+    constant (``_warn_rounding_columns``)."""
     import warnings
 
     if not dataset.n:
@@ -259,11 +261,21 @@ def _warn_offset_columns(dataset: Dataset) -> None:
     top = np.maximum(np.abs(lo), np.abs(hi))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = top / (hi - lo)
-    for j in np.flatnonzero((hi > lo) & (ratio > OFFSET_RATIO)):
-        warnings.warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r}, not standardised, "
-                      f"spans {lo[j]:.17g} to {hi[j]:.17g}: a split on it keeps about {16 - np.log10(ratio[j]):.0f} "
-                      "significant digits of its spread and may route points differently in the solver and the "
-                      "tree; standardise it or subtract its offset", stacklevel=3)
+    warn = (hi > lo) & (ratio > OFFSET_RATIO)
+    if zero is not None:
+        warn &= ~zero
+    for j in np.flatnonzero(warn):
+        digits = f"{16 - np.log10(ratio[j]):.0f}"
+        if standardised:
+            warnings.warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} spans "
+                          f"{lo[j]:.17g} to {hi[j]:.17g}: the tree and its exports score raw values, which keep "
+                          f"about {digits} significant digits of its spread, so the exports may disagree on points "
+                          "near a split; subtract its offset (such as its minimum) from the column", stacklevel=3)
+        else:
+            warnings.warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r}, not "
+                          f"standardised, spans {lo[j]:.17g} to {hi[j]:.17g}: a split on it keeps about {digits} "
+                          "significant digits of its spread and may route points differently in the solver and the "
+                          "tree; standardise it or subtract its offset", stacklevel=3)
 
 
 def _check_costs(milp: MILP, dataset: Dataset) -> None:

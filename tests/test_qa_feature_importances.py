@@ -277,14 +277,14 @@ def test_text_export_prints_odd_names_on_one_line(odd_fit, capsys):
     assert code == 0, err
     lines = out.splitlines()
     shares = lines[lines.index(SHARES) + 1:]
-    assert shares[0].startswith("  bad\\nname\\u202e: 0.") and shares[1].startswith("  " + "y" * 39 + "…: 0.")
+    assert shares[0].startswith("  'bad\\nname\\u202e': 0.") and shares[1].startswith("  " + "y" * 39 + "…: 0.")
     assert "\u202e" not in out and "bad\n" not in out
 
 
 def test_fit_summary_prints_odd_names_on_one_line(odd_fit):
     _, out, _ = odd_fit
     line = next(x for x in out.splitlines() if x.startswith("features used: "))
-    assert "largest shares of the tree: bad\\nname\\u202e 0." in line
+    assert "largest shares of the tree: 'bad\\nname\\u202e' 0." in line
     assert "\u202e" not in out and "y" * 41 not in out
 
 
