@@ -62,20 +62,23 @@ def folder_problem(folder: Path) -> str | None:
     """Why no file can be made in ``folder`` ("does not exist", "is not a folder", "is not writable"), or
     None: a file where a folder is expected is named as such, not as missing.
 
-    A folder that passes os.access is also tried by making (and removing) an empty file in it: os.access
-    says yes for root in /proc or sysfs and over some network mounts, where the file would
-    then fail to open after the work (`fit -o /proc/x.json` failed after the fit)."""
+    A folder that passes os.access is also tried by making (and removing) an empty file in it, its times put
+    back (a command refused later leaves the folder as it was): os.access says yes for root in /proc or sysfs
+    and over some network mounts, where the file would then fail to open after the work (`fit -o
+    /proc/x.json` failed after the fit)."""
     if not folder.is_dir():
         return "is not a folder" if folder.exists() else "does not exist"
     if not os.access(folder, os.W_OK):
         return "is not writable"
     probe = folder / temporary_name("olctc-probe")
+    before = folder.stat()
     try:
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except OSError as e:
         return f"is not writable ({e.strerror or e})"
     with contextlib.suppress(OSError):
         os.unlink(probe)
+        os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))
     return None
 
 

@@ -164,7 +164,7 @@ def test_highs_heuristic_effort_run_and_compare(tmp_path):
 
 def test_highs_presolve_rules_run_and_compare(tmp_path):
     out = _run(tmp_path, "highs_presolve_rules.py", "run", "--rules-off", "16384", "--preset", "oct-h", "--time-limit",
-               "3", "--seeds", "0", "--datasets", "heart")
+               "6", "--seeds", "0", "--datasets", "heart")  # 3 s: refused on a loaded machine (building took 0.3 s)
     rec = json.loads(out)
     assert (rec["rules_off"], rec["preset"], rec["ds"]) == (16384, "oct-h", "heart") and rec["obj"] >= rec["bound"]
     (tmp_path / "a.jsonl").write_text(out)

@@ -220,5 +220,5 @@ def test_fit_shares_line_quotes_names_that_hold_a_comma():
 
     top = [("a, b", 0.5), ("c", 0.25), ('"q"', 0.125), ("x\ny", 0.125)]
     # unquoted, "a, b 0.500, c 0.250" would read as three features
-    assert shares_text(top) == '"a, b" 0.500, c 0.250, ""q"" 0.125, x\\ny 0.125'
+    assert shares_text(top) == '"a, b" 0.500, c 0.250, ""q"" 0.125, \'x\\ny\' 0.125'
     assert shares_text([]) == ""
