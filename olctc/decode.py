@@ -55,6 +55,11 @@ INTEGRALITY_TOL = 1e-4
 # Integer columns farther than this from an integer (or than the file's printing rounds) are named when a leak
 # is reported: ten times the 1e-9 of compile's parameter files.
 INTEGRALITY_NOTE = 10 * TIGHT_TOL
+# How far below a solution its solver calls optimal the tree's true objective may be (relative): ten times the
+# relative MIP gap at which HiGHS, Gurobi, CPLEX, Xpress and COPT stop (SCIP: 0), which compile's parameter files
+# keep. A solve stopped within gap g can be improved by at most g; more means a false proof (CBC 2.10: "optimal"
+# 22.24, true 16.64) or another model's optimum (the data with one label flipped: "optimal" 16.73, true 13.92).
+OPTIMUM_RTOL = 1e-3
 # Solvers whose answer to a quadratic objective is not that objective's (measured, docs/FORMATS.md): CBC reads
 # QUADOBJ but its MIQP objective misses its values' by about 5e-5 (relative) on MARGOT models.
 INEXACT_MIQP = frozenset({"cbc"})
@@ -115,6 +120,16 @@ class DecodeReport:
                 and self.values_objective - self.true_objective > self._allowed(self.values_objective))
 
     @property
+    def optimum_contradicted(self) -> bool:
+        """The solver calls its solution optimal, yet the tree's true objective is below its objective by more than
+        a MIP gap allows (``OPTIMUM_RTOL``): its loss columns sat above the losses its (w, b) give, which no optimum
+        of this model does. The tree is this model's (its values satisfy the rows), not a proven optimum."""
+        if self.status != "optimal" or self.tolerance_exploited:
+            return False
+        ref = self.reported_objective
+        return ref - self.true_objective > OPTIMUM_RTOL * max(1.0, abs(ref)) + self._allowed(ref)
+
+    @property
     def false_optimum(self) -> bool:
         """The solver calls its solution optimal, yet a feasible tree (the warm start) has a lower objective."""
         if self.status != "optimal" or self.known_feasible is None:
@@ -156,7 +171,15 @@ class DecodeReport:
                        + (", ..." if len(self.disagreements) > 5 else "") + ")")
         else:
             out.append("routing: the tree routes every training point as z says")
-        if self.loss_slack:
+        if self.optimum_contradicted:
+            ref = self.reported_objective
+            out.append(f"WARNING: the solver calls its solution optimal, but the tree's true objective is "
+                       f"{(ref - self.true_objective) / abs(ref):.2%} lower, beyond a MIP gap of {OPTIMUM_RTOL:g}: "
+                       "its loss columns sat above the losses its (w, b) give, which no optimum of this model "
+                       "does. Either the solver proved a false optimum (CBC does on these models) or the solution "
+                       "is another model's optimum (other data, C, alpha or tangents?): check which model was "
+                       "solved. The tree is recorded as feasible, not optimal")
+        elif self.loss_slack:
             out.append("note: the tree's true objective is below the solver's: the solution's loss variables were "
                        "not at their minimum (an unfinished solution); the tree is the better figure")
         if self.false_optimum:
@@ -552,8 +575,9 @@ def settle_empty_nodes(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarra
 def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool):
     """Refine (logistic presets) and build the Tree with its meta record (with the empty last-layer nodes
     ``decode_arrays`` settled)."""
-    meta: dict[str, Any] = {"spec": dec.spec.to_json(), "solver": dec.report.solver,
-                            "status": dec.report.status, "solver_objective": dec.report.solver_objective,
+    # an optimum its own values contradict is no proven optimum (DecodeReport.optimum_contradicted)
+    status = "feasible" if dec.report.optimum_contradicted else dec.report.status
+    meta: dict[str, Any] = {"spec": dec.spec.to_json(), "solver": dec.report.solver, "status": status, "solver_objective": dec.report.solver_objective,
                             "true_objective": dec.report.true_objective, "bound": dec.report.bound,
                             "data": {k: man["data"][k] for k in ("name", "sha256", "n", "p")}}
     if dec.report.empty_nodes:

@@ -361,6 +361,37 @@ def test_collect_names_a_second_solution_in_a_task_folder(solved_grid, tmp_path)
     assert res.stdout.count("is there too") == 1
 
 
+def test_collect_does_not_count_an_optimum_its_values_contradict(solved_grid, tmp_path):
+    """A solution called optimal whose loss columns sit above its tree's losses (a false proof, or another model's
+    optimum in the folder) was scored as a proven optimum; now "feasible", with a warning (as decode records it)."""
+    from olctc.compile import read_manifest
+    from olctc.decode import decode_file, rebuild, solution_vector
+    from olctc.read.api import read_solution
+
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    # a task CBC solved cleanly (at C 0.01 it routes points through its tolerances on some: reported as such)
+    task = next(t for t in range(8) if (rep := decode_file(g / f"tasks/{t:04d}/model.olctc.json",
+                                                          g / f"tasks/{t:04d}/model.cbc.sol")[1]).ok
+                and rep.status == "optimal")
+    sol = g / f"tasks/{task:04d}/model.cbc.sol"
+    milp = rebuild(read_manifest(sol.with_name("model.olctc.json"), check_model=False))[0]
+    names = [str(n) for n in milp.col_names()]
+    x = solution_vector(milp, read_solution(sol))
+    k = next(j for j, n in enumerate(names) if n.startswith("xi_") and milp.c[j] > 0)  # feasible at any height
+    x[k] += 0.5 * max(1.0, milp.objective(x)) / milp.c[k]  # the objective up by half: a loss column left high
+    sol.write_text(f"Optimal - objective value {milp.objective(x)!r}\n"
+                   + "".join(f"{j:>7} {n} {v!r} 0\n" for j, (n, v) in enumerate(zip(names, x.tolist())) if v))
+    res = cli_here("collect", str(g))
+    assert res.returncode == 0, res.stderr
+    assert (f"  task {task:04d}: warning: the solver calls its solution optimal, but its tree's true objective is lower "
+            "than a MIP gap allows: a false proof, or another model's solution in this task's folder?\n") in res.stdout
+    assert res.stdout.count("true objective is lower") == 1
+    tasks = json.loads((g / "cv_results.json").read_text())["tasks"]
+    assert tasks[task]["status"] == "feasible", tasks
+
+
 def test_collect_bad_folders(solved_grid, tmp_path):
     out, data, _ = solved_grid
     res = cli_here("collect", str(tmp_path))

@@ -452,6 +452,38 @@ def test_a_tree_better_than_the_solver_said_is_no_tolerance_leak():
             "with them; if it had them, it broke its own tolerances on this model") in text
 
 
+def test_an_optimum_whose_losses_sit_above_the_trees_is_warned_of_and_not_recorded_optimal(work, tmp_path, capsys):
+    """The optimum of the same points with one label flipped satisfies every row here and its objective is its
+    values' (the flipped point's loss column is feasible for either label), but an optimum of this model cannot
+    count more loss than its (w, b) give: it decoded silently as "highs says optimal". Not refused: a solver's
+    false optimum of this model (CBC 2.10) looks the same, and its tree is this model's."""
+    lines = (work / "h31.csv").read_text().splitlines()
+    # the second point: flipped, its loss column here sits above its loss (flipping the first breaks a row)
+    values = lines[2].split(",")
+    values[-1] = {"1": "2", "2": "1"}[values[-1]]
+    lines[2] = ",".join(values)
+    (tmp_path / "flip.csv").write_text("\n".join(lines) + "\n")
+    for args in (["compile", tmp_path / "flip.csv", "--target", "y", "--depth", "2", "-o", tmp_path / "f.mps"],
+                 ["solve", tmp_path / "f.mps", "--solver", "highs", "--quiet", "-o", tmp_path / "f.highs.sol"]):
+        code, _, err = run(args, capsys)
+        assert code == 0, err
+    from olctc.export.json import load
+
+    code, out, err, tree = decode(work, "m.olctc.json", tmp_path / "f.highs.sol", capsys)
+    assert code == 0, err
+    said = [ln for ln in out.splitlines() if ln.startswith("WARNING: the solver calls its solution optimal, but the "
+                                                            "tree's true objective is ")]
+    assert len(said) == 1 and re.search(r"is [\d.]+% lower, beyond a MIP gap of 0\.001: .* Either the solver proved "
+                                        r"a false optimum \(CBC does on these models\) or the solution is another "
+                                        r"model's optimum \(other data, C, alpha or tangents\?\)", said[0]), out
+    assert "an unfinished solution" not in out
+    assert load(tree).meta["status"] == "feasible"
+    # its own manifest: optimal, nothing said
+    code, out, err = run(["decode", tmp_path / "f.olctc.json", tmp_path / "f.highs.sol", "-o", tmp_path / "t.json"],
+                         capsys)
+    assert code == 0 and "WARNING" not in out and load(tmp_path / "t.json").meta["status"] == "optimal", out
+
+
 def test_an_optimum_worse_than_the_warm_start_is_called_false(work, tmp_path, capsys):
     """A solution file that says optimal while compile's warm start is a better feasible tree: decode says
     the proof is false (CBC 2.10 does this; here a hand-made file: the warm start with both halves of one
