@@ -312,6 +312,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         status, gap = "feasible", relative_gap(warm_true, res.bound)
         tree.meta.update(solver=solver, status=status, solver_objective=None, bound=res.bound,
                          solution_from="warm start")
+    elif report.optimum_contradicted:  # finish recorded it feasible: a false proof (CBC 2.10's, loss left high)
+        status = "feasible"
     t_total = time.perf_counter() - t0
     summary: dict[str, Any] = {
         "data": ds.name, "n_train": int(train.size), "n_test": int(test.size), "seed": seed,
