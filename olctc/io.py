@@ -70,10 +70,13 @@ def folder_problem(folder: Path) -> str | None:
         return "is not a folder" if folder.exists() else "does not exist"
     if not os.access(folder, os.W_OK):
         return "is not writable"
-    probe = folder / temporary_name("olctc-probe")
+    # a leftover is recognised as a temporary file (is_temporary_name); os.urandom, not temporary_name's token
+    probe = folder / f".olctc-probe.{os.urandom(6).hex()}.tmp"
     before = folder.stat()
     try:
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:  # another's file of that name: the folder takes files
+        return None
     except OSError as e:
         return f"is not writable ({e.strerror or e})"
     with contextlib.suppress(OSError):
@@ -230,6 +233,17 @@ def check_not_input(output: str | os.PathLike[str] | None,
             raise OlctcError(f"-o {os.fspath(output)} is also the input {what}; write to another file")
 
 
+def _keep_mode(fd: int, path: Path) -> None:
+    """Give the new file ``fd`` the permissions of the file ``path`` it replaces, if any: a file kept private
+    (0600) became 0644 when rewritten."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:  # no file yet: open()'s mode
+        return
+    with contextlib.suppress(OSError):
+        os.fchmod(fd, mode)
+
+
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
     """Open a temporary file beside ``path``; rename it to ``path`` only if the block succeeds.
@@ -264,6 +278,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
                     # 0o666 minus the umask: the mode open() would give (mkstemp's would be 0600).
                     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
                 being_written(tmp)
+                _keep_mode(fd, path)
                 break
             except FileExistsError:  # another writer's file: never ours to remove
                 tmp = None

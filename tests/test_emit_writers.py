@@ -671,6 +671,11 @@ def test_atomic_write_gives_the_mode_open_gives_and_never_touches_a_taken_name(t
             raise RuntimeError("stop")
     assert sorted(p.name for p in tmp_path.iterdir()) == [taken.name, "a.txt"]
     assert taken.read_text() == "theirs"
+    # a file rewritten keeps its permissions (a private 0600 file became 0644)
+    monkeypatch.undo()
+    (tmp_path / "a.txt").chmod(0o600)
+    oio.atomic_write_text(tmp_path / "a.txt", "y")
+    assert (tmp_path / "a.txt").stat().st_mode & 0o777 == 0o600 and (tmp_path / "a.txt").read_text() == "y"
 
 
 def test_atomic_write_follows_links_writes_through_fifos_and_names_os_errors(tmp_path):
