@@ -62,24 +62,23 @@ def _missing_columns(tree, path: str, header: list[str]) -> OlctcError | None:
 class _CellChecks:
     """Cells of the columns the tree needs, checked chunk by chunk of a file as if all of it at once.
 
-    An empty cell, or a numeric cell that is not a finite number, is an error naming the column and the
-    file line. The error raised (``error``) is the one a check of the whole file finds first: in the
-    tree's column order, the first column with a fault, and in it its first empty cell, else its first
-    cell that is no number, else its first that is not finite. Categories the tree never saw are counted
-    for ``notes`` over every row.
+    An empty cell, or a numeric cell that is not a number or not finite, is an error naming the column and
+    the file line. The error raised (``error``) is the file's first faulty row's (in it, the first column in
+    the tree's order with a fault): naming a later line first sent the user back to fix an earlier one next.
+    Categories the tree never saw are counted for ``notes`` over every row.
     """
 
     def __init__(self, tree, path: str, header: list[str]) -> None:
         self.path = path
         self.numeric = {c.name for c in tree.schema.columns if c.kind == "numeric"}
         self.index = {name: header.index(name) for name in _columns_needed(tree)}
-        self.faults: dict[str, list[OlctcError | None]] = {name: [None, None, None] for name in self.index}
+        self.fault: tuple[int, OlctcError] | None = None  # (file line, error) of the first faulty row
         self.categorical = [(c, set(c.categories)) for c in tree.schema.columns if c.kind == "categorical"]
         self.unseen: dict[int, list] = {}  # index in categorical -> [rows, first cell, its line]
 
     @property
     def error(self) -> OlctcError | None:
-        return next((e for faults in self.faults.values() for e in faults if e is not None), None)
+        return None if self.fault is None else self.fault[1]
 
     def cells(self, chunk) -> dict[str, list | np.ndarray] | None:
         """The cells of ``chunk`` (a ``RowChunk``; numbers parsed), or None once the file has a fault."""
@@ -87,33 +86,47 @@ class _CellChecks:
 
         cells: dict[str, list | np.ndarray] = {}
         for name, i in self.index.items():
-            faults = self.faults[name]
-            if faults[0] is None:
-                vals = list(map(str.strip, map(itemgetter(i), chunk.rows)))
-                if "" in vals:
-                    faults[0] = OlctcError(f"{self.path}: line {chunk.lines[vals.index('')]} column {name!r}: "
-                                           "empty cell; the tree needs a value for every feature")
-                elif name not in self.numeric:
+            vals = list(map(str.strip, map(itemgetter(i), chunk.rows)))
+            try:
+                if name not in self.numeric:
+                    if "" in vals:
+                        raise self._empty(name, chunk.lines[vals.index("")])
                     cells[name] = vals
-                elif faults[1] is None:
-                    # errors are kept without their traceback, which holds the chunk
-                    try:
-                        column = _parse_column(vals, name, self.path, chunk.lines)
-                    except OlctcError as exc:
-                        faults[1] = exc.with_traceback(None)
-                    else:
-                        cells[name] = column
-                        if faults[2] is None:
-                            try:
-                                _finite_column(column, vals, name, self.path, chunk.lines)
-                            except OlctcError as exc:
-                                faults[2] = exc.with_traceback(None)
-            if any(faults):
-                break  # a fault here comes before any in the columns after this one
-        if self.error is not None:
+                    continue
+                if "" in vals:
+                    raise ValueError  # the cell-by-cell pass below finds which fault comes first
+                column = _parse_column(vals, name, self.path, chunk.lines)
+                cells[name] = _finite_column(column, vals, name, self.path, chunk.lines)
+            except (OlctcError, ValueError) as exc:
+                fault = self._first_fault(name, vals, chunk.lines)
+                if fault is None:  # not expected: the whole column's check found what no cell's did
+                    fault = (chunk.lines[0], exc if isinstance(exc, OlctcError) else self._empty(name, chunk.lines[0]))
+                if self.fault is None or fault[0] < self.fault[0]:
+                    self.fault = fault  # errors are kept without their traceback, which holds the chunk
+        if self.fault is not None:
             return None
         self._count_unseen(cells, chunk.lines)
         return cells
+
+    def _empty(self, name: str, line: int) -> OlctcError:
+        return OlctcError(f"{self.path}: line {line} column {name!r}: empty cell; the tree needs a value for every "
+                          "feature")
+
+    def _first_fault(self, name: str, vals: list[str], lines: list[int]) -> tuple[int, OlctcError] | None:
+        """(line, error) of the first cell of ``vals`` that is empty, or, in a numeric column, no number or
+        not finite (a fault is known to be there: the error path only)."""
+        from olctc.data.cells import _finite_column, _parse_column
+
+        for k, v in enumerate(vals):
+            if v == "":
+                return lines[k], self._empty(name, lines[k])
+            if name not in self.numeric:
+                continue
+            try:
+                _finite_column(_parse_column([v], name, self.path, [lines[k]]), [v], name, self.path, [lines[k]])
+            except OlctcError as exc:
+                return lines[k], exc.with_traceback(None)
+        return None
 
     def _count_unseen(self, cells: dict[str, list | np.ndarray], lines: list[int]) -> None:
         # Unseen categories encode as none of the column's categories (all its indicators 0), as

@@ -640,10 +640,23 @@ def test_every_column_with_empty_cells_is_named_at_once(tmp_path):
     p.write_text("\n".join(rows) + "\n")
     with pytest.raises(OlctcError) as exc:
         read_csv(p, "y")
-    assert str(exc.value) == (f"{p}: column 'a' line 5: empty cell (2 in this column; empty cells also in 'b' (1), "
-                              "'d' (1)); fill or drop missing values (olctc does not impute), or leave a column "
+    # the first empty row's column first (column 'a' line 5 sent the user past line 3)
+    assert str(exc.value) == (f"{p}: column 'd' line 3: empty cell (1 in this column; empty cells also in 'a' (2), "
+                              "'b' (1)); fill or drop missing values (olctc does not impute), or leave a column "
                               "out (--drop)")
     assert read_csv(p, "y", drop=("a", "b", "d")).feature_names == ["c"]
+
+
+@pytest.mark.parametrize("first,later", [("oops", "bad"), ("", "bad"), ("inf", "")])
+def test_the_first_faulty_row_is_named_whatever_its_column(tmp_path, first, later):
+    # column 'a' line 8 was named first, though column 'b' line 3 came before it: fixed, then sent back
+    p = tmp_path / "d.csv"
+    rows = [["a", "b", "y"]] + [[str(k), str(2 * k), str(k % 2)] for k in range(10)]
+    rows[2][1], rows[7][0] = first, later
+    p.write_text("\n".join(",".join(r) for r in rows) + "\n")
+    with pytest.raises(OlctcError, match=r"column 'b' line 3: (expected a (finite )?number, got '(oops|inf)'|"
+                                         r"empty cell)"):
+        read_csv(p, "y")
 
 
 def test_a_missing_value_marker_is_named_as_one(tmp_path):

@@ -2,7 +2,8 @@
 nothing written before the whole file has been checked.
 
 The reference is predict and explain as they were before (git e2c7924): ``read_table`` read the whole
-file, then every check ran on every row, column by column. It is kept here, verbatim but for names, and
+file, then every check ran on every row, column by column. It is kept here, verbatim but for names and the
+order in which cell faults are named (``old_cells``: the first faulty row's since), and
 every case runs through both; the chunked reading runs both with its default sizes and with chunks of
 100 cells read from blocks of 61 bytes, so that rows, lines, quoted cells and UTF-8 characters straddle
 chunk and block boundaries. Random small files (hypothesis) check the same against read_table too.
@@ -115,15 +116,32 @@ def old_cells(tree, path, header, rows, first_line=2):
         raise OlctcError(f"{path}: feature column {missing[0]!r} is missing "
                          f"({len(missing)} missing: {shown}); the tree needs {len(needed)} columns"
                          + _near_miss(missing[0], header))
-    cells = {}
+    # The first faulty row's fault (in it, the first column in the tree's order): since 2026-12-04. The code
+    # before named the first column with a fault, and in it an empty cell before one that is no number before
+    # one that is not finite, so a user fixed line 8 only to be sent back to line 3.
+    cells, first = {}, None
     for name in needed:
         i = header.index(name)
         vals = [r[i].strip() for r in rows]
-        empty = [k for k, v in enumerate(vals) if v == ""]
-        if empty:
-            raise OlctcError(f"{path}: line {line_of(empty[0], first_line)} column {name!r}: empty cell; "
-                             "the tree needs a value for every feature")
-        cells[name] = _to_float_column(vals, name, path, first_line) if kinds[name] == "numeric" else vals
+        for k, v in enumerate(vals):
+            if v == "":
+                err = OlctcError(f"{path}: line {line_of(k, first_line)} column {name!r}: empty cell; "
+                                 "the tree needs a value for every feature")
+            elif kinds[name] != "numeric":
+                continue
+            else:
+                try:
+                    _to_float_column([v], name, path, line_of(k, first_line))
+                    continue
+                except OlctcError as exc:
+                    err = exc
+            if first is None or k < first[0]:
+                first = (k, err)
+            break
+        if first is None:
+            cells[name] = _to_float_column(vals, name, path, first_line) if kinds[name] == "numeric" else vals
+    if first is not None:
+        raise first[1]
     return cells
 
 
@@ -381,8 +399,8 @@ BAD = [
     ("not-finite", heart_with((30, AGE, "inf"))),
     ("grouped-digits", heart_with((30, AGE, "1_000"))),
     ("decimal-comma", heart_with((30, AGE, "1,5")).replace(",", ";").replace("1;5", "1,5")),
-    # which fault comes first: the tree's column order, then empty > no number > not finite, each the
-    # first in the file, whatever the chunk that finds it
+    # which fault comes first: the file's first faulty row (then the tree's column order), whatever the
+    # chunk that finds it
     ("later-row-earlier-column", heart_with((2, THAL, ""), (250, AGE, "foo"))),
     ("later-no-number-beats-earlier-not-finite", heart_with((3, CHOL, "nan"), (200, CHOL, "foo"), (5, CHOL, "inf"))),
     ("later-empty-beats-earlier-no-number", heart_with((3, AGE, "foo"), (280, AGE, " "))),

@@ -31,6 +31,12 @@ class _EmptyCell(OlctcError):
     """A feature column with an empty cell: ``read_csv`` names every such column in one message."""
 
 
+def _row(exc: OlctcError, k: int) -> OlctcError:
+    """``exc`` marked with the data row it names (``read_csv`` names the file's first faulty row's fault)."""
+    exc.row = k  # type: ignore[attr-defined]
+    return exc
+
+
 def _empty_cells(columns: Mapping[int, Sequence[str]], header: Sequence[str], feats: Sequence[str], source: str,
                  lines: int | Sequence[int] | np.ndarray) -> OlctcError:
     """One error for all the feature columns with empty cells, the first cell of the first named: olctc
@@ -41,6 +47,7 @@ def _empty_cells(columns: Mapping[int, Sequence[str]], header: Sequence[str], fe
         ks = [k for k, v in enumerate(columns.get(header.index(h), ())) if v.strip() == ""]
         if ks:
             empty.append((h, ks))
+    empty.sort(key=lambda e: e[1][0])  # the first empty row's column first (stable: then the file's order)
     (name, ks), rest = empty[0], empty[1:]
     also = "" if not rest else "; empty cells also in " + ", ".join(
         f"{h!r} ({len(k)})" for h, k in rest[:5]) + (f" and {len(rest) - 5} more columns" if len(rest) > 5 else "")
@@ -54,24 +61,25 @@ def _column_kind(name: str, vals: Sequence[str], source: str,
     # "NaN" or "Inf" among words is a category, not a number: only finite values count as numbers.
     parsed = [f if f is not None and math.isfinite(f) else None for f in map(_parse_float, vals)]
     n_num = sum(p is not None for p in parsed)
-    if any(v.strip() == "" for v in vals):
-        raise _EmptyCell(name)
+    empty = next((k for k, v in enumerate(vals) if v.strip() == ""), None)
+    if empty is not None:
+        raise _row(_EmptyCell(name), empty)
     if n_num == len(vals):
         return Column(name, "numeric")
     k = next(k for k, p in enumerate(parsed) if p is None)
     if all(p is not None or _DECIMAL_COMMA.fullmatch(v.strip()) for p, v in zip(parsed, vals)):
         # one-hot encoding "0,5" and "1,25" as categories would train on nonsense without a word
-        raise _not_a_number(source, name, _at(k, lines), vals[k])
+        raise _row(_not_a_number(source, name, _at(k, lines), vals[k]), k)
     if n_num == 0:
         return Column(name, "categorical", tuple(sorted(set(str(v).strip() for v in vals))))
     if n_num >= len(vals) / 2:
         if _parse_float(vals[k]) is None:
-            raise _not_a_number(source, name, _at(k, lines), vals[k])
-        raise OlctcError(f"{source}: column {name!r} {_at(k, lines)}: expected a finite number, "
-                         f"got {_cell(vals[k])}")
+            raise _row(_not_a_number(source, name, _at(k, lines), vals[k]), k)
+        raise _row(OlctcError(f"{source}: column {name!r} {_at(k, lines)}: expected a finite number, "
+                              f"got {_cell(vals[k])}"), k)
     k = next(k for k, p in enumerate(parsed) if p is not None)
-    raise OlctcError(f"{source}: column {name!r} mixes text and numbers "
-                     f"({_at(k, lines)} has {_cell(vals[k])}); make it all text (categorical) or all numbers")
+    raise _row(OlctcError(f"{source}: column {name!r} mixes text and numbers ({_at(k, lines)} has "
+                          f"{_cell(vals[k])}); make it all text (categorical) or all numbers"), k)
 
 
 def _all_numeric(table: Table, idx: list[int]) -> np.ndarray | None:
@@ -187,11 +195,18 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         schema = Schema(tuple(Column(h, "numeric") for h in feats))
     else:
         # Columns read as numbers (read.numbers) are numeric, as _column_kind finds them: no empty cell.
-        try:
-            cols = [Column(h, "numeric") if h in read.numbers else
-                    _column_kind(h, read.cells[header.index(h)], src, lines) for h in feats]
-        except _EmptyCell:
-            raise _empty_cells(read.cells, header, feats, src, lines) from None
+        cols, faults = [], []
+        for h in feats:
+            try:
+                cols.append(Column(h, "numeric") if h in read.numbers else
+                            _column_kind(h, read.cells[header.index(h)], src, lines))
+            except OlctcError as exc:
+                faults.append(exc)
+        if faults:  # the file's first faulty row's (min is stable: then the file's column order)
+            first = min(faults, key=lambda e: getattr(e, "row", math.inf))
+            if isinstance(first, _EmptyCell):
+                raise _empty_cells(read.cells, header, feats, src, lines) from None
+            raise first
         schema = Schema(tuple(cols))
         _check_unique_features(schema, src)
         if max_one_hot is not None:
