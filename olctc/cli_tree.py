@@ -201,7 +201,8 @@ def export_cmd(tree: str, fmt: str | None, output: str | None, table: str | None
     named = SUFFIXES.get(Path(output).suffix.lower()) if output is not None else None
     if output is not None and named is not None and named != fmt:  # --format svg -o t.png wrote SVG text into t.png
         own = next(k for k, v in SUFFIXES.items() if v == fmt)
-        raise OlctcError(f"-o {output} is the name of a {named} file, but --format is {fmt}: name it "
+        article = "an" if named[0] in "aeiou" else "a"
+        raise OlctcError(f"-o {output} is the name of {article} {named} file, but --format is {fmt}: name it "
                          f"{str(output)[:-len(Path(output).suffix)]}{own}, or leave --format out")
     options = {}
     if table is not None:

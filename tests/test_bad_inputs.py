@@ -693,6 +693,9 @@ def test_export_refuses_a_format_other_than_its_output_suffix(base, tmp_path, mo
     assert (code, out, err) == (2, "", "error: -o t.png is the name of a png file, but --format is svg: name it "
                                        "t.svg, or leave --format out\n")
     assert list(tmp_path.iterdir()) == []
+    code, _, err = run_main(["export", base / "tree.json", "--format", "python", "-o", "t.onnx"], capsys)
+    assert (code, err) == (2, "error: -o t.onnx is the name of an onnx file, but --format is python: name it t.py, "
+                              "or leave --format out\n")  # not "a onnx"
     code, _, err = run_main(["export", base / "tree.json", "--format", "text", "-o", "rules.out"], capsys)
     assert code == 0 and (tmp_path / "rules.out").exists(), err  # a suffix export does not know is the user's
 

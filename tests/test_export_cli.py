@@ -159,6 +159,8 @@ def test_predict_bad_data(heart, tmp_path):
     fails(run(predict_cmd, [tree_path, _edit_csv(csv_path, tmp_path, word_at_line_3)]),
           "column 'age' line 3: expected a number, got 'old'")
     fails(run(predict_cmd, [tree_path, tmp_path / "none.csv"]), "none.csv: no such file")
+    # "-" is no file here: how to read standard input is said (the message was "-: no such file")
+    fails(run(predict_cmd, [tree_path, "-"]), "-: no such file; to read standard input, give /dev/stdin")
     assert not (tmp_path / "pred.csv").exists()
 
 

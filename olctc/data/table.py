@@ -88,7 +88,9 @@ class _Unread:
 def _byte_blocks(path: Path) -> Iterator[bytes]:
     """A table file's content, decompressed when it is gzip, in blocks of ``_BLOCK`` bytes."""
     if not path.exists():
-        raise OlctcError(f"{path}: no such file")
+        # "-" reads standard input in many tools (olctc's -o - writes to standard output): say how here
+        stdin = "; to read standard input, give /dev/stdin" if str(path) == "-" and Path("/dev/stdin").exists() else ""
+        raise OlctcError(f"{path}: no such file{stdin}")
     if path.is_dir():
         raise OlctcError(f"{path}: is a folder, expected a CSV file")
     try:

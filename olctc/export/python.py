@@ -23,8 +23,8 @@ decision_function(row) -> log-odds of CLASSES[1]; apply(row) -> id of the last-l
 ``row`` is a mapping keyed by input column name (a dict, a pandas Series), or a sequence in FEATURES
 order. Numeric columns take finite numbers (or numeric strings); categorical columns compare
 ``str(value)`` with the categories seen in training, and an unseen category contributes nothing (a missing
-value, None or NaN, is no category). Anything else, or a score that overflows, raises ValueError (where
-olctc's Tree.predict raises too).
+value, None or NaN, is no category). A missing input column raises KeyError; anything else, or a score that
+overflows, raises ValueError (where olctc's Tree.predict raises too).
 Each node routes right iff its score w . x + b > 0; the last-layer nodes are logistic classifiers:
 P(CLASSES[1]) = sigmoid(score).
 """
