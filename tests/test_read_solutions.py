@@ -132,6 +132,19 @@ def test_sample(name, cols, solver, status, objective, values, mknap) -> None:
     assert detect_format((SAMPLES / name).read_text()) == solver
 
 
+@pytest.mark.parametrize("name", ["highs_solution.sol", "highs_timelimit_incumbent.sol"])
+def test_a_highs_file_holding_two_solutions_is_refused(name, tmp_path) -> None:
+    # two files joined (an old solution and a new): the first was read silently
+    text = (SAMPLES / name).read_text()
+    doubled = tmp_path / "two.sol"
+    doubled.write_text(text + text)
+    second = len(text.splitlines()) + 1
+    with pytest.raises(OlctcError, match=rf"^{doubled}:{second}: expected one solution \(the file holds a second "
+                                         r"'Model status': two files joined\?\), got 'Model status'$"):
+        read_solution(doubled)
+    assert read_solution(SAMPLES / name).has_solution()
+
+
 def test_xpress_rows_duals_and_reduced_costs_are_skipped() -> None:
     # writeSlxSol(f, "sdrx") on an LP: slacks (S), duals (D), reduced costs (R), every value as hex bits
     sol = read_solution(SAMPLES / "xpress_9.9_lp_only_sdrx.slx")

@@ -144,6 +144,12 @@ def _parse_default(src: Source, col_names: Sequence[str] | None) -> Solution:
     if after < len(src.lines) and src.lines[after].startswith("# Rows"):
         m = _hash_count(src, after, "Rows")
         _block(src, after + 1, m, 2, src.lines[after].strip(), "'name value'")
+    # The dual values and the basis follow; another 'Model status' is another solution (two files joined, an old
+    # one and a new): the first was read silently, where the other formats refuse a doubled file.
+    again = next((j for j in range(after, len(src.lines)) if src.lines[j].strip() == "Model status"), None)
+    if again is not None:
+        raise src.fail("one solution (the file holds a second 'Model status': two files joined?)", "'Model status'",
+                       line=again + 1)
     return make_solution(src, "highs", status, raw, objective, name_values(src, names, values, lines),
                          omits_zeros=sparse, bound=extras.get("Objective_bound"))
 
