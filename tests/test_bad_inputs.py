@@ -108,6 +108,7 @@ def _broken_files(d: Path) -> None:
     for name, text in files.items():
         (d / name).write_text(text)
     (d / "latin1.csv").write_bytes(b"a,b,c,y\n1,2,\xe9,1\n3,4,x,-1\n")
+    (d / "utf16.csv").write_bytes("a,b,y\n1,2,1\n3,4,-1\n".encode("utf-16-le"))  # no BOM
     model = (d / "m.mps").read_text()
     (d / "cut.mps").write_text(model[: model.index("ENDATA")])
     (d / "cut.lp").write_text("Minimize\n obj: x\nSubject To\n c1: x >= 1\n")
@@ -141,6 +142,10 @@ CASES = [
       "noname.csv: the header has an empty column name"),
     C("csv-not-utf8", "compile latin1.csv --target y -o x.mps",
       "latin1.csv: not UTF-8 text (byte 12); save the CSV as UTF-8"),
+    # it read as one-letter columns split by NULs: "line 3 has 1 fields, the header has 4", NULs printed raw
+    C("csv-utf16-no-bom", "compile utf16.csv --target y -o x.mps",
+      "utf16.csv: not UTF-8 text: it is UTF-16 without a byte-order mark (every other byte is 0); save the CSV as "
+      "UTF-8"),
     C("csv-cut-gzip", "compile cut.csv.gz --target y -o x.mps",
       "cut.csv.gz: cannot read: Compressed file ended before the end-of-stream marker was reached"),
     C("csv-is-folder", "compile folder --target y -o x.mps",

@@ -117,6 +117,11 @@ def _text_blocks(path: Path, blocks: Iterator[bytes]) -> Iterator[str]:
     head = next(blocks, b"")
     while len(head) < _MAGIC_BYTES and (more := next(blocks, b"")):
         head += more
+    if _utf16_without_bom(head):  # NUL is valid UTF-8: it read as text of one-letter columns split by NULs
+        for _ in blocks:
+            pass
+        raise OlctcError(f"{path}: not UTF-8 text: it is UTF-16 without a byte-order mark (every other byte is 0); "
+                         "save the CSV as UTF-8")
     raw: bytes | None = head.removeprefix(codecs.BOM_UTF8)  # None: the end
     fed = 0
     while True:
@@ -149,6 +154,15 @@ _MAGIC = ((codecs.BOM_UTF16_LE, "it is UTF-16 (Excel's \"Unicode Text\")", "save
           (b"\xfd7zXZ\x00", "it is xz-compressed", _DECOMPRESS),
           (b"\x28\xb5\x2f\xfd", "it is zstd-compressed", _DECOMPRESS))
 _MAGIC_BYTES = max(len(m) for m, _, _ in _MAGIC)
+
+
+def _utf16_without_bom(head: bytes) -> bool:
+    """Whether ``head`` reads as UTF-16 text of ASCII characters: every other byte 0, the others not."""
+    sample = head[:64] if len(head) % 2 == 0 else head[:min(64, len(head) - 1)]
+    if len(sample) < 4:
+        return False
+    even, odd = sample[0::2], sample[1::2]
+    return (not any(odd) and all(even)) or (not any(even) and all(odd))
 
 
 def _not_text_advice(head: bytes) -> str:
