@@ -139,7 +139,7 @@ CASES = [
     C("csv-blank-line", "compile blank.csv --target y -o x.mps",
       "blank.csv: line 3 is blank; remove blank lines inside the data"),
     C("csv-empty-header-name", "compile noname.csv --target y -o x.mps",
-      "noname.csv: the header has an empty column name"),
+      "noname.csv: the header's column 2 (after 'a') has no name; name it"),
     C("csv-not-utf8", "compile latin1.csv --target y -o x.mps",
       "latin1.csv: not UTF-8 text (byte 12); save the CSV as UTF-8"),
     # it read as one-letter columns split by NULs: "line 3 has 1 fields, the header has 4", NULs printed raw

@@ -139,6 +139,12 @@ BAD_TABLES = [
      "(olctc does not impute), or leave a column out (--drop)"),
     ("a,b,y\n1,2,0\n3,4\n", "line 3 has 2 fields, the header has 3"),
     ("a,a,y\n1,2,0\n3,4,1\n", "the header names column 'a' twice"),
+    # a blank line or only separators before the header: "line 2 has 3 fields, the header has 0"
+    ("\na,b,y\n1,2,0\n3,4,1\n", "line 1, the header, is blank or only separators: the file must start with its header "
+                                "line (the column names); delete the lines before it"),
+    (",,\na,b,y\n1,2,0\n3,4,1\n", "line 1, the header, is blank or only separators: the file must start with its "
+                                  "header line (the column names); delete the lines before it"),
+    ("a,,y\n1,2,0\n3,4,1\n", "the header's column 2 (after 'a') has no name; name it"),
     ("y\n0\n1\n", "no feature columns besides the target 'y'"),
     ("a,b,y\nu,1,0\nv,w,1\nq,r,1\n", "column 'b' mixes text and numbers (line 2 has '1'); make it all text "
                                      "(categorical) or all numbers"),

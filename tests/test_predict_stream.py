@@ -89,15 +89,22 @@ def old_read_table(path, named_cr: bool = False) -> Table:
     body = rows[1:]
     lines = starts[1:len(rows)]
     width = len(header)
+    blank_header = OlctcError(f"{path}: line 1, the header, is blank or only separators: the file must start with "
+                              "its header line (the column names); delete the lines before it")  # since 2026-12-04
     for k, r in enumerate(body):
         if len(r) != width:
+            if not any(header):
+                raise blank_header
             if not any(c.strip() for c in r):
                 raise OlctcError(f"{path}: line {lines[k]} is blank; remove blank lines inside the data")
             raise OlctcError(f"{path}: line {lines[k]} has {len(r)} fields, the header has {width}")
     seen: set[str] = set()
-    for h in header:
-        if h == "":
-            raise OlctcError(f"{path}: the header has an empty column name")
+    if body and not any(header):
+        raise blank_header
+    for k, h in enumerate(header):
+        if h == "":  # named by its place since 2026-12-04
+            between = f" (after {header[k - 1]!r})" if k else ""
+            raise OlctcError(f"{path}: the header's column {k + 1}{between} has no name; name it")
         if h in seen:
             raise OlctcError(f"{path}: the header names column {h!r} twice")
         seen.add(h)

@@ -393,7 +393,8 @@ class TableStream:
                 if ragged is not None:
                     continue
             if len(row) != width:
-                ragged = OlctcError(f"{self.path}: line {start} has {len(row)} fields, the header has {width}")
+                ragged = (self._blank_header_error() if self._blank_header else
+                          OlctcError(f"{self.path}: line {start} has {len(row)} fields, the header has {width}"))
                 continue
             add_row(row)
             add_line(start)
@@ -413,10 +414,18 @@ class TableStream:
         self.rows_read += len(rows)
         return chunk
 
+    def _blank_header_error(self) -> OlctcError:
+        """Line 1 blank, or only separators, with data after it: "line 2 has 3 fields, the header has 0" and "the
+        header has an empty column name" said where, not what."""
+        return OlctcError(f"{self.path}: line 1, the header, is blank or only separators: the file must start with "
+                          "its header line (the column names); delete the lines before it")
+
     def _check_header(self) -> None:
         if self._blank_header and not self.rows_read:
             # read_table failed here with an IndexError (a file of blank cells such as '""')
             raise OlctcError(f"{self.path}: the file has only blank cells, no header")
+        if self._blank_header:
+            raise self._blank_header_error()
         seen: set[str] = set()
         for k, h in enumerate(self.header):
             if h == "" and k == len(self.header) - 1 and k:
@@ -425,8 +434,9 @@ class TableStream:
                 raise OlctcError(f"{self.path}: the header's last column (column {k + 1}) has no name: the header "
                                  f"line ends with the separator {self.delimiter!r}; remove the separator at the end "
                                  "of each line, or name the column")
-            if h == "":
-                raise OlctcError(f"{self.path}: the header has an empty column name")
+            if h == "":  # (the first column's: CsvStream says more)
+                between = f" (after {self.header[k - 1]!r})" if k else ""
+                raise OlctcError(f"{self.path}: the header's column {k + 1}{between} has no name; name it")
             if h in seen:
                 raise OlctcError(f"{self.path}: the header names column {h!r} twice")
             seen.add(h)
