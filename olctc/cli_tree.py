@@ -25,20 +25,42 @@ def _columns_needed(tree) -> list[str]:
     return list(dict.fromkeys(c.name for c in tree.schema.columns))
 
 
+#: Characters that show as nothing: a second byte-order mark (a file saved twice with one), zero-width spaces and
+#: joiners, the word joiner, the soft hyphen.
+_INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad"))
+
+
 def _near_miss(name: str, header: list[str]) -> str:
-    """A hint when the header holds ``name`` in another case or another Unicode form (NFC vs NFD)."""
+    """A hint when the header holds ``name`` in another case, another Unicode form (NFC vs NFD), or with
+    characters that show as nothing (``_INVISIBLE``)."""
     import unicodedata
 
     def key(s: str) -> str:
-        return unicodedata.normalize("NFC", s).casefold()
+        return unicodedata.normalize("NFC", s.translate(_INVISIBLE)).casefold()
 
     near = next((h for h in header if key(h) == key(name)), None)
     if near is None:
         return ""
+    if near.translate(_INVISIBLE) != near and key(near) == key(name) and near.translate(_INVISIBLE) == name:
+        return (f"; the file has {ascii(near)}, the same name with characters that show as nothing (a byte-order "
+                "mark, a zero-width space): remove them from the header")
     if unicodedata.normalize("NFC", near) == unicodedata.normalize("NFC", name):
         return (f"; the file has {near!r}, the same name in other Unicode code points ({ascii(near)}; the "
                 f"tree's is {ascii(name)}): rename the column to the tree's spelling")
     return f"; the file has {near!r} (names are case-sensitive)"
+
+
+def _look_alike(value: str, known: set[str]) -> str:
+    """", the same text as 'x' in other Unicode code points (...)" when ``value`` is a known category spelled
+    otherwise (NFD on macOS, an invisible character): it looks the same and matches nothing."""
+    import unicodedata
+
+    def key(s: str) -> str:
+        return unicodedata.normalize("NFC", s.translate(_INVISIBLE))
+
+    same = next((k for k in sorted(known) if key(k) == key(value)), None)
+    return "" if same is None else (f", the same text as {same!r} in other Unicode code points: {ascii(value)} against "
+                                    f"{ascii(same)}")
 
 
 def _missing_columns(tree, path: str, header: list[str]) -> OlctcError | None:
@@ -141,8 +163,9 @@ class _CellChecks:
     def notes(self) -> list[str]:
         """One note per categorical column holding categories the tree never saw."""
         return [f"note: column {col.name!r}: {self.unseen[j][0]} row(s) hold a category the tree never saw "
-                f"(first {self.unseen[j][1]!r} at line {self.unseen[j][2]}): encoded as none of its "
-                f"{len(known)} categories" for j, (col, known) in enumerate(self.categorical) if j in self.unseen]
+                f"(first {self.unseen[j][1]!r} at line {self.unseen[j][2]}{_look_alike(self.unseen[j][1], known)}): "
+                f"encoded as none of its {len(known)} categories"
+                for j, (col, known) in enumerate(self.categorical) if j in self.unseen]
 
 
 def _note_ignored(header: list[str], checks: _CellChecks, named: tuple[str | None, ...] = ()) -> None:

@@ -317,6 +317,13 @@ def test_missing_column_names_its_near_miss(tmp_path):
     fails(run(predict_cmd, [tree_path, data]),
           f"{data}: feature column 'age' is missing (1 missing: 'age'); the tree needs 13 columns; "
           "the file has 'Age' (names are case-sensitive)")
+    # a second byte-order mark (the reader drops one) or a zero-width space: the name looked the same
+    for hidden in ("\ufeff\ufeffage", "a\u200bge"):
+        data.write_text(text.replace("age", hidden[1:] if hidden.startswith("\ufeff") else hidden, 1),
+                        encoding="utf-8-sig" if hidden.startswith("\ufeff") else "utf-8")
+        fails(run(predict_cmd, [tree_path, data]),
+              f"the file has {ascii(hidden[1:] if hidden.startswith(chr(0xfeff)) else hidden)}, the same name with "
+              "characters that show as nothing (a byte-order mark, a zero-width space): remove them from the header")
     named = copy.deepcopy(tree)  # not tree_for's cached tree, which other tests share
     named.schema = type(named.schema)(tuple(type(c)("âge", c.kind, c.categories) if c.name == "age" else c
                                             for c in named.schema.columns))
@@ -327,6 +334,24 @@ def test_missing_column_names_its_near_miss(tmp_path):
           f"the file has {unicodedata.normalize('NFD', 'âge')!r}, the same name in other Unicode code points "
           "('a\\u0302ge'; the tree's is "
           "'\\xe2ge'): rename the column to the tree's spelling")
+
+
+def test_an_unseen_category_that_looks_like_a_known_one_is_said_to(tmp_path):
+    # 'á' typed on macOS (decomposed) matched no category: the note quoted text identical on screen to a known one
+    import unicodedata
+
+    from olctc.tree import Column, Scaler, Schema, Tree
+
+    tree = Tree(np.array([[1.0, -1.0]]), np.array([0.0]), Scaler.identity(2),
+                Schema((Column("c", "categorical", ("b", "á")),)), ("n", "y"))
+    save(tree, tmp_path / "t.json")
+    nfd = unicodedata.normalize("NFD", "á")
+    (tmp_path / "d.csv").write_text(f"c\nb\n{nfd}\n", encoding="utf-8")
+    res = CliRunner().invoke(predict_cmd, [str(tmp_path / "t.json"), str(tmp_path / "d.csv")])
+    assert res.exit_code == 0, res.output
+    assert (f"note: column 'c': 1 row(s) hold a category the tree never saw (first {nfd!r} at line 3, the same text as "
+            "'á' in other Unicode code points: 'a\\u0301' against '\\xe1'): encoded as none of its 2 categories") \
+        in res.output, res.output
 
 
 def test_a_closed_pipe_on_standard_output_stops_nothing(heart, tmp_path):
