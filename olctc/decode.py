@@ -383,6 +383,11 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
                           # each column may sit TIGHT_TOL past a bound or row (a loss column at -1e-9): at
                           # C = 1000 that moved the objective by 2.6e-6 (relative 3e-6), a false "exploited"
                           tolerance_slack=TIGHT_TOL * float(np.abs(milp.c).sum()))
+    if getattr(solution, "omits_zeros", False) and report.tolerance_exploited \
+            and viol["rows"] > 100 * TIGHT_TOL * max(1.0, spec.big_m) + row_slack:
+        # a line lost from the file (a column of CBC's omitted as 0) breaks rows as a tolerance leak would
+        report.notes.append(f"note: {where} leaves zero values out, so a line missing from it reads as 0: the "
+                            f"values miss the rows by up to {viol['rows']:.3g}; check the file is whole")
     if spec.min_leaf:
         from olctc.warmstart import leaf_sizes_error
 
