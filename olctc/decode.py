@@ -532,14 +532,35 @@ def _refuse_start_file(man: dict[str, Any], path: str | Path, sol) -> None:
     if sol is not None and sol.objective is not None and (
             warm is None or abs(sol.objective - warm) > 1e-9 * max(1.0, abs(warm))):
         return
-    digest = sha256_file(path)
-    same = [e.get("file") for e in starts.values() if isinstance(e, dict) and e.get("sha256") == digest]
+    digests = {sha256_file(path), _plain_sha256(path)}  # a gzip or CRLF copy of a start is one too
+    same = [e.get("file") for e in starts.values() if isinstance(e, dict) and e.get("sha256") in digests]
     if same:
         # COPT's start is Gurobi's, byte for byte: name the file given when it is one of them
         name = Path(path).name if Path(path).name in same else same[0]
         raise OlctcError(f"{path}: expected a solver's solution file, got the MIP start compile wrote "
                          f"({name}, olctc's warm start); pass the file the solver wrote "
                          "(NAME.solvers.txt shows each solver's command)")
+
+
+def _plain_sha256(path: str | Path) -> str:
+    """sha256 of ``path``'s content as compile writes files (uncompressed, UTF-8, "\\n" line ends), as the
+    solution readers take it (gzip, bzip2, UTF-16 with a BOM, CRLF); "" when it cannot be read so."""
+    import bz2
+    import codecs
+    import gzip
+    import hashlib
+
+    try:
+        raw = Path(path).read_bytes()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        elif raw[:3] == b"BZh":
+            raw = bz2.decompress(raw)
+        if raw[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+            raw = raw.decode("utf-16").encode("utf-8")
+    except (OSError, EOFError, ValueError, UnicodeError):
+        return ""
+    return hashlib.sha256(raw.replace(b"\r\n", b"\n")).hexdigest()
 
 
 def settle_empty_nodes(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: TreeSpec,

@@ -97,6 +97,21 @@ def test_a_mip_start_compile_wrote_is_not_decoded_as_a_solution(work, capsys, na
                              f"({name}, olctc's warm start)")
 
 
+@pytest.mark.parametrize("how", ["gzip", "crlf"])
+@pytest.mark.parametrize("name", ["m.start.highs.sol", "m.start.scip.sol"])
+def test_a_compressed_or_crlf_copy_of_a_mip_start_is_not_decoded_either(work, tmp_path, capsys, name, how):
+    # the check compared the bytes only: a gzip or CRLF copy decoded as "highs says feasible (Unknown)"
+    import gzip
+
+    raw = (work / name).read_bytes()
+    copy = tmp_path / (name + (".gz" if how == "gzip" else ""))
+    copy.write_bytes(gzip.compress(raw) if how == "gzip" else raw.replace(b"\n", b"\r\n"))
+    tree = tmp_path / "t.json"
+    code, _, err = run(["decode", work / "m.olctc.json", copy, "-o", tree], capsys)
+    assert_refused(code, err, tree, f"{copy}: expected a solver's solution file, got the MIP start compile wrote "
+                                    f"({name}, olctc's warm start)")
+
+
 def test_a_gurobi_solution_cut_short_says_so(work, tmp_path, capsys):
     """Gurobi's and COPT's files list every column: one cut short was blamed on another model alone, where
     every other format's reader says the file may be cut short (QA pass, 2026-12-03)."""
