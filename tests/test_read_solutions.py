@@ -145,6 +145,17 @@ def test_a_highs_file_holding_two_solutions_is_refused(name, tmp_path) -> None:
     assert read_solution(SAMPLES / name).has_solution()
 
 
+def test_a_cplex_variable_twice_is_named_without_a_line(tmp_path) -> None:
+    # CPLEX's XML is read without line numbers: the message said "(first on line 0)"
+    import re
+
+    text = (SAMPLES / "cplex_solution.sol").read_text()
+    var = re.search(r"\s*<variable [^>]*/>", text).group(0)
+    (tmp_path / "dup.sol").write_text(text.replace(var, var + var, 1))
+    with pytest.raises(OlctcError, match=r"^[^:]*dup\.sol: expected each column once, got '\w+' again$"):
+        read_solution(tmp_path / "dup.sol")
+
+
 def test_xpress_rows_duals_and_reduced_costs_are_skipped() -> None:
     # writeSlxSol(f, "sdrx") on an LP: slacks (S), duals (D), reduced costs (R), every value as hex bits
     sol = read_solution(SAMPLES / "xpress_9.9_lp_only_sdrx.slx")

@@ -202,8 +202,9 @@ def name_values(src: Source, names: Sequence[str], values: np.ndarray, lines: Se
     if len(out) != len(names):
         first: dict[str, int] = {}
         for name, line in zip(names, lines):
-            if name in first:
-                raise src.fail("each column once", f"{name!r} again (first on line {first[name]})", line=line)
+            if name in first:  # line 0: a format read without line numbers (CPLEX's XML)
+                where = f" (first on line {first[name]})" if first[name] else ""
+                raise src.fail("each column once", f"{name!r} again{where}", line=line)
             first[name] = line
     return out
 
