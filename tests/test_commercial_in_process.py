@@ -484,3 +484,8 @@ def test_bench_runs_margot_with_a_commercial_solver_and_scip_otherwise():
         assert _solver_for(OLCT, task) == solver
         assert _solver_for(MARGOT, task) == ("scip" if solver in ("highs", "cbc") else solver)
     assert solver_version("gurobi").startswith("gurobipy ") and solver_version("copt").startswith("coptpy ")
+    # the command takes them (its options refused all four: "must be one of highs, cbc, scip")
+    from olctc.bench.options import make_options
+
+    for solver in SOLVERS:
+        assert make_options("models", datasets="heart", seeds="0", solver=solver, time_limit=5).solver == solver

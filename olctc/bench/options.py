@@ -8,12 +8,13 @@ from typing import Any, Iterable, Sequence
 
 
 from olctc.bench.experiments import C_GRID, THREADS, Experiment, get_experiment
-from olctc.emit.params import MAX_THREADS, MAX_TIME_LIMIT
+from olctc.emit.params import COMMERCIAL_SOLVERS, MAX_THREADS, MAX_TIME_LIMIT
 from olctc.errors import OlctcError, number_text, param_error
 
 
 TEST_SIZE = 0.2
-SOLVERS = ("highs", "cbc", "scip")
+#: fit's in-process solvers (olctc.fit.IN_PROCESS); the commercial ones where their package is installed
+SOLVERS = ("highs", "cbc", "scip", *COMMERCIAL_SOLVERS)
 MAX_SEED = 2 ** 32 - 1  # scikit-learn's random_state (and olctc's split) take seeds in [0, 2**32 - 1]
 @dataclass(frozen=True)
 class BenchOptions:
@@ -125,10 +126,21 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
         raise param_error("threads", f"at most {MAX_THREADS} (solver threads per fit)", threads)
     if solver not in SOLVERS:
         raise param_error("solver", f"one of {', '.join(SOLVERS)}", solver)
+    if solver in COMMERCIAL_SOLVERS:  # each run failed alone on the missing package: said once, now
+        from olctc.solve.commercial import import_solver
+
+        import_solver(solver)
     if not (time_limit > 0):
         raise param_error("time_limit", "> 0 seconds", time_limit)
     if not time_limit <= MAX_TIME_LIMIT:  # inf: the run's hard limit (and the wait for it) overflows
         raise param_error("time_limit", "at most 1e7 seconds (115 days)", time_limit)
+    model_names = parse_models(models, exp)
+    if any(exp.model(n).kind in ("tree", "phases") for n in model_names):
+        # as fit refuses it: a bench at --time-limit 1 recorded every tree run as that error, and the folder
+        # kept the limit
+        from olctc.fit import check_time_limit
+
+        check_time_limit(time_limit)
     if cv is not None and (isinstance(cv, bool) or cv < 2):
         raise param_error("cv", "an integer >= 2 (folds)", cv)
     if fixed_C != "anchors":
@@ -147,7 +159,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     if min_leaf:
         _check_min_leaf(min_leaf, names, cv)
     return BenchOptions(exp.name, names, parse_seeds(seeds, exp.seeds),
-                        parse_models(models, exp), solver, float(time_limit),
+                        model_names, solver, float(time_limit),
                         "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid), bool(authors_split),
                         threads, class_weight, bool(score_variables), int(min_leaf))
 
