@@ -717,6 +717,11 @@ def _cart_bench(d: Path, cart_done: Path) -> list[str]:
 @pytest.mark.parametrize("edit, message", [
     (lambda m: m.__setitem__("options", 5), "bench.json: 'options' is int, expected an object"),
     (lambda m: m.__setitem__("experiment", ["models"]), "bench.json names no known experiment"),
+    # report failed with a TypeError traceback; "3" called every record another bench's
+    (lambda m: m["options"].__setitem__("seeds", [0, 42, "x"]),
+     "bench.json: option 'seeds' is [0, 42, \"x\"], expected a list of integers (the file was edited?)"),
+    (lambda m: m["options"].__setitem__("time_limit", "3"),
+     "bench.json: option 'time_limit' is \"3\", expected a number of seconds (the file was edited?)"),
 ])
 @CART_GROUP
 def test_damaged_bench_json_is_a_one_line_error(tmp_path: Path, capsys, cart_done: Path, edit, message) -> None:

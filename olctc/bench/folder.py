@@ -22,7 +22,7 @@ import numpy as np
 from olctc import __version__
 from olctc.bench.experiments import EXPERIMENTS, THREADS
 from olctc.bench.options import BenchOptions
-from olctc.errors import OlctcError, is_integer, is_real, param_error
+from olctc.errors import OlctcError, is_integer, is_real, param_error, shorten
 from olctc.io import atomic_write_text, folder_problem, is_temporary_name
 
 
@@ -223,7 +223,33 @@ def read_bench_json(d: Path) -> dict[str, Any]:
     if not isinstance(meta.get("options", {}), dict):
         raise OlctcError(f"{p}: 'options' is {type(meta['options']).__name__}, expected an object "
                          "(the file was edited?)")
+    _check_option_types(p, meta.get("options", {}))
     return meta
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+#: What each option bench.json records must be (a folder of an older olctc may lack some): seeds [0, 42, 'x'] made
+#: bench report fail with a TypeError, and time_limit "3" called every record another bench's.
+_OPTION_TYPES: dict[str, tuple[str, Any]] = {
+    "datasets": ("a list of names", lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v)),
+    "models": ("a list of names", lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v)),
+    "seeds": ("a list of integers", lambda v: isinstance(v, list) and all(isinstance(s, int) and not isinstance(s, bool)
+                                                                         for s in v)),
+    "solver": ("a name", lambda v: isinstance(v, str)),
+    "time_limit": ("a number of seconds", _is_number),
+    "threads": ("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool)),
+    "C_grid": ("a list of numbers", lambda v: isinstance(v, list) and all(_is_number(c) for c in v)),
+}
+
+
+def _check_option_types(p: Path, options: dict[str, Any]) -> None:
+    for key, (expected, ok) in _OPTION_TYPES.items():
+        if key in options and not ok(options[key]):
+            raise OlctcError(f"{p}: option {key!r} is {shorten(json.dumps(options[key]))}, expected {expected} (the "
+                             "file was edited?)")
 
 
 def machine_info() -> dict[str, Any]:
