@@ -743,15 +743,16 @@ def test_edited_runs_lines_are_skipped_and_redone_not_a_crash(tmp_path: Path, ca
     args = _cart_bench(d, cart_done)
     recs = [json.loads(s) for s in lines(d)]
     bad = [dict(recs[0], seed="0"), dict(recs[1], test_balanced_accuracy="0.5"), dict(recs[0], key=["x"]),
-           dict(recs[1], experiment="phases")]  # a line of another bench's runs.jsonl
+           dict(recs[1], experiment="phases"),  # a line of another bench's runs.jsonl
+           dict(recs[0], test_balanced_accuracy=float("nan")), dict(recs[1], train_balanced_accuracy=float("inf"))]
     (d / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in bad))
     before = (d / "runs.jsonl").read_text()
     code, out, err = cli(["bench", "report", str(d)], capsys)  # used to: TypeError traceback
-    assert code == 2 and "ignored 4 unreadable line(s)" in err and "holds no finished runs yet" in err
+    assert code == 2 and "ignored 6 unreadable line(s)" in err and "holds no finished runs yet" in err
     code, out, err = cli(args, capsys)
-    assert code == 0 and "2 run(s) done now, 0 skipped" in out and "ignored 4 unreadable line(s)" in err
+    assert code == 0 and "2 run(s) done now, 0 skipped" in out and "ignored 6 unreadable line(s)" in err
     after = (d / "runs.jsonl").read_text()
-    assert after.startswith(before) and len(after.splitlines()) == 6  # appended, nothing rewritten
+    assert after.startswith(before) and len(after.splitlines()) == 8  # appended, nothing rewritten
     code, out, err = cli(["bench", "report", str(d)], capsys)
     assert code == 0
     (row,) = list(csv.DictReader(open(d / "report" / "summary.csv")))

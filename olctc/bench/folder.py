@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import platform
 import time
@@ -313,6 +314,9 @@ def is_record(rec: Any, experiment: str | None = None) -> bool:
         return False
     if rec.get("test_balanced_accuracy") is not None and "train_balanced_accuracy" not in rec:
         return False  # a finished run states both (a report of it crashed on the missing one)
+    if any(isinstance(v, float) and not math.isfinite(v)
+           for v in (rec.get("test_balanced_accuracy"), rec.get("train_balanced_accuracy"))):
+        return False  # NaN: a mean over fewer seeds than said; inf: numpy warnings in the report
     return all(rec.get(k) is None or is_real(rec[k]) for k in NUMERIC_FIELDS)
 
 

@@ -456,8 +456,8 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
     experiment = meta["experiment"]
     all_recs, bad = read_runs(d, experiment)
     if bad:
-        echo(f"{d / 'runs.jsonl'}: ignored {bad} unreadable line(s) (a run killed while writing, or a line "
-             "edited by hand)")
+        echo(f"{d / 'runs.jsonl'}: ignored {bad} unreadable line(s) (a run killed while writing, a line "
+             "edited by hand, or a record of another experiment)")
     expected = expected_runs(meta)
     options = meta.get("options")
     all_recs, other = own_records(all_recs, options if isinstance(options, dict) else {},

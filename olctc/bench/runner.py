@@ -78,8 +78,8 @@ def _run_todo(d: Path, opts: BenchOptions, jobs: int, echo: Callable[[str], None
     """``run_bench`` once the folder is ready and held."""
     recs, bad = read_runs(d, opts.experiment)
     if bad:
-        echo(f"{d / RUNS}: ignored {bad} unreadable line(s) (a run killed while writing, or a line edited "
-             "by hand); those runs will be redone")
+        echo(f"{d / RUNS}: ignored {bad} unreadable line(s) (a run killed while writing, a line edited by hand, "
+             "or a record of another experiment); any run they held is done again")
     tasks = make_tasks(opts)
     recs, other = own_records(recs, opts.to_json(), {k for t in tasks for k in t["keys"]})
     if other:
