@@ -603,7 +603,8 @@ def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool):
     ``decode_arrays`` settled)."""
     # an optimum its own values contradict is no proven optimum (DecodeReport.optimum_contradicted)
     status = "feasible" if dec.report.optimum_contradicted else dec.report.status
-    meta: dict[str, Any] = {"spec": dec.spec.to_json(), "solver": dec.report.solver, "status": status, "solver_objective": dec.report.solver_objective,
+    meta: dict[str, Any] = {"spec": dec.spec.to_json(), "solver": dec.report.solver, "status": status,
+                            "solver_objective": dec.report.solver_objective,
                             "true_objective": dec.report.true_objective, "bound": dec.report.bound,
                             "data": {k: man["data"][k] for k in ("name", "sha256", "n", "p")}}
     if dec.report.empty_nodes:
