@@ -235,7 +235,7 @@ def test_bench_refuses_more_cv_folds_than_points(tmp_path, monkeypatch, capsys):
     # heart: 137 and 160 points per class; haberman: 81 and 225
     for cv, least, name in (("1000000", 137, "heart"), ("82", 81, "haberman")):
         code, out, err = run_main(["bench", "models", "--datasets", "heart,haberman", "--seeds", "0", "--models",
-                                   "OLCT", "--time-limit", "2", "--cv", cv, "-o", "b"], capsys)
+                                   "OLCT", "--time-limit", "3", "--cv", cv, "-o", "b"], capsys)
         assert code == 2 and err == (f"error: The 'cv' parameter (--cv) must be at most {least} folds for {name} "
                                      f"(the points of its smaller class, and its training part has fewer). Got "
                                      f"{cv} instead.\n") and not (tmp_path / "b").exists(), (code, err)

@@ -262,7 +262,7 @@ def test_an_index_column_is_named_with_the_fix(tmp_path, capsys, text):
 def test_other_unnamed_columns_keep_their_messages(tmp_path):
     with pytest.raises(OlctcError, match=r": the header's last column \(column 4\) has no name: the header line"):
         read_csv(write(tmp_path, "a,b,label,\n1,2,yes,\n3,4,no,\n"), "label")
-    with pytest.raises(OlctcError, match=r": the header has an empty column name$"):
+    with pytest.raises(OlctcError, match=r": the header's column 2 \(after 'a'\) has no name; name it$"):
         read_csv(write(tmp_path, "a,,label\n1,2,yes\n3,4,no\n"), "label")
 
 
