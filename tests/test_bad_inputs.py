@@ -141,7 +141,7 @@ CASES = [
     C("csv-empty-header-name", "compile noname.csv --target y -o x.mps",
       "noname.csv: the header's column 2 (after 'a') has no name; name it"),
     C("csv-not-utf8", "compile latin1.csv --target y -o x.mps",
-      "latin1.csv: not UTF-8 text (byte 12); save the CSV as UTF-8"),
+      "latin1.csv: not UTF-8 text (byte 0xe9 at offset 12); save the CSV as UTF-8"),
     # it read as one-letter columns split by NULs: "line 3 has 1 fields, the header has 4", NULs printed raw
     C("csv-utf16-no-bom", "compile utf16.csv --target y -o x.mps",
       "utf16.csv: not UTF-8 text: it is UTF-16 without a byte-order mark (every other byte is 0); save the CSV as "
@@ -434,7 +434,8 @@ CASES = [
     C("tree-three-classes", "predict tclasses.json feat.csv",
       "tclasses.json: classes: expected a list of two labels (numbers or strings), got a list of 3"),
     C("tree-nan-literal", "export tnan.json --format text", "tnan.json: not valid JSON (NaN is not valid JSON)"),
-    C("tree-binary", "export tbin.json --format text", "tbin.json: not UTF-8 text (byte 0); not an olctc tree file?"),
+    C("tree-binary", "export tbin.json --format text", "tbin.json: not UTF-8 text (byte 0x89 at offset 0); "
+      "not an olctc tree file?"),
     C("tree-empty", "explain tempty.json --data feat.csv --row 0",
       "tempty.json: not valid JSON (line 1 column 1: Expecting value); the file is corrupted or truncated"),
     C("tree-a-list", "export tlist.json --format text", "tlist.json: top level: expected a JSON object, got a "

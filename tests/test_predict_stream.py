@@ -61,7 +61,9 @@ def old_read_table(path, named_cr: bool = False) -> Table:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise OlctcError(f"{path}: not UTF-8 text (byte {exc.start}); save the CSV as UTF-8") from None
+        # the byte's value beside its offset since 2026-12-04 ("byte 81" read as a value)
+        raise OlctcError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); save "
+                         "the CSV as UTF-8") from None
     if not text.strip():
         raise OlctcError(f"{path}: the file is empty")
     if "\r" in text and "\n" not in text:

@@ -87,11 +87,11 @@ def _xlsx() -> bytes:
 
 
 NOT_TEXT = [
-    ("utf16", BASE.replace(",", "\t").encode("utf-16"), "byte 0",
+    ("utf16", BASE.replace(",", "\t").encode("utf-16"), "byte 0xff at offset 0",
      "it is UTF-16 (Excel's \"Unicode Text\"): save the CSV as UTF-8"),
     ("xlsx", _xlsx(), None,
      "it is a zip archive (an Excel .xlsx or OpenDocument .ods workbook?): save the sheet as CSV (UTF-8)"),
-    ("xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(64), "byte 0",
+    ("xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(64), "byte 0xd0 at offset 0",
      "it is an Excel .xls workbook: save the sheet as CSV (UTF-8)"),
     ("bz2", bz2.compress(BASE.encode()), None,
      "it is bzip2-compressed: decompress it (olctc reads gzip or uncompressed files)"),
@@ -103,11 +103,11 @@ def test_a_workbook_or_archive_is_named_for_what_it_is(tmp_path, capsys):
         try:
             content.decode("utf-8")
         except UnicodeDecodeError as exc:
-            at = at or f"byte {exc.start}"
+            at = at or f"byte 0x{content[exc.start]:02x} at offset {exc.start}"
         compile_fails(tmp_path, capsys, content, f"not UTF-8 text ({at}); {what}", name=f"{name}.csv")
     # Latin-1 text keeps the plain advice, also when its header starts as bzip2's magic does
     compile_fails(tmp_path, capsys, "BZh9,é,y\n1,2,0\n".encode("latin-1"),
-                  "not UTF-8 text (byte 5); save the CSV as UTF-8")
+                  "not UTF-8 text (byte 0xe9 at offset 5); save the CSV as UTF-8")
 
 
 # ---------------------------------------------------------------- labels and weights

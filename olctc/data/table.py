@@ -131,7 +131,8 @@ def _text_blocks(path: Path, blocks: Iterator[bytes]) -> Iterator[str]:
             at = fed - len(decoder.getstate()[0]) + exc.start
             for _ in blocks:  # a read error further on came first when the whole file was read at once
                 pass
-            raise OlctcError(f"{path}: not UTF-8 text (byte {at}){_not_text_advice(head)}") from None
+            raise OlctcError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {at})"
+                             f"{_not_text_advice(head)}") from None
         if text:
             yield text
         if raw is None:
