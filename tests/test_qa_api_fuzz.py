@@ -465,7 +465,7 @@ def test_export_str_and_path_alike(tree, tmp_path):
 @pytest.mark.parametrize("arg,pattern", [
     ("{}", r"^<string>: format: expected 'olctc-tree' \(not an olctc tree file\?\), got null$"),
     ("[]", r"^<string>: top level: expected a JSON object, got a list of 0$"),
-    (b"\xff\xfe", r"^<bytes>: not UTF-8 text \(byte 0\)$"),
+    (b"\xff\xfe", r"^<bytes>: not UTF-8 text \(byte 0xff at offset 0\)$"),
 ])
 def test_tree_json_load_bad(arg, pattern):
     with raises(pattern):

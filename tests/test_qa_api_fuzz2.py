@@ -132,7 +132,7 @@ def test_json_loads_bytes(tree):
     # b"x.csv": was TypeError: a bytes-like object is required, not 'str'
     with raises(r"^<string>: not an olctc tree file \(a tree file is a JSON object"):
         tree_json.loads(b"x.csv")
-    with raises(r"^<bytes>: not UTF-8 text \(byte 0\)$"):
+    with raises(r"^<bytes>: not UTF-8 text \(byte 0xff at offset 0\)$"):
         tree_json.loads(b"\xff")
     assert tree_json.loads(tree_json.dump(tree).encode()).depth == 1
 
