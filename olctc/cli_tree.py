@@ -171,7 +171,7 @@ class _CellChecks:
 def _note_ignored(header: list[str], checks: _CellChecks, named: tuple[str | None, ...] = ()) -> None:
     """The note on the columns of ``header`` the tree does not use, other than those ``named`` (an id, the
     target), which are used."""
-    extra = [h for h in header if h not in checks.index and h not in named]
+    extra = list(dict.fromkeys(h for h in header if h not in checks.index and h not in named))
     if extra:
         shown = ", ".join(repr(h) for h in extra[:8]) + (" ..." if len(extra) > 8 else "")
         click.echo(f"note: ignoring {len(extra)} column(s) the tree does not use: {shown}", err=True)
@@ -460,7 +460,10 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
         # CSV is text: a .txt of predictions is no mistake, a .json or .py is
         check_suffix(output, "predict", "predictions (CSV)", (".csv", ".txt"))
     t = load_tree_file(tree)
-    stream = CsvStream(data, index_column=True)  # pandas' or R's unnamed index column: unused, ignored
+    # pandas' or R's unnamed index column: unused, ignored; so is a column named twice that nothing reads (an
+    # export's repeated 'id' was refused, and compile's --drop could not help)
+    used = [*_columns_needed(t), *(c for c in (id_column, target) if c is not None)]
+    stream = CsvStream(data, index_column=True, needed=used)
     header = stream.header
     head = ([id_column] if id_column else []) + ["prediction"] + ([f"proba_{c}" for c in t.classes] if proba else [])
     # Faults are raised in the order of the checks of the whole file, once all of it has been read:
@@ -537,7 +540,7 @@ def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None
     from olctc.tree import ScoreOverflow
 
     t = load_tree_file(tree)
-    stream = CsvStream(data, index_column=True)
+    stream = CsvStream(data, index_column=True, needed=_columns_needed(t))
     picked = None
     for chunk in stream.chunks(stop=row if row >= 0 else None):
         if chunk.first <= row < chunk.first + len(chunk.rows):

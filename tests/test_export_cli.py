@@ -354,6 +354,25 @@ def test_an_unseen_category_that_looks_like_a_known_one_is_said_to(tmp_path):
         in res.output, res.output
 
 
+def test_a_column_named_twice_that_the_tree_does_not_read_is_ignored(tmp_path):
+    # an export's repeated 'id' column was refused ("names column 'id' twice") though predict never reads it
+    from olctc.tree import Tree
+
+    tree = Tree.from_arrays([[1.0, -1.0]], [0.0], feature_names=["a", "b"], classes=("n", "y"))
+    save(tree, tmp_path / "t.json")
+    (tmp_path / "d.csv").write_text("id,a,b,id\n1,2,1,1\n2,0,3,2\n")
+    res = CliRunner().invoke(predict_cmd, [str(tmp_path / "t.json"), str(tmp_path / "d.csv")])
+    # (CliRunner gives stderr's note, once for the two, with standard output)
+    assert res.exit_code == 0 and res.output.splitlines() == [
+        "note: ignoring 1 column(s) the tree does not use: 'id'", "prediction", "y", "n"], res.output
+    for args in (["--id-column", "id"], []):  # an id column, or a feature, named twice is ambiguous: refused
+        data = tmp_path / ("d.csv" if args else "e.csv")
+        if not args:
+            data.write_text("a,b,a\n1,2,1\n")
+        fails(run(predict_cmd, [tmp_path / "t.json", data, *args]),
+              f"the header names column {'id' if args else 'a'!r} twice")
+
+
 def test_a_closed_pipe_on_standard_output_stops_nothing(heart, tmp_path):
     """`olctc fit ... | head -1`: the next echo raised BrokenPipeError, and fit exited 1 without writing its
     tree (decode and collect too; grid said "cannot write FOLDER: Broken pipe"). Now the command writes its

@@ -55,7 +55,7 @@ def old_table_bytes(path: Path) -> bytes:
         raise OlctcError(f"{path}: cannot read: {exc}") from None
 
 
-def old_read_table(path, named_cr: bool = False) -> Table:
+def old_read_table(path, named_cr: bool = False, needed=None) -> Table:
     path = Path(path)
     raw = old_table_bytes(path)
     try:
@@ -107,7 +107,7 @@ def old_read_table(path, named_cr: bool = False) -> Table:
         if h == "":  # named by its place since 2026-12-04
             between = f" (after {header[k - 1]!r})" if k else ""
             raise OlctcError(f"{path}: the header's column {k + 1}{between} has no name; name it")
-        if h in seen:
+        if h in seen and (needed is None or h in needed):  # a repeat of a column not read: no fault since 2026-12-04
             raise OlctcError(f"{path}: the header names column {h!r} twice")
         seen.add(h)
     return Table(header, body, hashlib.sha256(raw).hexdigest(), text, lines, delimiter)
@@ -174,7 +174,7 @@ def old_predict(tree, data, proba=False, id_column=None, output=None) -> tuple[i
     err = []
     try:
         t = load_tree_file(tree)
-        table = old_read_table(data, named_cr=True)
+        table = old_read_table(data, named_cr=True, needed={*_columns_needed(t), id_column})
         header, rows, lines = table.header, table.rows, table.lines
         if id_column is not None and id_column not in header:
             from olctc.data.csvfile import _columns_text  # the message's wording changed since (the last column)
@@ -229,7 +229,7 @@ def old_explain(tree, data, row) -> tuple[int, str, str]:
     err = []
     try:
         t = load_tree_file(tree)
-        table = old_read_table(data, named_cr=True)
+        table = old_read_table(data, named_cr=True, needed=set(_columns_needed(t)))
         header, rows, lines = table.header, table.rows, table.lines
         if not 0 <= row < len(rows):
             span = f"0 to {len(rows) - 1}" if rows else "none"

@@ -13,7 +13,7 @@ import os
 import re
 from collections.abc import Generator, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Collection, NamedTuple, Sequence
 
 import numpy as np
 
@@ -465,10 +465,10 @@ class CsvStream(TableStream):
     """
 
     def __init__(self, path: str | Path, *, keep: bool = False, digest: bool = False,
-                 index_column: bool = False) -> None:
+                 index_column: bool = False, needed: Collection[str] | None = None) -> None:
         self.index_column = index_column
         self._closed: tuple[int, int, str] | None = None  # the first field closed by a stray '"' (_spanning)
-        super().__init__(path, keep=keep, digest=digest)
+        super().__init__(path, keep=keep, digest=digest, needed=needed)
 
     def _spanning(self, start: int, end: int) -> None:
         if self._closed is None and (found := _closed_then_text(self._tail.lines(start, end), self.delimiter)):

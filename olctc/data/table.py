@@ -13,7 +13,7 @@ import itertools
 import re
 import zlib
 from pathlib import Path
-from typing import IO, Any, Generator, Iterator, NamedTuple
+from typing import IO, Any, Collection, Generator, Iterator, NamedTuple
 
 import numpy as np
 
@@ -284,10 +284,13 @@ class TableStream:
     commits nothing before ``chunks`` ends.
     """
 
-    def __init__(self, path: str | Path, *, keep: bool = False, digest: bool = False) -> None:
+    def __init__(self, path: str | Path, *, keep: bool = False, digest: bool = False,
+                 needed: Collection[str] | None = None) -> None:
         """Open ``path`` and read its header; ``keep``: keep the text and hash the bytes (``text``,
-        ``sha256``) as ``read_table`` needs; ``digest``: hash the bytes only (``sha256``)."""
+        ``sha256``) as ``read_table`` needs; ``digest``: hash the bytes only (``sha256``); ``needed``: the
+        columns the caller reads (None: all), a name the header repeats is a fault only among them."""
         self.path = Path(path)
+        self._needed = None if needed is None else frozenset(needed)
         self.rows_read = 0  # data rows yielded so far
         self.multiline_records = 0  # the header and rows read so far that span lines (a cell holds a line break)
         self.unended: list[str] = []  # the last line, once read, when no line break ends the file
@@ -438,7 +441,7 @@ class TableStream:
             if h == "":  # (the first column's: CsvStream says more)
                 between = f" (after {self.header[k - 1]!r})" if k else ""
                 raise OlctcError(f"{self.path}: the header's column {k + 1}{between} has no name; name it")
-            if h in seen:
+            if h in seen and (self._needed is None or h in self._needed):
                 raise OlctcError(f"{self.path}: the header names column {h!r} twice")
             seen.add(h)
 
