@@ -30,18 +30,22 @@ def _columns_needed(tree) -> list[str]:
 _INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060\u00ad"))
 
 
+def _seen_as(s: str) -> str:
+    """``s`` as it shows: without ``_INVISIBLE`` characters, in NFC (macOS writes NFD)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", s.translate(_INVISIBLE))
+
+
 def _near_miss(name: str, header: list[str]) -> str:
     """A hint when the header holds ``name`` in another case, another Unicode form (NFC vs NFD), or with
     characters that show as nothing (``_INVISIBLE``)."""
     import unicodedata
 
-    def key(s: str) -> str:
-        return unicodedata.normalize("NFC", s.translate(_INVISIBLE)).casefold()
-
-    near = next((h for h in header if key(h) == key(name)), None)
+    near = next((h for h in header if _seen_as(h).casefold() == _seen_as(name).casefold()), None)
     if near is None:
         return ""
-    if near.translate(_INVISIBLE) != near and key(near) == key(name) and near.translate(_INVISIBLE) == name:
+    if near != name and near.translate(_INVISIBLE) == name:
         return (f"; the file has {ascii(near)}, the same name with characters that show as nothing (a byte-order "
                 "mark, a zero-width space): remove them from the header")
     if unicodedata.normalize("NFC", near) == unicodedata.normalize("NFC", name):
@@ -53,12 +57,7 @@ def _near_miss(name: str, header: list[str]) -> str:
 def _look_alike(value: str, known: set[str]) -> str:
     """", the same text as 'x' in other Unicode code points (...)" when ``value`` is a known category spelled
     otherwise (NFD on macOS, an invisible character): it looks the same and matches nothing."""
-    import unicodedata
-
-    def key(s: str) -> str:
-        return unicodedata.normalize("NFC", s.translate(_INVISIBLE))
-
-    same = next((k for k in sorted(known) if key(k) == key(value)), None)
+    same = next((k for k in sorted(known) if _seen_as(k) == _seen_as(value)), None)
     return "" if same is None else (f", the same text as {same!r} in other Unicode code points: {ascii(value)} against "
                                     f"{ascii(same)}")
 
@@ -109,22 +108,23 @@ class _CellChecks:
         cells: dict[str, list | np.ndarray] = {}
         for name, i in self.index.items():
             vals = list(map(str.strip, map(itemgetter(i), chunk.rows)))
-            try:
+            error = None
+            if "" not in vals:
                 if name not in self.numeric:
-                    if "" in vals:
-                        raise self._empty(name, chunk.lines[vals.index("")])
                     cells[name] = vals
                     continue
-                if "" in vals:
-                    raise ValueError  # the cell-by-cell pass below finds which fault comes first
-                column = _parse_column(vals, name, self.path, chunk.lines)
-                cells[name] = _finite_column(column, vals, name, self.path, chunk.lines)
-            except (OlctcError, ValueError) as exc:
-                fault = self._first_fault(name, vals, chunk.lines)
-                if fault is None:  # not expected: the whole column's check found what no cell's did
-                    fault = (chunk.lines[0], exc if isinstance(exc, OlctcError) else self._empty(name, chunk.lines[0]))
-                if self.fault is None or fault[0] < self.fault[0]:
-                    self.fault = fault  # errors are kept without their traceback, which holds the chunk
+                try:
+                    cells[name] = _finite_column(_parse_column(vals, name, self.path, chunk.lines), vals, name,
+                                                 self.path, chunk.lines)
+                    continue
+                except OlctcError as exc:
+                    error = exc.with_traceback(None)  # errors are kept without their traceback (it holds the chunk)
+            # a fault in this column: the cell-by-cell pass finds which comes first (an empty cell always does)
+            fault = self._first_fault(name, vals, chunk.lines)
+            if fault is None and error is not None:  # not expected: the column's check found what no cell's did
+                fault = (chunk.lines[0], error)
+            if fault is not None and (self.fault is None or fault[0] < self.fault[0]):
+                self.fault = fault
         if self.fault is not None:
             return None
         self._count_unseen(cells, chunk.lines)

@@ -532,8 +532,10 @@ def _refuse_start_file(man: dict[str, Any], path: str | Path, sol) -> None:
     if sol is not None and sol.objective is not None and (
             warm is None or abs(sol.objective - warm) > 1e-9 * max(1.0, abs(warm))):
         return
-    digests = {sha256_file(path), _plain_sha256(path)}  # a gzip or CRLF copy of a start is one too
-    same = [e.get("file") for e in starts.values() if isinstance(e, dict) and e.get("sha256") in digests]
+    def named(digest: str) -> list[Any]:
+        return [e.get("file") for e in starts.values() if isinstance(e, dict) and e.get("sha256") == digest]
+
+    same = named(sha256_file(path)) or named(_plain_sha256(path))  # a gzip or CRLF copy of a start is one too
     if same:
         # COPT's start is Gurobi's, byte for byte: name the file given when it is one of them
         name = Path(path).name if Path(path).name in same else same[0]
@@ -543,24 +545,18 @@ def _refuse_start_file(man: dict[str, Any], path: str | Path, sol) -> None:
 
 
 def _plain_sha256(path: str | Path) -> str:
-    """sha256 of ``path``'s content as compile writes files (uncompressed, UTF-8, "\\n" line ends), as the
-    solution readers take it (gzip, bzip2, UTF-16 with a BOM, CRLF); "" when it cannot be read so."""
-    import bz2
-    import codecs
-    import gzip
+    """sha256 of ``path`` read as the solution readers read it (``read_source``: gzip, bzip2, UTF-16, a BOM,
+    CRLF), written back as compile writes files (UTF-8, "\\n" line ends); "" when it cannot be read."""
     import hashlib
 
+    from olctc.read._base import read_source
+
     try:
-        raw = Path(path).read_bytes()
-        if raw[:2] == b"\x1f\x8b":
-            raw = gzip.decompress(raw)
-        elif raw[:3] == b"BZh":
-            raw = bz2.decompress(raw)
-        if raw[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-            raw = raw.decode("utf-16").encode("utf-8")
-    except (OSError, EOFError, ValueError, UnicodeError):
+        src = read_source(path)
+    except OlctcError:
         return ""
-    return hashlib.sha256(raw.replace(b"\r\n", b"\n")).hexdigest()
+    text = "\n".join(src.lines) + ("\n" if src.ends_with_newline else "")
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def settle_empty_nodes(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: TreeSpec,

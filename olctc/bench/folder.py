@@ -228,21 +228,20 @@ def read_bench_json(d: Path) -> dict[str, Any]:
     return meta
 
 
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+def _list_of(ok: Any) -> Any:
+    return lambda v: isinstance(v, list) and all(map(ok, v))
 
 
 #: What each option bench.json records must be (a folder of an older olctc may lack some): seeds [0, 42, 'x'] made
 #: bench report fail with a TypeError, and time_limit "3" called every record another bench's.
 _OPTION_TYPES: dict[str, tuple[str, Any]] = {
-    "datasets": ("a list of names", lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v)),
-    "models": ("a list of names", lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v)),
-    "seeds": ("a list of integers", lambda v: isinstance(v, list) and all(isinstance(s, int) and not isinstance(s, bool)
-                                                                         for s in v)),
+    "datasets": ("a list of names", _list_of(lambda s: isinstance(s, str))),
+    "models": ("a list of names", _list_of(lambda s: isinstance(s, str))),
+    "seeds": ("a list of integers", _list_of(is_integer)),
     "solver": ("a name", lambda v: isinstance(v, str)),
-    "time_limit": ("a number of seconds", _is_number),
-    "threads": ("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool)),
-    "C_grid": ("a list of numbers", lambda v: isinstance(v, list) and all(_is_number(c) for c in v)),
+    "time_limit": ("a number of seconds", is_real),
+    "threads": ("an integer", is_integer),
+    "C_grid": ("a list of numbers", _list_of(is_real)),
 }
 
 
