@@ -419,7 +419,7 @@ def test_table_option_reads_the_named_table(fitted, engine, table):
 def test_table_option_default_is_olctc_input(fitted):
     tree, _ = fitted["breast"]
     assert to_sql(tree, table="olctc_input") == to_sql(tree) == to_sql(tree, table=["olctc_input"])
-    assert "  FROM olctc_input, olctc_guard\n" in to_sql(tree)
+    assert "  FROM olctc_input\n    LEFT JOIN olctc_numbers ON " in to_sql(tree)
 
 
 @pytest.mark.parametrize("table,message", [

@@ -178,11 +178,27 @@ def test_sqlite_text_that_is_no_number_scores_null(ty):
     tree, vals = _int_tree()
     good = ["7", " 12 ", "+3", "4.50", "1e2", "-0.0", str(2 ** 53 + 1), 2 ** 53 + 1, 5, 2.5]
     bad = ["4O", "abc", "", "0x10", "1e", "1.5.2", "4 0", "--1", b"7"]
-    rows = [[v, 1] for v in good + bad]
+    rows = [[v, 1] for v in good + bad] + [[1, v] for v in bad]
     got = run_typed("sqlite", None, [("a", ty), ("b", ty)], rows, to_sql(tree))
     X = np.array([[float(v), 1.0] for v in good])
     check_outputs(tree, X, got[:len(good)], exact=False)
-    assert all(r[k] is None for r in got[len(good):] for k in OUTPUTS), got[len(good):]
+    assert len(got) == len(rows) and all(r[k] is None for r in got[len(good):] for k in OUTPUTS), got[len(good):]
+
+
+def test_numeric_text_check_is_written_once_per_column():
+    """The check that a numeric column holds a number is in the query once per column, in a join's condition: in
+    the expression of each feature (PostgreSQL and SQLite copy it into every score that reads it) it made the
+    query 1.3-1.7x slower in every database, and PostgreSQL's JIT compiled a depth-3 query for over 120 s
+    (benchmarks/sql_scoring.py, 2026-12-04)."""
+    rng = np.random.default_rng(3)
+    schema = Schema(tuple(Column(f"x{j}", "numeric") for j in range(6)) + (Column("c", "categorical", ("u", "v")),))
+    W = rng.normal(size=(7, 8))
+    W[:, 1] = 0  # x1 unused: not read, not checked
+    tree = Tree(W, rng.normal(size=7), Scaler.identity(8), schema, (0, 1))
+    query = to_sql(tree)
+    for j in range(6):
+        assert query.count(f'CAST(olctc_input."x{j}" AS NUMERIC)') == (j != 1), j
+    assert query.count("AS NUMERIC") == 5 and query.split("WITH")[1].count("olctc_ok") == 4  # guard row, guard sum, column, route
 
 
 @pytest.mark.parametrize("types", [("TEXT", "TEXT"), ("INTEGER", "DOUBLE PRECISION"), ("BIGINT", "REAL"),
@@ -301,7 +317,7 @@ def test_scored_table_is_refused_not_read(eng):
     tree = _off_path_tree()
     row = [-1.0, 2.0]
     assert run_typed(name, server, [*_double_cols(tree), ("id", "INTEGER")], [[*row, 7]], to_sql(tree))
-    for extra in ["olctc_score", "olctc_proba", "olctc_s1", "olctc_f0", "OLCTC_LABEL"]:
+    for extra in ["olctc_score", "olctc_proba", "olctc_s1", "olctc_f0", "olctc_ok", "OLCTC_LABEL"]:
         if name == "postgres" and extra != extra.lower():
             continue  # PostgreSQL: a quoted "OLCTC_LABEL" is another name than olctc_label, and no clash
         with pytest.raises(Exception, match=f"(?is)ambiguous.*{extra}|{extra}\" is ambiguous"):
@@ -419,7 +435,7 @@ def test_depth_11_tree_is_refused_and_depth_10_runs(eng):
     rng = np.random.default_rng(8)
     n = 2 ** 11 - 1
     tree = Tree.from_arrays(rng.normal(size=(n, 3)), rng.normal(size=n) * 0.1, classes=(0, 1))
-    with pytest.raises(OlctcError, match=r"^the SQL query would hold 2054 columns of its own besides the 3 input "
+    with pytest.raises(OlctcError, match=r"^the SQL query would hold 2055 columns of its own besides the 3 input "
                                          r"columns \(one per node, 2047, and per feature the tree uses\)"):
         to_sql(tree)
     n = 2 ** 10 - 1

@@ -677,7 +677,7 @@ def test_sql_query_output_is_input_columns_plus_four(tmp_path, capsys):
     # the documented shape (README, the query's header): the input columns, the working columns (one per
     # feature, one per node: standard SQL cannot leave them out of SELECT *), then the four outputs
     p, nodes = len(load(tpath)["feature_names"]), 2 ** 2 - 1
-    assert names == (cols + [f"olctc_f{j}" for j in range(p)] + [f"olctc_s{t}" for t in range(nodes)]
+    assert names == (cols + [f"olctc_f{j}" for j in range(p)] + ["olctc_ok"] + [f"olctc_s{t}" for t in range(nodes)]
                      + ["olctc_node", "olctc_score", "olctc_proba", "olctc_label"])
     assert "olctc_f0, ... (one per feature)" in sql
 

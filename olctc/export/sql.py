@@ -4,7 +4,8 @@ The query reads a table or view named ``olctc_input`` (or the one ``table`` name
 ``olctc_input`` inside) whose columns carry the tree's input column names, and returns every input column
 plus ``olctc_node`` (the last-layer node reached), ``olctc_score`` (its log-odds of the positive class), ``olctc_proba``
 (P(positive class)) and ``olctc_label``; between them come its working columns ``olctc_f<j>`` (one per
-feature) and ``olctc_s<t>`` (one per node), which standard SQL cannot leave out of ``SELECT *``. All are named
+feature), ``olctc_ok`` (where the tree reads a numeric column: 0, or NULL where one holds text that is not a
+number) and ``olctc_s<t>`` (one per node), which standard SQL cannot leave out of ``SELECT *``. All are named
 ``olctc_``, so no input column may be: a tree's column is refused here, and a table holding a column of one of
 those names (a table scored before) makes the query fail with the database's "ambiguous column" error naming
 it (the ``olctc_guard`` row), where the table's column would otherwise have been read in place of the query's.
@@ -17,9 +18,9 @@ Input columns are read as ``olctc_input."name"``: SQLite takes an unqualified do
 matches no column for a string, which would score a renamed column as 0.
 
 Where the other exports raise, the query gives NULL in all four outputs: NULL, NaN or an infinity in a column
-the tree uses (or text that is not a number: SQLite, ``_number_or_null``), or a score that is not a finite
-number (an overflow) at a node on the row's path, as the other exports (PostgreSQL raises 'value out of range'
-on the overflowing product itself). A database may copy a column's expression into every place that reads it
+the tree uses (or text that is not a number: SQLite, ``_is_number``, tested once per row in a join's condition),
+or a score that is not a finite number (an overflow) at a node on the row's path, as the other exports
+(PostgreSQL raises 'value out of range' on the overflowing product itself). A database may copy a column's expression into every place that reads it
 (PostgreSQL and SQLite inline the CTEs), so each score is read as few times as possible. Numbers are doubles
 everywhere (``CAST(... AS DOUBLE PRECISION)``: PostgreSQL reads ``1.0e0`` as an exact NUMERIC, in which a tree
 of text columns only was computed). PostgreSQL's JIT then spends seconds compiling those expressions: the
@@ -127,15 +128,18 @@ def _check_names(tree) -> None:
         seen[col.name.lower()] = (col.name, col.kind)
 
 
-def _helpers(tree, used: Any) -> list[list[str]]:
-    """One column per feature the tree uses: the number itself, or 1/0 for a category (NULL for NULL)."""
+def _helpers(tree, used: Any) -> tuple[list[list[str]], list[str]]:
+    """One column per feature the tree uses (the number itself, or 1/0 for a category, NULL for NULL), and
+    the test, one per numeric column the tree reads, that its value is a number (``_is_number``)."""
     out: list[list[str]] = []
+    numbers: list[str] = []
     j = 0
     for col in tree.schema.columns:
         name = f"{TABLE}.{_ident(col.name)}"
         if col.kind == "numeric":
             if used[j]:  # 1.0 * x is x exactly, as a number even where the column holds text (SQLite)
-                out.append([f"    -- {comment(col.name)}", f"    {_number_or_null(name)} AS olctc_f{j}"])
+                out.append([f"    -- {comment(col.name)}", f"    1.0e0 * {name} AS olctc_f{j}"])
+                numbers.append(_is_number(name))
             j += 1
             continue
         for cat in col.categories:
@@ -144,11 +148,11 @@ def _helpers(tree, used: Any) -> list[list[str]]:
                             f"    CASE WHEN {name} IS NULL THEN NULL WHEN {name} = {_text(cat)} THEN {ONE} "
                             f"ELSE {ZERO} END AS olctc_f{j}"])
             j += 1
-    return out
+    return out, numbers
 
 
-def _number_or_null(name: str) -> str:
-    """``1.0e0 * name``, or NULL where SQLite's column holds text that is not a number.
+def _is_number(name: str) -> str:
+    """True where the column's value is a number, NULL where SQLite's column holds text that is not one.
 
     SQLite keeps text a column cannot convert as text (in a REAL column too; ``.import --csv`` makes every
     column TEXT), and arithmetic reads its longest numeric prefix: '4O', 'abc' and '' scored as 4, 0 and 0.
@@ -157,9 +161,8 @@ def _number_or_null(name: str) -> str:
     compares exactly with a double. In typed databases (PostgreSQL, DuckDB) the first test holds for every
     number (NaN = NaN there; NaN and infinities are nulled later), so the NUMERIC cast, which PostgreSQL before
     14 refuses for an infinity, is only reached by NULL."""
-    cast = f"CAST({name} AS DOUBLE PRECISION) = +{name}"
-    return (f"CASE WHEN {cast} THEN 1.0e0 * {name} WHEN CAST({name} AS NUMERIC) = +{name} THEN 1.0e0 * {name} "
-            "END")
+    return (f"CASE WHEN CAST({name} AS DOUBLE PRECISION) = +{name} THEN 1 WHEN CAST({name} AS NUMERIC) = +{name} "
+            "THEN 1 END = 1")
 
 
 def _select(items: list[list[str]], star: str = "*") -> list[str]:
@@ -234,8 +237,8 @@ def to_sql(tree, table: str | Sequence[str] = TABLE) -> str:
     _check_names(tree)
     W, b = tree.W_raw, tree.b_raw
     used = (W != 0).any(axis=0)
-    helpers = _helpers(tree, used)
-    n_helpers = len(helpers) + tree.n_nodes + 4
+    helpers, numbers = _helpers(tree, used)
+    n_helpers = len(helpers) + bool(numbers) + tree.n_nodes + 4
     if n_helpers + len(tree.schema.columns) > MAX_HELPERS:
         raise OlctcError(f"the SQL query would hold {n_helpers} columns of its own besides the "
                          f"{len(tree.schema.columns)} input columns (one per node, {tree.n_nodes}, and per feature "
@@ -260,8 +263,9 @@ def to_sql(tree, table: str | Sequence[str] = TABLE) -> str:
     for col in tree.schema.columns:
         kind = "number" if col.kind == "numeric" else f"text, {len(col.categories)} categories"
         out.append(f"--   {comment(col.name)} ({kind})")
-    out += ["-- Output: every input column, the query's working columns olctc_f0, ... (one per feature) and",
-            "-- olctc_s0, ... (one per node), which a SELECT naming its columns leaves out, then olctc_node (the",
+    out += ["-- Output: every input column, the query's working columns olctc_f0, ... (one per feature),",
+            "-- olctc_ok (NULL where a numeric column holds text) and olctc_s0, ... (one per node), which a",
+            "-- SELECT naming its columns leaves out, then olctc_node (the",
             f"-- last-layer node reached, heap order), olctc_score (log-odds of {comment(str(tree.classes[1]))}), "
             "olctc_proba (its",
             "-- probability) and olctc_label.",
@@ -271,21 +275,33 @@ def to_sql(tree, table: str | Sequence[str] = TABLE) -> str:
             "-- A table already holding a column of one of these names (a scored table) is refused: 'ambiguous",
             "-- column'. Select its own columns into a view and score that.",
             "-- PostgreSQL: run SET jit = off; first. Its JIT compiles the query's long expressions for seconds",
-            "-- (a depth-3 tree on 300 features, 10,000 rows: 5.0 s with it, 0.6 s without).",
+            "-- (a depth-3 tree on 300 features, 10,000 rows: 6.4 s with it, 0.6 s without).",
             "WITH olctc_guard AS ("]
     features = [f"olctc_f{j}" for j in np.flatnonzero(used)]
-    ours = [*features, *(f"olctc_s{t}" for t in range(tree.n_nodes)), *OUTPUTS]
+    ok = ["olctc_ok"] if numbers else []
+    ours = [*features, *ok, *(f"olctc_s{t}" for t in range(tree.n_nodes)), *OUTPUTS]
     # a name of ours that the table holds too is an ambiguous reference in the WHERE below: an error naming it
     zeros = [f"0 AS {name}" for name in ours]
     out += ["  SELECT", *(f"    {', '.join(zeros[k:k + 6])}{',' if k + 6 < len(zeros) else ''}"
-                          for k in range(0, len(zeros), 6)), "), olctc_x AS ("]
+                          for k in range(0, len(zeros), 6))]
+    join = []
+    if numbers:
+        # The join's condition is tested once per row, and olctc_ok is then a column: the same test in an
+        # expression would be copied into every score reading it (PostgreSQL and SQLite inline the CTEs), and
+        # PostgreSQL's JIT compiled the copies for minutes (benchmarks/sql_scoring.py, docs/BENCHMARKS.md).
+        out += ["), olctc_numbers AS (", "  SELECT 0 AS olctc_zero"]
+        helpers.append(["    -- 0 where every numeric column read holds a number (else NULL: text, SQLite)",
+                        "    olctc_numbers.olctc_zero AS olctc_ok"])
+        join = [f"    LEFT JOIN olctc_numbers ON {_balanced(numbers, 'AND')}"]
+    out += ["), olctc_x AS ("]
     out += _select(helpers, f"{TABLE}.*")
-    out += [f"  FROM {source}, olctc_guard", f"  WHERE {_balanced(ours, '+')} = 0", "), olctc_s AS ("]
+    out += [f"  FROM {source}", *join, "    , olctc_guard", f"  WHERE {_balanced(ours, '+')} = 0",
+            "), olctc_s AS ("]
     out += _select([_score(t, W, b, tree.n_features) for t in range(tree.n_nodes)])
     out += ["  FROM olctc_x", "), olctc_n AS ("]
     route = _route(0, first_leaf, 3)
     if features:  # 0 * x is 0 for a finite x: one sum tests every column the tree uses at once
-        zero = _balanced([f"0 * {name}" for name in features], "+")
+        zero = _balanced([f"0 * {name}" for name in features] + ok, "+")
         route = [f"    CASE WHEN {zero} = 0 THEN", *route, "    END"]
     out += _select([[*route[:-1], route[-1] + " AS olctc_node"]])
     out += ["  FROM olctc_s", "), olctc_z AS ("]
