@@ -189,7 +189,7 @@ def _note_ignored(header: list[str], checks: _CellChecks, named: tuple[str | Non
                    "standard output.")
 @click.option("--table", default=None, metavar="NAME",
               help="sql: the table (or view) the query reads, such as sales.customers, quoted part by part "
-                   "(default: olctc_input).")
+                   "(default: olctc_input); a part holding a dot in double quotes: 'sales.\"q1.data\"'.")
 def export_cmd(tree: str, fmt: str | None, output: str | None, table: str | None) -> None:
     """Export the tree in TREE (JSON) as code, ONNX, text, DOT or a picture.
 

@@ -7,6 +7,7 @@ import glob
 import math
 import os
 import pwd
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -404,10 +405,10 @@ SCHEMA_SETUP = {"sqlite": ["ATTACH DATABASE ':memory:' AS \"sales\""], "duckdb":
                 "postgres": ['DROP SCHEMA IF EXISTS "sales" CASCADE', 'CREATE SCHEMA "sales"']}
 
 
-@pytest.mark.parametrize("table", ["sales.customers", ("sales", 'it\'s "q1.data"')])
+@pytest.mark.parametrize("table", ["sales.customers", ("sales", 'it\'s "q1.data"'), 'sales."it\'s ""q1.data"""'])
 def test_table_option_reads_the_named_table(fitted, engine, table):
-    """A schema-qualified name, and a name holding a dot and both quotes given as its parts; an empty
-    olctc_input beside it must not be what the query reads."""
+    """A schema-qualified name, and a name holding a dot and both quotes given as its parts or quoted as SQL
+    quotes it; an empty olctc_input beside it must not be what the query reads."""
     tree, X = fitted["tic-tac-toe"]
     query = to_sql(tree, table=table)
     assert "FROM olctc_input" not in query and query == render(tree, "sql", table=table).decode()
@@ -429,13 +430,18 @@ def test_table_option_default_is_olctc_input(fitted):
     ("sales.", "one to three non-empty parts"),
     ([], "one to three non-empty parts"),
     ("a\x00b", "NUL character"),
+    ('a."b', 'table \'a."b\': the double quote at character 3 is not closed'),
+    ('a"b.c', "a double quote inside the part 'a\"b': put the whole part in double quotes"),
+    ('"a"b', "expected a dot after the quoted part ending at character 3, not 'b'"),
+    ('"a".', "one to three non-empty parts"),
+    ('"".b', "one to three non-empty parts"),
     ("a\ud800", "lone surrogate"),
     (3, "not int"),
     (["a", 3], "not list"),
 ])
 def test_bad_table_names_are_refused(fitted, table, message):
     tree, _ = fitted["breast"]
-    with pytest.raises(OlctcError, match=message):
+    with pytest.raises(OlctcError, match=re.escape(message)):
         to_sql(tree, table=table)
 
 
@@ -472,6 +478,10 @@ def test_cli_export_sql_table(fitted, tmp_path, capsys):
     got = run_sqlite(tree, raw_rows(tree, X), (tmp_path / "t.sql").read_text(), SCHEMA_SETUP["sqlite"],
                      '"sales"."customers"')
     check_outputs(tree, X, got, exact=True)
+    # a part holding a dot, in double quotes as SQL writes it
+    code, out, err = cli_main(["export", tmp_path / "t.json", "--format", "sql", "--table", 'sales."q1.data"'],
+                              capsys)
+    assert code == 0 and out == to_sql(tree, table=["sales", "q1.data"]) and 'FROM "sales"."q1.data" ' in out
 
 
 @pytest.mark.parametrize("args,message", [

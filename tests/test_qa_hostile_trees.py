@@ -33,7 +33,7 @@ from olctc.errors import OlctcError
 from olctc.export import render
 from olctc.export.json import dump, load, loads
 from olctc.export.python import to_python
-from olctc.export.sql import to_sql
+from olctc.export.sql import table_parts, to_sql
 from olctc.tree import Tree
 
 SEED = 20261128
@@ -239,14 +239,14 @@ def test_sql_of_a_file_with_a_nul_is_refused_not_truncated(tmp_path):
         to_sql(tree)
 
 
-@pytest.mark.parametrize("table", ['x"; DROP TABLE canary; --', "main.olctc_input"])
+@pytest.mark.parametrize("table", ['"x""; DROP TABLE canary; --"', ['x"; DROP TABLE canary; --'], "main.olctc_input"])
 def test_sql_table_option_with_hostile_text_reads_that_table_only(tmp_path, table):
     tree = _from_text(tmp_path, _doc([{"name": "a", "kind": "numeric"}, {"name": "b", "kind": "numeric"}],
                                      ["no", "yes"]))
     rows, X = _rows(tree)
     con = sqlite3.connect(":memory:")
     con.execute("CREATE TABLE canary (v)")
-    quoted = ".".join('"' + s.replace('"', '""') + '"' for s in table.split("."))
+    quoted = ".".join('"' + s.replace('"', '""') + '"' for s in table_parts(table))
     con.execute(f"CREATE TABLE {quoted} (a, b)")
     con.executemany(f"INSERT INTO {quoted} VALUES (?, ?)", [[r["a"], r["b"]] for r in rows])
     out = con.execute(to_sql(tree, table=table)).fetchall()

@@ -65,13 +65,54 @@ def _number(v: float) -> str:
     return "%.17e" % float(v)
 
 
+def _split_name(name: str) -> list[str]:
+    """``sales.customers`` -> ``["sales", "customers"]``; a part in double quotes may hold dots, with ``""`` for a
+    quote, as SQL writes it: ``sales."q1.data"`` -> ``["sales", "q1.data"]``."""
+    if '"' not in name:
+        return name.split(".")
+    parts: list[str] = []
+    i = 0
+    while True:
+        if name.startswith('"', i):
+            j, buf = i + 1, []
+            while True:
+                k = name.find('"', j)
+                if k < 0:
+                    raise OlctcError(f"table {name!r}: the double quote at character {i + 1} is not closed (a quote "
+                                     'inside a quoted part is written "")')
+                buf.append(name[j:k])
+                if not name.startswith('"', k + 1):
+                    break
+                buf.append('"')
+                j = k + 2
+            parts.append("".join(buf))
+            i = k + 1
+        else:
+            end = name.find(".", i)
+            end = len(name) if end < 0 else end
+            if '"' in name[i:end]:
+                raise OlctcError(f"table {name!r}: a double quote inside the part {name[i:end]!r}: put the whole part "
+                                 'in double quotes, with "" for each quote in it')
+            parts.append(name[i:end])
+            i = end
+        if i == len(name):
+            return parts
+        if name[i] != ".":
+            raise OlctcError(f"table {name!r}: expected a dot after the quoted part ending at character {i}, not "
+                             f"{name[i]!r}")
+        i += 1
+        if i == len(name):
+            return [*parts, ""]
+
+
 def table_parts(table: str | Sequence[str]) -> list[str]:
-    """The parts of a table's name: ``"sales.customers"`` is ``["sales", "customers"]``; a sequence is taken as
-    the parts themselves (for a name that holds a dot). At most three (catalog, schema, table)."""
+    """The parts of a table's name: ``"sales.customers"`` is ``["sales", "customers"]``, and a part in double
+    quotes may hold dots (``'sales."q1.data"'``, ``""`` for a quote in it, as SQL writes it); a sequence is taken
+    as the parts themselves. At most three (catalog, schema, table)."""
     from olctc.data import is_unicode
 
     if isinstance(table, str):
-        parts = table.split(".")
+        parts = _split_name(table)
     elif isinstance(table, Sequence) and all(isinstance(s, str) for s in table):
         parts = list(table)
     else:
