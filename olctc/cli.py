@@ -34,8 +34,13 @@ class InputPath(click.Path):
         return super().convert(value, param, ctx)
 
 
+#: Characters that end a line (str.splitlines'), written as escapes in an error: a file name holding a line break
+#: split the one-line error in two ("error: no" / "such.csv: no such file").
+_LINE_ENDS = {c: repr(chr(c))[1:-1] for c in (0x0A, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)}
+
+
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
-    click.echo(f"error: {message}", err=True)
+    click.echo(f"error: {message.translate(_LINE_ENDS)}", err=True)
     sys.exit(code)
 
 
@@ -66,6 +71,9 @@ def _load_data(data: str | None, target: str | None, dataset: str | None, positi
 
     if (data is None) == (dataset is None):
         raise OlctcError("give either a CSV file (DATA.csv --target COLUMN) or --dataset NAME")
+    twice = next((name for k, name in enumerate(drop) if name in drop[:k]), None)
+    if twice is not None:
+        raise OlctcError(f"--drop names column {twice!r} twice: give each column once")
     if dataset is not None:
         if target not in (None, "y"):
             raise OlctcError("--target applies to a CSV file; vendored data sets have their label in 'y'")
@@ -167,9 +175,19 @@ def start_tree_option(f):
 
 def load_tree_file(path: str):
     """The tree in the file a command's argument or option names (a Path: never read as JSON text)."""
+    import warnings
+
     from olctc.export.json import load
 
-    return load(Path(path))
+    tree = load(Path(path))
+    names = [col.name for col in tree.schema.columns]
+    twice = next((k for k, name in enumerate(names) if name in names[:k]), None)
+    if twice is not None:  # the loader takes it (one input read twice, as from a table), but a file edited by
+        # renaming a column reads another column's values in its place, with only a note of the one left out
+        warnings.warn(f"{path}: columns {names.index(names[twice])} and {twice} are both named {names[twice]!r}: "
+                      "both read that one input column (a tree fitted on a table's columns has distinct names: "
+                      "was the file edited?)")
+    return tree
 
 
 def _start_weights_checked(tree, ds, spec, path: str | None) -> None:
@@ -504,6 +522,9 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
     check_suffix(output, "fit", TREE_FILE, (".json",))  # before the fit, which may take minutes
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables, min_leaf)
+    if not refine and spec.info.loss != "logistic":  # as compile refuses --tangents for them: nothing to turn off
+        raise OlctcError(f"--no-refine applies to the logistic presets (olct, olct-univariate), whose last layer "
+                         f"refinement refits; {preset} refines nothing: leave it out")
     if start_tree is not None and cv is not None:
         # the start's splits have seen every fold's held-out points: the validation scores would be biased
         raise OlctcError("--start-tree does not apply with --cv: a tree fitted on these points would start the "

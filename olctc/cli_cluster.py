@@ -70,6 +70,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
                                      submit_scripts)
     from olctc.emit.params import MAX_THREADS, validate_limits
     from olctc.io import check_not_stdout, refuse_read_once, shell_path
+    from olctc.pipeline import check_task_time_limit
 
     check_not_stdout(output, "which cannot hold grid's folder of instances and scripts",
                      "a folder name such as -o grid")
@@ -81,6 +82,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
                           "--threads is given", cpus_per_task)
     # The tasks run `olctc solve --time-limit --threads` later, on the cluster: check the values now.
     validate_limits(time_limit=time_limit, threads=threads, cli=True, unlimited=False)
+    check_task_time_limit(time_limit)
     slurm = SlurmOptions(cpus_per_task, mem, partition, account)
     check_slurm_options(slurm)
     if olctc_cmd is not None and (cmd_warning := check_olctc_cmd(olctc_cmd)):
@@ -157,7 +159,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     if emit_final:
         # --emit-final fits nothing: these were accepted and ignored (-o FILE: no tree written there, exit 0)
         given = [name for name, value in (("-o", output), ("--solver", solver), ("--time-limit", time_limit),
-                                          ("--threads", threads)) if value is not None]
+                                          ("--threads", threads), ("--quiet", quiet or None)) if value is not None]
         if given:
             raise OlctcError(f"{given[0]} applies to the final fit in process, which --emit-final does not run "
                              f"(it writes {grid / 'final' / 'model.mps'} to solve anywhere): leave out "

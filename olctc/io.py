@@ -78,7 +78,7 @@ def folder_problem(folder: Path) -> str | None:
     except FileExistsError:  # another's file of that name: the folder takes files
         return None
     except OSError as e:
-        return f"is not writable ({e.strerror or e})"
+        return f"is not writable (making a file there failed: {e.strerror or e})"
     with contextlib.suppress(OSError):
         os.unlink(probe)
         os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))

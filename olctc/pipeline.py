@@ -184,6 +184,19 @@ def _removed_on_error(files: list[Path]) -> Iterator[None]:
 SOLUTION_RESERVE = 0.2
 
 
+def check_task_time_limit(time_limit: float) -> None:
+    """Refuse a limit no ``olctc solve --time-limit`` takes, whatever checking the model's files takes: grid writes
+    it into every task's command, which each failed on the cluster."""
+    from olctc.solve.options import MIN_SOLVE_SECONDS
+
+    least = math.ceil(SOLUTION_RESERVE + MIN_SOLVE_SECONDS)
+    if time_limit < least:
+        raise TimeLimitTooShort(f"--time-limit {time_limit:g} s leaves each task's `olctc solve` no time to solve: "
+                                f"writing the solution needs {SOLUTION_RESERVE:g} s and a solver at least "
+                                f"{MIN_SOLVE_SECONDS:g} s, besides checking the model's files: give at least "
+                                f"{least} s (more for a large model)")
+
+
 def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | None = None,
                         threads: int | None = None, use_start: bool = True, solver_path: str | None = None,
                         output: str | Path | None = None, verbose: bool = True, leave_overrun: bool = False):

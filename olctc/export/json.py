@@ -337,7 +337,9 @@ def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
             raise doc.fail(f"nodes.{key}", "non-negative numbers", v)
     n_stat, pos_stat = stats["n"], stats["pos"]
     if n_stat is not None and pos_stat is not None and (pos_stat > n_stat).any():
-        raise doc.fail("nodes.pos", "at most nodes.n positive points per node", pos_stat.tolist())
+        k = int(np.argmax(pos_stat > n_stat))
+        raise doc.fail(f"nodes.pos[{k}]", f"at most nodes.n[{k}] = {int(n_stat[k])} positive points (of the "
+                       "training points that reached the node)", int(pos_stat[k]))
     meta = d.get("meta", {})
     if not isinstance(meta, dict):
         raise doc.fail("meta", "an object", meta)

@@ -103,6 +103,9 @@ def check_model_path(path: str | os.PathLike[str]) -> Path:
 _LAST_LINE = {"mps": ("ENDATA", b"*"), "lp": ("End", b"\\")}
 
 
+#: Bytes a model file's text may hold: the printable and whitespace ones (names may be UTF-8).
+_TEXT_BYTES = b"\t\n\x0b\x0c\r" + bytes(range(0x20, 0x7F)) + bytes(range(0x80, 0x100))
+
 #: (path, size, mtime) of files found complete: a .gz is decompressed whole to see its end (2-3 s for
 #: a6a's model), so the same unchanged file is not checked twice.
 _COMPLETE: set[tuple[str, int, int]] = set()
@@ -127,6 +130,10 @@ def check_complete(path: str | os.PathLike[str]) -> None:
         raise OlctcError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     if not tail.strip():
         raise OlctcError(f"{path}: the model file is empty; write it again")
+    fmt = model_format(path).upper()
+    if binary := tail.translate(None, _TEXT_BYTES):  # a control byte: not a cut model but no text at all
+        raise OlctcError(f"{path}: not an {fmt} file: it holds binary content (byte 0x{binary[0]:02x}), where an "
+                         f"{fmt} model is text ending in its '{word}' line")
     for line in reversed(tail.splitlines()):
         line = line.strip()
         if not line or line.startswith(comment):
@@ -135,7 +142,30 @@ def check_complete(path: str | os.PathLike[str]) -> None:
             _COMPLETE.add(seen)
             return
         break
+    first = _first_line(path, comment)
+    if first is not None and not first.lower().startswith(_FIRST_WORDS[fmt]):
+        raise OlctcError(f"{path}: not an {fmt} file: it starts with {first[:40]!r}, where an {fmt} model starts "
+                         f"with {' or '.join(repr(w.upper() if fmt == 'MPS' else w) for w in _FIRST_WORDS[fmt][:2])}")
     raise OlctcError(f"{path}: the file ends before its '{word}' line (truncated?); write it again")
+
+
+#: How the first line of a model starts (lower case): MPS sections, LP objective senses (any writer's).
+_FIRST_WORDS = {"MPS": ("name", "rows", "objsense", "objsen", "objname"),
+                "LP": ("minimize", "maximize", "minimise", "maximise", "minimum", "maximum", "min", "max")}
+
+
+def _first_line(path: Path, comment: bytes) -> str | None:
+    """The file's first line that is neither blank nor a comment (None: unreadable, or none in the first 64 KB)."""
+    try:
+        with _open(path) as fh:
+            head = fh.read(_TAIL)
+    except (OSError, EOFError, zlib.error):
+        return None
+    for line in head.splitlines():
+        line = line.strip()
+        if line and not line.startswith(comment):
+            return line.decode("latin-1")
+    return None
 
 
 _TAIL = 1 << 16
