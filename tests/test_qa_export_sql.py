@@ -198,7 +198,8 @@ def test_numeric_text_check_is_written_once_per_column():
     query = to_sql(tree)
     for j in range(6):
         assert query.count(f'CAST(olctc_input."x{j}" AS NUMERIC)') == (j != 1), j
-    assert query.count("AS NUMERIC") == 5 and query.split("WITH")[1].count("olctc_ok") == 4  # guard row, guard sum, column, route
+    # olctc_ok: the guard row, the guard's sum, the column, the route's test
+    assert query.count("AS NUMERIC") == 5 and query.split("WITH")[1].count("olctc_ok") == 4
 
 
 @pytest.mark.parametrize("types", [("TEXT", "TEXT"), ("INTEGER", "DOUBLE PRECISION"), ("BIGINT", "REAL"),
