@@ -23,8 +23,8 @@ or a score that is not a finite number (an overflow) at a node on the row's path
 (PostgreSQL raises 'value out of range' on the overflowing product itself). A database may copy a column's
 expression into every place that reads it (PostgreSQL and SQLite inline the CTEs), so each score is read as few
 times as possible. Numbers are doubles everywhere (``CAST(... AS DOUBLE PRECISION)``: PostgreSQL reads ``1.0e0``
-as an exact NUMERIC, in which a tree of text columns only was computed). PostgreSQL's JIT then spends seconds compiling those expressions: the
-query's header says to turn it off (``benchmarks/sql_scoring.py``). Weights are written with 18 significant
+as an exact NUMERIC, in which a tree of text columns only was computed). PostgreSQL's JIT then spends seconds
+compiling those expressions: the query's header says to turn it off (``benchmarks/sql_scoring.py``). Weights are written with 18 significant
 digits, which SQLite's parser reads exactly (it misreads some shortest forms by an ulp), and a node's terms
 are added in the Python export's order, so a database computing in IEEE doubles (SQLite, DuckDB) gives the
 Python module's scores to the last bit; a node with more than ``CHUNK`` nonzero weights is summed in runs of
