@@ -17,16 +17,16 @@ or string literal ('' doubled), or in a comment after ``_names.comment`` (no lin
 Input columns are read as ``olctc_input."name"``: SQLite takes an unqualified double-quoted name that
 matches no column for a string, which would score a renamed column as 0.
 
-Where the other exports raise, the query gives NULL in all four outputs: NULL, NaN or an infinity in a column
-the tree uses (or text that is not a number: SQLite, ``_is_number``, tested once per row in a join's condition),
-or a score that is not a finite number (an overflow) at a node on the row's path, as the other exports
-(PostgreSQL raises 'value out of range' on the overflowing product itself). A database may copy a column's
-expression into every place that reads it (PostgreSQL and SQLite inline the CTEs), so each score is read as few
-times as possible. Numbers are doubles everywhere (``CAST(... AS DOUBLE PRECISION)``: PostgreSQL reads ``1.0e0``
-as an exact NUMERIC, in which a tree of text columns only was computed). PostgreSQL's JIT then spends seconds
-compiling those expressions: the query's header says to turn it off (``benchmarks/sql_scoring.py``). Weights are written with 18 significant
-digits, which SQLite's parser reads exactly (it misreads some shortest forms by an ulp), and a node's terms
-are added in the Python export's order, so a database computing in IEEE doubles (SQLite, DuckDB) gives the
+Where the other exports raise, the query gives NULL in all four outputs: NULL, NaN or an infinity in a column the
+tree uses (or text that is not a number: SQLite, ``_is_number``, tested once per row in a join's condition), or a
+score that is not a finite number (an overflow) at a node on the row's path, as the other exports (PostgreSQL
+raises 'value out of range' on the overflowing product itself). A database may copy a column's expression into
+every place that reads it (PostgreSQL and SQLite inline the CTEs), so each score is read as few times as possible.
+Numbers are doubles everywhere (``CAST(... AS DOUBLE PRECISION)``: PostgreSQL reads ``1.0e0`` as an exact NUMERIC,
+in which a tree of text columns only was computed). PostgreSQL's JIT then spends seconds compiling those
+expressions: the query's header says to turn it off (``benchmarks/sql_scoring.py``). Weights are written with 18
+significant digits, which SQLite's parser reads exactly (it misreads some shortest forms by an ulp), and a node's
+terms are added in the Python export's order, so a database computing in IEEE doubles (SQLite, DuckDB) gives the
 Python module's scores to the last bit; a node with more than ``CHUNK`` nonzero weights is summed in runs of
 ``CHUNK`` (databases limit an expression's depth to about 1000)."""
 from __future__ import annotations
