@@ -284,6 +284,9 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables, min_leaf)
     if start_tree is not None and not start:
         raise OlctcError("--start-tree gives the MIP start files, which --no-start leaves out: drop one of them")
+    if solvers is not None and not start and not params:
+        raise OlctcError("--solvers picks the solvers whose MIP start and parameter files compile writes, which "
+                         "--no-start and --no-params leave out: drop one of them")
     solvers = check_solvers(solvers, spec.info.quadratic, option="--solvers")
     if start_tree is not None and solvers == ("glpk",):
         raise OlctcError("--start-tree gives the MIP start files, and glpsol (--solvers glpk) reads none: add a "

@@ -95,6 +95,10 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
     spec = with_class_weight(spec, class_weight, ds)
     if threads is None and cpus_per_task > 1:
         threads = cpus_per_task
+    single = {"glpk-cli": "glpsol", "scip": "SCIP's branch and bound"}.get(solver)
+    if single is not None and threads is not None and threads > 1:  # each task's solve.log said so, on the cluster
+        warnings.warn(f"{single} runs on one thread: the {threads} threads of each task (--threads, or "
+                      "--cpus-per-task) are not used; --cpus-per-task 1 reserves what a task uses")
     g = make_grid(ds, spec, output, C_values=C_values, folds=folds, seed=seed, test_size=test_size,
                   solver=solver, time_limit=time_limit, threads=threads,
                   slurm=slurm,

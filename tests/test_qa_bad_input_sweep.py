@@ -3,9 +3,10 @@
 A tree file whose two columns share a name (a rename by hand) read one column for both features with only a
 note of the other left out; grid wrote tasks whose `olctc solve` refused their time limit on the cluster; a file
 name holding a line break split the one-line error; collect --emit-final took --quiet, fit --no-refine a preset
-that refines nothing, and --drop a column twice; messages: a node's positive count above its count showed the
-whole list, a binary or foreign file given as a model was called truncated, and a folder refusing a file was
-"not writable (No such file or directory)"."""
+that refines nothing, --drop a column twice, and compile --solvers with no file to write; grid's one-thread
+solvers took --threads with a word only in each task's log; messages: a node's positive count above its count
+showed the whole list, a binary or foreign file given as a model was called truncated, and a folder refusing a
+file was "not writable (No such file or directory)"."""
 from __future__ import annotations
 
 import json
@@ -110,3 +111,24 @@ def test_a_folder_that_takes_no_file_says_why(tmp_path, capsys):
     code, out, err = cli_main(["export", _tree(tmp_path), "-o", "/proc/x.json"], capsys)
     _one_line_error(code, err, "cannot write /proc/x.json: folder /proc is not writable (making a file there "
                                "failed: ")
+
+
+def test_compile_refuses_solvers_with_no_file_to_write(tmp_path, capsys):
+    code, out, err = cli_main(["compile", "--dataset", "haberman", "--depth", "1", "--solvers", "highs", "--no-start",
+                               "--no-params", "-o", tmp_path / "m.mps"], capsys)
+    _one_line_error(code, err, "--solvers picks the solvers whose MIP start and parameter files compile writes, "
+                               "which --no-start and --no-params leave out: drop one of them")
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("solver,threads,single", [("glpk-cli", ["--threads", "4"], "glpsol"),
+                                                   ("scip", ["--cpus-per-task", "2"], "SCIP's branch and bound")])
+def test_grid_warns_of_threads_a_one_thread_solver_leaves_idle(tmp_path, capsys, solver, threads, single):
+    code, out, err = cli_main(["grid", "--dataset", "haberman", "--depth", "1", "--C-values", "1", "--folds", "2",
+                               "--solver", solver, *threads, "--time-limit", "10", "-o", tmp_path / "g"], capsys)
+    n = threads[1]
+    assert code == 0 and (f"warning: {single} runs on one thread: the {n} threads of each task (--threads, or "
+                          "--cpus-per-task) are not used; --cpus-per-task 1 reserves what a task uses") in err, err
+    code, out, err = cli_main(["grid", "--dataset", "haberman", "--depth", "1", "--C-values", "1", "--folds", "2",
+                               "--solver", "highs", *threads, "--time-limit", "10", "-o", tmp_path / "h"], capsys)
+    assert code == 0 and "warning" not in err, err
