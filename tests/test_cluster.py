@@ -168,6 +168,8 @@ def test_collect_fits_final_tree(solved_grid, tmp_path):
     # the grid's test part (20% of 60 rows), which the test score was computed on: n_test said 0
     fit = t.meta["fit"]
     assert (fit["n_train"], fit["n_test"]) == (48, 12) and 0 <= fit["test_balanced_accuracy"] <= 1
+    # the seed of that part (the final fit recorded its default, 0: QA pass, 2026-12-04), as olctc fit --cv does
+    assert fit["seed"] == t.meta["grid"]["seed"] == 1
     # in process, the form olctc fit solves by default (the grid's files are the paper's form)
     assert "training points, score-variable form: " in res.stdout and t.meta["spec"]["score_variables"] is True
     assert "score_variables" not in json.loads((out / "tasks/0000/model.olctc.json").read_text())["spec"]

@@ -69,8 +69,8 @@ def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | Non
         solver = twin if twin in IN_PROCESS else None
     with _grid_limit_named(time_limit):
         res = fit(tr, spec, solver=solver, time_limit=time_limit if time_limit is not None else info.get("time_limit"),
-                  threads=threads, test_size=0.0, verbose=verbose, max_nonzeros=info.get("max_nonzeros"),
-                  leave_overrun=leave_overrun)
+                  threads=threads, test_size=0.0, seed=info["seed"], verbose=verbose,
+                  max_nonzeros=info.get("max_nonzeros"), leave_overrun=leave_overrun)
     test_acc = None
     if info["test_rows"]:
         te = ds.subset(np.asarray(info["test_rows"], dtype=np.int64))
