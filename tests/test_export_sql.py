@@ -405,11 +405,14 @@ SCHEMA_SETUP = {"sqlite": ["ATTACH DATABASE ':memory:' AS \"sales\""], "duckdb":
                 "postgres": ['DROP SCHEMA IF EXISTS "sales" CASCADE', 'CREATE SCHEMA "sales"']}
 
 
-@pytest.mark.parametrize("table", ["sales.customers", ("sales", 'it\'s "q1.data"'), 'sales."it\'s ""q1.data"""'])
-def test_table_option_reads_the_named_table(fitted, engine, table):
+@pytest.mark.parametrize("data,table", [
+    ("tic-tac-toe", "sales.customers"), ("tic-tac-toe", ("sales", 'it\'s "q1.data"')),
+    ("tic-tac-toe", 'sales."it\'s ""q1.data"""'), ("breast", "sales.customers")])
+def test_table_option_reads_the_named_table(fitted, engine, data, table):
     """A schema-qualified name, and a name holding a dot and both quotes given as its parts or quoted as SQL
-    quotes it; an empty olctc_input beside it must not be what the query reads."""
-    tree, X = fitted["tic-tac-toe"]
+    quotes it; an empty olctc_input beside it must not be what the query reads. Breast's numeric columns bring
+    the join that tests them for text (olctc_numbers) between the named table and the guard row."""
+    tree, X = fitted[data]
     query = to_sql(tree, table=table)
     assert "FROM olctc_input" not in query and query == render(tree, "sql", table=table).decode()
     setup = [*SCHEMA_SETUP[engine.name], _create(tree)]
