@@ -11,7 +11,7 @@ import click
 from olctc import __version__
 from olctc.cli_process import (_ClosedPipeGuard, _Interrupts, _from_interrupt, _hard_exit, _interrupted, _show_warning,
                                _stdout_failed)
-from olctc.errors import NoSolution, OlctcError, UnseenCategoryWarning
+from olctc.errors import NoSolution, OlctcError, UnseenCategoryWarning, first_repeat
 from olctc.io import (check_file_name, check_interrupt, check_not_input, check_not_stdout, check_suffix, check_writable,
                       read_once, solver_left)
 
@@ -71,9 +71,9 @@ def _load_data(data: str | None, target: str | None, dataset: str | None, positi
 
     if (data is None) == (dataset is None):
         raise OlctcError("give either a CSV file (DATA.csv --target COLUMN) or --dataset NAME")
-    twice = next((name for k, name in enumerate(drop) if name in drop[:k]), None)
+    twice = first_repeat(drop)
     if twice is not None:
-        raise OlctcError(f"--drop names column {twice!r} twice: give each column once")
+        raise OlctcError(f"--drop names column {drop[twice]!r} twice: give each column once")
     if dataset is not None:
         if target not in (None, "y"):
             raise OlctcError("--target applies to a CSV file; vendored data sets have their label in 'y'")
@@ -181,7 +181,7 @@ def load_tree_file(path: str):
 
     tree = load(Path(path))
     names = [col.name for col in tree.schema.columns]
-    twice = next((k for k, name in enumerate(names) if name in names[:k]), None)
+    twice = first_repeat(names)
     if twice is not None:  # the loader takes it (one input read twice, as from a table), but a file edited by
         # renaming a column reads another column's values in its place, with only a note of the one left out
         warnings.warn(f"{path}: columns {names.index(names[twice])} and {twice} are both named {names[twice]!r}: "

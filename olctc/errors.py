@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import numbers
-from typing import Any, TypeGuard
+from typing import Any, Hashable, Sequence, TypeGuard
 
 
 class OlctcError(ValueError):
@@ -96,3 +96,20 @@ def brief(value: Any, limit: int = 60) -> str:
 def shorten(text: str, limit: int = 60) -> str:
     """``text`` cut to ``limit`` characters (the last three "...") so that a message stays readable."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def first_repeat(items: Sequence[Hashable]) -> int | None:
+    """The index of the first item equal to an earlier one (None: all distinct), in one pass: names a user gives
+    (feature names, --drop, a tree file's columns) are checked this way, a tree's on every predict."""
+    seen: set[Hashable] = set()
+    for k, item in enumerate(items):
+        if item in seen:
+            return k
+        seen.add(item)
+    return None
+
+
+def not_utf8(exc: UnicodeDecodeError, offset: int | None = None) -> str:
+    """"not UTF-8 text (byte 0xNN at offset N)" for a decoding error (``offset``: in the whole file, where the
+    error's own is in the decoded part only)."""
+    return f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start if offset is None else offset})"

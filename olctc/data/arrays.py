@@ -10,7 +10,7 @@ from olctc.data.cells import non_finite
 from olctc.data.dataset import Column, Dataset, Schema, check_real
 from olctc.data.labels import binarise_labels, is_unicode
 from olctc.data.weights import _weight_array
-from olctc.errors import OlctcError, param_error
+from olctc.errors import OlctcError, first_repeat, param_error
 
 
 def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, positive_class: Any = None,
@@ -43,9 +43,9 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
     names = [str(n) for n in feature_names] if feature_names is not None else [f"x{j}" for j in range(Xa.shape[1])]
     if len(names) != Xa.shape[1]:
         raise OlctcError(f"feature_names has {len(names)} name(s) for the {Xa.shape[1]} column(s) of X")
-    dup = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    dup = first_repeat(names)
     if dup is not None:
-        raise OlctcError(f"feature_names names {dup!r} twice; feature names must be unique")
+        raise OlctcError(f"feature_names names {names[dup]!r} twice; feature names must be unique")
     for j, n in enumerate(names):
         if n == "":
             # A tree file names every column (as a CSV header must): an unnamed one could not be read back.

@@ -17,7 +17,7 @@ from typing import IO, Any, Collection, Generator, Iterator, NamedTuple
 
 import numpy as np
 
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, not_utf8
 
 
 class Table(NamedTuple):
@@ -131,8 +131,7 @@ def _text_blocks(path: Path, blocks: Iterator[bytes]) -> Iterator[str]:
             at = fed - len(decoder.getstate()[0]) + exc.start
             for _ in blocks:  # a read error further on came first when the whole file was read at once
                 pass
-            raise OlctcError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {at})"
-                             f"{_not_text_advice(head)}") from None
+            raise OlctcError(f"{path}: {not_utf8(exc, at)}{_not_text_advice(head)}") from None
         if text:
             yield text
         if raw is None:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from olctc.data import Column, Scaler, Schema
-from olctc.errors import OlctcError, brief, param_error
+from olctc.errors import OlctcError, brief, not_utf8, param_error
 from olctc.io import atomic_write_text, check_path
 
 FORMAT = "olctc-tree"
@@ -380,8 +380,7 @@ def loads(text: str | bytes | bytearray, source: str = "<string>", cls: type | N
         try:
             text = bytes(text).decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise OlctcError(f"<bytes>: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})") \
-                from None
+            raise OlctcError(f"<bytes>: {not_utf8(exc)}") from None
     elif not isinstance(text, str):  # None: json's "the JSON object must be str, bytes or bytearray"
         raise param_error("text", "JSON text (a str or bytes; load reads a file)", type(text).__name__)
     elif text.startswith("\ufeff"):  # a BOM kept by reading a file as "utf-8" (json.loads refuses it)
@@ -427,8 +426,7 @@ def load(text_or_path: str | bytes | bytearray | os.PathLike[str], cls: type | N
     except OSError as exc:  # ENAMETOOLONG included, which Path.exists raised
         raise OlctcError(f"{path}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
-        raise OlctcError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); not an "
-                         "olctc tree file?") from None
+        raise OlctcError(f"{path}: {not_utf8(exc)}; not an olctc tree file?") from None
     except ValueError:  # a NUL character in the name
         raise OlctcError(f"{path}: no such file (a file name holds no NUL character)") from None
     return loads(text, str(path), cls)

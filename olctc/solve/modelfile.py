@@ -119,7 +119,8 @@ def check_complete(path: str | os.PathLike[str]) -> None:
     Only the tail is read (all of a .gz file, which cannot be read from its end).
     """
     path = Path(path)
-    word, comment = _LAST_LINE[model_format(path)]
+    kind = model_format(path)
+    word, comment = _LAST_LINE[kind]
     try:
         stat = path.stat()
         seen = (os.fspath(path.resolve()), stat.st_size, stat.st_mtime_ns)
@@ -130,7 +131,7 @@ def check_complete(path: str | os.PathLike[str]) -> None:
         raise OlctcError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     if not tail.strip():
         raise OlctcError(f"{path}: the model file is empty; write it again")
-    fmt = model_format(path).upper()
+    fmt = kind.upper()
     if binary := tail.translate(None, _TEXT_BYTES):  # a control byte: not a cut model but no text at all
         raise OlctcError(f"{path}: not an {fmt} file: it holds binary content (byte 0x{binary[0]:02x}), where an "
                          f"{fmt} model is text ending in its '{word}' line")
@@ -143,15 +144,15 @@ def check_complete(path: str | os.PathLike[str]) -> None:
             return
         break
     first = _first_line(path, comment)
-    if first is not None and not first.lower().startswith(_FIRST_WORDS[fmt]):
+    if first is not None and not first.lower().startswith(_FIRST_WORDS[kind]):
         raise OlctcError(f"{path}: not an {fmt} file: it starts with {first[:40]!r}, where an {fmt} model starts "
-                         f"with {' or '.join(repr(w.upper() if fmt == 'MPS' else w) for w in _FIRST_WORDS[fmt][:2])}")
+                         f"with {' or '.join(repr(w.upper() if kind == 'mps' else w) for w in _FIRST_WORDS[kind][:2])}")
     raise OlctcError(f"{path}: the file ends before its '{word}' line (truncated?); write it again")
 
 
 #: How the first line of a model starts (lower case): MPS sections, LP objective senses (any writer's).
-_FIRST_WORDS = {"MPS": ("name", "rows", "objsense", "objsen", "objname"),
-                "LP": ("minimize", "maximize", "minimise", "maximise", "minimum", "maximum", "min", "max")}
+_FIRST_WORDS = {"mps": ("name", "rows", "objsense", "objsen", "objname"),
+                "lp": ("minimize", "maximize", "minimise", "maximise", "minimum", "maximum", "min", "max")}
 
 
 def _first_line(path: Path, comment: bytes) -> str | None:
