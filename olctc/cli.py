@@ -114,6 +114,14 @@ def data_options(f):
     return f
 
 
+smooth_pure_nodes_option = click.option(
+    "--smooth-pure-nodes", "smooth_pure_nodes", is_flag=True, default=False,
+    help="Give each last-layer node whose training points are all of one class w = 0 and the log-odds of its "
+         "points plus one of each class (P = (m+ + 1)/(m + 2)); default: the solver's (w, b), whose "
+         "probability there is arbitrary (any b past the tangents' zero is optimal). Can raise the exact "
+         "objective.")
+
+
 def spec_options(f=None, *, with_C: bool = True, score_variables: bool = False):
     """The tree spec knobs shared by compile, fit and grid (``with_C=False``: grid, whose C values come from
     --C-values: a --C there was accepted and ignored). ``score_variables`` is the form's default: fit solves
@@ -435,14 +443,15 @@ def _exit_if_interrupted(raw_status: str) -> None:
                    "(.csv, .onnx, .txt ...) is refused.")
 @click.option("--refine/--no-refine", default=True, show_default=True,
               help="Refit the last layer with the exact logistic loss (logistic presets).")
+@smooth_pure_nodes_option
 @click.option("--format", "fmt", default=None, help="Force the solution format (cbc, highs, scip, gurobi, "
                                                     "cplex, glpk, xpress, copt).")
 @click.option("--data", default=None, type=InputPath(dir_okay=False),
               help="The training CSV, if it moved since compile (its sha256 must match).")
-def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
+def decode_cmd(manifest, solution, output, refine, smooth_pure_nodes, fmt, data) -> None:
     """Turn a solver's SOLUTION of a compiled model into a tree (exit 3 if the solver cheated)."""
     from olctc.compile import read_manifest
-    from olctc.decode import decode_file
+    from olctc.decode import decode_file, pure_nodes_line
     from olctc.export.json import save
 
     check_not_stdout(output, "where decode prints its report", "a file name such as -o tree.json")
@@ -455,7 +464,8 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
         pass  # decode_file says what is wrong with the manifest
     check_not_input(output, *inputs)
     check_suffix(output, "decode", TREE_FILE, (".json",))
-    tree, report = decode_file(manifest, solution, data=data, refine=refine, fmt=fmt)
+    tree, report = decode_file(manifest, solution, data=data, refine=refine, fmt=fmt,
+                               smooth_pure_nodes=smooth_pure_nodes)
     for line in report.lines():
         click.echo(line)
     if report.refine is not None:
@@ -463,6 +473,8 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
         # not the figure above: the tree's b sit epsilon/2 lower, at the middle of the model's routing gap
         click.echo(f"refinement: exact objective of the tree (b moved to the routing midpoint) "
                    f"{r.objective_before:.10g} -> {r.objective_after:.10g} (refit nodes {list(r.nodes_refit)})")
+    if (line := pure_nodes_line(tree.meta)) is not None:
+        click.echo(line)
     save(tree, output)
     click.echo(f"tree written to {output}")
     if not report.ok:
@@ -506,12 +518,14 @@ def decode_cmd(manifest, solution, output, refine, fmt, data) -> None:
                    "number of cores.")
 @start_tree_option
 @max_nonzeros_option
+@smooth_pure_nodes_option
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Tree file to write (JSON), such as NAME.json; the suffix of another format "
                    "(.csv, .onnx, .txt ...) is refused.")
 def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, depth, C, tangents, big_m, epsilon,
             alpha, budget, score_variables, class_weight, min_leaf, test_size, seed, solver, time_limit, threads,
-            refine, keep_incumbent, quiet, cv, C_values, scoring, jobs, start_tree, max_nonzeros, output) -> None:
+            refine, keep_incumbent, quiet, cv, C_values, scoring, jobs, start_tree, max_nonzeros, smooth_pure_nodes,
+            output) -> None:
     """Fit a tree in process: split, compile, warm start, solve, decode, refine (with --cv, choose C first)."""
     from olctc.emit.params import validate_limits
     from olctc.errors import TimeLimitTooShort
@@ -541,12 +555,12 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
     if cv is not None:
         chosen = _cross_validate(ds, spec, cv, C_values, scoring, test_size=test_size, seed=seed, solver=solver,
                                  time_limit=time_limit, threads=threads, refine=refine, max_nonzeros=max_nonzeros,
-                                 jobs=1 if jobs is None else jobs)
+                                 jobs=1 if jobs is None else jobs, smooth_pure_nodes=smooth_pure_nodes)
         spec = replace(spec, C=chosen.best)
     try:
         res = fit(ds, spec, solver=solver, time_limit=time_limit, threads=threads, test_size=test_size,
                   seed=seed, refine=refine, verbose=not quiet, echo=click.echo, keep_incumbent=keep_incumbent,
-                  max_nonzeros=max_nonzeros, leave_overrun=True, start_tree=tree)
+                  max_nonzeros=max_nonzeros, leave_overrun=True, start_tree=tree, smooth_pure_nodes=smooth_pure_nodes)
     except TimeLimitTooShort as exc:
         if chosen is None:
             raise

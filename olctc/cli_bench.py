@@ -76,10 +76,14 @@ def _experiment_command(name: str) -> click.Command:
                   help="Training points each last-layer node of every tree model holds: none or at least this "
                        "many (as olctc fit --min-leaf); CART's and STreeD's leaves at least this many. 0: no "
                        "minimum, the paper's.")
+    @click.option("--smooth-pure-nodes", "smooth_pure_nodes", is_flag=True,
+                  help="Give the one-class last-layer nodes of every tree model their points' smoothed log-odds "
+                       "(as olctc fit --smooth-pure-nodes: it changes predict_proba, Brier and ECE). Default: "
+                       "the solver's (w, b), the paper's.")
     @click.option("-o", "--output", "output", required=True, metavar="DIRECTORY",
                   help="Bench folder (created; resumed if it holds this bench).")
     def cmd(datasets, seeds, models, solver, time_limit, cv, fixed_C, C_grid, authors_split, jobs, threads,
-            retry_errors, run_timeout, class_weight, score_variables, min_leaf, output) -> None:
+            retry_errors, run_timeout, class_weight, score_variables, min_leaf, smooth_pure_nodes, output) -> None:
         from olctc.bench.folder import RUNS
         from olctc.bench.options import make_options
         from olctc.bench.runner import run_bench
@@ -92,7 +96,8 @@ def _experiment_command(name: str) -> click.Command:
                             time_limit=time_limit,
                             fixed_C="anchors" if fixed_C is None else fixed_C, cv=cv, C_grid=C_grid,
                             authors_split=authors_split, threads=threads, class_weight=class_weight,
-                            score_variables=score_variables, min_leaf=min_leaf)
+                            score_variables=score_variables, min_leaf=min_leaf,
+                            smooth_pure_nodes=smooth_pure_nodes)
         s = run_bench(opts, output, jobs=jobs, echo=lambda m: click.echo(m, err=True), retry_errors=retry_errors,
                       run_timeout=run_timeout)
         recorded = (f"; {s.skipped_failed} of them recorded as failed (error or timeout): --retry-errors "

@@ -146,8 +146,11 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
 @click.option("--scoring", default="balanced_accuracy", show_default=True, metavar="NAME",
               help="The validation score that chooses C, by scikit-learn's scorer name: balanced_accuracy, "
                    "accuracy, roc_auc, neg_log_loss or neg_brier_score (the last two judge the probabilities).")
+@click.option("--smooth-pure-nodes", "smooth_pure_nodes", is_flag=True, default=False,
+              help="As olctc fit's, for every task's tree scored and the final fit (with --emit-final: the scores "
+                   "only; give it to olctc decode of the final solution).")
 def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet, score_variables,
-                scoring) -> None:
+                scoring, smooth_pure_nodes) -> None:
     """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
     from olctc.cluster.final import check_final_folder, check_final_time_limit, emit_final as write_final, fit_final
     from olctc.cluster.grid import c_text, grid_scripts
@@ -196,7 +199,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     validate_limits(time_limit=time_limit, threads=threads, cli=True, unlimited=False)
     if not emit_final and (grid / "grid.json").is_file():  # else collect names what is wrong with the folder
         check_final_time_limit(read_grid(folder), time_limit)  # before decoding every task
-    col = collect(folder, data_path=data, scoring=scoring)
+    col = collect(folder, data_path=data, scoring=scoring, smooth_pure_nodes=smooth_pure_nodes)
     for line in table_lines(col):
         click.echo(line)
     # Written even when no C can be chosen (best null): the record of each task's score or problem, for a
@@ -246,8 +249,10 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     out = Path(output) if output else Path(folder) / "final_tree.json"
     scores = True if score_variables is None else score_variables  # fit's default form, in process
     res, test_acc = fit_final(col.info, ds, col.best, solver=solver, time_limit=time_limit, threads=threads,
-                              score_variables=scores, verbose=not quiet, leave_overrun=True)
+                              score_variables=scores, verbose=not quiet, leave_overrun=True,
+                              smooth_pure_nodes=smooth_pure_nodes)
     s = res.summary
+    from olctc.decode import pure_nodes_line
     from olctc.fit import form_name
     from olctc.solve.result import gap_text
 
@@ -260,6 +265,8 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
         click.echo(f"balanced accuracy, points weighted by column {wcol!r}: train "
                    f"{s['train_balanced_accuracy_weighted']:.4f}"
                    + (f", test {test_w:.4f}" if test_w is not None else ""))
+    if (smoothed := pure_nodes_line(s)) is not None:
+        click.echo(smoothed)
     for note in s.get("notes", []):
         click.echo(f"note: {note}")
     save(res.tree, out)

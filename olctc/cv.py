@@ -96,7 +96,7 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
                    test_size: float = 0.2, seed: int = 0, solver: str | None = None,
                    time_limit: float | None = None, threads: int | None = None, refine: bool = True,
                    max_nonzeros: int | None = None, jobs: int = 1, leave_overrun: bool = False,
-                   progress: Callable[[str], None] | None = None) -> CVResult:
+                   progress: Callable[[str], None] | None = None, smooth_pure_nodes: bool = False) -> CVResult:
     """Score every C of the grid by ``folds``-fold CV on ``ds``'s training part (the split ``fit`` makes with
     ``test_size`` and ``seed``) and choose one.
 
@@ -124,7 +124,7 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
         from olctc.bench.workers import check_working_folder
 
         check_working_folder()
-    check_flags(refine=refine, leave_overrun=leave_overrun)
+    check_flags(refine=refine, leave_overrun=leave_overrun, smooth_pure_nodes=smooth_pure_nodes)
     check_callback("progress", progress, optional=True)
     resolve_solver(spec, solver)
     train, _test = split(ds, test_size, seed)
@@ -138,7 +138,7 @@ def cross_validate(ds: Dataset, spec: TreeSpec, *, folds: int = 4,
     if progress is not None:
         progress(plan_text(len(Cs), k, time_limit, min(int(jobs), len(Cs) * k)))  # --jobs 8 for 4 fits runs 4
     fit_kw = {"solver": solver, "time_limit": time_limit, "threads": threads, "seed": seed, "refine": refine,
-              "max_nonzeros": max_nonzeros, "leave_overrun": leave_overrun}
+              "max_nonzeros": max_nonzeros, "leave_overrun": leave_overrun, "smooth_pure_nodes": smooth_pure_nodes}
     tasks: list[dict[str, Any]] = [
         {"task": i * k + fold, "fold": fold, "C": C, "spec": replace(spec, C=C), "ds": ds,
          "train": np.asarray(rows["train"], dtype=np.int64), "val": np.asarray(rows["val"], dtype=np.int64),
@@ -264,10 +264,12 @@ def fit_cv(ds: Dataset, spec: TreeSpec, *, folds: int = 4, C_values: Sequence[fl
            scoring: str = "balanced_accuracy", test_size: float = 0.2, seed: int = 0, solver: str | None = None,
            time_limit: float | None = None, threads: int | None = None, refine: bool = True,
            max_nonzeros: int | None = None, verbose: bool = True, echo: Callable[[str], None] = print,
-           progress: Callable[[str], None] | None = None, jobs: int = 1) -> tuple[FitResult, CVResult]:
+           progress: Callable[[str], None] | None = None, jobs: int = 1,
+           smooth_pure_nodes: bool = False) -> tuple[FitResult, CVResult]:
     """``fit`` with C chosen first by ``cross_validate`` (``olctc fit --cv``): the same split (``test_size``,
     ``seed``) for both, the chosen C fitted on the whole training part. ``time_limit`` bounds each fit;
-    ``jobs`` fold fits run at a time (``cross_validate``'s, as ``--jobs``).
+    ``jobs`` fold fits run at a time (``cross_validate``'s, as ``--jobs``). ``smooth_pure_nodes``: ``fit``'s, in
+    every fit.
     The tree's meta keeps the CV record (``cv``). Raises OlctcError when no C has every fold scored."""
     from olctc.fit import fit
 
@@ -276,13 +278,13 @@ def fit_cv(ds: Dataset, spec: TreeSpec, *, folds: int = 4, C_values: Sequence[fl
     check_callback("echo", echo)
     cv = cross_validate(ds, spec, folds=folds, C_values=C_values, scoring=scoring, test_size=test_size, seed=seed,
                         solver=solver, time_limit=time_limit, threads=threads, refine=refine,
-                        max_nonzeros=max_nonzeros, jobs=jobs, progress=progress)
+                        max_nonzeros=max_nonzeros, jobs=jobs, progress=progress, smooth_pure_nodes=smooth_pure_nodes)
     if cv.best is None:
         raise no_choice_error(cv)
     try:
         res = fit(ds, replace(spec, C=cv.best), solver=solver, time_limit=time_limit, threads=threads,
                   test_size=test_size, seed=seed, refine=refine, verbose=verbose, echo=echo,
-                  max_nonzeros=max_nonzeros)
+                  max_nonzeros=max_nonzeros, smooth_pure_nodes=smooth_pure_nodes)
     except TimeLimitTooShort as exc:  # the final model is the largest: the choice must not be lost with it
         raise TimeLimitTooShort(f"the final fit: {exc}; the cross-validation chose C {c_text(cv.best)}: fit that "
                                 f"(spec C={cv.best}) with a longer time_limit") from None

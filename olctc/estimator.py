@@ -102,6 +102,12 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         Training points every last-layer node holds: none or at least ``min_leaf`` (``olctc fit
         --min-leaf``; scikit-learn's ``min_samples_leaf`` for the regions of the fixed-depth tree). 0: no
         minimum, the paper's model. More than the training points is refused.
+    smooth_pure_nodes : bool, default False
+        Give each last-layer node whose training points are all of one class w = 0 and the log-odds of its
+        points plus one of each class (``predict_proba`` (m+ + 1) / (m + 2) there, Laplace's rule; ``olctc
+        fit --smooth-pure-nodes``). False: the solver's (w, b), the paper's; any b past the tangents' zero
+        is optimal there, so the probability is arbitrary (measured: 4e-44, 0.2, 0.8). Can raise the exact
+        objective (``objective_`` is the final tree's).
 
     Attributes
     ----------
@@ -116,7 +122,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                  solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
                  verbose: bool = False, score_variables: bool = True, warm_start: bool = False,
-                 min_leaf: int = 0) -> None:
+                 min_leaf: int = 0, smooth_pure_nodes: bool = False) -> None:
         self.preset = preset
         self.depth = depth
         self.C = C
@@ -135,6 +141,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         self.score_variables = score_variables
         self.warm_start = warm_start
         self.min_leaf = min_leaf
+        self.smooth_pure_nodes = smooth_pure_nodes
 
     # ------------------------------------------------------------------ scikit-learn plumbing
     def __sklearn_tags__(self):
@@ -176,7 +183,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
     def _check_flags(self) -> None:
         """refine, warm_start: booleans (``bool("no")`` is True); verbose: a boolean or an integer >= 0, as
         scikit-learn's estimators take it (verbose=1 was refused); positive_class: one label, not a sequence."""
-        check_flags(refine=self.refine, warm_start=self.warm_start)
+        check_flags(refine=self.refine, warm_start=self.warm_start, smooth_pure_nodes=self.smooth_pure_nodes)
         if not (isinstance(self.verbose, (bool, np.bool_)) or (is_integer(self.verbose) and self.verbose >= 0)):
             raise param_error("verbose", "True, False or an integer >= 0", self.verbose)
         pc = self.positive_class
@@ -292,7 +299,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         try:
             res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
                             test_size=0.0, refine=bool(self.refine), verbose=bool(self.verbose),
-                            echo=print, start_tree=start)
+                            echo=print, start_tree=start, smooth_pure_nodes=bool(self.smooth_pure_nodes))
         except LeafTooSmall as exc:
             if start is None:
                 raise
@@ -302,15 +309,15 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                           f"these training points ({_leaf_why(exc)}); this fit starts from the greedy tree, as "
                           "with warm_start=False", UserWarning, stacklevel=3)
             res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
-                            test_size=0.0, refine=bool(self.refine), verbose=bool(self.verbose), echo=print)
+                            test_size=0.0, refine=bool(self.refine), verbose=bool(self.verbose), echo=print,
+                            smooth_pure_nodes=bool(self.smooth_pure_nodes))
         self.tree_ = res.tree
         self.summary_ = res.summary
         if "class_weights" in res.summary:  # keyed by the fit's 0/1 codes: the user's labels instead
             self.summary_["class_weights"] = {str(_py_label(labels[int(k)])): w
                                               for k, w in res.summary["class_weights"].items()}
         self.mip_gap_ = res.summary.get("gap")
-        self.objective_ = (res.summary.get("exact_objective_after_refine")
-                           if res.summary.get("exact_objective_after_refine") is not None
+        self.objective_ = (res.tree.meta.get("exact_objective") if res.tree.meta.get("exact_objective") is not None
                            else res.summary.get("objective_milp_true"))
         self.solve_time_ = res.summary.get("time_solve")
         _warn_unless_optimal(self, res.summary)
@@ -433,12 +440,12 @@ class MARGOTClassifier(OLCTClassifier):
                  solver: str | None = "scip", time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
                  verbose: bool = False, score_variables: bool = True, warm_start: bool = False,
-                 min_leaf: int = 0) -> None:
+                 min_leaf: int = 0, smooth_pure_nodes: bool = False) -> None:
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
                          refine=refine, positive_class=positive_class, class_weight=class_weight,
                          verbose=verbose, score_variables=score_variables, warm_start=warm_start,
-                         min_leaf=min_leaf)
+                         min_leaf=min_leaf, smooth_pure_nodes=smooth_pure_nodes)
 
 
 class OCTHClassifier(OLCTClassifier):
@@ -455,12 +462,12 @@ class OCTHClassifier(OLCTClassifier):
                  solver: str | None = None, time_limit: float | None = 60, threads: int | None = None,
                  refine: bool = True, positive_class: Any = None, class_weight: Any = None,
                  verbose: bool = False, score_variables: bool = True, warm_start: bool = False,
-                 min_leaf: int = 0) -> None:
+                 min_leaf: int = 0, smooth_pure_nodes: bool = False) -> None:
         super().__init__(preset=preset, depth=depth, C=C, tangents=tangents, big_m=big_m, epsilon=epsilon,
                          alpha=alpha, budget=budget, solver=solver, time_limit=time_limit, threads=threads,
                          refine=refine, positive_class=positive_class, class_weight=class_weight,
                          verbose=verbose, score_variables=score_variables, warm_start=warm_start,
-                         min_leaf=min_leaf)
+                         min_leaf=min_leaf, smooth_pure_nodes=smooth_pure_nodes)
 
 
 def _coded_start(previous: Any, labels: tuple, depth: int) -> Any:

@@ -172,7 +172,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         threads: int | None = None, test_size: float = 0.0, seed: int = 0, refine: bool = True,
         verbose: bool = True, echo: Callable[[str], None] = print, keep_incumbent: bool = False,
         max_nonzeros: int | None = None, standardise: bool = True, leave_overrun: bool = False,
-        start_tree: Tree | None = None) -> FitResult:
+        start_tree: Tree | None = None, smooth_pure_nodes: bool = False) -> FitResult:
     """Fit a tree on ``ds`` (or on its training split when ``test_size > 0``) and report on it.
 
     An interrupt (Ctrl-C, SIGTERM through the CLI) during the solve stops the fit with KeyboardInterrupt,
@@ -189,6 +189,9 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     ``start_tree``: a fitted tree to start the solve from instead of the greedy warm start (same classes,
     features matched by name, depth at most the spec's: ``olctc.start_tree``); the tree kept is never worse
     by the model's objective than it (after the changes the MIP start may need, which are echoed).
+    ``smooth_pure_nodes``: give the last-layer nodes whose training points are all of one class w = 0 and
+    their points' smoothed log-odds (``olctc.decode.settle_pure_nodes``); summary ``pure_nodes`` says which
+    and the exact objective before and after.
     """
     from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
     from olctc.solve import solve_milp
@@ -199,7 +202,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     check_dataset(ds)
     check_spec(spec)
     check_flags(refine=refine, verbose=verbose, keep_incumbent=keep_incumbent, standardise=standardise,
-                leave_overrun=leave_overrun)
+                leave_overrun=leave_overrun, smooth_pure_nodes=smooth_pure_nodes)
     check_callback("echo", echo)
     solver = resolve_solver(spec, solver)
     validate_limits(time_limit=time_limit, threads=threads)
@@ -303,7 +306,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     # them), so that the three figures compare: the solver's unfolded (w, b) differ from the tree by
     # epsilon/2 in the inner nodes' losses, and refinement seemed to raise the objective (by 8e-7, fuzzing).
     exact_warm, exact_milp = _exact_objective(warm), _exact_objective(dec)
-    tree, report = finish(dec, comp.manifest, fitted, refine)
+    tree, report = finish(dec, comp.manifest, fitted, refine, smooth_pure_nodes)
+    pure = {k: v for k, v in tree.meta.get("pure_nodes", {}).items() if k != "before"}
     if used == "warm start":
         # The tree kept is the warm start: feasible, proven nothing, whatever the solver said of its own
         # run (CBC called 0 optimal on an OCT-H model whose optimum is 2, kept 5; and called another
@@ -328,7 +332,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         "objective_milp_true": milp_true, "objective_warm_start_true": warm_true,
         "exact_objective_warm_start": exact_warm,
         "exact_objective_before_refine": exact_milp,
-        "exact_objective_after_refine": tree.meta.get("exact_objective"),
+        "exact_objective_after_refine": pure["objective_before"] if pure else tree.meta.get("exact_objective"),
+        **({"pure_nodes": pure} if pure else {}),
         "routing_disagreements": len(report.disagreements),
         "tolerance_exploited": report.tolerance_exploited,
         **({"notes": list(report.notes)} if report.notes else {}),
@@ -418,6 +423,7 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
     """Human summary of a fit."""
     def f(v, fmt=".6g"):
         return "-" if v is None else format(v, fmt)
+    from olctc.decode import pure_nodes_line
     from olctc.solve.result import gap_text
 
     gap = gap_text(s["gap"])
@@ -448,6 +454,8 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
             lines.append(f"note: the MILP minimises the loss through its tangent lines ({tset}), not the exact "
                          "logistic loss, so its tree can score worse on the latter than the warm start "
                          "(refinement recovers some or all of it); --tangents V1..V3 approximate it more closely")
+    if (line := pure_nodes_line(s)) is not None:
+        lines.append(line)
     lines.append(f"balanced accuracy: train {f(s['train_balanced_accuracy'], '.4f')}"
                  + (f", test {f(s['test_balanced_accuracy'], '.4f')}" if "test_balanced_accuracy" in s else ""))
     if "train_balanced_accuracy_weighted" in s:

@@ -51,30 +51,40 @@ def start_record(info: dict[str, Any]) -> dict[str, Any]:
 
 
 def start_trees(tree: Any) -> list[Any]:
-    """The trees a start from ``tree`` tries: itself, and, when refinement refit its last layer and the tree
-    file kept the solver's nodes (``meta.refine.before``, written by decode since 2026-11-28), the tree with
-    those nodes back (by the MILP's objective, the tangents' loss, often the better start). A ``before``
-    that does not fit the tree (a hand-edited file) is passed over: it only ever adds a candidate."""
+    """The trees a start from ``tree`` tries: itself, and, when refinement refit its last layer or its pure
+    nodes were smoothed and the tree file kept the solver's nodes (``meta.refine.before``, written by decode
+    since 2026-11-28; ``meta.pure_nodes.before``), the tree with those nodes back (by the MILP's objective,
+    the tangents' loss, often the better start). A ``before`` that does not fit the tree (a hand-edited
+    file) is passed over: it only ever adds a candidate."""
     import copy
 
-    trees = [tree]
-    ref = tree.meta.get("refine") if isinstance(tree, Tree) and isinstance(tree.meta, dict) else None
-    before = ref.get("before") if isinstance(ref, dict) else None
-    if not isinstance(ref, dict) or not isinstance(before, dict):
-        return trees
+    meta = tree.meta if isinstance(tree, Tree) and isinstance(tree.meta, dict) else {}
+    changed = [c for c in (_kept_nodes(meta.get("refine"), "nodes_refit", tree),
+                           _kept_nodes(meta.get("pure_nodes"), "nodes", tree)) if c is not None]
+    if not changed:
+        return [tree]
+    solver = copy.copy(tree)
+    solver.W, solver.b = tree.W.copy(), tree.b.copy()
+    for nodes, W, b in changed:  # refinement's first: the smoothing came after it
+        solver.W[nodes], solver.b[nodes] = W, b
+    return [tree, solver]
+
+
+def _kept_nodes(part: Any, key: str, tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(nodes, W, b) a meta record (``refine`` or ``pure_nodes``) kept of the nodes it changed, or None."""
+    before = part.get("before") if isinstance(part, dict) else None
+    if not isinstance(before, dict):
+        return None
     try:
-        nodes = np.asarray(ref["nodes_refit"], dtype=np.int64).reshape(-1)
+        nodes = np.asarray(part[key], dtype=np.int64).reshape(-1)
         W = np.asarray(before["W"], dtype=np.float64).reshape(nodes.size, tree.n_features)
         b = np.asarray(before["b"], dtype=np.float64).reshape(nodes.size)
     except (KeyError, TypeError, ValueError):
-        return trees
+        return None
     if not nodes.size or not (np.isfinite(W).all() and np.isfinite(b).all()) or \
             not ((nodes >= 0) & (nodes < tree.n_nodes)).all():
-        return trees
-    solver = copy.copy(tree)
-    solver.W, solver.b = tree.W.copy(), tree.b.copy()
-    solver.W[nodes], solver.b[nodes] = W, b
-    return trees + [solver]
+        return None
+    return nodes, W, b
 
 
 def _feature_keys(schema: Schema) -> list[tuple[str, str | None]]:

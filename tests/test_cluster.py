@@ -179,6 +179,45 @@ def test_collect_fits_final_tree(solved_grid, tmp_path):
     assert "score_variables" not in p.meta["spec"] and p.meta["grid"]["C"] == best
 
 
+def test_collect_smooths_pure_nodes_when_asked(solved_grid, tmp_path):
+    """--smooth-pure-nodes reaches every task's tree (scored by log loss here: every task has a one-class node,
+    24 fit points each) and the final fit; scores recomputed from the tasks' trees decoded here."""
+    from sklearn.metrics import log_loss
+
+    from olctc import read_csv
+    from olctc.decode import decode_file
+    from olctc.export.json import load
+
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    args = ["collect", str(g), "--quiet", "--scoring", "neg_log_loss"]
+    plain = cli_here(*args, "-o", str(tmp_path / "plain.json"))
+    plain_scores = [r["score"] for r in json.loads((g / "cv_results.json").read_text())["tasks"]]
+    res = cli_here(*args, "-o", str(tmp_path / "smooth.json"), "--smooth-pure-nodes")
+    assert plain.returncode == res.returncode == 0, res.stderr
+    info = json.loads((g / "grid.json").read_text())
+    ds = read_csv(info["data"]["source"], target="y")  # heart60's columns are all numeric: X as given
+    X = ds.X
+    for r in json.loads((g / "cv_results.json").read_text())["tasks"]:
+        task = g / "tasks" / f"{r['task']:04d}"
+        tree, _ = decode_file(task / "model.olctc.json", task / "model.cbc.sol", smooth_pure_nodes=True)
+        assert tree.meta["pure_nodes"]["nodes"]
+        val = np.asarray(info["folds"][r["fold"]]["val"])
+        want = -log_loss(ds.y[val], tree.predict_proba(X[val]), labels=[-1, 1])
+        assert r["score"] == pytest.approx(want, rel=1e-9)
+        assert r["score"] != pytest.approx(plain_scores[r["task"]], rel=1e-6)
+    t, p = load(tmp_path / "smooth.json"), load(tmp_path / "plain.json")
+    assert "pure_nodes" not in p.meta
+    rows = np.asarray(info["train_rows"])
+    reached = t.apply(X[rows])
+    for s in t.meta.get("pure_nodes", {}).get("nodes", []):  # the final fit may have none
+        at = reached == s
+        m_pos = int((ds.y[rows][at] > 0).sum())
+        assert m_pos in (0, int(at.sum()))
+        np.testing.assert_allclose(t.predict_proba(X[rows][at])[:, 1], (m_pos + 1) / (at.sum() + 2), rtol=1e-12)
+
+
 def test_collect_leaves_a_busy_highs_with_its_best_solution(solved_grid, tmp_path):
     """collect's final fit is the console's, as olctc fit's: HiGHS still busy past its limit is left."""
     from test_solver_overrun import HANG_AFTER_INCUMBENT, LEAVE_WAIT, _cli, overrun_grace

@@ -172,10 +172,11 @@ UNORDERED_OPTIONS = frozenset({"seeds", "datasets", "models"})
 OPTION_NAMES = {"datasets": "--datasets", "seeds": "--seeds", "models": "--models", "solver": "--solver",
                 "time_limit": "--time-limit", "fixed_C": "--fixed-C", "cv": "--cv", "C_grid": "--C-grid",
                 "authors_split": "--authors-split", "threads": "--threads", "class_weight": "--class-weight",
-                "score_variables": "--score-variables", "min_leaf": "--min-leaf"}
+                "score_variables": "--score-variables", "min_leaf": "--min-leaf",
+                "smooth_pure_nodes": "--smooth-pure-nodes"}
 #: What an option left out of bench.json (see BenchOptions.to_json) means.
 OPTION_DEFAULTS = {"authors_split": False, "threads": THREADS, "class_weight": None, "score_variables": False,
-                   "min_leaf": 0}
+                   "min_leaf": 0, "smooth_pure_nodes": False}
 
 
 def _option_key(name: str, value: Any, depth: int) -> Any:
@@ -321,7 +322,7 @@ def is_record(rec: Any, experiment: str | None = None) -> bool:
 
 #: Options a record states (older records lack some): a record stating another value than bench.json's was
 #: copied or edited in from another bench. Not class_weight: pystreed's records state None, as it ran.
-RECORD_OPTIONS = ("time_limit", "threads", "score_variables", "min_leaf")
+RECORD_OPTIONS = ("time_limit", "threads", "score_variables", "min_leaf", "smooth_pure_nodes")
 
 
 def own_records(records: list[dict[str, Any]], options: dict[str, Any],

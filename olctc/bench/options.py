@@ -34,6 +34,7 @@ class BenchOptions:
     class_weight: str | None = None  # "balanced": every model's loss (and the baselines') balanced
     score_variables: bool = False  # every tree model compiled with a column per split score
     min_leaf: int = 0  # every tree's last-layer nodes hold none or at least this many training points
+    smooth_pure_nodes: bool = False  # every tree's one-class last-layer nodes given their smoothed log-odds
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -48,6 +49,8 @@ class BenchOptions:
             del d["score_variables"]
         if not self.min_leaf:
             del d["min_leaf"]
+        if not self.smooth_pure_nodes:
+            del d["smooth_pure_nodes"]
         return {k: list(v) if isinstance(v, tuple) else v for k, v in d.items()}
 
 
@@ -117,7 +120,8 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
                  models: str | None = None, solver: str = "highs", time_limit: float = 300.0,
                  fixed_C: str = "anchors", cv: int | None = None, C_grid: str | None = None,
                  authors_split: bool = False, threads: int = THREADS,
-                 class_weight: str | None = None, score_variables: bool = False, min_leaf: int = 0) -> BenchOptions:
+                 class_weight: str | None = None, score_variables: bool = False, min_leaf: int = 0,
+                 smooth_pure_nodes: bool = False) -> BenchOptions:
     """Validate every bench option (OlctcError with a one-line message) and build BenchOptions."""
     exp = get_experiment(experiment)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
@@ -161,7 +165,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     return BenchOptions(exp.name, names, parse_seeds(seeds, exp.seeds),
                         model_names, solver, float(time_limit),
                         "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid), bool(authors_split),
-                        threads, class_weight, bool(score_variables), int(min_leaf))
+                        threads, class_weight, bool(score_variables), int(min_leaf), bool(smooth_pure_nodes))
 
 
 def _check_folds(cv: int, datasets: Sequence[str]) -> None:

@@ -49,7 +49,8 @@ def _base_record(task: dict[str, Any], exp: Experiment, started: float, pid: int
     return {"experiment": exp.name, "dataset": task["dataset"], "seed": task["seed"], "depth": exp.depth,
             "threads": task_threads(task), "time_limit": task["options"]["time_limit"],
             "class_weight": task_class_weight(task), "score_variables": task_score_variables(task),
-            "min_leaf": task_min_leaf(task), "olctc_version": __version__,
+            "min_leaf": task_min_leaf(task), "smooth_pure_nodes": task_smooth_pure_nodes(task),
+            "olctc_version": __version__,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)), "pid": pid,
             "split": "olctc" if _authors_orientation(task["dataset"], _wants_authors(task)) is None
             else "authors"}
@@ -104,6 +105,11 @@ def task_score_variables(task: dict[str, Any]) -> bool:
 def task_min_leaf(task: dict[str, Any]) -> int:
     """Training points each last-layer node of a task's trees holds, if any (0: no minimum, the paper's)."""
     return int(task["options"].get("min_leaf", 0))
+
+
+def task_smooth_pure_nodes(task: dict[str, Any]) -> bool:
+    """Whether a task's trees get their one-class last-layer nodes smoothed (False: the solver's, the paper's)."""
+    return bool(task["options"].get("smooth_pure_nodes", False))
 
 
 def _leaf_sizes(tree, X: np.ndarray) -> dict[str, Any]:
@@ -240,14 +246,14 @@ def _choose_config(m: ModelDef, task: dict[str, Any], tr) -> tuple[tuple[float, 
     return cross_validate(m, tr, depth, int(opts["cv"]), tuple(opts["C_grid"]), _solver_for(m, task),
                           float(opts["time_limit"]), int(task["seed"]), task_threads(task), folds=folds,
                           class_weight=task_class_weight(task), score_variables=task_score_variables(task),
-                          min_leaf=task_min_leaf(task))
+                          min_leaf=task_min_leaf(task), smooth_pure_nodes=task_smooth_pure_nodes(task))
 
 
 def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...], solver: str,
                    time_limit: float, seed: int, threads: int = THREADS,
                    folds: list[tuple[np.ndarray, np.ndarray]] | None = None, class_weight: str | None = None,
-                   score_variables: bool = False,
-                   min_leaf: int = 0) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
+                   score_variables: bool = False, min_leaf: int = 0,
+                   smooth_pure_nodes: bool = False) -> tuple[tuple[float, ...], float | None, str, dict[str, Any]]:
     """K-fold CV of a tree model over the paper's grid; the mean validation balanced accuracy picks the
     configuration (ties: the first in grid order, as GridSearchCV). ``folds`` (positions into ``tr``)
     default to stratified shuffled folds drawn with ``seed``, each fold standardised on its fit rows;
@@ -275,7 +281,8 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
         vals, optimal = [], 0
         for fit_rows, val_rows in folds:
             res = fit(tr.subset(fit_rows), spec, solver=solver, time_limit=time_limit, threads=threads,
-                      test_size=0.0, seed=seed, refine=m.refine, verbose=False, standardise=per_fold_scaling)
+                      test_size=0.0, seed=seed, refine=m.refine, verbose=False, standardise=per_fold_scaling,
+                      smooth_pure_nodes=smooth_pure_nodes)
             optimal += res.summary["status"] == "optimal"
             va = tr.subset(val_rows)
             vals.append(balanced_accuracy(va.y, np.where(res.tree.decision_function(va.X) > 0, 1, -1)))
@@ -298,7 +305,8 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     # fit gets the training part itself: letting it split would draw olctc's split, not the bench's
     # (--authors-split), and test points would leak into training.
     res = fit(tr, spec, solver=solver, time_limit=float(task["options"]["time_limit"]), threads=task_threads(task),
-              test_size=0.0, seed=int(task["seed"]), refine=m.refine, verbose=False)
+              test_size=0.0, seed=int(task["seed"]), refine=m.refine, verbose=False,
+              smooth_pure_nodes=task_smooth_pure_nodes(task))
     s = res.summary
     rec = {"model": m.name, "preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C),
            "n_train": s["n_train"], "n_test": int(len(test)),
@@ -310,10 +318,11 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
            "objective_milp_true": s["objective_milp_true"],
            "exact_objective_warm_start": s["exact_objective_warm_start"],
            "exact_objective_before_refine": s["exact_objective_before_refine"],
-           "exact_objective": s["exact_objective_after_refine"],
+           "exact_objective": res.tree.meta.get("exact_objective"),
            "routing_disagreements": s["routing_disagreements"],
            "time_build": s["time_build"], "time_warm_start": s["time_warm_start"],
-           "time_solve": s["time_solve"], "time_total": s["time_total"], "refined": m.refine}
+           "time_solve": s["time_solve"], "time_total": s["time_total"], "refined": m.refine,
+           "pure_nodes": _smoothed(res.tree)}
     if spec.info.loss != "logistic":
         # "Exact" means the true logistic loss; other presets' objectives are exact already (objective_milp_true).
         rec["exact_objective"] = None
@@ -322,6 +331,11 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     rec.update(_tree_scores(res.tree, tr, te))
     rec.update(cvinfo)
     return [rec]
+
+
+def _smoothed(tree) -> list[int]:
+    """The last-layer nodes whose one-class points' log-odds replaced the solver's (w, b) (none unless asked)."""
+    return list(tree.meta.get("pure_nodes", {}).get("nodes", []))
 
 
 def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
@@ -364,8 +378,8 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
               (m.outputs[2], x, res if res.x is not None else None, True)]
     for name, xv, sol, refine in phases:
         dec = decode_arrays(comp.milp, spec, comp.X, tr.y, xv, sol, trusted=True)
-        tree, report = finish(dec, comp.manifest, tr, refine)
-        rec = dict(common, model=name, refined=refine, phase=name,
+        tree, report = finish(dec, comp.manifest, tr, refine, task_smooth_pure_nodes(task))
+        rec = dict(common, model=name, refined=refine, phase=name, pure_nodes=_smoothed(tree),
                    objective_milp_true=report.true_objective,
                    exact_objective_before_refine=report.exact_objective,
                    exact_objective=tree.meta.get("exact_objective"),

@@ -52,12 +52,12 @@ def check_final_time_limit(info: dict[str, Any], time_limit: float | None) -> No
 
 def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | None = None,
               time_limit: float | None = None, threads: int | None = None, verbose: bool = False,
-              score_variables: bool = True, leave_overrun: bool = False):
+              score_variables: bool = True, leave_overrun: bool = False, smooth_pure_nodes: bool = False):
     """Fit the final tree in process on the whole training part; returns (FitResult, test balanced accuracy).
 
     ``score_variables``: the form solved, as ``olctc fit``'s (the score form by default: the same optimum,
-    solved better in process; the grid's files keep their own form). ``leave_overrun``: the console
-    program's, as ``olctc.fit.fit``'s."""
+    solved better in process; the grid's files keep their own form). ``leave_overrun``, ``smooth_pure_nodes``:
+    as ``olctc.fit.fit``'s."""
     from olctc.fit import IN_PROCESS, balanced_accuracy, fit
 
     spec = final_spec(info, C, score_variables)
@@ -70,7 +70,8 @@ def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | Non
     with _grid_limit_named(time_limit):
         res = fit(tr, spec, solver=solver, time_limit=time_limit if time_limit is not None else info.get("time_limit"),
                   threads=threads, test_size=0.0, seed=info["seed"], verbose=verbose,
-                  max_nonzeros=info.get("max_nonzeros"), leave_overrun=leave_overrun)
+                  max_nonzeros=info.get("max_nonzeros"), leave_overrun=leave_overrun,
+                  smooth_pure_nodes=smooth_pure_nodes)
     test_acc = None
     if info["test_rows"]:
         te = ds.subset(np.asarray(info["test_rows"], dtype=np.int64))

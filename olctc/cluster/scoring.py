@@ -16,7 +16,7 @@ import numpy as np
 from olctc.cluster.grid import c_text
 from olctc.cluster.read import load_grid_data, read_grid
 from olctc.cluster.slurm import submit_scripts
-from olctc.errors import OlctcError, param_error
+from olctc.errors import OlctcError, check_flags, param_error
 from olctc.io import shell_path
 
 TIE_TOL = 1e-12
@@ -93,9 +93,11 @@ def validation_score(scoring: str, tree, X: np.ndarray, y: np.ndarray, weight: n
 
 
 def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str | Path | None = None,
-                refine: bool = True, scoring: str = "balanced_accuracy") -> list[TaskResult]:
+                refine: bool = True, scoring: str = "balanced_accuracy",
+                smooth_pure_nodes: bool = False) -> list[TaskResult]:
     """Decode every solution present and score it on its validation fold (``scoring``, balanced accuracy by
-    default; its points weighted by the data's weight column, if it has one)."""
+    default; its points weighted by the data's weight column, if it has one). ``smooth_pure_nodes``:
+    ``decode_file``'s."""
     from olctc.decode import decode_file
     from olctc.compile import manifest_path, read_manifest
     from olctc.read import copt, gurobi, xpress
@@ -139,7 +141,8 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             out.append(r)
             continue
         try:
-            tree, report = decode_file(manifest_path(model), sol, data=data_path, refine=refine, source=ds)
+            tree, report = decode_file(manifest_path(model), sol, data=data_path, refine=refine, source=ds,
+                                       smooth_pure_nodes=smooth_pure_nodes)
         except OlctcError as exc:
             r.problem, r.unusable = f"unusable solution: {exc}", sol
             out.append(r)
@@ -269,16 +272,18 @@ def pick_best(table: list[dict[str, Any]]) -> tuple[float, ...] | None:
 
 
 def collect(folder: str | Path, *, data_path: str | Path | None = None, refine: bool = True,
-            scoring: str = "balanced_accuracy") -> Collected:
+            scoring: str = "balanced_accuracy", smooth_pure_nodes: bool = False) -> Collected:
     """Read a grid folder's solutions, score them by ``scoring`` (one of ``SCORINGS``), build the CV table and
-    pick C (no final fit)."""
+    pick C (no final fit). ``smooth_pure_nodes``: each task's tree's, as ``decode_file``'s."""
     check_scoring(scoring)
+    check_flags(refine=refine, smooth_pure_nodes=smooth_pure_nodes)
     info = read_grid(folder)
     ds = load_grid_data(info, data_path)
     if ds.n != info["data"]["n"]:
         raise OlctcError(f"{Path(folder) / 'grid.json'}: field 'data.n' is {info['data']['n']}, but the data "
                          f"has {ds.n} rows; the file is damaged (edited?)")
-    results = score_tasks(folder, info, ds, data_path=data_path, refine=refine, scoring=scoring)
+    results = score_tasks(folder, info, ds, data_path=data_path, refine=refine, scoring=scoring,
+                          smooth_pure_nodes=smooth_pure_nodes)
     table = cv_table(results, info)
     return Collected(results, table, pick_best(table), info, Path(folder), ds, scoring)
 
