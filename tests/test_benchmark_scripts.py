@@ -196,6 +196,14 @@ def test_min_leaf(tmp_path):
                      re.M), out
 
 
+def test_pure_nodes(tmp_path):
+    out = _run(tmp_path, "pure_nodes.py", "--seconds", "5", "--seeds", "0", "--datasets", "tic-tac-toe")
+    (row,) = _table_rows(out, "tic-tac-toe")
+    assert re.fullmatch(r"\d+ \([01] of 1\)", row[1]) and row[2] in ("0", "1"), row
+    for cell in row[3:]:
+        assert re.fullmatch(r"[\d.]+ / [\d.]+", cell), row
+
+
 def test_start_tree(tmp_path):
     out = _run(tmp_path, "start_tree.py", "--seconds", "5", "--depth", "1", "--from-depth", "1", "--datasets", "heart")
     assert re.search(r"^\| heart \| [\d.]+ -> [\d.]+ \(\d+ s\) \| [\d.]+ \|", out, re.M), out
