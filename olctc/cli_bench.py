@@ -78,8 +78,9 @@ def _experiment_command(name: str) -> click.Command:
                        "minimum, the paper's.")
     @click.option("--smooth-pure-nodes", "smooth_pure_nodes", is_flag=True,
                   help="Give the one-class last-layer nodes of every tree model their points' smoothed log-odds "
-                       "(as olctc fit --smooth-pure-nodes: it changes predict_proba, Brier and ECE). Default: "
-                       "the solver's (w, b), the paper's.")
+                       "(as olctc fit --smooth-pure-nodes: it changes predict_proba, Brier and ECE, and the label "
+                       "of a node the solver left predicting the other class). Default: the solver's (w, b), the "
+                       "paper's.")
     @click.option("-o", "--output", "output", required=True, metavar="DIRECTORY",
                   help="Bench folder (created; resumed if it holds this bench).")
     def cmd(datasets, seeds, models, solver, time_limit, cv, fixed_C, C_grid, authors_split, jobs, threads,

@@ -206,7 +206,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     # script to act on, and no stale earlier file left to contradict the table printed above.
     results = Path(folder) / "cv_results.json"
     atomic_write_text(results, json.dumps(
-        {"scoring": scoring, "table": col.table, "best": None if col.best is None else list(col.best),
+        {"scoring": scoring, **({"smooth_pure_nodes": True} if smooth_pure_nodes else {}), "table": col.table, "best": None if col.best is None else list(col.best),
          "tasks": [{"task": r.task, "fold": r.fold, "C": list(r.C), "score": r.score, "status": r.status,
                     "problem": r.problem} for r in col.results]}, indent=1) + "\n")
     if col.best is None:
@@ -241,8 +241,10 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
         model, man = shell_path(written["model"]), shell_path(written["manifest"])
         scip = " --solver scip" if PRESETS[col.info["spec"]["preset"]].quadratic else ""
         commands = f"the commands are in {written['params:solvers'].name}, or " if "params:solvers" in written else ""
+        # the scores that chose C were the smoothed trees': the final tree should be smoothed too
+        smooth = " --smooth-pure-nodes" if smooth_pure_nodes else ""
         click.echo(f"then: solve it ({commands}olctc solve {model}{scip} -o SOLUTION) and "
-                   f"olctc decode {man} SOLUTION -o tree.json")
+                   f"olctc decode {man} SOLUTION{smooth} -o tree.json")
         return
     from olctc.export.json import save
 

@@ -593,9 +593,9 @@ def settle_empty_nodes(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarra
 
 def pure_nodes_line(meta: dict[str, Any]) -> str | None:
     """The line that says which pure nodes ``finish`` smoothed and what it did to the exact objective, from a
-    tree's meta or a fit's summary; None when none was."""
+    tree's meta or a fit's summary; None when none was (or smoothing was not asked for)."""
     p = meta.get("pure_nodes")
-    if not p:
+    if not p or not p["nodes"]:
         return None
     return (f"pure node(s) {', '.join(map(str, p['nodes']))} smoothed (w = 0, b the log-odds of their points "
             f"plus one of each class): exact objective {p['objective_before']:.10g} -> {p['objective_after']:.10g}")
@@ -669,13 +669,14 @@ def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool, smooth_
     if smooth_pure_nodes:
         W0, b0 = dec.W.copy(), dec.b.copy()
         pure = settle_pure_nodes(dec.W, dec.b, dec.X, dec.y, dec.spec, dec.sample_weight)
+        before_smoothing = exact
         if pure:
-            before_smoothing = exact
             exact = tree_objective(dec.W, dec.b, dec.X, dec.y, dec.spec, loss="exact",
                                    sample_weight=dec.sample_weight).total
-            # the solver's (or refinement's) nodes kept, as meta.refine.before keeps refit ones: --start-tree
-            meta["pure_nodes"] = {"nodes": pure, "before": {"W": W0[pure].tolist(), "b": b0[pure].tolist()},
-                                  "objective_before": before_smoothing, "objective_after": exact}
-            dec.report.pure_nodes = pure
+        # Written with no node too: the tree says it was asked for. The solver's (or refinement's) nodes are
+        # kept, as meta.refine.before keeps refit ones: --start-tree tries them.
+        meta["pure_nodes"] = {"nodes": pure, "before": {"W": W0[pure].tolist(), "b": b0[pure].tolist()},
+                              "objective_before": before_smoothing, "objective_after": exact}
+        dec.report.pure_nodes = pure
     meta["exact_objective"] = exact
     return make_tree(dec, man, ds, meta), dec.report

@@ -307,7 +307,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     # epsilon/2 in the inner nodes' losses, and refinement seemed to raise the objective (by 8e-7, fuzzing).
     exact_warm, exact_milp = _exact_objective(warm), _exact_objective(dec)
     tree, report = finish(dec, comp.manifest, fitted, refine, smooth_pure_nodes)
-    pure = {k: v for k, v in tree.meta.get("pure_nodes", {}).items() if k != "before"}
+    pure = {k: v for k, v in tree.meta.get("pure_nodes", {}).items() if k != "before"}  # {} unless asked for
     if used == "warm start":
         # The tree kept is the warm start: feasible, proven nothing, whatever the solver said of its own
         # run (CBC called 0 optimal on an OCT-H model whose optimum is 2, kept 5; and called another

@@ -211,11 +211,19 @@ def test_collect_smooths_pure_nodes_when_asked(solved_grid, tmp_path):
     assert "pure_nodes" not in p.meta
     rows = np.asarray(info["train_rows"])
     reached = t.apply(X[rows])
-    for s in t.meta.get("pure_nodes", {}).get("nodes", []):  # the final fit may have none
+    for s in t.meta["pure_nodes"]["nodes"]:  # recorded (asked for) even when the final fit has none
         at = reached == s
         m_pos = int((ds.y[rows][at] > 0).sum())
         assert m_pos in (0, int(at.sum()))
         np.testing.assert_allclose(t.predict_proba(X[rows][at])[:, 1], (m_pos + 1) / (at.sum() + 2), rtol=1e-12)
+    assert json.loads((g / "cv_results.json").read_text())["smooth_pure_nodes"] is True
+    # --emit-final: the decode it says to run smooths the final tree as the scores that chose C were
+    emit_args = ["collect", str(g), "--scoring", "neg_log_loss", "--emit-final"]
+    emit = cli_here(*emit_args, "--smooth-pure-nodes")
+    assert emit.returncode == 0, emit.stderr
+    assert re.search(r"olctc decode \S+model\.olctc\.json SOLUTION --smooth-pure-nodes -o tree\.json", emit.stdout)
+    assert "--smooth-pure-nodes" not in cli_here(*emit_args).stdout
+    assert "smooth_pure_nodes" not in json.loads((g / "cv_results.json").read_text())
 
 
 def test_collect_leaves_a_busy_highs_with_its_best_solution(solved_grid, tmp_path):

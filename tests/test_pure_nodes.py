@@ -148,6 +148,16 @@ def test_cli_decode_and_fit_flag(breast80, tmp_path: Path) -> None:
     assert json.loads((tmp_path / "fit.json").read_text(encoding="utf-8"))["meta"]["pure_nodes"]["nodes"]
 
 
+def test_the_tree_says_smoothing_was_asked_for_when_no_node_is_pure(breast80) -> None:
+    """heart's 80 points at depth 1: one node, never one-class; the meta still records the request."""
+    X, y, _ = olctc.load_dataset("heart")
+    m = OLCTClassifier(**{**FIT, "depth": 1}, smooth_pure_nodes=True).fit(X[:80], y[:80])
+    rec = m.tree_.meta["pure_nodes"]
+    assert rec["nodes"] == [] and rec["objective_before"] == rec["objective_after"] == m.objective_
+    assert "pure_nodes" not in OLCTClassifier(**{**FIT, "depth": 1}).fit(X[:80], y[:80]).tree_.meta
+    assert len(start_trees(m.tree_)) == 1 + bool(m.tree_.meta.get("refine", {}).get("nodes_refit"))
+
+
 def test_bad_values_are_refused(breast80) -> None:
     X, y, _ = breast80
     with pytest.raises(olctc.OlctcError, match="smooth_pure_nodes"):

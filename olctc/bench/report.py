@@ -200,7 +200,7 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
                 f"points, CART's and STreeD's leaves at least {o['min_leaf']} (--min-leaf; the authors' trees "
                 "had no minimum)." if o.get("min_leaf") else "")
              + (" The tree models' one-class last-layer nodes predict their points' smoothed log-odds "
-                "(--smooth-pure-nodes; the authors' kept the solver's)." if o.get("smooth_pure_nodes") else ""),
+                "(--smooth-pure-nodes; the authors kept the solver's)." if o.get("smooth_pure_nodes") else ""),
              "Test balanced accuracy (%), mean ± std over seeds; [authors' value over the same seeds]; "
              "(seeds: ...) when a cell's mean covers fewer seeds than the bench's (runs failed or not run yet).",
              ""]
