@@ -26,11 +26,11 @@ def test_every_solver_choice_is_listed_once_in_process_first(infos):
     names = [i.name for i in available_solvers()]
     assert names == [*FILE_BACKENDS, "gurobi-cli"]
     assert names == ["highs", "cbc", "scip", *COMMERCIAL, "cbc-cli", "highs-cli", "glpk-cli", "gurobi-cli"]
-    # grid's default is olctc solve with HiGHS; its tasks run no commercial solver in process
-    assert set(names) == set(GRID_SOLVERS) - {"olctc"} | set(COMMERCIAL)
+    # grid's default is olctc solve with HiGHS; its tasks run the commercial solvers in process too
+    assert set(names) == set(GRID_SOLVERS) - {"olctc"}
     assert [infos[n].runs for n in names] == ["in process"] * 7 + ["program"] * 4
     assert [infos[n].models for n in names] == ["MILP", "MILP"] + ["MILP, MIQP"] * 5 + ["MILP"] * 3 + ["MILP, MIQP"]
-    assert [infos[n].commands for n in names] == (["fit, solve, grid"] * 3 + ["fit, solve"] * 4 + ["solve, grid"] * 3
+    assert [infos[n].commands for n in names] == (["fit, solve, grid"] * 7 + ["solve, grid"] * 3
                                                   + ["grid"])
 
 

@@ -28,8 +28,6 @@ IN_PROCESS = {
     "scip": ("pyscipopt", "pip install pyscipopt", "MILP, MIQP"),
     **{name: (package, f"pip install {package}", "MILP, MIQP") for name, (package, _, _) in PACKAGES.items()},
 }
-#: The commands whose --solver takes the commercial solvers (grid's tasks run the open-source ones).
-COMMERCIAL_COMMANDS = "fit, solve"
 
 
 @dataclass(frozen=True)
@@ -90,7 +88,7 @@ _VERSION: dict[str, Callable[[], str]] = {"highs": _highs_version, "cbc": _cbc_v
 
 def _in_process(name: str) -> SolverInfo:
     package, install, models = IN_PROCESS[name]
-    commands = COMMERCIAL_COMMANDS if name in PACKAGES else "fit, solve, grid"
+    commands = "fit, solve, grid"  # grid's tasks run `olctc solve --solver NAME`, commercial ones included
     try:
         where, found = f"{package} {importlib.metadata.version(package)}", True
     except importlib.metadata.PackageNotFoundError:
