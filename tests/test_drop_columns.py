@@ -81,6 +81,36 @@ def test_an_identifier_column_is_reported_with_the_way_out(ids_csv, tmp_path):
         read_csv(ids_csv, "y", warn_identifiers=False)
 
 
+@pytest.mark.parametrize("values, expected", [
+    # 25 days in 30 rows, ISO, with a time, and day/month/year: dates, whatever their share of the rows
+    ([f"2024-03-{d % 25 + 1:02d}" for d in range(30)], "25 different text values on its 30 rows (dates?), one-hot "
+     "encoded into 25 features of 1.2 rows each on average; write them as numbers (days since a day, say) for "
+     "the tree to split on, or leave the column out with --drop c"),
+    ([f"2024-03-{d % 20 + 1:02d}T10:00" for d in range(30)], "20 different text values on its 30 rows (dates?)"),
+    ([f"{d % 21 + 1}/3/2024" for d in range(30)], "21 different text values on its 30 rows (dates?)"),
+    # codes: more values than half the rows
+    ([f"k{d % 16}" for d in range(30)], "16 different text values on its 30 rows, one-hot encoded into 16 features "
+     "of 1.9 rows each on average; leave it out with --drop c if it is free text or a code"),
+    ([f"k{d % 15}" for d in range(30)], None),  # 2 rows a value: a category
+    ([f"2024-03-{d % 19 + 1:02d}" for d in range(40)], None),  # 19 days in 40 rows: a category
+    ([f"2024-03-{d % 20 + 1:02d}" for d in range(60)], "20 different text values on its 60 rows (dates?)"),
+])
+def test_a_text_column_of_many_values_is_reported(tmp_path, values, expected):
+    """One-hot encoding gives each value a feature: dates (20 or more), free text or codes (more values than
+    half the rows) make many features of a row or two, which split nothing that generalises."""
+    path = tmp_path / "c.csv"
+    path.write_text("a,c,y\n" + "".join(f"{i},{v},{i % 2}\n" for i, v in enumerate(values)))
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        read_csv(path, "y")
+    messages = [str(w.message) for w in record]
+    if expected is None:
+        assert messages == []
+    else:
+        (message,) = messages
+        assert message.startswith(f"{path}: column 'c' has {expected}"), message
+
+
 def test_compile_solve_decode_predict_without_the_dropped_column(ids_csv, tmp_path):
     """decode re-reads the CSV named in the manifest: it must leave out what compile left out (without the
     record it read 34 features into a 4-feature model). The tree is the one compiled from the file

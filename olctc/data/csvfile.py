@@ -692,14 +692,30 @@ def _warn_marker_categories(schema: Schema, source: str) -> None:
                           "(olctc does not impute)", stacklevel=3)
 
 
+#: Dates as text (2024-03-01, 2024-03-01T10:00, 1/3/2024, 01.03.2024): one-hot encoded they are codes, one per day.
+_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}([ T].*)?|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}( .*)?")
+
+
 def _warn_identifiers(schema: Schema, n: int, source: str) -> None:
+    """Warn of a text column with a value per row (an identifier), with more values than half its rows (free
+    text, codes), or of 20 dates or more: one-hot encoded into a feature per value, each of a few rows, which
+    split nothing that generalises and enlarge the model (a signup date of 280 days in 600 rows)."""
     import shlex
     import warnings
 
     if n < IDENTIFIER_ROWS:
         return
     for col in schema.columns:
-        if col.kind == "categorical" and len(col.categories) == n:
+        k = len(col.categories) if col.kind == "categorical" else 0
+        drop = f"--drop {shlex.quote(col.name)}"
+        if k == n:
             warnings.warn(f"{source}: column {col.name!r} has a different text value on each of its {n} rows "
-                          f"(an identifier?), one-hot encoded into {n} features; leave it out with "
-                          f"--drop {shlex.quote(col.name)}", stacklevel=3)
+                          f"(an identifier?), one-hot encoded into {n} features; leave it out with {drop}",
+                          stacklevel=3)
+        elif 2 * k > n or (k >= IDENTIFIER_ROWS and all(_DATE.fullmatch(c) for c in col.categories)):
+            dates = all(_DATE.fullmatch(c) for c in col.categories)
+            way = ("write them as numbers (days since a day, say) for the tree to split on, or leave the column "
+                   f"out with {drop}" if dates else f"leave it out with {drop} if it is free text or a code")
+            warnings.warn(f"{source}: column {col.name!r} has {k} different text values on its {n} rows"
+                          f"{' (dates?)' if dates else ''}, one-hot encoded into {k} features of {n / k:.2g} "
+                          f"rows each on average; {way}", stacklevel=3)
