@@ -52,7 +52,7 @@ def _experiment_command(name: str) -> click.Command:
                        "for OCT-H; default without --cv) or C values ('1' or '1,10').")
     @click.option("--C-grid", "C_grid", default=None,
                   help="Per-layer C grid for --cv (default the paper's 0.01,0.1,1,10,100); the L1-LR baseline "
-                       "always picks its C from it by CV.")
+                       "always picks its C from it by CV. Refused where no model would use it.")
     @click.option("--authors-split", is_flag=True,
                   help="The authors' own train/test split per seed (their files lacked the first row; "
                        "verified for the 10 UCI sets but climate). Other data sets keep olctc's split.")

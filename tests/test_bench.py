@@ -674,6 +674,10 @@ def test_tree_models_train_on_the_bench_split_only() -> None:
     (["--fixed-C", ""], "error: The 'fixed_C' parameter (--fixed-C) must be a positive number or one per layer"),
     (["--fixed-C", "1,10,100"], "error: The 'fixed_C' parameter (--fixed-C) must be one value or 2 values (one "
                                 "per layer"),
+    # accepted and ignored before (no --cv, no L1-LR): bench.json recorded a grid no run used
+    (["--models", "CART,OLCT", "--C-grid", "1,10"], "error: --C-grid is the grid --cv searches (and L1-LR's, which "
+     "always picks C by CV); these models (CART, OLCT) use --fixed-C without --cv: give --cv K, or leave out "
+     "--C-grid\n"),
 ])
 def test_out_of_range_options_are_refused_before_the_folder_exists(tmp_path: Path, capsys, extra,
                                                                      message) -> None:
@@ -687,6 +691,24 @@ def test_out_of_range_options_are_refused_before_the_folder_exists(tmp_path: Pat
                           "-o", str(d)], capsys)
     assert code == 2 and err.startswith(message) and err.count("\n") == 1, err
     assert not d.exists()
+
+
+def test_a_folder_with_an_unused_grid_resumes_without_it(tmp_path: Path, capsys) -> None:
+    """Folders made when bench took an unused --C-grid (now refused) record it: their runs never used it."""
+    d = tmp_path / "b"
+    args = ["bench", "models", "--models", "CART", "--datasets", "heart", "--seeds", "0", "-o", str(d)]
+    assert cli(args, capsys)[0] == 0
+    meta = json.loads((d / "bench.json").read_text(encoding="utf-8"))
+    meta["options"]["C_grid"] = [1.0, 10.0]
+    (d / "bench.json").write_text(json.dumps(meta), encoding="utf-8")
+    code, out, err = cli(args, capsys)
+    assert code == 0 and "0 run(s) done now, 1 skipped" in out, (out, err)
+    # where a model uses the grid, another grid is another bench
+    e = tmp_path / "e"
+    lr = ["bench", "models", "--models", "L1-LR", "--datasets", "heart", "--seeds", "0", "-o", str(e)]
+    assert cli([*lr, "--C-grid", "1,10"], capsys)[0] == 0
+    code, _, err = cli(lr, capsys)
+    assert code == 2 and "(--C-grid: 1,10 there, 0.01,0.1,1,10,100 now)" in err, err
 
 
 def test_a_wait_of_years_does_not_overflow(tmp_path: Path) -> None:

@@ -157,6 +157,12 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     if isinstance(min_leaf, bool) or not isinstance(min_leaf, int) or min_leaf < 0:
         raise param_error("min_leaf", "an integer >= 0 (training points per last-layer node; 0: no minimum)",
                           min_leaf, option="--min-leaf")
+    grid = parse_grid(C_grid)  # its own errors first: a malformed grid is named as such
+    if C_grid is not None and cv is None and not any(exp.model(n).kind == "l1lr" for n in model_names):
+        # accepted and ignored before: the folder recorded a grid no run used
+        raise OlctcError(f"--C-grid is the grid --cv searches (and L1-LR's, which always picks C by CV); these "
+                         f"models ({', '.join(model_names)}) use --fixed-C without --cv: give --cv K, or leave "
+                         "out --C-grid")
     names = parse_datasets(datasets, exp.datasets)
     if cv is not None:
         _check_folds(cv, names)
@@ -164,7 +170,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
         _check_min_leaf(min_leaf, names, cv)
     return BenchOptions(exp.name, names, parse_seeds(seeds, exp.seeds),
                         model_names, solver, float(time_limit),
-                        "cv" if cv is not None else fixed_C, cv, parse_grid(C_grid), bool(authors_split),
+                        "cv" if cv is not None else fixed_C, cv, grid, bool(authors_split),
                         threads, class_weight, bool(score_variables), int(min_leaf), bool(smooth_pure_nodes))
 
 
