@@ -206,7 +206,8 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     # script to act on, and no stale earlier file left to contradict the table printed above.
     results = Path(folder) / "cv_results.json"
     atomic_write_text(results, json.dumps(
-        {"scoring": scoring, **({"smooth_pure_nodes": True} if smooth_pure_nodes else {}), "table": col.table, "best": None if col.best is None else list(col.best),
+        {"scoring": scoring, **({"smooth_pure_nodes": True} if smooth_pure_nodes else {}), "table": col.table,
+         "best": None if col.best is None else list(col.best),
          "tasks": [{"task": r.task, "fold": r.fold, "C": list(r.C), "score": r.score, "status": r.status,
                     "problem": r.problem} for r in col.results]}, indent=1) + "\n")
     if col.best is None:
