@@ -36,7 +36,7 @@ from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
 from olctc.milp import MILP
-from olctc.objective import ZERO_WEIGHT, tree_objective, weighted_sum
+from olctc.objective import ZERO_WEIGHT, class_mass, tree_objective, weighted_sum
 from olctc.spec import TreeSpec
 
 OBJ_RTOL = 1e-5  # the objective of values printed with 13-17 digits agrees with the solver's to this
@@ -616,13 +616,11 @@ def settle_pure_nodes(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray
     topo = Topology(spec.depth)
     reached = topo.route(X @ W.T + b[None, :])
     weights = _point_weights(y, spec, sample_weight)
-    pos = y > 0
     settled = []
     for s in topo.last:
         at = (reached == s) & (weights > 0)
-        m_pos, m_neg = float(weights[at & pos].sum()), float(weights[at & ~pos].sum())
-        if at.any() and min(m_pos, m_neg) <= 0:
-            W[s], b[s] = 0.0, _smoothed_log_odds(weights[at], pos[at])
+        if at.any() and min(class_mass(y[at], weights[at])) <= 0:  # refinement's test of a one-class node
+            W[s], b[s] = 0.0, _smoothed_log_odds(weights[at], y[at] > 0)
             settled.append(int(s))
     return settled
 

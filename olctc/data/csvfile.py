@@ -712,8 +712,9 @@ def _warn_identifiers(schema: Schema, n: int, source: str) -> None:
             warnings.warn(f"{source}: column {col.name!r} has a different text value on each of its {n} rows "
                           f"(an identifier?), one-hot encoded into {n} features; leave it out with {drop}",
                           stacklevel=3)
-        elif 2 * k > n or (k >= IDENTIFIER_ROWS and all(_DATE.fullmatch(c) for c in col.categories)):
-            dates = all(_DATE.fullmatch(c) for c in col.categories)
+            continue
+        dates = k > 0 and all(_DATE.fullmatch(c) for c in col.categories)  # stops at the first non-date
+        if 2 * k > n or (dates and k >= IDENTIFIER_ROWS):
             way = ("write them as numbers (days since a day, say) for the tree to split on, or leave the column "
                    f"out with {drop}" if dates else f"leave it out with {drop} if it is free text or a code")
             warnings.warn(f"{source}: column {col.name!r} has {k} different text values on its {n} rows"
