@@ -199,7 +199,10 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
         j = int(np.argwhere(~np.isfinite(X))[0][1])
         raise OlctcError(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} is too large to "
                          f"standardise (|value| up to {np.abs(dataset.X[:, j]).max():.3g}); rescale the column")
+    _check_tiny_spread(dataset, scaler)
     _warn_rounding_columns(dataset, X)
+    _warn_constant_data(dataset, X)
+    _warn_small_big_m(spec)
     _warn_offset_columns(dataset, standardised=standardise, zero=np.asarray(~X.any(axis=0)))
     milp = build_milp(X, dataset.y, spec, name=_mps_name(name), sample_weight=dataset.weight)
     _check_costs(milp, dataset)
@@ -226,6 +229,43 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
         "files": {},
     }
     return Compiled(milp, spec, dataset, scaler, X, manifest)
+
+
+#: Standard deviations below this are refused: the tree's weights on raw values are w / std, and a weight of 100
+#: over a std below 1e-306 overflows (a column of 1e-310 went through the solve and failed when the tree was made).
+MIN_SCALE = 1e-290
+
+
+def _check_tiny_spread(dataset: Dataset, scaler: Scaler) -> None:
+    small = np.flatnonzero(scaler.scale < MIN_SCALE)
+    if small.size:
+        j = int(small[0])
+        raise OlctcError(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} spreads by "
+                         f"{scaler.scale[j]:.3g} only (its standard deviation; at least {MIN_SCALE:g} is needed): "
+                         "the tree's weights on raw values (w / std) would overflow; rescale the column")
+
+
+def _warn_constant_data(dataset: Dataset, X: np.ndarray) -> None:
+    """Warn when no feature varies: the model can only fit each class's share, whatever the solver does."""
+    import warnings
+
+    if dataset.n and dataset.p and not X.any():
+        warnings.warn(f"{dataset.source or dataset.name}: every feature is constant on the {dataset.n} points "
+                      "compiled, so no split can separate them: the tree predicts the classes' mix",
+                      stacklevel=3)
+
+
+def _warn_small_big_m(spec: TreeSpec) -> None:
+    """Warn of a big-M too small to switch a loss row off. Below layer 1 a point's loss rows at the nodes it
+    does not reach are relaxed by big-M; below the loss of a score of 0 they still bind, and the model charges
+    the point's loss at nodes it does not reach."""
+    import warnings
+
+    floor = {"logistic": math.log(2.0), "hinge": 1.0}.get(spec.info.loss)
+    if floor is not None and spec.depth > 1 and spec.big_m < floor:
+        warnings.warn(f"big_m {spec.big_m:g} is below the {spec.info.loss} loss of a score of 0 ({floor:.3g}): "
+                      "the loss rows of a point at the nodes it does not reach are relaxed by big-M only, so they "
+                      "bind and the model charges its loss there too (the paper's big-M is 100)", stacklevel=3)
 
 
 def _warn_rounding_columns(dataset: Dataset, X: np.ndarray) -> None:

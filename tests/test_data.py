@@ -381,6 +381,45 @@ def test_huge_values_standardise_or_say_which_column(tmp_path):
         compile_problem(ds, make_spec(depth=1))
 
 
+def test_subnormal_spread_is_refused_before_the_solve(tmp_path, capsys):
+    from conftest import cli_main
+    from olctc.compile import compile_problem
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    ok = compile_problem(from_arrays(X * [1e-200, 1.0], y), make_spec(depth=1))
+    assert ok.manifest["scaler"]["scale"][0] == pytest.approx(X[:, 0].std() * 1e-200)
+    # a spread of 1e-310 made weights on raw values of 1e310: the fit failed after the solve, naming no column
+    with pytest.raises(OlctcError, match=r"feature 'x0' spreads by \d\.\d+e-31\d only .* rescale the column$"):
+        compile_problem(from_arrays(X * [1e-310, 1.0], y, feature_names=["x0", "x1"]), make_spec(depth=1))
+    rows = "\n".join(f"{float(a)!r},{float(b)!r},{c}" for (a, b), c in zip(X * [1e-310, 1.0], y))
+    data = write(tmp_path, f"x0,x1,y\n{rows}\n")
+    code, out, err = cli_main(["compile", str(data), "--target", "y", "-o", str(tmp_path / "m.mps")], capsys)
+    assert code == 2 and "feature 'x0' spreads by" in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]
+
+
+def test_constant_data_and_small_big_m_are_warned_of():
+    from olctc.compile import compile_problem
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(20, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compile_problem(from_arrays(X * [0.0, 1.0], y), make_spec(depth=2))  # one constant column: no warning
+        compile_problem(from_arrays(X, y), make_spec(depth=2, big_m=np.log(2)))
+        compile_problem(from_arrays(X, y), make_spec(depth=1, big_m=0.5))  # layer 1's rows have no big-M
+        compile_problem(from_arrays(X, y), make_spec(preset="oct-h", depth=2, big_m=0.5))
+    with pytest.warns(UserWarning, match=r"every feature is constant on the 20 points compiled"):
+        compile_problem(from_arrays(np.full((20, 2), 3.0), y), make_spec(depth=2))
+    with pytest.warns(UserWarning, match=r"big_m 0\.6 is below the logistic loss of a score of 0 \(0\.693\)"):
+        compile_problem(from_arrays(X, y), make_spec(depth=2, big_m=0.6))
+    with pytest.warns(UserWarning, match=r"big_m 0\.9 is below the hinge loss of a score of 0 \(1\)"):
+        compile_problem(from_arrays(X, y), make_spec(preset="margot", depth=3, big_m=0.9))
+
+
 def test_missing_file_and_folder(tmp_path):
     with pytest.raises(OlctcError, match=r"no such file$"):
         read_csv(tmp_path / "nope.csv", "y")
