@@ -19,8 +19,9 @@ import numpy as np
 from olctc.compile import Compiled, manifest_fields, manifest_path, model_format, read_manifest, write_manifest
 from olctc.emit.params import COMMERCIAL_SOLVERS
 from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort
-from olctc.io import (atomic_open, atomic_write_text, check_not_input, check_output_file, check_path, check_suffix,
-                      check_writable, folder_lock, refuse_read_once, remove_files, sha256_file)
+from olctc.io import (atomic_open, atomic_write_text, being_written, check_interrupt, check_not_input,
+                      check_output_file, check_path, check_suffix, check_writable, folder_lock, refuse_read_once,
+                      remove_files, remove_tree, sha256_file, staged_errors, temporary_name)
 from olctc.milp import names_from_block_map
 
 if TYPE_CHECKING:
@@ -57,10 +58,11 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     ``solvers``: the solvers whose parameter and MIP-start files are written (``olctc.emit.params.SOLVER_FILES``
     names; default every solver that solves the model); the manifest lists them.
 
-    If any step fails, every file of the set is removed: nothing half-written stays behind, and no mix
-    of this compile's files with an earlier compile's under the same name either (a manifest whose
-    model is gone, start files of another model). Every name is known before the first write, so an
-    interrupt landing right after a rename (before the call could note the file) still removes it.
+    The files are written in a hidden folder beside ``out`` and renamed into place, the manifest last, once all
+    are whole (``_staged_set``). If any step fails, nothing of this compile stays behind and an earlier
+    compile's set under the same name stays whole: never a mix of the two (a manifest whose model is gone,
+    start files of another model). An interrupted recompile used to remove the earlier set (a 557 MB model
+    lost to a Ctrl-C); now only a failure among the renames, which take milliseconds, removes it.
 
     Two compiles into one name at once (two array tasks) left a mixed set: one's model, the other's
     manifest and starts. The writes hold the folder (``folder_lock``): the set the second compile writes
@@ -99,7 +101,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     # glpsol alone takes no start: no warm start to compute, but the manifest records that one was asked for
     start_asked, start = start, bool(start_solvers)
     start_files = [out.parent / start_filename(stem, solver) for solver in start_solvers]
-    the_set = [out, manifest_path(out)] + param_files + start_files
+    the_set = [out] + param_files + start_files + [manifest_path(out)]  # renamed in this order
     # An earlier compile's files under this name that this one does not write belong to another model:
     # a solver run by hand with `-mips NAME.start.cbc` would load its start (olctc solve checks hashes).
     stale = [f for f in all_files if f not in the_set]
@@ -131,20 +133,20 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
 
         beside = in_child if start_in_child and "sklearn.linear_model" not in sys.modules else on_thread
         warm = beside(greedy_start, "olctc-warm-start")
-    with warm as greedy, folder_lock(out.parent), _removed_on_error(the_set):
+    with warm as greedy, folder_lock(out.parent), _staged_set(the_set, stale) as place:
         # What an earlier write of this Compiled recorded is not this write's: a second write without starts
         # listed the first one's start files (another name's) and warm start.
         man["files"] = {}
         man.pop("warm_start", None)
         written["model"] = out
-        digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, out)
+        digest = (write_mps if fmt == "mps" else write_lp)(comp.milp, place(out))
         if greedy is not None:
             rendered = greedy()
         man["model"].update({"file": out.name, "format": fmt, "sha256": digest})
         if params:
             for f in param_files:
                 written[f"params:{f.name.rsplit('.', 2)[-2]}"] = f
-            files = write_param_files(out.parent, stem, model=out.name, starts=start, quadratic=quadratic,
+            files = write_param_files(place(out).parent, stem, model=out.name, starts=start, quadratic=quadratic,
                                       solvers=solvers)
             man["files"]["params"] = sorted(f.name for f in files)
         if solvers is not None:
@@ -156,28 +158,70 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             starts: dict[str, Any] = {}
             for solver, path, text in zip(start_solvers, start_files, texts):
                 written[f"start:{solver}"] = path
-                atomic_write_text(path, text)
-                starts[solver] = {"file": path.name, "sha256": sha256_file(path)}
+                atomic_write_text(place(path), text)
+                starts[solver] = {"file": path.name, "sha256": sha256_file(place(path))}
             man["files"]["start"] = starts
             man["warm_start"] = {"objective": float(start_objective)}
             if start_tree is not None:
                 man["warm_start"].update({"from": "start tree", "adjustments": info["adjustments"],
                                           **start_record(info)})
-        remove_files(stale)
         mpath = manifest_path(out)
         written["manifest"] = mpath
-        write_manifest(man, mpath)
+        write_manifest(man, place(mpath))
     return written
 
 
 @contextlib.contextmanager
-def _removed_on_error(files: list[Path]) -> Iterator[None]:
-    """Remove ``files`` if the block raises (KeyboardInterrupt included): all or none."""
+def _staged_set(files: list[Path], stale: list[Path]) -> Iterator[Callable[[Path], Path]]:
+    """Write the set ``files`` (one folder's) all or none: the block writes each file at ``place(file)``, in a
+    hidden folder beside them, and they are renamed into place in ``files``' order once the block succeeds; then
+    ``stale`` (an earlier set's files this one does not replace) are removed. If the block raises
+    (KeyboardInterrupt included), the hidden folder goes and the folder is as it was; if a rename fails, every
+    file of the set goes (the set would be a mix). A file that is a link, or not a regular file, is written
+    where it is (the rename would replace the link, or a FIFO): then a failure removes the set."""
+    folder = files[0].parent
+    if any(_not_a_plain_file(f) for f in files):
+        try:
+            yield lambda f: f
+        except BaseException:
+            remove_files(files)
+            raise
+        remove_files(stale)
+        return
+    stage = folder / temporary_name(files[0].name)
+    being_written(stage)  # named before it exists: an interrupt right after mkdir still removes it
     try:
-        yield
-    except BaseException:
-        remove_files(files)
-        raise
+        with staged_errors(folder, stage):
+            try:
+                stage.mkdir()
+            except OSError as exc:
+                raise OlctcError(f"cannot write {files[0]}: {exc.strerror or exc}") from None
+            yield lambda f: stage / f.name
+            check_interrupt()
+        try:
+            for f in files:
+                if (stage / f.name).exists():
+                    os.replace(stage / f.name, f)
+                else:
+                    remove_files([f])  # not written this time (no caller leaves one out): no earlier one either
+        except BaseException as exc:
+            remove_files(files)
+            if isinstance(exc, OSError):
+                raise OlctcError(f"cannot write {f}: {exc.strerror or exc}") from None
+            raise
+        remove_files(stale)
+    finally:
+        remove_tree(stage)
+        being_written(stage, False)
+
+
+def _not_a_plain_file(path: Path) -> bool:
+    """Whether ``path`` is a link, or exists and is not a regular file (a name too long is neither: its write
+    fails, and says so)."""
+    try:
+        return path.is_symlink() or (path.exists() and not path.is_file())
+    except OSError:
+        return False
 
 
 #: Seconds kept back from ``olctc solve --time-limit`` for writing the solution file.

@@ -1,6 +1,7 @@
 """Interrupting olctc (SIGTERM, as a scheduler or `timeout` would) leaves no file under a final name."""
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -42,12 +43,23 @@ def run_and_kill(args: list[str], folder: Path, after: float) -> tuple[int, str]
     return _interrupt(p)
 
 
+def _names(folder: Path) -> list[str]:
+    """The folder's entries, and those of its hidden temporary folders as "FOLDER/NAME"."""
+    names = []
+    for e in os.scandir(folder):
+        names.append(e.name)
+        if e.name.startswith(".") and e.name.endswith(".tmp") and e.is_dir():
+            with contextlib.suppress(OSError):  # renamed or removed meanwhile
+                names += [f"{e.name}/{x}" for x in os.listdir(e.path)]
+    return sorted(names)
+
+
 def run_and_kill_when(args: list[str], folder: Path, ready: Callable[[list[str]], bool],
                       sig: int = signal.SIGTERM) -> tuple[int, str]:
     """Send ``sig`` as soon as the folder's file names satisfy ``ready``: the kill lands at a chosen
     stage however fast the machine is (a fixed delay landed after the end on a fast one)."""
     p = _start(args, folder)
-    while p.poll() is None and not ready(sorted(e.name for e in os.scandir(folder))):
+    while p.poll() is None and not ready(_names(folder)):
         time.sleep(0.005)
     assert p.poll() is None, "the command ended before the stage to interrupt"
     return _interrupt(p, sig)
@@ -81,15 +93,16 @@ SCIP_HAS_INCUMBENT = "feasible solution found"
 
 
 def _writing_model(names: list[str]) -> bool:
-    # the warm start (seconds on a6a) runs on a thread of its own meanwhile
-    return any(n.startswith(".a6a.mps.") for n in names)
+    # compile writes its files in a hidden folder (".a6a.mps.XXXX.tmp/"), each through a temporary file; the
+    # warm start (seconds on a6a) runs on a thread of its own meanwhile
+    return any("/.a6a.mps." in n for n in names)
 
 
 def _model_done(names: list[str]) -> bool:
-    # the model is renamed into place first; then compile waits for the warm start, writes the starts and,
-    # last, the manifest (at depth 1 the warm start outlasts the model's writing by a second or more; at depth
-    # 2 it was over before the 557 MB model was, which left some 20 ms to land in)
-    return "a6a.mps" in names
+    # the model is renamed into the hidden folder first; then compile waits for the warm start, writes the starts
+    # and, last, the manifest (at depth 1 the warm start outlasts the model's writing by a second or more; at
+    # depth 2 it was over before the 557 MB model was, which left some 20 ms to land in)
+    return any(n.endswith("/a6a.mps") for n in names)
 
 
 @pytest.mark.parametrize("stage, sig", [(_writing_model, signal.SIGTERM), (_model_done, signal.SIGTERM),
@@ -100,6 +113,17 @@ def test_compile_killed_midway_leaves_nothing(tmp_path, stage, sig):
                                   stage, sig)
     assert code == 130 and err.strip().endswith("interrupted") and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_an_interrupted_recompile_keeps_the_earlier_set(tmp_path):
+    # used to: the earlier compile's whole set removed (a 557 MB model lost to a Ctrl-C on a rerun)
+    assert cli_here("compile", "--dataset", "heart", "--depth", "1", "-o", "a6a.mps", cwd=tmp_path).returncode == 0
+    earlier = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert "a6a.olctc.json" in earlier and "a6a.start.highs.sol" in earlier
+    code, err = run_and_kill_when(["compile", "--dataset", "a6a", "--depth", "1", "-o", "a6a.mps"], tmp_path,
+                                  _model_done, signal.SIGINT)
+    assert code == 130 and err.strip().endswith("interrupted") and "Traceback" not in err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == earlier
 
 
 @pytest.mark.parametrize("existing, sig", [(False, signal.SIGTERM), (True, signal.SIGINT)],

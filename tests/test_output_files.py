@@ -28,11 +28,15 @@ def olctc(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "olctc.cli", *args], capture_output=True, text=True, cwd=cwd)
 
 
-def test_a_failed_compile_leaves_neither_its_files_nor_the_earlier_ones(tmp_path, monkeypatch):
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_a_failed_compile_leaves_none_of_its_files_and_the_earlier_ones_whole(tmp_path, monkeypatch):
     (tmp_path / "t.csv").write_text(CSV)
     ds = read_csv(tmp_path / "t.csv", "label")
     write_compiled(compile_problem(ds, make_spec(depth=1)), tmp_path / "m.mps")
-    earlier = sorted(p.name for p in tmp_path.iterdir())
+    earlier = _files(tmp_path)
     assert "m.olctc.json" in earlier and any(n.startswith("m.start.") for n in earlier)
 
     def broken(*a, **k):  # fails after the model and parameter files are written
@@ -41,8 +45,29 @@ def test_a_failed_compile_leaves_neither_its_files_nor_the_earlier_ones(tmp_path
     monkeypatch.setattr("olctc.pipeline.atomic_write_text", broken)  # which writes the start files
     with pytest.raises(RuntimeError, match="MIP start failed"):
         write_compiled(compile_problem(ds, make_spec(depth=1, C=5.0)), tmp_path / "m.mps")
-    # not the earlier manifest and start files beside a new (or no) model: nothing of either
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+    # the earlier set as it was: not its manifest and starts beside a new model (a failed recompile removed it all)
+    assert _files(tmp_path) == earlier
+    monkeypatch.undo()
+    write_compiled(compile_problem(ds, make_spec(depth=1, C=5.0)), tmp_path / "m.mps", start=False)
+    now = _files(tmp_path)  # the new set whole, without the earlier set's start files
+    assert not any(n.startswith("m.start.") for n in now) and now["m.mps"] != earlier["m.mps"]
+    assert sorted(now) == sorted(n for n in earlier if not n.startswith("m.start."))
+
+
+def test_a_compile_through_a_linked_model_writes_the_file_linked_to(tmp_path):
+    # the set is written in a hidden folder and renamed into place, but a rename would replace the link itself
+    import hashlib
+
+    (tmp_path / "t.csv").write_text(CSV)
+    ds = read_csv(tmp_path / "t.csv", "label")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "real.mps").write_text("an earlier model\n")
+    (tmp_path / "m.mps").symlink_to(tmp_path / "elsewhere" / "real.mps")
+    write_compiled(compile_problem(ds, make_spec(depth=1)), tmp_path / "m.mps")
+    real = (tmp_path / "elsewhere" / "real.mps").read_bytes()
+    assert (tmp_path / "m.mps").is_symlink() and real.startswith(b"NAME")
+    assert json.loads((tmp_path / "m.olctc.json").read_text())["model"]["sha256"] == hashlib.sha256(real).hexdigest()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
 def _warm_start_threads() -> list[threading.Thread]:
@@ -66,13 +91,14 @@ def test_the_starts_written_beside_the_model_are_the_warm_starts(tmp_path):
 def test_a_warm_start_failing_on_its_thread_raises_here_and_leaves_no_file(tmp_path):
     comp = compile_problem(load("heart"), make_spec("olct", 2))
     write_compiled(comp, tmp_path / "m.mps")
-    assert (tmp_path / "m.start.highs.sol").exists()
+    earlier = _files(tmp_path)
+    assert "m.start.highs.sol" in earlier
     # a spec the MILP was not built for: the warm start refuses it on its thread; the caller raises that once the
     # model is written
     wrong = dataclasses.replace(comp, spec=make_spec("olct", 3))
     with pytest.raises(OlctcError, match=r"the MILP's w block has shape \(3, \d+\); the spec \(depth 3"):
         write_compiled(wrong, tmp_path / "m.mps")
-    assert sorted(tmp_path.iterdir()) == [] and not _warm_start_threads()
+    assert _files(tmp_path) == earlier and not _warm_start_threads()
 
 
 def test_each_write_of_one_compiled_records_its_own_files(tmp_path):
