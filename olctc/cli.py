@@ -10,7 +10,7 @@ import click
 
 from olctc import __version__
 from olctc.cli_process import (_ClosedPipeGuard, _Interrupts, _from_interrupt, _hard_exit, _interrupted, _show_warning,
-                               _stdout_failed)
+                               _stdout_failed, _whole_writes)
 from olctc.errors import NoSolution, OlctcError, UnseenCategoryWarning, first_repeat
 from olctc.io import (check_file_name, check_interrupt, check_not_input, check_not_stdout, check_suffix, check_writable,
                       read_once, solver_left)
@@ -710,7 +710,7 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
 
     hard = argv is None
     if hard and not isinstance(sys.stdout, _ClosedPipeGuard) and sys.stdout is not None:
-        sys.stdout = _ClosedPipeGuard(sys.stdout)
+        sys.stdout = _ClosedPipeGuard(_whole_writes(sys.stdout))
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning

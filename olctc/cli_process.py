@@ -178,6 +178,20 @@ def _show_warning(message, *_args, **_kwargs) -> None:
     click.echo(f"warning: {' '.join(str(message).split())}", err=True)
 
 
+def _whole_writes(stream):
+    """``stream`` (standard output) with a buffer under its text layer. Python's -u (PYTHONUNBUFFERED=1, common in
+    containers) puts the raw file right under it, and the text layer drops what a short write leaves out: on a disk
+    with 8 kB free, ``olctc export --format sql > x.sql`` wrote 8192 of 8201 bytes and exited 0. A buffer writes
+    the rest or raises; line buffering keeps each line as prompt as unbuffered output was."""
+    import io
+
+    raw = getattr(stream, "buffer", None)
+    if not isinstance(raw, io.RawIOBase):
+        return stream
+    return io.TextIOWrapper(io.BufferedWriter(raw), encoding=stream.encoding, errors=stream.errors,
+                            line_buffering=True)
+
+
 class _ClosedPipeGuard:
     """Standard output that a closed pipe (``olctc fit ... | head -1``) does not stop: the first write that
     finds the reader gone points file descriptor 1 at /dev/null (where the solvers' own logs then go too),

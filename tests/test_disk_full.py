@@ -127,6 +127,25 @@ def test_a_model_write_that_fails_waits_for_the_warm_start_on_its_thread(tmp_pat
     assert not [t for t in threading.enumerate() if t.name == "olctc-warm-start"]  # nothing of it outlives it
 
 
+def test_standard_output_cut_short_under_python_u_is_an_error(model, tmp_path):
+    # PYTHONUNBUFFERED=1 (python -u): the text layer over the raw file dropped a short write's rest, and the
+    # command exited 0 with its output cut (8192 of 8201 bytes of SQL); /dev/full fails every write, not this one
+    tree = tmp_path / "t.json"
+    sol = tmp_path / "m.sol"
+    assert cli_here("solve", model, "--quiet", "-o", sol).returncode == 0
+    assert cli_here("decode", model.with_suffix(".olctc.json"), sol, "-o", tree).returncode == 0
+    whole = olctc("export", tree, "--format", "sql").stdout
+    assert len(whole) > PAGE
+    with tmpfs(tmp_path / "d") as d:
+        fill(d, 1)
+        with open(d / "x.sql", "w") as out:
+            res = subprocess.run([sys.executable, "-m", "olctc.cli", "export", tree, "--format", "sql"], stdout=out,
+                                 stderr=subprocess.PIPE, text=True, timeout=120, env={**os.environ,
+                                                                                       "PYTHONUNBUFFERED": "1"})
+        assert res.returncode == 2 and res.stderr == f"error: cannot write standard output: {NO_SPACE}\n"
+        assert 0 < (d / "x.sql").stat().st_size < len(whole)
+
+
 # ------------------------------------------------------------------ solve
 @pytest.mark.skipif(shutil.which("cbc") is None, reason="needs the cbc program")
 @pytest.mark.parametrize("free", [0, 1])  # no room at all; a page, less than the solution's 4.1 kB
