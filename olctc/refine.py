@@ -155,13 +155,31 @@ def _polish(X: np.ndarray, y: np.ndarray, C: float, w0: np.ndarray, b0: float,
     environment: OpenBLAS's dnrm2, which it calls, sums on the x87 FPU (``olctc.fpenv``)."""
     p = X.shape[1]
     Cs = C if sample_weight is None else C * sample_weight  # each point's loss weight
+    # X = S + c with S sparse where standardised binary columns make it so (_shifted_sparse): the products with
+    # X, nearly all of each evaluation, on S's nonzeros only. w5a's refinement took 1.6 s of products dense.
+    shifted = _shifted_sparse(X)
+    if shifted is None:
+        def times(u: np.ndarray) -> np.ndarray:
+            return X @ u
+
+        def times_t(d: np.ndarray) -> np.ndarray:
+            return X.T @ d
+    else:
+        S, c = shifted
+        St = S.T.tocsr()
+
+        def times(u: np.ndarray) -> np.ndarray:
+            return S @ u + float(c @ u)
+
+        def times_t(d: np.ndarray) -> np.ndarray:
+            return St @ d + c * float(d.sum())
 
     def fun(v: np.ndarray) -> tuple[float, np.ndarray]:
         wp, wn, b = v[:p], v[p:2 * p], v[-1]
-        m = y * (X @ (wp - wn) + b)
+        m = y * (times(wp - wn) + b)
         # d/ds log(1 + exp(-y s)) = -y sigma(-m); expit keeps it finite for any margin.
         ds = -Cs * y * expit(-m)
-        gw = X.T @ ds
+        gw = times_t(ds)
         f = wp.sum() + wn.sum() + float(np.sum(Cs * np.logaddexp(0.0, -m)))
         return float(f), np.concatenate([1.0 + gw, 1.0 - gw, [ds.sum()]])
 

@@ -195,6 +195,23 @@ def test_a_large_node_of_mostly_constant_columns_is_fitted_sparse_as_well_as_den
         assert f <= f_dense * 1.002
 
 
+def test_the_polish_on_a_sparse_shift_reaches_the_dense_polish_optimum(monkeypatch):
+    # the polish's products with X go through S + c where the shift makes X sparse: the same optimal objective
+    X, y = data("a6a")
+    X, y = X[:3000], y[:3000]
+    assert _shifted_sparse(X) is not None
+    weights = np.random.default_rng(1).uniform(0.5, 2.0, X.shape[0])
+    for sw in (None, weights):
+        w, b = fit_l1_logistic(X, y, 0.5, sample_weight=sw)
+        with monkeypatch.context() as m:
+            m.setattr(refine_module, "_SPARSE_MIN_CELLS", X.size + 1)
+            w_dense, b_dense = fit_l1_logistic(X, y, 0.5, sample_weight=sw)
+        f, f_dense = (l1_logistic_objective(*wb, X, y, 0.5, sw) for wb in ((w, b), (w_dense, b_dense)))
+        assert f == pytest.approx(f_dense, rel=1e-9) and f < l1_logistic_objective(
+            *fit_l1_logistic(X, y, 0.5, polish=False, sample_weight=sw), X, y, 0.5, sw)
+        # not the same weights: a6a's one-hot groups sum to a constant, so the L1 optimum is not unique
+
+
 def test_small_or_dense_nodes_keep_the_dense_fit():
     rng = np.random.default_rng(1)
     assert _shifted_sparse(rng.normal(size=(2000, 120))) is None  # large, no value repeats
