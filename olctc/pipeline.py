@@ -319,10 +319,21 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
             why = (f"was still running {res.runtime - time_limit:.0f} s past its time limit (work that checks no "
                    f"clock) and was left, with no solution")
         else:
-            why = f"found no solution ({res.raw_status})"
+            why = f"found no solution ({res.raw_status}){time_advice(res.raw_status)}"
         raise NoSolution(f"{solver} {why}; nothing written")
     write_native_solution(res, sol, solver)
     return res, sol
+
+
+def time_advice(raw_status: str) -> str:
+    """What to do when a time limit ended a solve with no solution: on a6a, CBC stopped in its root LP, the MIP
+    start read but not yet taken up, and the user was left with no tree and no hint."""
+    from olctc.solve.result import limit_kind
+
+    if limit_kind(raw_status) != "time":
+        return ""
+    return (": its time limit came before it took up any solution, the MIP start included; give it more time "
+            "(`olctc fit` keeps its warm start's tree when that happens)")
 
 
 def _solve_external(model: Path, solver: str, sol: Path, *, col_names: list[str] | None, **kwargs: Any):

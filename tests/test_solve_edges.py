@@ -342,6 +342,18 @@ def test_solve_without_a_solution_exits_1_whichever_solver(tmp_path, capsys, sol
     assert sol.exists() == solver.endswith("-cli")
 
 
+@pytest.mark.parametrize("raw, advised", [
+    ("Stopped on time (LP relaxation not completed, no integer solution)", True),  # Debian's CBC on a6a
+    ("Time limit reached", True), ("time limit reached before the solver started", True),
+    ("Infeasible", False), ("Interrupted by user", False)])
+def test_a_solve_that_its_time_limit_ended_with_no_solution_says_what_to_do(raw, advised):
+    from olctc.pipeline import time_advice
+
+    advice = time_advice(raw)
+    assert bool(advice) == advised
+    assert not advised or ("more time" in advice and "olctc fit" in advice and "\n" not in advice)
+
+
 # ------------------------------------------------------------------ model file names solvers misread
 #: name -> (content, optimum). CBC tells LP from MPS by a case-sensitive suffix (it read M.LP as MPS and
 #: loaded nothing; M.MPS works only because MPS is its fallback); HiGHS and glpsol refuse a .GZ suffix.
