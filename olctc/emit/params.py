@@ -356,7 +356,7 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, t
              "big-M rows need them: at default tolerances solvers report false optima)."]
     lines += [line for k in use for line in commands[k]]
     if time_limit is None:  # the first thing a cluster user adds, in each program's own words
-        flags = {"highs": "HiGHS --time_limit S", "cbc": "CBC -sec S (before -solve)",
+        flags = {"highs": "HiGHS --time_limit S", "cbc": "CBC -timeMode elapsed -sec S (before -solve)",
                  "scip": "SCIP set limits time S (before optimize)", "gurobi": "Gurobi m.Params.TimeLimit = S",
                  # read_file resets every parameter the file does not set: a limit set before it is lost
                  "cplex": "CPLEX c.parameters.timelimit.set(S) (after read_file)",
