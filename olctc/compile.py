@@ -18,7 +18,7 @@ import numpy as np
 
 from olctc import __version__
 from olctc.data import Dataset, Scaler, check_classes_weigh, check_dataset, json_label
-from olctc.errors import MISSING, OlctcError, brief, param_error, shorten
+from olctc.errors import MISSING, OlctcError, brief, check_flags, param_error, shorten
 from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
@@ -173,6 +173,7 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
     """
     check_dataset(dataset, "dataset")
     check_spec(spec)
+    check_flags(standardise=standardise)  # "no" was taken as True
     if not isinstance(name, str):
         raise param_error("name", "a string", name)
     if rows is not None:

@@ -31,9 +31,12 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from olctc.tree import Tree
 
 from olctc._sklearn import IMPORTING
 
@@ -401,7 +404,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return self.tree_.feature_importances()
 
-    def export_tree(self):
+    def export_tree(self) -> Tree:
         """The fitted tree with the original class labels (negative, positive), for olctc's exporters.
 
         A tree holds int, float or str labels (a tree file stores no others): bools become 0 and 1 (equal to
@@ -420,7 +423,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                                  "y mapped to str (y.astype(str)) or int to export it") from None
         return t
 
-    def _labelled_tree(self) -> Any:
+    def _labelled_tree(self) -> Tree:
         """The fitted tree with the original class labels, unchecked (the ONNX converter and warm_start map
         them on)."""
         import copy

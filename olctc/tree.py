@@ -39,6 +39,15 @@ def log_sigmoid(z: np.ndarray) -> np.ndarray:
     return -np.logaddexp(0.0, -np.asarray(z, dtype=np.float64))
 
 
+def _scores(scores: Any) -> np.ndarray:
+    """``scores`` as a 1-D float array (``decision_function``'s): a 2-D array made 4 probability columns."""
+    check_real(scores, "scores")
+    z = np.asarray(scores, dtype=np.float64)
+    if z.ndim != 1:
+        raise OlctcError(f"scores must be 1-D, one decision_function value per row; got shape {z.shape}")
+    return z
+
+
 def _check_label(v: Any, what: str) -> Label:
     if isinstance(v, (bool, np.bool_)):
         raise OlctcError(f"{what} must be an int, float or str; got the bool {v!r}")
@@ -324,22 +333,27 @@ class Tree:
 
     @property
     def depth(self) -> int:
+        """Branching layers (a depth-d tree has 2**d - 1 nodes, each a linear classifier)."""
         return int(round(math.log2(self.W.shape[0] + 1)))
 
     @property
     def n_nodes(self) -> int:
+        """Nodes, numbered breadth first from the root (0); node t's children are 2t + 1 and 2t + 2."""
         return int(self.W.shape[0])
 
     @property
     def n_features(self) -> int:
+        """Encoded features (a text column counts one per category), the columns of W."""
         return int(self.W.shape[1])
 
     @property
     def feature_names(self) -> list[str]:
+        """The encoded features' names, in W's column order (a category's: "column=value")."""
         return self.schema.feature_names
 
     @property
     def topology(self) -> Topology:
+        """The node numbering of this depth: layers, children, the last layer (``olctc.formulation.topology``)."""
         return Topology(self.depth)
 
     @property
@@ -510,13 +524,13 @@ class Tree:
         return class_array(self.classes)[(np.asarray(scores) > 0).astype(np.intp)]
 
     def proba_of(self, scores: Any) -> np.ndarray:
-        """``predict_proba`` of the rows whose ``decision_function`` is ``scores``."""
-        p = sigmoid(scores)
+        """``predict_proba`` of the rows whose ``decision_function`` is ``scores`` (1-D, one per row)."""
+        p = sigmoid(_scores(scores))
         return np.column_stack([1.0 - p, p])
 
     def log_proba_of(self, scores: Any) -> np.ndarray:
-        """``predict_log_proba`` of the rows whose ``decision_function`` is ``scores``."""
-        z = np.asarray(scores, dtype=np.float64)
+        """``predict_log_proba`` of the rows whose ``decision_function`` is ``scores`` (1-D, one per row)."""
+        z = _scores(scores)
         return np.column_stack([log_sigmoid(-z), log_sigmoid(z)])
 
     def encode(self, table: Any, source: str = "data", n_rows: int | None = None) -> np.ndarray:
@@ -541,6 +555,9 @@ class Tree:
         y = np.asarray(y_pm).reshape(-1)
         if y.shape[0] != X.shape[0]:
             raise OlctcError(f"y must have one label per row of X ({X.shape[0]}); got {y.shape[0]}")
+        if y.dtype.kind not in "iuf" or not np.isin(y, (-1, 1)).all():  # 7 everywhere counted as all positive
+            k = 0 if y.dtype.kind not in "iuf" else int(np.argmax(~np.isin(y, (-1, 1))))
+            raise OlctcError(f"y must hold labels -1 and +1 (the classes' order in this tree); got {y[k]!r} at row {k}")
         mask = self.topology.path_mask(self.apply(X))
         pos = y > 0
         self.node_n = mask.sum(axis=0).astype(np.int64)
@@ -589,8 +606,12 @@ class Tree:
     def ranked_features(self, t: int, k: int | None = None) -> list[tuple[int, float]]:
         """Nonzero-weight features of node t as (index, value), largest |influence| first.
 
-        Without training statistics, |weight| (standardised space) ranks them instead.
+        Without training statistics, |weight| (standardised space) ranks them instead. ``k``: at most that many.
         """
+        if not is_integer(t) or not 0 <= t < self.n_nodes:  # -1 gave the last node's
+            raise param_error("t", f"a node number from 0 to {self.n_nodes - 1}", t)
+        if k is not None and (not is_integer(k) or k < 0):  # -1 left out the last feature
+            raise param_error("k", "None or an integer >= 0", k)
         vals = self.influence()[t] if self.node_std is not None else self.W[t]
         idx = np.flatnonzero(self.W[t] != 0)
         idx = idx[np.argsort(-np.abs(vals[idx]), kind="stable")]
@@ -695,4 +716,8 @@ class Tree:
 
         # check_path: a Path, as export.json.load also takes JSON text, and a path here is a path, whatever its
         # first character; its errors name this parameter
+        if isinstance(path, str) and path.lstrip().startswith("{") and not os.path.exists(path):
+            # the message was the whole JSON text, then "cannot read: File name too long"
+            raise OlctcError("Tree.load takes a file path, and was given JSON text: read text with "
+                             "olctc.load_tree(text) or Tree.from_dict(json.loads(text))")
         return load(check_path(path, "path"), cls)

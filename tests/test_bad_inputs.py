@@ -530,7 +530,7 @@ ARRAY_CASES = [
      "arrays: target 'y' has one class only (1); a classifier needs two"),
     ("three-classes", lambda: from_arrays(np.zeros((3, 2)), ["a", "b", "c"], name="mine"),
      "mine: target 'y' has 3 classes ['a', 'b', 'c']; olctc trains binary trees: pick one with "
-     "--positive-class (one class against the rest)"),
+     "--positive-class, positive_class= in Python (one class against the rest)"),
     ("unknown-positive-class", lambda: from_arrays(np.zeros((3, 2)), [1, 2, 1], positive_class=5),
      "arrays: positive class 5 is not a value of target 'y'; its values are [1, 2]"),
     ("feature-names-length", lambda: from_arrays(np.zeros((3, 2)), [1, 2, 1], feature_names=["a"]),

@@ -131,7 +131,8 @@ BAD_TABLES = [
                              "comma-, semicolon-, tab- or '|'-separated files (save it with commas)"),
     ("a,b,y\n1,2,0\n3,4,0\n", "target 'y' has one class only (0); a classifier needs two"),
     ("a,b,y\n1,2,0\n3,4,1\n5,6,2\n", "target 'y' has 3 classes [0, 1, 2]; olctc trains binary trees: "
-                                     "pick one with --positive-class (one class against the rest)"),
+                                     "pick one with --positive-class, positive_class= in Python (one "
+                                     "class against the rest)"),
     ("a,b,y\n1,2,0\nnan,4,1\n", "column 'a' line 3: expected a finite number, got 'nan'"),
     ("a,b,y\n1,inf,0\n3,4,1\n", "column 'b' line 2: expected a finite number, got 'inf'"),
     ("a,b,y\n1,2,0\n3,4,1\n5,x,1\n", "column 'b' line 4: expected a number, got 'x'"),
@@ -420,6 +421,25 @@ def test_constant_data_and_small_big_m_are_warned_of():
         compile_problem(from_arrays(X, y), make_spec(preset="margot", depth=3, big_m=0.9))
 
 
+@pytest.mark.parametrize("missing", [np.nan, None, "NA", "NaT"])
+def test_from_arrays_refuses_rows_without_a_label(missing):
+    pd = pytest.importorskip("pandas")
+    X = np.arange(12.0).reshape(6, 2)
+    labels = [0, 1, 1, 0, 1, 0]
+    if missing == "NA":
+        y = pd.Series([0, 1, pd.NA, 0, 1, 0], dtype="Int64")
+    elif missing == "NaT":
+        y = np.array(["2020-01-01", "2020-01-02", "NaT", "2020-01-01", "2020-01-02", "2020-01-01"],
+                     dtype="datetime64[D]")
+    else:
+        y = np.array(labels[:2] + [missing] + labels[3:], dtype=float if missing is not None else object)
+    # a NaN was a class of its own (7 "classes"), and with positive_class every unlabelled row a negative one
+    for kw in ({}, {"positive_class": 1}):
+        with pytest.raises(OlctcError, match=r"^y row 2: no class label \(.*\); drop the unlabelled rows$"):
+            from_arrays(X, y, **kw)
+    assert from_arrays(X, np.array(labels, dtype=float)).classes == (0, 1)
+
+
 def test_missing_file_and_folder(tmp_path):
     with pytest.raises(OlctcError, match=r"no such file$"):
         read_csv(tmp_path / "nope.csv", "y")
@@ -442,7 +462,7 @@ def test_many_long_labels_are_listed_short(tmp_path):
     with pytest.raises(OlctcError) as exc:
         read_csv(p, "y")
     assert str(exc.value) == (f"{p}: target 'y' has 12 classes [{shown}, ...]; olctc trains binary trees: pick one "
-                              "with --positive-class (one class against the rest)")
+                              "with --positive-class, positive_class= in Python (one class against the rest)")
     with pytest.raises(OlctcError) as exc:
         read_csv(p, "y", positive_class="cow")
     assert str(exc.value) == f"{p}: positive class 'cow' is not a value of target 'y'; its values are [{shown}, ...]"

@@ -58,13 +58,20 @@ def test_meta_is_made_strict_json():
     assert doc["meta"] == {"bound": "inf", "gap": 0.25, "n": 3, "nodes": [1, 2], "t": [1, None]}
 
 
-def test_save_and_load_paths(tmp_path):
+def test_save_and_load_paths(tmp_path, monkeypatch):
     tree = tree_for("heart", 2)
     path = tmp_path / "tree.json"
     save(tree, path)
     for source in (path, str(path), path.read_bytes()):
         _same(tree, load(source))
     assert [p.name for p in tmp_path.iterdir()] == ["tree.json"]  # no temporary left behind
+    # Tree.load takes paths only: given the text, its message was the whole JSON, then "File name too long"
+    with pytest.raises(OlctcError, match=r"^Tree.load takes a file path, and was given JSON text: read text with "
+                                         r"olctc.load_tree\(text\)"):
+        Tree.load(dump(tree))
+    save(tree, tmp_path / "{odd}.json")  # a file whose name starts as JSON text does is still read
+    monkeypatch.chdir(tmp_path)
+    _same(tree, Tree.load("{odd}.json"))
 
 
 def test_hostile_names_round_trip_and_run_nothing(tmp_path):

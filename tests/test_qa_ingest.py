@@ -115,8 +115,8 @@ def test_a_workbook_or_archive_is_named_for_what_it_is(tmp_path, capsys):
 def test_na_labels_are_named_as_missing(tmp_path, capsys):
     na = BASE.replace("3,4,1", "3,4,NA")
     compile_fails(tmp_path, capsys, na, "target 'y' has 3 classes [0, 1, 'NA']; olctc trains binary trees: pick one "
-                  "with --positive-class (one class against the rest); 'NA' looks like a missing label: drop those "
-                  "rows")
+                  "with --positive-class, positive_class= in Python (one class against the rest); 'NA' looks like a "
+                  "missing label: drop those rows")
     # NaN in any spelling is no label, as "nan" already was
     compile_fails(tmp_path, capsys, BASE.replace("3,4,1", "3,4,-nan"),
                   "target 'y' line 3: no class label ('-nan'); drop the unlabelled rows")
@@ -183,6 +183,12 @@ def test_an_identifier_too_wide_to_encode_is_refused_by_name_before_encoding(tmp
     # the default limit, 400,000,000, lets the data through; decode re-reads it with no limit
     with pytest.warns(UserWarning, match="column 'customer id' has a different text value on each of its 40 rows"):
         assert read_csv(tmp_path / "d.csv", "y").X.shape == (40, 43)
+        # below 10 million values (ONE_HOT_EARLY) a limit lets it through, as the docstring says: compile's own
+        # size check names the model's size instead
+        assert read_csv(tmp_path / "d.csv", "y", max_one_hot=100).X.shape == (40, 43)
+    for bad in (0, -5, 2.5, True, "100"):  # 0 was taken, as no limit at all
+        with pytest.raises(OlctcError, match=r"^The 'max_one_hot' parameter must be None or an integer >= 1 "):
+            read_csv(tmp_path / "d.csv", "y", max_one_hot=bad)
 
 
 def test_one_hot_encoding_fills_one_matrix_as_the_comparison_did():

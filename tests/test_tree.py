@@ -227,6 +227,27 @@ def test_influence_needs_training_statistics():
     assert tree.ranked_features(0) == [(1, -2.0), (0, 1.0)]
 
 
+def test_node_scores_and_labels_out_of_range_are_refused():
+    tree, ds = tree_for("heart", 2), dataset("heart")
+    assert tree.ranked_features(2, k=0) == [] and len(tree.ranked_features(2, k=1)) == 1
+    # -1 gave node 2's features, k=-1 left out the last one, 99 was numpy's IndexError
+    for t in (-1, 3, 99, 1.0, True):
+        with pytest.raises(OlctcError, match=r"^The 't' parameter must be a node number from 0 to 2\."):
+            tree.ranked_features(t)
+    for k in (-1, 2.5):
+        with pytest.raises(OlctcError, match=r"^The 'k' parameter must be None or an integer >= 0\."):
+            tree.ranked_features(0, k=k)
+    z = tree.decision_function(ds.X[:4])
+    np.testing.assert_array_equal(tree.proba_of(z), tree.predict_proba(ds.X[:4]))
+    for bad in (np.zeros((2, 2)), 0.5):  # a 2-D array gave 4 "probability" columns
+        for f in (tree.proba_of, tree.log_proba_of):
+            with pytest.raises(OlctcError, match=r"^scores must be 1-D, one decision_function value per row"):
+                f(bad)
+    for y in (np.full(ds.n, 7), np.where(ds.y > 0, 1, 0), ds.y.astype(str)):  # 7 everywhere: all positive
+        with pytest.raises(OlctcError, match=r"^y must hold labels -1 and \+1 .* at row 0$"):
+            tree.fit_stats(ds.X, y)
+
+
 @pytest.mark.parametrize("name,depth", [("heart", 2), ("tic-tac-toe", 3), ("breast", 3)])
 def test_explain_walks_the_path(name, depth):
     tree, ds = tree_for(name, depth), dataset(name)

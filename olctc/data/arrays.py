@@ -13,11 +13,33 @@ from olctc.data.weights import _weight_array
 from olctc.errors import OlctcError, first_repeat, param_error
 
 
+def _first_missing_label(y: np.ndarray) -> int | None:
+    """The first row of ``y`` with no label: NaN, None, pandas' NA or NaT."""
+    if y.dtype.kind in "fc":
+        bad = np.isnan(y)
+    elif y.dtype.kind == "M":
+        bad = np.isnat(y)
+    elif y.dtype.kind == "O":
+        bad = np.fromiter((v is None or type(v).__name__ in ("NAType", "NaTType")
+                           or (isinstance(v, (float, np.floating)) and v != v) for v in y), bool, y.shape[0])
+    else:
+        return None
+    return int(np.argmax(bad)) if bad.any() else None
+
+
+def _py_repr(value: Any) -> str:
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, positive_class: Any = None,
                 name: str = "arrays", sample_weight: Any = None) -> Dataset:
     """Validate numeric arrays (as the estimators receive them) into a Dataset; ``sample_weight``: one
     loss weight >= 0 per row, or None."""
     check_real(X, "X")
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):  # scipy.sparse: "X must be numeric" said nothing useful
+        raise OlctcError("X is a sparse matrix; olctc takes dense arrays: pass X.toarray()")
+    if feature_names is None and hasattr(X, "columns") and all(isinstance(c, str) for c in X.columns):
+        feature_names = list(X.columns)  # a DataFrame's names, as the estimators keep them (not x0, x1, ...)
     try:
         Xa = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):
@@ -54,6 +76,10 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
             # Every file olctc writes (manifest, tree JSON, code) is UTF-8: such a name could not be saved.
             raise OlctcError(f"feature_names[{j}] {n!r} is not valid Unicode text (a lone surrogate); "
                              "decode the name properly")
+    missing = _first_missing_label(ya)
+    if missing is not None:
+        # each NaN was a class of its own, and with positive_class every unlabelled row a negative one
+        raise OlctcError(f"y row {missing}: no class label ({_py_repr(ya[missing])}); drop the unlabelled rows")
     yv, classes = binarise_labels(list(ya), positive_class, name, "y")
     schema = Schema(tuple(Column(n, "numeric") for n in names))
     weight = None if sample_weight is None else _weight_array(sample_weight, Xa.shape[0], yv, classes)

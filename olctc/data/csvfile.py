@@ -23,7 +23,7 @@ from olctc.data.dataset import Column, Dataset, Schema
 from olctc.data.labels import binarise_labels, _no_label, _warn_missing_marker
 from olctc.data.table import SEPARATORS_READ, RowChunk, Table, TableStream, read_table
 from olctc.data.weights import check_weights
-from olctc.errors import OlctcError, param_error, shorten
+from olctc.errors import OlctcError, is_integer, param_error, shorten
 from olctc.io import read_once
 
 
@@ -122,11 +122,15 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
     reported by a warning that says how to leave it out. ``weight_column`` names a column of per-point
     loss weights (numbers >= 0), which is then not a feature. ``max_one_hot`` refuses, before encoding,
     text columns whose one-hot encoding holds more values (rows x categories) than a model may have
-    nonzeros (compile's ``max_nonzeros``); None: no limit (decode re-reads data a model was built on).
+    nonzeros (compile's ``max_nonzeros``) and more than ``ONE_HOT_EARLY`` (10 million: below that the encoding
+    is cheap, and ``compile_problem(max_nonzeros=...)`` refuses the model, naming its size); None: no limit
+    (decode re-reads data a model was built on).
     """
     from olctc.io import check_path
 
     path = check_path(path, "path")
+    if max_one_hot is not None and (not is_integer(max_one_hot) or max_one_hot < 1):
+        raise param_error("max_one_hot", "None or an integer >= 1 (one-hot values: rows x categories)", max_one_hot)
     if isinstance(drop, str):
         drop = (drop,)
     elif drop is None:

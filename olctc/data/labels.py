@@ -39,7 +39,8 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
             blank = next((u for u in uniq if _looks_missing(u)), None)
             hint = "" if blank is None else f"; {blank!r} looks like a missing label: drop those rows"
             raise OlctcError(f"{source}: target {target!r} has {len(uniq)} classes {_listed(uniq)}; olctc trains "
-                             f"binary trees: pick one with --positive-class (one class against the rest){hint}")
+                             f"binary trees: pick one with --positive-class, positive_class= in Python (one class "
+                             f"against the rest){hint}")
         pos = uniq[1]
     else:
         pos_v = _label_value(str(positive_class).strip()) if isinstance(positive_class, str) else _py(positive_class)
