@@ -171,7 +171,8 @@ def test_two_compiles_into_one_name_leave_one_consistent_set(tmp_path: Path) -> 
     try:
         wait_for(lambda: ready.exists() or a.poll() is not None, "compile A to reach its MIP starts")
         assert a.poll() is None, "compile A ended before its MIP starts: it was not paused"
-        assert (tmp_path / "m.mps").exists()  # A's model is in place
+        # A's model is written, in the hidden folder its set goes into place from once whole
+        assert list(tmp_path.glob(".m.mps.*.tmp/m.mps")) and not (tmp_path / "m.mps").exists()
         b = start_olctc(["compile", "--dataset", "heart", "--depth", "1", "-o", "m.mps"], tmp_path, "b")
         # B given 5 s to run whole; a compile that waits for A (the lock) is fine too, released below: B seen
         # waiting for a lock has nothing more to do meanwhile
