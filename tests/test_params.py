@@ -467,6 +467,7 @@ def test_solvers_txt_names_glpks_flag_file_only_when_it_holds_flags(tmp_path: Pa
 def test_solvers_txt_says_where_each_time_limit_goes_unless_it_sets_one(tmp_path: Path) -> None:
     text = write_param_files(tmp_path, "m")
     said = next(p for p in text if p.name == "m.solvers.txt").read_text()
-    assert "  No time limit is set above; add HiGHS --time_limit S, CBC -timeMode elapsed -sec S (before -solve)" in said
+    assert ("  No time limit is set above; add HiGHS --time_limit S, CBC -timeMode elapsed -sec S (before -solve)"
+            in said)
     limited = next(p for p in write_param_files(tmp_path, "m", time_limit=30) if p.name == "m.solvers.txt")
     assert "No time limit" not in limited.read_text()
