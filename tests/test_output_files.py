@@ -54,6 +54,23 @@ def test_a_failed_compile_leaves_none_of_its_files_and_the_earlier_ones_whole(tm
     assert sorted(now) == sorted(n for n in earlier if not n.startswith("m.start."))
 
 
+def test_a_killed_compiles_hidden_folder_is_named_on_the_next_compile(tmp_path):
+    # SIGKILL leaves the hidden folder the set is written in (443 MB of a6a at depth 2, in no listing)
+    (tmp_path / "t.csv").write_text(CSV)
+    ds = read_csv(tmp_path / "t.csv", "label")
+    left = tmp_path / ".m.mps.0123456789ab.tmp"
+    left.mkdir()
+    (left / "m.mps").write_text("part of a model\n")
+    (tmp_path / ".m.mps.ba9876543210.tmp").write_text("an atomic write's temporary file: another matter\n")
+    (tmp_path / ".n.mps.0123456789ab.tmp").mkdir()  # another name's
+    with pytest.warns(UserWarning) as seen:
+        write_compiled(compile_problem(ds, make_spec(depth=1)), tmp_path / "m.mps")
+    said = [str(w.message) for w in seen if "killed" in str(w.message)]
+    assert said == [f"{left}: left by a compile of m.mps that was killed before it finished; nothing reads it: "
+                    "remove it"]
+    assert left.is_dir()  # said, not removed: without a folder lock it could be another compile's
+
+
 def test_a_compile_through_a_linked_model_writes_the_file_linked_to(tmp_path):
     # the set is written in a hidden folder and renamed into place, but a rename would replace the link itself
     import hashlib
