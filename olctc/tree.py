@@ -145,6 +145,11 @@ def _by_position(table: Any, schema: Schema) -> Any:
     return out
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar as Python's, for a message: 1, not np.int64(1)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _warn_unseen(schema: Schema, cells: Any, unseen: dict[str, np.ndarray], source: str) -> None:
     """An ``UnseenCategoryWarning`` per categorical column with rows that are none of its categories
     (``unseen``, from ``Schema.encode``): scored, as scikit-learn's OneHotEncoder(handle_unknown='ignore') does,
@@ -158,7 +163,7 @@ def _warn_unseen(schema: Schema, cells: Any, unseen: dict[str, np.ndarray], sour
         if rows is not None:
             first = int(rows[0])
             warnings.warn(f"{source}: column {col.name!r}: {rows.size} row(s) hold a category the tree never saw "
-                          f"(first {shorten(repr(cells[col.name][first]))} at row {first}): encoded as none of its "
+                          f"(first {shorten(repr(_plain(cells[col.name][first])))} at row {first}): encoded as none of its "
                           f"{len(col.categories)} categories", UnseenCategoryWarning, stacklevel=3)
 
 

@@ -303,6 +303,9 @@ def test_encode_warns_of_unseen_categories_as_onehotencoder_does(tmp_path):
     assert got[[0, 2], 1:].tolist() == X[[0, 1], 1:].tolist() and got[[1, 3], 1:].tolist() == [[0, 0], [0, 0]]
     with pytest.warns(UnseenCategoryWarning, match="^x_row: column 'note': 1 row"):
         tree.explain({"a": 1.0, "note": "zz"})
+    # a number in a text column, as numpy holds it: quoted as 7, not np.int64(7)
+    with pytest.warns(UnseenCategoryWarning, match=r"\(first 7 at row 0\)"):
+        tree.encode({"a": np.array([1.0]), "note": np.array([7])})
 
 
 def test_labels_keep_their_value_and_text(tmp_path):

@@ -69,6 +69,8 @@ def test_save_and_load_paths(tmp_path, monkeypatch):
     with pytest.raises(OlctcError, match=r"^Tree.load takes a file path, and was given JSON text: read text with "
                                          r"olctc.load_tree\(text\)"):
         Tree.load(dump(tree))
+    with pytest.raises(OlctcError, match=r"^The 'cls' parameter must be None or Tree \(or a subclass of it\)"):
+        load(path, cls=int)  # a raw TypeError: int() takes at most 2 arguments (9 given)
     save(tree, tmp_path / "{odd}.json")  # a file whose name starts as JSON text does is still read
     monkeypatch.chdir(tmp_path)
     _same(tree, Tree.load("{odd}.json"))

@@ -277,6 +277,8 @@ def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
     from olctc.export._names import invalid_text
     from olctc.tree import Tree
 
+    if cls is not None and not (isinstance(cls, type) and issubclass(cls, Tree)):  # int: a raw TypeError
+        raise param_error("cls", "None or Tree (or a subclass of it)", cls)
     doc = _Doc(source)
     if not isinstance(d, dict):
         raise doc.fail("top level", "a JSON object", d)
