@@ -213,6 +213,21 @@ def copy_compiled(compiled: Path, to: Path) -> None:
         shutil.copy(f, to / f.name)
 
 
+def test_a_grid_that_another_grid_finished_first_says_so(tmp_path: Path) -> None:
+    # two `olctc grid -o g` at once: the second to finish got "cannot write g: Directory not empty"
+    from olctc.cluster.grid import _staged_folder
+    from olctc.errors import OlctcError
+
+    out = tmp_path / "g"
+    with pytest.raises(OlctcError, match=r"^.*/g already holds a grid, made while this one was built \(another olctc "
+                                         r"grid into the same folder\?\); choose a new folder$"):
+        with _staged_folder(out) as tmp:
+            (tmp / "grid.json").write_text("{}")
+            out.mkdir()  # the other grid's rename
+            (out / "grid.json").write_text('{"the other": 1}')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g"] and (out / "grid.json").read_text() == '{"the other": 1}'
+
+
 def test_two_identical_compiles_at_once(compiled: Path) -> None:
     """The same compile twice at once: one whole set."""
     check_compiled_set(compiled, "m")

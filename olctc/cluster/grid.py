@@ -4,6 +4,7 @@ temporary folder and moved into place once whole."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import json
 import math
@@ -277,7 +278,14 @@ def _staged_folder(out: Path) -> Iterator[Path]:
             else:
                 for p in reversed(missing):
                     p.mkdir(exist_ok=True)
-                os.rename(tmp, out)
+                try:
+                    os.rename(tmp, out)
+                except OSError as exc:
+                    if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST) or not (out / "grid.json").exists():
+                        raise
+                    # "cannot write g: Directory not empty": another grid made the folder while this one built
+                    raise OlctcError(f"{out} already holds a grid, made while this one was built (another olctc "
+                                     "grid into the same folder?); choose a new folder") from None
     except BaseException:
         if tmp is not None:
             remove_tree(tmp)
