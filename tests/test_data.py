@@ -443,6 +443,25 @@ def test_from_arrays_refuses_rows_without_a_label(missing):
     assert from_arrays(X, np.array(labels, dtype=float)).classes == (0, 1)
 
 
+def test_columns_of_few_texts_convert_as_numpy_does():
+    # a column of few different texts (0/1, one-hot) is converted one text at a time: the same floats to the bit
+    from olctc.data.cells import _parse_column, _to_float_column
+
+    texts = ["0", "1", "-0", "0.1", "1e-320", "+2.5", "7.", ".5", "1E3", "inf", "nan", "-1e400"]
+    vals = [texts[k % len(texts)] for k in range(5000)]
+    got = _parse_column(vals, "c", "f.csv")
+    want = np.asarray(vals, dtype=np.float64)
+    assert got.tobytes() == want.tobytes()  # -0.0 and the NaNs' bits included
+    assert np.signbit(got[2]) and got[4] == 1e-320
+    with pytest.raises(OlctcError, match=r"^f.csv: column 'c' line 11: expected a finite number, got 'inf'"):
+        _to_float_column(vals, "c", "f.csv")
+    bad = vals[:100] + ["1_000"] + vals[:100]  # digit grouping: refused, as in any column
+    with pytest.raises(OlctcError, match=r"^f.csv: column 'c' line 102: expected a number, got '1_000'"):
+        _parse_column(bad, "c", "f.csv")
+    numbers = [0.0, -0.0] * 100  # numbers, not texts: converted by numpy, -0.0 kept
+    assert np.signbit(_parse_column(numbers, "c", "f.csv")[1::2]).all()
+
+
 def test_missing_file_and_folder(tmp_path):
     with pytest.raises(OlctcError, match=r"no such file$"):
         read_csv(tmp_path / "nope.csv", "y")
