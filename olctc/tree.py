@@ -162,9 +162,10 @@ def _warn_unseen(schema: Schema, cells: Any, unseen: dict[str, np.ndarray], sour
         rows = unseen.get(col.name)
         if rows is not None:
             first = int(rows[0])
+            shown = shorten(repr(_plain(cells[col.name][first])))
             warnings.warn(f"{source}: column {col.name!r}: {rows.size} row(s) hold a category the tree never saw "
-                          f"(first {shorten(repr(_plain(cells[col.name][first])))} at row {first}): encoded as none of its "
-                          f"{len(col.categories)} categories", UnseenCategoryWarning, stacklevel=3)
+                          f"(first {shown} at row {first}): encoded as none of its {len(col.categories)} categories",
+                          UnseenCategoryWarning, stacklevel=3)
 
 
 @dataclass
