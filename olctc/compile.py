@@ -201,10 +201,11 @@ def compile_problem(dataset: Dataset, spec: TreeSpec, name: str = "model", *,
         raise OlctcError(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} is too large to "
                          f"standardise (|value| up to {np.abs(dataset.X[:, j]).max():.3g}); rescale the column")
     _check_tiny_spread(dataset, scaler)
-    _warn_rounding_columns(dataset, X)
-    _warn_constant_data(dataset, X)
+    zero = np.asarray(~X.any(axis=0))  # columns that standardise to 0: constant, or only in their last digits
+    _warn_rounding_columns(dataset, zero)
+    _warn_constant_data(dataset, zero)
     _warn_small_big_m(spec)
-    _warn_offset_columns(dataset, standardised=standardise, zero=np.asarray(~X.any(axis=0)))
+    _warn_offset_columns(dataset, standardised=standardise, zero=zero)
     milp = build_milp(X, dataset.y, spec, name=_mps_name(name), sample_weight=dataset.weight)
     _check_costs(milp, dataset)
     manifest = {
@@ -247,11 +248,12 @@ def _check_tiny_spread(dataset: Dataset, scaler: Scaler) -> None:
                          "the tree's weights on raw values (w / std) would overflow; rescale the column")
 
 
-def _warn_constant_data(dataset: Dataset, X: np.ndarray) -> None:
-    """Warn when no feature varies: the model can only fit each class's share, whatever the solver does."""
+def _warn_constant_data(dataset: Dataset, zero: np.ndarray) -> None:
+    """Warn when no feature varies (``zero``: the columns that standardise to 0): the model can only fit each
+    class's share, whatever the solver does."""
     import warnings
 
-    if dataset.n and dataset.p and not X.any():
+    if dataset.n and dataset.p and zero.all():
         warnings.warn(f"{dataset.source or dataset.name}: every feature is constant on the {dataset.n} points "
                       "compiled, so no split can separate them: the tree predicts the classes' mix",
                       stacklevel=3)
@@ -270,15 +272,15 @@ def _warn_small_big_m(spec: TreeSpec) -> None:
                       "bind and the model charges its loss there too (the paper's big-M is 100)", stacklevel=3)
 
 
-def _warn_rounding_columns(dataset: Dataset, X: np.ndarray) -> None:
-    """Warn of columns whose values differ but standardise to 0: their spread is within the rounding of
+def _warn_rounding_columns(dataset: Dataset, zero: np.ndarray) -> None:
+    """Warn of columns whose values differ but standardise to 0 (``zero``): their spread is within the rounding of
     their mean (values near 1e15 spread by 1), so the tree cannot use them."""
     import warnings
 
     if not dataset.n:
         return
     lo, hi = dataset.X.min(axis=0), dataset.X.max(axis=0)
-    for j in np.flatnonzero((lo != hi) & ~X.any(axis=0)):
+    for j in np.flatnonzero((lo != hi) & zero):
         warnings.warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} varies only in its "
                       f"last digits (from {lo[j]:.17g} to {hi[j]:.17g}), within the rounding of its mean, and is "
                       "treated as constant; subtract its offset to use it", stacklevel=3)

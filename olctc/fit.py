@@ -99,8 +99,8 @@ def solver_budget(time_limit: float, spent: float, t_build: float, t_warm: float
     # 4.2 s on w5a (3.8 s), 0.7 s on phishing (0.3 s), under 0.1 s on the UCI sets; with a reserve of half
     # the build time only, a w5a fit at --time-limit 8 took 12.5 s. Both steps got faster on sparse shifts
     # (2026-12-01, 2026-12-05): refinement 0.86 s on w5a, warm start 0.42 s; the 0.5 s floor and SOLVER_SHARE
-    # cover that difference. Solvers overrun their own limit (CBC by
-    # 3.5 s at 55 s, measured), hence SOLVER_SHARE.
+    # cover that difference. Solvers overrun their own limit (CBC by 3.5 s at 55 s, measured), hence
+    # SOLVER_SHARE.
     reserve = max(_LEAST_RESERVE, 0.5 * t_build, t_warm)
     remaining = (time_limit - spent - reserve) * SOLVER_SHARE - 1.0
     if remaining < 1.0:

@@ -201,10 +201,7 @@ def _staged_set(files: list[Path], stale: list[Path]) -> Iterator[Callable[[Path
             check_interrupt()
         try:
             for f in files:
-                if (stage / f.name).exists():
-                    os.replace(stage / f.name, f)
-                else:
-                    remove_files([f])  # not written this time (no caller leaves one out): no earlier one either
+                os.replace(stage / f.name, f)
         except BaseException as exc:
             remove_files(files)
             if isinstance(exc, OSError):

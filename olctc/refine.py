@@ -133,11 +133,12 @@ def _shifted_sparse(X: np.ndarray) -> tuple[Any, np.ndarray] | None:
 
 
 def _cheap_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, random_state: int | None,
-                       sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
-    """A fast, approximate liblinear fit (loose tolerance, moderate intercept scaling)."""
+                       sample_weight: np.ndarray | None, shifted: tuple[Any, np.ndarray] | None
+                       ) -> tuple[np.ndarray, float]:
+    """A fast, approximate liblinear fit (loose tolerance, moderate intercept scaling); ``shifted``: X's
+    ``_shifted_sparse``."""
     model = _sklearn_l1_logistic(C, random_state)
     model.set_params(tol=1e-3, intercept_scaling=10.0, max_iter=1000)
-    shifted = _shifted_sparse(X)
     if shifted is None:
         return linear_fit(model, X, y, sample_weight)
     S, c = shifted
@@ -150,14 +151,14 @@ def _cheap_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, random_state: int
 
 
 def _polish(X: np.ndarray, y: np.ndarray, C: float, w0: np.ndarray, b0: float,
-            sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+            sample_weight: np.ndarray | None, shifted: tuple[Any, np.ndarray] | None) -> tuple[np.ndarray, float]:
     """L-BFGS-B on the smooth bound-constrained split form, started at (w0, b0), in the default floating-point
     environment: OpenBLAS's dnrm2, which it calls, sums on the x87 FPU (``olctc.fpenv``)."""
     p = X.shape[1]
     Cs = C if sample_weight is None else C * sample_weight  # each point's loss weight
-    # X = S + c with S sparse where standardised binary columns make it so (_shifted_sparse): the products with
-    # X, nearly all of each evaluation, on S's nonzeros only. w5a's refinement took 1.6 s of products dense.
-    shifted = _shifted_sparse(X)
+    # X = S + c with S sparse where standardised binary columns make it so (``shifted``, X's _shifted_sparse): the
+    # products with X, nearly all of each evaluation, on S's nonzeros only. w5a's refinement took 1.6 s of
+    # products dense.
     if shifted is None:
         def times(u: np.ndarray) -> np.ndarray:
             return X @ u
@@ -226,15 +227,16 @@ def fit_l1_logistic(X: np.ndarray, y: np.ndarray, C: float, *, random_state: int
     log_odds = float(np.log(mass_pos / mass_neg))  # the (weighted) log-odds: the optimum with w = 0
     if X.shape[1] == 0:
         return np.zeros(0), log_odds
+    shifted = _shifted_sparse(X)  # once: the liblinear start and both polishes use it
     if not polish:
-        return _cheap_l1_logistic(X, y, C, random_state, sw)
+        return _cheap_l1_logistic(X, y, C, random_state, sw, shifted)
     # A loose liblinear fit is a cheap start; liblinear to tol 1e-6 with a large intercept scaling took
     # 39 s on one a6a node, while L-BFGS-B on the split form reaches the optimum in 2-3 s. The cold start
     # from zero guards against liblinear's start being a poor basin for the bound-constrained polish.
-    w, b = _cheap_l1_logistic(X, y, C, random_state, sw)
+    w, b = _cheap_l1_logistic(X, y, C, random_state, sw, shifted)
     best = (w, b, l1_logistic_objective(w, b, X, y, C, sw))
     for w0, b0 in ((w, b), (np.zeros(X.shape[1]), log_odds)):
-        w2, b2 = _polish(X, y, C, w0, b0, sw)
+        w2, b2 = _polish(X, y, C, w0, b0, sw, shifted)
         f2 = l1_logistic_objective(w2, b2, X, y, C, sw)
         if f2 <= best[2]:
             best = (w2, b2, f2)

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from olctc.data import Column, Scaler, Schema, check_real, non_finite
+from olctc.data.cells import _shown
 from olctc.errors import OlctcError, is_integer, param_error, shorten
 from olctc.formulation.topology import Topology
 
@@ -145,11 +146,6 @@ def _by_position(table: Any, schema: Schema) -> Any:
     return out
 
 
-def _plain(value: Any) -> Any:
-    """A numpy scalar as Python's, for a message: 1, not np.int64(1)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def _warn_unseen(schema: Schema, cells: Any, unseen: dict[str, np.ndarray], source: str) -> None:
     """An ``UnseenCategoryWarning`` per categorical column with rows that are none of its categories
     (``unseen``, from ``Schema.encode``): scored, as scikit-learn's OneHotEncoder(handle_unknown='ignore') does,
@@ -162,7 +158,7 @@ def _warn_unseen(schema: Schema, cells: Any, unseen: dict[str, np.ndarray], sour
         rows = unseen.get(col.name)
         if rows is not None:
             first = int(rows[0])
-            shown = shorten(repr(_plain(cells[col.name][first])))
+            shown = shorten(repr(_shown(cells[col.name][first])))  # 7, not np.int64(7)
             warnings.warn(f"{source}: column {col.name!r}: {rows.size} row(s) hold a category the tree never saw "
                           f"(first {shown} at row {first}): encoded as none of its {len(col.categories)} categories",
                           UnseenCategoryWarning, stacklevel=3)
@@ -561,8 +557,9 @@ class Tree:
         y = np.asarray(y_pm).reshape(-1)
         if y.shape[0] != X.shape[0]:
             raise OlctcError(f"y must have one label per row of X ({X.shape[0]}); got {y.shape[0]}")
-        if y.dtype.kind not in "iuf" or not np.isin(y, (-1, 1)).all():  # 7 everywhere counted as all positive
-            k = 0 if y.dtype.kind not in "iuf" else int(np.argmax(~np.isin(y, (-1, 1))))
+        bad = ~np.isin(y, (-1, 1)) if y.dtype.kind in "iuf" else np.ones(y.shape, bool)  # 7: counted as positive
+        if bad.any():
+            k = int(np.argmax(bad))
             raise OlctcError(f"y must hold labels -1 and +1 (the classes' order in this tree); got {y[k]!r} at row {k}")
         mask = self.topology.path_mask(self.apply(X))
         pos = y > 0

@@ -150,11 +150,10 @@ def _prepare_folder(d: Path, opts: BenchOptions) -> None:
                              f"{opts.experiment!r}: give another folder")
         old = meta.get("options", {})
         new = opts.to_json()
-        exp = EXPERIMENTS[opts.experiment]
+        depth = EXPERIMENTS[opts.experiment].depth
         # a folder made when an unused --C-grid was accepted (no --cv, no L1-LR) resumes without it
-        uses_grid = opts.cv is not None or any(exp.model(n).kind == "l1lr" for n in opts.models)
-        diff = [k for k in sorted(set(old) | set(new)) if (k != "C_grid" or uses_grid)
-                and _option_key(k, old.get(k), exp.depth) != _option_key(k, new.get(k), exp.depth)]
+        diff = [k for k in sorted(set(old) | set(new)) if (k != "C_grid" or opts.uses_C_grid)
+                and _option_key(k, old.get(k), depth) != _option_key(k, new.get(k), depth)]
         if diff:
             k = diff[0]
             raise OlctcError(f"{d} was started with other options ({OPTION_NAMES.get(k, k)}: "

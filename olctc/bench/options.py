@@ -36,6 +36,11 @@ class BenchOptions:
     min_leaf: int = 0  # every tree's last-layer nodes hold none or at least this many training points
     smooth_pure_nodes: bool = False  # every tree's one-class last-layer nodes given their smoothed log-odds
 
+    @property
+    def uses_C_grid(self) -> bool:
+        """Whether a run searches ``C_grid``: every run under --cv, and L1-LR's, which picks its C by CV always."""
+        return uses_C_grid(get_experiment(self.experiment), self.models, self.cv)
+
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         # Options at their default are left out, so folders made before they existed stay resumable.
@@ -116,6 +121,11 @@ def parse_grid(text: str | None) -> tuple[float, ...]:
     return vals
 
 
+def uses_C_grid(exp: Experiment, model_names: Sequence[str], cv: int | None) -> bool:
+    """Whether a bench of these models searches a C grid: under --cv, or with L1-LR (its C by CV always)."""
+    return cv is not None or any(exp.model(n).kind == "l1lr" for n in model_names)
+
+
 def make_options(experiment: str, *, datasets: str | None = None, seeds: str | None = None,
                  models: str | None = None, solver: str = "highs", time_limit: float = 300.0,
                  fixed_C: str = "anchors", cv: int | None = None, C_grid: str | None = None,
@@ -158,7 +168,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
         raise param_error("min_leaf", "an integer >= 0 (training points per last-layer node; 0: no minimum)",
                           min_leaf, option="--min-leaf")
     grid = parse_grid(C_grid)  # its own errors first: a malformed grid is named as such
-    if C_grid is not None and cv is None and not any(exp.model(n).kind == "l1lr" for n in model_names):
+    if C_grid is not None and not uses_C_grid(exp, model_names, cv):
         # accepted and ignored before: the folder recorded a grid no run used
         raise OlctcError(f"--C-grid is the grid --cv searches (and L1-LR's, which always picks C by CV); these "
                          f"models ({', '.join(model_names)}) use --fixed-C without --cv: give --cv K, or leave "

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from olctc.data.cells import non_finite
+from olctc.data.cells import _shown, non_finite
 from olctc.data.dataset import Column, Dataset, Schema, check_real
 from olctc.data.labels import binarise_labels, is_unicode
 from olctc.data.weights import _weight_array
@@ -25,10 +25,6 @@ def _first_missing_label(y: np.ndarray) -> int | None:
     else:
         return None
     return int(np.argmax(bad)) if bad.any() else None
-
-
-def _py_repr(value: Any) -> str:
-    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, positive_class: Any = None,
@@ -79,7 +75,7 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
     missing = _first_missing_label(ya)
     if missing is not None:
         # each NaN was a class of its own, and with positive_class every unlabelled row a negative one
-        raise OlctcError(f"y row {missing}: no class label ({_py_repr(ya[missing])}); drop the unlabelled rows")
+        raise OlctcError(f"y row {missing}: no class label ({_shown(ya[missing])!r}); drop the unlabelled rows")
     yv, classes = binarise_labels(list(ya), positive_class, name, "y")
     schema = Schema(tuple(Column(n, "numeric") for n in names))
     weight = None if sample_weight is None else _weight_array(sample_weight, Xa.shape[0], yv, classes)

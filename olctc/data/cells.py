@@ -97,22 +97,27 @@ def _to_float_column(vals: Sequence[Any] | np.ndarray, name: str, source: str,
     return _finite_column(_parse_column(vals, name, source, line_offset), vals, name, source, line_offset)
 
 
-#: Cells whose number of different texts decides how ``_as_floats`` converts a column (as read_csv's blocks).
+#: Cells whose number of different texts decides how ``plain_floats`` converts them.
 _SAMPLE_CELLS = 2000
 
 
-def _as_floats(vals: Sequence[Any] | np.ndarray) -> np.ndarray:
-    """``vals`` as float64, each as float() reads it. A list of few different texts (0/1 and one-hot columns) is
-    converted one text at a time, as ``read_csv`` converts its blocks: numpy's conversion of a million cells of a6a
-    took half of `olctc predict`'s time."""
-    if isinstance(vals, list) and len(vals) > 64:
+def plain_floats(vals: Sequence[Any] | np.ndarray) -> np.ndarray | None:
+    """``vals`` as float64, each as float() reads it; None if a cell is text float() reads and olctc refuses
+    (``_not_plain``). Raises what the conversion raises (ValueError for a cell that is no number).
+
+    A list of few different texts (0/1 and one-hot columns: at most half the first 2,000 cells differ) is converted
+    one text at a time, and checked one text at a time: numpy's conversion of each cell took half of `olctc
+    predict`'s time on a6a, and of read_csv's before it used this."""
+    if isinstance(vals, list):
         sample = vals[:_SAMPLE_CELLS]
         if 2 * len(set(sample)) <= len(sample):
             texts = set(vals)
             if all(type(c) is str for c in texts):  # numbers as keys would merge -0.0 with 0.0
+                if _not_plain(list(texts)):
+                    return None
                 value = {c: float(c) for c in texts}
                 return np.fromiter(map(value.__getitem__, vals), np.float64, len(vals))
-    return np.asarray(vals, dtype=np.float64)
+    return None if _not_plain(vals) else np.asarray(vals, dtype=np.float64)
 
 
 def _parse_column(vals: Sequence[Any] | np.ndarray, name: str, source: str,
@@ -121,7 +126,7 @@ def _parse_column(vals: Sequence[Any] | np.ndarray, name: str, source: str,
     try:
         # numpy parses strings as Python does ("1_000" -> 1000, '٣' -> 3): those go the slow path, which
         # refuses them
-        arr = None if _not_plain(vals) else _as_floats(vals)
+        arr = plain_floats(vals)
     except (ValueError, TypeError, OverflowError):  # OverflowError: a Python int beyond float64
         arr = None
     if arr is not None and arr.shape != (len(vals),):  # cells that are sequences: [[1.0]], bytearray(b"2") as 50

@@ -17,8 +17,8 @@ from typing import Any, Collection, NamedTuple, Sequence
 
 import numpy as np
 
-from olctc.data.cells import (_DECIMAL_COMMA, _at, _cell, line_of, _looks_missing, _not_a_number, _not_plain,
-                              _parse_float, _to_float_column)
+from olctc.data.cells import (_DECIMAL_COMMA, _at, _cell, line_of, _looks_missing, _not_a_number, _parse_float,
+                              _to_float_column, plain_floats)
 from olctc.data.dataset import Column, Dataset, Schema
 from olctc.data.labels import binarise_labels, _no_label, _warn_missing_marker
 from olctc.data.table import SEPARATORS_READ, RowChunk, Table, TableStream, read_table
@@ -383,27 +383,13 @@ def _number_block(rows: list[list[str]], idx: list[int]) -> np.ndarray | None:
             width -= 1
     else:
         flat = list(itertools.chain.from_iterable(map(operator.itemgetter(*idx), rows)))
-    sample = flat[:_SAMPLE_CELLS]
     try:
-        if 2 * len(set(sample)) <= len(sample):  # few different texts (0/1 features): each converted once
-            uniq = set(flat)
-            if _not_plain(list(uniq)):  # float() reads "1_000" as 1000, '٣' as 3
-                return None
-            value = {c: float(c) for c in uniq}
-            arr = np.array(list(map(value.__getitem__, flat)), dtype=np.float64)
-        else:
-            if _not_plain(flat):
-                return None
-            arr = np.array(flat, dtype=np.float64)  # each cell as float() reads it
+        arr = plain_floats(flat)  # few different texts (0/1 features): each converted once
     except (ValueError, TypeError, OverflowError):
         return None
-    if not np.isfinite(arr).all():
+    if arr is None or not np.isfinite(arr).all():
         return None
     return arr.reshape(len(rows), len(idx))
-
-
-#: Cells whose number of different texts decides how ``_number_block`` converts a chunk.
-_SAMPLE_CELLS = 2000
 
 
 def _all_stripped_numbers(vals: Sequence[str]) -> bool:
