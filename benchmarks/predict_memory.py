@@ -6,7 +6,8 @@ Usage:
                                         [--check-pass]
 
 Each data set's rows are resampled to ``--rows`` rows (heart: Gaussian noise of 1% of each column's
-std added, written with 6 significant digits; tic-tac-toe: its text cells as they are), with an ``id``
+std added, written with 6 significant digits; tic-tac-toe, and data sets of 0/1 columns only such as a6a: their
+cells as they are), with an ``id``
 column in front and the label column ``y`` kept (a column the tree ignores). The tree is the warm
 start's greedy depth-2 tree. Each file is scored ``--repeat`` times by ``olctc predict TREE DATA --proba
 --id-column id -o OUT`` (``--stdout``: also without -o, standard output sent to a file), each time in a
@@ -55,6 +56,8 @@ def build_csv(name: str, rows: int, path: Path) -> None:
         try:
             X = np.asarray([[float(c) for k, c in enumerate(r) if k != y] for r in body])
         except ValueError:  # text columns: the cells as they are
+            X = None
+        if X is not None and np.isin(X, (0.0, 1.0)).all():  # binary columns (a6a, w5a) stay binary, unperturbed
             X = None
         for start in range(0, rows, 100_000):
             idx = pick[start:start + 100_000]
