@@ -1074,3 +1074,57 @@ def test_score_variables_is_an_option_of_the_folder(tmp_path: Path, capsys, hear
     code, _, err = cli([*args, "-o", str(scores)], capsys)
     assert (code, err) == (2, f"error: {scores} was started with other options (--score-variables: on there, "
                               "off now): rerun with the same options or give another folder\n")
+
+
+def test_the_authors_settings_become_olctcs_by_their_objectives() -> None:
+    """The authors' code weighs MARGOT's ||w||^2 without olctc's 1/2 and divides OCT-H's errors by the baseline
+    error: their (C, beta) is olctc's (C/2, beta/2), their OCT-H olctc's at C = 1/L (L: the smaller class's
+    total loss weight); OLCT's objective is the same in both."""
+    y = np.array([1, 1, 1, -1, -1, -1, -1, -1, -1, -1])
+    spec = bench_tasks._make_spec
+    assert spec(ex.OLCT, 2, (1.0, 10.0), None, None, y).C == (1.0, 10.0)
+    assert spec(ex.MARGOT, 2, (1.0, 10.0), None, None, y).C == (0.5, 5.0)
+    sfs = spec(ex.SFS_MARGOT, 3, (0.01, 1.0, 100.0), 10.0, None, y)
+    assert (sfs.C, sfs.alpha) == ((0.005, 0.5, 50.0), 5.0)
+    octh = spec(ex.OCT_H, 2, (1.0, 1.0), 0.25, None, y)
+    assert octh.C == pytest.approx((1 / 3, 1 / 3), rel=1e-15) and octh.alpha == 0.25
+    assert spec(ex.OCT_H, 2, (2.0, 2.0), 0.25, None, y).C == pytest.approx((2 / 3, 2 / 3), rel=1e-15)
+    # balanced: each class weighs n / 2 in all, so the baseline error is 5 points' worth
+    assert spec(ex.OCT_H, 2, (1.0, 1.0), 0.25, "balanced", y).C == pytest.approx((0.2, 0.2), rel=1e-15)
+    assert spec(ex.OCT_H, 1, (1.0,), 0.25, None, -y).C == pytest.approx((1 / 3,), rel=1e-15)
+
+
+def test_margot_and_oct_h_runs_record_both_settings_and_old_folders_are_refused(tmp_path: Path, capsys) -> None:
+    """A bench run of the MARGOT models and OCT-H fits at olctc's C and alpha for the authors' and records both;
+    a folder made before (no "model_settings" in bench.json) ran them at the authors' numbers taken as olctc's,
+    so it is refused for these models, and still reported."""
+    from sklearn.model_selection import train_test_split
+
+    import olctc
+
+    d = tmp_path / "b"
+    args = ["bench", "models", "--models", "MARGOT,SFS-MARGOT,OCT-H", "--datasets", "haberman", "--seeds", "0",
+            "--time-limit", "5", "-o", str(d)]
+    assert cli(args, capsys)[0] == 0
+    recs = {r["model"]: r for r in bench_folder.read_runs(d)[0]}
+    assert (recs["MARGOT"]["C_authors"], recs["MARGOT"]["C"]) == ([0.1, 100.0], [0.05, 50.0])  # haberman's table
+    sfs = recs["SFS-MARGOT"]
+    assert (sfs["C"], sfs["alpha_authors"], sfs["alpha"]) == ([0.05, 50.0], 1.0, 0.5)
+    _, y, _ = olctc.load_dataset("haberman")
+    _, _, y_train, _ = train_test_split(y, y, test_size=0.2, stratify=y, random_state=0)
+    baseline = min(np.unique(y_train, return_counts=True)[1])
+    octh = recs["OCT-H"]
+    assert octh["C"] == pytest.approx([1 / baseline] * 2, rel=1e-15) and octh["C_authors"] is None
+    assert (octh["alpha"], octh["alpha_authors"]) == (2.0 ** -8, 2.0 ** -8)
+    assert all(r["status"] in ("optimal", "feasible") for r in recs.values()), recs
+    meta = json.loads((d / "bench.json").read_text())
+    assert meta["model_settings"] == bench_folder.MODEL_SETTINGS
+    del meta["model_settings"]
+    (d / "bench.json").write_text(json.dumps(meta))
+    before = snapshot(d)
+    code, _, err = cli(args, capsys)
+    assert code == 2 and err.startswith(f"error: {d} was started by olctc {olctc.__version__}, which ran "
+                                        "MARGOT, SFS-MARGOT, OCT-H at the authors' C and alpha taken as olctc's")
+    assert err.endswith("give another folder to run these models\n") and err.count("\n") == 1
+    assert snapshot(d) == before
+    assert cli(["bench", "report", str(d)], capsys)[0] == 0

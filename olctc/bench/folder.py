@@ -33,6 +33,9 @@ REPORT_DIR = "report"
 #: The file whose flock holds a bench folder for one process (``exclusive``): never replaced, unlike bench.json.
 LOCK = "bench.lock"
 OWN_FILES = frozenset({BENCH_JSON, RUNS, REPORT_DIR, LOCK})
+#: bench.json's "model_settings": 2 since the bench states C and alpha in the authors' terms
+#: (``experiments.AUTHORS_L2_SCALE``); a folder without it ran MARGOT, SFS-MARGOT and OCT-H at olctc's.
+MODEL_SETTINGS = 2
 FAILED = ("error", "timeout")  # records without results; --retry-errors runs them again
 #: Numeric fields of a record the report reads: a number or null in every well-formed record.
 NUMERIC_FIELDS = ("train_balanced_accuracy", "test_balanced_accuracy", "time_solve", "gap",
@@ -159,8 +162,17 @@ def _prepare_folder(d: Path, opts: BenchOptions) -> None:
             raise OlctcError(f"{d} was started with other options ({OPTION_NAMES.get(k, k)}: "
                              f"{_option_text(k, old.get(k))} there, {_option_text(k, new.get(k))} now): "
                              "rerun with the same options or give another folder")
+        exp = EXPERIMENTS[opts.experiment]
+        scaled = [m for m in opts.models if exp.model(m).authors_scaled]
+        settings = meta.get("model_settings", 1)
+        if scaled and (not is_integer(settings) or settings < MODEL_SETTINGS):
+            raise OlctcError(f"{d} was started by olctc {meta.get('olctc_version', '?')}, which ran "
+                             f"{', '.join(scaled)} at the authors' C and alpha taken as olctc's (the authors' code weighs MARGOT's ||w||^2 "
+                             "without 1/2 and OCT-H's errors over the baseline error; see docs/BENCHMARKS.md); "
+                             "`olctc bench report` still reads it: give another folder to run these models")
         return
-    meta = {"experiment": opts.experiment, "options": opts.to_json(), "olctc_version": __version__,
+    meta = {"experiment": opts.experiment, "options": opts.to_json(), "model_settings": MODEL_SETTINGS,
+            "olctc_version": __version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine_info()}
     atomic_write_text(meta_path, json.dumps(meta, indent=2) + "\n")
 

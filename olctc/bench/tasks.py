@@ -11,7 +11,8 @@ from typing import Any, Callable
 import numpy as np
 
 from olctc import __version__
-from olctc.bench.experiments import AUTHORS_SPLIT, EXPERIMENTS, THREADS, Experiment, ModelDef, cv_grid, resolve_C
+from olctc.bench.experiments import (AUTHORS_L2_SCALE, AUTHORS_SPLIT, EXPERIMENTS, THREADS, Experiment, ModelDef,
+                                     cv_grid, resolve_C)
 from olctc.bench.folder import run_key
 from olctc.bench.metrics import brier_score, expected_calibration_error
 from olctc.bench.options import TEST_SIZE, BenchOptions
@@ -220,13 +221,28 @@ def _solver_for(m: ModelDef, task: dict[str, Any]) -> str:
 
 
 def _make_spec(m: ModelDef, depth: int, C: tuple[float, ...], alpha: float | None, class_weight: str | None,
-               score_variables: bool = False, min_leaf: int = 0):
+               y: np.ndarray, score_variables: bool = False, min_leaf: int = 0):
+    """olctc's spec of ``m`` at the authors' setting (C, alpha), for a fit on labels ``y`` (``AUTHORS_L2_SCALE``):
+    the MARGOT models at C/2 and alpha/2; OCT-H at C/L, L the baseline error of ``y`` (the smaller class's total
+    loss weight: its size unless class weights are asked for)."""
     from olctc.spec import make_spec
 
     kw: dict[str, Any] = {"preset": m.preset, "depth": depth, "C": list(C), "tangents": m.tangents,
                           "class_weight": class_weight, "score_variables": score_variables, "min_leaf": min_leaf}
     if alpha is not None:
         kw["alpha"] = alpha
+    spec = make_spec(**kw)
+    if not m.authors_scaled:
+        return spec
+    if m.preset == "oct-h":
+        weights = spec.point_weights(y)
+        weights = np.ones(len(y)) if weights is None else weights
+        baseline = min(float(weights[y > 0].sum()), float(weights[y < 0].sum()))
+        kw["C"] = [c / baseline for c in C] if baseline > 0 else list(C)
+    else:
+        kw["C"] = [c * AUTHORS_L2_SCALE for c in C]
+        if alpha is not None:
+            kw["alpha"] = alpha * AUTHORS_L2_SCALE
     return make_spec(**kw)
 
 
@@ -277,9 +293,10 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
     # should say so.
     rows = []
     for cfg in grid:
-        spec = _make_spec(m, depth, cfg["C"], cfg["alpha"], class_weight, score_variables, min_leaf)
         vals, optimal = [], 0
         for fit_rows, val_rows in folds:
+            spec = _make_spec(m, depth, cfg["C"], cfg["alpha"], class_weight, tr.y[fit_rows], score_variables,
+                              min_leaf)
             res = fit(tr.subset(fit_rows), spec, solver=solver, time_limit=time_limit, threads=threads,
                       test_size=0.0, seed=seed, refine=m.refine, verbose=False, standardise=per_fold_scaling,
                       smooth_pure_nodes=smooth_pure_nodes)
@@ -299,7 +316,7 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     ds, train, test = _load_split(task)
     tr, te = ds.subset(train), ds.subset(test)
     C, alpha, source, cvinfo = _choose_config(m, task, tr)
-    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task), task_score_variables(task),
+    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task), tr.y, task_score_variables(task),
                       task_min_leaf(task))
     solver = _solver_for(m, task)
     # fit gets the training part itself: letting it split would draw olctc's split, not the bench's
@@ -308,9 +325,12 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
               test_size=0.0, seed=int(task["seed"]), refine=m.refine, verbose=False,
               smooth_pure_nodes=task_smooth_pure_nodes(task))
     s = res.summary
+    uses_alpha = m.preset in ("margot-sfs", "oct-h")
     rec = {"model": m.name, "preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C),
+           "C_authors": None if m.preset == "oct-h" else list(C),
            "n_train": s["n_train"], "n_test": int(len(test)),
-           "alpha": spec.alpha if m.preset in ("margot-sfs", "oct-h") else None, "C_source": source,
+           "alpha": spec.alpha if uses_alpha else None, "alpha_authors": alpha if uses_alpha else None,
+           "C_source": source,
            "solver": solver, "solver_version": solver_version(solver), "status": s["status"],
            "raw_status": s["raw_status"], "gap": s["gap"], "bound": s["bound"],
            "solution_from": s["solution_from"], "model_size": s["model_size"],
@@ -352,7 +372,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     ds, train, test = _load_split(task)
     tr, te = ds.subset(train), ds.subset(test)
     C, alpha, source, cvinfo = _choose_config(m, task, tr)
-    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task), task_score_variables(task),
+    spec = _make_spec(m, task["depth"], C, alpha, task_class_weight(task), tr.y, task_score_variables(task),
                       task_min_leaf(task))
     solver = _solver_for(m, task)
     limit = float(task["options"]["time_limit"])
@@ -367,7 +387,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     remaining = solver_budget(limit, time.perf_counter() - t0, t_build, t_warm)
     res = solve_milp(comp.milp, solver, time_limit=remaining, threads=task_threads(task), start=x0, verbose=False)
     x = res.x if res.x is not None else x0
-    common = {"preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C), "alpha": None,
+    common = {"preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C), "C_authors": list(C), "alpha": None,
               "C_source": source, "solver": solver, "solver_version": solver_version(solver),
               "status": res.status, "raw_status": res.raw_status, "gap": res.gap, "bound": res.bound,
               "solution_from": solver if res.x is not None else "warm start",
