@@ -49,7 +49,8 @@ def _experiment_command(name: str) -> click.Command:
                        "time limit).")
     @click.option("--fixed-C", "fixed_C", default=None,
                   help="'anchors' (the authors' C table, olctc/bench/fixed_C.csv; C = 1 for data sets not in it and "
-                       "for OCT-H; default without --cv) or C values ('1' or '1,10').")
+                       "for OCT-H; default without --cv) or C values ('1' or '1,10'). In the authors' terms: "
+                       "MARGOT models run at olctc's C/2, OCT-H at C / (baseline error).")
     @click.option("--C-grid", "C_grid", default=None,
                   help="Per-layer C grid for --cv (default the paper's 0.01,0.1,1,10,100); the L1-LR baseline "
                        "always picks its C from it by CV. Refused where no model would use it.")
