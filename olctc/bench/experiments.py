@@ -38,9 +38,9 @@ SFS_C_GRID: tuple[float, ...] = (0.01, 1.0, 100.0)  # paper: C_h x alpha = 9 x 3
 SFS_ALPHA_GRID: tuple[float, ...] = (0.1, 1.0, 10.0)
 OCTH_ALPHA_GRID: tuple[float, ...] = tuple(2.0 ** i for i in range(-8, 3)) + (0.0,)
 THREADS = 1  # default solver threads per fit: parallelism comes from --jobs, one thread each
-#: fixed-C runs: OCT-H has no entry in the authors' table. The grid's smallest positive alpha: with its errors
-#: counted in units of the baseline error (``AUTHORS_SETTINGS``), the closest grid value to the alpha = 1/8 per
-#: feature against errors counted one by one that the bench used before (1/8 of 40-270 baseline errors).
+#: fixed-C runs: OCT-H has no entry in the authors' table. The grid's smallest positive alpha, the grid value
+#: closest to the bench's setting before errors were counted in baseline errors (``AUTHORS_L2_SCALE``): alpha 1/8
+#: at C = 1, which is alpha = 1/(8 L) in these units, L = 37-266 on the ten UCI sets' training parts.
 OCTH_ALPHA = 2.0 ** -8
 OCTH_C = 1.0  # the authors' OCT-H has no C (its loss is scaled to the baseline error); a placeholder in the grids
 #: The authors' code (tom1092/Optimal-Logistic-Classification-Trees, main_margot*.py and main_oct_h.py) states the

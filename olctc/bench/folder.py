@@ -167,8 +167,9 @@ def _prepare_folder(d: Path, opts: BenchOptions) -> None:
         settings = meta.get("model_settings", 1)
         if scaled and (not is_integer(settings) or settings < MODEL_SETTINGS):
             raise OlctcError(f"{d} was started by olctc {meta.get('olctc_version', '?')}, which ran "
-                             f"{', '.join(scaled)} at the authors' C and alpha taken as olctc's (the authors' code weighs MARGOT's ||w||^2 "
-                             "without 1/2 and OCT-H's errors over the baseline error; see docs/BENCHMARKS.md); "
+                             f"{', '.join(scaled)} at the authors' C and alpha taken as olctc's (the authors' code "
+                             "weighs MARGOT's ||w||^2 without 1/2 and OCT-H's errors over the baseline error; "
+                             "see docs/BENCHMARKS.md); "
                              "`olctc bench report` still reads it: give another folder to run these models")
         return
     meta = {"experiment": opts.experiment, "options": opts.to_json(), "model_settings": MODEL_SETTINGS,
