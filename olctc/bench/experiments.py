@@ -86,7 +86,7 @@ class ModelDef:
         """Whether the authors' C or alpha means another number in olctc's objective (``AUTHORS_L2_SCALE``)."""
         from olctc.spec import PRESETS
 
-        return bool(self.preset) and (self.preset == "oct-h" or PRESETS[self.preset].quadratic)
+        return self.preset is not None and (self.preset == "oct-h" or PRESETS[self.preset].quadratic)
 
     @property
     def needs_solver(self) -> str | None:
