@@ -153,16 +153,15 @@ def _prepare_folder(d: Path, opts: BenchOptions) -> None:
                              f"{opts.experiment!r}: give another folder")
         old = meta.get("options", {})
         new = opts.to_json()
-        depth = EXPERIMENTS[opts.experiment].depth
+        exp = EXPERIMENTS[opts.experiment]
         # a folder made when an unused --C-grid was accepted (no --cv, no L1-LR) resumes without it
         diff = [k for k in sorted(set(old) | set(new)) if (k != "C_grid" or opts.uses_C_grid)
-                and _option_key(k, old.get(k), depth) != _option_key(k, new.get(k), depth)]
+                and _option_key(k, old.get(k), exp.depth) != _option_key(k, new.get(k), exp.depth)]
         if diff:
             k = diff[0]
             raise OlctcError(f"{d} was started with other options ({OPTION_NAMES.get(k, k)}: "
                              f"{_option_text(k, old.get(k))} there, {_option_text(k, new.get(k))} now): "
                              "rerun with the same options or give another folder")
-        exp = EXPERIMENTS[opts.experiment]
         scaled = [m for m in opts.models if exp.model(m).authors_scaled]
         settings = meta.get("model_settings", 1)
         if scaled and (not is_integer(settings) or settings < MODEL_SETTINGS):
