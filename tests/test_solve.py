@@ -706,3 +706,56 @@ def test_external_optimum_has_its_objective_as_bound(models: Path, solver: str) 
     need(solver)
     res = solve_quiet(models / "model.mps", solver)
     assert res.status == "optimal" and res.bound == pytest.approx(res.objective, rel=1e-9) and res.gap == 0.0
+
+
+@pytest.mark.skipif(shutil.which("cbc") is None, reason="the cbc program is not installed")
+def test_a_sigkilled_solve_takes_its_solver_program_with_it(tmp_path: Path) -> None:
+    """`solve --solver cbc-cli` killed outright (kill -9, the out-of-memory killer) left CBC running on a core to
+    its own limit (300 s here); the program now gets SIGKILL when olctc's process ends."""
+    import os
+    import signal
+    import sys
+    import time
+
+    from conftest import cli_sub, proc_stat
+
+    code, _, err = cli_sub(["compile", "--dataset", "ionosphere", "--depth", "2", "-o", "model.mps"], tmp_path)
+    assert code == 0, err
+
+    def program_of(pid: int) -> int | None:
+        for name in os.listdir("/proc"):
+            fields = proc_stat(int(name)) if name.isdigit() else None
+            if fields is not None and int(fields[1]) == pid and fields[0] not in ("Z", "X"):
+                return int(name)
+        return None
+
+    cbc = None
+    proc = subprocess.Popen([sys.executable, "-m", "olctc.cli", "solve", "model.mps", "--solver", "cbc-cli",
+                             "--time-limit", "300", "-o", "model.sol"], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        # the program itself, not a wrapper on its way to it (pyenv's shim, cbcbox's script: both exec it)
+        while (cbc := program_of(proc.pid)) is None or not _exe(cbc).startswith("cbc"):
+            assert proc.poll() is None and time.monotonic() < deadline, "the solve never started CBC"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while (fields := proc_stat(cbc)) is not None and fields[0] not in ("Z", "X"):
+            assert time.monotonic() < deadline, f"CBC ({cbc}) outlived its SIGKILLed olctc"
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if cbc is not None and (fields := proc_stat(cbc)) is not None and fields[0] not in ("Z", "X"):
+            os.kill(cbc, signal.SIGKILL)  # an orphan left by a failure above
+    assert not (tmp_path / "model.sol").exists()
+
+
+def _exe(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/exe").resolve().name
+    except OSError:
+        return ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -157,6 +158,30 @@ def locate(spec: ExternalSolver, solver_path: Path | None) -> tuple[Path, dict[s
     return exe, env
 
 
+@functools.cache
+def dies_with_us() -> tuple[str, ...]:
+    """The command prefix that sends a solver program SIGKILL when the thread that started it ends, however it
+    ends: util-linux's ``setpriv --pdeathsig KILL --`` (util-linux 2.33+); () where it is not there (not Linux).
+
+    A SIGKILLed olctc (``kill -9``, the out-of-memory killer) left CBC running on a core to its own time limit.
+    Linux's PR_SET_PDEATHSIG would need Python code
+    between fork and exec (``preexec_fn``), which may deadlock in a process with threads: setpriv sets it in
+    the child and execs the program, which keeps setpriv's pid (``proc.kill`` reaches the solver).
+    """
+    if not sys.platform.startswith("linux"):
+        return ()
+    exe = shutil.which("setpriv")
+    if exe is None:
+        return ()
+    prefix = (exe, "--pdeathsig", "KILL", "--")
+    try:
+        ok = subprocess.run([*prefix, shutil.which("true") or sys.executable, "-c", ""], stdin=subprocess.DEVNULL,
+                            capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):  # a setpriv that cannot run here: run programs as they are
+        ok = False
+    return prefix if ok else ()
+
+
 def _run(cmd: list[str], env: dict[str, str], verbose: bool, hard_timeout: float | None,
          cwd: Path) -> tuple[int, str, list[str]]:
     """Run, echoing output lines when verbose. Returns exit code, full output head (for the version)
@@ -165,8 +190,8 @@ def _run(cmd: list[str], env: dict[str, str], verbose: bool, hard_timeout: float
         print("running: " + " ".join(cmd), flush=True)
     tail: collections.deque[str] = collections.deque(maxlen=60)  # holds CBC's and HiGHS's closing summary
     head: list[str] = []
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd,
-                          text=True, encoding="utf-8", errors="replace", bufsize=1) as proc:
+    with subprocess.Popen([*dies_with_us(), *cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                          cwd=cwd, text=True, encoding="utf-8", errors="replace", bufsize=1) as proc:
         # A watchdog in case the solver overruns its own time limit by far (CBC can hang in cleanup).
         timer = threading.Timer(hard_timeout, proc.kill) if hard_timeout else None
         if timer:
