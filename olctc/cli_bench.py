@@ -117,10 +117,13 @@ for _name in EXPERIMENTS:
 @bench.command("report")
 @click.argument("folder", type=InputPath())  # '' was read as the current folder
 def report_cmd(folder: Any) -> None:
-    """Markdown and CSV tables (with the authors' anchors) and the paper's figures (PNG) of a bench."""
+    """Markdown and CSV tables (with the authors' anchors), the paper's figures (PNG) and each run's tree (JSON)
+    of a bench."""
     from olctc.bench.report import write_report
 
     rep = write_report(folder, echo=lambda m: click.echo(m, err=True))
     for p in rep.files:
         click.echo(f"  {p}")
+    if rep.trees:
+        click.echo(f"  {rep.folder / 'trees'}/ ({rep.trees} tree(s): olctc export, predict and explain take them)")
     click.echo(f"report written to {rep.folder}")

@@ -119,6 +119,45 @@ def test_report_tables_and_pngs(phases_dir: Path, capsys) -> None:
     assert cli(["bench", "report", str(phases_dir)], capsys)[0] == 0
 
 
+@PHASES_GROUP
+def test_report_writes_each_runs_tree_and_it_scores_as_recorded(phases_dir: Path, tmp_path: Path, capsys) -> None:
+    """Bench records kept no tree: a surprising test score could not be looked at, exported or rescored."""
+    from olctc.datasets import load
+    from olctc.fit import balanced_accuracy
+    from olctc.tree import Tree
+
+    d = tmp_path / "b"
+    shutil.copytree(phases_dir, d)
+    code, out, err = cli(["bench", "report", str(d)], capsys)
+    assert code == 0, err
+    trees = d / "report" / "trees"
+    assert f"{trees}/ (6 tree(s): olctc export, predict and explain take them)" in out
+    recs = {r["key"]: r for r in map(json.loads, lines(d))}
+    assert sorted(p.name for p in trees.iterdir()) == sorted(
+        f"{ds}_0_{m}.json" for ds in ("haberman", "wholesale") for m in ("OLCT-W", "OLCT-V0", "OLCT-V0R"))
+    for r in recs.values():
+        tree = Tree.load(trees / f"{r['dataset']}_0_{r['model']}.json")
+        ds = load(r["dataset"])
+        train, test = bench_tasks.bench_split(ds, 0, r["split"] == "authors")
+        te = ds.subset(test)
+        # the tree file takes raw rows, as the bench's test part was scored
+        pred = np.where(tree.decision_function(te.X) > 0, 1, -1)
+        assert balanced_accuracy(te.y, pred) == pytest.approx(r["test_balanced_accuracy"], abs=1e-12)
+        assert [int(v) for v in (np.abs(tree.W) > 1e-9).sum(axis=1)] == r["nonzero_weights_per_node"]
+    # an edited record's tree is named and skipped; a later report without trees removes the earlier ones
+    bad = dict(recs["haberman|0|OLCT-V0"], tree={"format": "olctc-tree"})
+    (d / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [*recs.values(), bad]))
+    code, out, err = cli(["bench", "report", str(d)], capsys)
+    assert code == 0 and "runs.jsonl: the tree of run haberman|0|OLCT-V0" in err
+    assert "its tree file is not written" in err and "(5 tree(s)" in out
+    assert not (trees / "haberman_0_OLCT-V0.json").exists() and len(list(trees.iterdir())) == 5
+    (d / "runs.jsonl").write_text("".join(json.dumps({k: v for k, v in r.items() if k != "tree"}) + "\n"
+                                          for r in recs.values()))
+    code, out, err = cli(["bench", "report", str(d)], capsys)
+    assert code == 0 and f"removed {trees}: these runs hold no trees" in err and not trees.exists()
+    assert "tree(s)" not in out and not [p for p in (d / "report").iterdir() if p.name.startswith(".")]
+
+
 # ---- cheap runs (CART, L1-LR: no solver) for resume after a kill -----------------------------------
 
 BASELINES = ["bench", "models", "--models", "CART,L1-LR", "--datasets", "haberman"]
@@ -969,6 +1008,24 @@ def test_report_of_a_partial_bench_says_so_and_compares_like_for_like(tmp_path: 
     assert inst == [("heart", 0)] and np.isfinite(M).all()  # seed 42 used to count as OLCT failing
     (row,) = [r for r in csv.DictReader(open(d / "report" / "summary.csv")) if r["model"] == "OLCT"]
     assert (row["seeds_used"], row["missing"]) == ("0", "1")
+
+
+@HEART_GROUP
+def test_a_models_run_records_its_tree_and_cart_none(heart_done: Path) -> None:
+    from olctc.datasets import load
+    from olctc.fit import balanced_accuracy
+    from olctc.tree import Tree
+
+    recs = {r["key"]: r for r in bench_folder.read_runs(heart_done)[0]}
+    assert "tree" not in recs["heart|0|CART"]
+    r = recs["heart|0|OLCT"]
+    tree = Tree.from_dict(r["tree"])
+    ds = load("heart")
+    train, test = bench_tasks.bench_split(ds, 0)
+    assert tree.meta["exact_objective"] == pytest.approx(r["exact_objective"], rel=1e-12)
+    te = ds.subset(test)
+    assert balanced_accuracy(te.y, np.where(tree.decision_function(te.X) > 0, 1, -1)) == pytest.approx(
+        r["test_balanced_accuracy"], abs=1e-12)
 
 
 def test_target_check_compares_on_the_seeds_both_finished() -> None:

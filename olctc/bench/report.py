@@ -1,4 +1,4 @@
-"""Tables (Markdown, CSV) and the paper's figures (PNG) from a bench folder's runs.jsonl.
+"""Tables (Markdown, CSV), the paper's figures (PNG) and the runs' trees (JSON) from a bench folder's runs.jsonl.
 
 Balanced accuracies are reported in percent, as the paper and the anchors. Standard deviations are
 population ones (ddof = 0), as in the authors' logs.
@@ -9,6 +9,7 @@ import csv
 import io
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -26,6 +27,9 @@ from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_
 TIME_FLOOR = 0.01  # seconds: below this run times are noise, and a 0 would make every ratio infinite
 SPARSITY_SHIFT = 1.0  # a tree with no nonzero weight has cost 0; ratios use (nnz + 1) / (best + 1)
 
+#: Each run's olctc tree (the tree models' records hold it) as REPORT_DIR/TREES_DIR/DATASET_SEED_MODEL.json.
+TREES_DIR = "trees"
+
 SUMMARY_COLUMNS = ("dataset", "model", "runs", "errors", "test_bacc_mean", "test_bacc_std", "anchor_mean",
                    "anchor_std", "diff_vs_anchor", "train_bacc_mean", "time_solve_mean", "optimal",
                    "gap_mean", "nonzero_per_node_mean", "anchor_nonzero", "brier_mean", "ece_mean",
@@ -41,6 +45,7 @@ class Report:
     rows: list[dict[str, Any]]
     bad_lines: int
     missing: tuple[tuple[str, int, str], ...] = ()  # (data set, seed, model) the bench has not run yet
+    trees: int = 0  # tree files written into folder/TREES_DIR
 
 
 def _ok(r: dict[str, Any]) -> bool:
@@ -442,6 +447,37 @@ def _write_files(out: Path, experiment: str, rows: list[dict[str, Any]], models:
     return names
 
 
+def tree_file_name(rec: dict[str, Any]) -> str:
+    """The file a record's tree is written to under REPORT_DIR/TREES_DIR: ``DATASET_SEED_MODEL.json``, every
+    character but letters, digits, '.', '-' and '_' written as '_' (a name is never a path)."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", f"{rec['dataset']}_{rec['seed']}_{rec['model']}")
+    return name.lstrip(".") + ".json"
+
+
+def _write_trees(out: Path, recs: list[dict[str, Any]], echo: Callable[[str], None]) -> int:
+    """Write each record's tree (checked as any tree file is) into the folder ``out``; how many were written.
+
+    Records of models with no olctc tree (CART, L1-LR, STreeD) and of benches before trees were recorded have
+    none; a record whose tree is no valid tree (an edited line) is named and skipped."""
+    from olctc.export.json import save
+    from olctc.tree import Tree
+
+    n = 0
+    for r in sorted(recs, key=lambda r: r["key"]):
+        if r.get("tree") is None:
+            continue
+        try:
+            tree = Tree.from_dict(r["tree"], f"the tree of run {r['key']}")
+        except OlctcError as exc:
+            echo(f"runs.jsonl: {exc}; its tree file is not written")
+            continue
+        if not n:
+            out.mkdir()
+        save(tree, out / tree_file_name(r))
+        n += 1
+    return n
+
+
 def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Report:
     """Write DIR/report/{summary.md, summary.csv, runs.csv, *.png}; returns what was written."""
     d = Path(folder)
@@ -492,10 +528,12 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
     try:
         with staged_errors(out, stage):
             names = _write_files(stage, experiment, rows, models, meta, recs, missing, expected)
+            trees = _write_trees(stage / TREES_DIR, recs, echo)
             check_interrupt()
             out.mkdir(exist_ok=True)
             for name in names:
                 os.replace(stage / name, out / name)
+            _replace_trees(stage / TREES_DIR if trees else None, out / TREES_DIR, echo)
     finally:
         remove_tree(stage)
     files = [out / name for name in names]
@@ -504,4 +542,21 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
             # an earlier report's figure: beside this report's tables it would show runs they no longer do
             (out / name).unlink()
             echo(f"removed {out / name}: these runs do not give that figure")
-    return Report(out, files, rows, bad, tuple(missing))
+    return Report(out, files, rows, bad, tuple(missing), trees)
+
+
+def _replace_trees(new: Path | None, old: Path, echo: Callable[[str], None]) -> None:
+    """Put the folder of trees ``new`` (None: this report has none) in place of an earlier report's."""
+    gone = None
+    if old.exists():
+        # an earlier report's trees: beside this report's tables they could show runs that were redone
+        gone = old.with_name(temporary_name(old.name))
+        os.replace(old, gone)
+    try:
+        if new is not None:
+            os.replace(new, old)
+        elif gone is not None:
+            echo(f"removed {old}: these runs hold no trees")
+    finally:
+        if gone is not None:
+            remove_tree(gone)

@@ -342,7 +342,7 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
            "routing_disagreements": s["routing_disagreements"],
            "time_build": s["time_build"], "time_warm_start": s["time_warm_start"],
            "time_solve": s["time_solve"], "time_total": s["time_total"], "refined": m.refine,
-           "pure_nodes": _smoothed(res.tree)}
+           "pure_nodes": _smoothed(res.tree), "tree": res.tree.to_dict()}
     if spec.info.loss != "logistic":
         # "Exact" means the true logistic loss; other presets' objectives are exact already (objective_milp_true).
         rec["exact_objective"] = None
@@ -404,7 +404,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
                    exact_objective_before_refine=report.exact_objective,
                    exact_objective=tree.meta.get("exact_objective"),
                    routing_disagreements=len(report.disagreements),
-                   time_total=time.perf_counter() - t0)
+                   time_total=time.perf_counter() - t0, tree=tree.to_dict())
         if name == m.outputs[0]:
             # The warm-start tree used no solver time: its "solve" is the greedy fit, and the solver's fields
             # are not its own (runs.csv showed the MILP's "Time limit reached", bound and solution source).
