@@ -268,6 +268,10 @@ class _Sink:
         self.error: OSError | OlctcError | None = None
         self.spooled = output is None or (Path(output).exists() and not Path(output).is_file())
         self.fh: IO[str] | None
+        if not self.spooled:
+            from olctc.io import warn_leftovers
+
+            warn_leftovers(output, False, "a predict")
         try:
             self.fh = stack.enter_context(atomic_open(output) if output is not None and not self.spooled
                                           else tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import secrets
 import shlex
 import shutil
@@ -391,9 +392,41 @@ def temporary_name(name: str) -> str:
 
     ".NAME.XXXXXXXXXXXX.tmp" (bench and grid folders recognise leftovers by the dot and the suffix); NAME
     is shortened so that the whole stays within the 255 bytes a file name may have."""
+    return f".{_temporary_stem(name)}.{secrets.token_hex(6)}.tmp"
+
+
+def _temporary_stem(name: str) -> str:
     room = 255 - len(".." + "0" * 12 + ".tmp")
-    stem = name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
-    return f".{stem}.{secrets.token_hex(6)}.tmp"
+    return name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
+
+
+def leftovers(path: str | os.PathLike[str], folders: bool) -> list[str]:
+    """The hidden temporary folders (``folders``) or files a write of ``path`` killed outright (SIGKILL, a node lost)
+    left beside it: ``temporary_name(path's name)``'s pattern. Not removed here: where no lock says otherwise one
+    may be another process's, under way."""
+    p = Path(path)
+    pattern = re.compile(re.escape(f".{_temporary_stem(p.name)}.") + r"[0-9a-f]{12}\.tmp")
+    try:
+        names = sorted(n for n in os.listdir(p.parent) if pattern.fullmatch(n))
+    except OSError:  # the folder cannot be listed: the write will say what is wrong with it
+        return []
+    found = []
+    for n in names:
+        q = p.parent / n
+        if not q.is_symlink() and (q.is_dir() if folders else q.is_file()):
+            found.append(os.fspath(q))
+    return found
+
+
+def warn_leftovers(path: str | os.PathLike[str], folders: bool, what: str, stacklevel: int = 2) -> None:
+    """Warn of each of ``leftovers(path, folders)``: a killed write of a large result (a compiled a6a, the
+    predictions of a big CSV) leaves hundreds of MB that no listing shows. ``what``: the command, as
+    "a compile"; ``stacklevel`` as ``warnings.warn``'s, from the caller."""
+    import warnings
+
+    for left in leftovers(path, folders):
+        warnings.warn(f"{left}: left by {what} of {Path(path).name} that was killed before it finished; nothing "
+                      "reads it: remove it", stacklevel=stacklevel + 1)
 
 
 def is_temporary_name(name: str) -> bool:

@@ -21,7 +21,7 @@ from olctc.emit.params import COMMERCIAL_SOLVERS
 from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort
 from olctc.io import (atomic_open, atomic_write_text, being_written, check_interrupt, check_not_input,
                       check_output_file, check_path, check_suffix, check_writable, folder_lock, refuse_read_once,
-                      remove_files, remove_tree, sha256_file, staged_errors, temporary_name)
+                      remove_files, remove_tree, sha256_file, staged_errors, temporary_name, warn_leftovers)
 from olctc.milp import names_from_block_map
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ def _staged_set(files: list[Path], stale: list[Path]) -> Iterator[Callable[[Path
             raise
         remove_files(stale)
         return
-    _warn_left_stages(folder, files[0].name)
+    warn_leftovers(files[0], True, "a compile", stacklevel=4)
     stage = folder / temporary_name(files[0].name)
     being_written(stage)  # named before it exists: an interrupt right after mkdir still removes it
     try:
@@ -211,19 +211,6 @@ def _staged_set(files: list[Path], stale: list[Path]) -> Iterator[Callable[[Path
     finally:
         remove_tree(stage)
         being_written(stage, False)
-
-
-def _warn_left_stages(folder: Path, name: str) -> None:
-    """Warn of hidden folders an earlier compile of ``name`` left when killed (SIGKILL, a node lost): a killed a6a
-    compile leaves hundreds of MB no listing shows. Said, not removed: where the file system gives no folder lock
-    (``folder_lock``), one may be another compile's, under way."""
-    import glob
-    import warnings
-
-    for left in sorted(glob.glob(os.path.join(glob.escape(os.fspath(folder)), glob.escape(f".{name}.") + "*.tmp"))):
-        if os.path.isdir(left) and not os.path.islink(left):
-            warnings.warn(f"{left}: left by a compile of {name} that was killed before it finished; nothing reads "
-                          "it: remove it", stacklevel=4)
 
 
 def _not_a_plain_file(path: Path) -> bool:

@@ -709,6 +709,10 @@ def test_grid_refuses_a_folder_of_other_files(tmp_path):
                  "-o", str(killed))
     assert res.returncode == 0, res.stderr
     assert (killed / "grid.json").exists()
+    # and is named, not removed (it could be another grid's, under way)
+    assert (f"warning: {killed / '.killed.0123456789ab.tmp'}: left by a grid of killed that was killed before it "
+            "finished; nothing reads it: remove it\n") in res.stderr
+    assert (killed / ".killed.0123456789ab.tmp" / "tasks").is_dir()
 
 
 def test_grid_empty_output_is_refused_not_the_current_folder(tmp_path):

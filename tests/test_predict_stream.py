@@ -709,6 +709,23 @@ def test_interrupted_predict_leaves_nothing(trees, tmp_path):
         assert not out and sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]
 
 
+def test_a_killed_predicts_hidden_file_is_named_on_the_next_predict(tmp_path, capsys):
+    """SIGKILL leaves the hidden file the predictions are written in (as large as the output, in no listing)."""
+    save(tree_for("heart", 1), tmp_path / "t.json")
+    data = tmp_path / "d.csv"
+    data.write_bytes(gzip.decompress(dataset_path("heart").read_bytes()))
+    left = tmp_path / ".p.csv.0123456789ab.tmp"
+    left.write_text("prediction\n1\n")
+    (tmp_path / ".p.csv.0123456789ab.tmp.x").write_text("not the pattern\n")
+    (tmp_path / ".q.csv.0123456789ab.tmp").write_text("another name's\n")
+    (tmp_path / ".p.csv.ba9876543210.tmp").mkdir()  # a folder: no predict writes one
+    code, out, err = cli_main(["predict", tmp_path / "t.json", data, "-o", tmp_path / "p.csv"], capsys)
+    assert code == 0 and err.startswith(f"warning: {left}: left by a predict of p.csv that was killed before it "
+                                        "finished; nothing reads it: remove it\n") and err.count("warning") == 1, err
+    assert left.read_text() == "prediction\n1\n"  # said, not removed: it could be another predict's, under way
+    assert (tmp_path / "p.csv").read_text().startswith("prediction\n")
+
+
 @pytest.mark.parametrize("name", ["heart", "tic-tac-toe"])
 def test_predict_target_scores_as_scikit_learn_does(tmp_path, capsys, name):
     """--target COLUMN: accuracy and balanced accuracy of the predictions against the file's labels, on

@@ -22,7 +22,7 @@ from olctc.bench.folder import (BENCH_JSON, REPORT_DIR, latest, os_errors, own_r
                                 run_key)
 from olctc.errors import OlctcError
 from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, remove_tree,
-                      staged_errors, temporary_name)
+                      staged_errors, temporary_name, warn_leftovers)
 
 TIME_FLOOR = 0.01  # seconds: below this run times are noise, and a 0 would make every ratio infinite
 SPARSITY_SHIFT = 1.0  # a tree with no nonzero weight has cost 0; ratios use (nnz + 1) / (best + 1)
@@ -520,6 +520,7 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
     # Every file is written in a temporary folder first and moved into DIR/report only once all are whole:
     # a full disk halfway left a new summary.csv beside an earlier summary.md and earlier figures (or a
     # report folder with some of the files). The bench folder ignores the temporary name (is_temporary_name).
+    warn_leftovers(out, True, "a bench report", stacklevel=4)
     stage = d / temporary_name(REPORT_DIR)
     try:
         stage.mkdir()

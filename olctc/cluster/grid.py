@@ -24,7 +24,7 @@ from olctc.cluster.slurm import (SlurmOptions, check_slurm_options, local_script
 from olctc.emit.params import COMMERCIAL_SOLVERS, format_value
 from olctc.errors import OlctcError, number_text, param_error
 from olctc.io import (being_written, check_interrupt, check_lookup, is_temporary_name, remove_tree, staged_errors,
-                      temporary_name)
+                      temporary_name, warn_leftovers)
 
 GRID_FORMAT = "olctc-grid"
 GRID_VERSION = 1
@@ -255,6 +255,7 @@ def _staged_folder(out: Path) -> Iterator[Path]:
     anchor = out if existing else _existing_ancestor(out)
     missing = [] if existing else [p for p in (out.parent, *out.parent.parents) if not p.exists()]
     tmp: Path | None = None
+    warn_leftovers(anchor / (out.name or "grid"), True, "a grid", stacklevel=4)
     try:
         for _ in range(100):
             # The name is set before the folder exists: an interrupt right after mkdir still removes it.
