@@ -268,7 +268,7 @@ class _Sink:
         self.error: OSError | OlctcError | None = None
         self.spooled = output is None or (Path(output).exists() and not Path(output).is_file())
         self.fh: IO[str] | None
-        if not self.spooled:
+        if output is not None and not self.spooled:
             from olctc.io import warn_leftovers
 
             warn_leftovers(output, False, "a predict")
