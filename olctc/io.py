@@ -395,9 +395,16 @@ def temporary_name(name: str) -> str:
     return f".{_temporary_stem(name)}.{secrets.token_hex(6)}.tmp"
 
 
+#: Bytes of a name a temporary name keeps: a file name may have 255.
+_STEM_ROOM = 255 - len(".." + "0" * 12 + ".tmp")
+
+
 def _temporary_stem(name: str) -> str:
-    room = 255 - len(".." + "0" * 12 + ".tmp")
-    return name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
+    """``name``, cut to whole characters within _STEM_ROOM bytes; bytes that are not UTF-8 (read as lone
+    surrogates) stay what they are, so that names differing only there get different temporary names."""
+    while len(name.encode("utf-8", "surrogateescape")) > _STEM_ROOM:
+        name = name[:-1]
+    return name
 
 
 def leftovers(path: str | os.PathLike[str], folders: bool) -> list[str]:
@@ -405,7 +412,9 @@ def leftovers(path: str | os.PathLike[str], folders: bool) -> list[str]:
     left beside it: ``temporary_name(path's name)``'s pattern. Not removed here: where no lock says otherwise one
     may be another process's, under way."""
     p = Path(path)
-    pattern = re.compile(re.escape(f".{_temporary_stem(p.name)}.") + r"[0-9a-f]{12}\.tmp")
+    if _temporary_stem(p.name) != p.name:
+        return []  # a name cut to fit: another name cut the same way would be blamed
+    pattern = re.compile(re.escape(f".{p.name}.") + r"[0-9a-f]{12}\.tmp")
     try:
         names = sorted(n for n in os.listdir(p.parent) if pattern.fullmatch(n))
     except OSError:  # the folder cannot be listed: the write will say what is wrong with it
@@ -425,8 +434,9 @@ def warn_leftovers(path: str | os.PathLike[str], folders: bool, what: str, stack
     import warnings
 
     for left in leftovers(path, folders):
-        warnings.warn(f"{left}: left by {what} of {Path(path).name} that was killed before it finished; nothing "
-                      "reads it: remove it", stacklevel=stacklevel + 1)
+        warnings.warn(f"{left}: left by {what} of {Path(path).name} that was killed before it finished, or in use by "
+                      "one running now; nothing else reads it: remove it once none is running",
+                      stacklevel=stacklevel + 1)
 
 
 def is_temporary_name(name: str) -> bool:

@@ -151,11 +151,26 @@ def test_report_writes_each_runs_tree_and_it_scores_as_recorded(phases_dir: Path
     assert code == 0 and "runs.jsonl: the tree of run haberman|0|OLCT-V0" in err
     assert "its tree file is not written" in err and "(5 tree(s)" in out
     assert not (trees / "haberman_0_OLCT-V0.json").exists() and len(list(trees.iterdir())) == 5
+    (trees / "notes.txt").write_text("mine")  # a user's file stays
     (d / "runs.jsonl").write_text("".join(json.dumps({k: v for k, v in r.items() if k != "tree"}) + "\n"
                                           for r in recs.values()))
     code, out, err = cli(["bench", "report", str(d)], capsys)
-    assert code == 0 and f"removed {trees}: these runs hold no trees" in err and not trees.exists()
-    assert "tree(s)" not in out and not [p for p in (d / "report").iterdir() if p.name.startswith(".")]
+    assert code == 0 and "tree(s)" not in out
+    assert f"removed 5 tree file(s) of an earlier report from {trees}: these runs do not have them" in err
+    assert [p.name for p in trees.iterdir()] == ["notes.txt"]
+    (trees / "notes.txt").unlink()
+    assert cli(["bench", "report", str(d)], capsys)[0] == 0 and not trees.exists()  # an empty folder goes
+    assert not [p for p in (d / "report").iterdir() if p.name.startswith(".")]
+    # report/trees that is no folder is refused before anything is written (a broken link made a half report)
+    for make in (lambda t: t.write_text("my notes"), lambda t: t.symlink_to(tmp_path / "nowhere")):
+        make(trees)
+        before = {p.name: p.read_bytes() for p in (d / "report").iterdir() if p.is_file()}
+        code, out, err = cli(["bench", "report", str(d)], capsys)
+        assert (code, err) == (2, f"error: {trees} is not a folder (a file, or a link to none): the report writes "
+                                  "the runs' trees there; move it away and run the report again\n")
+        assert {p.name: p.read_bytes() for p in (d / "report").iterdir() if p.is_file()} == before
+        assert not [p for p in (d / "report").iterdir() if p.name.startswith(".")]
+        trees.unlink()
 
 
 # ---- cheap runs (CART, L1-LR: no solver) for resume after a kill -----------------------------------
@@ -886,7 +901,8 @@ def test_report_of_only_failed_runs_draws_no_empty_figures(tmp_path: Path, capsy
     code, out, err = cli(["bench", "report", str(d)], capsys)
     assert code == 0 and "All-NaN" not in err and err.count("warning") == 1, err
     assert (f"warning: {d / '.report.0123456789ab.tmp'}: left by a bench report of report that was killed before "
-            "it finished; nothing reads it: remove it\n") in err
+            "it finished, or in use by one running now; nothing else reads it: remove it once none is running\n"
+            ) in err
     assert sorted(p.name for p in (d / "report").iterdir()) == ["runs.csv", "summary.csv", "summary.md"]
     assert "| haberman | CART | 2 (2 failed) | - |" in (d / "report" / "summary.md").read_text()
 

@@ -66,8 +66,8 @@ def test_a_killed_compiles_hidden_folder_is_named_on_the_next_compile(tmp_path):
     with pytest.warns(UserWarning) as seen:
         write_compiled(compile_problem(ds, make_spec(depth=1)), tmp_path / "m.mps")
     said = [str(w.message) for w in seen if "killed" in str(w.message)]
-    assert said == [f"{left}: left by a compile of m.mps that was killed before it finished; nothing reads it: "
-                    "remove it"]
+    assert said == [f"{left}: left by a compile of m.mps that was killed before it finished, or in use by one "
+                    "running now; nothing else reads it: remove it once none is running"]
     assert left.is_dir()  # said, not removed: without a folder lock it could be another compile's
 
 
@@ -176,3 +176,23 @@ def test_split_error_names_the_class_by_its_label(tmp_path):
     (tmp_path / "t.csv").write_text("a,label\n1,x\n2,x\n3,x\n4,x\n5,rare\n")
     with pytest.raises(OlctcError, match="class 'rare' has 1 point"):
         split(read_csv(tmp_path / "t.csv", "label"), 0.2, 0)
+
+
+def test_leftovers_are_only_those_of_the_very_name(tmp_path):
+    """A name whose bytes are not UTF-8 kept only its valid ones in its temporary name, and a name cut to fit one
+    matched every name cut the same way: another output's leftover was blamed on this one."""
+    import os
+
+    from olctc.io import leftovers, temporary_name
+
+    odd = os.fsdecode(b"a\xffb.csv")
+    with open(tmp_path / temporary_name(odd), "w"):
+        pass
+    assert leftovers(tmp_path / "ab.csv", False) == []
+    assert leftovers(tmp_path / odd, False) == [os.fspath(tmp_path / n) for n in os.listdir(tmp_path)]
+    long_a, long_b = "x" * 240 + "A.csv", "x" * 240 + "B.csv"
+    with open(tmp_path / temporary_name(long_a), "w"):
+        pass
+    assert leftovers(tmp_path / long_b, False) == [] and leftovers(tmp_path / long_a, False) == []
+    wide = "é" * 200  # 400 bytes: cut at a whole character, as before
+    assert temporary_name(wide).startswith("." + "é" * 118 + ".") and len(os.fsencode(temporary_name(wide))) <= 255

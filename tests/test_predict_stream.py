@@ -721,7 +721,8 @@ def test_a_killed_predicts_hidden_file_is_named_on_the_next_predict(tmp_path, ca
     (tmp_path / ".p.csv.ba9876543210.tmp").mkdir()  # a folder: no predict writes one
     code, out, err = cli_main(["predict", tmp_path / "t.json", data, "-o", tmp_path / "p.csv"], capsys)
     assert code == 0 and err.startswith(f"warning: {left}: left by a predict of p.csv that was killed before it "
-                                        "finished; nothing reads it: remove it\n") and err.count("warning") == 1, err
+                                        "finished, or in use by one running now; nothing else reads it: remove it "
+                                        "once none is running\n") and err.count("warning") == 1, err
     assert left.read_text() == "prediction\n1\n"  # said, not removed: it could be another predict's, under way
     assert (tmp_path / "p.csv").read_text().startswith("prediction\n")
 

@@ -632,6 +632,28 @@ def test_bad_solver_path(models: Path) -> None:
         solve_file(models / "model.mps", "cbc-cli", solver_path=models / "nope", verbose=False)
 
 
+@pytest.mark.parametrize("setpriv", [True, False])
+def test_a_solver_program_the_system_cannot_start_is_a_one_line_error(tmp_path: Path, models: Path, monkeypatch,
+                                                                       setpriv: bool) -> None:
+    """Without setpriv (not Linux, or not installed) a program the kernel refuses (not an executable it knows,
+    a script whose interpreter is missing) was an OSError traceback; setpriv itself reports it and exits 127."""
+    from olctc.solve import external
+
+    if not setpriv:
+        monkeypatch.setattr(external, "dies_with_us", lambda: ())
+    elif not external.dies_with_us():
+        pytest.skip("no setpriv --pdeathsig here")
+    for name, content in (("badelf", b"\x7fELFgarbage"), ("script", b"#!/nonexistent/python\nprint(1)\n")):
+        prog = tmp_path / name
+        prog.write_bytes(content)
+        prog.chmod(0o755)
+        with pytest.raises(OlctcError) as exc:
+            solve_file(models / "model.mps", "cbc-cli", solver_path=prog, verbose=False)
+        said = str(exc.value)
+        assert ("\n" not in said and (said.startswith("cbc wrote no solution file (exit code 127)") if setpriv
+                else said.startswith(f"cannot run the solver program {prog}: "))), said
+
+
 # ------------------------------------------------------------------ bad input
 @pytest.mark.parametrize("kwargs,match", [
     ({"solver": "mosek"}, "'solver' parameter"),

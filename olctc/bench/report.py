@@ -5,6 +5,7 @@ population ones (ddof = 0), as in the authors' logs.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import math
@@ -462,7 +463,7 @@ def _write_trees(out: Path, recs: list[dict[str, Any]], echo: Callable[[str], No
     from olctc.export.json import save
     from olctc.tree import Tree
 
-    n = 0
+    used: set[str] = set()
     for r in sorted(recs, key=lambda r: r["key"]):
         if r.get("tree") is None:
             continue
@@ -471,11 +472,14 @@ def _write_trees(out: Path, recs: list[dict[str, Any]], echo: Callable[[str], No
         except OlctcError as exc:
             echo(f"runs.jsonl: {exc}; its tree file is not written")
             continue
-        if not n:
+        name = tree_file_name(r)
+        if name in used:  # names that differ only in characters written as '_' (a hand-edited bench.json)
+            name = f"{name[:-len('.json')]}_{len(used)}.json"
+        if not used:
             out.mkdir()
-        save(tree, out / tree_file_name(r))
-        n += 1
-    return n
+        save(tree, out / name)
+        used.add(name)
+    return len(used)
 
 
 def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Report:
@@ -510,6 +514,10 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
     out = d / REPORT_DIR
     if out.exists() and not out.is_dir():
         raise OlctcError(f"{out} is a file, not the report folder: move it away and run the report again")
+    trees_dir = out / TREES_DIR
+    if (trees_dir.exists() or trees_dir.is_symlink()) and not trees_dir.is_dir():
+        raise OlctcError(f"{trees_dir} is not a folder (a file, or a link to none): the report writes the runs' "
+                         "trees there; move it away and run the report again")
     models = _model_order(experiment, recs)
     have = {r["key"] for r in recs}
     missing = sorted(v for k, v in (expected or {}).items() if k not in have)
@@ -534,7 +542,7 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
             out.mkdir(exist_ok=True)
             for name in names:
                 os.replace(stage / name, out / name)
-            _replace_trees(stage / TREES_DIR if trees else None, out / TREES_DIR, echo)
+            _replace_trees(stage / TREES_DIR if trees else None, trees_dir, echo)
     finally:
         remove_tree(stage)
     files = [out / name for name in names]
@@ -547,17 +555,23 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
 
 
 def _replace_trees(new: Path | None, old: Path, echo: Callable[[str], None]) -> None:
-    """Put the folder of trees ``new`` (None: this report has none) in place of an earlier report's."""
-    gone = None
-    if old.exists():
-        # an earlier report's trees: beside this report's tables they could show runs that were redone
-        gone = old.with_name(temporary_name(old.name))
-        os.replace(old, gone)
-    try:
-        if new is not None:
-            os.replace(new, old)
-        elif gone is not None:
-            echo(f"removed {old}: these runs hold no trees")
-    finally:
-        if gone is not None:
-            remove_tree(gone)
+    """Move the tree files of ``new`` (None: this report has none) into the folder ``old``, and remove the tree files
+    of an earlier report there that this one does not write: beside this report's tables they would show runs
+    that were redone or are no longer this bench's. Other files in ``old`` stay."""
+    written = set()
+    if new is not None:
+        old.mkdir(exist_ok=True)
+        for f in sorted(new.iterdir()):
+            os.replace(f, old / f.name)
+            written.add(f.name)
+    if not old.is_dir():
+        return
+    stale = [f for f in old.iterdir() if f.suffix == ".json" and f.name not in written and f.is_file()
+             and not f.is_symlink()]
+    for f in stale:
+        f.unlink()
+    if stale:
+        echo(f"removed {len(stale)} tree file(s) of an earlier report from {old}: these runs do not have them")
+    if not written:
+        with contextlib.suppress(OSError):  # a folder that holds other files stays
+            old.rmdir()

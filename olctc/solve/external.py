@@ -190,8 +190,12 @@ def _run(cmd: list[str], env: dict[str, str], verbose: bool, hard_timeout: float
         print("running: " + " ".join(cmd), flush=True)
     tail: collections.deque[str] = collections.deque(maxlen=60)  # holds CBC's and HiGHS's closing summary
     head: list[str] = []
-    with subprocess.Popen([*dies_with_us(), *cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
-                          cwd=cwd, text=True, encoding="utf-8", errors="replace", bufsize=1) as proc:
+    try:
+        proc = subprocess.Popen([*dies_with_us(), *cmd], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                                cwd=cwd, text=True, encoding="utf-8", errors="replace", bufsize=1)
+    except OSError as exc:  # a program the system cannot start: "Exec format error", a script's missing interpreter
+        raise OlctcError(f"cannot run the solver program {cmd[0]}: {exc.strerror or exc}") from None
+    with proc:
         # A watchdog in case the solver overruns its own time limit by far (CBC can hang in cleanup).
         timer = threading.Timer(hard_timeout, proc.kill) if hard_timeout else None
         if timer:
