@@ -83,12 +83,13 @@ PARAM_NAMES: dict[str, ParamNames] = {
 #: called a tree 1.2e-6 (relative) worse than the optimum "optimal" at a gap of 0.
 CBC_PARAMETERS: dict[str, str] = {"preprocess": "off", "increment": "1e-09"}
 
-#: Settings that keep a solver clear of its own bugs: interface -> {native name: value}. Two of SCIP's
-#: NLP-based primal heuristics (they act on nonlinear problems only, here the L2 presets) corrupt its
-#: heap: glibc aborts the process ("malloc(): invalid size", "free(): invalid pointer") or optimize()
-#: hangs for good. Found by bisecting SCIP's 43 heuristics on the bench runs that died: ``mpec`` on
-#: SFS-MARGOT, tic-tac-toe (authors' split, seed 0; SCIP 9.2.4 and 10.0.2 alike); ``nlpdiving`` on
-#: depth-3 MARGOT, wholesale (seed 0; SCIP 10.0.2). CBC's command line gets CBC_PARAMETERS here.
+#: Settings that keep a solver clear of its own bugs: interface -> {native name: value}. Three of SCIP's
+#: primal heuristics corrupt its heap on the L2 presets' MIQPs: glibc aborts the process ("malloc(): invalid
+#: size", "free(): invalid pointer") or optimize() hangs for good. Found by bisecting SCIP's 43 heuristics on
+#: the bench runs that died: ``mpec`` on SFS-MARGOT, tic-tac-toe (authors' split, seed 0; SCIP 9.2.4 and
+#: 10.0.2 alike); ``nlpdiving`` on depth-3 MARGOT, wholesale (seed 0; SCIP 10.0.2); ``adaptivediving`` (it
+#: runs the diving heuristics in turn) on `large`'s MARGOT, svmguide1 (seed 0, C = 0.5; SCIP 10.0.2, an abort
+#: 42 s into the fit in 3 of 3 runs, none in 2 without it). CBC's command line gets CBC_PARAMETERS here.
 #: ``limits/absgap``: SCIP's default absolute gap is 0, and on a MIQP whose bound and incumbent differ by
 #: round-off (3e-10 at an objective of 5.6: margot depth 3, 4 points, score columns; found by fuzzing) it
 #: branches until the time limit, or for ever without one; 1e-6 is HiGHS's default mip_abs_gap.
@@ -127,7 +128,8 @@ HIGHS_PRESOLVE_NOTE = (f"presolve_rule_off = {HIGHS_PRESOLVE_OFF} turns off thre
 XPRESS_ADD_CUTOFF = -1e-6
 WORKAROUNDS: dict[str, dict[str, float | int | str]] = {
     "highs": {"presolve_rule_off": HIGHS_PRESOLVE_OFF},
-    "scip": {"heuristics/mpec/freq": -1, "heuristics/nlpdiving/freq": -1, "limits/absgap": 1e-6},
+    "scip": {"heuristics/mpec/freq": -1, "heuristics/nlpdiving/freq": -1, "heuristics/adaptivediving/freq": -1,
+             "limits/absgap": 1e-6},
     "cbc-cli": {f"-{name}": value for name, value in CBC_PARAMETERS.items()},
     "xpress": {"mipaddcutoff": XPRESS_ADD_CUTOFF},
 }
