@@ -161,6 +161,18 @@ def proc_stat(pid: int) -> list[str] | None:
     return text[text.rindex(")") + 2:].split()
 
 
+def process_gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended: no such process, or a zombie no one has reaped yet (dead too)."""
+    fields = proc_stat(pid)
+    return fields is None or fields[0] in ("Z", "X")
+
+
+def child_processes(pid: int) -> list[int]:
+    """The live processes whose parent is ``pid``."""
+    pids = (int(name) for name in os.listdir("/proc") if name.isdigit())
+    return [q for q in pids if (fields := proc_stat(q)) is not None and int(fields[1]) == pid and not process_gone(q)]
+
+
 def cli_sub(args: list, cwd) -> tuple[int, str, str]:
     """``python -m olctc.cli ARGS`` in a fresh interpreter: exit code, stdout, stderr."""
     import subprocess

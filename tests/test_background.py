@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import cli_here, proc_stat
+from conftest import child_processes, cli_here, process_gone
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="in_child forks on Linux only")
 
@@ -191,11 +191,6 @@ def test_another_thread_means_no_fork(scenarios):
     assert scenarios["threaded"] == {"can_fork": False, "pid": scenarios["parent"]}
 
 
-def _gone(pid: int) -> bool:
-    fields = proc_stat(pid)
-    return fields is None or fields[0] in ("Z", "X")  # a zombie no one has reaped yet is dead too
-
-
 def test_the_child_dies_with_its_parent(tmp_path):
     pidfile = tmp_path / "child.pid"
     script = tmp_path / "parent.py"
@@ -216,11 +211,11 @@ def test_the_child_dies_with_its_parent(tmp_path):
             assert time.monotonic() < deadline and parent.poll() is None, "the child never started"
             time.sleep(0.02)
         child = int(pidfile.read_text())
-        assert not _gone(child)
+        assert not process_gone(child)
         parent.send_signal(signal.SIGKILL)
         parent.wait(timeout=30)
         deadline = time.monotonic() + 20
-        while not _gone(child):
+        while not process_gone(child):
             assert time.monotonic() < deadline, f"child {child} outlived its SIGKILLed parent"
             time.sleep(0.05)
     finally:
@@ -305,11 +300,6 @@ def test_a_stop_right_after_the_fork_is_raised_in_the_parent_only(tmp_path, sig)
     assert p.stdout.splitlines() == ["parent interrupted"] and p.stderr == "", (p.stdout, p.stderr)
 
 
-def _children(pid: int) -> list[int]:
-    pids = (int(name) for name in os.listdir("/proc") if name.isdigit())
-    return [q for q in pids if (fields := proc_stat(q)) is not None and int(fields[1]) == pid and not _gone(q)]
-
-
 @pytest.mark.parametrize("sig, to", [(signal.SIGINT, "group"), (signal.SIGTERM, "group"),
                                      (signal.SIGINT, "command"), (signal.SIGTERM, "command")])
 def test_an_interrupted_compile_leaves_no_child_and_no_file(tmp_path, sig, to):
@@ -321,7 +311,7 @@ def test_an_interrupted_compile_leaves_no_child_and_no_file(tmp_path, sig, to):
                             text=True, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
-        while not (children := _children(proc.pid)):
+        while not (children := child_processes(proc.pid)):
             assert proc.poll() is None and time.monotonic() < deadline, "the compile never forked its warm start"
             time.sleep(0.01)
         if to == "group":
@@ -334,7 +324,7 @@ def test_an_interrupted_compile_leaves_no_child_and_no_file(tmp_path, sig, to):
             proc.kill()
             proc.wait()
     assert proc.returncode == 130 and err.strip() == "interrupted", err
-    assert all(_gone(c) for c in children)
+    assert all(process_gone(c) for c in children)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 

@@ -740,17 +740,13 @@ def test_a_sigkilled_solve_takes_its_solver_program_with_it(tmp_path: Path) -> N
     import sys
     import time
 
-    from conftest import cli_sub, proc_stat
+    from conftest import child_processes, cli_sub, process_gone
 
     code, _, err = cli_sub(["compile", "--dataset", "ionosphere", "--depth", "2", "-o", "model.mps"], tmp_path)
     assert code == 0, err
 
     def program_of(pid: int) -> int | None:
-        for name in os.listdir("/proc"):
-            fields = proc_stat(int(name)) if name.isdigit() else None
-            if fields is not None and int(fields[1]) == pid and fields[0] not in ("Z", "X"):
-                return int(name)
-        return None
+        return next(iter(child_processes(pid)), None)
 
     cbc = None
     proc = subprocess.Popen([sys.executable, "-m", "olctc.cli", "solve", "model.mps", "--solver", "cbc-cli",
@@ -765,14 +761,14 @@ def test_a_sigkilled_solve_takes_its_solver_program_with_it(tmp_path: Path) -> N
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         deadline = time.monotonic() + 30
-        while (fields := proc_stat(cbc)) is not None and fields[0] not in ("Z", "X"):
+        while not process_gone(cbc):
             assert time.monotonic() < deadline, f"CBC ({cbc}) outlived its SIGKILLed olctc"
             time.sleep(0.05)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        if cbc is not None and (fields := proc_stat(cbc)) is not None and fields[0] not in ("Z", "X"):
+        if cbc is not None and not process_gone(cbc):
             os.kill(cbc, signal.SIGKILL)  # an orphan left by a failure above
     assert not (tmp_path / "model.sol").exists()
 

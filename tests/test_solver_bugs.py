@@ -37,16 +37,22 @@ def _solves_cleanly(script: str) -> None:
     assert 0.5 <= float(bacc) <= 1.0
 
 
+def _long_solve(seconds: int):
+    """Mark a test that solves for ``seconds``: run only with OLCTC_LONG_TESTS=1."""
+    def mark(test):
+        reason = (f"a {seconds} s solve; OLCTC_LONG_TESTS=1 runs it (the settings that prevent the crash are checked "
+                  "in every run: above, and in test_solve.py on the model SCIP solves)")
+        return pytest.mark.slow(pytest.mark.skipif(os.environ.get("OLCTC_LONG_TESTS") != "1", reason=reason)(test))
+    return mark
+
+
 def test_scips_heap_corrupting_heuristics_are_off_for_every_scip_solve() -> None:
     settings = solver_settings("scip")
     assert settings["heuristics/mpec/freq"] == settings["heuristics/nlpdiving/freq"] == -1
     assert settings["heuristics/adaptivediving/freq"] == -1
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("OLCTC_LONG_TESTS") != "1",
-                    reason="a 25 s solve; OLCTC_LONG_TESTS=1 runs it (the settings that prevent the crash are "
-                           "checked in every run: above, and in test_solve.py on the model SCIP solves)")
+@_long_solve(25)
 def test_sfs_margot_that_corrupted_scips_heap_now_solves() -> None:
     # SFS-MARGOT (an MIQP for SCIP) with its warm start: without the workaround SCIP's MPEC heuristic
     # corrupts the heap after about 7 s of solving ("malloc(): invalid size (unsorted)"), then
@@ -54,20 +60,14 @@ def test_sfs_margot_that_corrupted_scips_heap_now_solves() -> None:
     _solves_cleanly(_bench_run("models", "tic-tac-toe", "SFS-MARGOT", 25, authors_split=True))
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("OLCTC_LONG_TESTS") != "1",
-                    reason="a 60 s solve; OLCTC_LONG_TESTS=1 runs it (the settings that prevent the crash are "
-                           "checked in every run: above, and in test_solve.py on the model SCIP solves)")
+@_long_solve(60)
 def test_depth3_margot_that_corrupted_scips_heap_now_solves() -> None:
     # Without the workaround SCIP's NLP diving heuristic frees an invalid pointer after about 5 s of
     # branching and glibc aborts (SIGABRT). The crash depends on the time limit: 60 s, as in the bench.
     _solves_cleanly(_bench_run("depth3", "wholesale", "MARGOT", 60, authors_split=False))
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("OLCTC_LONG_TESTS") != "1",
-                    reason="a 60 s solve; OLCTC_LONG_TESTS=1 runs it (the settings that prevent the crash are "
-                           "checked in every run: above, and in test_solve.py on the model SCIP solves)")
+@_long_solve(60)
 def test_large_margot_that_corrupted_scips_heap_now_solves() -> None:
     # Without the workaround SCIP's adaptive diving heuristic corrupts the heap ("malloc(): invalid next size
     # (unsorted)") and glibc aborts (SIGABRT) about 40 s into the fit; the crash depends on the time limit.
