@@ -87,9 +87,9 @@ def run_and_kill_after_line(args: list[str], folder: Path, marker: str, sig: int
 #: The fit's line just before it hands the model to the solver (no --quiet).
 FIT_SOLVES = "warm start objective"
 #: The solver's log once it has an incumbent (olctc's warm start): HiGHS's branch-and-bound table header
-#: (printed after "MIP start solution is feasible"), SCIP's line for the completed start.
+#: (printed after "MIP start solution is feasible"), SCIP's line for the start it took.
 HIGHS_SOLVING = "B&B Tree"
-SCIP_HAS_INCUMBENT = "feasible solution found"
+SCIP_HAS_INCUMBENT = "feasible solution given by solution candidate storage"
 
 
 def _writing_model(names: list[str]) -> bool:

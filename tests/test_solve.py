@@ -1,6 +1,7 @@
 """Solving with the real solvers: in process (HiGHS, CBC, SCIP) and external programs (no mocks)."""
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import threading
@@ -233,9 +234,31 @@ def test_mip_start_file(models: Path, solver: str, capfd: pytest.CaptureFixture[
 
 
 def test_partial_start_by_name_on_a_qp(models: Path) -> None:
-    # SCIP's helper column makes a full start impossible to state: a partial one is completed by SCIP
     res = solve_file(models / "portable_qp.mps", "scip", start={"x": 2.0, "y_long_name_q": 1.0}, verbose=False)
     assert res.objective == pytest.approx(QP_OBJECTIVE, abs=1e-6)
+
+
+def test_scip_takes_a_miqp_start_whole(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """The start of a MIQP went to SCIP as a partial solution (its objective's helper column unset), which SCIP's
+    completesol heuristic completes in a sub-SCIP: that corrupted SCIP 10.0.2's heap on a large MARGOT model
+    (phishing), and a sub-SCIP not finished in the time limit lost the start. Now the helper's value is computed:
+    SCIP takes the start as it is, at its own objective."""
+    from olctc.compile import compile_problem
+    from olctc.datasets import load
+    from olctc.spec import make_spec
+    from olctc.warmstart import warm_start
+
+    ds = load("heart")
+    spec = make_spec(preset="margot", depth=2, C=[0.5, 0.5])
+    comp = compile_problem(ds, spec, ds.name)
+    x0, _ = warm_start(comp.milp, comp.X, ds.y, spec)
+    capfd.readouterr()
+    res = solve_milp(comp.milp, "scip", time_limit=3, start=x0, verbose=True)
+    log = capfd.readouterr().out
+    start = comp.milp.objective(x0)
+    taken = re.search(r"1/1 feasible solution given by solution candidate storage, new primal bound (\S+)", log)
+    assert taken and float(taken.group(1)) == pytest.approx(start, rel=1e-6), log[-3000:]
+    assert "completesol" not in log and res.objective <= start * (1 + 1e-9)
 
 
 def test_scip_warns_that_threads_are_ignored(models: Path) -> None:

@@ -185,8 +185,10 @@ def test_cli_compile_lists_what_it_wrote(tmp_path):
     assert "start:cbc       m.start.cbc" in p.stdout and "highs" not in p.stdout
 
 
-#: What the solver's log says once it holds the MIP start (SCIP completes MARGOT's: its helper column).
-TOOK_START = {"olctc": HIGHS_START_ACCEPTED.pattern, "scip": "feasible solution found by completesol", "glpk-cli": None}
+#: What the solver's log says once it holds the MIP start (SCIP takes MARGOT's whole, its helper column's value
+#: computed; it used to complete a partial one with its completesol heuristic).
+TOOK_START = {"olctc": HIGHS_START_ACCEPTED.pattern, "scip": "1/1 feasible solution given by solution candidate storage",
+              "glpk-cli": None}
 
 
 @pytest.mark.parametrize("solver, preset, expected", [

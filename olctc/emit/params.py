@@ -89,7 +89,11 @@ CBC_PARAMETERS: dict[str, str] = {"preprocess": "off", "increment": "1e-09"}
 #: the bench runs that died: ``mpec`` on SFS-MARGOT, tic-tac-toe (authors' split, seed 0; SCIP 9.2.4 and
 #: 10.0.2 alike); ``nlpdiving`` on depth-3 MARGOT, wholesale (seed 0; SCIP 10.0.2); ``adaptivediving`` (it
 #: runs the diving heuristics in turn) on `large`'s MARGOT, svmguide1 (seed 0, C = 0.5; SCIP 10.0.2, an abort
-#: 42 s into the fit in 3 of 3 runs, none in 2 without it). CBC's command line gets CBC_PARAMETERS here.
+#: 42 s into the fit in 3 of 3 runs, none in 2 without it). Those svmguide1 runs, and phishing's (whose
+#: bisection named ``completesol``), gave SCIP its start as a partial solution, which completesol completes
+#: in a sub-SCIP; olctc now gives the start whole (``olctc.solve.scip``), and both ran clean with
+#: adaptivediving on (one run each): it stays off for starts SCIP must complete (a start file read by SCIP
+#: without the helper's value). CBC's command line gets CBC_PARAMETERS here.
 #: ``limits/absgap``: SCIP's default absolute gap is 0, and on a MIQP whose bound and incumbent differ by
 #: round-off (3e-10 at an objective of 5.6: margot depth 3, 4 points, score columns; found by fuzzing) it
 #: branches until the time limit, or for ever without one; 1e-6 is HiGHS's default mip_abs_gap.

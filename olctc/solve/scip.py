@@ -83,24 +83,61 @@ def scip_model(path: Path, opts: SolveOptions) -> Any:
     return m
 
 
+def _helper_value(m: Any, helper: Any, values: dict[str, float]) -> float | None:
+    """The least value of SCIP's helper column of a quadratic objective (its MPS reader's ``qmatrixvar``, bounded
+    by the quadratic part in the row ``qmatrix``: quad(x) - qmatrixvar <= 0) at the start's ``values``; None
+    when the model has no such row."""
+    rows = [c for c in m.getConss() if c.getConshdlrName() == "nonlinear"]
+    if len(rows) != 1:
+        return None
+    try:
+        bilinear, squares, linear = m.getTermsQuadratic(rows[0])
+    except Exception:  # PySCIPOpt raises a bare Exception for a row that is not quadratic
+        return None
+    own = [c for v, c in linear if v.name == helper.name]
+    rhs = m.getRhs(rows[0])
+    if len(own) != 1 or own[0] >= 0 or not np.isfinite(rhs) or abs(rhs) >= m.infinity():
+        return None
+    try:
+        rest = sum(c * values[x.name] * values[y.name] for x, y, c in bilinear)
+        rest += sum(a * values[x.name] ** 2 + b * values[x.name] for x, a, b in squares)
+        rest += sum(c * values[v.name] for v, c in linear if v.name != helper.name)
+    except KeyError:  # a column the start does not state (another helper of SCIP's)
+        return None
+    least = (rest - rhs) / -own[0]
+    return least + 1e-9 * max(1.0, abs(least))  # above round-off: the row must hold at SCIP's 1e-9 tolerance
+
+
+def _add_start(m: Any, variables: list[Any], x0: np.ndarray, helper: Any | None) -> None:
+    """Give SCIP the MIP start ``x0`` (values of ``variables``), complete with the value of the helper column of a
+    quadratic objective. A partial solution (SCIP computes the helper itself) is the fallback: SCIP completes it
+    with its ``completesol`` heuristic, a sub-SCIP that corrupted SCIP 10.0.2's heap on `large`'s MARGOT, phishing
+    (glibc's "malloc(): invalid next size"; then optimize() hung), and lost the start when it did not finish."""
+    value = None
+    if helper is not None:
+        value = _helper_value(m, helper, {v.name: float(x) for v, x in zip(variables, x0.tolist())})
+    sol = m.createPartialSol() if helper is not None and value is None else m.createSol()
+    for v, val in zip(variables, x0.tolist()):
+        m.setSolVal(sol, v, val)
+    if value is not None:
+        m.setSolVal(sol, helper, value)
+    m.addSol(sol, free=True)
+
+
 def scip_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> SolveResult:
     """Solve a model file with SCIP through PySCIPOpt (MIQPs included)."""
     m = scip_model(path, opts)
     # getVars() lists binaries, integers, then continuous; the creation index is the file order.
     variables = sorted(m.getVars(), key=lambda v: v.getIndex())
     # The helper column SCIP's readers add for a quadratic objective comes after the file's own.
+    helper = None
     if quadratic and variables and is_helper_column("scip", variables[-1].name):
-        variables = variables[:-1]
+        helper, variables = variables[-1], variables[:-1]
     col_names = [v.name for v in variables]
     x0 = _start_values(opts, col_names, lambda: (np.array([v.getLbOriginal() for v in variables]),
                                                  np.array([v.getUbOriginal() for v in variables])))
     if x0 is not None:
-        # With a quadratic objective SCIP's helper column must be computed: a partial solution lets
-        # SCIP complete it.
-        sol = m.createPartialSol() if quadratic else m.createSol()
-        for v, val in zip(variables, x0.tolist()):
-            m.setSolVal(sol, v, val)
-        m.addSol(sol, free=True)
+        _add_start(m, variables, x0, helper if quadratic else None)
     left = opts.remaining()
     if left is not None:
         m.setParam(PARAM_NAMES["scip"].time_limit, float(left))
