@@ -187,8 +187,8 @@ def test_cli_compile_lists_what_it_wrote(tmp_path):
 
 #: What the solver's log says once it holds the MIP start (SCIP takes MARGOT's whole, its helper column's value
 #: computed; it used to complete a partial one with its completesol heuristic).
-TOOK_START = {"olctc": HIGHS_START_ACCEPTED.pattern, "scip": "1/1 feasible solution given by solution candidate storage",
-              "glpk-cli": None}
+TOOK_START = {"olctc": HIGHS_START_ACCEPTED.pattern,
+              "scip": "1/1 feasible solution given by solution candidate storage", "glpk-cli": None}
 
 
 @pytest.mark.parametrize("solver, preset, expected", [

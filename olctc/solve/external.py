@@ -164,9 +164,9 @@ def dies_with_us() -> tuple[str, ...]:
     ends: util-linux's ``setpriv --pdeathsig KILL --`` (util-linux 2.33+); () where it is not there (not Linux).
 
     A SIGKILLed olctc (``kill -9``, the out-of-memory killer) left CBC running on a core to its own time limit.
-    Linux's PR_SET_PDEATHSIG would need Python code
-    between fork and exec (``preexec_fn``), which may deadlock in a process with threads: setpriv sets it in
-    the child and execs the program, which keeps setpriv's pid (``proc.kill`` reaches the solver).
+    Linux's PR_SET_PDEATHSIG would need Python code between fork and exec (``preexec_fn``), which may deadlock in
+    a process with threads: setpriv sets it in the child and execs the program, which keeps setpriv's pid
+    (``proc.kill`` reaches the solver).
     """
     if not sys.platform.startswith("linux"):
         return ()

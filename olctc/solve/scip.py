@@ -108,7 +108,7 @@ def _helper_value(m: Any, helper: Any, values: dict[str, float]) -> float | None
     return least + 1e-9 * max(1.0, abs(least))  # above round-off: the row must hold at SCIP's 1e-9 tolerance
 
 
-def _add_start(m: Any, variables: list[Any], x0: np.ndarray, helper: Any | None) -> None:
+def _add_start(m: Any, variables: list[Any], x0: np.ndarray, quadratic: bool, helper: Any | None) -> None:
     """Give SCIP the MIP start ``x0`` (values of ``variables``), complete with the value of the helper column of a
     quadratic objective. A partial solution (SCIP computes the helper itself) is the fallback: SCIP completes it
     with its ``completesol`` heuristic, a sub-SCIP that corrupted SCIP 10.0.2's heap on `large`'s MARGOT, phishing
@@ -116,7 +116,7 @@ def _add_start(m: Any, variables: list[Any], x0: np.ndarray, helper: Any | None)
     value = None
     if helper is not None:
         value = _helper_value(m, helper, {v.name: float(x) for v, x in zip(variables, x0.tolist())})
-    sol = m.createPartialSol() if helper is not None and value is None else m.createSol()
+    sol = m.createPartialSol() if quadratic and value is None else m.createSol()
     for v, val in zip(variables, x0.tolist()):
         m.setSolVal(sol, v, val)
     if value is not None:
@@ -137,7 +137,7 @@ def scip_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> Sol
     x0 = _start_values(opts, col_names, lambda: (np.array([v.getLbOriginal() for v in variables]),
                                                  np.array([v.getUbOriginal() for v in variables])))
     if x0 is not None:
-        _add_start(m, variables, x0, helper if quadratic else None)
+        _add_start(m, variables, x0, quadratic, helper)
     left = opts.remaining()
     if left is not None:
         m.setParam(PARAM_NAMES["scip"].time_limit, float(left))
