@@ -279,6 +279,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
                     # 0o666 minus the umask: the mode open() would give (mkstemp's would be 0600).
                     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
                 being_written(tmp)
+                mark_in_use(fd)
                 _keep_mode(fd, path)
                 break
             except FileExistsError:  # another writer's file: never ours to remove
@@ -409,8 +410,8 @@ def _temporary_stem(name: str) -> str:
 
 def leftovers(path: str | os.PathLike[str], folders: bool) -> list[str]:
     """The hidden temporary folders (``folders``) or files a write of ``path`` killed outright (SIGKILL, a node lost)
-    left beside it: ``temporary_name(path's name)``'s pattern. Not removed here: where no lock says otherwise one
-    may be another process's, under way."""
+    left beside it: ``temporary_name(path's name)``'s pattern, but not those a running process marks as its own
+    (``mark_in_use``). Not removed here: where the file system has no locks, one may be another process's."""
     p = Path(path)
     if _temporary_stem(p.name) != p.name:
         return []  # a name cut to fit: another name cut the same way would be blamed
@@ -422,9 +423,37 @@ def leftovers(path: str | os.PathLike[str], folders: bool) -> list[str]:
     found = []
     for n in names:
         q = p.parent / n
-        if not q.is_symlink() and (q.is_dir() if folders else q.is_file()):
+        if not q.is_symlink() and (q.is_dir() if folders else q.is_file()) and not _in_use(q):
             found.append(os.fspath(q))
     return found
+
+
+def mark_in_use(fd: int) -> None:
+    """Mark the temporary file or folder open at ``fd`` as being written by this process until ``fd`` is closed (a
+    shared flock), so that ``leftovers`` in another process does not name it. Where there are no flocks, nothing."""
+    with contextlib.suppress(OSError, ImportError):  # ImportError: Windows has no fcntl
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+
+
+def _in_use(path: Path) -> bool:
+    """Whether a running process holds ``mark_in_use``'s lock on ``path``."""
+    try:
+        import fcntl
+
+        fd = os.open(path, os.O_RDONLY)
+    except (OSError, ImportError):
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def warn_leftovers(path: str | os.PathLike[str], folders: bool, what: str, stacklevel: int = 2) -> None:

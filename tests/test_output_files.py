@@ -196,3 +196,34 @@ def test_leftovers_are_only_those_of_the_very_name(tmp_path):
     assert leftovers(tmp_path / long_b, False) == [] and leftovers(tmp_path / long_a, False) == []
     wide = "é" * 200  # 400 bytes: cut at a whole character, as before
     assert temporary_name(wide).startswith("." + "é" * 118 + ".") and len(os.fsencode(temporary_name(wide))) <= 255
+
+
+def test_a_running_writers_temporary_file_is_no_leftover(tmp_path):
+    """Two grids into one folder at once: the second warned that the first's stage was left by a killed grid and
+    told to remove it. A writer marks its temporary file or folder while it runs (a shared flock)."""
+    import os
+
+    from olctc.io import leftovers, temporary_name
+
+    left = tmp_path / temporary_name("p.csv")
+    left.write_text("part\n")
+    (tmp_path / temporary_name("g")).mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", f"""
+import os, sys, time
+from olctc.io import mark_in_use
+fds = [os.open({str(left)!r}, os.O_RDONLY)]
+for name in os.listdir({str(tmp_path)!r}):
+    if name.startswith(".g."):
+        fds.append(os.open(os.path.join({str(tmp_path)!r}, name), os.O_RDONLY))
+for fd in fds:
+    mark_in_use(fd)
+print("held", flush=True)
+sys.stdin.readline()
+"""], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        assert leftovers(tmp_path / "p.csv", False) == [] and leftovers(tmp_path / "g", True) == []
+    finally:
+        holder.communicate("\n", timeout=60)
+    assert leftovers(tmp_path / "p.csv", False) == [os.fspath(left)]  # its writer gone: a leftover
+    assert len(leftovers(tmp_path / "g", True)) == 1
