@@ -430,7 +430,8 @@ def leftovers(path: str | os.PathLike[str], folders: bool) -> list[str]:
 
 def mark_in_use(fd: int) -> None:
     """Mark the temporary file or folder open at ``fd`` as being written by this process until ``fd`` is closed (a
-    shared flock), so that ``leftovers`` in another process does not name it. Where there are no flocks, nothing."""
+    shared flock, as ``in_use_while``), so that ``leftovers`` in another process does not name it. Where there are
+    no flocks, nothing."""
     with contextlib.suppress(OSError, ImportError):  # ImportError: Windows has no fcntl
         import fcntl
 
@@ -505,21 +506,34 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 
 
 @contextlib.contextmanager
-def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
-    """Hold ``folder`` while the block writes a set of files in it: the same block in another process waits
-    for this one to end. An flock on the folder itself, so no file is made; where the file system gives
-    folders none (some NFS mounts), the block runs unguarded."""
+def _flock_held(path: str | os.PathLike[str], shared: bool) -> Iterator[None]:
+    """Hold an flock on ``path`` (opened read-only) for the block: exclusive, waiting for other holders, or
+    shared, taken only if free at once. Where there are no flocks (Windows; folders on some NFS mounts), the
+    block runs unguarded."""
     fd = -1
     try:
         with contextlib.suppress(OSError, ImportError):  # ImportError: Windows has no fcntl
             import fcntl
 
-            fd = os.open(folder, os.O_RDONLY)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fd = os.open(path, os.O_RDONLY)
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB if shared else fcntl.LOCK_EX)
         yield
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+def folder_lock(folder: str | os.PathLike[str]) -> contextlib.AbstractContextManager[None]:
+    """Hold ``folder`` while the block writes a set of files in it: the same block in another process waits
+    for this one to end. An flock on the folder itself, so no file is made; where the file system gives
+    folders none (some NFS mounts), the block runs unguarded."""
+    return _flock_held(folder, shared=False)
+
+
+def in_use_while(path: str | os.PathLike[str]) -> contextlib.AbstractContextManager[None]:
+    """Mark the temporary folder ``path`` as being written by this process for the block (``mark_in_use``), so
+    that ``leftovers`` in another process does not name it."""
+    return _flock_held(path, shared=True)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

@@ -365,8 +365,9 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
     olct-univariate), a linear SVM (MARGOT presets), for OCT-H the best of the L1 logistic directions at
     ``OCTH_START_C`` by the node's share of the objective (``_octh_node``), normalised to ||w||_1 <= 1; under a
     hard budget B only the B largest |w_j| are kept and the node is refit on them. A node with one class or
-    fewer than ``min_points`` points is constant (w = 0, b the best constant). Points are routed right iff score > 0, after the node is made admissible
-    (scores within big-M, none in (0, epsilon)), so the children see the routing the MILP will use.
+    fewer than ``min_points`` points is constant (w = 0, b the best constant). Points are routed right iff
+    score > 0, after the node is made admissible (scores within big-M, none in (0, epsilon)), so the children
+    see the routing the MILP will use.
 
     Parameters
     ----------

@@ -167,6 +167,18 @@ def process_gone(pid: int) -> bool:
     return fields is None or fields[0] in ("Z", "X")
 
 
+def assert_dies_with(parent: subprocess.Popen, child: int, seconds: float, what: str) -> None:
+    """SIGKILL ``parent`` and wait up to ``seconds`` for process ``child`` (``what``, for the message) to end too."""
+    import time
+
+    parent.send_signal(signal.SIGKILL)
+    parent.wait(timeout=30)
+    deadline = time.monotonic() + seconds
+    while not process_gone(child):
+        assert time.monotonic() < deadline, f"{what} ({child}) outlived its SIGKILLed parent"
+        time.sleep(0.05)
+
+
 def child_processes(pid: int) -> list[int]:
     """The live processes whose parent is ``pid``."""
     pids = (int(name) for name in os.listdir("/proc") if name.isdigit())

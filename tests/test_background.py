@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import child_processes, cli_here, process_gone
+from conftest import assert_dies_with, child_processes, cli_here, process_gone
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="in_child forks on Linux only")
 
@@ -212,12 +212,7 @@ def test_the_child_dies_with_its_parent(tmp_path):
             time.sleep(0.02)
         child = int(pidfile.read_text())
         assert not process_gone(child)
-        parent.send_signal(signal.SIGKILL)
-        parent.wait(timeout=30)
-        deadline = time.monotonic() + 20
-        while not process_gone(child):
-            assert time.monotonic() < deadline, f"child {child} outlived its SIGKILLed parent"
-            time.sleep(0.05)
+        assert_dies_with(parent, child, 20, "the child")
     finally:
         if parent.poll() is None:
             parent.kill()

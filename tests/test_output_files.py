@@ -209,16 +209,13 @@ def test_a_running_writers_temporary_file_is_no_leftover(tmp_path):
     left.write_text("part\n")
     (tmp_path / temporary_name("g")).mkdir()
     holder = subprocess.Popen([sys.executable, "-c", f"""
-import os, sys, time
-from olctc.io import mark_in_use
-fds = [os.open({str(left)!r}, os.O_RDONLY)]
-for name in os.listdir({str(tmp_path)!r}):
-    if name.startswith(".g."):
-        fds.append(os.open(os.path.join({str(tmp_path)!r}, name), os.O_RDONLY))
-for fd in fds:
-    mark_in_use(fd)
-print("held", flush=True)
-sys.stdin.readline()
+import os, sys
+from olctc.io import in_use_while, mark_in_use
+mark_in_use(os.open({str(left)!r}, os.O_RDONLY))  # as atomic_open marks its file
+(stage,) = [n for n in os.listdir({str(tmp_path)!r}) if n.startswith(".g.")]
+with in_use_while(os.path.join({str(tmp_path)!r}, stage)):  # as grid and bench report mark their stage
+    print("held", flush=True)
+    sys.stdin.readline()
 """], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline() == "held\n"

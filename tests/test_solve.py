@@ -763,7 +763,7 @@ def test_a_sigkilled_solve_takes_its_solver_program_with_it(tmp_path: Path) -> N
     import sys
     import time
 
-    from conftest import child_processes, cli_sub, process_gone
+    from conftest import assert_dies_with, child_processes, cli_sub, process_gone
 
     code, _, err = cli_sub(["compile", "--dataset", "ionosphere", "--depth", "2", "-o", "model.mps"], tmp_path)
     assert code == 0, err
@@ -781,12 +781,7 @@ def test_a_sigkilled_solve_takes_its_solver_program_with_it(tmp_path: Path) -> N
         while (cbc := program_of(proc.pid)) is None or not _exe(cbc).startswith("cbc"):
             assert proc.poll() is None and time.monotonic() < deadline, "the solve never started CBC"
             time.sleep(0.05)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-        deadline = time.monotonic() + 30
-        while not process_gone(cbc):
-            assert time.monotonic() < deadline, f"CBC ({cbc}) outlived its SIGKILLed olctc"
-            time.sleep(0.05)
+        assert_dies_with(proc, cbc, 30, "CBC")
     finally:
         if proc.poll() is None:
             proc.kill()

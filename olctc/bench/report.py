@@ -23,7 +23,7 @@ from olctc.bench.folder import (BENCH_JSON, REPORT_DIR, latest, os_errors, own_r
                                 run_key)
 from olctc.errors import OlctcError
 from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, remove_tree,
-                      mark_in_use, staged_errors, temporary_name, warn_leftovers)
+                      in_use_while, staged_errors, temporary_name, warn_leftovers)
 
 TIME_FLOOR = 0.01  # seconds: below this run times are noise, and a 0 would make every ratio infinite
 SPARSITY_SHIFT = 1.0  # a tree with no nonzero weight has cost 0; ratios use (nnz + 1) / (best + 1)
@@ -534,12 +534,9 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
         stage.mkdir()
     except OSError as exc:
         raise OlctcError(f"cannot write {out}: {exc.strerror or exc}") from None
-    held = -1  # the open stage, whose lock tells another report's leftover check that this one is running
     try:
-        with contextlib.suppress(OSError):
-            held = os.open(stage, os.O_RDONLY)
-            mark_in_use(held)
-        with staged_errors(out, stage):
+        # marked as this report's while it runs: another report's leftover check passes over it
+        with in_use_while(stage), staged_errors(out, stage):
             names = _write_files(stage, experiment, rows, models, meta, recs, missing, expected)
             trees = _write_trees(stage / TREES_DIR, recs, echo)
             check_interrupt()
@@ -548,8 +545,6 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
                 os.replace(stage / name, out / name)
             _replace_trees(stage / TREES_DIR if trees else None, trees_dir, echo)
     finally:
-        if held >= 0:
-            os.close(held)
         remove_tree(stage)
     files = [out / name for name in names]
     for name in FIGURES:

@@ -24,7 +24,7 @@ from olctc.cluster.slurm import (SlurmOptions, check_slurm_options, local_script
 from olctc.emit.params import COMMERCIAL_SOLVERS, format_value
 from olctc.errors import OlctcError, number_text, param_error
 from olctc.io import (being_written, check_interrupt, check_lookup, is_temporary_name, remove_tree, staged_errors,
-                      mark_in_use, temporary_name, warn_leftovers)
+                      in_use_while, temporary_name, warn_leftovers)
 
 GRID_FORMAT = "olctc-grid"
 GRID_VERSION = 1
@@ -255,7 +255,6 @@ def _staged_folder(out: Path) -> Iterator[Path]:
     anchor = out if existing else _existing_ancestor(out)
     missing = [] if existing else [p for p in (out.parent, *out.parent.parents) if not p.exists()]
     tmp: Path | None = None
-    held = -1  # the open folder whose lock tells other processes' leftover checks that this grid is running
     warn_leftovers(anchor / (out.name or "grid"), True, "a grid", stacklevel=4)
     try:
         for _ in range(100):
@@ -264,9 +263,6 @@ def _staged_folder(out: Path) -> Iterator[Path]:
             try:
                 tmp.mkdir()
                 being_written(tmp)
-                with contextlib.suppress(OSError):
-                    held = os.open(tmp, os.O_RDONLY)
-                    mark_in_use(held)
                 break
             except FileExistsError:  # another process's folder: never ours to remove
                 tmp = None
@@ -275,7 +271,8 @@ def _staged_folder(out: Path) -> Iterator[Path]:
                 raise OlctcError(f"cannot write {out}: {exc.strerror or exc}") from None
         else:
             raise OlctcError(f"cannot write {out}: no free temporary name in {anchor}")
-        with staged_errors(out, tmp):
+        # marked as this grid's while it runs: another grid's leftover check passes over it
+        with in_use_while(tmp), staged_errors(out, tmp):
             yield tmp
             check_interrupt()
             if existing:
@@ -301,8 +298,6 @@ def _staged_folder(out: Path) -> Iterator[Path]:
     finally:
         if tmp is not None:
             being_written(tmp, False)
-        if held >= 0:
-            os.close(held)
 
 
 def _move_entries(src: Path, dst: Path) -> None:
