@@ -342,13 +342,13 @@ def _solve_external(model: Path, solver: str, sol: Path, *, col_names: list[str]
     partial file under ``sol`` (the earlier one removed beforehand) and a traceback.
     """
     import shutil
-    import tempfile
 
+    from olctc.scratch import scratch_folder
     from olctc.solve import solve_file
 
-    with tempfile.TemporaryDirectory(prefix="olctc-solution-") as tmp:
-        res = solve_file(model, solver, solution_path=Path(tmp) / sol.name, col_names=col_names, **kwargs)
-        with open(Path(tmp) / sol.name, "rb") as src, atomic_open(sol, "wb") as dst:
+    with scratch_folder("olctc-solution-") as tmp:
+        res = solve_file(model, solver, solution_path=tmp / sol.name, col_names=col_names, **kwargs)
+        with open(tmp / sol.name, "rb") as src, atomic_open(sol, "wb") as dst:
             shutil.copyfileobj(src, dst)
     res.solution_path = sol
     return res

@@ -26,7 +26,6 @@ no_solution     any limit, no sol.  NO_SOLUTION_FOUND,      any limit, no sol.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -215,14 +214,15 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
         return highs.highs_milp(milp, opts)
 
     from olctc.emit.mps import write_mps
+    from olctc.scratch import scratch_folder
 
-    with tempfile.TemporaryDirectory(prefix="olctc-milp-") as tmp:
-        path = Path(tmp) / "model.mps"
+    with scratch_folder("olctc-milp-") as tmp:
+        path = tmp / "model.mps"
         write_mps(milp, path)
         if solver in EXTERNAL and opts.solution_path is None:
-            opts = replace(opts, solution_path=Path(tmp) / f"model.{solver}.sol")
+            opts = replace(opts, solution_path=tmp / f"model.{solver}.sol")
         result = FILE_BACKENDS[solver](path, opts, milp.is_quadratic)
-        if opts.solution_path is not None and Path(tmp) in opts.solution_path.parents:
+        if opts.solution_path is not None and tmp in opts.solution_path.parents:
             result.solution_path = None
     return _to_milp_columns(result, names)
 

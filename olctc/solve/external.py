@@ -15,7 +15,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -29,6 +28,7 @@ from olctc.emit.params import UNTUNABLE, cbc_args, glpk_args, highs_options_text
 from olctc.errors import OlctcError
 from olctc.io import check_interrupt
 from olctc.solve.modelfile import file_columns, model_format, model_stem, readable_path
+from olctc.scratch import scratch_folder
 from olctc.solve.options import SolveOptions, start_vector
 from olctc.solve.result import SolveResult, finite_or_none, highs_gap_left, relative_gap
 
@@ -267,8 +267,7 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
     if names is None or (opts.start is not None and not isinstance(opts.start, np.ndarray)):
         names, lb, ub = file_columns(path)
 
-    with tempfile.TemporaryDirectory(prefix="olctc-solve-") as tmp:
-        workdir = Path(tmp)
+    with scratch_folder("olctc-solve-") as workdir:
         start_file: Path | None = None
         if opts.start is not None or opts.start_path is not None:
             if spec.start_solver is None:

@@ -7,7 +7,6 @@ import io
 import os
 import re
 import shutil
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Iterator
@@ -15,6 +14,7 @@ from typing import Iterator
 import numpy as np
 
 from olctc.errors import OlctcError
+from olctc.scratch import scratch_folder
 
 # MPS sections that carry a quadratic objective (QUADOBJ: upper triangle, QMATRIX: full, QSECTION:
 # CPLEX's older name) or quadratic constraints (QCMATRIX). They start at column 1.
@@ -75,7 +75,7 @@ def readable_path(path: str | os.PathLike[str], folder: str | os.PathLike[str] |
         return
     with contextlib.ExitStack() as stack:
         where = Path(folder) if folder is not None else \
-            Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="olctc-model-")))
+            stack.enter_context(scratch_folder("olctc-model-"))
         link = where / name
         try:
             link.symlink_to(path)
