@@ -20,7 +20,8 @@ def scratch_folder(prefix: str) -> Iterator[Path]:
     ``MARK``, on which this process keeps a shared flock until the block ends; first, the folders of the same
     prefix whose ``MARK`` nobody holds (their process was killed) are removed. Where there are no flocks, the
     folder is only made and removed, and nothing else is touched."""
-    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+    # a folder that vanished meanwhile (a cleaner of old files in /tmp) must not fail a finished solve
+    with tempfile.TemporaryDirectory(prefix=prefix, ignore_cleanup_errors=True) as tmp:
         folder = Path(tmp)
         fd = _marked(folder)
         try:

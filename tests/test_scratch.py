@@ -139,3 +139,11 @@ def test_a_solve_by_a_solver_program_killed_leaves_its_folders_until_the_next_on
                               tmp_path / "h.cbc.sol"), capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert _names(tmpdir_env) == []
+
+
+def test_a_folder_removed_meanwhile_fails_nothing(tmpdir_env):
+    import shutil
+
+    with scratch_folder(PREFIX) as mine:
+        shutil.rmtree(mine)
+    assert _names(tmpdir_env) == []
