@@ -41,7 +41,10 @@ def _marked(folder: Path) -> int:
     except ImportError:  # Windows
         return -1
     new = folder / (MARK + ".new")
-    fd = os.open(new, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600)
+    try:
+        fd = os.open(new, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600)
+    except OSError:  # no inode left: the solve may still have room for what it writes
+        return -1
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         os.rename(new, folder / MARK)
