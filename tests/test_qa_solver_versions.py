@@ -135,7 +135,8 @@ def test_solvers_txt_tells_highs_1_11_users_to_delete_the_presolve_line(tmp_path
 CHECKED_IN_OLD_RELEASES = {
     "gurobi": {"IntFeasTol", "FeasibilityTol", "TimeLimit", "Threads", "MIPGap"},
     "scip": {"numerics/feastol", "limits/time", "limits/gap", "heuristics/mpec/freq", "heuristics/nlpdiving/freq",
-             "limits/absgap", "heuristics/adaptivediving/freq"},  # adaptivediving: read by SCIP 9.0 (PySCIPOpt 5.0.1)
+             "limits/absgap", "heuristics/adaptivediving/freq", "misc/usesymmetry"},  # the last two: read by SCIP 9.0
+    # (PySCIPOpt 5.0.1)
     "highs": {"mip_feasibility_tolerance", "primal_feasibility_tolerance", "time_limit", "threads", "mip_rel_gap",
               "presolve_rule_off"},
     "cplex": {"CPXPARAM_MIP_Tolerances_Integrality", "CPXPARAM_Simplex_Tolerances_Feasibility", "CPXPARAM_TimeLimit",

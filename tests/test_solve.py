@@ -205,6 +205,7 @@ def test_tight_tolerances_are_set_on_the_solver_objects(models: Path) -> None:
     # the heap-corrupting heuristics are off in the model SCIP solves (tests/test_solver_bugs.py)
     assert s.getParam("heuristics/mpec/freq") == s.getParam("heuristics/nlpdiving/freq") == -1
     assert s.getParam("heuristics/adaptivediving/freq") == -1
+    assert s.getParam("misc/usesymmetry") == 0  # its nauty call checks no clock (test_solver_bugs.py)
 
 
 def test_cbc_library_receives_the_tolerance(models: Path, capfd: pytest.CaptureFixture[str]) -> None:

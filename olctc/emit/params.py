@@ -97,6 +97,12 @@ CBC_PARAMETERS: dict[str, str] = {"preprocess": "off", "increment": "1e-09"}
 #: ``limits/absgap``: SCIP's default absolute gap is 0, and on a MIQP whose bound and incumbent differ by
 #: round-off (3e-10 at an objective of 5.6: margot depth 3, 4 points, score columns; found by fuzzing) it
 #: branches until the time limit, or for ever without one; 1e-6 is HiGHS's default mip_abs_gap.
+#: ``misc/usesymmetry``: SCIP's symmetry detection (nauty, in presolve) checks no clock, and duplicate points
+#: make MARGOT's MIQP hugely symmetric: on `large`'s phishing (8,844 points, 5,123 distinct; seed 0, C = 0.5)
+#: one call ran 257 s of a fit limited to 60 s (SCIP 10.0.2; 30 s and 120 s limits alike), on 3,000 points of
+#: 20 distinct rows 70 s of 5 s. Without it those stop at 60 s and 5 s with the same tree; at 60 s on MARGOT of
+#: haberman, heart, wholesale, parkinsons and breast the bound is the same or better (docs/BENCHMARKS.md).
+#: ``propagating/symmetry/nautymaxlevel`` = 100 did as well on phishing, but SCIP 9 has no such parameter.
 #: ``presolve_rule_off`` bit 14 (``kPresolveRuleSparsify``): HiGHS 1.16's MIP presolve never returned from
 #: HPresolve::sparsify on the score-variable form of a6a, depth 2 (olctc fit's default; killed after 15
 #: minutes at --time-limit 15): sparsify uses each equality row to cancel nonzeros in others and checks
@@ -133,7 +139,7 @@ XPRESS_ADD_CUTOFF = -1e-6
 WORKAROUNDS: dict[str, dict[str, float | int | str]] = {
     "highs": {"presolve_rule_off": HIGHS_PRESOLVE_OFF},
     "scip": {"heuristics/mpec/freq": -1, "heuristics/nlpdiving/freq": -1, "heuristics/adaptivediving/freq": -1,
-             "limits/absgap": 1e-6},
+             "limits/absgap": 1e-6, "misc/usesymmetry": 0},
     "cbc-cli": {f"-{name}": value for name, value in CBC_PARAMETERS.items()},
     "xpress": {"mipaddcutoff": XPRESS_ADD_CUTOFF},
 }
