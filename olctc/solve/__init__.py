@@ -171,6 +171,9 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
     quadratic = is_quadratic_file(path)
     if quadratic and solver not in QUADRATIC_SOLVERS:
         raise _refuse_quadratic(path.name, solver)
+    from olctc.scratch import sweep
+
+    sweep()  # the leftovers of killed solves go whichever solver this one uses
     return FILE_BACKENDS[solver](path, opts, quadratic)
 
 
@@ -210,11 +213,13 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
             raise OlctcError(f"the MIP start has {arr.shape[0]} values but the model has {milp.n_cols} columns")
         # The file may hold extra columns (OBJCONST): pass the start by name.
         opts = replace(opts, start=dict(zip(names, arr.tolist())))
+    from olctc.scratch import scratch_folder, sweep
+
     if solver == "highs":
+        sweep()  # HiGHS gets arrays, not a file: the leftovers of killed CBC or SCIP solves go all the same
         return highs.highs_milp(milp, opts)
 
     from olctc.emit.mps import write_mps
-    from olctc.scratch import scratch_folder
 
     with scratch_folder("olctc-milp-") as tmp:
         path = tmp / "model.mps"
