@@ -40,8 +40,8 @@ def _solves_cleanly(script: str) -> None:
 def _long_solve(seconds: int):
     """Mark a test that solves for ``seconds``: run only with OLCTC_LONG_TESTS=1."""
     def mark(test):
-        reason = (f"a {seconds} s solve; OLCTC_LONG_TESTS=1 runs it (the settings that prevent the crash are checked "
-                  "in every run: above, and in test_solve.py on the model SCIP solves)")
+        reason = (f"a {seconds} s solve; OLCTC_LONG_TESTS=1 runs it (the settings that keep SCIP clear of the bug are "
+                  "checked in every run: above, and in test_solve.py on the model SCIP solves)")
         return pytest.mark.slow(pytest.mark.skipif(os.environ.get("OLCTC_LONG_TESTS") != "1", reason=reason)(test))
     return mark
 

@@ -27,8 +27,8 @@ import numpy as np
 from olctc.emit.params import UNTUNABLE, cbc_args, glpk_args, highs_options_text
 from olctc.errors import OlctcError
 from olctc.io import check_interrupt
-from olctc.solve.modelfile import file_columns, model_format, model_stem, readable_path
 from olctc.scratch import scratch_folder
+from olctc.solve.modelfile import file_columns, model_format, model_stem, readable_path
 from olctc.solve.options import SolveOptions, start_vector
 from olctc.solve.result import SolveResult, finite_or_none, highs_gap_left, relative_gap
 
