@@ -428,14 +428,17 @@ def leftovers(path: str | os.PathLike[str], folders: bool) -> list[str]:
     return found
 
 
-def mark_in_use(fd: int) -> None:
+def mark_in_use(fd: int) -> bool:
     """Mark the temporary file or folder open at ``fd`` as being written by this process until ``fd`` is closed (a
-    shared flock, as ``in_use_while``), so that ``leftovers`` in another process does not name it. Where there are
-    no flocks, nothing."""
-    with contextlib.suppress(OSError, ImportError):  # ImportError: Windows has no fcntl
+    shared flock, as ``in_use_while``), so that ``leftovers`` in another process does not name it; whether it is
+    marked. Where there are no flocks, nothing."""
+    try:
         import fcntl
 
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except (OSError, ImportError):  # ImportError: Windows has no fcntl
+        return False
+    return True
 
 
 def _in_use(path: Path) -> bool:

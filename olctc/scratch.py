@@ -11,6 +11,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
+from olctc.io import mark_in_use
+
 MARK = ".olctc-in-use"
 #: The folders olctc makes in the temporary folder, by the prefix of their names.
 PREFIXES = ("olctc-milp-", "olctc-solve-", "olctc-solution-", "olctc-model-")
@@ -47,10 +49,6 @@ def _marked(folder: Path) -> int:
     """Make ``folder / MARK`` (naming this machine) and hold a shared flock on it: the descriptor, or -1 where that
     cannot be done (no flocks, no inode left). The file is locked under another name first, so that a sweep never
     finds it unheld."""
-    try:
-        import fcntl
-    except ImportError:  # Windows
-        return -1
     new = folder / (MARK + ".new")
     try:
         fd = os.open(new, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600)
@@ -58,12 +56,13 @@ def _marked(folder: Path) -> int:
         return -1
     try:
         os.write(fd, _host())
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        os.rename(new, folder / MARK)
+        if mark_in_use(fd):
+            os.rename(new, folder / MARK)
+            return fd
     except OSError:
-        os.close(fd)
-        return -1
-    return fd
+        pass
+    os.close(fd)
+    return -1
 
 
 def _roots() -> list[Path]:

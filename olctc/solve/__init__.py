@@ -37,6 +37,7 @@ import numpy as np
 from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
 from olctc.errors import OlctcError, param_error, shorten
 from olctc.io import check_path
+from olctc.scratch import scratch_folder, sweep
 from olctc.solve import cbc, highs, scip
 from olctc.solve.copt import copt_file
 from olctc.solve.cplex import cplex_file
@@ -171,8 +172,6 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
     quadratic = is_quadratic_file(path)
     if quadratic and solver not in QUADRATIC_SOLVERS:
         raise _refuse_quadratic(path.name, solver)
-    from olctc.scratch import sweep
-
     sweep()  # the leftovers of killed solves go whichever solver this one uses
     return FILE_BACKENDS[solver](path, opts, quadratic)
 
@@ -213,8 +212,6 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
             raise OlctcError(f"the MIP start has {arr.shape[0]} values but the model has {milp.n_cols} columns")
         # The file may hold extra columns (OBJCONST): pass the start by name.
         opts = replace(opts, start=dict(zip(names, arr.tolist())))
-    from olctc.scratch import scratch_folder, sweep
-
     if solver == "highs":
         sweep()  # HiGHS gets arrays, not a file: the leftovers of killed CBC or SCIP solves go all the same
         return highs.highs_milp(milp, opts)
