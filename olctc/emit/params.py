@@ -101,7 +101,8 @@ CBC_PARAMETERS: dict[str, str] = {"preprocess": "off", "increment": "1e-09"}
 #: make MARGOT's MIQP hugely symmetric: on `large`'s phishing (8,844 points, 5,123 distinct; seed 0, C = 0.5)
 #: one call ran 257 s of a fit limited to 60 s (SCIP 10.0.2; 30 s and 120 s limits alike), on 3,000 points of
 #: 20 distinct rows 70 s of 5 s. Without it those stop at 60 s and 5 s with the same tree; at 60 s on MARGOT of
-#: haberman, heart, wholesale, parkinsons and breast the bound is the same or better (docs/BENCHMARKS.md).
+#: haberman, heart, wholesale, parkinsons and breast the bound is within run-to-run noise of SCIP's default
+#: (benchmarks/scip_symmetry.py, docs/BENCHMARKS.md).
 #: ``propagating/symmetry/nautymaxlevel`` = 100 did as well on phishing, but SCIP 9 has no such parameter.
 #: ``presolve_rule_off`` bit 14 (``kPresolveRuleSparsify``): HiGHS 1.16's MIP presolve never returned from
 #: HPresolve::sparsify on the score-variable form of a6a, depth 2 (olctc fit's default; killed after 15
