@@ -191,7 +191,7 @@ def _note_ignored(header: list[str], checks: _CellChecks, named: tuple[str | Non
               help="sql: the table (or view) the query reads, such as sales.customers, quoted part by part "
                    "(default: olctc_input); a part holding a dot in double quotes: 'sales.\"q1.data\"'.")
 def export_cmd(tree: str, fmt: str | None, output: str | None, table: str | None) -> None:
-    """Export the tree in TREE (JSON) as code, ONNX, text, DOT or a picture.
+    """Export the tree in TREE (JSON) as code, ONNX, an SQL query, text, DOT or a picture.
 
     \b
     python: a module (standard library only) with predict(row), predict_proba(row),
@@ -200,6 +200,8 @@ def export_cmd(tree: str, fmt: str | None, output: str | None, table: str | None
       in the tree's feature_names order; with a text column: one (N, 1) input per
       column, named after it, double or string. Outputs 'label' (N) and
       'probabilities' (N, 2), in the order of the tree's classes.
+    sql: one query over --table that keeps its columns and adds olctc_node,
+      olctc_score, olctc_proba and olctc_label (NULL for a row it cannot score).
     """
     from olctc.export import BINARY, EXPORTERS, SUFFIXES, export_tree, render
     from olctc.io import check_not_input, check_not_stdout, is_stdout
@@ -432,7 +434,7 @@ def _one_against_rest(classes: Sequence) -> bool:
 @click.option("--id-column", default=None, help="Copy this column of DATA.csv into the output.")
 @click.option("--target", default=None, metavar="COLUMN",
               help="Score the predictions against the class labels in COLUMN: accuracy, balanced accuracy, "
-                   "and the probabilities' log loss and Brier score (on standard error when the predictions go "
+                   "each class's recall, and the probabilities' log loss and Brier score (on standard error when the predictions go "
                    "to standard output).")
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="CSV to write, such as NAME.csv (the suffix of another format, .json, .py ..., is refused); "
@@ -536,7 +538,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
 def explain_cmd(tree: str, data: str, row: int, top: int, as_json: bool) -> None:
     """Explain one prediction: the path, each node's confidence and its top feature contributions.
 
-    DATA.csv is read up to the row (all of it when the row is beyond its end, to say how many it has).
+    The --data CSV is read up to the row (all of it when the row is beyond its end, to say how many it has).
     """
     from olctc.data import RowChunk
     from olctc.data.csvfile import CsvStream  # TableStream naming faults of CSV syntax (read_csv's too)
