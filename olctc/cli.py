@@ -311,7 +311,7 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     m = comp.milp
     n = comp.dataset.n
     points = f"{n} points" if n == ds.n else f"{n} of {ds.n} points, {ds.n - n} of weight 0 left out"
-    click.echo(f"compiled {ds.name} ({points}, {ds.p} features) as {spec.describe()}, "
+    click.echo(f"compiled {ds.name} ({points}, {ds.p} features) as {spec.describe(ds.classes)}, "
                f"{form_name(spec.score_variables)}: {m.n_rows:,} rows, {m.n_cols:,} columns "
                f"({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros")
     echo_written(written)
@@ -435,6 +435,15 @@ def _exit_if_interrupted(raw_status: str) -> None:
         sys.exit(130)
 
 
+def _check_no_refine(preset: str) -> None:
+    """--no-refine is refused for a preset with nothing to refine, as compile refuses --tangents for them."""
+    from olctc.spec import PRESETS
+
+    if preset in PRESETS and PRESETS[preset].loss != "logistic":
+        raise OlctcError(f"--no-refine applies to the logistic presets (olct, olct-univariate), whose last layer "
+                         f"refinement refits; {preset} refines nothing: leave it out")
+
+
 @cli.command("decode")
 @click.argument("manifest", type=InputPath(dir_okay=False))
 @click.argument("solution", type=InputPath(dir_okay=False))
@@ -460,8 +469,11 @@ def decode_cmd(manifest, solution, output, refine, smooth_pure_nodes, fmt, data)
     try:  # decode also reads the model the manifest names (its hash) and the training CSV
         man = read_manifest(manifest, check_model=False)
         inputs += [("model", Path(manifest).parent / man["model"]["file"]), ("data", man["data"]["source"])]
+        preset = man["spec"]["preset"]
     except (OlctcError, KeyError, TypeError):
-        pass  # decode_file says what is wrong with the manifest
+        preset = None  # decode_file says what is wrong with the manifest
+    if not refine and isinstance(preset, str):
+        _check_no_refine(preset)
     check_not_input(output, *inputs)
     check_suffix(output, "decode", TREE_FILE, (".json",))
     tree, report = decode_file(manifest, solution, data=data, refine=refine, fmt=fmt,
@@ -539,9 +551,8 @@ def fit_cmd(data, target, dataset, positive_class, drop, weight_column, preset, 
     check_suffix(output, "fit", TREE_FILE, (".json",))  # before the fit, which may take minutes
     validate_limits(time_limit=time_limit, threads=threads, cli=True)
     spec = _spec(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables, min_leaf)
-    if not refine and spec.info.loss != "logistic":  # as compile refuses --tangents for them: nothing to turn off
-        raise OlctcError(f"--no-refine applies to the logistic presets (olct, olct-univariate), whose last layer "
-                         f"refinement refits; {preset} refines nothing: leave it out")
+    if not refine:
+        _check_no_refine(spec.preset)
     if start_tree is not None and cv is not None:
         # the start's splits have seen every fold's held-out points: the validation scores would be biased
         raise OlctcError("--start-tree does not apply with --cv: a tree fitted on these points would start the "

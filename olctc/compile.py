@@ -313,8 +313,9 @@ def _warn_offset_columns(dataset: Dataset, standardised: bool = False, zero: np.
         if standardised:
             warnings.warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} spans "
                           f"{lo[j]:.17g} to {hi[j]:.17g}: the tree and its exports score raw values, which keep "
-                          f"about {digits} significant digits of its spread, so the exports may disagree on points "
-                          "near a split; subtract its offset (such as its minimum) from the column", stacklevel=3)
+                          f"about {digits} significant digits of its spread, so the tree may route points near a split "
+                          "otherwise than the model fitted, and its exports otherwise than the tree; subtract its "
+                          "offset (such as its minimum) from the column", stacklevel=3)
         else:
             warnings.warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r}, not "
                           f"standardised, spans {lo[j]:.17g} to {hi[j]:.17g}: a split on it keeps about {digits} "

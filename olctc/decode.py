@@ -36,7 +36,8 @@ from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
 from olctc.milp import MILP
-from olctc.objective import ZERO_WEIGHT, class_mass, tree_objective, weighted_sum
+from olctc.objective import (ZERO_WEIGHT, BigMCharge, BigMLimit, big_m_charge, big_m_limits, class_mass,
+                             tree_objective, weighted_sum)
 from olctc.spec import TreeSpec
 
 OBJ_RTOL = 1e-5  # the objective of values printed with 13-17 digits agrees with the solver's to this
@@ -91,9 +92,11 @@ class DecodeReport:
     rounding_slack: float = 0.0  # how far that rounding can move the true objective from the solver's
     known_feasible: float | None = None  # objective of a tree known feasible (compile's warm start)
     notes: list[str] = field(default_factory=list)  # said after the solution's lines
+    tree_notes: list[str] = field(default_factory=list)  # those of them about the tree, which its file keeps
     empty_nodes: list[tuple[int, int]] = field(default_factory=list)  # settle_empty_nodes's (node, ancestor)
     pure_nodes: list[int] = field(default_factory=list)  # settle_pure_nodes's, when finish was asked to
     tolerance_slack: float = 0.0  # how far the solvers' 1e-9 tolerances can move an objective (C x n x 1e-9)
+    big_m_extra: float = 0.0  # what the model's big-M loss rows charge beyond the true objective (big_m_charge)
 
     def _allowed(self, ref: float) -> float:
         return TRUE_OBJ_RTOL * max(1.0, abs(ref)) + self.rounding_slack + self.tolerance_slack
@@ -114,21 +117,28 @@ class DecodeReport:
         return self.solver_objective is not None and abs(self.solver_objective - self.values_objective) > allowed
 
     @property
+    def model_objective(self) -> float:
+        """The model's smallest objective at the solver's (w, b) and routing: the true objective plus what its
+        big-M loss rows charge at nodes a point does not pass (``olctc.objective.big_m_charge``)."""
+        return self.true_objective + self.big_m_extra
+
+    @property
     def loss_slack(self) -> bool:
-        """The tree's true objective is below the solution's: its loss variables sat above their minimum
-        (an unfinished solution: a heuristic's, or one cut off by a limit)."""
+        """The model's objective at the solution's (w, b) is below the solution's: its loss variables sat above
+        their minimum (an unfinished solution: a heuristic's, or one cut off by a limit)."""
         return (not self.tolerance_exploited
-                and self.values_objective - self.true_objective > self._allowed(self.values_objective))
+                and self.values_objective - self.model_objective > self._allowed(self.values_objective))
 
     @property
     def optimum_contradicted(self) -> bool:
-        """The solver calls its solution optimal, yet the tree's true objective is below its objective by more than
-        a MIP gap allows (``OPTIMUM_RTOL``): its loss columns sat above the losses its (w, b) give, which no optimum
-        of this model does. The tree is this model's (its values satisfy the rows), not a proven optimum."""
+        """The solver calls its solution optimal, yet the model's objective at its (w, b) is below its objective by
+        more than a MIP gap allows (``OPTIMUM_RTOL``): its loss columns sat above the losses its (w, b) give, which
+        no optimum of this model does. The tree is this model's (its values satisfy the rows), not a proven
+        optimum. (A true objective lower by what big-M rows charge is no contradiction: ``model_objective``.)"""
         if self.status != "optimal" or self.tolerance_exploited:
             return False
         ref = self.reported_objective
-        return ref - self.true_objective > OPTIMUM_RTOL * max(1.0, abs(ref)) + self._allowed(ref)
+        return ref - self.model_objective > OPTIMUM_RTOL * max(1.0, abs(ref)) + self._allowed(ref)
 
     @property
     def false_optimum(self) -> bool:
@@ -174,8 +184,8 @@ class DecodeReport:
             out.append("routing: the tree routes every training point as z says")
         if self.optimum_contradicted:
             ref = self.reported_objective
-            out.append(f"WARNING: the solver calls its solution optimal, but the tree's true objective is "
-                       f"{(ref - self.true_objective) / abs(ref):.2%} lower, beyond a MIP gap of {OPTIMUM_RTOL:g}: "
+            out.append(f"WARNING: the solver calls its solution optimal, but its (w, b) give this model an objective "
+                       f"{(ref - self.model_objective) / abs(ref):.2%} lower, beyond a MIP gap of {OPTIMUM_RTOL:g}: "
                        "its loss columns sat above the losses its (w, b) give, which no optimum of this model "
                        "does. Either the solver proved a false optimum (CBC does on these models) or the solution "
                        "is another model's optimum (other data, C, alpha or tangents?): check which model was "
@@ -352,10 +362,10 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
             raise OlctcError(f"{where}: the solver's objective {solver_obj:.10g} is not this model's objective of "
                              f"its values ({values_obj:.10g}): {solver} does not solve quadratic objectives "
                              "exactly (docs/FORMATS.md; solve this model with SCIP, Gurobi or CPLEX), unless "
-                             "the solution belongs to another model (other data, depth or C?)")
+                             "the solution belongs to another model (other data, depth, C or weights?)")
         raise OlctcError(f"{where}: the solver's objective {solver_obj:.10g} is not this model's objective "
                          f"of its values ({values_obj:.10g}): the solution belongs to another model "
-                         "(other data, depth, C or tangents?)")
+                         "(other data, depth, C, tangents or weights?)")
     topo = Topology(spec.depth)
     W = milp.values(x, "w").copy()
     b = milp.values(x, "b").copy()
@@ -384,6 +394,9 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
                           # each column may sit TIGHT_TOL past a bound or row (a loss column at -1e-9): at
                           # C = 1000 that moved the objective by 2.6e-6 (relative 3e-6), a false "exploited"
                           tolerance_slack=TIGHT_TOL * float(np.abs(milp.c).sum()))
+    charge = big_m_charge(W, b, X, y, spec, threshold=half, sample_weight=sample_weight)
+    report.big_m_extra = charge.extra
+    report.tree_notes += big_m_notes(charge, big_m_limits(W, b, X, spec), spec)
     if getattr(solution, "omits_zeros", False) and report.tolerance_exploited \
             and viol["rows"] > 100 * TIGHT_TOL * max(1.0, spec.big_m) + row_slack:
         # a line lost from the file (a column of CBC's omitted as 0) breaks rows as a tolerance leak would
@@ -394,7 +407,8 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
 
         why = leaf_sizes_error(np.bincount(tree_node - topo.last[0], minlength=topo.last.size), topo, spec.min_leaf)
         if why is not None:  # z obeys the rule; a tree routing against z may not
-            report.notes.append(f"min_leaf: by its real routing, {why}")
+            report.tree_notes.append(f"min_leaf: by its real routing, {why}")
+    report.notes += report.tree_notes
     # Fold the split point epsilon/2 into b so that "left iff score <= 0" reproduces the MILP routing.
     b[topo.inner] -= half
     if spec.info.loss == "misclassification":
@@ -405,6 +419,25 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
         report.notes.append("no training point reaches node(s) " + ", ".join(str(s) for s, _ in report.empty_nodes)
                             + ": each predicts the class balance of its nearest ancestor's points")
     return Decoded(W, b, spec, milp, X, y, report, sample_weight)
+
+
+def big_m_notes(charge: BigMCharge, limit: BigMLimit, spec: TreeSpec) -> list[str]:
+    """What a too small big-M does to a tree, if anything: the loss its rows charge at nodes a point does not
+    pass (a margin below -M there), which makes the model's objective exceed the true one, and scores at the
+    limits of the routing rows, which may hold the tree back."""
+    out = []
+    if charge.points:
+        out.append(f"big-M: the model charges this tree {charge.extra:.6g} more than its true objective: "
+                   f"{charge.points} point(s) have a margin y * score below about -M (M = {spec.big_m:g}) at a node "
+                   f"they do not pass (point {charge.point}: score {charge.score:.6g} at node {charge.node}), where "
+                   f"a loss row is relaxed by M only. The solution is this model's; with --big-m above "
+                   f"{charge.big_m_needed:.4g} (or features without extreme values) the model would not charge them")
+    if limit.points:
+        out.append(f"big-M: {limit.points} point(s) score at a limit of the routing rows, which hold every score at "
+                   f"a split within [epsilon - M, M] (M = {spec.big_m:g}; point {limit.point}: score "
+                   f"{limit.score:.8g} at node {limit.node}): the limit may hold the tree back, and a larger "
+                   "--big-m (or features without extreme values) may give a better one")
+    return out
 
 
 def rebuild(man: dict[str, Any], data_path: str | Path | None = None, where: str | Path = "manifest",
@@ -638,15 +671,34 @@ def _smoothed_log_odds(wt: np.ndarray, pos: np.ndarray) -> float:
     return 0.0 if abs(m_pos - m_neg) <= 1e-12 * (m_pos + m_neg) else math.log(m_pos / m_neg)
 
 
+def weights_record(man: dict[str, Any], classes: Any) -> dict[str, Any]:
+    """What a tree records of a weighted model's weights, from its manifest: the point weights' column and sum,
+    and each class's weight by label (the manifest holds them as the pair (negative, positive))."""
+    from olctc.data.labels import json_label
+
+    data = man["data"]
+    out: dict[str, Any] = {k: data[k] for k in ("weight_column", "weight_sum") if data.get(k) is not None}
+    if data.get("class_weights") is not None:
+        out["class_weights"] = {str(json_label(c)): w for c, w in zip(classes, data["class_weights"])}
+    return out
+
+
 def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool, smooth_pure_nodes: bool = False):
     """Refine (logistic presets), smooth the pure last-layer nodes when asked (``settle_pure_nodes``) and
     build the Tree with its meta record (with the empty last-layer nodes ``decode_arrays`` settled)."""
-    # an optimum its own values contradict is no proven optimum (DecodeReport.optimum_contradicted)
-    status = "feasible" if dec.report.optimum_contradicted else dec.report.status
-    meta: dict[str, Any] = {"spec": dec.spec.to_json(), "solver": dec.report.solver, "status": status,
-                            "solver_objective": dec.report.solver_objective,
-                            "true_objective": dec.report.true_objective, "bound": dec.report.bound,
+    # An optimum its own values contradict is no proven optimum (DecodeReport.optimum_contradicted), nor is one
+    # whose solver bent its tolerances (decode exits 3, yet writes the tree): the file alone must not say optimal.
+    said = dec.report
+    status = "feasible" if said.optimum_contradicted or said.tolerance_exploited else said.status
+    meta: dict[str, Any] = {"spec": dec.spec.to_json(), "solver": said.solver, "status": status,
+                            "solver_objective": said.solver_objective,
+                            "true_objective": said.true_objective, "bound": said.bound,
                             "data": {k: man["data"][k] for k in ("name", "sha256", "n", "p")}}
+    meta["data"].update(weights_record(man, ds.classes))
+    if said.tolerance_exploited:
+        meta["tolerance_exploited"] = True
+    if said.tree_notes:  # a min-leaf rule the real routing breaks, big-M charges
+        meta["notes"] = list(said.tree_notes)
     if dec.report.empty_nodes:
         meta["empty_nodes"] = [{"node": s, "as": t} for s, t in dec.report.empty_nodes]
     if refine and dec.spec.info.loss == "logistic":

@@ -14,7 +14,7 @@ import numpy as np
 
 from olctc._sklearn import sklearn_module
 from olctc.compile import compile_problem
-from olctc.data import Dataset, check_dataset, json_label
+from olctc.data import Dataset, check_dataset
 from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
 from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error
 from olctc.io import interrupt_handled, is_console
@@ -318,7 +318,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         status, gap = "feasible", relative_gap(warm_true, res.bound)
         tree.meta.update(solver=solver, status=status, solver_objective=None, bound=res.bound,
                          solution_from="warm start")
-    elif report.optimum_contradicted:  # finish recorded it feasible: a false proof (CBC 2.10's, loss left high)
+    elif report.optimum_contradicted or report.tolerance_exploited:
+        # finish recorded it feasible: a false proof (CBC 2.10's, loss left high), or tolerances bent
         status = "feasible"
     t_total = time.perf_counter() - t0
     summary: dict[str, Any] = {
@@ -356,10 +357,10 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
 def _class_weights(manifest: dict[str, Any], classes) -> dict[str, Any]:
     """{"class_weights": {label: weight}} of a weighted fit: the pair compile worked out and recorded
     ("balanced" on the training points compiled)."""
-    cw = manifest["data"].get("class_weights")
-    if cw is None:
-        return {}
-    return {"class_weights": {str(json_label(c)): w for c, w in zip(classes, cw)}}
+    from olctc.decode import weights_record
+
+    cw = weights_record(manifest, classes).get("class_weights")
+    return {} if cw is None else {"class_weights": cw}
 
 
 def _sample_weights(tr) -> dict[str, Any]:

@@ -15,6 +15,9 @@ from olctc.formulation.topology import Topology
 from olctc.spec import TreeSpec
 
 ZERO_WEIGHT = 1e-9  # |w| at or below this counts as zero for L0 terms
+#: A score within this fraction of M of a big-M row's limit meets it (the solvers' tolerances are 1e-9), and
+#: no more: a row met within rounding charges nothing (2e-15 above M, measured).
+AT_LIMIT_RTOL = 1e-6
 
 
 @dataclass(frozen=True)
@@ -101,3 +104,91 @@ def tree_objective(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, s
     elif spec.info.l0 == "penalty":
         l0 = spec.alpha * float(nnz.sum())
     return ObjectiveParts(per_layer, weighted, reg, l0)
+
+
+@dataclass(frozen=True)
+class BigMCharge:
+    """What the model's big-M loss rows charge a tree beyond ``tree_objective`` (``big_m_charge``)."""
+
+    extra: float  # objective added (C- and point-weighted), 0 when no row binds
+    points: int  # points charged
+    point: int = -1  # the point of the largest charge, its node and its score there (-1: none)
+    node: int = -1
+    score: float = 0.0
+    big_m_needed: float = 0.0  # the smallest M at which no row would charge
+
+
+def big_m_charge(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: TreeSpec,
+                 threshold: float = 0.0, sample_weight: np.ndarray | None = None) -> BigMCharge:
+    """The loss the MILP's rows charge at nodes a point does not pass, beyond ``tree_objective(loss="model")``.
+
+    A loss row of a node t the point does not pass reads ``xi >= c - g y score - M``: relaxed by M only. A
+    margin below about -M there (a last-layer node's score, which no routing row bounds) makes the row bind,
+    and the smallest xi the model allows is above the point's loss at the node it reaches. The MILP's
+    objective at (W, b) and this routing is then ``tree_objective`` plus ``extra``: the model charges a loss
+    the tree does not have (big-M too small for these scores). OCT-H's rows there restrict (W, b) instead
+    of charging: 0 for it.
+    """
+    if spec.info.loss == "misclassification":
+        return BigMCharge(0.0, 0)
+    topo = Topology(spec.depth)
+    y = np.asarray(y, dtype=float)
+    S = node_scores(W, b, X)
+    on_path = topo.path_mask(topo.route(S, threshold))
+    weights = spec.point_weights(y, sample_weight)
+    extra, needed, charged = 0.0, 0.0, np.zeros(X.shape[0], dtype=bool)
+    worst = (0.0, -1, -1)
+    for h in loss_layers(spec):
+        nodes = topo.layer_nodes(int(h))
+        U = y[:, None] * S[:, nodes]
+        pieces = point_losses(U.ravel(), spec, "model").reshape(U.shape)
+        on = on_path[:, nodes]
+        own = pieces[on]  # one node per layer on each path, in point order
+        off = np.max(np.where(on, -np.inf, pieces), axis=1) - own  # the M each point needs at this layer
+        diff = np.maximum(off - spec.big_m, 0.0)
+        beyond = diff > AT_LIMIT_RTOL * spec.big_m  # not a row met within rounding (2e-15 above M)
+        if not beyond.any():
+            continue
+        needed = max(needed, float(off.max()))
+        charged |= beyond
+        w = diff if weights is None else diff * weights
+        extra += float(spec.C[h - 1]) * float(w.sum())
+        i = int(np.argmax(w))
+        if spec.C[h - 1] * w[i] > worst[0]:
+            k = int(np.argmax(np.where(on[i], -np.inf, pieces[i])))
+            worst = (float(spec.C[h - 1] * w[i]), i, int(nodes[k]))
+    if not charged.any():
+        return BigMCharge(0.0, 0)
+    _, i, t = worst
+    return BigMCharge(extra, int(charged.sum()), i, t, float(S[i, t]), needed)
+
+
+@dataclass(frozen=True)
+class BigMLimit:
+    """Points whose score at a routing node meets its rows' limits [epsilon - M, M] (``big_m_limits``)."""
+
+    points: int
+    point: int = -1  # the first such point, its node and its score there
+    node: int = -1
+    score: float = 0.0
+
+
+def big_m_limits(W: np.ndarray, b: np.ndarray, X: np.ndarray, spec: TreeSpec) -> BigMLimit:
+    """Points whose score at a routing node of nonzero weights lies at a limit of the model's routing rows.
+
+    Those rows hold every point's score at every routing node (passed or not) within [epsilon - M, M]. A
+    tree that meets the limit where the split has weights may be held back by it: a larger M could give a
+    better tree. A node of zero weights scores every point alike, and its b at a limit is only a vertex
+    the solver chose.
+    """
+    topo = Topology(spec.depth)
+    inner = topo.inner[np.any(W[topo.inner] != 0, axis=1)] if topo.inner.size else topo.inner
+    if inner.size == 0:
+        return BigMLimit(0)
+    S = node_scores(W[inner], b[inner], X)
+    tol = AT_LIMIT_RTOL * spec.big_m
+    at = (S >= spec.big_m - tol) | (S <= spec.epsilon - spec.big_m + tol)
+    if not at.any():
+        return BigMLimit(0)
+    i, k = np.argwhere(at)[0]
+    return BigMLimit(int(at.any(axis=1).sum()), int(i), int(inner[k]), float(S[i, k]))

@@ -148,15 +148,21 @@ class TreeSpec:
     def effective_budget(self) -> int | None:
         return self.budget if self.budget is not None else self.info.default_budget
 
-    def describe(self) -> str:
-        """'margot-sfs depth 2 (C 1,1, budget 1, alpha 1)': the preset with the knobs its model uses."""
+    def describe(self, classes: Sequence[Any] | None = None) -> str:
+        """'margot-sfs depth 2 (C 1,1, budget 1, alpha 1)': the preset with the knobs its model uses; with the
+        (negative, positive) ``classes``, class weights as label=weight."""
         knobs = ["C " + ",".join(f"{c:g}" for c in self.C)]
         knobs += [f"budget {self.effective_budget}"] if self.info.uses_budget else []
         knobs += [f"alpha {self.alpha:g}"] if self.info.uses_alpha else []
         knobs += [f"tangents {self.tangent_set}"] if self.info.uses_tangents else []
         if self.class_weight is not None:
             cw = self.class_weight
-            knobs.append(f"class weight {cw}" if isinstance(cw, str) else f"class weights {cw[0]:g},{cw[1]:g}")
+            if isinstance(cw, str):
+                knobs.append(f"class weight {cw}")
+            elif classes is not None:
+                knobs.append("class weights " + ", ".join(f"{c}={w:g}" for c, w in zip(classes, cw)))
+            else:
+                knobs.append(f"class weights {cw[0]:g},{cw[1]:g}")
         if self.min_leaf:
             knobs.append(f"min leaf {self.min_leaf}")
         return f"{self.preset} depth {self.depth} ({', '.join(knobs)})"

@@ -172,7 +172,8 @@ def _admit_node(w: np.ndarray, b: float, X: np.ndarray, reach: np.ndarray, spec:
     f = min(factors)
     if f < 1.0:
         w, b = w * f, b * f
-        log.notes.append(f"node {t}: (w, b) scaled by {f:.6g} so that " + " and ".join(reasons))
+        shown = f"{f:.6g}" if f < 0.9999 else f"{f:.12g}"  # a factor 1 - 5e-8 read "scaled by 1"
+        log.notes.append(f"node {t}: (w, b) scaled by {shown} so that " + " and ".join(reasons))
     if info.l0 is not None:
         # delta = 1 iff w != 0 in the MILP, |w| > ZERO_WEIGHT in tree_objective: make them agree
         # (after scaling, which can make a weight tiny).

@@ -246,6 +246,21 @@ def test_compile_solve_decode_balanced(tmp_path, capsys):
                                   "-o", str(tmp_path / "t.json")], capsys)
     assert code == 0, err  # exit 3 if the rebuilt model's objective were not the solver's
     assert "routing: the tree routes every training point as z says" in stdout
+    from olctc.export.json import load as load_tree
+
+    # the decoded tree says what it was weighted with, by label, as a fit's does (it said nothing)
+    weights = man["data"]["class_weights"]
+    assert load_tree(tmp_path / "t.json").meta["data"]["class_weights"] == {"1": weights[0], "2": weights[1]}
+
+
+def test_compile_names_the_class_weights_by_label(tmp_path, capsys):
+    """Weights by label as the pair (negative, positive), printed as that pair ('class weights 1,3') read as labels
+    1 and 3; with --positive-class 1 the negative class is 2."""
+    code, stdout, err = cli_main(["compile", "--dataset", "haberman", "--depth", "1", "--class-weight", "1=3",
+                                  "--positive-class", "1", "--no-start", "--no-params", "-o", tmp_path / "m.mps"],
+                                 capsys)
+    assert code == 0, err
+    assert "(C 1, tangents V0, class weights 2=1, 1=3)" in stdout, stdout
 
 
 def test_fit_by_label_weighs_the_minority(tmp_path, capsys):

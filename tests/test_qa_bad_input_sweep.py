@@ -82,6 +82,16 @@ def test_options_that_do_nothing_are_refused(tmp_path, capsys):
                                "margot", "--no-refine", "-o", tmp_path / "t.json"], capsys)
     _one_line_error(code, err, "--no-refine applies to the logistic presets (olct, olct-univariate), whose last "
                                "layer refinement refits; margot refines nothing: leave it out")
+    # decode too (it said nothing and wrote the tree): the preset is the manifest's
+    code, out, err = cli_main(["compile", "--dataset", "haberman", "--depth", "1", "--preset", "margot-sfs",
+                               "-o", tmp_path / "q.mps"], capsys)
+    assert code == 0, err
+    code, out, err = cli_main(["decode", tmp_path / "q.olctc.json", tmp_path / "q.mps", "--no-refine",
+                               "-o", tmp_path / "q.json"], capsys)
+    _one_line_error(code, err, "--no-refine applies to the logistic presets (olct, olct-univariate), whose last "
+                               "layer refinement refits; margot-sfs refines nothing: leave it out")
+    for f in tmp_path.glob("q.*"):
+        f.unlink()
     for cmd in (["compile", "--no-start", "--no-params", "-o", tmp_path / "m.mps"], ["fit", "-o", tmp_path / "t.json"]):
         code, out, err = cli_main([cmd[0], "--dataset", "haberman", "--depth", "1", "--drop", "age", "--drop",
                                    "nodes", "--drop", "age", *cmd[1:]], capsys)

@@ -359,8 +359,9 @@ def test_an_unstandardised_column_far_from_zero_for_its_spread_is_warned_of():
         compile_problem(ds, spec, standardise=False)
     with pytest.warns(UserWarning, match=r"^offset: feature 'x0' spans 100000000000000 to 100000000000002: the tree "
                                          r"and its exports score raw values, which keep about 2 significant digits "
-                                         r"of its spread, so the exports may disagree on points near a split; "
-                                         r"subtract its offset \(such as its minimum\) from the column$") as got:
+                                         r"of its spread, so the tree may route points near a split otherwise than "
+                                         r"the model fitted, and its exports otherwise than the tree; subtract its "
+                                         r"offset \(such as its minimum\) from the column$") as got:
         compile_problem(ds, spec)
     assert len(got) == 1
     with warnings.catch_warnings():

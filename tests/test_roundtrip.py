@@ -197,7 +197,7 @@ def highs_solution(compiled, tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("change,message", [
     (["--depth", "3", "--C", "1,10,10"], "the solution belongs to another model"),
-    (["--C", "5,10"], "the solution belongs to another model (other data, depth, C or tangents?)"),
+    (["--C", "5,10"], "the solution belongs to another model (other data, depth, C, tangents or weights?)"),
     (["--tangents", "V1"], "of this model by 0.206: the solution belongs to another model"),
 ])
 def test_solution_of_another_model_is_refused(small_csv, highs_solution, tmp_path, change, message):

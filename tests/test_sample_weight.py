@@ -224,6 +224,10 @@ def test_weight_column_compile_solve_decode_equals_repeated_rows(tmp_path, capsy
     assert man["data"]["weight_column"] == "wt" and man["feature_names"] == man_r["feature_names"]
     assert man["scaler"]["mean"] == pytest.approx(man_r["scaler"]["mean"], rel=1e-12)
     assert man["scaler"]["scale"] == pytest.approx(man_r["scaler"]["scale"], rel=1e-10)
+    # the decoded tree says it was weighted, as a fit's does (its data record held name, sha256, n and p only)
+    data = json.loads((tmp_path / "w.json").read_text())["meta"]["data"]
+    assert (data["weight_column"], data["weight_sum"]) == ("wt", pytest.approx(float(w.sum())))
+    assert "weight_column" not in json.loads((tmp_path / "r.json").read_text())["meta"]["data"]
 
 
 def test_decode_refuses_changed_weights(tmp_path, capsys):
@@ -275,7 +279,7 @@ def test_weight_column_of_a_vendored_set(tmp_path, capsys):
     ("abc", r"column 'wt' line 3: expected a number, got 'abc'"),
     ("nan", r"column 'wt' line 3: expected a finite number, got 'nan'"),
     ("inf", r"column 'wt' line 3: expected a finite number, got 'inf'"),
-    ("", r"column 'wt' line 3: expected a number, got ''"),
+    ("", r"column 'wt' line 3: expected a number, got an empty cell; olctc does not impute"),
 ])
 def test_bad_weight_cells(tmp_path, capsys, cell, expected):
     rows = ["a,wt,label", "1,1,x", f"2,{cell},y", "3,1,x", "4,1,y"]

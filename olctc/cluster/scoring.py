@@ -161,6 +161,7 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             str(getattr(report, "raw_status", "")))
         r.status = solve_log_status(sol.parent / "solve.log", fmt) if fmt else getattr(report, "status", None)
         if not report.ok:
+            r.status = "feasible"  # as decode records it: tolerances bent, no proven optimum
             r.warnings.append("the solver's objective differs from the tree's (tolerances)")
         if getattr(report, "optimum_contradicted", False):
             r.status = "feasible"  # as decode records it: no proven optimum

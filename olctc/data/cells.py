@@ -55,6 +55,9 @@ def _not_a_number(source: str, name: str, at: str, cell: str) -> OlctcError:
     if _DECIMAL_COMMA.fullmatch(cell.strip()):
         return OlctcError(f"{source}: column {name!r} {at}: expected a number, got {_cell(cell)}, a number "
                           "with a comma; olctc reads numbers as 1234.5 (no decimal comma, no digit grouping)")
+    if not cell.strip():  # a weight column's (feature columns' empty cells get _empty_cells' one error)
+        return OlctcError(f"{source}: column {name!r} {at}: expected a number, got an empty cell; olctc does not "
+                          "impute: fill or drop missing values")
     if _looks_missing(cell):  # "NA", "?": a spreadsheet's or R's missing value, which olctc does not read as one
         return OlctcError(f"{source}: column {name!r} {at}: expected a number, got {_cell(cell)}, a missing-value "
                           "marker; olctc does not impute: fill or drop missing values")
