@@ -389,12 +389,17 @@ def test_collect_does_not_call_gurobi_solutions_unproven(solved_grid, tmp_path):
     res = cli_here("collect", str(g))
     assert res.returncode == 0, res.stderr
     assert "not proven optimal" not in res.stdout
-    assert ("note: 8 of the scored tasks come from Gurobi, COPT or Xpress solution files, which do not say whether "
-            "the solution is optimal, and their solve.log holds no olctc or Gurobi log that does (tasks 0000, 0001, "
-            "0002, 0003, 0004, 0005, 0006, 0007); a fit stopped at its time limit scores the best tree found") \
-        in res.stdout
+    assert ("note: 4 of the scored tasks come from Gurobi, COPT or Xpress solution files, which do not say whether "
+            "the solution is optimal, and their solve.log holds no olctc or Gurobi log that does (tasks 0002, 0003, "
+            "0006, 0007); a fit stopped at its time limit scores the best tree found") in res.stdout
     tasks = json.loads((g / "cv_results.json").read_text())["tasks"]
-    assert {t["status"] for t in tasks} == {"unknown"} and all(t["score"] is not None for t in tasks)
+    # CBC bent its tolerances on the C1 = 0.01 tasks (CBC does, docs/BENCHMARKS.md): feasible, and said once each
+    bent = {t["task"] for t in tasks if f"task {t['task']:04d}: warning: the solver's objective differs from the " \
+            "tree's (tolerances)" in res.stdout}
+    assert bent == {0, 1, 4, 5}, res.stdout
+    assert {t["task"]: t["status"] for t in tasks} == {t["task"]: "feasible" if t["task"] in bent else "unknown"
+                                                      for t in tasks}
+    assert all(t["score"] is not None for t in tasks)
 
 
 def test_collect_names_a_second_solution_in_a_task_folder(solved_grid, tmp_path):

@@ -42,6 +42,7 @@ class TaskResult:
     unusable: Path | None = None  # a solution file that exists but does not decode: resubmitting skips it
     unscorable: bool = False  # decoded, but the scoring is undefined on its fold: solving again changes nothing
     foreign: bool = False  # its model was compiled for another grid (other C, rows, data or model)
+    bent: bool = False  # its solver bent its tolerances (a warning says so; status feasible)
 
 
 @dataclass
@@ -161,7 +162,7 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             str(getattr(report, "raw_status", "")))
         r.status = solve_log_status(sol.parent / "solve.log", fmt) if fmt else getattr(report, "status", None)
         if not report.ok:
-            r.status = "feasible"  # as decode records it: tolerances bent, no proven optimum
+            r.status, r.bent = "feasible", True  # as decode records it: tolerances bent, no proven optimum
             r.warnings.append("the solver's objective differs from the tree's (tolerances)")
         if getattr(report, "optimum_contradicted", False):
             r.status = "feasible"  # as decode records it: no proven optimum
@@ -319,7 +320,9 @@ def table_lines(col: Collected) -> list[str]:
     for r in col.results:
         for w in r.warnings:
             lines.append(f"  task {r.task:04d}: warning: {w}")
-    unproven = [r for r in col.results if r.score is not None and r.status not in (None, "optimal", "unknown")]
+    # a task whose solver bent its tolerances has its own warning above: its reason is no time limit
+    unproven = [r for r in col.results if r.score is not None and r.status not in (None, "optimal", "unknown")
+                and not r.bent]
     if unproven:
         # A fold fit stopped at its time limit scores some feasible tree, not the optimal one: the table
         # would otherwise compare C values on unequal terms without a word ("8 of 8 scored").
