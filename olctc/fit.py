@@ -371,6 +371,15 @@ def _sample_weights(tr) -> dict[str, Any]:
                                "zero": int((tr.weight == 0).sum())}}
 
 
+def _counts_text(counts: list[int], shown: int = 31) -> str:
+    """The list as printed, up to a depth-5 tree's 31 nodes; a deeper tree's first ones and a summary (depth
+    12's 4,095 counts filled the terminal)."""
+    if len(counts) <= shown:
+        return str(counts)
+    return (f"[{', '.join(str(c) for c in counts[:shown])}, ...] ({len(counts):,} nodes: {sum(counts):,} in all, at "
+            f"most {max(counts)}; the tree file has them all)")
+
+
 def _weights_text(sw: dict[str, Any]) -> str:
     where = f"from column {sw['column']!r}" if sw.get("column") else "given"
     zero = f"; {sw['zero']} of weight 0 left out" if sw.get("zero") else ""
@@ -465,7 +474,7 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
         lines.append(f"balanced accuracy, points weighted: train {f(s['train_balanced_accuracy_weighted'], '.4f')}"
                      + (f", test {f(s['test_balanced_accuracy_weighted'], '.4f')}"
                         if "test_balanced_accuracy_weighted" in s else ""))
-    lines.append(f"nonzero weights per node: {s['nonzero_weights_per_node']}")
+    lines.append(f"nonzero weights per node: {_counts_text(s['nonzero_weights_per_node'])}")
     if "top_features" in s:
         top = shares_text(s["top_features"])
         lines.append(f"features used: {s['features_used']} of {s['n_features']}"

@@ -299,3 +299,18 @@ def test_fit_says_why_the_milp_tree_can_be_worse_than_the_warm_start_by_the_exac
     assert any(line.startswith("note: the MILP minimises the loss through its tangent lines (V0)") for line in lines)
     better = dict(s, exact_objective_before_refine=s["exact_objective_warm_start"] * 0.99)
     assert not any(line.startswith("note: the MILP") for line in summary_lines(better))
+
+
+def test_a_deep_fits_summary_shows_the_first_nodes_weights_and_a_count():
+    """A depth-12 fit printed 4,095 counts on one line; the summary shows 31 and says how many there are."""
+    from olctc.fit import fit, summary_lines
+
+    s = fit(load("heart").subset(np.arange(40)), make_spec("olct", 6), time_limit=4, verbose=False).summary
+    counts = s["nonzero_weights_per_node"]
+    assert len(counts) == 63  # the tree file keeps every count
+    line = next(ln for ln in summary_lines(s) if ln.startswith("nonzero weights per node: "))
+    shown = ", ".join(str(c) for c in counts[:31])
+    assert line == (f"nonzero weights per node: [{shown}, ...] (63 nodes: {sum(counts)} in all, at most "
+                    f"{max(counts)}; the tree file has them all)")
+    shallow = dict(s, nonzero_weights_per_node=counts[:31])
+    assert f"nonzero weights per node: [{shown}]" in summary_lines(shallow)
