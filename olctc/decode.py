@@ -422,21 +422,26 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
 
 
 def big_m_notes(charge: BigMCharge, limit: BigMLimit, spec: TreeSpec) -> list[str]:
-    """What a too small big-M does to a tree, if anything: the loss its rows charge at nodes a point does not
-    pass (a margin below -M there), which makes the model's objective exceed the true one, and scores at the
-    limits of the routing rows, which may hold the tree back."""
+    """What a too small big-M does to the solver's tree (before refinement), if anything: the loss its rows
+    charge at nodes a point does not pass (a margin below -M there), which makes the model's objective exceed
+    the true one, and scores or weights at the limits big-M sets, which may hold the tree back."""
     out = []
     if charge.points:
-        out.append(f"big-M: the model charges this tree {charge.extra:.6g} more than its true objective: "
+        out.append(f"big-M: the model charges the solver's tree {charge.extra:.6g} more than its true objective: "
                    f"{charge.points} point(s) have a margin y * score below about -M (M = {spec.big_m:g}) at a node "
                    f"they do not pass (point {charge.point}: score {charge.score:.6g} at node {charge.node}), where "
                    f"a loss row is relaxed by M only. The solution is this model's; with --big-m above "
                    f"{charge.big_m_needed:.4g} (or features without extreme values) the model would not charge them")
     if limit.points:
-        out.append(f"big-M: {limit.points} point(s) score at a limit of the routing rows, which hold every score at "
-                   f"a split within [epsilon - M, M] (M = {spec.big_m:g}; point {limit.point}: score "
-                   f"{limit.score:.8g} at node {limit.node}): the limit may hold the tree back, and a larger "
+        out.append(f"big-M: in the solver's tree {limit.points} point(s) score at a limit of the routing rows, which "
+                   f"hold every score at a split within [epsilon - M, M] (M = {spec.big_m:g}; point {limit.point}: "
+                   f"score {limit.score:.8g} at node {limit.node}): the limit may hold the tree back, and a larger "
                    "--big-m (or features without extreme values) may give a better one")
+    if limit.weights:
+        out.append(f"big-M: in the solver's tree {limit.weights} weight(s) sit at +-M, the bound of the L0 rows "
+                   f"-M delta <= w <= M delta (M = {spec.big_m:g}; node {limit.weight_node}, feature "
+                   f"{limit.weight_feature}): the bound may hold the tree back, and a larger --big-m may give a "
+                   "better one")
     return out
 
 

@@ -316,9 +316,11 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                             smooth_pure_nodes=bool(self.smooth_pure_nodes))
         self.tree_ = res.tree
         self.summary_ = res.summary
-        if "class_weights" in res.summary:  # keyed by the fit's 0/1 codes: the user's labels instead
-            self.summary_["class_weights"] = {str(_py_label(labels[int(k)])): w
-                                              for k, w in res.summary["class_weights"].items()}
+        # keyed by the fit's 0/1 codes: the user's labels instead, in the summary and the tree's records of them
+        for record in (self.summary_, self.tree_.meta.get("fit"), self.tree_.meta.get("data")):
+            if isinstance(record, dict) and "class_weights" in record:
+                record["class_weights"] = {str(_py_label(labels[int(k)])): w
+                                           for k, w in record["class_weights"].items()}
         self.mip_gap_ = res.summary.get("gap")
         self.objective_ = (res.tree.meta.get("exact_objective") if res.tree.meta.get("exact_objective") is not None
                            else res.summary.get("objective_milp_true"))

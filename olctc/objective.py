@@ -165,30 +165,40 @@ def big_m_charge(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spe
 
 @dataclass(frozen=True)
 class BigMLimit:
-    """Points whose score at a routing node meets its rows' limits [epsilon - M, M] (``big_m_limits``)."""
+    """Where a tree meets a limit big-M sets (``big_m_limits``): points whose score at a routing node lies at
+    its rows' limits [epsilon - M, M], and weights at the L0 presets' bound |w_jt| <= M."""
 
     points: int
     point: int = -1  # the first such point, its node and its score there
     node: int = -1
     score: float = 0.0
+    weights: int = 0  # weights at +-M (L0 presets)
+    weight_node: int = -1  # the first of them: its node and feature
+    weight_feature: int = -1
 
 
 def big_m_limits(W: np.ndarray, b: np.ndarray, X: np.ndarray, spec: TreeSpec) -> BigMLimit:
-    """Points whose score at a routing node of nonzero weights lies at a limit of the model's routing rows.
+    """Where the tree meets a limit of the model's big-M rows, which may hold it back (a larger M could give a
+    better tree).
 
-    Those rows hold every point's score at every routing node (passed or not) within [epsilon - M, M]. A
-    tree that meets the limit where the split has weights may be held back by it: a larger M could give a
-    better tree. A node of zero weights scores every point alike, and its b at a limit is only a vertex
-    the solver chose.
+    The routing rows hold every point's score at every routing node (passed or not) within [epsilon - M, M];
+    a node of zero weights scores every point alike, and its b at a limit is only a vertex the solver chose,
+    so only nodes with weights count. The L0 presets' rows -M delta <= w <= M delta bound every weight by M
+    (OCT-H's use 1, which its norm bound implies anyway).
     """
     topo = Topology(spec.depth)
-    inner = topo.inner[np.any(W[topo.inner] != 0, axis=1)] if topo.inner.size else topo.inner
-    if inner.size == 0:
-        return BigMLimit(0)
-    S = node_scores(W[inner], b[inner], X)
     tol = AT_LIMIT_RTOL * spec.big_m
-    at = (S >= spec.big_m - tol) | (S <= spec.epsilon - spec.big_m + tol)
-    if not at.any():
-        return BigMLimit(0)
-    i, k = np.argwhere(at)[0]
-    return BigMLimit(int(at.any(axis=1).sum()), int(i), int(inner[k]), float(S[i, k]))
+    weights, wt, wj = 0, -1, -1
+    if spec.info.l0 is not None and spec.info.regulariser != "l1_norm_bound":
+        at_w = np.abs(W) >= spec.big_m - tol
+        if at_w.any():
+            weights = int(at_w.sum())
+            wt, wj = (int(v) for v in np.argwhere(at_w)[0])
+    inner = topo.inner[np.any(W[topo.inner] != 0, axis=1)] if topo.inner.size else topo.inner
+    if inner.size:
+        S = node_scores(W[inner], b[inner], X)
+        at = (S >= spec.big_m - tol) | (S <= spec.epsilon - spec.big_m + tol)
+        if at.any():
+            i, k = np.argwhere(at)[0]
+            return BigMLimit(int(at.any(axis=1).sum()), int(i), int(inner[k]), float(S[i, k]), weights, wt, wj)
+    return BigMLimit(0, weights=weights, weight_node=wt, weight_feature=wj)

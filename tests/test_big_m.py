@@ -68,8 +68,10 @@ def test_fit_says_why_and_a_larger_big_m_gives_a_better_tree(charged):
     assert small["status"] == "optimal"  # the model's optimum: no contradiction
     assert small["solver_objective"] > small["true_objective"] + 1.0
     notes = small["notes"]
-    assert any(n.startswith("big-M: the model charges this tree ") and "with --big-m above " in n for n in notes)
-    assert any(n.startswith("big-M: 1 point(s) score at a limit of the routing rows") for n in notes), notes
+    assert any(n.startswith("big-M: the model charges the solver's tree ") and "with --big-m above " in n
+               for n in notes)
+    assert any(n.startswith("big-M: in the solver's tree 1 point(s) score at a limit of the routing rows")
+               for n in notes), notes
     # what the notes advise: M = 1000 finds a tree better by the true objective, and charges nothing
     assert large["true_objective"] < 0.95 * small["true_objective"]
     assert not [n for n in large.get("notes", []) if n.startswith("big-M")]
@@ -146,3 +148,21 @@ def test_the_charge_matches_the_rows_at_a_small_big_m(preset, tangents, solver, 
         assert charge.points == 1 and charge.extra > 0.05, charge
     dec = decode_arrays(comp.milp, spec, comp.X, comp.dataset.y, res.x, res, trusted=True, sample_weight=sw)
     assert dec.report.ok and not dec.report.optimum_contradicted, dec.report.lines()
+
+
+def test_weights_at_the_l0_bound_are_named():
+    """The L0 presets bound every weight by M (-M delta <= w <= M delta): on data separable along one feature, a
+    univariate split at M = 2 sits at |w| = 2, and M = 20 finds a far better tree (review, 2026-12-05)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    ds = from_arrays(X, (X[:, 0] > 0).astype(int), name="separable")
+    small, large = (fit(ds, make_spec("olct-univariate", 1, C=100, big_m=M), refine=False, verbose=False,
+                        time_limit=30).tree.meta for M in (2, 20))
+    said = [n for n in small.get("notes", []) if "the bound of the L0 rows" in n]
+    assert len(said) == 1 and said[0].startswith("big-M: in the solver's tree 1 weight(s) sit at +-M, the bound of "
+                                                 "the L0 rows -M delta <= w <= M delta (M = 2; node 0, feature 0)")
+    assert large["true_objective"] < 0.5 * small["true_objective"]  # (separable: any M binds, and more is better)
+    # OCT-H's rows bound its weights by 1, which its norm bound implies: nothing to say there
+    W = np.array([[1.0, 0.0]])
+    assert big_m_limits(W, np.zeros(1), X, make_spec("oct-h", 1, big_m=1)).weights == 0
+    assert big_m_limits(W, np.zeros(1), X, make_spec("olct-univariate", 1, big_m=1)).weights == 1

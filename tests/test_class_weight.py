@@ -326,6 +326,13 @@ def test_estimator_class_weight_follows_the_labels():
     assert a.summary_["status"] == b.summary_["status"] == "optimal"
     assert np.array_equal(a.predict(X), b.predict(X))
     assert a.summary_["class_weights"] == b.summary_["class_weights"] == {"sick": 5.0, "well": 1.0}
+    # the tree's records too (they were keyed by the fit's 0/1 codes: with labels 0/1 and positive_class=0, swapped)
+    for est in (a, b):
+        meta = est.export_tree().meta
+        assert meta["data"]["class_weights"] == meta["fit"]["class_weights"] == {"sick": 5.0, "well": 1.0}
+    codes = OLCTClassifier(positive_class=0, **dict(kw, class_weight={0: 5.0})).fit(X, (y > 0).astype(int))
+    meta = codes.export_tree().meta
+    assert meta["data"]["class_weights"] == meta["fit"]["class_weights"] == {"0": 5.0, "1": 1.0}
     plain = OLCTClassifier(depth=1, C=1.0, time_limit=60).fit(X, labels)
     assert (a.predict(X) == "sick").sum() > (plain.predict(X) == "sick").sum()
     with pytest.raises(OlctcError, match=r"'class_weight' parameter must be weights of the classes "
