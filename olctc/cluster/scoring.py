@@ -166,9 +166,9 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             r.warnings.append("the solver's objective differs from the tree's (tolerances)")
         if getattr(report, "optimum_contradicted", False):
             r.status = "feasible"  # as decode records it: no proven optimum
-            r.warnings.append("the solver calls its solution optimal, but its (w, b) give this model an objective lower "
-                              "than a MIP gap allows: a false proof, or another model's solution in this task's "
-                              "folder?")
+            r.warnings.append("the solver calls its solution optimal, but its (w, b) give this model an objective "
+                              "lower than a MIP gap allows: a false proof, or another model's solution in this "
+                              "task's folder?")
         if sol != alt and alt.is_file() and alt.stat().st_size > 0:
             # both columns were run on this task (the jobs of two runs): say which one the table holds
             r.warnings.append(f"{alt.name} is there too (the gurobi_command column's solution): {sol.name} was "
