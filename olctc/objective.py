@@ -153,7 +153,7 @@ def big_m_charge(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spe
         charged |= beyond
         w = diff if weights is None else diff * weights
         extra += float(spec.C[h - 1]) * float(w.sum())
-        i = int(np.argmax(w))
+        i = int(np.argmax(np.where(beyond, w, -1.0)))  # the example named is one charged beyond rounding
         if spec.C[h - 1] * w[i] > worst[0]:
             k = int(np.argmax(np.where(on[i], -np.inf, pieces[i])))
             worst = (float(spec.C[h - 1] * w[i]), i, int(nodes[k]))
