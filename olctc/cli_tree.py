@@ -345,7 +345,18 @@ class _Scorer:
     def __init__(self, tree, data: str, header: Sequence[str], target: str) -> None:
         self.tree, self.data, self.target = tree, data, target
         self.where = header.index(target)
+        from olctc.data.labels import _label_value
+        from olctc.start_tree import label_key
+
         self.index = {c: k for k, c in enumerate(tree.classes)}  # 0: the negative class, 1: the positive
+        # A tree's classes as text, for labels the reader's rule does not give back: an estimator keeps the
+        # strings "0" and "1" as given, where the reader makes the cell "0" the number 0, and " dog" stripped;
+        # a class "0.0" is the cell "0" read so. A key two classes share is no key.
+        self.by_text: dict[str, int] = {}
+        for k, c in enumerate(tree.classes):
+            text = str(c).strip()
+            for key in {text, label_key(c), label_key(_label_value(text))}:
+                self.by_text[key] = -1 if key in self.by_text else k
         self.rest = _one_against_rest(tree.classes)
         self.as_rest: dict[str, None] = {}  # labels scored as the negative class by that rule, in file order
         self.counts = np.zeros((2, 2), dtype=np.int64)  # [true class, predicted class]
@@ -354,6 +365,7 @@ class _Scorer:
 
     def add(self, chunk, scores: np.ndarray) -> None:
         from olctc.data.labels import _label_value, _no_label  # the rule read_csv reads labels by
+        from olctc.start_tree import label_key
         from olctc.tree import sigmoid
 
         if self.error is not None:
@@ -366,6 +378,10 @@ class _Scorer:
         for raw, code in codes.items():
             cell = raw.strip()
             c = None if _no_label(cell) else self.index.get(_label_value(cell))
+            if c is None and not _no_label(cell):
+                c = self.by_text.get(cell, -1)
+                c = self.by_text.get(label_key(_label_value(cell)), -1) if c < 0 else c
+                c = None if c < 0 else c
             if c is None and self.rest and not _no_label(cell):
                 c = 0  # as training counted it: every label but the positive one is the rest
                 self.as_rest.setdefault(repr(_label_value(cell)))

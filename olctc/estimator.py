@@ -316,11 +316,8 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                             smooth_pure_nodes=bool(self.smooth_pure_nodes))
         self.tree_ = res.tree
         self.summary_ = res.summary
-        # keyed by the fit's 0/1 codes: the user's labels instead, in the summary and the tree's records of them
-        for record in (self.summary_, self.tree_.meta.get("fit"), self.tree_.meta.get("data")):
-            if isinstance(record, dict) and "class_weights" in record:
-                record["class_weights"] = {str(_py_label(labels[int(k)])): w
-                                           for k, w in record["class_weights"].items()}
+        if "class_weights" in res.summary:  # keyed by the fit's 0/1 codes: the user's labels instead
+            self.summary_ = dict(res.summary, class_weights=_by_label(res.summary["class_weights"], labels))
         self.mip_gap_ = res.summary.get("gap")
         self.objective_ = (res.tree.meta.get("exact_objective") if res.tree.meta.get("exact_objective") is not None
                            else res.summary.get("objective_milp_true"))
@@ -432,9 +429,19 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
 
         check_is_fitted(self, "tree_")
         t = copy.copy(self.tree_)
-        t.meta = dict(self.tree_.meta)
+        # tree_ speaks of the fit's 0/1 codes throughout; its copy of the user's labels, a deep copy: editing
+        # the exported tree's records changed the estimator's
+        t.meta = copy.deepcopy(self.tree_.meta)
         t.classes = (_py_label(self.classes_[1 - self._pos_index]), _py_label(self.classes_[self._pos_index]))
+        for record in (t.meta.get("fit"), t.meta.get("data")):
+            if isinstance(record, dict) and isinstance(record.get("class_weights"), dict):
+                record["class_weights"] = _by_label(record["class_weights"], t.classes)
         return t
+
+
+def _by_label(weights: dict[str, float], labels: Any) -> dict[str, float]:
+    """Class weights keyed by the fit's codes '0' and '1', keyed by the (negative, positive) ``labels`` instead."""
+    return {str(_py_label(labels[int(k)])): w for k, w in weights.items()}
 
 
 class MARGOTClassifier(OLCTClassifier):

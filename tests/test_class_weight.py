@@ -331,8 +331,14 @@ def test_estimator_class_weight_follows_the_labels():
         meta = est.export_tree().meta
         assert meta["data"]["class_weights"] == meta["fit"]["class_weights"] == {"sick": 5.0, "well": 1.0}
     codes = OLCTClassifier(positive_class=0, **dict(kw, class_weight={0: 5.0})).fit(X, (y > 0).astype(int))
-    meta = codes.export_tree().meta
+    exported = codes.export_tree()
+    meta = exported.meta
+    assert exported.classes == (1, 0)
     assert meta["data"]["class_weights"] == meta["fit"]["class_weights"] == {"0": 5.0, "1": 1.0}
+    # tree_ speaks of the fit's codes throughout (classes (0, 1): code 1 is label 0), and the exported copy is its own
+    assert codes.tree_.classes == (0, 1) and codes.tree_.meta["data"]["class_weights"] == {"0": 1.0, "1": 5.0}
+    meta["data"]["name"] = "edited"
+    assert codes.tree_.meta["data"]["name"] != "edited"
     plain = OLCTClassifier(depth=1, C=1.0, time_limit=60).fit(X, labels)
     assert (a.predict(X) == "sick").sum() > (plain.predict(X) == "sick").sum()
     with pytest.raises(OlctcError, match=r"'class_weight' parameter must be weights of the classes "

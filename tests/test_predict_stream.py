@@ -834,3 +834,30 @@ def test_predict_target_huge_log_loss_in_scientific_notation(tmp_path, capsys):
                                "-o", tmp_path / "p.csv"], capsys)
     assert code == 0, err
     assert ", log loss 5.0000e+307, Brier score 0.5000 on 2 rows" in out.splitlines()[-1], out
+
+
+def test_predict_target_scores_a_tree_of_numeric_looking_text_classes(tmp_path, capsys):
+    """An estimator keeps string labels as given: its tree's classes can be the text "0" and "1" (pandas reading a
+    CSV with dtype=str) or " 0" and "1 ", where the reader makes the cell "0" the number 0 and strips spaces. Such a
+    tree was refused: "label '0' is not one of the tree's classes ('0', '1')" (QA, 2026-12-05)."""
+    data = tmp_path / "d.csv"
+    data.write_bytes(gzip.decompress(dataset_path("heart").read_bytes()))
+    tree = tree_for("heart", 1)
+    save(tree, tmp_path / "t.json")
+    code, out, err = cli_main(["predict", tmp_path / "t.json", data, "--target", "y", "-o", tmp_path / "p.csv"],
+                              capsys)
+    assert code == 0, err
+    expected = out.strip().splitlines()[-1].split(" (column")[0]
+    assert expected.startswith("accuracy 0.")
+    for classes in (("0", "1"), (" 0", "1 "), ("0.0", "1.0")):
+        tree.classes = classes
+        save(tree, tmp_path / "s.json")
+        code, out, err = cli_main(["predict", tmp_path / "s.json", data, "--target", "y", "-o", tmp_path / "q.csv"],
+                                  capsys)
+        assert code == 0, err
+        assert out.strip().splitlines()[-1].split(" (column")[0] == expected, (classes, out)
+    # two classes one text apart are no key for either: the cell is refused, not given to one of them
+    tree.classes = ("1", " 1")
+    save(tree, tmp_path / "s.json")
+    code, _, err = cli_main(["predict", tmp_path / "s.json", data, "--target", "y", "-o", tmp_path / "q.csv"], capsys)
+    assert code == 2 and "label '0' is not one of the tree's classes ('1', ' 1')" in err, err
