@@ -305,3 +305,53 @@ def test_fit_leaves_a_busy_highs_with_its_best_solution(tmp_path):
     # the whole command leaves HiGHS (the callback sleeps 60 s): 17.9 s measured under load, where 10 s of
     # slack for start-up, the model, decoding and refinement failed
     assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 30, took
+
+
+# HiGHS busy past its limit in work that checks no clock, which stops when olctc asks at the leave point: the
+# improving-solution callback blocks the solver thread until cancelSolve is called.
+BUSY_UNTIL_ASKED = """
+    import sys, threading
+    import highspy
+    from olctc.solve import highs
+
+    asked = threading.Event()
+    keep, cancel = highs._keep_incumbent, highspy.Highs.cancelSolve
+
+    def keep_until_asked(event, best):
+        keep(event, best)
+        asked.wait(60)
+
+    def cancel_and_release(self):
+        cancel(self)
+        asked.set()
+
+    highs._keep_incumbent = keep_until_asked
+    highspy.Highs.cancelSolve = cancel_and_release
+"""
+
+
+def test_a_highs_that_stops_when_asked_at_the_leave_point_ends_a_fit_on_time_not_interrupted(tmp_path):
+    """HiGHS, asked to stop at the leave point, stopped within LEAVE_WAIT with "Interrupted by user": the fit took
+    it for the user's interrupt and exited 130 with no tree (QA, w5a depth 3 at --time-limit 10, no signal sent).
+    It is the time limit's stop: the fit keeps HiGHS's solution and exits 0."""
+    limit = 5
+    out, took = _cli(BUSY_UNTIL_ASKED, ["fit", "--dataset", "heart", "--depth", "2", "--time-limit", str(limit),
+                                        "-o", "tree.json"], tmp_path)
+    assert out.returncode == 0, (out.returncode, out.stderr)
+    assert "interrupted" not in out.stderr
+    fit = json.loads((tmp_path / "tree.json").read_text())["meta"]["fit"]
+    assert fit["solution_from"] == "highs" and "solver_left" not in fit, fit
+    assert (fit["status"], fit["raw_status"]) == ("feasible", "Time limit reached"), fit
+    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 40, took
+
+
+@HEART_GROUP
+def test_a_highs_that_stops_when_asked_at_the_leave_point_ends_a_solve_on_time(heart_model):
+    limit = 2
+    out, _ = _cli(BUSY_UNTIL_ASKED, ["solve", "h.mps", "--time-limit", str(limit), "--quiet", "-o", "h.sol"],
+                  heart_model.parent)
+    assert out.returncode == 0 and "interrupted" not in out.stderr, (out.returncode, out.stderr)
+    from olctc.read import read_solution
+
+    sol = read_solution(heart_model.parent / "h.sol")
+    assert (sol.status, sol.raw_status) == ("feasible", "Time limit reached") and sol.values

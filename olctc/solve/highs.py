@@ -112,9 +112,17 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
         h.cbMipImprovingSolution.subscribe(lambda e: _keep_incumbent(e, best))
     x: np.ndarray | None  # the answer's values and objective; None without a solution
     objective: float | None
+    # olctc's own stop at leave_at: a HiGHS that then stops within LEAVE_WAIT says "Interrupted by user", which
+    # is the time limit's stop, not the user's (a fit exited 130 with no tree, nobody having interrupted it)
+    cancelled_at_limit: list[bool] = []
+
+    def cancel_at_limit() -> None:
+        cancelled_at_limit.append(True)
+        h.cancelSolve()
+
     t0 = time.perf_counter()
     try:
-        _native(lambda: _highs_thread_run(h), stop=stop, leave_at=leave_at, cancel=h.cancelSolve,
+        _native(lambda: _highs_thread_run(h), stop=stop, leave_at=leave_at, cancel=cancel_at_limit,
                 leave_after_stop=leave_after_stop)
     except SolverLeft as left:
         runtime = time.perf_counter() - t0
@@ -133,8 +141,12 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
                            runtime=runtime, raw_status=raw, left_running=True)
     runtime = time.perf_counter() - t0
     model_status = h.getModelStatus()
+    raw_status = h.modelStatusToString(model_status)
     if model_status == highspy.HighsModelStatus.kInterrupt:
-        interrupt_handled()  # it is this result's status now: the caller stops, or keeps the incumbent
+        if cancelled_at_limit:
+            raw_status = "Time limit reached"  # HiGHS's words for a stop at its time limit
+        else:
+            interrupt_handled()  # it is this result's status now: the caller stops, or keeps the incumbent
     info = h.getInfo()
     has_solution = int(info.primal_solution_status) == int(highspy.SolutionStatus.kSolutionStatusFeasible)
     status = _map(HIGHS_STATUS, model_status.name, has_solution)
@@ -150,7 +162,7 @@ def _highs_run(h: Any, names: list[str], start: np.ndarray | None, is_mip: bool,
         bound, gap = (objective, 0.0) if status == "optimal" else (None, None)
     return SolveResult(status=status, objective=objective, bound=bound, gap=gap, x=x, col_names=names,
                        solver="highs", solver_version=f"HiGHS {version}", runtime=runtime,
-                       raw_status=h.modelStatusToString(model_status))
+                       raw_status=raw_status)
 
 
 def _keep_incumbent(event: Any, best: dict[str, tuple[float, float | None, np.ndarray]]) -> None:
