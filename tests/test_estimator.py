@@ -425,6 +425,45 @@ def test_a_solver_left_no_time_by_the_model_handover_keeps_the_warm_start(heart_
     assert est.score(X, y) > 0.5 and s["time_total"] < 6.5
 
 
+@pytest.mark.parametrize("solver", ["scip", "cbc"])
+def test_a_file_solver_is_not_handed_a_model_it_has_no_time_to_read(heart_small, monkeypatch, solver):
+    """CBC and SCIP read the model from a file written for them, and reading checks no clock: a fit ran 11 s past
+    its whole limit (w5a, depth 3, SCIP: 3.7 s to write, 5.0 s to read) to find no time left. A model whose
+    writing leaves less time than reading it back is not read; the fit keeps the warm start, and its solve
+    time counts the writing (it counted the solver's run only)."""
+    import time
+
+    import olctc.emit.mps as mps
+    import olctc.solve as solve
+    from olctc.compile import compile_problem
+    from olctc.data import from_arrays
+    from olctc.errors import TimeLimitTooShort
+    from olctc.spec import make_spec
+
+    real = mps.write_mps
+
+    def slow_write(milp, path):
+        time.sleep(1.5)
+        return real(milp, path)
+
+    def never(*args, **kwargs):
+        raise AssertionError(f"{solver} was handed the model")
+
+    monkeypatch.setattr(mps, "write_mps", slow_write)
+    monkeypatch.setattr(solve, "FILE_BACKENDS", dict(solve.FILE_BACKENDS, **{solver: never}))
+    X, y, _ = heart_small
+    with pytest.raises(TimeLimitTooShort, match=rf"^no time is left to solve: writing the model for {solver} took "
+                                                r"1\.\d s, leaving 0\.[\d]+ s of the time limit, less than reading it "
+                                                r"back \(about as long\) and the 0\.5 s a solver needs at least$"):
+        solve.solve_milp(compile_problem(from_arrays(X, y), make_spec("olct", 1)).milp, solver, time_limit=2.0,
+                         verbose=False)
+    with pytest.warns(ConvergenceWarning, match=r"stopped \(time limit reached before the solver started\)"):
+        est = OLCTClassifier(depth=1, time_limit=4.5, solver=solver).fit(X, y)
+    s = est.summary_
+    assert (s["status"], s["solution_from"]) == ("feasible", "warm start")
+    assert s["time_solve"] >= 1.5  # the writing is the solve's
+
+
 def test_score_variables_fit_the_same_tree_with_a_smaller_model(heart_small):
     """score_variables=True, the default: one column and one defining row per (branch node, point) more
     than the paper's form, fewer nonzeros, and, both fits proven optimal, the same optimum and the same

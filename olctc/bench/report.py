@@ -252,8 +252,9 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
 #: What "solve s" (time_solve) covers per kind of model; runs.csv keeps every time field as recorded.
 TIME_NOTES = (
     "Times: \"solve s\" is the recorded `time_solve`, which is not the same work for every model. olctc "
-    "trees: the solver's time on the final fit only (model building, warm start and refinement are "
-    "`time_build`, `time_warm_start`, `time_total` in runs.csv; with `--cv` the CV fits are in `time_cv`, "
+    "trees: the final fit's solve only (for CBC and SCIP with writing and reading the model file; model "
+    "building, warm start and refinement are `time_build`, `time_warm_start`, `time_total` in runs.csv; "
+    "with `--cv` the CV fits are in `time_cv`, "
     "not here); OLCT-W: 0 (no solver). L1-LR: its whole C search (K-fold grid search, K = `--cv` or 4, "
     "and the refit). CART and STreeD: the whole fit. The time profile compares these same values.",
 )
