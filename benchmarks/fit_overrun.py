@@ -55,7 +55,8 @@ def main() -> None:
                 wall, where, times = one_fit(spec, folder, env)
             walls.append(wall)
             print(f"{spec}: wall {wall:.1f} s (overrun {wall - limit:+.1f} s); {where}; {times}")
-        print(f"{spec}: median wall {statistics.median(walls):.1f} s, overrun {statistics.median(walls) - limit:+.1f} s")
+        mid = statistics.median(walls)
+        print(f"{spec}: median wall {mid:.1f} s, overrun {mid - limit:+.1f} s")
 
 
 if __name__ == "__main__":

@@ -450,8 +450,8 @@ def _one_against_rest(classes: Sequence) -> bool:
 @click.option("--id-column", default=None, help="Copy this column of DATA.csv into the output.")
 @click.option("--target", default=None, metavar="COLUMN",
               help="Score the predictions against the class labels in COLUMN: accuracy, balanced accuracy, "
-                   "each class's recall, and the probabilities' log loss and Brier score (on standard error when the predictions go "
-                   "to standard output).")
+                   "each class's recall, and the probabilities' log loss and Brier score (on standard error when "
+                   "the predictions go to standard output).")
 @click.option("-o", "--output", default=None, type=click.Path(dir_okay=False),
               help="CSV to write, such as NAME.csv (the suffix of another format, .json, .py ..., is refused); "
                    "without it, or with -o -, standard output.")
