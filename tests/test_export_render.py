@@ -107,6 +107,14 @@ def test_dot_parses_with_every_node_and_edge(name, depth):
     assert {f"n{t}" for t in range(n)} <= nodes
 
 
+def test_dot_names_the_class_whose_share_each_node_shows():
+    tree = tree_for("heart", 2)
+    text = to_dot(tree)
+    share = 100 * int(tree.node_pos[0]) / int(tree.node_n[0])
+    assert f"n={tree.node_n[0]} (100.0%), class {tree.classes[1]}: {share:.1f}%" in text
+    assert "positive" not in text
+
+
 def test_dot_with_hostile_names(tmp_path):
     marker = tmp_path / "pwned"
     tree = greedy_tree(hostile_dataset(str(marker)), 2)

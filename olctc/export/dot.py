@@ -23,7 +23,8 @@ def _label(tree, t: int, top: int) -> str:
         n, n_t = int(tree.node_n[0]) or 1, int(tree.node_n[t])
         share = f"n={n_t} ({100 * n_t / n:.1f}%)"
         if tree.node_pos is not None and n_t:  # the schema lets a file give nodes.n without nodes.pos
-            share += f", positive {100 * int(tree.node_pos[t]) / n_t:.1f}%"
+            # the class by name, as the text export says it ("positive" named none)
+            share += f", class {printable(tree.classes[1], 20)}: {100 * int(tree.node_pos[t]) / n_t:.1f}%"
         lines.append(share)
     key = "r" if tree.node_std is not None else "w_std"
     W, names = tree.W_raw, tree.feature_names
