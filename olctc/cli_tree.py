@@ -352,11 +352,12 @@ class _Scorer:
         # A tree's classes as text, for labels the reader's rule does not give back: an estimator keeps the
         # strings "0" and "1" as given, where the reader makes the cell "0" the number 0, and " dog" stripped;
         # a class "0.0" is the cell "0" read so. A key two classes share is no key.
-        self.by_text: dict[str, int] = {}
+        keys: dict[str, set[int]] = {}
         for k, c in enumerate(tree.classes):
             text = str(c).strip()
-            for key in {text, label_key(c), label_key(_label_value(text))}:
-                self.by_text[key] = -1 if key in self.by_text else k
+            for key in (text, label_key(c), label_key(_label_value(text))):
+                keys.setdefault(key, set()).add(k)
+        self.by_text = {key: ks.pop() for key, ks in keys.items() if len(ks) == 1}
         self.rest = _one_against_rest(tree.classes)
         self.as_rest: dict[str, None] = {}  # labels scored as the negative class by that rule, in file order
         self.counts = np.zeros((2, 2), dtype=np.int64)  # [true class, predicted class]
@@ -377,14 +378,15 @@ class _Scorer:
         klass = np.full(len(codes), -1, dtype=np.intp)
         for raw, code in codes.items():
             cell = raw.strip()
-            c = None if _no_label(cell) else self.index.get(_label_value(cell))
-            if c is None and not _no_label(cell):
-                c = self.by_text.get(cell, -1)
-                c = self.by_text.get(label_key(_label_value(cell)), -1) if c < 0 else c
-                c = None if c < 0 else c
-            if c is None and self.rest and not _no_label(cell):
-                c = 0  # as training counted it: every label but the positive one is the rest
-                self.as_rest.setdefault(repr(_label_value(cell)))
+            c = None
+            if not _no_label(cell):
+                value = _label_value(cell)
+                c = self.index.get(value)
+                if c is None:
+                    c = self.by_text.get(cell, self.by_text.get(label_key(value)))
+                if c is None and self.rest:
+                    c = 0  # as training counted it: every label but the positive one is the rest
+                    self.as_rest.setdefault(repr(value))
             klass[code] = -1 if c is None else c
         truth = klass[inv]
         bad = np.flatnonzero(truth < 0)
