@@ -704,8 +704,8 @@ def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool, smooth_
         meta["tolerance_exploited"] = True
     if said.tree_notes:  # a min-leaf rule the real routing breaks, big-M charges
         meta["notes"] = list(said.tree_notes)
-    if dec.report.empty_nodes:
-        meta["empty_nodes"] = [{"node": s, "as": t} for s, t in dec.report.empty_nodes]
+    if said.empty_nodes:
+        meta["empty_nodes"] = [{"node": s, "as": t} for s, t in said.empty_nodes]
     if refine and dec.spec.info.loss == "logistic":
         from olctc.refine import refine as refine_tree
 
@@ -716,7 +716,7 @@ def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool, smooth_
         # MILP's loss is the tangents', by which the refit nodes can score far worse (spectf: 166 against 67).
         before = {"W": dec.W[refit].tolist(), "b": dec.b[refit].tolist()}
         dec.W, dec.b = W, b
-        dec.report.refine = rep
+        said.refine = rep
         meta["refine"] = {"objective_before": rep.objective_before, "objective_after": rep.objective_after,
                           "nodes_refit": refit, "before": before}
     exact = tree_objective(dec.W, dec.b, dec.X, dec.y, dec.spec, loss="exact",
@@ -732,6 +732,6 @@ def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool, smooth_
         # kept, as meta.refine.before keeps refit ones: --start-tree tries them.
         meta["pure_nodes"] = {"nodes": pure, "before": {"W": W0[pure].tolist(), "b": b0[pure].tolist()},
                               "objective_before": before_smoothing, "objective_after": exact}
-        dec.report.pure_nodes = pure
+        said.pure_nodes = pure
     meta["exact_objective"] = exact
-    return make_tree(dec, man, ds, meta), dec.report
+    return make_tree(dec, man, ds, meta), said
