@@ -351,12 +351,19 @@ class _Scorer:
         self.index = {c: k for k, c in enumerate(tree.classes)}  # 0: the negative class, 1: the positive
         # A tree's classes as text, for labels the reader's rule does not give back: an estimator keeps the
         # strings "0" and "1" as given, where the reader makes the cell "0" the number 0, and " dog" stripped;
-        # a class "0.0" is the cell "0" read so. A key two classes share is no key.
+        # a class "0.0" is the cell "0" read so. An estimator fitted on bools exports the classes 0 and 1
+        # (equal to False and True in Python): pandas writes that column as False/True. A key two classes share
+        # is no key.
         keys: dict[str, set[int]] = {}
+        zero_one = all(isinstance(c, int) and not isinstance(c, bool) for c in tree.classes) \
+            and set(tree.classes) == {0, 1}
         for k, c in enumerate(tree.classes):
             text = str(c).strip()
             for key in (text, label_key(c), label_key(_label_value(text))):
                 keys.setdefault(key, set()).add(k)
+            if zero_one:
+                for key in (str(bool(c)), str(bool(c)).lower(), str(bool(c)).upper()):
+                    keys.setdefault(key, set()).add(k)
         self.by_text = {key: ks.pop() for key, ks in keys.items() if len(ks) == 1}
         self.rest = _one_against_rest(tree.classes)
         self.as_rest: dict[str, None] = {}  # labels scored as the negative class by that rule, in file order

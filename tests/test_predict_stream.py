@@ -10,6 +10,7 @@ chunk and block boundaries. Random small files (hypothesis) check the same again
 """
 from __future__ import annotations
 
+import copy
 import csv
 import functools
 import gzip
@@ -842,7 +843,7 @@ def test_predict_target_scores_a_tree_of_numeric_looking_text_classes(tmp_path, 
     tree was refused: "label '0' is not one of the tree's classes ('0', '1')" (QA, 2026-12-05)."""
     data = tmp_path / "d.csv"
     data.write_bytes(gzip.decompress(dataset_path("heart").read_bytes()))
-    tree = tree_for("heart", 1)
+    tree = copy.deepcopy(tree_for("heart", 1))  # tree_for is cached: the classes are changed below
     save(tree, tmp_path / "t.json")
     code, out, err = cli_main(["predict", tmp_path / "t.json", data, "--target", "y", "-o", tmp_path / "p.csv"],
                               capsys)
@@ -861,3 +862,43 @@ def test_predict_target_scores_a_tree_of_numeric_looking_text_classes(tmp_path, 
     save(tree, tmp_path / "s.json")
     code, _, err = cli_main(["predict", tmp_path / "s.json", data, "--target", "y", "-o", tmp_path / "q.csv"], capsys)
     assert code == 2 and "label '0' is not one of the tree's classes ('1', ' 1')" in err, err
+
+
+def test_predict_target_scores_false_true_against_a_tree_of_bools(tmp_path, capsys):
+    """An estimator fitted on bool labels exports the classes 0 and 1; pandas writes that target column as
+    False/True, which --target refused: "label 'False' is not one of the tree's classes (0, 1)" (2026-12-05).
+    Only a tree of exactly the classes 0 and 1 takes them: for the classes 1 and 2, 'True' is no label."""
+    text = gzip.decompress(dataset_path("heart").read_bytes()).decode()
+    data = tmp_path / "d.csv"
+    data.write_text(text)
+    header, *rows = text.splitlines()
+    where = header.split(",").index("y")
+
+    def relabel(names):
+        out = [header]
+        for r in rows:
+            cells = r.split(",")
+            cells[where] = names[int(float(cells[where]))]
+            out.append(",".join(cells))
+        return "\n".join(out) + "\n"
+
+    tree = copy.deepcopy(tree_for("heart", 1))  # tree_for is cached: the classes are changed below
+    assert tree.classes == (0, 1)
+    save(tree, tmp_path / "t.json")
+    code, out, err = cli_main(["predict", tmp_path / "t.json", data, "--target", "y", "-o", tmp_path / "p.csv"],
+                              capsys)
+    assert code == 0, err
+    expected = out.strip().splitlines()[-1]
+    assert expected.startswith("accuracy 0.")
+    for names in (("False", "True"), ("false", "true"), ("FALSE", "TRUE")):
+        (tmp_path / "b.csv").write_text(relabel(names))
+        code, out, err = cli_main(["predict", tmp_path / "t.json", tmp_path / "b.csv", "--target", "y",
+                                   "-o", tmp_path / "q.csv"], capsys)
+        assert code == 0, err
+        assert out.strip().splitlines()[-1] == expected, (names, out)
+    tree.classes = (1, 2)
+    save(tree, tmp_path / "s.json")
+    (tmp_path / "b.csv").write_text(relabel(("True", "2")))
+    code, _, err = cli_main(["predict", tmp_path / "s.json", tmp_path / "b.csv", "--target", "y",
+                             "-o", tmp_path / "q.csv"], capsys)
+    assert code == 2 and "label 'True' is not one of the tree's classes (1, 2)" in err, err
