@@ -169,6 +169,7 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         if name not in header:
             raise OlctcError(f"{src}: column {name!r} to drop is not in the file; columns are: "
                              f"{_columns_text(header, name)}")
+    dropped = tuple(h for h in header if h in dropped)  # the file's order: the manifest is the same for any order
     if weight_column is not None and weight_column not in header:
         raise OlctcError(f"{src}: weight column {weight_column!r} is not in the file; columns are: "
                          f"{_columns_text(header, weight_column)}")
