@@ -19,7 +19,7 @@ from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
 from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error
 from olctc.io import interrupt_handled, is_console
 from olctc.spec import TreeSpec, check_spec
-from olctc.tree import Tree
+from olctc.tree import Tree, weights_used
 
 # HiGHS for every MILP preset: its optima held on every check (90 small OLCT instances, each confirmed by
 # SCIP where CBC disagreed), while python-mip's CBC called trees up to 60% worse than the optimum "optimal"
@@ -343,7 +343,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         "tolerance_exploited": report.tolerance_exploited,
         **({"notes": list(report.notes)} if report.notes else {}),
         "time_build": t_build, "time_warm_start": t_warm, "time_solve": t_solve, "time_total": t_total,
-        "nonzero_weights_per_node": [int(v) for v in (np.abs(tree.W) > 1e-9).sum(axis=1)],
+        "nonzero_weights_per_node": [int(v) for v in weights_used(tree.W).sum(axis=1)],
         **_feature_shares(tree),
     }
     parts = [("train", tr)] + ([("test", ds.subset(test))] if test.size else [])
@@ -417,7 +417,7 @@ def _feature_shares(tree: Tree) -> dict[str, Any]:
         ranked = tree.ranked_importances()
     except OlctcError:  # a share beyond float64: the summary does without (the tree is what the fit is for)
         return {}
-    return {"features_used": int((tree.W != 0).any(axis=0).sum()), "n_features": int(tree.n_features),
+    return {"features_used": int(weights_used(tree.W).any(axis=0).sum()), "n_features": int(tree.n_features),
             "top_features": [[tree.feature_names[j], share] for j, share in ranked[:TOP_FEATURES]]}
 
 

@@ -79,6 +79,17 @@ class ScoreOverflow(OlctcError):
 
 
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
+# A weight (standardised units) below this is solver noise, not a feature the split uses: SCIP leaves |w| ~ 3e-9
+# in MARGOT's quadratic solutions at a node whose score is its b (QA 2026-12-05), where a used feature's weight
+# is orders above; such a weight moves a score by less than the routing margin epsilon (1e-5) on |z| < 10.
+NEGLIGIBLE_WEIGHT = 1e-6
+
+
+def weights_used(W: np.ndarray) -> np.ndarray:
+    """Which weights of ``W`` (nodes x features, standardised) count as used: |w| above ``NEGLIGIBLE_WEIGHT``."""
+    return np.abs(np.asarray(W, dtype=np.float64)) > NEGLIGIBLE_WEIGHT
+
+
 _SCORE_BLOCK = 8192  # rows per block of Tree.scores
 _FEW_ROWS = 64  # up to this many rows, Tree.scores makes one numpy call per node (explain: 50x faster)
 

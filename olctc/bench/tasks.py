@@ -17,6 +17,7 @@ from olctc.bench.folder import run_key
 from olctc.bench.metrics import brier_score, expected_calibration_error
 from olctc.bench.options import TEST_SIZE, BenchOptions
 from olctc.data import Dataset, Scaler
+from olctc.tree import weights_used
 
 
 def make_tasks(opts: BenchOptions) -> list[dict[str, Any]]:
@@ -208,7 +209,7 @@ def _tree_scores(tree, tr, te) -> dict[str, Any]:
 
 
 def _nonzero(W: np.ndarray) -> dict[str, Any]:
-    nz = [int(v) for v in (np.abs(W) > 1e-9).sum(axis=1)]
+    nz = [int(v) for v in weights_used(W).sum(axis=1)]
     return {"nonzero_weights_per_node": nz, "mean_nonzero_per_node": float(np.mean(nz)) if nz else 0.0}
 
 
