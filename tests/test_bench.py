@@ -109,6 +109,9 @@ def test_report_tables_and_pngs(phases_dir: Path, capsys) -> None:
     assert "[54.93]" in md and "[88.69]" in md
     # What "solve s" covers differs by model: the report says so (L1-LR's includes its grid search).
     assert "L1-LR: its whole C search" in md and "with `--cv` the CV fits are in `time_cv`" in md
+    # and which std, which nonzeros and which ECE the columns hold (a reader recomputing them guessed: QA)
+    assert "population standard deviation over seeds" in md and "|w| > 1e-6" in md
+    assert "ECE: of the positive class's probability, 10 equal-width bins" in md
     assert "Incomplete bench" not in md and "(seeds: 0)" not in md
     rows = (rep / "summary.csv").read_text().splitlines()
     assert rows[0].startswith("dataset,model,runs,errors,test_bacc_mean,test_bacc_std,anchor_mean")

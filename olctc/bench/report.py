@@ -245,8 +245,18 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
                      f"| {_fmt(r['gap_mean'], 3)} | {_fmt(r['nonzero_per_node_mean'])} | "
                      f"{_fmt(r['anchor_nonzero'])} | {_fmt(r['brier_mean'], 3)} | {_fmt(r['ece_mean'], 3)} "
                      f"| {_fmt(r['exact_train_loss_mean'], 1)} |")
-    lines += ["", *TIME_NOTES, "", *figure_notes(records, models)]
+    lines += ["", *COLUMN_NOTES, "", *TIME_NOTES, "", *figure_notes(records, models)]
     return "\n".join(lines) + "\n"
+
+
+#: What the columns other than the times hold (a reader recomputing them needs the conventions).
+COLUMN_NOTES = (
+    "Columns: \"±\" and `*_std` are the population standard deviation over seeds (as the authors' `std_test_bacc`). "
+    "nnz/node: weights with |w| > 1e-6 (standardised) per branch node of the full tree, a node not grown "
+    "counting 0; L1-LR's is its number of nonzero coefficients (one node); the anchor's is the authors' count "
+    "before refinement. ECE: of the positive class's probability, 10 equal-width bins, each bin's |mean "
+    "probability - share of positives| weighted by its points.",
+)
 
 
 #: What "solve s" (time_solve) covers per kind of model; runs.csv keeps every time field as recorded.
