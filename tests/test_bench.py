@@ -1207,3 +1207,11 @@ def test_margot_and_oct_h_runs_record_both_settings_and_old_folders_are_refused(
     assert err.endswith("give another folder to run these models\n") and err.count("\n") == 1
     assert snapshot(d) == before
     assert cli(["bench", "report", str(d)], capsys)[0] == 0
+
+
+def test_report_cells_round_a_small_negative_to_zero_not_minus_zero():
+    """A difference from the anchor of -0.001 printed "-0.00" (QA 2026-12-05), as if a deficit."""
+    from olctc.bench.report import _fmt
+
+    assert [_fmt(-0.001), _fmt(-0.004, 2), _fmt(-0.01), _fmt(-0.0), _fmt(2.345, 1), _fmt(None)] == \
+        ["0.00", "0.00", "-0.01", "0.00", "2.3", "-"]

@@ -180,7 +180,8 @@ def missing_text(missing: list[tuple[str, int, str]], total: int, limit: int = 1
 def _fmt(v: Any, nd: int = 2) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "-"
-    return f"{v:.{nd}f}" if isinstance(v, float) else str(v)
+    # z formats a value that rounds to zero as 0.00, not -0.00 (a difference of -0.001 is no deficit)
+    return f"{v:z.{nd}f}" if isinstance(v, float) else str(v)
 
 
 def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], meta: dict[str, Any],
