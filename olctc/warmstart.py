@@ -260,7 +260,10 @@ def _hinge_fit(X: np.ndarray, y: np.ndarray, C: float,
     if X.shape[1] == 0:
         n_pos, n_neg = class_mass(y, sample_weight)
         return np.zeros(0), 1.0 if n_pos > n_neg else -1.0
-    return linear_fit(SVC(kernel="linear", C=C, tol=1e-3, max_iter=1_000_000), X, y, sample_weight)
+    # random_state: without one, SVC.fit draws a seed from numpy's global generator (the user's), though
+    # only probability=True uses it
+    return linear_fit(SVC(kernel="linear", C=C, tol=1e-3, max_iter=1_000_000, random_state=0), X, y,
+                      sample_weight)
 
 
 def _top_features(w: np.ndarray, B: int) -> np.ndarray:

@@ -128,6 +128,18 @@ def test_start_is_feasible_with_score_variables(preset):
     np.testing.assert_allclose(milp.values(x, "s"), (X @ info["W"].T + info["b"]).T, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_the_start_leaves_numpys_global_random_state_alone(preset):
+    """MARGOT's start (scikit-learn's SVC, no random_state) drew from np.random: a user's seeded sequence
+    changed across a fit (QA 2026-12-05)."""
+    X, y = data("heart")
+    np.random.seed(5)
+    before = np.random.get_state()
+    greedy_tree(X, y, make_spec(preset, 2), random_state=0)
+    after = np.random.get_state()
+    assert np.array_equal(after[1], before[1]) and after[2] == before[2]
+
+
 def test_greedy_splits_and_is_deterministic():
     X, y = data("breast")
     spec = make_spec("olct", 2)
