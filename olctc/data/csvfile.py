@@ -201,10 +201,11 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
     else:
         # Columns read as numbers (read.numbers) are numeric, as _column_kind finds them: no empty cell.
         cols, faults = [], []
+        where = {h: j for j, h in reversed(list(enumerate(header)))}  # header.index, once per column
         for h in feats:
             try:
                 cols.append(Column(h, "numeric") if h in read.numbers else
-                            _column_kind(h, read.cells[header.index(h)], src, lines))
+                            _column_kind(h, read.cells[where[h]], src, lines))
             except OlctcError as exc:
                 faults.append(exc)
         if faults:  # the file's first faulty row's (min is stable: then the file's column order)
@@ -216,7 +217,7 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
         _check_unique_features(schema, src)
         if max_one_hot is not None:
             _check_one_hot_size(schema, read.n, src, max_one_hot)
-        cells = {h: read.numbers[h] if h in read.numbers else [v.strip() for v in read.cells[header.index(h)]]
+        cells = {h: read.numbers[h] if h in read.numbers else [v.strip() for v in read.cells[where[h]]]
                  for h in feats}
         X = schema.encode(cells, src, read.n)
         if warn_identifiers:
@@ -300,9 +301,10 @@ def _stream_columns(path: Path, target: str, drop: Sequence[Any], weight_column:
         blk = _number_block(rows, num)
         if blk is None:
             if not chunk.first:  # text columns, found on the first rows: kept as text
-                for j in [j for j in num if _number_block(rows, [j]) is None]:
-                    num.remove(j)
+                text = [j for j in num if _number_block(rows, [j]) is None]
+                for j in text:
                     cells[j] = [r[j] for r in rows]
+                num = [j for j in num if j not in cells]  # one pass (num.remove per column was quadratic)
                 blk = _number_block(rows, num) if num else None
             else:  # numbers at first, then not (the error of a mixed column): its first cells are gone
                 chunks.close()
@@ -374,12 +376,13 @@ def _number_block(rows: list[list[str]], idx: list[int]) -> np.ndarray | None:
     """Columns ``idx`` of ``rows`` as a (rows, columns) float array if every cell is a finite number as
     ``_column_kind`` reads one (``float``, no digit grouping), else None."""
     width = len(rows[0])
-    others = sorted(set(range(width)) - set(idx), reverse=True)
+    # (the other columns are listed only where needed: per column of a wide file, that was quadratic)
     if len(idx) == 1:
         flat = [r[idx[0]] for r in rows]
-    elif len(others) <= 8:  # all cells, the few other columns' taken out: no list per row (nor its GC)
+    elif width - len(idx) <= 8:  # all cells, the few other columns' taken out: no list per row (nor its GC)
         flat = list(itertools.chain.from_iterable(rows))
-        for j in others:  # the last first: the columns before it keep their place
+        for j in sorted(set(range(width)) - set(idx), reverse=True):  # the last first: the columns before
+            # it keep their place
             del flat[j::width]
             width -= 1
     else:

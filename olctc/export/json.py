@@ -242,6 +242,7 @@ def _columns(doc: _Doc, v: Any) -> Schema:
     if not isinstance(v, list):
         raise doc.fail("columns", "a list of column objects", v)
     cols: list[Column] = []
+    by_name: dict[str, Column] = {}  # the first column of each name (a scan of cols per column was quadratic)
     for i, c in enumerate(v):
         where = f"columns[{i}]"
         if not isinstance(c, dict):
@@ -250,7 +251,7 @@ def _columns(doc: _Doc, v: Any) -> Schema:
         name, kind = doc.get(c, "name", where + "."), doc.get(c, "kind", where + ".")
         if not isinstance(name, str) or not name:
             raise doc.fail(where + ".name", "a non-empty string", name)
-        twin = next((col for col in cols if col.name == name), None)
+        twin = by_name.get(name)
         if twin is not None and (twin.kind != kind or kind != "numeric"):
             # predict reads input columns by name: one input cannot be a number and a category, nor two
             # sets of categories (two numeric columns of one name are one input, as in a table)
@@ -268,6 +269,7 @@ def _columns(doc: _Doc, v: Any) -> Schema:
             cols.append(Column(name, "categorical", tuple(cats)))
         else:
             raise doc.fail(where + ".kind", "'numeric' or 'categorical'", kind)
+        by_name.setdefault(name, cols[-1])
     return Schema(tuple(cols))
 
 
