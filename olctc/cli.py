@@ -11,7 +11,7 @@ import click
 from olctc import __version__
 from olctc.cli_process import (_ClosedPipeGuard, _Interrupts, _from_interrupt, _hard_exit, _interrupted, _show_warning,
                                _stdout_failed, _whole_writes)
-from olctc.errors import NoSolution, OlctcError, UnseenCategoryWarning, first_repeat
+from olctc.errors import NoSolution, OlctcError, UnseenCategoryWarning, first_repeat, shorten
 from olctc.io import (check_file_name, check_interrupt, check_not_input, check_not_stdout, check_suffix, check_writable,
                       read_once, solver_left)
 
@@ -755,6 +755,10 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
                   getattr(exc, "exit_code", EXIT_BAD_INPUT))
         if isinstance(exc, OSError) and _stdout_failed(exc):
             _fail(f"cannot write standard output: {exc.strerror or exc}")
+        if isinstance(exc, MemoryError):  # numpy's says what it could not allocate: worth one line, no traceback
+            what = " ".join(str(exc).split()) or "no detail"
+            _fail(f"out of memory ({shorten(what, 200)}); free memory or make the job smaller: a smaller --depth or "
+                  "fewer rows (compile and fit refuse a model over --max-nonzeros before building it)", 1)
         if isinstance(exc, click.ClickException):
             if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
                 exc.show()  # bare `olctc`: the help text, not an error line

@@ -723,3 +723,29 @@ def test_a_huge_value_given_for_a_parameter_is_cut_in_the_message():
         olctc.load_tree(record)
     text = str(err.value)
     assert "'text_or_path' parameter" in text and "format" in text and len(text) < 400 and "\n" not in text
+
+
+MEMORY_CAPPED = """
+import resource, sys
+import numpy, scipy.sparse, sklearn.linear_model, olctc.cli, olctc.compile, olctc.emit.mps, olctc.warmstart  # noqa
+vm = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmSize:")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (vm + 400 * 2**20, resource.getrlimit(resource.RLIMIT_AS)[1]))
+olctc.cli.main(sys.argv[1:])
+"""
+
+
+def test_running_out_of_memory_is_one_line_and_leaves_nothing(tmp_path):
+    """A model too large for the memory left printed numpy's 30-line _ArrayMemoryError traceback (QA
+    2026-12-05). The process gets 400 MB beyond what its imports take; w5a at depth 3 needs about 2.3 GB."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")  # its threads' buffers would take the 400 MB
+    p = subprocess.run([sys.executable, "-c", MEMORY_CAPPED, "compile", "--dataset", "w5a", "--depth", "3",
+                        "--paper-form", "-o", "big.mps"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 1, p.stderr[-2000:]
+    assert p.stderr.startswith("error: out of memory (Unable to allocate ") and p.stderr.count("\n") == 1, p.stderr
+    assert "make the job smaller: a smaller --depth" in p.stderr and "Traceback" not in p.stderr
+    assert sorted(os.listdir(tmp_path)) == []
