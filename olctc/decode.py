@@ -64,6 +64,7 @@ OPTIMUM_RTOL = 1e-3
 # Solvers whose answer to a quadratic objective is not that objective's (measured, docs/FORMATS.md): CBC reads
 # QUADOBJ but its MIQP objective misses its values' by about 5e-5 (relative) on MARGOT models.
 INEXACT_MIQP = frozenset({"cbc"})
+_NODES_NAMED = 10  # nodes a note names (a depth-10 tree can leave 500 unreached), the rest counted
 
 
 @dataclass
@@ -252,7 +253,7 @@ def solution_vector(milp: MILP, solution) -> np.ndarray:
 
         extra = [k for k in extra if not is_helper_column(solution.solver, k)]
     if extra:
-        raise OlctcError(f"{where}: column {extra[0]!r} is not in this model: the solution belongs to "
+        raise OlctcError(f"{where}: column {shorten(extra[0])!r} is not in this model: the solution belongs to "
                          f"another model")
     # OBJCONST (the objective-constant column of the file format) is not a column of the MILP.
     solution = dataclasses.replace(solution, values={k: v for k, v in solution.values.items() if k != "OBJCONST"})
@@ -416,8 +417,11 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     # after the report's figures, which are the solver's tree's; before anything scores the decoded tree
     report.empty_nodes = settle_empty_nodes(W, b, X, y, spec, sample_weight)
     if report.empty_nodes:
-        report.notes.append("no training point reaches node(s) " + ", ".join(str(s) for s, _ in report.empty_nodes)
-                            + ": each predicts the class balance of its nearest ancestor's points")
+        ids = [str(s) for s, _ in report.empty_nodes]
+        listed = ", ".join(ids[:_NODES_NAMED]) + (f" and {len(ids) - _NODES_NAMED} more" if len(ids) > _NODES_NAMED
+                                                    else "")
+        report.notes.append(f"no training point reaches node(s) {listed}: each predicts the class balance of its "
+                            "nearest ancestor's points")
     return Decoded(W, b, spec, milp, X, y, report, sample_weight)
 
 

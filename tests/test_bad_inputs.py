@@ -64,6 +64,8 @@ def _broken_files(d: Path) -> None:
     sol = (d / "m.highs.sol").read_text()
     assert "\nb_0 " in sol
     (d / "unknown.sol").write_text(sol.replace("\nb_0 ", "\nzzz_0 ", 1))
+    # a garbage token of any length is named shortened (a 200 MB one went to stderr whole: QA 2026-12-05)
+    (d / "huge.sol").write_text(sol.replace("\nb_0 ", "\n" + "z" * 100_000 + " ", 1))
 
     tree = json.loads((d / "tree.json").read_text())
 
@@ -383,6 +385,8 @@ CASES = [
       "other.csv: the data changed since compile (sha256 {sha:other.csv}... != {sha:tiny.csv}...)"),
     C("solution-unknown-column", "decode m.olctc.json unknown.sol -o o.json",
       "unknown.sol: column 'zzz_0' is not in this model: the solution belongs to another model"),
+    C("solution-huge-unknown-column", "decode m.olctc.json huge.sol -o o.json",
+      "huge.sol: column '" + "z" * 57 + "...' is not in this model: the solution belongs to another model"),
     C("solution-is-a-mip-start", "decode m.olctc.json m.start.cbc -o o.json",
       "m.start.cbc: expected a solver's solution file, got the MIP start compile wrote (m.start.cbc, olctc's warm "
       "start); pass the file the solver wrote (NAME.solvers.txt shows each solver's command)"),

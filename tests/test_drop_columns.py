@@ -73,6 +73,17 @@ def test_an_identifier_column_is_reported_with_the_way_out(ids_csv, tmp_path):
     assert [str(w.message) for w in record] == [
         f"{ids_csv}: column 'id' has a different text value on each of its 30 rows (an identifier?), one-hot "
         "encoded into 30 features; leave it out with --drop id"]
+    # 2,000 such columns gave 2,000 warnings (QA 2026-12-05): five are named one by one, the rest in one warning
+    wide = tmp_path / "wide.csv"
+    wide.write_text(",".join(f"t{j}" for j in range(12)) + ",y\n"
+                    + "".join(",".join(f"r{i}c{j}" for j in range(12)) + f",{i % 2}\n" for i in range(30)))
+    with pytest.warns(UserWarning) as record:
+        read_csv(wide, "y")
+    messages = [str(w.message) for w in record]
+    assert len(messages) == 6 and all(f"column 't{j}' has a different" in messages[j] for j in range(5))
+    assert messages[5] == (f"{wide}: 7 more text columns look like identifiers, free text or dates (more different "
+                           "values than half their 30 rows, or 20 dates or more), one-hot encoded into a feature per "
+                           "value: 't5', 't6', 't7', 't8', 't9', ...; leave them out with --drop")
     # below IDENTIFIER_ROWS a text column of distinct values is ordinary (tiny examples, tests)
     few = write_ids(tmp_path / "few.csv", n=IDENTIFIER_ROWS - 1)
     with warnings.catch_warnings():

@@ -465,3 +465,14 @@ def test_a_balanced_tie_at_the_ancestor_gives_score_zero_and_the_negative_class(
     assert est.predict_proba(probe)[:, 1] == pytest.approx(0.5, abs=1e-12)
     assert est.tree_.b[s] == 0.0
     assert (est.predict(probe) == 0).all()
+
+
+def test_the_note_names_ten_empty_nodes_and_counts_the_rest(tmp_path, capsys):
+    """A deep tree can leave hundreds of nodes empty: the note listed every one on one line (500 ids at depth 10
+    on haberman, QA 2026-12-05). D7 with --min-leaf 7 at depth 5: one last-layer node holds all 7 points."""
+    tree, out = fit(capsys, write_d7(tmp_path), tmp_path / "t.json", "--depth", "5", "--min-leaf", "7")
+    empty = empty_of(tree)
+    assert len(empty) == 15
+    named = ", ".join(map(str, empty[:10]))
+    assert f"{NOTE} {named} and 5 more: each predicts" in out, out
+    assert tree.meta["fit"]["notes"][0].startswith(f"{NOTE} {named} and 5 more: ")

@@ -690,6 +690,9 @@ def _warn_marker_categories(schema: Schema, source: str) -> None:
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}([ T].*)?|\d{1,2}[/.]\d{1,2}[/.]\d{2,4}( .*)?")
 
 
+_COLUMNS_WARNED = 5  # columns warned of one by one; the others in one warning
+
+
 def _warn_identifiers(schema: Schema, n: int, source: str) -> None:
     """Warn of a text column with a value per row (an identifier), with more values than half its rows (free
     text, codes), or of 20 dates or more: one-hot encoded into a feature per value, each of a few rows, which
@@ -699,18 +702,28 @@ def _warn_identifiers(schema: Schema, n: int, source: str) -> None:
 
     if n < IDENTIFIER_ROWS:
         return
+    flagged = []
     for col in schema.columns:
         k = len(col.categories) if col.kind == "categorical" else 0
         drop = f"--drop {shlex.quote(col.name)}"
         if k == n:
-            warnings.warn(f"{source}: column {col.name!r} has a different text value on each of its {n} rows "
-                          f"(an identifier?), one-hot encoded into {n} features; leave it out with {drop}",
-                          stacklevel=3)
+            flagged.append((col.name, f"{source}: column {col.name!r} has a different text value on each of its {n} "
+                            f"rows (an identifier?), one-hot encoded into {n} features; leave it out with {drop}"))
             continue
         dates = k > 0 and all(_DATE.fullmatch(c) for c in col.categories)  # stops at the first non-date
         if 2 * k > n or (dates and k >= IDENTIFIER_ROWS):
             way = ("write them as numbers (days since a day, say) for the tree to split on, or leave the column "
                    f"out with {drop}" if dates else f"leave it out with {drop} if it is free text or a code")
-            warnings.warn(f"{source}: column {col.name!r} has {k} different text values on its {n} rows"
-                          f"{' (dates?)' if dates else ''}, one-hot encoded into {k} features of {n / k:.2g} "
-                          f"rows each on average; {way}", stacklevel=3)
+            flagged.append((col.name, f"{source}: column {col.name!r} has {k} different text values on its {n} rows"
+                            f"{' (dates?)' if dates else ''}, one-hot encoded into {k} features of {n / k:.2g} "
+                            f"rows each on average; {way}"))
+    # A file of 2,000 such columns gave 2,000 warnings, scrolling the rest away: a few, then one for the others
+    for _, message in flagged[:_COLUMNS_WARNED]:
+        warnings.warn(message, stacklevel=3)
+    rest = [name for name, _ in flagged[_COLUMNS_WARNED:]]
+    if rest:
+        names = ", ".join(repr(shorten(c)) for c in rest[:_COLUMNS_WARNED])
+        more = ", ..." if len(rest) > _COLUMNS_WARNED else ""
+        warnings.warn(f"{source}: {len(rest)} more text columns look like identifiers, free text or dates (more "
+                      f"different values than half their {n} rows, or 20 dates or more), one-hot encoded into a "
+                      f"feature per value: {names}{more}; leave them out with --drop", stacklevel=3)
