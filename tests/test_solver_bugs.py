@@ -538,3 +538,46 @@ def test_solves_from_many_threads_run_in_few_long_lived_threads(monkeypatch: pyt
     t.start()
     t.join()
     assert results[-1].status == "optimal"
+
+
+_NEIGHBOURS = """
+import logging, os, subprocess, sys, threading, time
+import numpy as np
+from olctc import MARGOTClassifier, load_dataset
+X, y, _ = load_dataset("heart")
+import warnings
+warnings.simplefilter("ignore")  # the fit's ConvergenceWarning: stderr holds the two writers' lines only
+stop, beats = threading.Event(), [0]
+def heartbeat():
+    while not stop.is_set():
+        os.write(2, b"service heartbeat\\n"); beats[0] += 1; time.sleep(0.05)
+t = threading.Thread(target=heartbeat); t.start()
+child = []
+def start_child():
+    time.sleep(0.5)  # inside the solve's block: the child inherits fd 2 while it is the pipe
+    child.append(subprocess.Popen([sys.executable, "-c",
+        "import os, time; time.sleep(12); os.write(2, b'child line\\\\n'); os.write(2, b'child line\\\\n')"]))
+threading.Thread(target=start_child).start()
+t0 = time.perf_counter()
+MARGOTClassifier(depth=2, time_limit=3).fit(X, y)
+took = time.perf_counter() - t0
+stop.set(); t.join()
+print("heartbeats written:", beats[0], flush=True)
+print("fit took less than 9 s:", took < 9, flush=True)
+print("child exit code:", child[0].wait(), flush=True)
+"""
+
+
+def test_a_quiet_scip_solve_leaves_the_callers_stderr_and_children_alone() -> None:
+    """A quiet SCIP solve passed the whole process's stderr through its folding pipe: another thread's repeated
+    lines were dropped (30 written, 11 shown), and a child process started meanwhile held the pipe's write end:
+    the fit waited 10 s for its end, then the child died of SIGPIPE at its next line (QA 2026-12-05)."""
+    res = subprocess.run([sys.executable, "-c", _NEIGHBOURS], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    out = res.stdout.splitlines()
+    assert out[1:] == ["fit took less than 9 s: True", "child exit code: 0"], (res.stdout, res.stderr[-500:])
+    beats = int(out[0].split(": ")[1])
+    lines = res.stderr.splitlines()
+    assert lines.count("child line") == 2 and "was printed" not in res.stderr, res.stderr[-500:]
+    assert lines.count("service heartbeat") == beats > 10 and set(lines) == {"service heartbeat", "child line"}, \
+        (beats, lines[-5:])

@@ -141,7 +141,9 @@ def scip_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> Sol
     left = opts.remaining()
     if left is not None:
         m.setParam(PARAM_NAMES["scip"].time_limit, float(left))
-    with repeats_folded(2, hide=() if opts.verbose else (SOPLEX_TOLERANCE_NOTICE,)):
+    # Quiet: the notice hidden, every other line of the process's stderr (the caller's threads' too) passed on
+    # as written; verbose: SCIP's repeated lines folded (once each, then a count), the notice among them.
+    with repeats_folded(2, hide=() if opts.verbose else (SOPLEX_TOLERANCE_NOTICE,), once=bool(opts.verbose)):
         runtime = _timed(lambda: _native(m.optimizeNogil, stop=m.interruptSolve))
     raw = m.getStatus()
     if raw == "userinterrupt":
