@@ -463,21 +463,61 @@ class Tree:
         return S
 
     def _path_scores(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
-        """(scores, last-layer node reached) of rows X; only the scores of the nodes on a row's path must be
-        finite. A node off the path takes no part in the prediction: the generated code and the ONNX graph
-        predict such a row, which ``scores`` refused."""
-        S = self._scores(self._check_X(X))
-        leaf = self.topology.route(S)
-        if not np.isfinite(S).all():
-            # a path visits nodes in increasing id, so a row's first bad node is the one nearest the root
-            bad = self.topology.path_mask(leaf) & ~np.isfinite(S)
-            if bad.any():
-                i, t = np.argwhere(bad)[0]
-                raise ScoreOverflow(int(i), int(t))
-        return S, leaf
+        """(path scores (n, depth): each row's scores at the nodes of its path, root first; last-layer node
+        reached) of rows X. Only the nodes on a row's path are scored, and only their scores must be finite: a
+        node off the path takes no part in the prediction (the generated code and the ONNX graph predict such
+        a row, which ``scores`` refuses). Scoring every node held rows x 2^depth scores: 1 GB for a depth-10
+        tree in predict's chunks, where a row's path has 10 (QA 2026-12-05)."""
+        X = self._check_X(X)
+        n, depth = X.shape[0], self.depth
+        P = np.empty((n, depth))
+        node = np.zeros(n, dtype=np.int64)
+        used = [np.flatnonzero(w) for w in self.W_raw]
+        # an overflow is one error below, not warnings; an underflow is 0 or a subnormal, the right value
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            for h in range(depth):
+                first = 2 ** h - 1
+                if h == 0:
+                    groups: Any = [(0, None)]
+                elif 2 ** h <= 8:  # few nodes: a comparison per node beats a sort
+                    groups = ((t, np.flatnonzero(node == t)) for t in range(first, 2 * first + 1))
+                else:
+                    order = np.argsort(node, kind="stable")
+                    ids, starts = np.unique(node[order], return_index=True)
+                    groups = zip(ids.tolist(), np.split(order, starts[1:]))
+                for t, rows in groups:
+                    if rows is None:
+                        P[:, h] = self._node_scores(X, t, used[t])
+                    elif rows.size:
+                        P[rows, h] = self._node_scores(X[rows], t, used[t])
+                if h < depth - 1:
+                    node = 2 * node + 1 + (P[:, h] > 0)  # Topology.route's rule: left iff score <= 0
+        if not np.isfinite(P).all():
+            # a row's first bad score is the one nearest the root: the node of its path at that layer
+            i, h = np.argwhere(~np.isfinite(P))[0]
+            raise ScoreOverflow(int(i), int(((node[i] + 1) >> (depth - 1 - h)) - 1))
+        return P, node
+
+    def _node_scores(self, X: np.ndarray, t: int, cols: np.ndarray) -> np.ndarray:
+        """Node t's scores of checked rows X, as ``_scores`` computes them (to the bit)."""
+        w, b = self.W_raw[t], self.b_raw[t]
+        if X.shape[0] <= _FEW_ROWS:  # explain, one row: one numpy call, not one per term
+            terms = np.zeros((cols.size + 1, X.shape[0]))
+            np.multiply(X[:, cols].T, w[cols][:, None], out=terms[1:])
+            return np.add.accumulate(terms, axis=0)[-1] + b
+        out = np.empty(X.shape[0])
+        s, term = np.empty(min(X.shape[0], _SCORE_BLOCK)), np.empty(min(X.shape[0], _SCORE_BLOCK))
+        for r in range(0, X.shape[0], _SCORE_BLOCK):
+            Xt = np.ascontiguousarray(X[r:r + _SCORE_BLOCK, cols].T)  # the node's features only
+            k = Xt.shape[1]
+            s[:k].fill(0.0)
+            for i, j in enumerate(cols):
+                s[:k] += np.multiply(Xt[i], w[j], out=term[:k])
+            out[r:r + k] = s[:k] + b
+        return out
 
     def _scores(self, X: np.ndarray) -> np.ndarray:
-        """Scores of checked rows X, non-finite where the terms overflow."""
+        """Scores of checked rows X at every node, non-finite where the terms overflow."""
         W, b = self.W_raw, self.b_raw
         S = np.empty((X.shape[0], self.n_nodes))
         used = [np.flatnonzero(w) for w in W]
@@ -516,8 +556,7 @@ class Tree:
 
     def decision_function(self, X: Any) -> np.ndarray:
         """(n,) score of the last-layer node each row reaches: the log-odds of the positive class."""
-        S, leaf = self._path_scores(X)
-        return S[np.arange(S.shape[0]), leaf]
+        return self._path_scores(X)[0][:, -1]
 
     def predict(self, X: Any) -> np.ndarray:
         """(n,) labels: the positive class iff the reached node's score is > 0."""
@@ -652,7 +691,7 @@ class Tree:
             raise param_error("top", "an integer >= 1", top)
         if top < 1:  # a slice [:-1] dropped the last feature silently
             raise OlctcError(f"top must be at least 1; got {top}")
-        s = self._path_scores(x)[0][0]
+        path = self._path_scores(x)[0][0]  # the scores at the nodes of its path, root first
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             xs = self.scaler.transform(x)[0]
         topo = self.topology
@@ -670,13 +709,14 @@ class Tree:
                 raise ScoreOverflow(0, int(t))
             idx = idx[np.argsort(-np.abs(contrib[idx]), kind="stable")][:top]
             last = h == self.depth
-            direction = "classify" if last else ("right" if s[t] > 0 else "left")
-            steps.append(NodeStep(int(t), int(topo.layer(t)), float(s[t]), float(sigmoid(s[t])), direction,
+            st = path[h - 1]
+            direction = "classify" if last else ("right" if st > 0 else "left")
+            steps.append(NodeStep(int(t), int(topo.layer(t)), float(st), float(sigmoid(st)), direction,
                                   [(names[j], float(x[0, j]), float(contrib[j])) for j in idx],
                                   float(self.b[t]), None if self.node_n is None else int(self.node_n[t])))
             if not last:
-                t = 2 * t + (2 if s[t] > 0 else 1)
-        score = s[t]
+                t = 2 * t + (2 if st > 0 else 1)
+        score = path[-1]
         return Explanation(steps, self.classes[1] if score > 0 else self.classes[0], float(sigmoid(score)),
                            self.classes, self.probability_note)
 
