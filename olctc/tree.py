@@ -92,6 +92,9 @@ def weights_used(W: np.ndarray) -> np.ndarray:
 
 _SCORE_BLOCK = 8192  # rows per block of Tree.scores
 _FEW_ROWS = 64  # up to this many rows, Tree.scores makes one numpy call per node (explain: 50x faster)
+# Up to this depth (31 nodes) a row's path is read from every node's scores, computed a block of rows at a time
+# over one copy of the block; deeper trees score each node on the rows that reach it (benchmarks/predict_depth.py)
+_EVERY_NODE_DEPTH = 5
 
 
 def class_array(classes: Sequence[Label]) -> np.ndarray:
@@ -470,6 +473,21 @@ class Tree:
         tree in predict's chunks, where a row's path has 10 (QA 2026-12-05)."""
         X = self._check_X(X)
         n, depth = X.shape[0], self.depth
+        if depth <= _EVERY_NODE_DEPTH:
+            S = self._scores(X)
+            node = self.topology.route(S)
+            P = S[np.arange(n)[:, None], ((node[:, None] + 1) >> np.arange(depth - 1, -1, -1)) - 1]
+        else:
+            P, node = self._walk(X)
+        if not np.isfinite(P).all():
+            # a row's first bad score is the one nearest the root: the node of its path at that layer
+            i, h = np.argwhere(~np.isfinite(P))[0]
+            raise ScoreOverflow(int(i), int(((node[i] + 1) >> (depth - 1 - h)) - 1))
+        return P, node
+
+    def _walk(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``_path_scores`` of checked rows X, layer by layer: each node scores the rows that reach it."""
+        n, depth = X.shape[0], self.depth
         P = np.empty((n, depth))
         node = np.zeros(n, dtype=np.int64)
         used = [np.flatnonzero(w) for w in self.W_raw]
@@ -487,28 +505,23 @@ class Tree:
                     groups = zip(ids.tolist(), np.split(order, starts[1:]))
                 for t, rows in groups:
                     if rows is None:
-                        P[:, h] = self._node_scores(X, t, used[t])
+                        P[:, h] = self._node_scores(X, None, t, used[t])
                     elif rows.size:
-                        P[rows, h] = self._node_scores(X[rows], t, used[t])
+                        P[rows, h] = self._node_scores(X, rows, t, used[t])
                 if h < depth - 1:
                     node = 2 * node + 1 + (P[:, h] > 0)  # Topology.route's rule: left iff score <= 0
-        if not np.isfinite(P).all():
-            # a row's first bad score is the one nearest the root: the node of its path at that layer
-            i, h = np.argwhere(~np.isfinite(P))[0]
-            raise ScoreOverflow(int(i), int(((node[i] + 1) >> (depth - 1 - h)) - 1))
         return P, node
 
-    def _node_scores(self, X: np.ndarray, t: int, cols: np.ndarray) -> np.ndarray:
-        """Node t's scores of checked rows X, as ``_scores`` computes them (to the bit)."""
+    def _node_scores(self, X: np.ndarray, rows: np.ndarray | None, t: int, cols: np.ndarray) -> np.ndarray:
+        """Node t's scores of the checked rows X[rows] (None: all), as ``_scores`` computes them (to the bit).
+        The rows' cells are gathered a block at a time, the node's features only."""
         w, b = self.W_raw[t], self.b_raw[t]
-        if X.shape[0] <= _FEW_ROWS:  # explain, one row: one numpy call, not one per term
-            terms = np.zeros((cols.size + 1, X.shape[0]))
-            np.multiply(X[:, cols].T, w[cols][:, None], out=terms[1:])
-            return np.add.accumulate(terms, axis=0)[-1] + b
-        out = np.empty(X.shape[0])
-        s, term = np.empty(min(X.shape[0], _SCORE_BLOCK)), np.empty(min(X.shape[0], _SCORE_BLOCK))
-        for r in range(0, X.shape[0], _SCORE_BLOCK):
-            Xt = np.ascontiguousarray(X[r:r + _SCORE_BLOCK, cols].T)  # the node's features only
+        m = X.shape[0] if rows is None else rows.size
+        out = np.empty(m)
+        s, term = np.empty(min(m, _SCORE_BLOCK)), np.empty(min(m, _SCORE_BLOCK))
+        for r in range(0, m, _SCORE_BLOCK):
+            block = X[r:r + _SCORE_BLOCK] if rows is None else X[rows[r:r + _SCORE_BLOCK]]
+            Xt = block.T[cols]  # (features, rows), contiguous
             k = Xt.shape[1]
             s[:k].fill(0.0)
             for i, j in enumerate(cols):
