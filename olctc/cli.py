@@ -170,7 +170,8 @@ def max_nonzeros_option(f):
     """--max-nonzeros, on every command that builds a model."""
     return click.option("--max-nonzeros", type=int, default=None,
                         help="Refuse, before building anything, a model above this many nonzeros "
-                             "(default 400,000,000: about 16 GB while building).")(f)
+                             "(default 400,000,000, and about 16 GB of memory to build, which a model of many rows "
+                             "per nonzero reaches first).")(f)
 
 
 def start_tree_option(f):

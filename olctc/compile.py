@@ -29,6 +29,12 @@ from olctc.spec import MAX_COST, TreeSpec, check_spec
 MANIFEST_FORMAT = "olctc-manifest"
 MANIFEST_VERSION = 1
 DEFAULT_MAX_NONZEROS = 400_000_000  # about 16 GB while building: fits a 24 GB machine
+# Peak memory of building and writing a model, measured (8 compiles, depths 3-12, both forms, /usr/bin/time):
+# about 36 bytes per nonzero and 510 per row (fit within 8%). A model of many rows per nonzero (score variables
+# on few features, deep trees) takes 3x what its nonzeros suggest: svmguide1 at depth 12 with --score-variables,
+# 354M nonzeros, within the nonzeros' budget, would take about 40 GB (QA 2026-12-05).
+BYTES_PER_NONZERO, BYTES_PER_ROW = 36, 510
+DEFAULT_MAX_MEMORY = 16 * 2**30  # the default budget's memory, checked with the nonzeros' unless --max-nonzeros
 MODEL_FORMATS = ("mps", "lp")
 
 
@@ -37,6 +43,11 @@ class SizeEstimate:
     rows: int
     cols: int
     nonzeros: int
+
+    @property
+    def memory(self) -> int:
+        """Bytes that building and writing the model take, about (``BYTES_PER_NONZERO``, ``BYTES_PER_ROW``)."""
+        return BYTES_PER_NONZERO * self.nonzeros + BYTES_PER_ROW * self.rows
 
     def describe(self) -> str:
         return f"{self.rows:,} rows, {self.cols:,} columns, about {self.nonzeros:,} nonzeros"
@@ -114,11 +125,17 @@ def check_size(n: int, p: int, spec: TreeSpec, max_nonzeros: int | None = None) 
         # A budget of p or more bounds nothing: HFS would be the preset without L0, SFS would never pay alpha.
         raise param_error("budget", f"at most {p}, the number of features (after one-hot encoding), since a "
                           f"larger budget bounds nothing", spec.budget)
+    default = max_nonzeros is None
     if max_nonzeros is None:
         max_nonzeros = DEFAULT_MAX_NONZEROS
     if isinstance(max_nonzeros, bool) or not isinstance(max_nonzeros, (int, np.integer)) or max_nonzeros < 1:
         raise param_error("max_nonzeros", "an integer >= 1", max_nonzeros)
     est = estimate_size(n, p, spec)
+    if default and est.memory > DEFAULT_MAX_MEMORY and est.nonzeros <= max_nonzeros:
+        raise OlctcError(f"the model would have {est.describe()}: building it would take about "
+                         f"{est.memory / 2**30:.0f} GB of memory, over the default budget of about "
+                         f"{DEFAULT_MAX_MEMORY / 2**30:.0f} GB; use a smaller depth or fewer points, or pass "
+                         f"--max-nonzeros {est.nonzeros} to build it anyway")
     if est.nonzeros > max_nonzeros:
         raise OlctcError(f"the model would have {est.describe()}, over the budget of {int(max_nonzeros):,} "
                          f"nonzeros (--max-nonzeros); use a smaller depth, fewer tangents or fewer points")

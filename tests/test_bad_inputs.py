@@ -242,6 +242,11 @@ CASES = [
     C("max-nonzeros-grid", "grid tiny.csv --target y --folds 2 --max-nonzeros 200 -o g",
       "the model would have 48 rows, 55 columns, about 252 nonzeros, over the budget of 200 nonzeros "
       "(--max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
+    # within the nonzeros' budget, but its rows make it a 36 GB build (QA 2026-12-05: ~40 GB extrapolated)
+    C("max-memory", "compile --dataset svmguide1 --depth 12 --score-variables -o x.mps",
+      "the model would have 50,614,200 rows, 19,066,030 columns, about 354,283,304 nonzeros: building it would "
+      "take about 36 GB of memory, over the default budget of about 16 GB; use a smaller depth or fewer points, "
+      "or pass --max-nonzeros 354283304 to build it anyway"),
     C("max-nonzeros-zero", "compile tiny.csv --target y --max-nonzeros 0 -o x.mps",
       "The 'max_nonzeros' parameter (--max-nonzeros) must be an integer >= 1. Got 0 instead."),
     C("model-suffix-gz", "compile tiny.csv --target y -o x.MPS.gz",
@@ -753,3 +758,18 @@ def test_running_out_of_memory_is_one_line_and_leaves_nothing(tmp_path):
     assert p.stderr.startswith("error: out of memory (Unable to allocate ") and p.stderr.count("\n") == 1, p.stderr
     assert "make the job smaller: a smaller --depth" in p.stderr and "Traceback" not in p.stderr
     assert sorted(os.listdir(tmp_path)) == []
+
+
+def test_an_explicit_max_nonzeros_replaces_the_default_memory_budget():
+    from olctc.compile import BYTES_PER_NONZERO, BYTES_PER_ROW, check_size, estimate_size
+    from olctc.datasets import load
+    from olctc.spec import make_spec
+
+    ds = load("svmguide1")
+    spec = make_spec("olct", 12, score_variables=True)
+    est = estimate_size(ds.n, ds.p, spec)
+    assert est.memory == BYTES_PER_NONZERO * est.nonzeros + BYTES_PER_ROW * est.rows > 16 * 2**30
+    with pytest.raises(OlctcError, match="building it would take about 36 GB of memory"):
+        check_size(ds.n, ds.p, spec)
+    assert check_size(ds.n, ds.p, spec, max_nonzeros=est.nonzeros) == est  # the user's own budget: theirs
+    assert check_size(ds.n, ds.p, make_spec("olct", 10, score_variables=True)).memory < 16 * 2**30
