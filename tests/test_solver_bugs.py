@@ -581,3 +581,25 @@ def test_a_quiet_scip_solve_leaves_the_callers_stderr_and_children_alone() -> No
     assert lines.count("child line") == 2 and "was printed" not in res.stderr, res.stderr[-500:]
     assert lines.count("service heartbeat") == beats > 10 and set(lines) == {"service heartbeat", "child line"}, \
         (beats, lines[-5:])
+
+
+_CRASH_HANDLERS = """
+import signal
+import olctc
+from olctc import sigactions
+def handlers():
+    return {signal.Signals(s).name: b.raw[:8] for s, b in sigactions.saved().items()}  # the handler's address
+before = handlers()
+X, y, _ = olctc.load_dataset("heart")
+olctc.OLCTClassifier(depth=1, time_limit=5, solver="cbc").fit(X[:80], y[:80])
+after = handlers()
+print(sorted(before), [name for name in before if before[name] != after[name]])
+"""
+
+
+def test_a_cbc_solve_leaves_the_processs_crash_handlers_as_they_were() -> None:
+    """CBC installed its CbcCrashHandler for SIGSEGV, SIGFPE, SIGABRT, SIGBUS and SIGILL at its first solve and
+    left it: a later crash anywhere in the process printed "ERROR while running Cbc" (QA 2026-12-05)."""
+    res = subprocess.run([sys.executable, "-c", _CRASH_HANDLERS], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "['SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGILL', 'SIGSEGV'] []", res.stdout

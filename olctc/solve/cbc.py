@@ -10,6 +10,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from olctc import sigactions
 from olctc.emit.params import CBC_PARAMETERS, solver_settings
 from olctc.io import interrupt_handled
 from olctc.solve.calls import _map, _native, _start_values, _timed, repeats_folded
@@ -89,7 +90,7 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
         max_seconds = left
     # Clp prints "Free in 22 compat n dj 1.8e+30" to stdout at any log level (printf): hidden when quiet
     quiet = repeats_folded(1, hide=CLP_DEBUG, once=False) if not opts.verbose else contextlib.nullcontext()
-    with _cbc_dumps_removed(), quiet:
+    with _cbc_dumps_removed(), quiet, sigactions.kept():  # the caller's crash handlers, not CBC's, after it
         runtime = _timed(lambda: result.setdefault("st", _native(lambda: m.optimize(max_seconds=max_seconds))))
     raw = result["st"].name
     has_solution = m.num_solutions > 0 and raw in ("OPTIMAL", "FEASIBLE")
