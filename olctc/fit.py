@@ -18,6 +18,7 @@ from olctc.data import Dataset, check_dataset
 from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
 from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error
 from olctc.io import interrupt_handled, is_console
+from olctc.refine import polish_deadline
 from olctc.spec import TreeSpec, check_spec
 from olctc.tree import Tree, weights_used
 
@@ -310,7 +311,13 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     # them), so that the three figures compare: the solver's unfolded (w, b) differ from the tree by
     # epsilon/2 in the inner nodes' losses, and refinement seemed to raise the objective (by 8e-7, fuzzing).
     exact_warm, exact_milp = _exact_objective(warm), _exact_objective(dec)
-    tree, report = finish(dec, comp.manifest, fitted, refine, smooth_pure_nodes)
+    with polish_deadline(None if time_limit is None else t0 + time_limit) as polish_stopped:
+        tree, report = finish(dec, comp.manifest, fitted, refine, smooth_pure_nodes)
+    if polish_stopped:
+        note = ("refinement stopped at the time limit: a node's L1 logistic fit kept the best point its "
+                "L-BFGS-B polish had reached (a longer --time-limit finishes it)")
+        report.notes.append(note)
+        tree.meta["notes"] = [*tree.meta.get("notes", []), note]
     pure = {k: v for k, v in tree.meta.get("pure_nodes", {}).items() if k != "before"}  # {} unless asked for
     if used == "warm start":
         # The tree kept is the warm start: feasible, proven nothing, whatever the solver said of its own

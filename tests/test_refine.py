@@ -314,3 +314,26 @@ def test_a_deep_fits_summary_shows_the_first_nodes_weights_and_a_count():
                     f"{max(counts)}; the tree file has them all)")
     shallow = dict(s, nonzero_weights_per_node=counts[:31])
     assert f"nonzero weights per node: [{shown}]" in summary_lines(shallow)
+
+
+def test_a_polish_past_its_deadline_stops_with_the_point_it_has():
+    """fit's refinement had no deadline: on 12 rows x 40,000 columns, L-BFGS-B ran fit to 2.5x its time limit
+    (QA 2026-12-05). Past the deadline a polish stops at its first iteration's end, says so, and its point is
+    no worse than liblinear's (the better of the two is kept); without one it goes on to the optimum."""
+    import time
+
+    from olctc.refine import fit_l1_logistic, l1_logistic_objective, polish_deadline
+
+    ds = load("sonar")
+    X, y = Scaler.fit(ds.X).transform(ds.X), ds.y
+    C = 10.0
+    rough = fit_l1_logistic(X, y, C, polish=False)
+    with polish_deadline(time.perf_counter() - 1) as stopped:
+        early = fit_l1_logistic(X, y, C)
+    assert stopped == [True]
+    with polish_deadline(None) as unstopped:
+        full = fit_l1_logistic(X, y, C)
+    assert unstopped == []
+    f = [l1_logistic_objective(w, b, X, y, C) for w, b in (rough, early, full)]
+    assert f[2] <= f[1] <= f[0] and f[2] < f[0] - 1e-3, f
+    assert f[1] > f[2] + 1e-9, f  # stopped early: not the optimum
