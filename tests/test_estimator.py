@@ -537,3 +537,23 @@ def test_predict_log_proba_is_the_log_of_predict_proba_and_finite_where_it_round
     assert np.array_equal(est.tree_.predict_log_proba(far)[:, ::1 if positive == 1 else -1], L)
     with pytest.raises(NotFittedError):
         OLCTClassifier().predict_log_proba(X)
+
+
+def test_predicting_a_dataframe_edits_no_warning_filter(heart_small, monkeypatch):
+    """Every predict of a named X entered catch_warnings and added a filter: not thread-safe on Python 3.11,
+    threads predicting at once left the filter behind, silencing scikit-learn's feature-name warning for every
+    estimator of the process (QA 2026-12-05). Only names scikit-learn cannot read itself need the filter."""
+    import warnings
+
+    import pandas as pd
+
+    X, y, _ = heart_small
+    cols = [f"f{j}" for j in range(X.shape[1])]
+    est = OLCTClassifier(depth=1, time_limit=10).fit(pd.DataFrame(X, columns=cols), y)
+    added = []
+    real = warnings.filterwarnings
+    monkeypatch.setattr(warnings, "filterwarnings", lambda *a, **k: (added.append(k.get("message")), real(*a, **k)))
+    p = est.predict(pd.DataFrame(X, columns=cols))
+    assert added == []
+    assert np.array_equal(est.predict(Frame(X, cols)), p)  # a frame scikit-learn cannot read: the filter, once
+    assert added == ["X does not have valid feature names"]
