@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+import checkout  # benchmarks/checkout.py (a script's folder is on sys.path)
 
 DEFAULT_RUNS = "w5a:3:margot:scip:10,w5a:3:olct:cbc:10,phishing:3:olct:highs:10"
 
@@ -40,13 +41,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", default=DEFAULT_RUNS, help="DATASET:DEPTH:PRESET:SOLVER:LIMIT, comma-separated")
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--olctc-path", default=None, help="a checkout of olctc to run instead of the installed one")
+    checkout.add_option(ap)
     args = ap.parse_args()
-    env = dict(os.environ)
-    if args.olctc_path:
-        env["PYTHONPATH"] = args.olctc_path + os.pathsep + env.get("PYTHONPATH", "")
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-          f", olctc from {args.olctc_path or 'the installed package'}")
+    env = checkout.environment(args.olctc_path)
+    print(checkout.header(args.olctc_path))
     for spec in args.runs.split(","):
         limit = float(spec.split(":")[-1])
         walls = []

@@ -12,10 +12,10 @@ PYTHONPATH), for a before/after comparison in one session.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import subprocess
 import sys
+
+import checkout  # benchmarks/checkout.py (a script's folder is on sys.path)
 
 ONE = """
 import statistics, sys, time, tracemalloc
@@ -43,13 +43,10 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--features", type=int, default=30)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--olctc-path", default=None, help="a checkout of olctc to run instead of the installed one")
+    checkout.add_option(ap)
     args = ap.parse_args()
-    env = dict(os.environ)
-    if args.olctc_path:
-        env["PYTHONPATH"] = args.olctc_path + os.pathsep + env.get("PYTHONPATH", "")
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-          f", olctc from {args.olctc_path or 'the installed package'}; {args.rows} rows x {args.features} features")
+    env = checkout.environment(args.olctc_path)
+    print(checkout.header(args.olctc_path, f"; {args.rows} rows x {args.features} features"))
     for depth in map(int, args.depths.split(",")):
         out = subprocess.run([sys.executable, "-c", ONE, str(depth), str(args.rows), str(args.features),
                               str(args.repeat)], env=env, check=True, capture_output=True, text=True).stdout

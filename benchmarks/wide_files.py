@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
+
+import checkout  # benchmarks/checkout.py (a script's folder is on sys.path)
 
 READ = """
 import sys, time
@@ -49,13 +50,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--widths", default="10000,20000,40000")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--olctc-path", default=None, help="a checkout of olctc to run instead of the installed one")
+    checkout.add_option(ap)
     args = ap.parse_args()
-    env = dict(os.environ)
-    if args.olctc_path:
-        env["PYTHONPATH"] = args.olctc_path + os.pathsep + env.get("PYTHONPATH", "")
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-          f", olctc from {args.olctc_path or 'the installed package'}; medians of {args.repeat} fresh processes")
+    env = checkout.environment(args.olctc_path)
+    print(checkout.header(args.olctc_path, f"; medians of {args.repeat} fresh processes"))
     with tempfile.TemporaryDirectory(prefix="olctc-bench-") as folder:
         for P in map(int, args.widths.split(",")):
             csv = os.path.join(folder, f"text{P}.csv")
