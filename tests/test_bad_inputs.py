@@ -395,6 +395,10 @@ CASES = [
     C("solution-is-a-mip-start", "decode m.olctc.json m.start.cbc -o o.json",
       "m.start.cbc: expected a solver's solution file, got the MIP start compile wrote (m.start.cbc, olctc's warm "
       "start); pass the file the solver wrote (NAME.solvers.txt shows each solver's command)"),
+    # said before the model is rebuilt from the data (a6a at depth 4: 8 s and 1.7 GB first; QA 2026-12-05)
+    C("solution-is-a-mip-start-before-the-data", "decode m.olctc.json m.start.highs.sol --data other.csv -o o.json",
+      "m.start.highs.sol: expected a solver's solution file, got the MIP start compile wrote (m.start.highs.sol, "
+      "olctc's warm start); pass the file the solver wrote (NAME.solvers.txt shows each solver's command)"),
     C("solution-is-the-model", "decode m.olctc.json m.mps -o o.json",
       "m.mps:1: expected a solution file of a known format (cplex, gurobi, scip, cbc, glpk, highs, xpress, copt), "
       "got 'NAME m FREE'"),
