@@ -147,6 +147,17 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         self.smooth_pure_nodes = smooth_pure_nodes
 
     # ------------------------------------------------------------------ scikit-learn plumbing
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickling: a parameter an older olctc did not have (min_leaf, smooth_pure_nodes) takes its default,
+        which is what that version did. Without it, get_params, clone and repr of such a pickle raised
+        AttributeError, though it predicted as before (QA 2026-12-05)."""
+        import inspect
+
+        for name, p in inspect.signature(type(self).__init__).parameters.items():
+            if name != "self" and p.default is not inspect.Parameter.empty and name not in state:
+                state[name] = p.default
+        super().__setstate__(state)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False

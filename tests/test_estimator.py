@@ -557,3 +557,24 @@ def test_predicting_a_dataframe_edits_no_warning_filter(heart_small, monkeypatch
     assert added == []
     assert np.array_equal(est.predict(Frame(X, cols)), p)  # a frame scikit-learn cannot read: the filter, once
     assert added == ["X does not have valid feature names"]
+
+
+def test_a_pickle_of_an_older_olctc_takes_the_new_parameters_defaults(heart_small):
+    """A pickle from before min_leaf and smooth_pure_nodes existed predicted as before, but get_params, clone,
+    repr and a refit raised AttributeError (QA 2026-12-05, pickles of four older commits). Such a pickle is this
+    class's state without the attributes those versions did not set."""
+    import pickle
+
+    from sklearn.base import clone
+
+    X, y, _ = heart_small
+    est = OLCTClassifier(depth=1, time_limit=10).fit(X, y)
+    state = est.__getstate__()
+    for name in ("min_leaf", "smooth_pure_nodes"):
+        del state[name]
+    old = OLCTClassifier.__new__(OLCTClassifier)
+    old.__setstate__(state)
+    back = pickle.loads(pickle.dumps(old))
+    assert back.get_params()["min_leaf"] == 0 and back.get_params()["smooth_pure_nodes"] is False
+    assert clone(back).get_params() == est.get_params() and "OLCTClassifier(" in repr(back)
+    assert np.array_equal(back.predict(X), est.predict(X))
