@@ -1207,6 +1207,14 @@ def test_margot_and_oct_h_runs_record_both_settings_and_old_folders_are_refused(
     assert err.endswith("give another folder to run these models\n") and err.count("\n") == 1
     assert snapshot(d) == before
     assert cli(["bench", "report", str(d)], capsys)[0] == 0
+    # the report says so: it compared such cells with the authors' values silently (QA 2026-12-05)
+    md = (d / "report" / "summary.md").read_text(encoding="utf-8")
+    assert (f"**Older model settings**: this folder was started by olctc {olctc.__version__}, which ran MARGOT, "
+            "SFS-MARGOT, OCT-H at the authors' C and alpha taken as olctc's") in md
+    meta["model_settings"] = bench_folder.MODEL_SETTINGS
+    (d / "bench.json").write_text(json.dumps(meta))
+    assert cli(["bench", "report", str(d)], capsys)[0] == 0
+    assert "Older model settings" not in (d / "report" / "summary.md").read_text(encoding="utf-8")
 
 
 def test_report_cells_round_a_small_negative_to_zero_not_minus_zero():
