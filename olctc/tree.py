@@ -112,6 +112,24 @@ def class_array(classes: Sequence[Label]) -> np.ndarray:
     return out
 
 
+def _node_scores(X: np.ndarray, rows: np.ndarray | None, w: np.ndarray, b: float, cols: np.ndarray) -> np.ndarray:
+    """A node's scores (raw-space weights ``w``, intercept ``b``, nonzero features ``cols``) of the checked rows
+    X[rows] (None: all), as ``Tree._scores`` computes them (to the bit): the node's cells gathered a block of
+    rows at a time."""
+    m = X.shape[0] if rows is None else rows.size
+    out = np.empty(m)
+    s, term = np.empty(min(m, _SCORE_BLOCK)), np.empty(min(m, _SCORE_BLOCK))
+    for r in range(0, m, _SCORE_BLOCK):
+        # (features, rows), contiguous: the node's cells only
+        Xt = X[r:r + _SCORE_BLOCK].T[cols] if rows is None else X[rows[r:r + _SCORE_BLOCK, None], cols].T.copy()
+        k = Xt.shape[1]
+        s[:k].fill(0.0)
+        for i, j in enumerate(cols):
+            s[:k] += np.multiply(Xt[i], w[j], out=term[:k])
+        out[r:r + k] = s[:k] + b
+    return out
+
+
 def _is_labelled_row(x: Any) -> bool:
     """A 1-D mapping-like row with an index of labels (a pandas Series), not an array or a list."""
     return (not isinstance(x, (np.ndarray, list, tuple, dict, str)) and hasattr(x, "index")
@@ -490,7 +508,8 @@ class Tree:
         n, depth = X.shape[0], self.depth
         P = np.empty((n, depth))
         node = np.zeros(n, dtype=np.int64)
-        used = [np.flatnonzero(w) for w in self.W_raw]
+        W, b = self.W_raw, self.b_raw  # properties that compute the whole matrix: once, not per node
+        used = [np.flatnonzero(w) for w in W]
         # an overflow is one error below, not warnings; an underflow is 0 or a subnormal, the right value
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
             for h in range(depth):
@@ -505,29 +524,12 @@ class Tree:
                     groups = zip(ids.tolist(), np.split(order, starts[1:]))
                 for t, rows in groups:
                     if rows is None:
-                        P[:, h] = self._node_scores(X, None, t, used[t])
+                        P[:, h] = _node_scores(X, None, W[t], b[t], used[t])
                     elif rows.size:
-                        P[rows, h] = self._node_scores(X, rows, t, used[t])
+                        P[rows, h] = _node_scores(X, rows, W[t], b[t], used[t])
                 if h < depth - 1:
                     node = 2 * node + 1 + (P[:, h] > 0)  # Topology.route's rule: left iff score <= 0
         return P, node
-
-    def _node_scores(self, X: np.ndarray, rows: np.ndarray | None, t: int, cols: np.ndarray) -> np.ndarray:
-        """Node t's scores of the checked rows X[rows] (None: all), as ``_scores`` computes them (to the bit).
-        The rows' cells are gathered a block at a time, the node's features only."""
-        w, b = self.W_raw[t], self.b_raw[t]
-        m = X.shape[0] if rows is None else rows.size
-        out = np.empty(m)
-        s, term = np.empty(min(m, _SCORE_BLOCK)), np.empty(min(m, _SCORE_BLOCK))
-        for r in range(0, m, _SCORE_BLOCK):
-            block = X[r:r + _SCORE_BLOCK] if rows is None else X[rows[r:r + _SCORE_BLOCK]]
-            Xt = block.T[cols]  # (features, rows), contiguous
-            k = Xt.shape[1]
-            s[:k].fill(0.0)
-            for i, j in enumerate(cols):
-                s[:k] += np.multiply(Xt[i], w[j], out=term[:k])
-            out[r:r + k] = s[:k] + b
-        return out
 
     def _scores(self, X: np.ndarray) -> np.ndarray:
         """Scores of checked rows X at every node, non-finite where the terms overflow."""
