@@ -603,3 +603,27 @@ def test_a_cbc_solve_leaves_the_processs_crash_handlers_as_they_were() -> None:
     res = subprocess.run([sys.executable, "-c", _CRASH_HANDLERS], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "['SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGILL', 'SIGSEGV'] []", res.stdout
+
+
+_DEAD_STDERR = """
+import os, sys, time
+from olctc.solve.calls import repeats_folded
+r, w = os.pipe(); os.dup2(w, 2); os.close(w); os.close(r)  # stderr a pipe nobody reads: `... 2>&1 | head -1`
+before = os.fstat(2).st_ino
+try:
+    with repeats_folded(2):
+        os.write(2, b"native line\\n")
+        time.sleep(0.3)
+    print("block ended normally")
+except BaseException as exc:
+    print("block end raised", type(exc).__name__)
+print("fd 2 put back:", os.fstat(2).st_ino == before)
+"""
+
+
+def test_a_folding_block_puts_stderr_back_when_its_destination_is_gone() -> None:
+    """The reader closed the saved stderr when its write failed (EPIPE), and the block's end then raised
+    BrokenPipeError before putting fd 2 back: the process's stderr stayed olctc's dead pipe (review,
+    2026-12-05)."""
+    res = subprocess.run([sys.executable, "-c", _DEAD_STDERR], capture_output=True, text=True, timeout=60)
+    assert res.stdout.splitlines() == ["block ended normally", "fd 2 put back: True"], (res.stdout, res.returncode)

@@ -196,7 +196,10 @@ class _Fold:
     the child was killed by SIGPIPE at its next line once the reader had gone: QA 2026-12-05)."""
 
     def __init__(self, fd: int, saved: int) -> None:
-        self.fd, self.saved = fd, saved  # saved: where the lines go on (the reader's, closed at the pipe's end)
+        self.fd, self.saved = fd, saved  # saved: what fd was, put back by close (which closes it)
+        # the reader's own copy of it, closed at the pipe's end (a child may keep the pipe after close)
+        self.out = os.dup(saved)
+        self.broken = False  # the lines' destination failed (EPIPE: a `| head` gone): lines read and dropped
         self.counts: dict[bytes, int] = {}
         self.blocks: list[tuple[tuple[bytes, ...], bool]] = []  # (hide, once) of each block in progress
         self.drained = threading.Event()  # the reader has passed on every line written in the blocks
@@ -212,17 +215,24 @@ class _Fold:
             self._pass_on(src)
         finally:
             self.drained.set()
-            os.close(self.saved)
+            os.close(self.out)
+
+    def _write(self, data: bytes) -> None:
+        if not self.broken:
+            try:
+                os.write(self.out, data)
+            except OSError:  # reading goes on, so that no writer blocks on a full pipe or dies of SIGPIPE
+                self.broken = True
 
     def _pass_on(self, src: int) -> None:
         with os.fdopen(src, "rb") as pipe:
             for line in pipe:
                 if self.drained.is_set():  # a child's, after the blocks: as written
-                    os.write(self.saved, line)
+                    self._write(line)
                     continue
                 if line.endswith(_FOLD_END):
                     if len(line) > len(_FOLD_END):  # a last line without its newline
-                        os.write(self.saved, line[:-len(_FOLD_END)])
+                        self._write(line[:-len(_FOLD_END)])
                     self.drained.set()
                     continue
                 # hidden, or folded, only when every block in progress asks for it (a verbose solve beside a
@@ -231,21 +241,36 @@ class _Fold:
                 if blocks and all(line.startswith(hide) for hide, _ in blocks):
                     continue
                 if not all(once for _, once in blocks):
-                    os.write(self.saved, line)
+                    self._write(line)
                     continue
                 self.counts[line] = self.counts.get(line, 0) + 1
                 if self.counts[line] == 1:
-                    os.write(self.saved, line)
+                    self._write(line)
 
     def close(self) -> None:
-        _flush(self.fd)
-        os.write(self.fd, _FOLD_END)
-        os.dup2(self.saved, self.fd)  # closes the pipe's write end (a child's copy aside): the reader ends
-        self.drained.wait(timeout=10)
-        for line, n in self.counts.items():
-            if n > 1:
-                text = line.decode("utf-8", "replace").strip()
-                os.write(self.fd, f"(the line {text[:80]!r} was printed {n} times)\n".encode())
+        """Put fd back, once the reader has passed on the blocks' lines (at most 10 s), whatever fails: a
+        failed write here left fd on this pipe for the rest of the process (review, 2026-12-05)."""
+        marked = False
+        try:
+            _flush(self.fd)
+            if self.reader.is_alive():
+                os.write(self.fd, _FOLD_END)
+                marked = True
+        except OSError:
+            pass
+        finally:
+            os.dup2(self.saved, self.fd)  # closes the pipe's write end (a child's copy aside): the reader ends
+        if marked:
+            self.drained.wait(timeout=10)
+        try:
+            for line, n in dict(self.counts).items():  # a copy: a reader past the wait may still count
+                if n > 1:
+                    text = line.decode("utf-8", "replace").strip()
+                    os.write(self.fd, f"(the line {text[:80]!r} was printed {n} times)\n".encode())
+        except OSError:
+            pass
+        finally:
+            os.close(self.saved)
 
 
 class _StandardFd:
