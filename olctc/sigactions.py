@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import os
 import signal
 import sys
+import threading
 from typing import Any, Iterator
 
 #: bytes held for a struct sigaction: more than any platform's (glibc x86-64: 152, macOS: 16)
@@ -58,11 +60,32 @@ def restore(handlers: dict[int, Any]) -> None:
             lib.sigaction(sig, buf, None)
 
 
+#: Blocks in several threads at once (CBC solves in a thread pool) share one save: the first block saves, the
+#: last one restores. Each saving and restoring its own, a block entered while another's CBC had installed its
+#: handlers saved CBC's, and put them back for good when it ended last (review, 2026-12-05).
+_SHARED: dict[str, Any] = {"lock": threading.Lock(), "depth": 0, "handlers": {}}
+
+
 @contextlib.contextmanager
 def kept() -> Iterator[None]:
-    """The process's crash-signal handlers, as they were, when the block ends (however it ends)."""
-    handlers = saved()
+    """The process's crash-signal handlers, as they were before the first of the blocks running at once, when
+    the last of them ends (however it ends)."""
+    with _SHARED["lock"]:
+        if _SHARED["depth"] == 0:
+            _SHARED["handlers"] = saved()
+        _SHARED["depth"] += 1
     try:
         yield
     finally:
-        restore(handlers)
+        with _SHARED["lock"]:
+            _SHARED["depth"] -= 1
+            if _SHARED["depth"] == 0:
+                restore(_SHARED["handlers"])
+
+
+def _reset_after_fork() -> None:
+    # a forked child has none of the parent's blocks running, maybe a lock held by one
+    _SHARED.update(lock=threading.Lock(), depth=0, handlers={})
+
+
+os.register_at_fork(after_in_child=_reset_after_fork)

@@ -627,3 +627,23 @@ def test_a_folding_block_puts_stderr_back_when_its_destination_is_gone() -> None
     2026-12-05)."""
     res = subprocess.run([sys.executable, "-c", _DEAD_STDERR], capture_output=True, text=True, timeout=60)
     assert res.stdout.splitlines() == ["block ended normally", "fd 2 put back: True"], (res.stdout, res.returncode)
+
+
+_OVERLAPPING_KEEPS = """
+import signal
+from olctc import sigactions
+before = sigactions.saved()[int(signal.SIGFPE)].raw[:8]
+a, b = sigactions.kept(), sigactions.kept()
+a.__enter__()
+signal.signal(signal.SIGFPE, lambda *_: None)  # a handler installed in A's block, as CBC's
+b.__enter__(); a.__exit__(None, None, None); b.__exit__(None, None, None)
+print("restored:", sigactions.saved()[int(signal.SIGFPE)].raw[:8] == before)
+"""
+
+
+def test_overlapping_cbc_solves_leave_the_crash_handlers_as_before_the_first() -> None:
+    """Two threads' CBC solves, A entered, CBC installed its handlers, B entered (saving CBC's), A left, B left:
+    B put CBC's back for good (review, 2026-12-05). The blocks now share one save."""
+    res = subprocess.run([sys.executable, "-c", _OVERLAPPING_KEEPS], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "restored: True", res.stdout
