@@ -97,15 +97,18 @@ def test_a_mip_start_compile_wrote_is_not_decoded_as_a_solution(work, capsys, na
                              f"({name}, olctc's warm start)")
 
 
-@pytest.mark.parametrize("how", ["gzip", "crlf"])
+@pytest.mark.parametrize("how", ["gzip", "bz2", "crlf", "bom", "utf16"])
 @pytest.mark.parametrize("name", ["m.start.highs.sol", "m.start.scip.sol"])
 def test_a_compressed_or_crlf_copy_of_a_mip_start_is_not_decoded_either(work, tmp_path, capsys, name, how):
-    # the check compared the bytes only: a gzip or CRLF copy decoded as "highs says feasible (Unknown)"
+    # the check compared the bytes only: a gzip or CRLF copy decoded as "highs says feasible (Unknown)"; the
+    # forms the readers read are looked for by the file's first bytes (read whole only then)
+    import bz2
     import gzip
 
     raw = (work / name).read_bytes()
-    copy = tmp_path / (name + (".gz" if how == "gzip" else ""))
-    copy.write_bytes(gzip.compress(raw) if how == "gzip" else raw.replace(b"\n", b"\r\n"))
+    copy = tmp_path / (name + {"gzip": ".gz", "bz2": ".bz2"}.get(how, ""))
+    copy.write_bytes({"gzip": gzip.compress, "bz2": bz2.compress, "crlf": lambda r: r.replace(b"\n", b"\r\n"),
+                      "bom": lambda r: b"\xef\xbb\xbf" + r, "utf16": lambda r: r.decode().encode("utf-16")}[how](raw))
     tree = tmp_path / "t.json"
     code, _, err = run(["decode", work / "m.olctc.json", copy, "-o", tree], capsys)
     assert_refused(code, err, tree, f"{copy}: expected a solver's solution file, got the MIP start compile wrote "
