@@ -21,7 +21,7 @@ from olctc.bench.experiments import EXPERIMENTS, anchor_for, anchor_method, seed
 from olctc.bench.metrics import gap_cdf, performance_profile
 from olctc.bench.folder import (BENCH_JSON, MODEL_SETTINGS, REPORT_DIR, latest, os_errors, own_records,
                                 read_bench_json, read_runs, run_key)
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, is_integer
 from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, remove_tree,
                       in_use_while, staged_errors, temporary_name, warn_leftovers)
 
@@ -218,7 +218,7 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
     exp = EXPERIMENTS[experiment]
     scaled = [m.name for m in exp.models if m.name in models and m.authors_scaled]
     settings = meta.get("model_settings", 1)
-    if scaled and (not isinstance(settings, int) or settings < MODEL_SETTINGS):
+    if scaled and (not is_integer(settings) or settings < MODEL_SETTINGS):  # folder.check_options's test
         # resuming such a folder is refused (folder.check_options); its report compared them silently (QA)
         lines[2:2] = [f"**Older model settings**: this folder was started by olctc "
                       f"{meta.get('olctc_version', '?')}, which ran {', '.join(scaled)} at the authors' C and alpha "
@@ -264,7 +264,8 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
 #: What the columns other than the times hold (a reader recomputing them needs the conventions).
 COLUMN_NOTES = (
     "Columns: \"±\" and `*_std` are the population standard deviation over seeds (as the authors' `std_test_bacc`). "
-    "nnz/node: weights with |w| > 1e-6 (standardised) per branch node of the full tree, a node not grown "
+    "nnz/node: weights with |w| > 1e-6 (standardised; runs recorded before 2026-12-05: 1e-9) per branch node of "
+    "the full tree, a node not grown "
     "counting 0; L1-LR's is its number of nonzero coefficients (one node); the anchor's is the authors' count "
     "before refinement. ECE: of the positive class's probability, 10 equal-width bins, each bin's |mean "
     "probability - share of positives| weighted by its points.",
