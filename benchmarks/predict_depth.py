@@ -1,10 +1,11 @@
 """Tree.decision_function by tree depth: time and peak traced memory, in fresh processes.
 
 Usage:
-    python benchmarks/predict_depth.py [--depths 2,4,6,8,10] [--rows 200000] [--features 30] [--repeat 3]
-                                       [--olctc-path DIR]
+    python benchmarks/predict_depth.py [--depths 2,4,6,8,10] [--rows 200000] [--features 30] [--density 0.5]
+                                       [--repeat 3] [--olctc-path DIR]
 
-Each depth's tree has random splits on about half of ``--features`` features (seeded), the rows are Gaussian.
+Each depth's tree has random splits on a ``--density`` share of ``--features`` features (seeded), the rows are
+Gaussian.
 Each measurement is a fresh process: the median time of ``--repeat`` calls, and the peak memory numpy
 allocated during one call (tracemalloc). ``--olctc-path`` runs another checkout of olctc (put first on
 PYTHONPATH), for a before/after comparison in one session.
@@ -23,9 +24,10 @@ import numpy as np
 from olctc.data import Column, Schema, Scaler
 from olctc.tree import Tree
 depth, n, p, repeat = map(int, sys.argv[1:5])
+density = float(sys.argv[5])
 rng = np.random.default_rng(depth)
 nodes = 2 ** depth - 1
-W = rng.normal(size=(nodes, p)) * (rng.random((nodes, p)) < 0.5)
+W = rng.normal(size=(nodes, p)) * (rng.random((nodes, p)) < density)
 tree = Tree(W, rng.normal(size=nodes) * 0.2, Scaler.identity(p),
             Schema(tuple(Column(f"c{j}", "numeric") for j in range(p))), (0, 1))
 X = rng.normal(size=(n, p))
@@ -42,14 +44,16 @@ def main() -> None:
     ap.add_argument("--depths", default="2,4,6,8,10")
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--features", type=int, default=30)
+    ap.add_argument("--density", type=float, default=0.5)
     ap.add_argument("--repeat", type=int, default=3)
     checkout.add_option(ap)
     args = ap.parse_args()
     env = checkout.environment(args.olctc_path)
-    print(checkout.header(args.olctc_path, f"; {args.rows} rows x {args.features} features"))
+    print(checkout.header(args.olctc_path, f"; {args.rows} rows x {args.features} features, density {args.density}"))
     for depth in map(int, args.depths.split(",")):
         out = subprocess.run([sys.executable, "-c", ONE, str(depth), str(args.rows), str(args.features),
-                              str(args.repeat)], env=env, check=True, capture_output=True, text=True).stdout
+                              str(args.repeat), str(args.density)], env=env, check=True, capture_output=True,
+                             text=True).stdout
         seconds, mb = map(float, out.split())
         print(f"depth {depth}: {seconds:.3f} s, peak {mb:.0f} MB")
 
