@@ -164,16 +164,31 @@ def test_report_writes_each_runs_tree_and_it_scores_as_recorded(phases_dir: Path
     (trees / "notes.txt").unlink()
     assert cli(["bench", "report", str(d)], capsys)[0] == 0 and not trees.exists()  # an empty folder goes
     assert not [p for p in (d / "report").iterdir() if p.name.startswith(".")]
-    # report/trees that is no folder is refused before anything is written (a broken link made a half report)
-    for make in (lambda t: t.write_text("my notes"), lambda t: t.symlink_to(tmp_path / "nowhere")):
+    # report/trees that is no folder is refused before anything is written (a broken link made a half report),
+    # and so is a link, even to a folder: the report removed a user's file through one (QA 2026-12-05)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "config.json").write_text('{"a": 1}')
+    linked = f"is a symbolic link (to {{}}): the report writes and removes its files there, so it must be a folder " \
+             "of the bench's own; remove the link and run the report again\n"
+    for make, said in ((lambda t: t.write_text("my notes"), "is not a folder (a file, or a link to none): the report "
+                        "writes the runs' trees there; move it away and run the report again\n"),
+                       (lambda t: t.symlink_to(tmp_path / "nowhere"), linked.format(tmp_path / "nowhere")),
+                       (lambda t: t.symlink_to(victim), linked.format(victim))):
         make(trees)
         before = {p.name: p.read_bytes() for p in (d / "report").iterdir() if p.is_file()}
         code, out, err = cli(["bench", "report", str(d)], capsys)
-        assert (code, err) == (2, f"error: {trees} is not a folder (a file, or a link to none): the report writes "
-                                  "the runs' trees there; move it away and run the report again\n")
+        assert (code, err) == (2, f"error: {trees} {said}")
         assert {p.name: p.read_bytes() for p in (d / "report").iterdir() if p.is_file()} == before
         assert not [p for p in (d / "report").iterdir() if p.name.startswith(".")]
         trees.unlink()
+    assert [p.name for p in victim.iterdir()] == ["config.json"]
+    # the report folder itself, linked elsewhere: refused too
+    moved = tmp_path / "moved_report"
+    (d / "report").rename(moved)
+    (d / "report").symlink_to(moved)
+    code, _, err = cli(["bench", "report", str(d)], capsys)
+    assert code == 2 and err.startswith(f"error: {d / 'report'} is a symbolic link (to {moved})"), err
 
 
 # ---- cheap runs (CART, L1-LR: no solver) for resume after a kill -----------------------------------

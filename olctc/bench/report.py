@@ -536,9 +536,16 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
         raise OlctcError(f"{d} holds no finished runs yet: run `olctc bench {experiment}` into it first "
                          f"(with the options of its {d / 'bench.json'})")
     out = d / REPORT_DIR
+    trees_dir = out / TREES_DIR
+    for link in (out, trees_dir):
+        # the report replaces and removes files there: through a link, files outside the bench folder (a
+        # bench folder from elsewhere can hold one: tar keeps links; QA 2026-12-05 saw a user's file removed)
+        if link.is_symlink():
+            raise OlctcError(f"{link} is a symbolic link (to {os.readlink(link)}): the report writes and removes its "
+                             "files there, so it must be a folder of the bench's own; remove the link and run the "
+                             "report again")
     if out.exists() and not out.is_dir():
         raise OlctcError(f"{out} is a file, not the report folder: move it away and run the report again")
-    trees_dir = out / TREES_DIR
     if (trees_dir.exists() or trees_dir.is_symlink()) and not trees_dir.is_dir():
         raise OlctcError(f"{trees_dir} is not a folder (a file, or a link to none): the report writes the runs' "
                          "trees there; move it away and run the report again")
