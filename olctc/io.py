@@ -59,6 +59,15 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     return folder
 
 
+def check_not_linked(path: str | os.PathLike[str], what: str) -> None:
+    """OlctcError when ``path``, a file or folder olctc writes in a folder of its own (a grid's, a bench's) by
+    itself, not by a name the user gave, is a symbolic link: writing there would replace a file outside the
+    folder (a grid folder from elsewhere can hold one: QA 2026-12-05 saw collect overwrite a user's file)."""
+    if os.path.islink(path):
+        raise OlctcError(f"{path} is a symbolic link (to {os.readlink(path)}): {what} writes it as a file of the "
+                         "folder's own; remove the link and run again")
+
+
 def folder_problem(folder: Path) -> str | None:
     """Why no file can be made in ``folder`` ("does not exist", "is not a folder", "is not writable"), or
     None: a file where a folder is expected is named as such, not as missing.

@@ -590,6 +590,29 @@ def test_collect_refuses_an_unwritable_output_before_decoding(solved_grid, tmp_p
     assert res.stdout == "" and not (g / "cv_results.json").exists()  # used to: decoded, fitted, then failed
 
 
+@pytest.mark.parametrize("name, args", [("cv_results.json", []), ("final_tree.json", []), ("final", ["--emit-final"])])
+def test_collect_refuses_its_own_files_as_links_out_of_the_folder(solved_grid, tmp_path, name, args):
+    """A grid folder from elsewhere can hold symbolic links (tar keeps them): collect wrote cv_results.json
+    through one, replacing a user's file outside the folder (QA 2026-12-05). Its own files and folder in the grid
+    folder are refused as links, before anything is decoded."""
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    victim = tmp_path / "notes"
+    victim.mkdir()
+    (victim / "notes.txt").write_text("mine\n")
+    target = victim if name == "final" else victim / "notes.txt"
+    for own in ("cv_results.json", "final_tree.json"):
+        (g / own).unlink(missing_ok=True)
+    shutil.rmtree(g / "final", ignore_errors=True)
+    (g / name).symlink_to(target)
+    res = cli_here("collect", str(g), *args)
+    assert res.returncode == 2 and res.stderr.startswith(f"error: {g / name} is a symbolic link (to {target}): "), \
+        res.stderr
+    assert res.stderr.count("\n") == 1 and res.stdout == ""
+    assert [p.name for p in victim.iterdir()] == ["notes.txt"] and (victim / "notes.txt").read_text() == "mine\n"
+
+
 @pytest.mark.parametrize("args, message", [
     # a newline ended the #SBATCH line and made the rest a command of every job
     (["--partition", "short\nrm -rf ~"], "The 'partition' parameter (--partition) must be a Slurm partition name "

@@ -12,7 +12,7 @@ import numpy as np
 
 from olctc.cluster.grid import GRID_SOLVERS
 from olctc.errors import OlctcError, TimeLimitTooShort
-from olctc.io import check_interrupt, remove_tree, staged_errors, temporary_name
+from olctc.io import check_interrupt, check_not_linked, remove_tree, staged_errors, temporary_name
 
 
 def final_dataset(info: dict[str, Any], ds):
@@ -130,6 +130,7 @@ def emit_final(folder: str | Path, info: dict[str, Any], ds, C: Sequence[float],
 def check_final_folder(folder: str | Path) -> Path:
     """``folder``/final, after checking emit_final can write there (before collect decodes every task)."""
     out = Path(folder) / "final"
+    check_not_linked(out, "collect --emit-final")
     if out.exists() and not out.is_dir():
         raise OlctcError(f"cannot write {out / 'model.mps'}: {out} exists and is not a folder")
     return out
