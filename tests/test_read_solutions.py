@@ -878,3 +878,27 @@ def test_every_format_has_its_name_in_messages() -> None:
     assert {r.name: r.named for r in READERS.values()} == {
         "cbc": "a CBC", "copt": "a COPT", "cplex": "a CPLEX", "glpk": "a GLPK", "gurobi": "a Gurobi",
         "highs": "a HiGHS", "scip": "a SCIP", "xpress": "an Xpress"}
+
+
+@pytest.mark.parametrize("pack", ["gzip", "bz2"])
+def test_a_compressed_file_that_expands_past_its_limit_is_refused(tmp_path, pack) -> None:
+    """A few hundred bytes of bzip2 expanded to 300 MB, and 6 KB to 1.2 GB, all read into memory (QA 2026-12-05:
+    decode died at 2.5 GB). A compressed solution may expand to 200x its size, at least 256 MiB, at most 4 GiB."""
+    import bz2
+    import zlib
+
+    from olctc.read._base import MAX_RATIO
+
+    data = (SAMPLES / "highs_solution.sol").read_bytes()
+    pad = b" " * (1 << 20)
+    packer = zlib.compressobj(wbits=31) if pack == "gzip" else bz2.BZ2Compressor()
+    parts = [packer.compress(data)] + [packer.compress(pad) for _ in range(257)] + [packer.flush()]
+    path = tmp_path / f"bomb.sol.{pack}"
+    path.write_bytes(b"".join(parts))
+    assert path.stat().st_size * MAX_RATIO < 256 << 20  # the 256 MiB floor is the limit here
+    kind = "gzip" if pack == "gzip" else "bzip2"
+    with pytest.raises(OlctcError) as err:
+        read_solution(path, col_names=COLS)
+    assert str(err.value) == (f"{path}: expected a {kind} solution file, got one that expands past 268,435,456 "
+                              f"bytes ({path.stat().st_size:,} bytes packed): a damaged or crafted file; decompress "
+                              "it yourself if it is a solution")

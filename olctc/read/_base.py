@@ -5,11 +5,12 @@ from __future__ import annotations
 import bz2
 import codecs
 import gzip
+import io
 import os
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -146,20 +147,35 @@ def read_source(path: str | os.PathLike[str]) -> Source:
 def _uncompressed(data: bytes, where: str) -> bytes:
     """The content of a gzip or bzip2 file (Gurobi and CPLEX write ``x.sol.gz`` and ``x.sol.bz2`` when asked),
     else ``data`` itself. Archives that hold files (zip, 7z) are refused by name."""
+    opener: Callable[[io.BytesIO], Any]
     if data[:2] == b"\x1f\x8b":
-        kind, unpack = "gzip", gzip.decompress
+        kind, opener = "gzip", lambda raw: gzip.GzipFile(fileobj=raw)
     elif data[:3] == b"BZh" and data[4:10] == b"1AY&SY":
-        kind, unpack = "bzip2", bz2.decompress
+        kind, opener = "bzip2", bz2.BZ2File
     elif data[:4] == b"PK\x03\x04" or data[:6] == b"7z\xbc\xaf\x27\x1c":
         kind = "zip" if data[:2] == b"PK" else "7z"
         raise OlctcError(f"{where}: expected a solution file ({known_formats()}, or gzip/bzip2 of one), "
                          f"got a {kind} archive: extract the solution file from it first")
     else:
         return data
+    # A few KB can expand to gigabytes (a bomb: 6 KB of bzip2 took decode past 2.5 GB, QA 2026-12-05): read up to
+    # a limit far above any solution file's ratio (text of names and numbers packs 3-30x), never past 4 GiB.
+    limit = min(MAX_UNCOMPRESSED, max(256 << 20, MAX_RATIO * len(data)))
     try:
-        return unpack(data)
+        with opener(io.BytesIO(data)) as f:
+            out = f.read(limit + 1)
     except (OSError, EOFError, ValueError, zlib.error) as exc:
         raise OlctcError(f"{where}: expected a complete {kind} file, got a damaged or cut one ({exc})") from None
+    if len(out) > limit:
+        raise OlctcError(f"{where}: expected a {kind} solution file, got one that expands past {limit:,} bytes "
+                         f"({len(data):,} bytes packed): a damaged or crafted file; decompress it yourself if it "
+                         "is a solution")
+    return out
+
+
+#: The most a compressed solution file may expand to, and to how many times its size (above 256 MiB).
+MAX_UNCOMPRESSED = 4 << 30
+MAX_RATIO = 200
 
 
 def _utf16(data: bytes) -> str | None:
