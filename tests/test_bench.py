@@ -169,7 +169,7 @@ def test_report_writes_each_runs_tree_and_it_scores_as_recorded(phases_dir: Path
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "config.json").write_text('{"a": 1}')
-    linked = f"is a symbolic link (to {{}}): the report writes and removes its files there, so it must be a folder " \
+    linked = "is a symbolic link (to {}): the report writes and removes its files there, so it must be a folder " \
              "of the bench's own; remove the link and run the report again\n"
     for make, said in ((lambda t: t.write_text("my notes"), "is not a folder (a file, or a link to none): the report "
                         "writes the runs' trees there; move it away and run the report again\n"),
