@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -112,6 +112,15 @@ def class_array(classes: Sequence[Label]) -> np.ndarray:
     return out
 
 
+def _term_sum(rows: Iterable[np.ndarray], weights: np.ndarray, b: float, s: np.ndarray, term: np.ndarray) -> np.ndarray:
+    """b + the sum of each feature's row times its weight, the terms added one at a time from 0.0 in feature order
+    (the generated Python code's order, whatever the batch); ``s`` and ``term`` are scratch of the rows' length."""
+    s.fill(0.0)
+    for row, wj in zip(rows, weights):
+        s += np.multiply(row, wj, out=term)
+    return s + b
+
+
 def _node_scores(X: np.ndarray, rows: np.ndarray | None, w: np.ndarray, b: float, cols: np.ndarray) -> np.ndarray:
     """A node's scores (raw-space weights ``w``, intercept ``b``, nonzero features ``cols``) of the checked rows
     X[rows] (None: all), as ``Tree._scores`` computes them (to the bit): the node's cells gathered a block of
@@ -123,10 +132,7 @@ def _node_scores(X: np.ndarray, rows: np.ndarray | None, w: np.ndarray, b: float
         # (features, rows), contiguous: the node's cells only
         Xt = X[r:r + _SCORE_BLOCK].T[cols] if rows is None else X[rows[r:r + _SCORE_BLOCK, None], cols].T.copy()
         k = Xt.shape[1]
-        s[:k].fill(0.0)
-        for i, j in enumerate(cols):
-            s[:k] += np.multiply(Xt[i], w[j], out=term[:k])
-        out[r:r + k] = s[:k] + b
+        out[r:r + k] = _term_sum(Xt, w[cols], b, s[:k], term[:k])
     return out
 
 
@@ -553,11 +559,8 @@ class Tree:
             for r in range(0, X.shape[0], _SCORE_BLOCK):
                 Xt = np.ascontiguousarray(X[r:r + _SCORE_BLOCK].T)
                 s, term = np.empty(Xt.shape[1]), np.empty(Xt.shape[1])
-                for t, cols in enumerate(used):
-                    s.fill(0.0)
-                    for j in cols:
-                        s += np.multiply(Xt[j], W[t, j], out=term)
-                    S[r:r + Xt.shape[1], t] = s + b[t]
+                for t, cols in enumerate(used):  # one copy of the block serves every node
+                    S[r:r + Xt.shape[1], t] = _term_sum((Xt[j] for j in cols), W[t, cols], b[t], s, term)
         return S
 
     def apply(self, X: Any) -> np.ndarray:
