@@ -584,14 +584,16 @@ def _refuse_start_file(man: dict[str, Any], path: str | Path) -> None:
 
 
 def _reshaped(path: str | Path) -> bool:
-    """Whether ``path`` may be a start in another form the solution readers read: compressed (gzip, bzip2), with
-    a byte-order mark (UTF-8, UTF-16) or with CR line ends, by its first 64 KB."""
+    """Whether ``path`` may be a start in another form the solution readers read (``read_as_written``), by its
+    first 64 KB."""
+    from olctc.read._base import read_as_written
+
     try:
         with open(path, "rb") as f:
             head = f.read(65536)
     except OSError:
         return False
-    return head.startswith((b"\x1f\x8b", b"BZh", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")) or b"\r" in head
+    return not read_as_written(head)
 
 
 def _plain_sha256(path: str | Path) -> str:

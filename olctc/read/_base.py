@@ -144,25 +144,43 @@ def read_source(path: str | os.PathLike[str]) -> Source:
     return Source.from_text(text, where)
 
 
+_OPENERS: dict[str, Callable[[io.BytesIO], Any]] = {"gzip": lambda raw: gzip.GzipFile(fileobj=raw),
+                                                     "bzip2": bz2.BZ2File}
+
+
+def _compression(data: bytes) -> str | None:
+    """A file's compression by its first bytes: "gzip", "bzip2" (the keys of ``_OPENERS``) or None."""
+    if data[:2] == b"\x1f\x8b":
+        return "gzip"
+    if data[:3] == b"BZh" and data[4:10] == b"1AY&SY":
+        return "bzip2"
+    return None
+
+
+def read_as_written(head: bytes) -> bool:
+    """Whether ``read_source`` gives a file that starts with ``head`` (its first 64 KB, say) as its bytes are:
+    not compressed, no byte order mark, no line end but "\\n" (splitlines' others: CR, VT, FF, \\x1c-\\x1e, NEL).
+    Otherwise the lines read may equal another file's bytes (a gzip or CRLF copy of it)."""
+    return (_compression(head) is None and not head.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE,
+                                                                  codecs.BOM_UTF16_BE))
+            and not any(c in head for c in b"\r\v\f\x1c\x1d\x1e\x85"))
+
+
 def _uncompressed(data: bytes, where: str) -> bytes:
     """The content of a gzip or bzip2 file (Gurobi and CPLEX write ``x.sol.gz`` and ``x.sol.bz2`` when asked),
     else ``data`` itself. Archives that hold files (zip, 7z) are refused by name."""
-    opener: Callable[[io.BytesIO], Any]
-    if data[:2] == b"\x1f\x8b":
-        kind, opener = "gzip", lambda raw: gzip.GzipFile(fileobj=raw)
-    elif data[:3] == b"BZh" and data[4:10] == b"1AY&SY":
-        kind, opener = "bzip2", bz2.BZ2File
-    elif data[:4] == b"PK\x03\x04" or data[:6] == b"7z\xbc\xaf\x27\x1c":
-        kind = "zip" if data[:2] == b"PK" else "7z"
-        raise OlctcError(f"{where}: expected a solution file ({known_formats()}, or gzip/bzip2 of one), "
-                         f"got a {kind} archive: extract the solution file from it first")
-    else:
+    kind = _compression(data)
+    if kind is None:
+        if data[:4] == b"PK\x03\x04" or data[:6] == b"7z\xbc\xaf\x27\x1c":
+            archive = "zip" if data[:2] == b"PK" else "7z"
+            raise OlctcError(f"{where}: expected a solution file ({known_formats()}, or gzip/bzip2 of one), "
+                             f"got a {archive} archive: extract the solution file from it first")
         return data
     # A few KB can expand to gigabytes (a bomb: 6 KB of bzip2 took decode past 2.5 GB, QA 2026-12-05): read up to
     # a limit far above any solution file's ratio (text of names and numbers packs 3-30x), never past 4 GiB.
     limit = min(MAX_UNCOMPRESSED, max(256 << 20, MAX_RATIO * len(data)))
     try:
-        with opener(io.BytesIO(data)) as f:
+        with _OPENERS[kind](io.BytesIO(data)) as f:
             out = f.read(limit + 1)
     except (OSError, EOFError, ValueError, zlib.error) as exc:
         raise OlctcError(f"{where}: expected a complete {kind} file, got a damaged or cut one ({exc})") from None
