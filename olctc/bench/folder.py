@@ -16,7 +16,7 @@ import platform
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -142,6 +142,21 @@ def _contents(d: Path) -> set[str]:
     return names
 
 
+#: Why the models ``at_older_settings`` names are not the authors'.
+OLDER_SETTINGS_WHY = "the authors' code weighs MARGOT's ||w||^2 without 1/2 and OCT-H's errors over the baseline error"
+
+
+def at_older_settings(meta: dict[str, Any], experiment: str, models: Sequence[str]) -> list[str]:
+    """The names among ``models`` that the bench folder of ``meta`` (its bench.json) ran at the authors' C and
+    alpha taken as olctc's: a folder made before ``MODEL_SETTINGS`` (resuming it is refused, its report says so)."""
+    settings = meta.get("model_settings", 1)
+    if is_integer(settings) and settings >= MODEL_SETTINGS:
+        return []
+    exp = EXPERIMENTS[experiment]
+    known = {m.name for m in exp.models}
+    return [m for m in models if m in known and exp.model(m).authors_scaled]
+
+
 def _prepare_folder(d: Path, opts: BenchOptions) -> None:
     """Check that the held folder ``d`` is this very bench (its options), or write its bench.json."""
     names = _contents(d)  # again, now that the folder is held: another bench may have written since
@@ -162,12 +177,10 @@ def _prepare_folder(d: Path, opts: BenchOptions) -> None:
             raise OlctcError(f"{d} was started with other options ({OPTION_NAMES.get(k, k)}: "
                              f"{_option_text(k, old.get(k))} there, {_option_text(k, new.get(k))} now): "
                              "rerun with the same options or give another folder")
-        scaled = [m for m in opts.models if exp.model(m).authors_scaled]
-        settings = meta.get("model_settings", 1)
-        if scaled and (not is_integer(settings) or settings < MODEL_SETTINGS):
+        scaled = at_older_settings(meta, opts.experiment, opts.models)
+        if scaled:
             raise OlctcError(f"{d} was started by olctc {meta.get('olctc_version', '?')}, which ran "
-                             f"{', '.join(scaled)} at the authors' C and alpha taken as olctc's (the authors' code "
-                             "weighs MARGOT's ||w||^2 without 1/2 and OCT-H's errors over the baseline error; "
+                             f"{', '.join(scaled)} at the authors' C and alpha taken as olctc's ({OLDER_SETTINGS_WHY}; "
                              "see docs/BENCHMARKS.md); "
                              "`olctc bench report` still reads it: give another folder to run these models")
         return

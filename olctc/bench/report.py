@@ -19,9 +19,9 @@ import numpy as np
 
 from olctc.bench.experiments import EXPERIMENTS, anchor_for, anchor_method, seed_anchors, uses_seed_anchors
 from olctc.bench.metrics import gap_cdf, performance_profile
-from olctc.bench.folder import (BENCH_JSON, MODEL_SETTINGS, REPORT_DIR, latest, os_errors, own_records,
-                                read_bench_json, read_runs, run_key)
-from olctc.errors import OlctcError, is_integer
+from olctc.bench.folder import (BENCH_JSON, OLDER_SETTINGS_WHY, REPORT_DIR, at_older_settings, latest, os_errors,
+                                own_records, read_bench_json, read_runs, run_key)
+from olctc.errors import OlctcError
 from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, remove_tree,
                       in_use_while, staged_errors, temporary_name, warn_leftovers)
 
@@ -215,17 +215,13 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
         lines[2:2] = [f"**Incomplete bench**: {missing_text(list(missing), expected or len(missing))}. Each "
                       "cell's mean is over its own finished seeds; comparisons between models (target check, "
                       "figures) use only the seeds / instances both have.", ""]
-    exp = EXPERIMENTS[experiment]
-    scaled = [m.name for m in exp.models if m.name in models and m.authors_scaled]
-    settings = meta.get("model_settings", 1)
-    if scaled and (not is_integer(settings) or settings < MODEL_SETTINGS):  # folder.check_options's test
-        # resuming such a folder is refused (folder.check_options); its report compared them silently (QA)
+    scaled = at_older_settings(meta, experiment, models)
+    if scaled:  # resuming such a folder is refused; its report compared them silently (QA)
         lines[2:2] = [f"**Older model settings**: this folder was started by olctc "
                       f"{meta.get('olctc_version', '?')}, which ran {', '.join(scaled)} at the authors' C and alpha "
-                      "taken as olctc's (the authors' code weighs MARGOT's ||w||^2 without 1/2 and OCT-H's errors "
-                      "over the baseline error): their cells are not the authors' models, and their differences "
-                      "from the authors' values compare two models. A new folder runs them at the authors' "
-                      "settings.", ""]
+                      f"taken as olctc's ({OLDER_SETTINGS_WHY}): their cells are not the authors' models, and their "
+                      "differences from the authors' values compare two models. A new folder runs them at the "
+                      "authors' settings.", ""]
     by = {(r["dataset"], r["model"]): r for r in rows}
     datasets = sorted({r["dataset"] for r in rows})
     lines.append("| data set | " + " | ".join(models) + " |")
