@@ -196,9 +196,9 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     if emit_final:
         check_final_folder(folder)  # before decoding every task
     if grid.is_dir():  # else collect names what is missing
-        check_not_linked(grid / "cv_results.json", "collect")
+        check_not_linked(grid / "cv_results.json", "collect writes it as a file of the folder's own")
         if output is None and not emit_final:
-            check_not_linked(grid / "final_tree.json", "collect")
+            check_not_linked(grid / "final_tree.json", "collect writes it as a file of the folder's own")
         check_writable(grid / "cv_results.json")  # a read-only grid folder: now, not after decoding every task
     validate_limits(time_limit=time_limit, threads=threads, cli=True, unlimited=False)
     if not emit_final and (grid / "grid.json").is_file():  # else collect names what is wrong with the folder

@@ -59,13 +59,13 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     return folder
 
 
-def check_not_linked(path: str | os.PathLike[str], what: str) -> None:
+def check_not_linked(path: str | os.PathLike[str], why: str, rerun: str = "run again") -> None:
     """OlctcError when ``path``, a file or folder olctc writes in a folder of its own (a grid's, a bench's) by
     itself, not by a name the user gave, is a symbolic link: writing there would replace a file outside the
-    folder (a grid folder from elsewhere can hold one: QA 2026-12-05 saw collect overwrite a user's file)."""
+    folder (a folder from elsewhere can hold one, tar keeps links: QA 2026-12-05 saw collect overwrite a user's
+    file and bench report remove one). ``why``: what is written there; ``rerun``: what to do once it is gone."""
     if os.path.islink(path):
-        raise OlctcError(f"{path} is a symbolic link (to {os.readlink(path)}): {what} writes it as a file of the "
-                         "folder's own; remove the link and run again")
+        raise OlctcError(f"{path} is a symbolic link (to {os.readlink(path)}): {why}; remove the link and {rerun}")
 
 
 def folder_problem(folder: Path) -> str | None:

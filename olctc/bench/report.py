@@ -22,8 +22,8 @@ from olctc.bench.metrics import gap_cdf, performance_profile
 from olctc.bench.folder import (BENCH_JSON, OLDER_SETTINGS_WHY, REPORT_DIR, at_older_settings, latest, os_errors,
                                 own_records, read_bench_json, read_runs, run_key)
 from olctc.errors import OlctcError
-from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, remove_tree,
-                      in_use_while, staged_errors, temporary_name, warn_leftovers)
+from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, check_not_linked,
+                      in_use_while, remove_tree, staged_errors, temporary_name, warn_leftovers)
 
 TIME_FLOOR = 0.01  # seconds: below this run times are noise, and a 0 would make every ratio infinite
 SPARSITY_SHIFT = 1.0  # a tree with no nonzero weight has cost 0; ratios use (nnz + 1) / (best + 1)
@@ -533,13 +533,9 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
                          f"(with the options of its {d / 'bench.json'})")
     out = d / REPORT_DIR
     trees_dir = out / TREES_DIR
-    for link in (out, trees_dir):
-        # the report replaces and removes files there: through a link, files outside the bench folder (a
-        # bench folder from elsewhere can hold one: tar keeps links; QA 2026-12-05 saw a user's file removed)
-        if link.is_symlink():
-            raise OlctcError(f"{link} is a symbolic link (to {os.readlink(link)}): the report writes and removes its "
-                             "files there, so it must be a folder of the bench's own; remove the link and run the "
-                             "report again")
+    for link in (out, trees_dir):  # the report replaces and removes files there: never outside the folder
+        check_not_linked(link, "the report writes and removes its files there, so it must be a folder of the "
+                         "bench's own", "run the report again")
     if out.exists() and not out.is_dir():
         raise OlctcError(f"{out} is a file, not the report folder: move it away and run the report again")
     if (trees_dir.exists() or trees_dir.is_symlink()) and not trees_dir.is_dir():

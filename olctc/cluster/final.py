@@ -130,7 +130,7 @@ def emit_final(folder: str | Path, info: dict[str, Any], ds, C: Sequence[float],
 def check_final_folder(folder: str | Path) -> Path:
     """``folder``/final, after checking emit_final can write there (before collect decodes every task)."""
     out = Path(folder) / "final"
-    check_not_linked(out, "collect --emit-final")
+    check_not_linked(out, "collect --emit-final writes it as a file of the folder's own")
     if out.exists() and not out.is_dir():
         raise OlctcError(f"cannot write {out / 'model.mps'}: {out} exists and is not a folder")
     return out
