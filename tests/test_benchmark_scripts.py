@@ -50,6 +50,18 @@ def test_predict_speed(tmp_path):
     assert re.search(r"^\| a6a \| 11,220 x 123 \| 1 \|", out, re.M), out
 
 
+def test_predict_depth(tmp_path):
+    out = _run(tmp_path, "predict_depth.py", "--depths", "2,6", "--rows", "100", "--features", "5", "--repeat", "1")
+    assert out.startswith("# ") and "olctc from the installed package; 100 rows x 5 features, density 0.5" in out
+    assert len(re.findall(r"^depth [26]: \d+\.\d{3} s, peak \d+ MB$", out, re.M)) == 2, out
+
+
+def test_wide_files(tmp_path):
+    out = _run(tmp_path, "wide_files.py", "--widths", "50", "--repeat", "1")
+    assert re.search(r"^P = 50: read_csv of 50 text columns \d+\.\d\d s; Tree.load of 50 columns \d+\.\d\d s$",
+                     out, re.M), out
+
+
 def test_emit_speed(tmp_path):
     out = _run(tmp_path, "emit_speed.py", "--points", "100", "--features", "10", "--repeat", "1", "--breakdown",
                "--dir", str(tmp_path))
@@ -151,6 +163,12 @@ def test_peers_odtlearn_table(bench, tmp_path):
 
 
 # ---- fits (5 s time limits, or depth 1, which HiGHS solves at once) -----------------------------------------
+
+def test_fit_overrun(tmp_path):
+    out = _run(tmp_path, "fit_overrun.py", "--runs", "heart:1:olct:highs:5", "--repeat", "1")
+    assert re.search(r"^heart:1:olct:highs:5: wall [\d.]+ s \(overrun [+-][\d.]+ s\); solver highs", out, re.M), out
+    assert re.search(r"^heart:1:olct:highs:5: median wall [\d.]+ s, overrun [+-][\d.]+ s$", out, re.M), out
+
 
 def test_highs_heuristic_effort_run_and_compare(tmp_path):
     out = _run(tmp_path, "highs_heuristic_effort.py", "run", "--effort", "0.3", "--time-limit", "5", "--seeds", "0",
