@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 import click
 
-from olctc.io import note_console, note_interrupt, remove_files_being_written
+from olctc.io import interrupts_are_deferred, note_console, note_interrupt, remove_files_being_written
 
 
 class _Interrupts:
@@ -53,6 +53,8 @@ class _Interrupts:
             # A second Ctrl-C, or `timeout -s INT` signalling the group, while the first one's exit path
             # removes files and prints "interrupted": raising here broke that path with a traceback and
             # exit -2 (measured: bench's SIGINT then SIGTERM 5 ms apart). The exit is already on its way.
+            return
+        if interrupts_are_deferred():  # recorded above: the section's end raises it
             return
         if self.importing:
             self.pending = True

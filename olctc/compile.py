@@ -356,6 +356,12 @@ def _mps_name(name: str) -> str:
     return safe if safe and not safe[0].isdigit() else f"m_{safe}"[:32]
 
 
+def warm_start_objective(man: dict[str, Any]) -> float | None:
+    """The objective of the warm start compile wrote, a point the model is known to hold (``_verify`` checked it
+    against every row); None when compile wrote none."""
+    return (man.get("warm_start") or {}).get("objective")
+
+
 def manifest_path(model_path: str | Path) -> Path:
     """``NAME.mps`` -> ``NAME.olctc.json``."""
     p = Path(model_path)

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from olctc.compile import manifest_fields, read_manifest
+from olctc.compile import manifest_fields, read_manifest, warm_start_objective
 from olctc.data import Dataset, Scaler, Schema, check_dataset
 from olctc.emit.params import TIGHT_TOL
 from olctc.errors import OlctcError, shorten
@@ -239,13 +239,17 @@ class Decoded:
     sample_weight: np.ndarray | None = None  # the training points' loss weights, if any
 
 
-def solution_vector(milp: MILP, solution) -> np.ndarray:
-    """The solution's values in the MILP's column order (OlctcError if it is not this model's)."""
+def solution_vector(milp: MILP, solution, known_feasible: float | None = None) -> np.ndarray:
+    """The solution's values in the MILP's column order (OlctcError if it is not this model's).
+    ``known_feasible``: the objective of a point the model is known to hold (compile's warm start), which makes
+    a solver's "infeasible" false."""
+    from olctc.solve.result import false_infeasible
+
     names = [str(n) for n in milp.col_names()]
     where = solution.path or "solution"
     if not solution.has_solution():
-        raise OlctcError(f"{where}: {solution.solver} reports {solution.status} ({solution.raw_status}); "
-                         "there is no solution to decode")
+        raise OlctcError(f"{where}: {solution.solver} reports {solution.status} ({solution.raw_status})"
+                         f"{false_infeasible(solution.status, known_feasible, solution.solver)}; there is no solution to decode")
     known = set(names)
     extra = [k for k in solution.values if k not in known and k != "OBJCONST"]
     if extra:
@@ -548,9 +552,9 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
         milp, spec, ds, scaler, X = rebuild(man, data, where=manifest, source=source)
         model_file = Path(manifest).parent / man["model"]["file"]
     sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
-    x = solution_vector(milp, sol)
+    x = solution_vector(milp, sol, warm_start_objective(man))
     dec = decode_arrays(milp, spec, X, ds.y, x, sol, sample_weight=ds.weight)
-    dec.report.known_feasible = (man.get("warm_start") or {}).get("objective")  # checked by read_manifest
+    dec.report.known_feasible = warm_start_objective(man)  # a number: checked by read_manifest
     if not model_file.exists():
         dec.report.notes.append(f"model file: {model_file.name} is not here (not needed: the solution was checked "
                                 "against the model rebuilt from the manifest and the data)")

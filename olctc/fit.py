@@ -199,7 +199,7 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
     from olctc.solve import solve_milp
     from olctc.solve.calls import leave_running, left_after_interrupt
-    from olctc.solve.result import SolveResult, limit_kind, relative_gap
+    from olctc.solve.result import SolveResult, false_infeasible, limit_kind, relative_gap
     from olctc.warmstart import warm_start
 
     check_dataset(ds)
@@ -286,7 +286,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
         echo(f"{left_why}: taking the best solution it had found (objective {res.objective:.6g})")
     if res.x is None:
         kept_why = left_why or (f"{solver} {res.raw_status}" if limit_kind(res.raw_status) == "interrupt"
-                                else f"{solver} found no solution ({res.raw_status})")
+                                else f"{solver} found no solution ({res.raw_status})"
+                                + false_infeasible(res.status, warm_obj, solver, "the warm start"))
         if verbose:
             echo(f"{kept_why}: keeping the warm start")
         x, used = x0, "warm start"

@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator
 
 import numpy as np
 
-from olctc.compile import Compiled, manifest_fields, manifest_path, model_format, read_manifest, write_manifest
+from olctc.compile import (Compiled, manifest_fields, manifest_path, model_format, read_manifest, warm_start_objective,
+                           write_manifest)
 from olctc.emit.params import COMMERCIAL_SOLVERS
 from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort
 from olctc.io import (atomic_open, atomic_write_text, being_written, check_interrupt, check_not_input,
-                      check_output_file, check_path, check_suffix, check_writable, folder_lock, refuse_read_once,
-                      remove_files, remove_tree, sha256_file, staged_errors, temporary_name, warn_leftovers)
+                      check_output_file, check_path, check_suffix, check_writable, folder_lock, interrupts_deferred,
+                      refuse_read_once, remove_files, remove_tree, sha256_file, staged_errors, temporary_name,
+                      warn_leftovers)
 from olctc.milp import names_from_block_map
 
 if TYPE_CHECKING:
@@ -199,15 +201,16 @@ def _staged_set(files: list[Path], stale: list[Path]) -> Iterator[Callable[[Path
                 raise OlctcError(f"cannot write {files[0]}: {exc.strerror or exc}") from None
             yield lambda f: stage / f.name
             check_interrupt()
-        try:
-            for f in files:
-                os.replace(stage / f.name, f)
-        except BaseException as exc:
-            remove_files(files)
-            if isinstance(exc, OSError):
-                raise OlctcError(f"cannot write {f}: {exc.strerror or exc}") from None
-            raise
-        remove_files(stale)
+        with interrupts_deferred():  # the staged files are whole: the set goes in all or none
+            try:
+                for f in files:
+                    os.replace(stage / f.name, f)
+            except BaseException as exc:
+                remove_files(files)
+                if isinstance(exc, OSError):
+                    raise OlctcError(f"cannot write {f}: {exc.strerror or exc}") from None
+                raise
+            remove_files(stale)
     finally:
         remove_tree(stage)
         being_written(stage, False)
@@ -256,6 +259,7 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     from olctc.solve import solve_file, write_native_solution
     from olctc.solve.calls import left_after_interrupt
     from olctc.solve.modelfile import check_model_path, model_stem
+    from olctc.solve.result import false_infeasible
     from olctc.solve.options import MIN_SOLVE_SECONDS
 
     started = time.monotonic()
@@ -305,9 +309,14 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
                                     f"files took {spent:.1f} s, writing the solution needs {SOLUTION_RESERVE:g} s "
                                     f"and a solver at least {MIN_SOLVE_SECONDS:g} s: give at least {least} s")
         time_limit -= spent + SOLUTION_RESERVE
+    known_feasible = None if man is None else warm_start_objective(man)
     if solver.endswith("-cli"):
-        return _solve_external(model, solver, sol, time_limit=time_limit, threads=threads, start_path=start_path,
-                               verbose=verbose, solver_path=solver_path, col_names=names), sol
+        res = _solve_external(model, solver, sol, time_limit=time_limit, threads=threads, start_path=start_path,
+                              verbose=verbose, solver_path=solver_path, col_names=names)
+        if res.status not in ("optimal", "feasible"):  # the program wrote its file all the same
+            raise NoSolution(f"{solver} found no solution ({res.raw_status}){time_advice(res.raw_status)}"
+                             f"{false_infeasible(res.status, known_feasible, solver)}; its file {sol} holds none")
+        return res, sol
     res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
                      verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun)
     if res.x is None:
@@ -317,7 +326,8 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
             why = (f"was still running {res.runtime - time_limit:.0f} s past its time limit (work that checks no "
                    f"clock) and was left, with no solution")
         else:
-            why = f"found no solution ({res.raw_status}){time_advice(res.raw_status)}"
+            why = (f"found no solution ({res.raw_status}){time_advice(res.raw_status)}"
+                   f"{false_infeasible(res.status, known_feasible, solver)}")
         raise NoSolution(f"{solver} {why}; nothing written")
     write_native_solution(res, sol, solver)
     return res, sol

@@ -126,6 +126,54 @@ def test_an_interrupted_recompile_keeps_the_earlier_set(tmp_path):
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == earlier
 
 
+# A signal between two of the renames that move a recompile's staged files into place (on NFS or Lustre each is a
+# network call): the set must be the earlier one or the new one, whole.
+_SIGNAL_IN_RENAMES = """
+import os, signal, sys
+from olctc import cli
+
+K, SIG = int(sys.argv[1]), getattr(signal, sys.argv[2])
+real = os.replace
+done = [0]
+
+
+def replace(src, dst, *args, **kwargs):
+    out = real(src, dst, *args, **kwargs)
+    staged = os.path.basename(os.path.dirname(os.fspath(src))).startswith(".m.mps.")
+    if staged and os.path.dirname(os.path.abspath(dst)) == os.getcwd():  # a staged file into place
+        done[0] += 1
+        if done[0] == K:
+            os.kill(os.getpid(), SIG)
+    return out
+
+
+os.replace = replace
+sys.argv = ["olctc", "compile", "--dataset", "heart", "--depth", "1", "--C", "5", "-o", "m.mps"]
+cli.main()
+"""
+
+
+@pytest.mark.parametrize("k, sig", [(1, "SIGINT"), (8, "SIGTERM"), (16, "SIGINT")])
+def test_an_interrupt_while_a_recompile_moves_its_files_leaves_a_whole_set(tmp_path, k, sig):
+    # used to: every file of both sets removed (the new ones moved in, the earlier ones not yet replaced): Ctrl-C
+    # there left an empty folder (QA 2026-12-05)
+    import hashlib
+    import json
+
+    assert cli_here("compile", "--dataset", "heart", "--depth", "1", "-o", "m.mps", cwd=tmp_path).returncode == 0
+    earlier = sorted(p.name for p in tmp_path.iterdir())
+    assert len(earlier) == 17
+    p = subprocess.run([sys.executable, "-c", _SIGNAL_IN_RENAMES, str(k), sig], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 130 and p.stderr.strip() == "interrupted", p.stderr
+    assert sorted(x.name for x in tmp_path.iterdir()) == earlier
+    man = json.loads((tmp_path / "m.olctc.json").read_text())
+    assert man["spec"]["C"] == [5.0]  # the renames went on to the end: the new set, whole
+    assert man["model"]["sha256"] == hashlib.sha256((tmp_path / "m.mps").read_bytes()).hexdigest()
+    for entry in man["files"]["start"].values():
+        assert entry["sha256"] == hashlib.sha256((tmp_path / entry["file"]).read_bytes()).hexdigest()
+
+
 @pytest.mark.parametrize("existing, sig", [(False, signal.SIGTERM), (True, signal.SIGINT)],
                          ids=["new-folder-SIGTERM", "empty-folder-SIGINT"])
 def test_grid_killed_midway_leaves_the_folder_as_it_was(tmp_path, existing, sig):

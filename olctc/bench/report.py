@@ -23,7 +23,7 @@ from olctc.bench.folder import (BENCH_JSON, OLDER_SETTINGS_WHY, REPORT_DIR, at_o
                                 own_records, read_bench_json, read_runs, run_key)
 from olctc.errors import OlctcError
 from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, check_not_linked,
-                      in_use_while, remove_tree, staged_errors, temporary_name, warn_leftovers)
+                      in_use_while, interrupts_deferred, remove_tree, staged_errors, temporary_name, warn_leftovers)
 
 TIME_FLOOR = 0.01  # seconds: below this run times are noise, and a 0 would make every ratio infinite
 SPARSITY_SHIFT = 1.0  # a tree with no nonzero weight has cost 0; ratios use (nnz + 1) / (best + 1)
@@ -564,18 +564,24 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
             trees = _write_trees(stage / TREES_DIR, recs, echo)
             check_interrupt()
             out.mkdir(exist_ok=True)
-            for name in names:
-                os.replace(stage / name, out / name)
-            _replace_trees(stage / TREES_DIR if trees else None, trees_dir, echo)
+            with interrupts_deferred():  # cut halfway, the report folder held a mix of two reports
+                for name in names:
+                    os.replace(stage / name, out / name)
+                _replace_trees(stage / TREES_DIR if trees else None, trees_dir, echo)
+                _remove_stale_figures(out, names, echo)
     finally:
         remove_tree(stage)
     files = [out / name for name in names]
+    return Report(out, files, rows, bad, tuple(missing), trees)
+
+
+def _remove_stale_figures(out: Path, names: list[str], echo: Callable[[str], None]) -> None:
+    """Remove an earlier report's figures that this one does not draw: beside this report's tables they would
+    show runs the tables no longer hold."""
     for name in FIGURES:
         if name not in names and (out / name).is_file():
-            # an earlier report's figure: beside this report's tables it would show runs they no longer do
             (out / name).unlink()
             echo(f"removed {out / name}: these runs do not give that figure")
-    return Report(out, files, rows, bad, tuple(missing), trees)
 
 
 def _replace_trees(new: Path | None, old: Path, echo: Callable[[str], None]) -> None:

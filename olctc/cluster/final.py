@@ -12,7 +12,8 @@ import numpy as np
 
 from olctc.cluster.grid import GRID_SOLVERS
 from olctc.errors import OlctcError, TimeLimitTooShort
-from olctc.io import check_interrupt, check_not_linked, remove_tree, staged_errors, temporary_name
+from olctc.io import (check_interrupt, check_not_linked, interrupts_deferred, remove_tree, staged_errors,
+                      temporary_name)
 
 
 def final_dataset(info: dict[str, Any], ds):
@@ -111,9 +112,10 @@ def emit_final(folder: str | Path, info: dict[str, Any], ds, C: Sequence[float],
             check_interrupt()
             written = {}
             # A grid's final instances are all one preset: the same file names each time, none left stale.
-            for role, path in staged.items():  # in the order written: the manifest last
-                os.replace(path, out / path.name)
-                written[role] = out / path.name
+            with interrupts_deferred():  # cut halfway, the folder held a mix of the earlier set and this one
+                for role, path in staged.items():  # in the order written: the manifest last
+                    os.replace(path, out / path.name)
+                    written[role] = out / path.name
         tmp.rmdir()
         return written
     except BaseException as exc:

@@ -100,6 +100,19 @@ def gap_text(gap: float | None, digits: int = 3) -> str:
     return "0%" if abs(gap) < 1e-9 else f"{100 * gap:.{digits}g}%"
 
 
+def false_infeasible(status: str, known_feasible: float | None, solver: str,
+                     start: str = "the warm start compile wrote") -> str:
+    """What follows ``solver``'s "infeasible" for a model known to hold a point (compile's warm start, of objective
+    ``known_feasible``): python-mip's CBC called tiny OCT-H models infeasible, with and without their start (QA,
+    2026-12-05; ``benchmarks/cbc_false_optima.py --preset oct-h``), and the user was told only "no solution".
+    "" otherwise."""
+    if status != "infeasible" or known_feasible is None:
+        return ""
+    others = " or ".join(s for s in ("highs", "scip") if not solver.startswith(s))
+    return (f", which is false: {start} is a feasible point of the model (objective "
+            f"{known_feasible:.6g}), so the solver's numerics failed (CBC's do on these models); solve with {others}")
+
+
 def limit_kind(raw_status: str) -> str:
     """Classify a solver's raw status of an early stop: time, interrupt, nodes, gap, solutions,
     iterations or other. Used to choose the status words when writing another solver's format."""
