@@ -34,9 +34,16 @@ def _run_python(code: str, cwd: Path | None = None, timeout: float = 120) -> sub
 
 # A fresh process for each: leaving lowers the priority of every other thread of the process.
 NATIVE = """
-    import json, os, threading, time
+    import json, os
+    os.environ["OPENBLAS_NUM_THREADS"] = "2"  # numpy's BLAS with threads of its own, on any machine
+    import threading, time
+    import numpy
+    from threadpoolctl import threadpool_info
     from olctc import io
     from olctc.solve import inprocess
+
+    def blas_threads():
+        return max(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
 
     release, seen = threading.Event(), {}
 
@@ -50,6 +57,7 @@ NATIVE = """
         if HONOUR:
             release.set()
 
+    seen["blas_before"] = blas_threads()
     t0 = time.monotonic()
     try:
         seen["value"] = inprocess._native(call, leave_at=t0 + 0.5, cancel=cancel)
@@ -59,6 +67,7 @@ NATIVE = """
     seen["solver_left"] = io.solver_left()
     seen["nice_solver"] = os.getpriority(os.PRIO_PROCESS, seen["tid"])
     seen["nice_main"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    seen["blas_after"] = blas_threads()
     release.set()
     print(json.dumps(seen))
 """
@@ -73,6 +82,9 @@ def test_a_call_still_running_past_leave_at_is_asked_to_stop_then_left_at_low_pr
     assert 0.5 + LEAVE_WAIT <= seen["took"] < 0.5 + LEAVE_WAIT + 1.0
     assert seen["solver_left"] is True
     assert (seen["nice_solver"], seen["nice_main"]) == (19, 0)
+    # BLAS's own threads were given the lowest priority too, and every product after waited on them behind the
+    # solver (a6a's decode and refinement 2 s instead of 0.2): BLAS works on the caller's thread now
+    assert (seen["blas_before"], seen["blas_after"]) == (2, 1)
 
 
 def test_a_call_that_stops_when_asked_is_not_left():
@@ -82,6 +94,7 @@ def test_a_call_that_stops_when_asked_is_not_left():
     assert seen["value"] == "stopped" and "left" not in seen
     assert seen["took"] < 0.5 + 0.5
     assert seen["solver_left"] is False and seen["nice_solver"] == 0
+    assert seen["blas_before"] == seen["blas_after"] == 2
 
 
 # --keep-incumbent changes only what an interrupt does (tests/test_interrupt.py); leaving is the same

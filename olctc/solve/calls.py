@@ -354,6 +354,18 @@ def leave_running() -> None:
     and the thread gets the lowest CPU priority meanwhile (it would slow what the caller does next)."""
     note_solver_left()
     _lowest_priority_but_mine()
+    _blas_on_my_thread()
+
+
+def _blas_on_my_thread() -> None:
+    """numpy's BLAS threads (and OpenMP's) are among those just given the lowest priority: every matrix product
+    after it waited on them behind the solver, and a6a's decode and refinement after a HiGHS left running took
+    2 s instead of 0.2 (QA 2026-12-05; ``benchmarks/left_solver.py``). For the rest of the process, the thread
+    that calls BLAS does its work; the solver has the other core anyway."""
+    with contextlib.suppress(Exception):  # no threadpoolctl, or a library it cannot load: as before
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1)
 
 
 def _lowest_priority_but_mine() -> None:
