@@ -279,7 +279,7 @@ def compile_cmd(data, target, dataset, positive_class, drop, weight_column, pres
     """Compile DATA.csv (or --dataset NAME) into a MILP file any solver can run."""
     from olctc.compile import compile_problem, manifest_path, model_format
     from olctc.emit.params import check_solvers
-    from olctc.fit import form_name
+    from olctc.spec import form_name
     from olctc.pipeline import compiled_files, write_compiled
 
     out = Path(output)

@@ -260,7 +260,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
                               smooth_pure_nodes=smooth_pure_nodes)
     s = res.summary
     from olctc.decode import pure_nodes_line
-    from olctc.fit import form_name
+    from olctc.spec import form_name
     from olctc.solve.result import gap_text
 
     gap = gap_text(s["gap"])

@@ -30,6 +30,7 @@ ONNX: importing this module registers the estimators with skl2onnx (when skl2onn
 from __future__ import annotations
 
 import contextlib
+import sys
 import warnings
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -760,4 +761,39 @@ def register_skl2onnx() -> bool:
     return True
 
 
-register_skl2onnx()
+class _WhenSkl2onnxImported:
+    """A finder on ``sys.meta_path`` that registers the estimators with skl2onnx once skl2onnx is imported, then
+    leaves: importing skl2onnx (and onnx) here took 0.85-1 s and 50 MB of every ``from olctc import
+    OLCTClassifier``, and of every joblib worker that unpickles an estimator (QA 2026-12-05), for a converter few
+    callers use."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "skl2onnx":
+            return None
+        import importlib.util
+
+        with contextlib.suppress(ValueError):  # another thread's import of it took the finder out already
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)  # by the finders after this one
+        loader = None if spec is None else spec.loader
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            run(module)
+            register_skl2onnx()
+
+        loader.exec_module = exec_module  # type: ignore[method-assign]  # this import's loader only
+        return spec
+
+
+def _register_skl2onnx_when_imported() -> None:
+    """Register with skl2onnx now if it is imported already, else as soon as it is."""
+    if "skl2onnx" in sys.modules:
+        register_skl2onnx()
+    elif not any(isinstance(f, _WhenSkl2onnxImported) for f in sys.meta_path):
+        sys.meta_path.insert(0, _WhenSkl2onnxImported())
+
+
+_register_skl2onnx_when_imported()

@@ -19,7 +19,7 @@ from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
 from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error
 from olctc.io import interrupt_handled, is_console
 from olctc.refine import polish_deadline
-from olctc.spec import TreeSpec, check_spec
+from olctc.spec import TreeSpec, check_spec, form_name
 from olctc.tree import Tree, weights_used
 
 # HiGHS for every MILP preset: its optima held on every check (90 small OLCT instances, each confirmed by
@@ -408,11 +408,6 @@ def _exact_objective(dec) -> float | None:
 
 def _pm(tree, X: np.ndarray) -> np.ndarray:
     return np.where(tree.decision_function(X) > 0, 1, -1)
-
-
-def form_name(score_variables: bool) -> str:
-    """How the model writes its split scores, as the fit's log says it."""
-    return "score-variable form" if score_variables else "the paper's form"
 
 
 #: How many features a fit's summary names by their share of the tree.

@@ -272,6 +272,12 @@ def parse_tangents(value: str | Iterable[float] | None) -> tuple[tuple[float, ..
     return points, label
 
 
+def form_name(score_variables: bool) -> str:
+    """How the model writes its split scores, as the logs say it (here, not in olctc.fit: compile imported the
+    whole fit module, scipy.optimize included, for it)."""
+    return "score-variable form" if score_variables else "the paper's form"
+
+
 def check_spec(value: Any) -> None:
     """The parameter error for ``spec`` unless ``value`` is a TreeSpec (None or a dict failed deep inside)."""
     if not isinstance(value, TreeSpec):

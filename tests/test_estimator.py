@@ -217,6 +217,38 @@ def test_skl2onnx(heart_small, labels, positive):
         assert label.dtype == np.int64 and np.array_equal(label, index)
 
 
+_IMPORT_ORDER = """
+import sys
+if sys.argv[1] == "skl2onnx-first":
+    import skl2onnx
+import numpy as np
+from olctc import OLCTClassifier, load_dataset
+imported = sorted(m for m in ("skl2onnx", "onnx") if m in sys.modules)
+X, y, _ = load_dataset("heart")
+est = OLCTClassifier(depth=1, time_limit=10).fit(X[:60], y[:60])
+from skl2onnx import to_onnx
+import onnxruntime as ort
+sess = ort.InferenceSession(to_onnx(est, X[:1], options={id(est): {"zipmap": False}}).SerializeToString(),
+                            providers=["CPUExecutionProvider"])
+label, proba = sess.run(None, {sess.get_inputs()[0].name: X[:60]})
+print(imported, bool(np.array_equal(label, est.predict(X[:60]))), float(np.abs(proba - est.predict_proba(X[:60])).max()))
+"""
+
+
+@pytest.mark.parametrize("order", ["olctc-first", "skl2onnx-first"])
+def test_the_estimators_reach_skl2onnx_whichever_is_imported_first(order):
+    # the estimator module imported skl2onnx (and onnx) to register its converter: 0.85-1 s and 50 MB of every
+    # `from olctc import OLCTClassifier` and of every joblib worker (QA 2026-12-05); it registers when skl2onnx is
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-c", _IMPORT_ORDER, order], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    imported, equal, worst = p.stdout.split("] ")[0] + "]", *p.stdout.split("] ")[1].split()
+    assert imported == ("[]" if order == "olctc-first" else "['onnx', 'skl2onnx']")
+    assert equal == "True" and float(worst) < 1e-12
+
+
 def test_skl2onnx_labels_beyond_int64_go_out_as_text(heart_small):
     """uint64 labels >= 2^63 do not fit ONNX's int64: the declared output type must be the graph's (text)."""
     from skl2onnx import to_onnx
