@@ -10,7 +10,7 @@ import shlex
 import shutil
 import stat
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator
 
 from olctc.errors import OlctcError, param_error
 
@@ -544,28 +544,39 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 
 
 @contextlib.contextmanager
-def _flock_held(path: str | os.PathLike[str], shared: bool) -> Iterator[None]:
-    """Hold an flock on ``path`` (opened read-only) for the block: exclusive, waiting for other holders, or
-    shared, taken only if free at once. Where there are no flocks (Windows; folders on some NFS mounts), the
-    block runs unguarded."""
+def _flock_held(path: str | os.PathLike[str], shared: bool,
+                waiting: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold an flock on ``path`` (opened read-only) for the block: exclusive, waiting for other holders (after
+    calling ``waiting``, when given and the lock is held), or shared, taken only if free at once. Where there are
+    no flocks (Windows; folders on some NFS mounts), the block runs unguarded."""
     fd = -1
     try:
         with contextlib.suppress(OSError, ImportError):  # ImportError: Windows has no fcntl
             import fcntl
 
             fd = os.open(path, os.O_RDONLY)
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB if shared else fcntl.LOCK_EX)
+            if shared:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            else:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    if waiting is not None:
+                        waiting()
+                    fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         if fd >= 0:
             os.close(fd)
 
 
-def folder_lock(folder: str | os.PathLike[str]) -> contextlib.AbstractContextManager[None]:
+def folder_lock(folder: str | os.PathLike[str],
+                waiting: Callable[[], None] | None = None) -> contextlib.AbstractContextManager[None]:
     """Hold ``folder`` while the block writes a set of files in it: the same block in another process waits
-    for this one to end. An flock on the folder itself, so no file is made; where the file system gives
-    folders none (some NFS mounts), the block runs unguarded."""
-    return _flock_held(folder, shared=False)
+    for this one to end (``waiting`` is called first, to say so: a compile behind another one waited in
+    silence). An flock on the folder itself, so no file is made; where the file system gives folders none
+    (some NFS mounts), the block runs unguarded."""
+    return _flock_held(folder, shared=False, waiting=waiting)
 
 
 def in_use_while(path: str | os.PathLike[str]) -> contextlib.AbstractContextManager[None]:

@@ -135,7 +135,11 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
 
         beside = in_child if start_in_child and "sklearn.linear_model" not in sys.modules else on_thread
         warm = beside(greedy_start, "olctc-warm-start")
-    with warm as greedy, folder_lock(out.parent), _staged_set(the_set, stale) as place:
+    def waiting() -> None:
+        warnings.warn(f"another olctc compile is writing into {out.parent}{os.sep} (one at a time per folder): "
+                      "waiting for it to finish", stacklevel=4)
+
+    with warm as greedy, folder_lock(out.parent, waiting), _staged_set(the_set, stale) as place:
         # What an earlier write of this Compiled recorded is not this write's: a second write without starts
         # listed the first one's start files (another name's) and warm start.
         man["files"] = {}

@@ -524,3 +524,47 @@ def test_two_writers_of_one_output_file(trees: Path, tmp_path: Path, command: st
         assert code == 0 and "Traceback" not in err, out + err
     assert (tmp_path / f"out{suffix}").read_bytes() in ref
     assert not leftovers(tmp_path)
+
+
+def test_two_bench_reports_take_turns(tmp_path: Path) -> None:
+    """Two reports at once on one folder moved their files into report/ at the same time: one's tables beside the
+    other's summary.md and trees, the newer one's trees removed as an earlier report's (QA 2026-12-05). A report
+    now holds the folder from reading the runs to its last rename; the other says it waits, then writes."""
+    made = cli_here(*SLOW_BENCH[:-1], "5", "--models", "CART", "-o", "b", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    ready, go = tmp_path / "ready", tmp_path / "go"
+    a = start_paused("olctc.bench.report._replace_trees", ready, go, ["bench", "report", "b"], tmp_path, "a")
+    try:
+        wait_for(lambda: ready.exists() or a.poll() is not None, "report A to reach its trees")
+        assert a.poll() is None, "report A ended before its trees: it was not paused"
+        b = start_olctc(["bench", "report", "b"], tmp_path, "b")
+        wait_for(lambda: b.poll() is not None or waits_for_a_lock(b.pid), "report B to wait", timeout=TIMEOUT)
+        assert b.poll() is None, (tmp_path / "b.err").read_text()
+    finally:
+        go.touch()
+    code_a, _, err_a = finish(a, tmp_path, "a")
+    code_b, _, err_b = finish(b, tmp_path, "b")
+    assert code_a == 0 and "waiting" not in err_a, err_a
+    assert code_b == 0 and "waiting for another bench report on b to finish" in err_b, err_b
+    assert (tmp_path / "b/report/summary.md").is_file() and not leftovers(tmp_path / "b")
+
+
+def test_a_compile_behind_another_into_the_folder_says_it_waits(tmp_path: Path) -> None:
+    """A compile into a folder another compile is writing into waited in silence (QA 2026-12-05)."""
+    ready, go = tmp_path / "ready", tmp_path / "go"
+    a = start_paused("olctc.pipeline.atomic_write_text", ready, go,
+                     ["compile", "--dataset", "heart", "--depth", "1", "-o", "a.mps"], tmp_path, "a")
+    try:
+        wait_for(lambda: ready.exists() or a.poll() is not None, "compile A to reach its MIP starts")
+        assert a.poll() is None, "compile A ended before its MIP starts: it was not paused"
+        b = start_olctc(["compile", "--dataset", "heart", "--depth", "1", "-o", "b.mps"], tmp_path, "b")
+        wait_for(lambda: b.poll() is not None or waits_for_a_lock(b.pid), "compile B to wait", timeout=TIMEOUT)
+        assert b.poll() is None, (tmp_path / "b.err").read_text()
+    finally:
+        go.touch()
+    assert finish(a, tmp_path, "a")[0] == 0
+    code, _, err = finish(b, tmp_path, "b")
+    assert code == 0 and err.startswith(f"warning: another olctc compile is writing into .{os.sep} (one at a time "
+                                        "per folder): waiting for it to finish"), err
+    check_compiled_set(tmp_path, "a")
+    check_compiled_set(tmp_path, "b")

@@ -23,7 +23,8 @@ from olctc.bench.folder import (BENCH_JSON, OLDER_SETTINGS_WHY, REPORT_DIR, at_o
                                 own_records, read_bench_json, read_runs, run_key)
 from olctc.errors import OlctcError
 from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, check_not_linked,
-                      in_use_while, interrupts_deferred, remove_tree, staged_errors, temporary_name, warn_leftovers)
+                      folder_lock, in_use_while, interrupts_deferred, remove_tree, staged_errors, temporary_name,
+                      warn_leftovers)
 
 TIME_FLOOR = 0.01  # seconds: below this run times are noise, and a 0 would make every ratio infinite
 SPARSITY_SHIFT = 1.0  # a tree with no nonzero weight has cost 0; ratios use (nnz + 1) / (best + 1)
@@ -505,7 +506,10 @@ def _write_trees(out: Path, recs: list[dict[str, Any]], echo: Callable[[str], No
 def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Report:
     """Write DIR/report/{summary.md, summary.csv, runs.csv, *.png}; returns what was written."""
     d = Path(folder)
-    with os_errors(d):
+    # One report at a time in a folder, reading the runs to the end of moving its files into place: two at once
+    # while the bench ran left report/ mixed (one's tables beside the other's summary.md and trees, the newer
+    # report's trees removed as an earlier one's; QA 2026-12-05). The second waits and reads the runs anew.
+    with os_errors(d), folder_lock(d, lambda: echo(f"waiting for another bench report on {d} to finish")):
         return _write_report(d, echo)
 
 
