@@ -11,7 +11,7 @@ import click
 from olctc import __version__
 from olctc.cli_process import (_ClosedPipeGuard, _Interrupts, _from_interrupt, _hard_exit, _interrupted, _show_warning,
                                _stdout_failed, _whole_writes)
-from olctc.errors import NoSolution, OlctcError, UnseenCategoryWarning, first_repeat, shorten
+from olctc.errors import OlctcError, UnseenCategoryWarning, first_repeat, shorten
 from olctc.io import (check_file_name, check_interrupt, check_not_input, check_not_stdout, check_suffix, check_writable,
                       read_once, solver_left)
 
@@ -461,7 +461,10 @@ def decode_cmd(manifest, solution, output, refine, smooth_pure_nodes, fmt, data)
     from olctc.decode import decode_file, pure_nodes_line
     from olctc.export.json import save
 
+    from olctc.read.api import check_format
+
     check_not_stdout(output, "where decode prints its report", "a file name such as -o tree.json")
+    fmt = check_format(fmt, option="--format")
     check_writable(output)
     inputs = [("manifest", manifest), ("solution", solution), ("data", data)]
     try:  # decode also reads the model the manifest names (its hash) and the training CSV

@@ -536,9 +536,13 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
     ``source``: the manifest's whole source Dataset, already loaded (checked against the manifest's
     sha256 and encoding instead of read again: collect decodes every task of a grid from one data set).
     ``smooth_pure_nodes``: see ``settle_pure_nodes``."""
+    from olctc.errors import check_flags
     from olctc.io import check_path
     from olctc.read import read_solution
+    from olctc.read.api import check_format
 
+    check_flags(refine=refine, smooth_pure_nodes=smooth_pure_nodes)  # refine="no" refined (QA 2026-12-05)
+    fmt = check_format(fmt, "fmt")  # before the model is rebuilt; read_solution's message named its 'format'
     manifest, solution = check_path(manifest, "manifest"), check_path(solution, "solution")
     data = None if data is None else check_path(data, "data")
     man = read_manifest(manifest, model_optional=True)

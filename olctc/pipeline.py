@@ -19,7 +19,7 @@ import numpy as np
 from olctc.compile import (Compiled, manifest_fields, manifest_path, model_format, read_manifest, warm_start_objective,
                            write_manifest)
 from olctc.emit.params import COMMERCIAL_SOLVERS
-from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort
+from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort, check_flags, param_error
 from olctc.io import (atomic_open, atomic_write_text, being_written, check_interrupt, check_not_input,
                       check_output_file, check_path, check_suffix, check_writable, folder_lock, interrupts_deferred,
                       refuse_read_once, remove_files, remove_tree, sha256_file, staged_errors, temporary_name,
@@ -83,6 +83,9 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
     from olctc.emit.params import LINEAR_ONLY_SOLVERS, check_solvers, param_file_paths, write_param_files
     from olctc.emit.start import START_FORMATS, start_filename, start_texts
 
+    if not isinstance(comp, Compiled):  # None, a Dataset: AttributeError 'manifest' (QA 2026-12-05)
+        raise param_error("comp", "the Compiled that olctc.compile.compile_problem returns", type(comp).__name__)
+    check_flags(params=params, start=start, start_in_child=start_in_child)  # start="no" wrote every start
     out = check_path(out, "out")
     check_output_file(out)
     # m.txt was written as LP, then refused as "The 'model' parameter must be ..." (a parameter of another
@@ -266,8 +269,18 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     from olctc.solve.result import false_infeasible
     from olctc.solve.options import MIN_SOLVE_SECONDS
 
+    from olctc.emit.params import validate_limits
+    from olctc.solve import ALL_SOLVERS
+
     started = time.monotonic()
-    model = Path(model)
+    # Python callers' values first: solver=None failed as AttributeError, time_limit="5" as TypeError (QA)
+    if not isinstance(solver, str) or solver not in ALL_SOLVERS:
+        raise param_error("solver", f"one of {', '.join(ALL_SOLVERS)}", solver)
+    validate_limits(time_limit=time_limit, threads=threads)
+    check_flags(use_start=use_start, verbose=verbose, leave_overrun=leave_overrun)
+    model = check_path(model, "model")
+    if output is not None:
+        check_path(output, "output")  # kept as given: messages name it as the user wrote it (./m.sol)
     if not model.exists():
         raise OlctcError(f"{model}: no such model file")
     files = model  # where compile's other files are
@@ -402,6 +415,7 @@ def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, wh
     ``source``: that Dataset, already loaded (collect decodes every task of a grid from one data set, which
     it read once; each task read and hashed the file again): checked against the sha256, not read again."""
     from olctc.data import read_csv, table_bytes
+    from olctc.data.arrays import ARRAYS_SOURCE
     from olctc.datasets import load
 
     src = str(data_path) if data_path else info["source"]
@@ -411,6 +425,9 @@ def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, wh
         ds = load(src.split(":", 1)[1], info.get("positive_class"), info.get("dropped", ()),
                   weight_column=info.get("weight_column"))
     else:
+        if src == ARRAYS_SOURCE and not Path(src).exists():  # "the training data arrays is not there" (QA)
+            raise OlctcError(f"{what} came as arrays (from_arrays), which olctc cannot read again: pass that "
+                             "Dataset as source= (decode_file), or the data as a CSV file (--data)")
         if not Path(src).exists():
             raise OlctcError(f"{what} {src} is not there; pass its path with --data")
         refuse_read_once(src, f"{what} is hashed, then read")  # the second read found it empty: "the file is empty"

@@ -367,8 +367,8 @@ CASES = [
       "the training data gone.csv is not there; pass its path with --data"),
     # ---- decode options and solution files
     C("decode-unknown-format", "decode m.olctc.json m.highs.sol --format xml -o o.json",
-      "The 'format' parameter must be one of cplex, gurobi, scip, cbc, glpk, highs, xpress, copt (or none, to detect "
-      "it from the content). Got 'xml' instead."),
+      "The 'format' parameter (--format) must be one of cplex, gurobi, scip, cbc, glpk, highs, xpress, copt (or none, "
+      "to detect it from the content). Got 'xml' instead."),
     C("decode-format-mismatch", "decode m.olctc.json m.highs.sol --format cbc -o o.json",
       "m.highs.sol: expected a CBC solution file (first line '<status> - objective value <v>'), got a HiGHS file"),
     C("decode-output-folder-missing", "decode m.olctc.json m.highs.sol -o nodir/o.json",

@@ -829,6 +829,46 @@ def test_grid_on_a_read_only_disk_is_a_one_line_error(tmp_path):
         assert res.stdout == ""  # refused before compiling anything
 
 
+def test_make_grid_refuses_python_values_it_would_fail_on_before_writing(tmp_path):
+    # QA 2026-12-05: each of these made a grid collect could not use (a subset, arrays: "the data has 297 rows",
+    # "arrays is not there"), wrote "None solve ..." into every task, or failed as AttributeError/TypeError
+    import numpy as np
+
+    from olctc.cluster import SlurmOptions, make_grid
+    from olctc.data import from_arrays
+    from olctc.datasets import load
+    from olctc.spec import make_spec
+
+    ds, spec = load("heart"), make_spec("olct", 1)
+    out = tmp_path / "g"
+    cases = [
+        (dict(ds=ds.subset(np.arange(60))), "ds is part of its data (Dataset.subset): a grid records its whole "
+         "source, which collect reloads, and makes its own split of it: pass the whole Dataset"),
+        (dict(ds=from_arrays(ds.X, ds.y)), "ds comes from 'arrays', no file collect can reload it from: a grid "
+         "needs data read from a CSV file (read_csv) or a vendored data set (load_dataset)"),
+        (dict(ds=None), "The 'ds' parameter must be an olctc Dataset"),
+        (dict(spec=ds), "The 'spec' parameter"),
+        (dict(olctc_cmd=None), "The 'olctc_cmd' parameter must be the command that runs olctc where the tasks run"),
+        (dict(olctc_cmd=" "), "The 'olctc_cmd' parameter"),
+        (dict(time_limit="30"), "The 'time_limit' parameter must be a positive number of seconds"),
+        (dict(time_limit=None), "The 'time_limit' parameter"),
+        (dict(threads=0), "The 'threads' parameter must be an integer from 1"),
+        (dict(threads="x"), "The 'threads' parameter"),
+        (dict(echo=5), "The 'echo' parameter must be None or a function"),
+        (dict(slurm="x"), "The 'slurm' parameter must be None or olctc.cluster.SlurmOptions(...). Got 'x'"),
+    ]
+    for change, message in cases:
+        args = dict(ds=ds, spec=spec, out=out, C_values=[1.0], folds=2, solver="highs", time_limit=30.0)
+        args.update(change)
+        with pytest.raises(OlctcError) as info:
+            make_grid(**args)
+        assert str(info.value).startswith(message), (change, str(info.value))
+        assert "--" not in str(info.value), str(info.value)  # Python's names, not the command's options
+    assert not out.exists()
+    assert len(make_grid(ds, spec, out, C_values=[1.0], folds=2, solver="highs", time_limit=30.0,
+                         slurm=SlurmOptions()).tasks) == 2
+
+
 def test_grid_failing_after_its_tasks_leaves_nothing(tmp_path):
     from olctc.cluster import make_grid
     from olctc.datasets import load

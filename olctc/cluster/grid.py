@@ -140,6 +140,17 @@ def _gurobi_command(model: str, solution: str, log: str, time_limit: float, thre
             f"> {shlex.quote(log)} 2>&1 && {_promote(part, solution)}")
 
 
+def _check_reloadable(ds) -> None:
+    """OlctcError unless collect can reload ``ds`` from its source, whole: a subset, or arrays, made a grid that
+    every task solved, and collect then refused ("the data has 297 rows"; "arrays is not there")."""
+    if ds.rows is not None:
+        raise OlctcError("ds is part of its data (Dataset.subset): a grid records its whole source, which collect "
+                         "reloads, and makes its own split of it: pass the whole Dataset")
+    if not ds.source.startswith("dataset:") and not os.path.isfile(ds.source):
+        raise OlctcError(f"ds comes from {ds.source or 'nowhere'!r}, no file collect can reload it from: a grid "
+                         "needs data read from a CSV file (read_csv) or a vendored data set (load_dataset)")
+
+
 def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: int = 4, seed: int = 0,
               test_size: float = 0.2, solver: str = "olctc", time_limit: float = 600.0,
               threads: int | None = None, slurm: SlurmOptions | None = None, olctc_cmd: str = "olctc",
@@ -166,17 +177,31 @@ def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: in
         (``anchored_olctc_cmd``), as the tasks run from the grid folder.
     """
     from olctc.compile import check_size
+    from olctc.data import check_dataset
+    from olctc.emit.params import validate_limits
+    from olctc.errors import check_callback
     from olctc.fit import split
+    from olctc.spec import check_spec
 
+    # Python callers' values, checked before anything is written (None, a str, a Dataset for the spec failed
+    # deep inside as AttributeError or TypeError; QA 2026-12-05)
+    check_dataset(ds)
+    check_spec(spec)
     if solver not in GRID_SOLVERS:
         raise param_error("solver", f"one of {', '.join(GRID_SOLVERS)}", solver)
     if spec.info.quadratic and solver not in MIQP_SOLVERS:
         raise OlctcError(f"preset {spec.preset} is a MIQP (quadratic objective): use --solver "
                          f"{', '.join(MIQP_SOLVERS[:-1])} or {MIQP_SOLVERS[-1]}")
-    if not (time_limit > 0) or math.isinf(time_limit):
-        raise param_error("time_limit", "a finite number of seconds > 0", time_limit)
-    if not ds.source:
-        raise OlctcError("the data has no source to reload it from; grids need a CSV file or --dataset")
+    if time_limit is None:  # None is no limit to validate_limits; every task's command needs one
+        raise param_error("time_limit", "a positive number of seconds, at most 1e7 (each task's limit)", None)
+    validate_limits(time_limit=time_limit, threads=threads, unlimited=False)
+    check_callback("echo", echo, optional=True)
+    if not (isinstance(olctc_cmd, str) and olctc_cmd.strip()):  # None went into every task as "None solve ..."
+        raise param_error("olctc_cmd", "the command that runs olctc where the tasks run (such as 'olctc')",
+                          olctc_cmd)
+    if slurm is not None and not isinstance(slurm, SlurmOptions):
+        raise param_error("slurm", "None or olctc.cluster.SlurmOptions(...)", slurm)
+    _check_reloadable(ds)
     slurm = slurm or SlurmOptions()
     check_slurm_options(slurm)
     if not os.fspath(out).strip():  # Path("") is the current folder: an unset variable in a script

@@ -278,8 +278,13 @@ def collect(folder: str | Path, *, data_path: str | Path | None = None, refine: 
             scoring: str = "balanced_accuracy", smooth_pure_nodes: bool = False) -> Collected:
     """Read a grid folder's solutions, score them by ``scoring`` (one of ``SCORINGS``), build the CV table and
     pick C (no final fit). ``smooth_pure_nodes``: each task's tree's, as ``decode_file``'s."""
+    from olctc.io import check_path
+
     check_scoring(scoring)
     check_flags(refine=refine, smooth_pure_nodes=smooth_pure_nodes)
+    folder = check_path(folder, "folder")  # None: pathlib's TypeError (QA 2026-12-05)
+    if data_path is not None:
+        data_path = check_path(data_path, "data_path")
     info = read_grid(folder)
     ds = load_grid_data(info, data_path)
     if ds.n != info["data"]["n"]:

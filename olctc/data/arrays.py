@@ -27,8 +27,12 @@ def _first_missing_label(y: np.ndarray) -> int | None:
     return int(np.argmax(bad)) if bad.any() else None
 
 
+#: The source a Dataset made by ``from_arrays`` records unless named: no file to read it from again.
+ARRAYS_SOURCE = "arrays"
+
+
 def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, positive_class: Any = None,
-                name: str = "arrays", sample_weight: Any = None) -> Dataset:
+                name: str = ARRAYS_SOURCE, sample_weight: Any = None) -> Dataset:
     """Validate numeric arrays (as the estimators receive them) into a Dataset; ``sample_weight``: one
     loss weight >= 0 per row, or None."""
     check_real(X, "X")

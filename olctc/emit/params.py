@@ -438,6 +438,8 @@ def check_solvers(solvers: str | Collection[str] | None, quadratic: bool = False
     least one, and for a ``quadratic`` model (MIQP) solvers that solve one. None stays None (every solver)."""
     if solvers is None:
         return None
+    if not isinstance(solvers, (str, list, tuple, set, frozenset)):  # 5: "'int' object is not iterable"
+        raise param_error("solvers", f"a comma list of {', '.join(SOLVER_FILES)}", solvers, option)
     given = solvers.split(",") if isinstance(solvers, str) else list(solvers)
     names = [str(s).strip().lower() for s in given]
     unknown = [s for s, n in zip(given, names) if n not in SOLVER_FILES]

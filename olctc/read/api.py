@@ -33,6 +33,17 @@ def detect_format(text: str) -> str:
     return name
 
 
+def check_format(value: object, name: str = "format", option: str | None = None) -> str | None:
+    """A solution format's name in lower case (``--format GLPK``, as the solvers are spelt in the docs), or None;
+    the parameter error naming ``name`` (and the command's ``option``) for anything else."""
+    if isinstance(value, str) and value.lower() in READERS:
+        return value.lower()
+    if value is not None:
+        raise param_error(name, f"one of {', '.join(READERS)} (or none, to detect it from the content)", value,
+                          option)
+    return None
+
+
 def read_solution(path: str | os.PathLike[str], format: str | None = None,
                   col_names: Sequence[str] | None = None) -> Solution:
     """Read a solver's solution file.
@@ -50,10 +61,7 @@ def read_solution(path: str | os.PathLike[str], format: str | None = None,
         for a missing, empty, truncated or unrecognised file, a non-finite or non-numeric value, or a
         ``format`` the content does not match.
     """
-    if isinstance(format, str) and format.lower() in READERS:
-        format = format.lower()  # --format GLPK, as the solvers are spelt in the docs
-    if format is not None and format not in READERS:
-        raise param_error("format", f"one of {', '.join(READERS)} (or none, to detect it from the content)", format)
+    format = check_format(format)
     src = read_source(path)
     found = detect(src)
     if format is None:
