@@ -135,10 +135,11 @@ def check_size(n: int, p: int, spec: TreeSpec, max_nonzeros: int | None = None) 
         raise OlctcError(f"the model would have {est.describe()}: building it would take about "
                          f"{est.memory / 2**30:.0f} GB of memory, over the default budget of about "
                          f"{DEFAULT_MAX_MEMORY / 2**30:.0f} GB; use a smaller depth or fewer points, or pass "
-                         f"--max-nonzeros {est.nonzeros} to build it anyway")
+                         f"max_nonzeros={est.nonzeros} (--max-nonzeros {est.nonzeros}) to build it anyway")
     if est.nonzeros > max_nonzeros:
         raise OlctcError(f"the model would have {est.describe()}, over the budget of {int(max_nonzeros):,} "
-                         f"nonzeros (--max-nonzeros); use a smaller depth, fewer tangents or fewer points")
+                         f"nonzeros (max_nonzeros, --max-nonzeros); use a smaller depth, fewer tangents or fewer "
+                         "points")
     return est
 
 

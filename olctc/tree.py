@@ -43,7 +43,11 @@ def log_sigmoid(z: np.ndarray) -> np.ndarray:
 def _scores(scores: Any) -> np.ndarray:
     """``scores`` as a 1-D float array (``decision_function``'s): a 2-D array made 4 probability columns."""
     check_real(scores, "scores")
-    z = np.asarray(scores, dtype=np.float64)
+    try:
+        z = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):  # text: numpy's "could not convert string to float"
+        raise OlctcError(f"scores must be numbers, one decision_function value per row; got "
+                         f"{shorten(repr(scores))}") from None
     if z.ndim != 1:
         raise OlctcError(f"scores must be 1-D, one decision_function value per row; got shape {z.shape}")
     return z
@@ -590,8 +594,8 @@ class Tree:
         return self.log_proba_of(self.decision_function(X))
 
     def labels_of(self, scores: Any) -> np.ndarray:
-        """``predict`` of the rows whose ``decision_function`` is ``scores``."""
-        return class_array(self.classes)[(np.asarray(scores) > 0).astype(np.intp)]
+        """``predict`` of the rows whose ``decision_function`` is ``scores`` (1-D, one per row)."""
+        return class_array(self.classes)[(_scores(scores) > 0).astype(np.intp)]
 
     def proba_of(self, scores: Any) -> np.ndarray:
         """``predict_proba`` of the rows whose ``decision_function`` is ``scores`` (1-D, one per row)."""

@@ -235,18 +235,18 @@ CASES = [
       "epsilon does not separate the two sides of a split. Got 1e-10 instead."),
     C("max-nonzeros", "compile tiny.csv --target y --max-nonzeros 10 -o x.mps",
       "the model would have 66 rows, 63 columns, about 360 nonzeros, over the budget of 10 nonzeros "
-      "(--max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
+      "(max_nonzeros, --max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
     C("max-nonzeros-fit", "fit tiny.csv --target y --max-nonzeros 10 -o t.json",  # the score-variable form
       "the model would have 60 rows, 67 columns, about 196 nonzeros, over the budget of 10 nonzeros "
-      "(--max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
+      "(max_nonzeros, --max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
     C("max-nonzeros-grid", "grid tiny.csv --target y --folds 2 --max-nonzeros 200 -o g",
       "the model would have 48 rows, 55 columns, about 252 nonzeros, over the budget of 200 nonzeros "
-      "(--max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
+      "(max_nonzeros, --max-nonzeros); use a smaller depth, fewer tangents or fewer points"),
     # within the nonzeros' budget, but its rows make it a 36 GB build (QA 2026-12-05: ~40 GB extrapolated)
     C("max-memory", "compile --dataset svmguide1 --depth 12 --score-variables -o x.mps",
       "the model would have 50,614,200 rows, 19,066,030 columns, about 354,283,304 nonzeros: building it would "
       "take about 36 GB of memory, over the default budget of about 16 GB; use a smaller depth or fewer points, "
-      "or pass --max-nonzeros 354283304 to build it anyway"),
+      "or pass max_nonzeros=354283304 (--max-nonzeros 354283304) to build it anyway"),
     C("max-nonzeros-zero", "compile tiny.csv --target y --max-nonzeros 0 -o x.mps",
       "The 'max_nonzeros' parameter (--max-nonzeros) must be an integer >= 1. Got 0 instead."),
     C("model-suffix-gz", "compile tiny.csv --target y -o x.MPS.gz",

@@ -140,7 +140,7 @@ def test_fit_cv_size_budget_counts_the_points_the_model_keeps(tmp_path, capsys):
     # still refused before any fold fit when the points kept are too many
     code, out, err = cli_main(["fit", *args[:-5], "--max-nonzeros", "1000", "--cv", "2", "--C-values", "1",
                                "-o", tmp_path / "no.json"], capsys)
-    assert code == 2 and "over the budget of 1,000 nonzeros (--max-nonzeros)" in err
+    assert code == 2 and "over the budget of 1,000 nonzeros (max_nonzeros, --max-nonzeros)" in err
     assert "cv fit" not in out and not (tmp_path / "no.json").exists()
 
 

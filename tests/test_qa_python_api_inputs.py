@@ -110,3 +110,40 @@ def test_collect_refuses(tmp_path, kwargs, message):
     args = dict(folder=tmp_path)
     args.update(kwargs)
     _refused(lambda: collect(args.pop("folder"), **args), message)
+
+
+def test_from_arrays_and_read_csv_refuse_what_they_took_silently(tmp_path):
+    import pandas as pd
+
+    from olctc.data import from_arrays, read_csv
+    from olctc.datasets import load
+
+    heart = load("heart")
+    X, y = heart.X[:20, :2], heart.y[:20]
+    with pytest.raises(OlctcError, match=r"^The 'feature_names' parameter must be a list of names, one per column "
+                                         r"of X\. Got 5 instead\.$"):
+        from_arrays(X, y, feature_names=5)
+    # dates became days (an array) or nanoseconds (a DataFrame) since 1970, as ordinary features
+    days = np.datetime64("2020-01-01") + np.arange(20).astype("timedelta64[D]")
+    for bad in (days.reshape(-1, 1), pd.DataFrame({"when": days, "x": X[:, 0]}), np.diff(days, prepend=days[0])[:, None]):
+        with pytest.raises(OlctcError, match=r"^X holds dates or durations \(datetime64, timedelta64\); olctc "
+                                             r"needs numbers: convert them first"):
+            from_arrays(bad, y)
+    (tmp_path / "d.csv").write_text("a,y\n1,0\n2,1\n3,0\n4,1\n")
+    with pytest.raises(OlctcError, match="^The 'warn_identifiers' parameter must be"):
+        read_csv(tmp_path / "d.csv", "y", warn_identifiers="no")
+
+
+def test_labels_of_takes_the_scores_proba_of_takes():
+    from olctc.datasets import load
+    from olctc.estimator import OLCTClassifier
+
+    heart = load("heart")
+    tree = OLCTClassifier(depth=1, time_limit=10).fit(heart.X[:40], heart.y[:40]).tree_
+    scores = tree.decision_function(heart.X[:40])
+    assert np.array_equal(tree.labels_of(scores), tree.predict(heart.X[:40]))
+    for bad, message in ((None, "scores"), ("a", "scores"), (scores[:, None], "scores must be 1-D")):
+        with pytest.raises(OlctcError, match=message):  # None: TypeError; text: numpy's UFuncTypeError; 2-D: 2-D
+            tree.labels_of(bad)
+        with pytest.raises(OlctcError, match=message):
+            tree.proba_of(bad)

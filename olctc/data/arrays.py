@@ -59,8 +59,9 @@ def from_arrays(X: Any, y: Any, feature_names: Sequence[str] | None = None, posi
         raise non_finite(Xa[i, j], f"row {i}, column {j}")
     if Xa.shape[1] < 1:
         raise OlctcError("X has no feature columns; at least 1 is needed")
-    if isinstance(feature_names, (str, bytes)) or (feature_names is not None and any(
-            n is None for n in feature_names)):  # "abc" named the features a, b, c; None named one "None"
+    if isinstance(feature_names, (str, bytes)) or (feature_names is not None and (
+            not hasattr(feature_names, "__iter__") or any(n is None for n in feature_names))):
+        # "abc" named the features a, b, c; None named one "None"; 5 failed as "'int' object is not iterable"
         raise param_error("feature_names", "a list of names, one per column of X", feature_names)
     names = [str(n) for n in feature_names] if feature_names is not None else [f"x{j}" for j in range(Xa.shape[1])]
     if len(names) != Xa.shape[1]:

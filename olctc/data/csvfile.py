@@ -23,7 +23,7 @@ from olctc.data.dataset import Column, Dataset, Schema
 from olctc.data.labels import binarise_labels, _no_label, _warn_missing_marker
 from olctc.data.table import SEPARATORS_READ, RowChunk, Table, TableStream, read_table
 from olctc.data.weights import check_weights
-from olctc.errors import OlctcError, is_integer, param_error, shorten
+from olctc.errors import OlctcError, check_flags, is_integer, param_error, shorten
 from olctc.io import read_once
 
 
@@ -129,6 +129,7 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
     from olctc.io import check_path
 
     path = check_path(path, "path")
+    check_flags(warn_identifiers=warn_identifiers)
     if max_one_hot is not None and (not is_integer(max_one_hot) or max_one_hot < 1):
         raise param_error("max_one_hot", "None or an integer >= 1 (one-hot values: rows x categories)", max_one_hot)
     if isinstance(drop, str):

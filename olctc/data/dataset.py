@@ -307,21 +307,24 @@ class Dataset:
 
 
 def check_real(a: Any, name: str) -> None:
-    """OlctcError when the array-like ``a`` holds complex numbers: numpy drops their imaginary parts with a
-    warning only, a silent wrong answer. Told by the dtypes where ``a`` has them (np.iscomplexobj copies a
+    """OlctcError when the array-like ``a`` holds complex numbers (numpy drops their imaginary parts with a
+    warning only, a silent wrong answer), dates or durations. Told by the dtypes where ``a`` has them (np.iscomplexobj copies a
     DataFrame whole); ragged input passes, for the conversion that follows to name."""
     dtype = getattr(a, "dtype", None)
     if isinstance(dtype, np.dtype):
-        complex_a = dtype.kind == "c"
-    elif dtype is None and getattr(a, "dtypes", None) is not None:  # a DataFrame: pandas' own dtypes are real
-        complex_a = any(isinstance(d, np.dtype) and d.kind == "c" for d in a.dtypes)
+        kinds = {dtype.kind}
+    elif dtype is None and getattr(a, "dtypes", None) is not None:  # a DataFrame: its columns' dtypes
+        kinds = {getattr(d, "kind", None) for d in a.dtypes}
     else:
         try:
-            complex_a = bool(np.iscomplexobj(a))
+            kinds = {"c"} if np.iscomplexobj(a) else set()
         except (TypeError, ValueError):
-            complex_a = False
-    if complex_a:
+            kinds = set()
+    if "c" in kinds:
         raise OlctcError(f"{name} has complex values; olctc needs real numbers")
+    if kinds & {"M", "m"}:  # became days (an array) or nanoseconds (a DataFrame) since 1970, silently (QA)
+        raise OlctcError(f"{name} holds dates or durations (datetime64, timedelta64); olctc needs numbers: convert "
+                         "them first (such as days since a date of your choice)")
 
 
 def check_dataset(value: Any, name: str = "ds") -> None:
