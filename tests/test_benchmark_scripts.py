@@ -253,8 +253,26 @@ def test_cbc_false_optima(tmp_path):
     # features and seed 1 (rows the script draws) the three solvers take seconds, wholesale's (7, seed 3) three times
     # as long
     out = _run(tmp_path, "cbc_false_optima.py", "--datasets", "svmguide1", "--seeds", "1")
-    assert re.search(r"^3 instances; 'optimal' but worse than HiGHS's optimum: cbc \d+, cbc-defaults \d+$", out,
-                     re.M), out
+    counts = r"worse \d+, below \d+, infeasible \d+"
+    assert re.search(rf"^3 olct instances; false claims against HiGHS's optimum: cbc {counts}; cbc-defaults "
+                     rf"{counts}$", out, re.M), out
+    # OCT-H's shapes (--preset, --shapes): one depth-1 instance of 12 rows
+    out = _run(tmp_path, "cbc_false_optima.py", "--datasets", "svmguide1", "--seeds", "1", "--preset", "oct-h",
+               "--shapes", "1:12")
+    assert re.search(rf"^1 oct-h instances; false claims against HiGHS's optimum: cbc {counts}; ", out, re.M), out
+
+
+def test_left_solver(tmp_path):
+    # one process: 6,000 rows of a6a read into HiGHS, 4 s of solving, then leave_running
+    out = _run(tmp_path, "left_solver.py", "--repeat", "1")
+    assert re.search(r"^200 products of 9,000 x 123, medians of 1 processes: alone \d+ ms, after leave_running "
+                     r"with HiGHS still solving \d+ ms \([\d.]+x\)$", out, re.M), out
+
+
+def test_import_time(tmp_path):
+    out = _run(tmp_path, "import_time.py", "--repeat", "1", "--cases", "import olctc,olctc compile heart --no-start")
+    assert re.search(r"^import olctc +median [\d.]+ s", out, re.M), out
+    assert re.search(r"^olctc compile heart --no-start +median [\d.]+ s", out, re.M), out
 
 
 def test_solver_crosscheck(tmp_path):
