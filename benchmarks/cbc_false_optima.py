@@ -110,7 +110,8 @@ def main() -> None:
             if worse:
                 scip = solve_file(path, "scip", mip_gap=0.0, time_limit=300, verbose=False)
                 shown = ", ".join(f"{k} {obj:.6g}" for k, (_, obj) in got.items() if obj is not None)
-                print(f"{name}: HiGHS {ref.objective:.6g}, SCIP {scip.objective:.6g} ({scip.status}); {shown}; "
+                settled = "-" if scip.objective is None else f"{scip.objective:.6g}"
+                print(f"{name}: HiGHS {ref.objective:.6g}, SCIP {settled} ({scip.status}); {shown}; "
                       f"false: {', '.join(worse)}", flush=True)
     print(f"{total} {args.preset} instances; false claims against HiGHS's optimum: "
           + "; ".join(f"{k} " + ", ".join(f"{kind} {n}" for kind, n in counts.items())

@@ -7,7 +7,8 @@ A fresh process per repeat: it reads a hard model (OLCT, depth 2, V0 on 6,000 ro
 200 matrix-vector products of a 9,000 x 123 array (what decode, refinement and objectives do) with nothing
 else running, starts the solve in a thread, lets it run 4 s, calls ``olctc.solve.calls.leave_running`` (as the
 console program does when it leaves a solver past its limit), and times the products again. Prints the
-median over repeats of each figure. Nothing is interrupted: the process leaves by ``os._exit``.
+median over repeats of each figure. Nothing is interrupted: the process leaves by ``os._exit``. The model is
+written by the olctc this script runs under; ``--olctc-path`` gives the processes' ``leave_running``.
 """
 from __future__ import annotations
 

@@ -460,7 +460,6 @@ def decode_cmd(manifest, solution, output, refine, smooth_pure_nodes, fmt, data)
     from olctc.compile import read_manifest
     from olctc.decode import decode_file, pure_nodes_line
     from olctc.export.json import save
-
     from olctc.read.api import check_format
 
     check_not_stdout(output, "where decode prints its report", "a file name such as -o tree.json")

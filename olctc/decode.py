@@ -239,17 +239,19 @@ class Decoded:
     sample_weight: np.ndarray | None = None  # the training points' loss weights, if any
 
 
-def solution_vector(milp: MILP, solution, known_feasible: float | None = None) -> np.ndarray:
+def solution_vector(milp: MILP, solution, known_feasible: float | None = None, *,
+                    quadratic: bool = False) -> np.ndarray:
     """The solution's values in the MILP's column order (OlctcError if it is not this model's).
     ``known_feasible``: the objective of a point the model is known to hold (compile's warm start), which makes
-    a solver's "infeasible" false."""
+    a solver's "infeasible" false (``quadratic``: the model is a MIQP)."""
     from olctc.solve.result import false_infeasible
 
     names = [str(n) for n in milp.col_names()]
     where = solution.path or "solution"
     if not solution.has_solution():
         raise OlctcError(f"{where}: {solution.solver} reports {solution.status} ({solution.raw_status})"
-                         f"{false_infeasible(solution.status, known_feasible, solution.solver)}; there is no solution to decode")
+                         f"{false_infeasible(solution.status, known_feasible, solution.solver, quadratic=quadratic)}; there is no "
+                         "solution to decode")
     known = set(names)
     extra = [k for k in solution.values if k not in known and k != "OBJCONST"]
     if extra:
@@ -556,7 +558,7 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
         milp, spec, ds, scaler, X = rebuild(man, data, where=manifest, source=source)
         model_file = Path(manifest).parent / man["model"]["file"]
     sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
-    x = solution_vector(milp, sol, warm_start_objective(man))
+    x = solution_vector(milp, sol, warm_start_objective(man), quadratic=spec.info.quadratic)
     dec = decode_arrays(milp, spec, X, ds.y, x, sol, sample_weight=ds.weight)
     dec.report.known_feasible = warm_start_objective(man)  # a number: checked by read_manifest
     if not model_file.exists():

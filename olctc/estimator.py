@@ -24,8 +24,9 @@ returns the best tree found by then, which depends on the machine's speed and lo
 the same data may differ (``mip_gap_`` says how far from proven optimal a tree is, and such a fit warns with
 scikit-learn's ``ConvergenceWarning``, as LogisticRegression does at ``max_iter``).
 
-ONNX: importing this module registers the estimators with skl2onnx (when skl2onnx is installed), so
-``skl2onnx.to_onnx(fitted, X[:1])`` works; the converter inlines the graph of ``olctc.export.onnx``.
+ONNX: the estimators are registered with skl2onnx when skl2onnx is imported (before or after this module;
+``register_skl2onnx`` does it by hand), so ``skl2onnx.to_onnx(fitted, X[:1])`` works; the converter inlines the
+graph of ``olctc.export.onnx``.
 """
 from __future__ import annotations
 
@@ -762,20 +763,27 @@ def register_skl2onnx() -> bool:
 
 
 class _WhenSkl2onnxImported:
-    """A finder on ``sys.meta_path`` that registers the estimators with skl2onnx once skl2onnx is imported, then
-    leaves: importing skl2onnx (and onnx) here took 0.85-1 s and 50 MB of every ``from olctc import
-    OLCTClassifier``, and of every joblib worker that unpickles an estimator (QA 2026-12-05), for a converter few
-    callers use."""
+    """A finder on ``sys.meta_path`` whose specs of skl2onnx register the estimators once the module has run:
+    importing skl2onnx (and onnx) here took 0.85-1 s and 50 MB of every ``from olctc import OLCTClassifier``, and
+    of every joblib worker that unpickles an estimator (QA 2026-12-05), for a converter few callers use.
+
+    It stays on ``sys.meta_path`` (taking itself out while another thread's import walks the list could skip the
+    next finder), and each spec it finds is patched: ``importlib.util.find_spec("skl2onnx")``, an availability
+    check, takes a spec that is never run, and the import that follows takes another."""
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name != "skl2onnx":
+        if name != "skl2onnx" or "skl2onnx" in sys.modules:
             return None
-        import importlib.util
-
-        with contextlib.suppress(ValueError):  # another thread's import of it took the finder out already
-            sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)  # by the finders after this one
-        loader = None if spec is None else spec.loader
+        for finder in list(sys.meta_path):  # the others, in order, as the import system asks them
+            if isinstance(finder, _WhenSkl2onnxImported) or type(finder).__name__ == type(self).__name__:
+                continue  # this finder, or a copy of it left by importlib.reload of this module
+            found = getattr(finder, "find_spec", None)
+            spec = None if found is None else found(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
         if loader is None or not hasattr(loader, "exec_module"):
             return spec
         run = loader.exec_module
@@ -784,15 +792,16 @@ class _WhenSkl2onnxImported:
             run(module)
             register_skl2onnx()
 
-        loader.exec_module = exec_module  # type: ignore[method-assign]  # this import's loader only
+        loader.exec_module = exec_module  # type: ignore[method-assign]  # this spec's loader only
         return spec
 
 
 def _register_skl2onnx_when_imported() -> None:
-    """Register with skl2onnx now if it is imported already, else as soon as it is."""
+    """Register with skl2onnx now if it is imported already, else as soon as it is (once per process: a copy
+    of the finder left by importlib.reload of this module counts)."""
     if "skl2onnx" in sys.modules:
         register_skl2onnx()
-    elif not any(isinstance(f, _WhenSkl2onnxImported) for f in sys.meta_path):
+    elif not any(type(f).__name__ == _WhenSkl2onnxImported.__name__ for f in sys.meta_path):
         sys.meta_path.insert(0, _WhenSkl2onnxImported())
 
 

@@ -287,7 +287,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     if res.x is None:
         kept_why = left_why or (f"{solver} {res.raw_status}" if limit_kind(res.raw_status) == "interrupt"
                                 else f"{solver} found no solution ({res.raw_status})"
-                                + false_infeasible(res.status, warm_obj, solver, "the warm start"))
+                                + false_infeasible(res.status, warm_obj, solver, quadratic=spec.info.quadratic,
+                                                   start="the warm start"))
         if verbose:
             echo(f"{kept_why}: keeping the warm start")
         x, used = x0, "warm start"

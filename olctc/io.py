@@ -376,6 +376,11 @@ def interrupts_deferred() -> Iterator[None]:
     file of 17). In the console program an interrupt received meanwhile is only recorded (``note_interrupt``),
     and the outermost section's end raises it. olctc inside another program keeps that program's handlers, and
     Python's own raises at once, as before."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only: a
+        yield                                                       # section here would defer the main's
+        return
     global _deferring
     _deferring += 1
     try:
@@ -554,7 +559,7 @@ def _flock_held(path: str | os.PathLike[str], shared: bool,
         with contextlib.suppress(OSError, ImportError):  # ImportError: Windows has no fcntl
             import fcntl
 
-            fd = os.open(path, os.O_RDONLY)
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO named as the folder: no wait for a writer
             if shared:
                 fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
             else:

@@ -138,9 +138,10 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
 
         beside = in_child if start_in_child and "sklearn.linear_model" not in sys.modules else on_thread
         warm = beside(greedy_start, "olctc-warm-start")
+
     def waiting() -> None:
-        warnings.warn(f"another olctc compile is writing into {out.parent}{os.sep} (one at a time per folder): "
-                      "waiting for it to finish", stacklevel=4)
+        warnings.warn(f"another olctc process is writing into {out.parent}{os.sep} (one compile at a time per "
+                      "folder): waiting for it to finish", stacklevel=4)
 
     with warm as greedy, folder_lock(out.parent, waiting), _staged_set(the_set, stale) as place:
         # What an earlier write of this Compiled recorded is not this write's: a second write without starts
@@ -262,15 +263,16 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     be edited after compile. Otherwise a warning says so and the solve runs without its MIP start. A model
     given through a symbolic link with no manifest beside it has its compiled files looked up beside the
     file the link names; the solution goes beside the link.
+
+    Returns (SolveResult, solution path). A solve that ends without a solution raises NoSolution (exit 1 in the
+    console), the -cli solvers too, whose own file is written all the same (its status, no values).
     """
-    from olctc.solve import solve_file, write_native_solution
+    from olctc.emit.params import validate_limits
+    from olctc.solve import ALL_SOLVERS, solve_file, write_native_solution
     from olctc.solve.calls import left_after_interrupt
     from olctc.solve.modelfile import check_model_path, model_stem
-    from olctc.solve.result import false_infeasible
     from olctc.solve.options import MIN_SOLVE_SECONDS
-
-    from olctc.emit.params import validate_limits
-    from olctc.solve import ALL_SOLVERS
+    from olctc.solve.result import false_infeasible
 
     started = time.monotonic()
     # Python callers' values first: solver=None failed as AttributeError, time_limit="5" as TypeError (QA)
@@ -327,12 +329,13 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
                                     f"and a solver at least {MIN_SOLVE_SECONDS:g} s: give at least {least} s")
         time_limit -= spent + SOLUTION_RESERVE
     known_feasible = None if man is None else warm_start_objective(man)
+    quadratic = man is not None and man["model"].get("quadratic") is True
     if solver.endswith("-cli"):
         res = _solve_external(model, solver, sol, time_limit=time_limit, threads=threads, start_path=start_path,
                               verbose=verbose, solver_path=solver_path, col_names=names)
         if res.status not in ("optimal", "feasible"):  # the program wrote its file all the same
             raise NoSolution(f"{solver} found no solution ({res.raw_status}){time_advice(res.raw_status)}"
-                             f"{false_infeasible(res.status, known_feasible, solver)}; its file {sol} holds none")
+                             f"{false_infeasible(res.status, known_feasible, solver, quadratic=quadratic)}; its file {sol} holds none")
         return res, sol
     res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
                      verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun)
@@ -344,7 +347,7 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
                    f"clock) and was left, with no solution")
         else:
             why = (f"found no solution ({res.raw_status}){time_advice(res.raw_status)}"
-                   f"{false_infeasible(res.status, known_feasible, solver)}")
+                   f"{false_infeasible(res.status, known_feasible, solver, quadratic=quadratic)}")
         raise NoSolution(f"{solver} {why}; nothing written")
     write_native_solution(res, sol, solver)
     return res, sol

@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -308,6 +309,11 @@ def test_unwritable_and_foreign_folders(tmp_path: Path, capsys) -> None:
     f.write_text("x")
     code, _, err = _baselines(f, capsys)
     assert (code, err) == (2, f"error: bench folder {f} is a file, not a folder\n")
+    # a FIFO: the report's folder lock opened it and waited for a writer (review 2026-12-05)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    code, _, err = cli(["bench", "report", str(fifo)], capsys)
+    assert (code, err) == (2, f"error: bench folder {fifo} is a file, not a folder\n")
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("mine")

@@ -157,20 +157,32 @@ def check_compiled_set(folder: Path, stem: str) -> dict:
 
 # ---- compile ------------------------------------------------------------------------------------------
 
+def start_paused_compile(folder: Path, dataset: str, output: str) -> tuple[subprocess.Popen, Path]:
+    """`compile --dataset DATASET --depth 1 -o OUTPUT` as process "a", paused at its first MIP start file (its
+    model written in the hidden folder its set goes into place from); returns it and the file that lets it go on.
+
+    pipeline's first atomic_write_text writes the first start file (the model and the parameter files are
+    written by other modules' functions). Was olctc.emit.start.write_start, which compile no longer calls (it
+    writes start_texts' texts): A ran whole before B started, and the test passed without a race."""
+    ready, go = folder / "ready", folder / "go"
+    a = start_paused("olctc.pipeline.atomic_write_text", ready, go,
+                     ["compile", "--dataset", dataset, "--depth", "1", "-o", output], folder, "a")
+    try:
+        wait_for(lambda: ready.exists() or a.poll() is not None, "compile A to reach its MIP starts")
+        assert a.poll() is None, "compile A ended before its MIP starts: it was not paused"
+    except BaseException:
+        go.touch()
+        raise
+    return a, go
+
+
 def test_two_compiles_into_one_name_leave_one_consistent_set(tmp_path: Path) -> None:
     """compile A wrote its model, then computed its warm start (seconds on a large set), while compile B of
     other data ran whole; A then wrote its starts and manifest over B's set: a mixed set (QA pass). The warm
     start now comes before the writes, which hold the folder: A is paused between its model and its starts,
     and B waits for it, then writes its own whole set."""
-    ready, go = tmp_path / "ready", tmp_path / "go"
-    # pipeline's first atomic_write_text writes the first start file (the model and the parameter files are
-    # written by other modules' functions). Was olctc.emit.start.write_start, which compile no longer calls (it
-    # writes start_texts' texts): A ran whole before B started, and the test passed without a race.
-    a = start_paused("olctc.pipeline.atomic_write_text", ready, go,
-                     ["compile", "--dataset", "breast", "--depth", "1", "-o", "m.mps"], tmp_path, "a")
+    a, go = start_paused_compile(tmp_path, "breast", "m.mps")
     try:
-        wait_for(lambda: ready.exists() or a.poll() is not None, "compile A to reach its MIP starts")
-        assert a.poll() is None, "compile A ended before its MIP starts: it was not paused"
         # A's model is written, in the hidden folder its set goes into place from once whole
         assert list(tmp_path.glob(".m.mps.*.tmp/m.mps")) and not (tmp_path / "m.mps").exists()
         b = start_olctc(["compile", "--dataset", "heart", "--depth", "1", "-o", "m.mps"], tmp_path, "b")
@@ -545,18 +557,15 @@ def test_two_bench_reports_take_turns(tmp_path: Path) -> None:
     code_a, _, err_a = finish(a, tmp_path, "a")
     code_b, _, err_b = finish(b, tmp_path, "b")
     assert code_a == 0 and "waiting" not in err_a, err_a
-    assert code_b == 0 and "waiting for another bench report on b to finish" in err_b, err_b
+    assert code_b == 0 and "another olctc process is writing into b (a bench report?): waiting for it to finish" \
+        in err_b, err_b
     assert (tmp_path / "b/report/summary.md").is_file() and not leftovers(tmp_path / "b")
 
 
 def test_a_compile_behind_another_into_the_folder_says_it_waits(tmp_path: Path) -> None:
     """A compile into a folder another compile is writing into waited in silence (QA 2026-12-05)."""
-    ready, go = tmp_path / "ready", tmp_path / "go"
-    a = start_paused("olctc.pipeline.atomic_write_text", ready, go,
-                     ["compile", "--dataset", "heart", "--depth", "1", "-o", "a.mps"], tmp_path, "a")
+    a, go = start_paused_compile(tmp_path, "heart", "a.mps")
     try:
-        wait_for(lambda: ready.exists() or a.poll() is not None, "compile A to reach its MIP starts")
-        assert a.poll() is None, "compile A ended before its MIP starts: it was not paused"
         b = start_olctc(["compile", "--dataset", "heart", "--depth", "1", "-o", "b.mps"], tmp_path, "b")
         wait_for(lambda: b.poll() is not None or waits_for_a_lock(b.pid), "compile B to wait", timeout=TIMEOUT)
         assert b.poll() is None, (tmp_path / "b.err").read_text()
@@ -564,7 +573,7 @@ def test_a_compile_behind_another_into_the_folder_says_it_waits(tmp_path: Path) 
         go.touch()
     assert finish(a, tmp_path, "a")[0] == 0
     code, _, err = finish(b, tmp_path, "b")
-    assert code == 0 and err.startswith(f"warning: another olctc compile is writing into .{os.sep} (one at a time "
-                                        "per folder): waiting for it to finish"), err
+    assert code == 0 and err.startswith(f"warning: another olctc process is writing into .{os.sep} (one compile "
+                                        "at a time per folder): waiting for it to finish"), err
     check_compiled_set(tmp_path, "a")
     check_compiled_set(tmp_path, "b")

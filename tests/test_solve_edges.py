@@ -423,3 +423,15 @@ def test_a_false_infeasible_is_called_false(tmp_path, capsys):
                                  "wrote is a feasible point of the model (objective 13), so the solver's numerics "
                                  "failed (CBC's do on these models); solve with highs or scip; nothing written\n"), err
     assert not (tmp_path / "c.sol").exists()
+
+
+def test_false_infeasible_names_the_solvers_left():
+    from olctc.solve.result import false_infeasible
+
+    assert false_infeasible("no_solution", 3.0, "cbc") == "" and false_infeasible("infeasible", None, "cbc") == ""
+    assert false_infeasible("infeasible", 3.0, "cbc-cli").endswith("numerics failed (CBC's do on these models); "
+                                                                   "solve with highs or scip")
+    assert false_infeasible("infeasible", 3.0, "highs-cli").endswith("numerics failed; solve with scip")
+    # a MIQP (margot*): HiGHS does not solve one
+    assert false_infeasible("infeasible", 3.0, "gurobi", quadratic=True).endswith("; solve with scip")
+    assert false_infeasible("infeasible", 3.0, "scip", quadratic=True).endswith("; solve with another solver")

@@ -509,7 +509,8 @@ def write_report(folder: str | Path, echo: Callable[[str], None] = print) -> Rep
     # One report at a time in a folder, reading the runs to the end of moving its files into place: two at once
     # while the bench ran left report/ mixed (one's tables beside the other's summary.md and trees, the newer
     # report's trees removed as an earlier one's; QA 2026-12-05). The second waits and reads the runs anew.
-    with os_errors(d), folder_lock(d, lambda: echo(f"waiting for another bench report on {d} to finish")):
+    with os_errors(d), folder_lock(d, lambda: echo(f"another olctc process is writing into {d} (a bench report?): "
+                                                   "waiting for it to finish")):
         return _write_report(d, echo)
 
 

@@ -311,6 +311,7 @@ def check_real(a: Any, name: str) -> None:
     warning only, a silent wrong answer), dates or durations. Told by the dtypes where ``a`` has them (np.iscomplexobj copies a
     DataFrame whole); ragged input passes, for the conversion that follows to name."""
     dtype = getattr(a, "dtype", None)
+    kinds: set[str | None]
     if isinstance(dtype, np.dtype):
         kinds = {dtype.kind}
     elif dtype is None and getattr(a, "dtypes", None) is not None:  # a DataFrame: its columns' dtypes

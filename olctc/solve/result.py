@@ -100,17 +100,19 @@ def gap_text(gap: float | None, digits: int = 3) -> str:
     return "0%" if abs(gap) < 1e-9 else f"{100 * gap:.{digits}g}%"
 
 
-def false_infeasible(status: str, known_feasible: float | None, solver: str,
+def false_infeasible(status: str, known_feasible: float | None, solver: str, *, quadratic: bool = False,
                      start: str = "the warm start compile wrote") -> str:
     """What follows ``solver``'s "infeasible" for a model known to hold a point (compile's warm start, of objective
     ``known_feasible``): python-mip's CBC called tiny OCT-H models infeasible, with and without their start (QA,
     2026-12-05; ``benchmarks/cbc_false_optima.py --preset oct-h``), and the user was told only "no solution".
-    "" otherwise."""
+    ``quadratic``: a MIQP, which HiGHS does not solve. "" otherwise."""
     if status != "infeasible" or known_feasible is None:
         return ""
-    others = " or ".join(s for s in ("highs", "scip") if not solver.startswith(s))
-    return (f", which is false: {start} is a feasible point of the model (objective "
-            f"{known_feasible:.6g}), so the solver's numerics failed (CBC's do on these models); solve with {others}")
+    others = [s for s in (("scip",) if quadratic else ("highs", "scip")) if not solver.startswith(s)]
+    instead = f"solve with {' or '.join(others)}" if others else "solve with another solver"
+    cbc = " (CBC's do on these models)" if solver.startswith("cbc") else ""
+    return (f", which is false: {start} is a feasible point of the model (objective {known_feasible:.6g}), so the "
+            f"solver's numerics failed{cbc}; {instead}")
 
 
 def limit_kind(raw_status: str) -> str:
