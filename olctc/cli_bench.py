@@ -62,8 +62,8 @@ def _experiment_command(name: str) -> click.Command:
                   help="Solver threads per fit (60 s per fit on 2 cores: --time-limit 60 --threads 2 --jobs 1, "
                        "or --threads 1 --jobs 2).")
     @click.option("--retry-errors", is_flag=True,
-                  help="Run again the runs whose last record is an error or a timeout (their new record is "
-                       "appended).")
+                  help="Run again the runs whose last record is an error, a timeout or skipped (a peer's package "
+                       "was missing); their new record is appended.")
     @click.option("--run-timeout", type=float, default=None,
                   help="Hard wall-clock seconds per run: past it the run's process is killed and recorded "
                        "with status 'timeout' [default: 1.5 x the time limit of every fit it makes + 120].")
@@ -102,8 +102,8 @@ def _experiment_command(name: str) -> click.Command:
                             smooth_pure_nodes=smooth_pure_nodes)
         s = run_bench(opts, output, jobs=jobs, echo=lambda m: click.echo(m, err=True), retry_errors=retry_errors,
                       run_timeout=run_timeout)
-        recorded = (f"; {s.skipped_failed} of them recorded as failed (error or timeout): --retry-errors "
-                    "runs them again" if s.skipped_failed else "")
+        recorded = (f"; {s.skipped_failed} of them recorded as failed (error, timeout or skipped): "
+                    "--retry-errors runs them again" if s.skipped_failed else "")
         click.echo(f"bench {name}: {s.ran} run(s) done now, {s.skipped} skipped (already done{recorded}), "
                    f"{s.errors} failed; results in {s.folder / RUNS}")
 

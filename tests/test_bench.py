@@ -404,6 +404,17 @@ def test_cv_tiny_real_run(stratified_cv_run: dict) -> None:
     assert rec["cv_grid"][0]["optimal_folds"] in (0, 1, 2)
 
 
+def test_streed_without_pystreed_is_refused(monkeypatch) -> None:
+    # QA 2026-12-05: each STreeD run was recorded "skipped" with the bench saying nothing (exit 0, "0 failed"); and
+    # --retry-errors never ran such a run again once pystreed was installed (test_retry_errors_reruns_...)
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pystreed", None)  # import raises ImportError, as without the package
+    with pytest.raises(OlctcError, match=r"^model STreeD needs pystreed, which is not installed here: pip install "
+                                         r"pystreed, or leave STreeD out of --models$"):
+        bench_options.make_options("models", datasets="heart", seeds="0", models="STreeD,CART", time_limit=30)
+
+
 def test_streed_baseline_is_an_optimal_univariate_tree() -> None:
     pytest.importorskip("pystreed")
     opts = bench_options.make_options("models", datasets="heart", seeds="0", models="STreeD,CART", time_limit=30)
@@ -416,17 +427,19 @@ def test_streed_baseline_is_an_optimal_univariate_tree() -> None:
     assert st["train_balanced_accuracy"] > 0.7 and cart["train_balanced_accuracy"] > 0.7
 
 
-def test_retry_errors_reruns_only_failed_runs(tmp_path: Path, capsys) -> None:
+# "skipped": what a bench wrote for STreeD without pystreed, which a retry after installing it must run
+@pytest.mark.parametrize("status", ["error", "skipped"])
+def test_retry_errors_reruns_only_failed_runs(tmp_path: Path, capsys, status) -> None:
     d = tmp_path / "b"
     args = ["bench", "models", "--datasets", "heart", "--models", "CART,L1-LR", "--seeds", "0", "-o", str(d)]
     assert cli(args, capsys)[0] == 0
     recs, _ = bench_folder.read_runs(d)
-    failed = dict(recs[0], status="error", error="OlctcError: simulated")
+    failed = dict(recs[0], status=status, error="OlctcError: simulated")
     bench_folder.append_records(d, [failed])
     before = lines(d)
     code, out, _ = cli(args, capsys)  # a plain resume keeps the error, and says so (it used to: "already done")
     assert code == 0 and lines(d) == before
-    assert ("0 run(s) done now, 2 skipped (already done; 1 of them recorded as failed (error or timeout): "
+    assert ("0 run(s) done now, 2 skipped (already done; 1 of them recorded as failed (error, timeout or skipped): "
             "--retry-errors runs them again), 0 failed") in out
     code, out, _ = cli(args + ["--retry-errors"], capsys)
     assert code == 0 and "1 run(s) done now, 1 skipped (already done), 0 failed" in out

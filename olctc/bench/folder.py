@@ -36,7 +36,9 @@ OWN_FILES = frozenset({BENCH_JSON, RUNS, REPORT_DIR, LOCK})
 #: bench.json's "model_settings": 2 since the bench states C and alpha in the authors' terms
 #: (``experiments.AUTHORS_L2_SCALE``); a folder without it ran MARGOT, SFS-MARGOT and OCT-H at olctc's.
 MODEL_SETTINGS = 2
-FAILED = ("error", "timeout")  # records without results; --retry-errors runs them again
+#: Records without results; --retry-errors runs them again ("skipped": a peer's package was missing, which a
+#: retry after installing it runs).
+FAILED = ("error", "timeout", "skipped")
 #: Numeric fields of a record the report reads: a number or null in every well-formed record.
 NUMERIC_FIELDS = ("train_balanced_accuracy", "test_balanced_accuracy", "time_solve", "gap",
                   "mean_nonzero_per_node", "test_brier", "test_ece", "exact_objective")

@@ -149,6 +149,13 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     if not time_limit <= MAX_TIME_LIMIT:  # inf: the run's hard limit (and the wait for it) overflows
         raise param_error("time_limit", "at most 1e7 seconds (115 days)", time_limit)
     model_names = parse_models(models, exp)
+    peers = [n for n in model_names if exp.model(n).kind == "pystreed"]
+    if peers:
+        try:
+            import pystreed  # noqa: F401
+        except ImportError:  # each run was recorded "skipped", and the bench said nothing of it
+            raise OlctcError(f"model {peers[0]} needs pystreed, which is not installed here: pip install pystreed, "
+                             f"or leave {peers[0]} out of --models") from None
     if any(exp.model(n).kind in ("tree", "phases") for n in model_names):
         # as fit refuses it: a bench at --time-limit 1 recorded every tree run as that error, and the folder
         # kept the limit
