@@ -148,3 +148,28 @@ def test_gurobi_cl_found_on_path_gives_its_version(tmp_path, monkeypatch):
     assert (info.ready, info.version, info.where, info.note) == (True, "Gurobi 12.0.3", str(fake), "")
     fake.write_text("#!/bin/sh\necho something else\n")
     assert _gurobi(10.0).version == "gurobi_cl (version unknown)"
+
+
+def test_xpress_not_installed_says_how_to_install_it():
+    """Without the xpress package (no metadata, no module) its note was the metadata's exception: "pip install
+    xpress (No package metadata was found for xpress)"; the other commercial solvers' said what --solver does
+    and what its pip wheel allows (QA 2026-12-05)."""
+    code = textwrap.dedent("""
+        import importlib.metadata as md
+        import sys
+        real = md.version
+        def version(name):
+            if name == "xpress":
+                raise md.PackageNotFoundError(name)
+            return real(name)
+        md.version = version
+        sys.modules["xpress"] = None
+        from olctc.cli import main
+        main(["solvers"])
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    note = next(ln for ln in out.stdout.splitlines() if ln.startswith("xpress: "))
+    assert note.startswith("xpress: install: --solver xpress runs Xpress in process through the xpress package, "
+                           "which cannot be imported ("), note
+    assert note.endswith("a FICO Xpress licence lifts the limit)") and "metadata" not in note, note

@@ -83,7 +83,8 @@ def xpress_errors(xp: Any) -> tuple[type[BaseException], ...]:
 
 def xpress_version() -> str:
     """``Xpress 9.9.1 (optimizer 47.01.02)``: the package's release and its library's version."""
-    return f"Xpress {importlib.metadata.version('xpress')} (optimizer {import_solver('xpress').getVersion()})"
+    xp = import_solver("xpress")  # first: its message says what to install (the metadata's named no one; QA)
+    return f"Xpress {importlib.metadata.version('xpress')} (optimizer {xp.getVersion()})"
 
 
 def xpress_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> SolveResult:
