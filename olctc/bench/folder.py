@@ -342,10 +342,21 @@ def is_record(rec: Any, experiment: str | None = None) -> bool:
         return False
     if rec.get("test_balanced_accuracy") is not None and "train_balanced_accuracy" not in rec:
         return False  # a finished run states both (a report of it crashed on the missing one)
-    if any(isinstance(v, float) and not math.isfinite(v)
-           for v in (rec.get("test_balanced_accuracy"), rec.get("train_balanced_accuracy"))):
-        return False  # NaN: a mean over fewer seeds than said; inf: numpy warnings in the report
-    return all(rec.get(k) is None or is_real(rec[k]) for k in NUMERIC_FIELDS)
+    if not all(rec.get(k) is None or (is_real(rec[k]) and _float_sized(rec[k])) for k in NUMERIC_FIELDS):
+        return False  # 10**400: the report's mean raised OverflowError (QA 2026-12-05)
+    shares = [rec.get(k) for k in ("test_balanced_accuracy", "train_balanced_accuracy")]
+    # NaN: a mean over fewer seeds than said; inf: numpy warnings in the report; 57.0 (a percentage typed in)
+    # averaged to "2873.78" (QA 2026-12-05)
+    return all(v is None or (math.isfinite(v) and 0.0 <= v <= 1.0) for v in shares)
+
+
+def _float_sized(v: Any) -> bool:
+    """Whether the number ``v`` fits a float64 (a JSON integer may not)."""
+    try:
+        float(v)
+    except OverflowError:
+        return False
+    return True
 
 
 #: Options a record states (older records lack some): a record stating another value than bench.json's was

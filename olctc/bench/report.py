@@ -17,10 +17,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from olctc.bench.experiments import EXPERIMENTS, anchor_for, anchor_method, seed_anchors, uses_seed_anchors
+from olctc.bench.experiments import CART, EXPERIMENTS, anchor_for, anchor_method, seed_anchors, uses_seed_anchors
 from olctc.bench.metrics import gap_cdf, performance_profile
-from olctc.bench.folder import (BENCH_JSON, OLDER_SETTINGS_WHY, REPORT_DIR, at_older_settings, latest, os_errors,
-                                own_records, read_bench_json, read_runs, run_key)
+from olctc.bench.folder import (BENCH_JSON, FAILED, OLDER_SETTINGS_WHY, REPORT_DIR, at_older_settings, latest,
+                                os_errors, own_records, read_bench_json, read_runs, run_key)
 from olctc.errors import OlctcError
 from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, check_not_linked,
                       folder_lock, in_use_while, interrupts_deferred, remove_tree, staged_errors, temporary_name,
@@ -51,7 +51,14 @@ class Report:
 
 
 def _ok(r: dict[str, Any]) -> bool:
-    return r.get("status") not in ("error", "skipped") and r.get("test_balanced_accuracy") is not None
+    # FAILED: an edited "timeout" line with an accuracy was averaged in (QA 2026-12-05)
+    return r.get("status") not in FAILED and r.get("test_balanced_accuracy") is not None
+
+
+def _proven(r: dict[str, Any]) -> bool:
+    """Whether a run proved its tree optimal. CART's records say "optimal" for a greedy tree, which proves nothing:
+    the summary counted it, and the time profile drew CART as solving every instance first (QA 2026-12-05)."""
+    return r.get("status") == "optimal" and r.get("model") != CART.name
 
 
 def _mean(vals: list[float | None]) -> float | None:
@@ -107,7 +114,7 @@ def summary_rows(experiment: str, records: list[dict[str, Any]],
                "train_bacc_mean": _mean([None if r.get("train_balanced_accuracy") is None
                                          else 100 * r["train_balanced_accuracy"] for r in good]),
                "time_solve_mean": _mean([r.get("time_solve") for r in good]),
-               "optimal": sum(r.get("status") == "optimal" for r in good),
+               "optimal": sum(map(_proven, good)),
                # over every finished run or not at all: STreeD states a gap only when optimal (0), and a
                # mean over those read 0.000 for a cell with runs not proven optimal
                "gap_mean": _mean(gaps) if None not in gaps else None,
@@ -422,7 +429,7 @@ def fig_time(path: Path, recs: list[dict[str, Any]], models: list[str]) -> Path 
     # more than 70% of the instances"); it read as solved in its time limit, every curve reaching 1.
     if not np.isfinite(instance_matrix(recs, models, "time_solve")[1]).any():
         return None  # no run finished: no figure
-    solved = [r if r.get("status") == "optimal" else {**r, "time_solve": None} for r in recs]
+    solved = [r if _proven(r) else {**r, "time_solve": None} for r in recs]
     _, M = instance_matrix(solved, models, "time_solve")
     M = np.where(np.isnan(M), np.nan, np.maximum(M, TIME_FLOOR))
     taus = _ratio_axis(M, 0.0)
