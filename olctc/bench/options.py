@@ -152,7 +152,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     peers = [n for n in model_names if exp.model(n).kind == "pystreed"]
     if peers:
         try:
-            import pystreed  # noqa: F401
+            import pystreed  # noqa: F401  (whether it imports)
         except ImportError:  # each run was recorded "skipped", and the bench said nothing of it
             raise OlctcError(f"model {peers[0]} needs pystreed, which is not installed here: pip install pystreed, "
                              f"or leave {peers[0]} out of --models") from None

@@ -102,7 +102,7 @@ def summary_rows(experiment: str, records: list[dict[str, Any]],
         method = anchor_method(experiment, model)
         a_nz = (seed_anchors().get((method, ds), {}).get("nonzero")
                 if method and uses_seed_anchors(experiment) else None)
-        row = {"dataset": ds, "model": model, "runs": len(rs), "errors": len(rs) - len(good),
+        row: dict[str, Any] = {"dataset": ds, "model": model, "runs": len(rs), "errors": len(rs) - len(good),
                "seeds_used": " ".join(str(s) for s in sorted(seeds)),
                "missing": missing_by_cell.get((ds, model), 0),
                "bacc_by_seed": dict(zip(seeds, bacc)),
@@ -114,7 +114,7 @@ def summary_rows(experiment: str, records: list[dict[str, Any]],
                "train_bacc_mean": _mean([None if r.get("train_balanced_accuracy") is None
                                          else 100 * r["train_balanced_accuracy"] for r in good]),
                "time_solve_mean": _mean([r.get("time_solve") for r in good]),
-               "optimal": sum(map(_proven, good)),
+               "optimal": sum(1 for r in good if _proven(r)),
                # over every finished run or not at all: STreeD states a gap only when optimal (0), and a
                # mean over those read 0.000 for a cell with runs not proven optimal
                "gap_mean": _mean(gaps) if None not in gaps else None,
