@@ -151,8 +151,10 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     model_names = parse_models(models, exp)
     peers = [n for n in model_names if exp.model(n).kind == "pystreed"]
     if peers:
+        import importlib
+
         try:
-            import pystreed  # noqa: F401  (whether it imports)
+            importlib.import_module("pystreed")
         except ImportError:  # each run was recorded "skipped", and the bench said nothing of it
             raise OlctcError(f"model {peers[0]} needs pystreed, which is not installed here: pip install pystreed, "
                              f"or leave {peers[0]} out of --models") from None
