@@ -352,6 +352,12 @@ def test_target_check_with_a_failed_data_set_beside_a_finished_one() -> None:
     # A data set OLCT has not run yet (no record) is still left out, as before.
     (text,) = report.target_check(report.summary_rows("models", recs[:2] + recs[3:]))[1:]
     assert "on 1 of 1 data set(s) with an anchor (heart); above CART on 1 of 1 (heart)" in text
+    # QA 2026-12-05: heart within the tolerance over 1 of its 2 OLCT runs (the other failed) read as a plain
+    # success, and a data set where OLCT and CART finished no common seed fell out of the CART count in silence
+    more = [rec("heart", "OLCT", 42, None, "error"), rec("breast", "OLCT", 42, 0.95)]
+    (text,) = report.target_check(report.summary_rows("models", recs + more))[1:]
+    assert "(heart) (over the runs that finished: heart: 1 of 2 runs); above CART on 1 of 1 (heart)" in text, text
+    assert "; not compared on breast (no seed both finished)" in text, text
 
 
 def test_cells_without_anchors_and_single_runs() -> None:
