@@ -445,3 +445,18 @@ def test_failed_runs_count_once_and_damaged_shares_are_refused(tmp_path: Path, c
     for field, value in (("test_balanced_accuracy", 57.0), ("train_balanced_accuracy", -0.1),
                          ("time_solve", 10 ** 400), ("test_balanced_accuracy", float("nan"))):
         assert not folder.is_record(dict(rec, **{field: value})), (field, value)
+
+
+def test_authors_split_names_the_data_sets_on_olctcs_split() -> None:
+    # QA 2026-12-05: with --authors-split, climate (whose split the authors' files do not give) ran on olctc's
+    # split, and its row sat beside the authors' values unmarked
+    def rec(ds, split):
+        return {"dataset": ds, "model": "CART", "seed": 0, "status": "optimal", "test_balanced_accuracy": 0.7,
+                "train_balanced_accuracy": 0.8, "split": split}
+    recs = [rec("climate", "olctc"), rec("heart", "authors")]
+    rows = report.summary_rows("models", recs)
+    md = report.markdown("models", rows, ["CART"], {"options": {"seeds": [0], "authors_split": True}}, recs)
+    assert "olctc's split where theirs is unknown: climate)." in md
+    assert "| climate (olctc split) | 70.00" in md and "| heart | 70.00" in md
+    md = report.markdown("models", rows, ["CART"], {"options": {"seeds": [0]}}, recs)  # olctc's splits throughout
+    assert "(olctc split)" not in md and "olctc's splits (all rows)." in md

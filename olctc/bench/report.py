@@ -201,12 +201,16 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
     """
     o = meta.get("options", {})
     bench_seeds = o.get("seeds") if isinstance(o.get("seeds"), list) else None
+    # --authors-split: the data sets whose runs used olctc's split (the authors' is unknown there), named where
+    # their row sits beside the authors' values of another split (climate's was unmarked; QA 2026-12-05)
+    own_split = sorted({r["dataset"] for r in records if r.get("split") == "olctc"}) if o.get("authors_split") else []
     lines = [f"# olctc bench: {experiment}", "",
              f"{EXPERIMENTS[experiment].description}. Solver {o.get('solver')}, time limit "
              f"{o.get('time_limit')} s per fit, C: {o.get('fixed_C')}"
              + (f" ({o.get('cv')}-fold CV)" if o.get("cv") else "") + f", seeds {o.get('seeds')}, "
              + ("the authors' splits (their files without the first row; olctc's split where theirs is "
-                "unknown)." if o.get("authors_split") else "olctc's splits (all rows).")
+                f"unknown{': ' + ', '.join(own_split) if own_split else ''})." if o.get("authors_split")
+                else "olctc's splits (all rows).")
              + (" Class weights balanced (every model's loss but STreeD's; the authors' figures are "
                 "unweighted)." if o.get("class_weight") == "balanced" else "")
              + (" Tree models compiled with score variables (--score-variables; the authors' used the "
@@ -247,7 +251,7 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
             if bench_seeds is not None and sorted(r.get("bacc_by_seed", {})) != sorted(bench_seeds):
                 c += f" (seeds: {', '.join(map(str, sorted(r['bacc_by_seed'])))})"
             cells.append(c)
-        lines.append(f"| {ds} | " + " | ".join(cells) + " |")
+        lines.append(f"| {ds}{' (olctc split)' if ds in own_split else ''} | " + " | ".join(cells) + " |")
     lines += target_check(rows)
     lines += ["", "| data set | model | runs | test bAcc | anchor | diff | train bAcc | solve s | optimal | "
               "gap | nnz/node | anchor nnz | Brier | ECE | exact train loss |",
