@@ -250,8 +250,8 @@ def solution_vector(milp: MILP, solution, known_feasible: float | None = None, *
     where = solution.path or "solution"
     if not solution.has_solution():
         raise OlctcError(f"{where}: {solution.solver} reports {solution.status} ({solution.raw_status})"
-                         f"{false_infeasible(solution.status, known_feasible, solution.solver, quadratic=quadratic)}; there is no "
-                         "solution to decode")
+                         + false_infeasible(solution.status, known_feasible, solution.solver, quadratic=quadratic)
+                         + "; there is no solution to decode")
     known = set(names)
     extra = [k for k in solution.values if k not in known and k != "OBJCONST"]
     if extra:

@@ -335,7 +335,8 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
                               verbose=verbose, solver_path=solver_path, col_names=names)
         if res.status not in ("optimal", "feasible"):  # the program wrote its file all the same
             raise NoSolution(f"{solver} found no solution ({res.raw_status}){time_advice(res.raw_status)}"
-                             f"{false_infeasible(res.status, known_feasible, solver, quadratic=quadratic)}; its file {sol} holds none")
+                             + false_infeasible(res.status, known_feasible, solver, quadratic=quadratic)
+                             + f"; its file {sol} holds none")
         return res, sol
     res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
                      verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun)

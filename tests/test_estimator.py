@@ -234,7 +234,8 @@ import onnxruntime as ort
 sess = ort.InferenceSession(to_onnx(est, X[:1], options={id(est): {"zipmap": False}}).SerializeToString(),
                             providers=["CPUExecutionProvider"])
 label, proba = sess.run(None, {sess.get_inputs()[0].name: X[:60]})
-print(imported, bool(np.array_equal(label, est.predict(X[:60]))), float(np.abs(proba - est.predict_proba(X[:60])).max()))
+worst = float(np.abs(proba - est.predict_proba(X[:60])).max())
+print(imported, bool(np.array_equal(label, est.predict(X[:60]))), worst)
 """
 
 

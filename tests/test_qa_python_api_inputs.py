@@ -125,7 +125,8 @@ def test_from_arrays_and_read_csv_refuse_what_they_took_silently(tmp_path):
         from_arrays(X, y, feature_names=5)
     # dates became days (an array) or nanoseconds (a DataFrame) since 1970, as ordinary features
     days = np.datetime64("2020-01-01") + np.arange(20).astype("timedelta64[D]")
-    for bad in (days.reshape(-1, 1), pd.DataFrame({"when": days, "x": X[:, 0]}), np.diff(days, prepend=days[0])[:, None]):
+    durations = np.diff(days, prepend=days[0])[:, None]
+    for bad in (days.reshape(-1, 1), pd.DataFrame({"when": days, "x": X[:, 0]}), durations):
         with pytest.raises(OlctcError, match=r"^X holds dates or durations \(datetime64, timedelta64\); olctc "
                                              r"needs numbers: convert them first"):
             from_arrays(bad, y)
