@@ -7,12 +7,12 @@ Usage:
 Instances: for each data set and seed, 30 and 60 random rows at depth 2 and 24 rows at depth 3 (--shapes,
 depth:rows; OLCT, V0, C = 1, or --preset's defaults), standardised on those rows. Each is solved, one thread,
 mip_gap 0, tolerances 1e-9, by HiGHS (the reference), by python-mip's CBC with olctc's settings (CBC_PARAMETERS:
-preprocessing off, increment 1e-9), by the same CBC with only the tight tolerances (its own preprocessing),
-and, with --debian, by Debian's CBC 2.10 program with olctc's flags. Wherever a solver's optimum differs from
-HiGHS's by more than 1e-6 relative, or calls the model infeasible (every instance has a feasible point: w = 0
-with any routing), SCIP solves the instance too and settles it. Prints one line per disputed instance and the counts: "worse" (an
-"optimal" above the optimum), "below" (an "optimal" below it: rows missed by more than the tolerances) and
-"infeasible".
+preprocessing off, increment 1e-9), by the same CBC with only the tight tolerances (its own preprocessing), and,
+with --debian, by Debian's CBC 2.10 program with olctc's flags. Wherever a solver's optimum differs from HiGHS's by
+more than 1e-6 relative, or calls the model infeasible (every instance has a feasible point: w = 0 with any
+routing), SCIP solves the instance too and settles it. Prints one line per disputed instance and the counts:
+"worse" (an "optimal" above the optimum), "below" (an "optimal" below it: rows missed by more than the tolerances)
+and "infeasible".
 """
 from __future__ import annotations
 
