@@ -71,6 +71,9 @@ def test_run_past_its_hard_limit_is_killed_and_recorded(tmp_path: Path, capsys, 
     p = _run(SLOW + ["--run-timeout", "4", "-o", "b"], tmp_path)
     elapsed = time.monotonic() - t0
     assert p.returncode == 0, p.stderr
+    # said before the runs, not only as "1 failed" at the end (QA 2026-12-05)
+    assert ("note: run_timeout (--run-timeout) 4 s is below the time limit of each fit (60 s): the tree runs will "
+            "be killed (status timeout) before their solvers stop") in p.stderr, p.stderr
     assert "1 run(s) done now, 0 skipped (already done), 1 failed" in p.stdout
     assert elapsed < 40, elapsed  # killed at 4 s, not waited for until the 60 s time limit
     (rec,) = _records(tmp_path / "b")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 
+from olctc.bench.experiments import get_experiment
 from olctc.bench.folder import (BENCH_JSON, FAILED, RUNS, append_records, latest, open_bench, own_records,
                                 read_runs)
 from olctc.bench.options import BenchOptions
@@ -68,6 +69,13 @@ def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
         raise param_error("run_timeout", "> 0 seconds", run_timeout)
     if run_timeout is not None and not run_timeout <= MAX_TIME_LIMIT:
         raise param_error("run_timeout", "at most 1e7 seconds (115 days)", run_timeout)
+    exp = get_experiment(opts.experiment)
+    if run_timeout is not None and run_timeout < opts.time_limit and any(
+            exp.model(m).kind in ("tree", "phases") for m in opts.models):
+        # accepted (a deliberate kill tests the timeout path), but said: every tree run then ends as a timeout,
+        # which the bench reported only as "N failed" at its end (QA 2026-12-05)
+        echo(f"note: run_timeout (--run-timeout) {run_timeout:g} s is below the time limit of each fit "
+             f"({opts.time_limit:g} s): the tree runs will be killed (status timeout) before their solvers stop")
     check_working_folder()  # before bench.json is written: every run's process starts there
     with open_bench(out, opts) as d:
         return _run_todo(d, opts, jobs, echo, progress_stream, retry_errors, run_timeout)
