@@ -359,8 +359,9 @@ def _plot(path: Path, x: np.ndarray, Y: np.ndarray, models: list[str], xlabel: s
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    styles = ("-", "--", ":", "-.")  # identical curves (two models failing alike) hid one another (QA)
     for j, m in enumerate(models):
-        ax.step(x, Y[j], where="post", label=m)
+        ax.step(x, Y[j], where="post", label=m, linestyle=styles[j % len(styles)])
     if logx:
         ax.set_xscale("log", base=2)
     ax.set_xlabel(xlabel)
@@ -421,7 +422,7 @@ def fig_loss_gap(path: Path, recs: list[dict[str, Any]], models: list[str]) -> P
     # Only the logistic trees share one training objective; other presets' losses are not comparable.
     models = [m for m in models if any(r["model"] == m and r.get("exact_objective") is not None
                                        and r.get("preset") == "olct" for r in recs)]
-    if not models:
+    if len(models) < 2:  # one model is its own best everywhere: a flat line at 1 (`models`' OLCT alone; QA)
         return None
     _, M = instance_matrix(recs, models, "exact_objective")
     if not np.isfinite(M).any():
