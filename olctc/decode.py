@@ -558,9 +558,10 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
         milp, spec, ds, scaler, X = rebuild(man, data, where=manifest, source=source)
         model_file = Path(manifest).parent / man["model"]["file"]
     sol = read_solution(solution, format=fmt, col_names=[str(n) for n in milp.col_names()])
-    x = solution_vector(milp, sol, warm_start_objective(man), quadratic=spec.info.quadratic)
+    known_feasible = warm_start_objective(man)  # a number: checked by read_manifest
+    x = solution_vector(milp, sol, known_feasible, quadratic=spec.info.quadratic)
     dec = decode_arrays(milp, spec, X, ds.y, x, sol, sample_weight=ds.weight)
-    dec.report.known_feasible = warm_start_objective(man)  # a number: checked by read_manifest
+    dec.report.known_feasible = known_feasible
     if not model_file.exists():
         dec.report.notes.append(f"model file: {model_file.name} is not here (not needed: the solution was checked "
                                 "against the model rebuilt from the manifest and the data)")

@@ -775,8 +775,8 @@ class _WhenSkl2onnxImported:
         if name != "skl2onnx" or "skl2onnx" in sys.modules:
             return None
         for finder in list(sys.meta_path):  # the others, in order, as the import system asks them
-            if isinstance(finder, _WhenSkl2onnxImported) or type(finder).__name__ == type(self).__name__:
-                continue  # this finder, or a copy of it left by importlib.reload of this module
+            if type(finder).__name__ == type(self).__name__:
+                continue  # this finder, or a copy of it left by importlib.reload of this module (another class)
             found = getattr(finder, "find_spec", None)
             spec = None if found is None else found(name, path, target)
             if spec is not None:

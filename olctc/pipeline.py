@@ -330,13 +330,16 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
         time_limit -= spent + SOLUTION_RESERVE
     known_feasible = None if man is None else warm_start_objective(man)
     quadratic = man is not None and man["model"].get("quadratic") is True
+
+    def found_none(res) -> str:
+        return (f"found no solution ({res.raw_status}){time_advice(res.raw_status)}"
+                + false_infeasible(res.status, known_feasible, solver, quadratic=quadratic))
+
     if solver.endswith("-cli"):
         res = _solve_external(model, solver, sol, time_limit=time_limit, threads=threads, start_path=start_path,
                               verbose=verbose, solver_path=solver_path, col_names=names)
         if res.status not in ("optimal", "feasible"):  # the program wrote its file all the same
-            raise NoSolution(f"{solver} found no solution ({res.raw_status}){time_advice(res.raw_status)}"
-                             + false_infeasible(res.status, known_feasible, solver, quadratic=quadratic)
-                             + f"; its file {sol} holds none")
+            raise NoSolution(f"{solver} {found_none(res)}; its file {sol} holds none")
         return res, sol
     res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
                      verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun)
@@ -347,8 +350,7 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
             why = (f"was still running {res.runtime - time_limit:.0f} s past its time limit (work that checks no "
                    f"clock) and was left, with no solution")
         else:
-            why = (f"found no solution ({res.raw_status}){time_advice(res.raw_status)}"
-                   f"{false_infeasible(res.status, known_feasible, solver, quadratic=quadratic)}")
+            why = found_none(res)
         raise NoSolution(f"{solver} {why}; nothing written")
     write_native_solution(res, sol, solver)
     return res, sol

@@ -82,6 +82,11 @@ class ModelDef:
         return self.outputs or (self.name,)
 
     @property
+    def fits_olctc(self) -> bool:
+        """Whether the model's runs are olctc fits, each bound by the bench's time limit (trees and phases)."""
+        return self.kind in ("tree", "phases")
+
+    @property
     def authors_scaled(self) -> bool:
         """Whether the authors' C or alpha means another number in olctc's objective (``AUTHORS_L2_SCALE``)."""
         from olctc.spec import PRESETS

@@ -158,7 +158,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
         except ImportError:  # each run was recorded "skipped", and the bench said nothing of it
             raise OlctcError(f"model {peers[0]} needs pystreed, which is not installed here: pip install pystreed, "
                              f"or leave {peers[0]} out of --models") from None
-    if any(exp.model(n).kind in ("tree", "phases") for n in model_names):
+    if any(exp.model(n).fits_olctc for n in model_names):
         # as fit refuses it: a bench at --time-limit 1 recorded every tree run as that error, and the folder
         # kept the limit
         from olctc.fit import check_time_limit

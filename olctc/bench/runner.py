@@ -70,8 +70,7 @@ def run_bench(opts: BenchOptions, out: str | os.PathLike[str], *, jobs: int = 1,
     if run_timeout is not None and not run_timeout <= MAX_TIME_LIMIT:
         raise param_error("run_timeout", "at most 1e7 seconds (115 days)", run_timeout)
     exp = get_experiment(opts.experiment)
-    if run_timeout is not None and run_timeout < opts.time_limit and any(
-            exp.model(m).kind in ("tree", "phases") for m in opts.models):
+    if run_timeout is not None and run_timeout < opts.time_limit and any(exp.model(m).fits_olctc for m in opts.models):
         # accepted (a deliberate kill tests the timeout path), but said: every tree run then ends as a timeout,
         # which the bench reported only as "N failed" at its end (QA 2026-12-05)
         echo(f"note: run_timeout (--run-timeout) {run_timeout:g} s is below the time limit of each fit "

@@ -309,8 +309,7 @@ class Dataset:
 def check_real(a: Any, name: str) -> None:
     """OlctcError when the array-like ``a`` holds complex numbers (numpy drops their imaginary parts with a
     warning only, a silent wrong answer), dates or durations. Told by the dtypes where ``a`` has them
-    (np.iscomplexobj copies a
-    DataFrame whole); ragged input passes, for the conversion that follows to name."""
+    (np.iscomplexobj copies a DataFrame whole); ragged input passes, for the conversion that follows to name."""
     dtype = getattr(a, "dtype", None)
     kinds: set[str | None]
     if isinstance(dtype, np.dtype):
