@@ -349,6 +349,8 @@ class Tree:
                         _check_label(self.classes[1], "the positive class"))
         if self.classes[0] == self.classes[1]:
             raise OlctcError(f"the two classes must differ; got {self.classes[0]!r} twice")
+        if str(self.classes[0]) == str(self.classes[1]):  # 1 and "1": ONNX's and SQL's labels are text, one for both
+            raise OlctcError(f"the two classes must differ as text; got {self.classes[0]!r} and {self.classes[1]!r}")
         for c in self.schema.columns:
             if c.kind not in ("numeric", "categorical"):
                 raise OlctcError(f"column {c.name!r}: kind must be 'numeric' or 'categorical'; got {c.kind!r}")

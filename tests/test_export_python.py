@@ -6,6 +6,7 @@ import ast
 import dataclasses
 import io
 import json
+import sqlite3
 import subprocess
 import sys
 import tokenize
@@ -109,7 +110,7 @@ def test_every_data_set_agrees_on_every_other_python_here(tmp_path):
 ALLOWED_NAMES = {"math", "float", "str", "abs", "isinstance", "dict", "list", "len", "KeyError", "ValueError",
                  "TypeError", "OverflowError", "row", "values", "name", "missing", "value", "k", "v", "x", "c",
                  "s", "t", "z", "e", "p", "bool", "FEATURES", "CLASSES", "__all__", "_inputs", "_number", "_category",
-                 "_score", "_shown", "repr", "text", "any", "ord", "ch",
+                 "_score", "_shown", "repr", "text", "any", "ord", "ch", "set", "present",
                  "_encode", "_reach",
                  "decision_function", "apply", "predict", "predict_proba"}
 
@@ -175,6 +176,23 @@ def test_module_api_in_process():
     with pytest.raises(ValueError, match="must be a finite number"):
         numeric["predict"]([float("nan")] * 13)
     assert numeric["predict"](["1e0"] * 13) == numeric["predict"]([1.0] * 13)  # numeric strings work
+
+
+def test_a_sqlite_row_is_read_by_name():
+    """sqlite3.Row has keys() and row[name], but `name in row` searches its values."""
+    tree, ds = tree_for("heart", 2), dataset("heart")
+    ns: dict = {}
+    exec(compile(to_python(tree), "heart.py", "exec"), ns)
+    con = sqlite3.connect(":memory:")
+    con.row_factory = sqlite3.Row
+    names = list(reversed(ns["FEATURES"]))  # by name, not by position
+    con.execute("create table h(%s)" % ",".join('"%s"' % f for f in names))
+    con.executemany("insert into h values (%s)" % ",".join("?" * len(names)),
+                    [r[::-1] for r in raw_rows(ds.schema, ds.X[:20])])
+    got = [ns["predict"](row) for row in con.execute("select * from h")]
+    assert got == tree.predict(ds.X[:20]).tolist()
+    with pytest.raises(KeyError, match=r"missing input column\(s\): \['age', 'cp'"):
+        ns["predict"](con.execute('select "sex" from h').fetchone())
 
 
 def test_code_is_readable():

@@ -348,6 +348,8 @@ def test_construction_is_validated():
         Tree(np.zeros((1, 3)), np.zeros(1), Scaler.identity(3), schema, (0, 1))
     with pytest.raises(OlctcError, match="must differ"):
         Tree(np.zeros((1, 2)), np.zeros(1), sc, schema, ("a", "a"))
+    with pytest.raises(OlctcError, match="must differ as text; got '1' and 1"):
+        Tree(np.zeros((1, 2)), np.zeros(1), sc, schema, ("1", 1))
     with pytest.raises(OlctcError, match="bool"):
         Tree(np.zeros((1, 2)), np.zeros(1), sc, schema, (False, True))
     with pytest.raises(OlctcError, match="finite"):

@@ -44,7 +44,9 @@ def _shown(value):
 def _inputs(row):
     # any mapping by name: a pandas Series went by position (__dir__: no builtin beyond the few used)
     if isinstance(row, dict) or "keys" in row.__dir__():
-        missing = [name for name in FEATURES if name not in row]
+        # names from keys(): `in` on a sqlite3.Row searches its values
+        present = set(row.keys())
+        missing = [name for name in FEATURES if name not in present]
         if missing:
             raise KeyError("missing input column(s): %s" % _shown(missing[:5]))
         return [row[name] for name in FEATURES]
