@@ -79,7 +79,7 @@ def _kept_nodes(part: Any, key: str, tree: Tree) -> tuple[np.ndarray, np.ndarray
         nodes = np.asarray(part[key], dtype=np.int64).reshape(-1)
         W = np.asarray(before["W"], dtype=np.float64).reshape(nodes.size, tree.n_features)
         b = np.asarray(before["b"], dtype=np.float64).reshape(nodes.size)
-    except (KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError, OverflowError):  # OverflowError: 10**30 for int64, 10**400 for float
         return None
     if not nodes.size or not (np.isfinite(W).all() and np.isfinite(b).all()) or \
             not ((nodes >= 0) & (nodes < tree.n_nodes)).all():

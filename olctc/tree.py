@@ -53,6 +53,15 @@ def _scores(scores: Any) -> np.ndarray:
     return z
 
 
+def children_over(counts: np.ndarray | None) -> int | None:
+    """The first node k whose two child nodes (2k+1, 2k+2) count more points than k (the points reaching a node
+    are split between its children), or None."""
+    if counts is None or counts.size < 3:
+        return None
+    over = np.flatnonzero(counts[1::2] + counts[2::2] > counts[: (counts.size - 1) // 2])
+    return int(over[0]) if over.size else None
+
+
 def _check_label(v: Any, what: str) -> Label:
     if isinstance(v, (bool, np.bool_)):
         raise OlctcError(f"{what} must be an int, float or str; got the bool {v!r}")
@@ -359,6 +368,11 @@ class Tree:
         self.node_std = self._stat(self.node_std, (n_nodes, p), "node_std")
         if self.node_n is not None and self.node_pos is not None and (self.node_pos > self.node_n).any():
             raise OlctcError("node_pos must not exceed node_n (the positive points among those reaching a node)")
+        for name, a in (("node_n", self.node_n), ("node_pos", self.node_pos)):
+            k = children_over(a)
+            if k is not None:
+                raise OlctcError(f"{name}: nodes {2 * k + 1} and {2 * k + 2} count {a[2 * k + 1]:g} + "
+                                 f"{a[2 * k + 2]:g} points, more than their parent node {k}'s {a[k]:g}")
 
     @staticmethod
     def _stat(a: Any, shape: tuple[int, ...], name: str) -> np.ndarray | None:

@@ -97,9 +97,11 @@ def _doc(tree_name="heart") -> dict:
     lambda d: d["nodes"].update(n=[v + 0.5 for v in d["nodes"]["n"]]),
     lambda d: d["scaler"].update(center=0), lambda d: d["columns"][0].update(unit="mmHg"),
     lambda d: d["raw"].update(note="x"), lambda d: d["nodes"].update(extra=1), lambda d: d.update(extra=1),
-    lambda d: d.update(meta={"any": ["thing"]}),
+    lambda d: d.update(meta={"any": ["thing"]}), lambda d: d.update(raw=None), lambda d: d.pop("raw"),
+    lambda d: d.update(olctc_version=5), lambda d: d.pop("olctc_version"),
 ], ids=["version-1.0", "depth-2.0", "depth-2.5", "n-floats", "n-halves", "scaler-extra", "column-extra",
-        "raw-extra", "nodes-extra", "top-extra", "meta-free"])
+        "raw-extra", "nodes-extra", "top-extra", "meta-free", "raw-null", "raw-absent", "olctc_version-int",
+        "olctc_version-absent"])
 def test_loader_and_documented_schema_agree(tmp_path, edit):
     """A document is loadable exactly when the published schema says it is valid."""
     jsonschema = pytest.importorskip("jsonschema")
@@ -133,6 +135,16 @@ def _write(tmp_path, doc_or_text) -> Path:
     (lambda d: d["nodes"].update(n=[1, 2, True]), r"nodes.n\[2\]: expected an integer, got true"),
     (lambda d: d["nodes"].update(pos=[10**6, 0, 0]),
      r"nodes.pos\[0\]: expected at most nodes.n\[0\] = \d+ positive points .*, got 1000000$"),
+    (lambda d: d["nodes"]["n"].__setitem__(1, d["nodes"]["n"][0]),
+     r"nodes.n\[1\] \+ nodes.n\[2\]: expected at most nodes.n\[0\] = \d+ \(the points reaching node 0, split "
+     r"between its two child nodes\), got \d+$"),
+    (lambda d: d["nodes"].update(pos=[0, 0, 0]) or d["nodes"]["n"].__setitem__(0, 0), r"nodes.n\[1\] \+ nodes.n\[2\]"),
+    (lambda d: d["nodes"].update(pos=[1, 1, 1]), r"nodes.pos\[1\] \+ nodes.pos\[2\]: expected at most nodes.pos\[0\] = 1 "),
+    (lambda d: d["nodes"]["W"][0].__setitem__(0, 10 ** 400), r"nodes.W\[0\]\[0\]: expected a finite number, got 1000"),
+    (lambda d: d["scaler"]["mean"].__setitem__(1, -10 ** 309), r"scaler.mean\[1\]: expected a finite number"),
+    (lambda d: d.update(version=10 ** 400), r"unsupported olctc-tree version 1000.{50,60}; this olctc"),
+    (lambda d: d.update(raw=None), "raw: expected an object, got null"),
+    (lambda d: d.update(olctc_version=5), r"olctc_version: expected a string \(the olctc version that wrote the file\), got 5"),
     (lambda d: d["scaler"]["scale"].__setitem__(0, 0.0), "scaler.scale: expected positive numbers"),
     (lambda d: d.update(classes=[0]), "classes: expected a list of two labels"),
     (lambda d: d.update(classes=[1, 1]), "the two classes must differ"),

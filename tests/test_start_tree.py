@@ -371,6 +371,12 @@ def test_a_refined_tree_also_starts_from_its_solver_nodes():
         t = Tree.from_dict(first.tree.to_dict())
         t.meta["refine"]["before"] = bad
         assert len(start_trees(t)) == 1
+    for key, value in (("nodes_refit", [10 ** 30]), ("before", {"W": [[0.0] * ds.p], "b": [10 ** 400]})):
+        t = Tree.from_dict(first.tree.to_dict())  # numbers beyond int64 and float64: OverflowError, passed over
+        t.meta["refine"][key] = value
+        if key == "nodes_refit":
+            t.meta["refine"]["before"] = {"W": [[0.0] * ds.p], "b": [0.0]}
+        assert len(start_trees(t)) == 1
 
 
 def test_another_preset_starts_from_an_olct_tree():

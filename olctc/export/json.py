@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -191,8 +192,8 @@ class _Doc:
         def ok(x: Any) -> bool:
             if isinstance(x, bool):
                 return False
-            if not integer:
-                return isinstance(x, (int, float))
+            if not integer:  # an int beyond float64 (10**400) is no finite number either
+                return isinstance(x, float) or (isinstance(x, int) and abs(x) <= sys.float_info.max)
             v = _integer(x)
             return v is not None and -2 ** 63 <= v < 2 ** 63  # counts are stored as int64
 
@@ -277,7 +278,7 @@ def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
     """Validate a parsed ``olctc-tree`` document and build the Tree (an instance of ``cls``, a subclass of
     Tree, when given)."""
     from olctc.export._names import invalid_text
-    from olctc.tree import Tree
+    from olctc.tree import Tree, children_over
 
     if cls is not None and not (isinstance(cls, type) and issubclass(cls, Tree)):  # int: a raw TypeError
         raise param_error("cls", "None or Tree (or a subclass of it)", cls)
@@ -291,11 +292,13 @@ def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
     if version is None:
         raise doc.fail("version", "an integer", d.get("version"))
     if version != VERSION:
-        raise OlctcError(f"{source}: unsupported olctc-tree version {version}; this olctc reads version "
+        raise OlctcError(f"{source}: unsupported olctc-tree version {brief(version)}; this olctc reads version "
                          f"{VERSION}" + (" (written by a newer olctc: upgrade)" if version > VERSION else ""))
     unknown = _unknown(d, _TOP_KEYS)
     if unknown:
         raise doc.fail("top level", f"only the fields {sorted(_TOP_KEYS)}", unknown[0])
+    if not isinstance(d.get("olctc_version", ""), str):
+        raise doc.fail("olctc_version", "a string (the olctc version that wrote the file)", d["olctc_version"])
     depth = _integer(doc.get(d, "depth"))
     if depth is None or not 1 <= depth <= 30:
         raise doc.fail("depth", "an integer in [1, 30]", d["depth"])
@@ -344,6 +347,13 @@ def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
         k = int(np.argmax(pos_stat > n_stat))
         raise doc.fail(f"nodes.pos[{k}]", f"at most nodes.n[{k}] = {int(n_stat[k])} positive points (of the "
                        "training points that reached the node)", int(pos_stat[k]))
+    for key in ("n", "pos"):
+        k = children_over(stats[key])
+        if k is not None:
+            a = stats[key]
+            raise doc.fail(f"nodes.{key}[{2 * k + 1}] + nodes.{key}[{2 * k + 2}]",
+                           f"at most nodes.{key}[{k}] = {int(a[k])} (the points reaching node {k}, split between "
+                           "its two child nodes)", int(a[2 * k + 1] + a[2 * k + 2]))
     meta = d.get("meta", {})
     if not isinstance(meta, dict):
         raise doc.fail("meta", "an object", meta)
@@ -358,14 +368,13 @@ def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
     bad = invalid_text(tree)
     if bad is not None:  # JSON can spell a lone surrogate ("\\ud800"); no exporter could write it back
         raise OlctcError(f"{source}: {bad} is not valid Unicode text (it holds a lone surrogate)")
-    _check_raw(doc, d.get("raw"), tree)
+    if "raw" in d:  # optional; null is no object either
+        _check_raw(doc, d["raw"], tree)
     return tree
 
 
 def _check_raw(doc: _Doc, raw: Any, tree) -> None:
     """The raw-space weights are derived; if present they must agree with W and the scaler."""
-    if raw is None:
-        return
     if not isinstance(raw, dict):
         raise doc.fail("raw", "an object", raw)
     _only(doc, raw, ("W", "b"), "raw")
