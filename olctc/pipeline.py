@@ -332,7 +332,7 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     quadratic = man is not None and man["model"].get("quadratic") is True
 
     def found_none(res) -> str:
-        return (f"found no solution ({res.raw_status}){time_advice(res.raw_status)}"
+        return (f"found no solution ({res.raw_status}){time_advice(res.raw_status, start_path is not None)}"
                 + false_infeasible(res.status, known_feasible, solver, quadratic=quadratic))
 
     if solver.endswith("-cli"):
@@ -356,15 +356,17 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     return res, sol
 
 
-def time_advice(raw_status: str) -> str:
+def time_advice(raw_status: str, start: bool = True) -> str:
     """What to do when a time limit ended a solve with no solution: on a6a, CBC stopped in its root LP, the MIP
-    start read but not yet taken up, and the user was left with no tree and no hint."""
+    start read but not yet taken up, and the user was left with no tree and no hint. ``start``: the solver was
+    given a MIP start."""
     from olctc.solve.result import limit_kind
 
     if limit_kind(raw_status) != "time":
         return ""
-    return (": its time limit came before it took up any solution, the MIP start included; give it more time "
-            "(`olctc fit` keeps its warm start's tree when that happens)")
+    what = "took up any solution, the MIP start included" if start else "found any solution"
+    return (f": its time limit came before it {what}; give it more time (`olctc fit` keeps its warm start's tree "
+            "when that happens)")
 
 
 def _solve_external(model: Path, solver: str, sol: Path, *, col_names: list[str] | None, **kwargs: Any):

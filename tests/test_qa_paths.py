@@ -119,6 +119,38 @@ def test_grid_with_a_relative_olctc_cmd_has_tasks_that_run(tmp_path):
     assert len(solutions(tmp_path / "g")) == 2
 
 
+def test_a_relative_olctc_cmd_with_a_quoted_dollar_is_anchored_too(tmp_path):
+    """A '$' inside single quotes is a letter of the folder's name, not a variable: the path was left relative
+    and unchecked, and every task failed ("b in$x/olctc: No such file or directory")."""
+    (tmp_path / "b in$x").mkdir()
+    (tmp_path / "b in$x" / "my;olctc").symlink_to(real_olctc_script())
+    write_haberman(tmp_path / "hab.csv")
+    res = cli_here("grid", "hab.csv", *GRID_ARGS, "--olctc-cmd", "'b in$x/my;olctc'", "-o", "g", cwd=tmp_path)
+    assert res.returncode == 0 and "warning" not in res.stderr, res.stderr
+    done = sh("bash g/run_local.sh", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(solutions(tmp_path / "g")) == 2
+
+
+@pytest.mark.parametrize("name", ["g\n", "a\nb"])
+def test_a_grid_folder_with_a_line_break_is_refused(tmp_path, name):
+    """run_local.sh and submit.sh cd to $(dirname ...), which drops a trailing newline: the scripts of "g\n"
+    ran the tasks of a sibling grid "g"."""
+    write_haberman(tmp_path / "hab.csv")
+    res = cli_here("grid", "hab.csv", *GRID_ARGS, "-o", name, cwd=tmp_path)
+    assert res.returncode == 2 and "expected a path without a line break" in res.stderr, res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hab.csv"]
+
+
+@pytest.mark.parametrize("cmd, expanded", [
+    ("~/bin/olctc", True), ("$HOME/bin/olctc", True), ('"$HOME"/bin/olctc', True), ("`which olctc`", True),
+    ("'b in$x/olctc'", False), ("b\\$x/olctc", False), ("bin/olctc --x $Y", False), ("a/~b", False)])
+def test_which_olctc_cmd_the_task_shell_expands(cmd, expanded):
+    from olctc.cluster.grid import _expanded
+
+    assert _expanded(cmd) == expanded
+
+
 def test_grid_default_olctc_cmd_found_through_a_relative_PATH_entry_still_runs(tmp_path):
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "olctc").symlink_to(real_olctc_script())

@@ -158,6 +158,63 @@ def test_complete_files_pass_whatever_their_case_and_trailing_comments(tmp_path:
     assert solve_file(tmp_path / "b.mps.gz", "highs", verbose=False).objective == pytest.approx(-21.5)
 
 
+_BIG_N = 200_000  # an LP read in 2-17 s here by HiGHS or glpsol (written in about 2)
+
+
+@pytest.fixture(scope="module")
+def big_lp(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("big") / "big.mps"
+    n = _BIG_N
+    with open(path, "w") as f:
+        f.write("NAME big\nROWS\n N obj\n" + "".join(f" L r{i}\n" for i in range(n)) + "COLUMNS\n")
+        f.write("".join(f"    x{i} obj 1 r{i} 1\n    x{i} r{(i + 1) % n} 1\n" for i in range(n)))
+        f.write("RHS\n" + "".join(f"    rhs r{i} 1\n" for i in range(n)) + "ENDATA\n")
+    return path
+
+
+@pytest.mark.parametrize("solver, reader", [("highs", "HiGHS"), ("highs-cli", "highs")])
+def test_highs_stopped_reading_by_its_time_limit_says_so(big_lp: Path, tmp_path: Path, solver: str,
+                                                         reader: str) -> None:
+    """HiGHS's parser stops at the time limit and returns the error a broken file gets: it read as "cannot read
+    model file" (in process) or "wrote no solution file" (the program), where SCIP and CBC in the same place say
+    the time ran out (TimeLimitTooShort)."""
+    from olctc.errors import TimeLimitTooShort
+
+    if solver == "highs-cli":
+        pytest.importorskip("highsbox")
+    # the program: with the names a manifest gives, olctc does not read the file itself
+    files = {"col_names": [f"x{i}" for i in range(_BIG_N)], "solution_path": tmp_path / "s.sol"}
+    with pytest.raises(TimeLimitTooShort, match=f"{reader} stopped reading model file {big_lp} when the time limit"):
+        solve_file(big_lp, solver, time_limit=1.5, verbose=False, **(files if solver.endswith("-cli") else {}))
+
+
+def test_glpsol_past_its_time_limit_says_why(big_lp: Path, tmp_path: Path) -> None:
+    """glpsol's --tmlim leaves out reading the model (and holds for the LP relaxation and the search each): it ran
+    30 s at a 10 s limit on a6a, with nothing said."""
+    if shutil.which("glpsol") is None:
+        pytest.skip("glpsol not installed")
+    names = [f"x{i}" for i in range(_BIG_N)]
+    with pytest.warns(UserWarning, match=r"glpsol ran \S+ s, \S+ s past its time limit of \S+ s: glpsol's --tmlim "
+                      "leaves out reading the model"):
+        solve_file(big_lp, "glpk-cli", time_limit=1.5, verbose=False, col_names=names,
+                   solution_path=tmp_path / "s.sol")
+
+
+def test_glpsol_stopped_by_its_time_limit_says_so(tmp_path: Path, capsys) -> None:
+    """glpsol's solution file says only "u" (undefined) for a search its time limit ended: its log says why."""
+    if shutil.which("glpsol") is None:
+        pytest.skip("glpsol not installed")
+    rng = np.random.default_rng(1)  # a market split instance: GLPK finds no solution for long
+    A = rng.integers(0, 100, size=(5, 40))
+    rows = [f" c{i}: " + " + ".join(f"{a} x{j}" for j, a in enumerate(r)) + f" = {r.sum() // 2}" for i, r in enumerate(A)]
+    (tmp_path / "ms.lp").write_text("Minimize\n obj: s\nSubject To\n" + "\n".join(rows) + "\nBounds\n 0 <= s <= 1\n"
+                                    "Binaries\n " + " ".join(f"x{j}" for j in range(40)) + "\nEnd\n")
+    code, _out, err = run_cli(["solve", tmp_path / "ms.lp", "--solver", "glpk-cli", "--time-limit", "2", "--quiet",
+                               "-o", tmp_path / "ms.sol"], capsys)
+    assert code == 1 and "found no solution (s mip u: undefined; stopped on time): its time limit came before it " \
+        "found any solution" in err, err
+
+
 def test_scip_reader_error_is_one_line_naming_the_file(broken: Path, capfd) -> None:
     capfd.readouterr()
     with pytest.raises(OlctcError) as exc:
@@ -352,6 +409,8 @@ def test_a_solve_that_its_time_limit_ended_with_no_solution_says_what_to_do(raw,
     advice = time_advice(raw)
     assert bool(advice) == advised
     assert not advised or ("more time" in advice and "olctc fit" in advice and "\n" not in advice)
+    assert ("the MIP start included" in advice) == advised
+    assert "MIP start" not in time_advice(raw, start=False)  # solve --no-start: no start to speak of
 
 
 # ------------------------------------------------------------------ model file names solvers misread
@@ -396,6 +455,58 @@ def test_every_solver_reads_a_model_whatever_its_name(tmp_path: Path, name: str,
     found = re.search(r"status optimal \(.*\), objective (\S+),", out)
     assert found and float(found.group(1)) == pytest.approx(optimum), out
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(before + ["out.sol"])  # no link left beside it
+
+
+@pytest.mark.parametrize("program", list(_PROGRAMS))
+def test_a_model_and_start_under_a_long_path_reach_every_solver(compiled: Path, tmp_path: Path, program: str,
+                                                                capsys) -> None:
+    """CBC cut a path of about 400 characters: in process it read "no columns", Debian's program aborted on a
+    buffer overflow (a segmentation fault on longer paths), cbcbox's said "Current model not valid"."""
+    import re
+
+    solver = program if program != "cbc-2.10" else "cbc-cli"
+    exe = _PROGRAMS[program] or {"cbc-cli": "cbc", "highs-cli": "highs", "glpk-cli": "glpsol"}.get(solver)
+    if program == "highs-cli":
+        pytest.importorskip("highsbox")
+    elif exe is not None and shutil.which(exe) is None:
+        pytest.skip(f"{exe} not installed")
+    deep = tmp_path / ("q" * 200) / ("s" * 200) / ("t" * 100)
+    deep.mkdir(parents=True)
+    for f in compiled.parent.glob("m.*"):
+        shutil.copy(f, deep / f.name)
+    (deep / "m.highs.sol").unlink()
+    sol = deep / ("long-solution-name-" * 10 + ".sol")
+    args = ["solve", deep / "m.mps", "--solver", solver, "--quiet", "-o", sol, "--time-limit", "20"]
+    code, out, err = run_cli(args + (["--solver-path", exe] if _PROGRAMS[program] else []), capsys)
+    assert code == 0, err
+    found = re.search(r"status optimal \(.*\), objective (\S+),", out)
+    optimum = read_solution(compiled.parent / "m.highs.sol").objective
+    assert found and float(found.group(1)) == pytest.approx(optimum, rel=1e-6), out
+    if solver != "glpk-cli":  # a glpk -w file holds no column names
+        assert read_solution(sol).objective == pytest.approx(optimum, rel=1e-6)
+    assert sol.stat().st_size > 0
+
+
+@pytest.mark.parametrize("solver", ["cbc-cli", "glpk-cli"])
+def test_a_program_log_naming_a_path_with_an_e_acute_reaches_an_ascii_stdout(compiled: Path, tmp_path: Path,
+                                                                              solver: str) -> None:
+    """The program's command line and log lines went to stdout with print(): an é in the model's folder raised
+    UnicodeEncodeError there (a traceback, no solution), and every task of a grid under such a folder failed."""
+    import subprocess
+    import sys
+
+    if shutil.which({"cbc-cli": "cbc", "glpk-cli": "glpsol"}[solver]) is None:
+        pytest.skip(f"{solver} not installed")
+    here = tmp_path / "dé"
+    here.mkdir()
+    for f in compiled.parent.glob("m.*"):
+        shutil.copy(f, here / f.name)
+    p = subprocess.run([sys.executable, "-m", "olctc.cli", "solve", "m.mps", "--solver", solver, "-o", "out.sol",
+                        "--time-limit", "20"], capture_output=True, cwd=here, timeout=120,
+                       env={**os.environ, "PYTHONIOENCODING": "ascii"})
+    out = p.stdout.decode("ascii")  # ASCII only: the é replaced
+    assert p.returncode == 0 and "d?" in out and "status optimal" in out, p.stderr.decode(errors="replace")
+    assert (here / "out.sol").stat().st_size > 0
 
 
 # 8 weighted points, both classes, OCT-H at depth 2: python-mip's CBC (cbcbox devel 146ce89) calls this model

@@ -244,6 +244,10 @@ def check_grid_folder(out: Path) -> None:
     """OlctcError unless a grid can be built in ``out``: a new folder under a writable one, or an empty
     writable folder. Checked before the (long) build."""
     check_lookup(out)  # else every stat below fails with a traceback
+    if "\n" in str(out.resolve()):
+        raise OlctcError(f"grid folder {str(out.resolve())!r}: expected a path without a line break: the job scripts "
+                         "find their folder with the shell's $(...), which drops one at its end (and then ran the "
+                         "tasks of a folder named without it)")
     if (out / "grid.json").exists() or (out / "jobs.tsv").exists():
         raise OlctcError(f"{out} already holds a grid; choose a new folder (or delete it)")
     if (out.exists() or out.is_symlink()) and not out.is_dir():
@@ -431,7 +435,7 @@ def check_olctc_cmd(cmd: str) -> str | None:
     """Refuse an --olctc-cmd the task scripts cannot run as written; return a warning when its program is not
     found here (a path with a space, written unquoted, runs its first part only: every task would fail)."""
     program = _program(cmd)
-    if _expanded(program):  # ~/bin/olctc, $HOME/bin/olctc: the task's shell makes the path, not this one
+    if _expanded(cmd):  # ~/bin/olctc, $HOME/bin/olctc: the task's shell makes the path, not this one
         return None
     found = Path(program).is_file() if "/" in program else shutil.which(program) is not None
     if found:
@@ -457,32 +461,55 @@ def _program(cmd: str) -> str:
     return program
 
 
-def _has_comment(cmd: str) -> bool:
-    """Whether ``cmd`` holds a shell comment: a ``#`` outside quotes that starts a word (``a#b`` is one word,
-    though shlex's commenters would cut it)."""
-    quote, escaped, word_start = "", False, True
+def _scan(cmd: str) -> Iterator[tuple[str, str]]:
+    """Each character of ``cmd`` as a shell reads it: (character, how), how being "" outside quotes, "'" or '"'
+    inside such quotes, "\\" escaped by a backslash, "quote" for an opening or closing quote itself. A
+    backslash that escapes is not yielded."""
+    quote, escaped = "", False
     for ch in cmd:
         if escaped:
-            escaped, word_start = False, False
+            escaped = False
+            yield ch, "\\"
         elif quote:
             if ch == quote:
                 quote = ""
+                yield ch, "quote"
             elif ch == "\\" and quote == '"':
                 escaped = True
+            else:
+                yield ch, quote
         elif ch == "\\":
             escaped = True
         elif ch in "'\"":
-            quote, word_start = ch, False
-        elif ch == "#" and word_start:
-            return True
+            quote = ch
+            yield ch, "quote"
         else:
-            word_start = ch.isspace() or ch in ";&|()<>"
+            yield ch, ""
+
+
+def _has_comment(cmd: str) -> bool:
+    """Whether ``cmd`` holds a shell comment: a ``#`` outside quotes that starts a word (``a#b`` is one word,
+    though shlex's commenters would cut it)."""
+    word_start = True
+    for ch, how in _scan(cmd):
+        if ch == "#" and not how and word_start:
+            return True
+        word_start = not how and (ch.isspace() or ch in ";&|()<>")
     return False
 
 
-def _expanded(program: str) -> bool:
-    """Whether the shell running a task expands ``program`` (a ``~`` or a variable): no path to check here."""
-    return program.startswith("~") or "$" in program
+def _expanded(cmd: str) -> bool:
+    """Whether the shell running a task expands ``cmd``'s program (a ``~`` starting it, a ``$`` or backquote
+    outside single quotes): no path to check here. As written: a quoted '$' (a folder "b in$x") is a letter."""
+    text = cmd.lstrip()
+    if text.startswith("~"):
+        return True
+    for ch, how in _scan(text):
+        if not how and (ch.isspace() or ch in ";&|()<>"):  # the end of the first word
+            return False
+        if ch in "$`" and how in ("", '"'):
+            return True
+    return False
 
 
 def anchored_olctc_cmd(cmd: str) -> str:
@@ -492,7 +519,7 @@ def anchored_olctc_cmd(cmd: str) -> str:
         program = shlex.split(cmd)[0]
     except (ValueError, IndexError):  # no command, a quote left open: check_olctc_cmd says so
         return cmd
-    if "/" not in program or os.path.isabs(program) or _expanded(program) or not Path(program).is_file():
+    if "/" not in program or os.path.isabs(program) or _expanded(cmd) or not Path(program).is_file():
         return cmd
     text = cmd.lstrip()
     # the first word as written (maybe quoted): the shortest start of the text that splits to it alone

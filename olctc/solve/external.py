@@ -25,12 +25,13 @@ from pathlib import Path
 import numpy as np
 
 from olctc.emit.params import UNTUNABLE, cbc_args, glpk_args, highs_options_text
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.io import check_interrupt
 from olctc.scratch import scratch_folder
-from olctc.solve.modelfile import file_columns, model_format, model_stem, readable_path
-from olctc.solve.options import SolveOptions, start_vector
-from olctc.solve.result import SolveResult, finite_or_none, highs_gap_left, relative_gap
+from olctc.solve.modelfile import (SOLVER_PATH_MAX, file_columns, handed_over, model_format, model_stem,
+                                   readable_path)
+from olctc.solve.options import SolveOptions, overrun_grace, start_vector
+from olctc.solve.result import SolveResult, finite_or_none, highs_gap_left, limit_kind, relative_gap
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,12 @@ class ExternalSolver:
     command: Callable[[Invocation, SolveOptions], list[str]]
     locate_extra: Callable[[], Path | None] = lambda: None
     bound_pattern: str | None = None  # the bound in the program's closing summary (its solution file has none)
+    #: a log line saying the time limit stopped the search, where the solution file's status does not say so
+    stopped_on_time: str | None = None
+    #: a log line saying the time limit stopped the program while it read the model (it then writes no file)
+    stopped_reading: str | None = None
+    #: why the program may run well past its time limit, said when it did
+    overrun_why: str = ""
 
 
 def _cbc_command(inv: Invocation, opts: SolveOptions) -> list[str]:
@@ -122,10 +129,13 @@ EXTERNAL: dict[str, ExternalSolver] = {
     "highs-cli": ExternalSolver(
         "highs-cli", "highs", "pip install highsbox", "highs",
         ((r"Running HiGHS (\S+)", "HiGHS {}"), (r"HiGHS version (\S+)", "HiGHS {}")), _highs_command, _highsbox_binary,
-        bound_pattern=r"^\s*Dual bound\s+(\S+)\s*$"),
+        bound_pattern=r"^\s*Dual bound\s+(\S+)\s*$", stopped_reading=r"reader reached time_limit|Parser reached timeout"),
     "glpk-cli": ExternalSolver(
         "glpk-cli", "glpsol", "apt-get install glpk-utils", None,
-        ((r"GLPK LP/MIP Solver,?\s*v?(\S+)", "GLPK {}"),), _glpk_command),
+        ((r"GLPK LP/MIP Solver,?\s*v?(\S+)", "GLPK {}"),), _glpk_command, stopped_on_time=r"^TIME LIMIT EXCEEDED",
+        # glpsol.c sets smcp.tm_lim = iocp.tm_lim = --tmlim: glp_simplex's root LP, then glp_intopt, each
+        overrun_why=": glpsol's --tmlim leaves out reading the model, and holds for its LP relaxation and for its "
+                    "search each"),
 }
 
 
@@ -182,12 +192,24 @@ def dies_with_us() -> tuple[str, ...]:
     return prefix if ok else ()
 
 
+def _echo(text: str) -> None:
+    """Write ``text`` to standard output, each character it cannot encode replaced: on an ASCII stdout
+    (PYTHONIOENCODING=ascii) a model path holding an é raised UnicodeEncodeError mid-solve."""
+    out = sys.stdout
+    try:
+        out.write(text)
+    except UnicodeEncodeError:  # raised before anything is written: the text is encoded whole
+        encoding = out.encoding or "ascii"
+        out.write(text.encode(encoding, "replace").decode(encoding))
+    out.flush()
+
+
 def _run(cmd: list[str], env: dict[str, str], verbose: bool, hard_timeout: float | None,
          cwd: Path) -> tuple[int, str, list[str]]:
     """Run, echoing output lines when verbose. Returns exit code, full output head (for the version)
     and the last lines (for error messages)."""
     if verbose:
-        print("running: " + " ".join(cmd), flush=True)
+        _echo("running: " + " ".join(cmd) + "\n")
     tail: collections.deque[str] = collections.deque(maxlen=60)  # holds CBC's and HiGHS's closing summary
     head: list[str] = []
     try:
@@ -211,8 +233,7 @@ def _run(cmd: list[str], env: dict[str, str], verbose: bool, hard_timeout: float
                     head.append(line)
                 tail.append(line.rstrip("\n"))
                 if verbose:
-                    sys.stdout.write(line)
-                    sys.stdout.flush()
+                    _echo(line)
             code = proc.wait()
         except BaseException:
             proc.kill()
@@ -221,6 +242,11 @@ def _run(cmd: list[str], env: dict[str, str], verbose: bool, hard_timeout: float
             if timer:
                 timer.cancel()
     return code, "".join(head), list(tail)
+
+
+def _said(pattern: str | None, tail: list[str]) -> bool:
+    """Whether a line of the program's last output matches ``pattern``."""
+    return pattern is not None and any(re.search(pattern, line) for line in tail)
 
 
 def _version(spec: ExternalSolver, output: str) -> str:
@@ -267,7 +293,7 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
     if names is None or (opts.start is not None and not isinstance(opts.start, np.ndarray)):
         names, lb, ub = file_columns(path)
 
-    with scratch_folder("olctc-solve-") as workdir:
+    with scratch_folder("olctc-solve-") as workdir, contextlib.ExitStack() as stack:
         start_file: Path | None = None
         if opts.start is not None or opts.start_path is not None:
             if spec.start_solver is None:
@@ -276,6 +302,9 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
                 start_file = Path(opts.start_path).resolve()  # the solver runs in its own folder
                 if not start_file.is_file():
                     raise OlctcError(f"MIP start file {start_file} does not exist")
+                if len(os.fsencode(start_file)) > SOLVER_PATH_MAX:  # as the model (readable_path)
+                    (workdir / "start").mkdir()
+                    start_file = stack.enter_context(handed_over(start_file, workdir / "start", "start.sol"))
             else:
                 from olctc.emit.start import start_filename, write_start
 
@@ -287,7 +316,7 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
                 write_start(start_file, names, x0, spec.start_solver)
         # The solver writes into the temporary folder; the file is moved to its final name only
         # when complete, so a failed run never leaves a stale or partial solution behind.
-        raw_solution = workdir / solution.name
+        raw_solution = workdir / (solution.name if len(os.fsencode(solution.name)) <= 100 else "solution.sol")
         # own subfolder, so that no solution or start file can take the model's name
         (workdir / "model").mkdir()
         with readable_path(path, workdir / "model") as model:
@@ -300,7 +329,13 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
             t0 = time.perf_counter()
             code, head, tail = _run(cmd, env, opts.verbose, hard_timeout, cwd=workdir)
             runtime = time.perf_counter() - t0
+        if opts.time_limit is not None and runtime > opts.time_limit + overrun_grace(opts.time_limit):
+            warnings.warn(f"{spec.program} ran {runtime:.1f} s, {runtime - opts.time_limit:.1f} s past its time "
+                          f"limit of {opts.time_limit:.1f} s{spec.overrun_why}", stacklevel=3)
         if not raw_solution.is_file() or raw_solution.stat().st_size == 0:
+            if _said(spec.stopped_reading, tail):
+                raise TimeLimitTooShort(f"no time is left to solve: {spec.program} stopped reading model file {path} "
+                                        "when the time limit ran out; give it more time")
             last = " | ".join(line for line in tail[-3:] if line.strip())
             said = f"last output: {last}" if last else "it printed nothing"
             raise OlctcError(f"{spec.program} wrote no solution file (exit code {code}); {said}")
@@ -315,9 +350,12 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
     if bound is None and sol.status == "optimal":
         bound = objective  # what the program claims (CBC's summary of an optimum prints no bound)
     status, gap = sol.status, relative_gap(objective, bound)
+    raw_status = str(sol.raw_status)
+    if status != "optimal" and limit_kind(raw_status) != "time" and _said(spec.stopped_on_time, tail):
+        raw_status += "; stopped on time"  # glpsol's "s mip u" (undefined) or "f" (feasible): its log says why
     if name == "highs-cli" and status == "optimal" and highs_gap_left(gap, objective, bound, opts.mip_gap):
         status = "feasible"  # raw_status keeps the program's "Optimal"
     return SolveResult(status=status, objective=objective, bound=bound, gap=gap,
                        x=x, col_names=names, solver=name,
                        solver_version=_version(spec, head), runtime=runtime,
-                       raw_status=str(sol.raw_status), solution_path=solution)
+                       raw_status=raw_status, solution_path=solution)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from olctc.emit.params import PARAM_NAMES, solver_settings
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.io import interrupt_handled, is_console
 from olctc.solve.calls import INTERRUPT_WAIT, SolverLeft, _fd_redirected, _map, _native
 from olctc.solve.modelfile import no_columns, readable_path
@@ -206,7 +206,14 @@ def read_model(h: Any, path: str | os.PathLike[str]) -> tuple[Any, list[str]]:
 def highs_file(path: Path, opts: SolveOptions) -> SolveResult:
     """Solve a model file with highspy."""
     h = highs_model(opts)
-    lp, names = read_model(h, path)
+    try:
+        lp, names = read_model(h, path)
+    except OlctcError:
+        # HiGHS's reader stops at the time limit ("Parser reached timeout") and reports an error like any other
+        if opts.deadline is not None and opts.deadline - time.monotonic() < 1.0:
+            raise TimeLimitTooShort(f"no time is left to solve: HiGHS stopped reading model file {path} when the "
+                                    "time limit ran out; give it more time") from None
+        raise
     start = opts.start
     if opts.start_path is not None:
         start = start_from_file(opts.start_path, names)

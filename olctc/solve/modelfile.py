@@ -24,6 +24,10 @@ _MPS_QUAD = (b"\nQUADOBJ", b"\nQMATRIX", b"\nQSECTION", b"\nQCMATRIX")
 _LP_QUAD = re.compile(rb"\[[^\]\n]*(?:\^|\s\*\s)")
 _CHUNK = 1 << 24
 _OVERLAP = 1 << 16
+#: Longest path (in bytes) handed to a solver as it is: CBC cut a name of about 400 characters (in process it
+#: then read "no columns", Debian's program aborted on a buffer overflow) and crashed on longer ones. A longer
+#: one is handed over as a link in a (short) temporary folder.
+SOLVER_PATH_MAX = 250
 
 
 def model_format(path: str | os.PathLike[str]) -> str:
@@ -62,17 +66,27 @@ def readable_path(path: str | os.PathLike[str], folder: str | os.PathLike[str] |
     ``folder``, or in a temporary folder removed afterwards. The path is not resolved: a model that is
     itself a link to a file without a suffix (``m.lp -> store/blob``) is read by its own name. A path that is
     not valid UTF-8 (a byte such as 0xE9 in a folder's name), which the solvers' Python bindings cannot pass
-    on, is handed over the same way, as ``model.mps`` (or ``.lp``) when the name itself is not.
+    on, is handed over the same way, as ``model.mps`` (or ``.lp``) when the name itself is not; so is a path longer
+    than ``SOLVER_PATH_MAX`` bytes (as ``model.mps`` when its name is long too).
     """
     from olctc.data.labels import is_unicode
 
     path = Path(path).absolute()
     name = readable_name(path)
-    if not is_unicode(name):  # a file name read with undecodable bytes holds lone surrogates
+    if not is_unicode(name) or len(os.fsencode(name)) > SOLVER_PATH_MAX // 2:
+        # a file name read with undecodable bytes holds lone surrogates; a long one makes a long link
         name = "model" + name[len(model_stem(path)):]
-    if path.name == name and is_unicode(str(path)):
+    if path.name == name and is_unicode(str(path)) and len(os.fsencode(path)) <= SOLVER_PATH_MAX:
         yield path
         return
+    with handed_over(path, folder, name) as link:
+        yield link
+
+
+@contextlib.contextmanager
+def handed_over(path: Path, folder: str | os.PathLike[str] | None, name: str) -> Iterator[Path]:
+    """``path`` as ``folder/name`` (in a temporary folder, removed afterwards, when ``folder`` is None): a
+    symbolic link, or a copy where no link can be made."""
     with contextlib.ExitStack() as stack:
         where = Path(folder) if folder is not None else \
             stack.enter_context(scratch_folder("olctc-model-"))
