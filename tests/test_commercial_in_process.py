@@ -424,6 +424,11 @@ def test_bad_model_file_and_a_model_above_the_licence(solver, too_big, tmp_path,
     code, stdout, stderr = cli_main(["solve", too_big, "--solver", solver, "--quiet", "-o", out], capsys)
     assert code == 2 and stderr.startswith(f"error: {PRODUCTS[solver]} cannot solve model file {too_big}: "), stderr
     assert stderr.rstrip().endswith("lifts the limit)") and stderr.count("\n") == 1 and not out.exists(), stderr
+    # fit hands the solver a file of its own: the message names no file the user never gave
+    code, stdout, stderr = cli_main(["fit", "--dataset", "breast", "--depth", "2", "--solver", solver, "--quiet",
+                                     "--time-limit", "60", "-o", tmp_path / "t.json"], capsys)
+    assert code == 2 and stderr.startswith(f"error: {PRODUCTS[solver]} cannot solve the model: "), stderr
+    assert "olctc-milp-" not in stderr and not (tmp_path / "t.json").exists()
 
 
 @pytest.mark.parametrize("solver", SOLVERS)

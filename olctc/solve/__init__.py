@@ -225,7 +225,13 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
         _check_time_to_read(opts, solver, time.monotonic() - t_write)
         if solver in EXTERNAL and opts.solution_path is None:
             opts = replace(opts, solution_path=tmp / f"model.{solver}.sol")
-        result = FILE_BACKENDS[solver](path, opts, milp.is_quadratic)
+        try:
+            result = FILE_BACKENDS[solver](path, opts, milp.is_quadratic)
+        except OlctcError as exc:  # not "model file /tmp/olctc-milp-x/model.mps": the caller gave no file
+            if str(path) not in str(exc):
+                raise
+            raise type(exc)(str(exc).replace(f"model file {path}", "the model").replace(str(path), "the model")) \
+                from None
         if opts.solution_path is not None and tmp in opts.solution_path.parents:
             result.solution_path = None
     return _to_milp_columns(result, names)
