@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from conftest import cli_here, tmpfs
 from olctc.cli import _register_optional, cli
-from olctc.cluster import C_grid, collect, make_folds, parse_C_values, pick_best
+from olctc.cluster import C_grid, collect, make_folds, parse_C_values, pick_best, rerun_advice
 from olctc.datasets import dataset_path
 from olctc.errors import OlctcError
 
@@ -262,9 +262,55 @@ def test_collect_says_a_stopped_tasks_part_file_is_not_scored(solved_grid, tmp_p
     (g / "tasks/0006/solve.log").write_text("interrupted (the best solution found until then was written)\n")
     problems = {r.task: r.problem for r in collect(g).results if r.problem}
     assert problems == {6: "missing solution (last line of solve.log: interrupted (the best solution found until "
-                           "then was written)); the task was stopped: model.cbc.sol.part holds its best solution "
-                           "until then, which collect does not score (give the job more time than the grid's "
-                           "--time-limit)"}
+                           "then was written)); the task was stopped (cancelled, killed, or its node lost): "
+                           "model.cbc.sol.part holds its best solution until then, which collect does not score"}
+    # Slurm's log of the task says why: the job's time limit (then: more job time), or scancel
+    (g / "logs").mkdir(exist_ok=True)
+    for said, how in (("slurmstepd: error: *** JOB 7 ON n1 CANCELLED AT 2026-12-05T20:50:01 DUE TO TIME LIMIT ***",
+                       "killed at its job's time limit (give the job more time than the grid's --time-limit: "
+                       "#SBATCH --time in submit.slurm)"),
+                      ("slurmstepd: error: *** JOB 7 ON n1 CANCELLED AT 2026-12-05T20:50:01 ***", "cancelled (scancel)")):
+        (g / "logs/task-6.out").write_text(f"task 6: olctc solve ...\n{said}\n")
+        (problem,) = [r.problem for r in collect(g).results if r.problem]
+        assert f"; the task was {how}: model.cbc.sol.part holds" in problem, problem
+
+
+def test_collect_tells_a_task_too_short_for_its_solver_and_one_still_running_from_one_to_resubmit(solved_grid,
+                                                                                                  tmp_path):
+    """Under a real Slurm (QA, 2026-12-05): glpsol found no solution within the grid's limit and its own file, left
+    at the .part, was called a job stopped early, with advice to resubmit, which ends the same way; a task still
+    running was told to be solved again, and run_local.sh then solved it twice."""
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g)
+    for k in range(3):
+        (g / f"tasks/{k:04d}/model.cbc.sol").unlink()
+    no_solution = ("error: cbc-cli found no solution (Stopped on time (no integer solution - continuous used)): its "
+                   "time limit came before it found any solution; give it more time")
+    (g / "tasks/0000/solve.log").write_text(f"Cbc0010I ...\n{no_solution}; its file model.cbc.sol.part holds none\n")
+    (g / "tasks/0000/model.cbc.sol.part").write_text("Stopped on time - objective value 0\n")
+    (g / "tasks/0001/solve.log").write_text("Cbc0010I After 300 nodes, 41 on tree, 57.1 best solution\n")
+    (g / "tasks/0002/solve.log").unlink()
+    col = collect(g)
+    problems = {r.task: r.problem for r in col.results if r.problem}
+    assert problems[0] == f"missing solution (last line of solve.log: {no_solution}; its file model.cbc.sol.part " \
+        "holds none)"  # no word of a job stopped early
+    assert re.fullmatch(r"missing solution \(last line of solve.log: Cbc0010I After 300 nodes, 41 on tree, 57.1 best "
+                        r"solution\); still running\? \(its solve.log was written \d+ s ago\)", problems[1]), problems[1]
+    assert problems[2] == "missing solution (not run yet?)"
+    advice = rerun_advice(col.results, g, len(col.results))
+    assert advice.startswith("task(s) 0001 may still be running: wait for them to end, then run the missing tasks "
+                             f"again (resubmit; solved tasks are skipped); only these: (cd {g} && sbatch --array=1-2 "
+                             "submit.slurm)"), advice
+    assert advice.endswith("; task(s) 0000 ended with no solution within the grid's --time-limit (see their "
+                           "solve.log): solved again the same way they end the same; make the grid again with a "
+                           "longer --time-limit (or another --solver)"), advice
+    os.utime(g / "tasks/0001/solve.log", (0, 0))  # written long ago: killed outright, not running
+    col = collect(g)
+    assert not any(r.running for r in col.results)
+    assert rerun_advice(col.results, g, len(col.results)).startswith(
+        "if the grid's jobs are still queued or running, wait for them (resubmitted, a task is solved twice); run the "
+        "missing tasks again")
 
 
 def test_collect_does_not_call_a_solution_unusable_for_an_error_of_olctcs_own(solved_grid, monkeypatch):

@@ -43,6 +43,8 @@ class TaskResult:
     unscorable: bool = False  # decoded, but the scoring is undefined on its fold: solving again changes nothing
     foreign: bool = False  # its model was compiled for another grid (other C, rows, data or model)
     bent: bool = False  # its solver bent its tolerances (a warning says so; status feasible)
+    short: bool = False  # its solve ended with no solution (its time limit): solving again the same way ends so too
+    running: bool = False  # no solution, and its solve.log, written lately, does not end as a solve ends: running?
 
 
 @dataclass
@@ -58,12 +60,65 @@ class Collected:
     scoring: str = "balanced_accuracy"  # the validation score of the table, a name of SCORINGS
 
 
-def _log_tail(path: Path, n: int = 1) -> str:
+def _log_lines(path: Path, n: int) -> list[str]:
+    """The last ``n`` lines of a log that are not blank ([] when it cannot be read)."""
     try:
         lines = [ln.strip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
     except OSError:
-        return ""
-    return " | ".join(lines[-n:])
+        return []
+    return lines[-n:]
+
+
+def _log_tail(path: Path, n: int = 1) -> str:
+    return " | ".join(_log_lines(path, n))
+
+
+#: The last line of a task's solve.log when its solve ended with no solution for lack of time (olctc solve's
+#: NoSolution and TimeLimitTooShort): a rerun with the same limit ends the same way.
+_ENDED_SHORT = re.compile(r"^error: (\S+ found no solution \(.*(time|Time|TIME)|no time is left to solve)")
+
+
+def _why_missing(r: TaskResult, sol: Path, folder: Path, time_limit: float) -> None:
+    """Set ``r.problem`` (and ``r.short``, ``r.running``) for a task without a solution file, from its solve.log,
+    its ``.part`` and its Slurm log. A glpsol task that found no solution in time was said to be "stopped" by
+    its job (the .part is the program's own file, which holds none), a cancelled one to need more job time, and
+    one still running to need solving again (QA under a real Slurm, 2026-12-05)."""
+    log = sol.parent / "solve.log"
+    tail = _log_tail(log)
+    if not tail:
+        r.problem = "missing solution (not run yet?)"
+        return
+    r.problem = f"missing solution (last line of solve.log: {tail})"
+    if _ENDED_SHORT.match(tail):
+        r.short = True
+        return
+    # a warning on stderr may come after the end's line
+    if any(line.startswith(("error: ", "solution written to ")) for line in _log_lines(log, 5)):
+        return  # it ended: a rerun may help once the cause is gone
+    part = [p for p in (Path(f"{sol}.part"), Path(f"{sol}.part.sol")) if p.is_file()]
+    if part or tail.startswith("interrupted"):
+        slurm = _log_tail(folder / "logs" / f"task-{r.task}.out", 5)
+        how = ("killed at its job's time limit (give the job more time than the grid's --time-limit: #SBATCH "
+               "--time in submit.slurm)" if "DUE TO TIME LIMIT" in slurm else
+               "cancelled (scancel)" if "CANCELLED" in slurm else "stopped (cancelled, killed, or its node lost)")
+        # "the best solution found until then was written": to the .part, which a finished solve renames
+        kept = f": {part[0].name} holds its best solution until then, which collect does not score" if part else ""
+        r.problem += f"; the task was {how}{kept}"
+        return
+    import time
+
+    try:
+        age = time.time() - log.stat().st_mtime
+    except OSError:
+        return
+    if age < time_limit + 120:  # a solver prints every few seconds; a task killed outright looks so for a while
+        r.running = True
+        r.problem += f"; still running? (its solve.log was written {age:.0f} s ago)"
+
+
+def _listed(ids: Sequence[int]) -> str:
+    """Task numbers as the table shows them, the first ten: "0003, 0007, ..."."""
+    return ", ".join(f"{t:04d}" for t in ids[:10]) + (", ..." if len(ids) > 10 else "")
 
 
 def check_scoring(scoring: str) -> str:
@@ -118,14 +173,7 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str 
             out.append(r)
             continue
         if not sol.exists() or sol.stat().st_size == 0:
-            tail = _log_tail(sol.parent / "solve.log")
-            r.problem = "missing solution" + (f" (last line of solve.log: {tail})" if tail else " (not run yet?)")
-            part = [p for p in (Path(f"{sol}.part"), Path(f"{sol}.part.sol")) if p.is_file()]
-            if part:
-                # "the best solution found until then was written": to the .part, which a finished solve
-                # renames; an interrupted one (the job's time limit below the grid's) is not scored
-                r.problem += (f"; the task was stopped: {part[0].name} holds its best solution until then, which "
-                              "collect does not score (give the job more time than the grid's --time-limit)")
+            _why_missing(r, sol, folder, float(info.get("time_limit") or 0.0))
             out.append(r)
             continue
         try:
@@ -332,14 +380,14 @@ def table_lines(col: Collected) -> list[str]:
     if unproven:
         # A fold fit stopped at its time limit scores some feasible tree, not the optimal one: the table
         # would otherwise compare C values on unequal terms without a word ("8 of 8 scored").
-        ids = ", ".join(f"{r.task:04d}" for r in unproven[:10]) + (", ..." if len(unproven) > 10 else "")
+        ids = _listed([r.task for r in unproven])
         lines.append(f"note: {len(unproven)} of the scored tasks are not proven optimal (status "
                      f"{'/'.join(sorted({str(r.status) for r in unproven}))}; tasks {ids}): their scores are the "
                      "best trees found, for instance within the time limit (see their solve.log); a longer "
                      "--time-limit may change the choice of C")
     unknown = [r for r in col.results if r.score is not None and r.status == "unknown"]
     if unknown:
-        ids = ", ".join(f"{r.task:04d}" for r in unknown[:10]) + (", ..." if len(unknown) > 10 else "")
+        ids = _listed([r.task for r in unknown])
         lines.append(f"note: {len(unknown)} of the scored tasks come from Gurobi, COPT or Xpress solution files, which "
                      "do not say whether the solution is optimal, and their solve.log holds no olctc or Gurobi log "
                      f"that does (tasks {ids}); a fit stopped at its time limit scores the best tree found")
@@ -382,13 +430,24 @@ def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_
     again = "run the missing tasks again (resubmit; solved tasks are skipped)"
     foreign = [r.task for r in results if r.foreign]
     if foreign:  # solving them again would solve the other grid's models
-        listed = ", ".join(f"{t:04d}" for t in foreign[:10]) + (", ..." if len(foreign) > 10 else "")
-        return (f"task folder(s) {listed} hold another grid's files: copy this grid's own tasks back (or make the "
-                "grid again with olctc grid), then collect again")
-    todo = [r.task for r in results if r.score is None and not r.unscorable]
+        return (f"task folder(s) {_listed(foreign)} hold another grid's files: copy this grid's own tasks back (or "
+                "make the grid again with olctc grid), then collect again")
+    notes = []
+    if short := [r.task for r in results if r.short]:
+        notes.append(f"task(s) {_listed(short)} ended with no solution within the grid's --time-limit (see their "
+                     "solve.log): solved again the same way they end the same; make the grid again with a longer "
+                     "--time-limit (or another --solver)")
+    if any(r.unscorable for r in results):
+        notes.append(unscorable_advice(results))
+    todo = [r.task for r in results if r.score is None and not (r.unscorable or r.short)]
     if not todo:
-        return unscorable_advice(results)
-    also = f"; {unscorable_advice(results)}" if any(r.unscorable for r in results) else ""
+        return "; ".join(notes)
+    also = "".join(f"; {n}" for n in notes)
+    if running := [r.task for r in results if r.running]:  # resubmitted now, they would be solved twice
+        again = f"task(s) {_listed(running)} may still be running: wait for them to end, then {again}"
+    elif any(r.problem == "missing solution (not run yet?)" for r in results):
+        again = (f"if the grid's jobs are still queued or running, wait for them (resubmitted, a task is solved "
+                 f"twice); {again}")
     if folder is not None:
         cmds = resubmit_commands(folder, todo, n_tasks if n_tasks is not None else len(results))
         if sum(c.count(",") + 1 for c in cmds) <= 50:  # a short --array list; else resubmitting is simpler
@@ -408,6 +467,5 @@ def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_
 def unscorable_advice(results: list[TaskResult]) -> str:
     """What to do about tasks whose tree decoded but whose fold the scoring cannot score."""
     ids = [r.task for r in results if r.unscorable]
-    listed = ", ".join(f"{t:04d}" for t in ids[:10]) + (", ..." if len(ids) > 10 else "")
-    return (f"task(s) {listed} are solved, but the scoring is undefined on their validation folds (solving them "
+    return (f"task(s) {_listed(ids)} are solved, but the scoring is undefined on their validation folds (solving them "
             "again changes nothing): collect again with another --scoring")
