@@ -10,7 +10,7 @@ import click
 
 from olctc.cli import (TREE_FILE, InputPath, _load_data, _spec, data_options, echo_written, manifest_model_field,
                        max_nonzeros_option, spec_options, with_class_weight)
-from olctc.cluster.grid import GRID_SOLVERS, MIQP_SOLVERS, check_olctc_cmd
+from olctc.cluster.grid import GRID_SOLVERS, MIQP_SOLVERS, check_olctc_cmd, solver_program_warning
 from olctc.errors import OlctcError, param_error
 from olctc.spec import PRESETS
 
@@ -87,6 +87,8 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
     check_slurm_options(slurm)
     if olctc_cmd is not None and (cmd_warning := check_olctc_cmd(olctc_cmd)):
         warnings.warn(cmd_warning)  # the cluster's paths may differ from this machine's: not an error
+    if program_warning := solver_program_warning(solver):
+        warnings.warn(program_warning)  # as above
     spec = _spec(preset, depth, "1", tangents, big_m, epsilon, alpha, budget, score_variables,  # C: --C-values
                  min_leaf)
     # collect read the grid's data again from /proc/PID/fd/pipe:[...]: "is not there"

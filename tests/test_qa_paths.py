@@ -132,6 +132,19 @@ def test_a_relative_olctc_cmd_with_a_quoted_dollar_is_anchored_too(tmp_path):
     assert len(solutions(tmp_path / "g")) == 2
 
 
+def test_grid_warns_of_a_solver_program_not_found_here(tmp_path, monkeypatch):
+    """gurobi_cl missing: every task's solve.log said "command not found", and only collect told of it."""
+    write_haberman(tmp_path / "hab.csv")
+    res = cli_here("grid", "hab.csv", *GRID_ARGS, "--solver", "glpk-cli", "-o", "g1", cwd=tmp_path)
+    assert res.returncode == 0 and "warning" not in res.stderr, res.stderr  # glpsol is here
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    res = cli_here("grid", "hab.csv", *GRID_ARGS, "--solver", "glpk-cli", "-o", "g2", cwd=tmp_path)
+    assert res.returncode == 0 and res.stderr == (
+        "warning: --solver glpk-cli: the tasks run the program 'glpsol', which is not on PATH here: make it "
+        "available where they run (or choose another --solver)\n"), res.stderr
+
+
 @pytest.mark.parametrize("name", ["g\n", "a\nb"])
 def test_a_grid_folder_with_a_line_break_is_refused(tmp_path, name):
     """run_local.sh and submit.sh cd to $(dirname ...), which drops a trailing newline: the scripts of "g\n"

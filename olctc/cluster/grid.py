@@ -431,6 +431,27 @@ def grid_scripts(folder: Path) -> list[Path]:
     return [folder / name for name in GRID_SCRIPTS] + arrays
 
 
+def solver_program_warning(solver: str) -> str | None:
+    """A warning when the program the tasks of ``solver`` run (cbc, glpsol, highs, gurobi_cl) is not found here:
+    every task then failed with "command not found" (gurobi_cl) or a missing-program error, seen only in
+    collect. The cluster's PATH may differ, hence no error."""
+    from olctc.solve.external import EXTERNAL
+
+    if solver == "gurobi-cli":
+        program = "gurobi_cl"
+        found = shutil.which(program) is not None
+    elif solver in EXTERNAL:
+        spec = EXTERNAL[solver]
+        program = spec.program
+        found = shutil.which(program) is not None or spec.locate_extra() is not None
+    else:
+        return None
+    if found:
+        return None
+    return (f"--solver {solver}: the tasks run the program {program!r}, which is not on PATH here: make it "
+            "available where they run (or choose another --solver)")
+
+
 def check_olctc_cmd(cmd: str) -> str | None:
     """Refuse an --olctc-cmd the task scripts cannot run as written; return a warning when its program is not
     found here (a path with a space, written unquoted, runs its first part only: every task would fail)."""
