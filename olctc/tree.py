@@ -370,7 +370,7 @@ class Tree:
             raise OlctcError("node_pos must not exceed node_n (the positive points among those reaching a node)")
         for name, a in (("node_n", self.node_n), ("node_pos", self.node_pos)):
             k = children_over(a)
-            if k is not None:
+            if a is not None and k is not None:
                 raise OlctcError(f"{name}: nodes {2 * k + 1} and {2 * k + 2} count {a[2 * k + 1]:g} + "
                                  f"{a[2 * k + 2]:g} points, more than their parent node {k}'s {a[k]:g}")
 

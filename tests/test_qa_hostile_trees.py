@@ -78,7 +78,9 @@ def _doc(cols: list[dict], classes: list, depth: int = 2, seed: int = SEED, stat
         "meta": {"note": "hand-made"},
     }
     if stats:
-        doc["nodes"].update(n=[100] * n, pos=[50] * n, std=np.ones((n, p)).tolist())
+        # 50 training points at each last-layer node, split evenly: each node counts its two child nodes' sum
+        counts = [25 * 2 ** (depth - int(np.log2(k + 1))) for k in range(n)]
+        doc["nodes"].update(n=counts, pos=[c // 2 for c in counts], std=np.ones((n, p)).tolist())
     return doc
 
 
@@ -404,7 +406,7 @@ def _unusual(name: str) -> dict:
         d["nodes"]["b"][2] = 1e-310
     elif name == "float labels and float counts":
         d["classes"] = [0.5, -2.25]
-        d["nodes"]["n"] = [100.0] * n
+        d["nodes"]["n"] = [float(c) for c in d["nodes"]["n"]]
         d["version"] = 1.0
         d["depth"] = 2.0
     elif name == "depth 1":
@@ -659,8 +661,8 @@ def test_cli_deeply_nested_meta_is_one_line_error(tmp_path):
 
 def _huge_counts_tree() -> Tree:
     d = _hab()
-    d["nodes"]["n"] = [2 ** 62, 2 ** 62, 2 ** 62]
-    d["nodes"]["pos"] = [2 ** 62, 2 ** 61, 0]
+    d["nodes"]["n"] = [2 ** 62, 2 ** 61, 2 ** 61]
+    d["nodes"]["pos"] = [2 ** 61, 2 ** 61, 0]
     return loads(json.dumps(d))
 
 

@@ -348,12 +348,12 @@ def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
         raise doc.fail(f"nodes.pos[{k}]", f"at most nodes.n[{k}] = {int(n_stat[k])} positive points (of the "
                        "training points that reached the node)", int(pos_stat[k]))
     for key in ("n", "pos"):
-        k = children_over(stats[key])
-        if k is not None:
-            a = stats[key]
-            raise doc.fail(f"nodes.{key}[{2 * k + 1}] + nodes.{key}[{2 * k + 2}]",
-                           f"at most nodes.{key}[{k}] = {int(a[k])} (the points reaching node {k}, split between "
-                           "its two child nodes)", int(a[2 * k + 1] + a[2 * k + 2]))
+        a = stats[key]
+        over = children_over(a)
+        if a is not None and over is not None:
+            raise doc.fail(f"nodes.{key}[{2 * over + 1}] + nodes.{key}[{2 * over + 2}]",
+                           f"at most nodes.{key}[{over}] = {int(a[over])} (the points reaching node {over}, split "
+                           "between its two child nodes)", int(a[2 * over + 1] + a[2 * over + 2]))
     meta = d.get("meta", {})
     if not isinstance(meta, dict):
         raise doc.fail("meta", "an object", meta)
