@@ -275,6 +275,14 @@ def test_import_time(tmp_path):
     assert re.search(r"^olctc compile heart --no-start +median [\d.]+ s", out, re.M), out
 
 
+def test_read_time(tmp_path):
+    # heart at depth 1: a model of a few kB, written and read back by SCIP and CBC
+    out = _run(tmp_path, "read_time.py", "--cases", "heart:1,heart:2s")
+    rows = [line.split() for line in out.splitlines() if line.startswith("heart:")]
+    assert [r[0] for r in rows] == ["heart:1", "heart:2s"] and all(len(r) == 7 for r in rows), out
+    assert all(float(v) >= 0 for r in rows for v in r[1:]), out
+
+
 def test_solver_crosscheck(tmp_path):
     # 2 instances (OLCT and OLCT-univariate at depth 1), COPT and Gurobi: the others run the same code
     out = _run(tmp_path, "solver_crosscheck.py", "--solvers", "copt,gurobi", "--seeds", "1", "--instances", "2")
