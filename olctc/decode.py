@@ -154,8 +154,9 @@ class DecodeReport:
         return not self.tolerance_exploited
 
     def _bound_text(self) -> str:
-        """", bound B (gap g%)", the gap as solve prints it: a solver calls a solution optimal within its relative gap, 1e-4 by default
-        for HiGHS, Gurobi, CPLEX, Xpress and COPT (SCIP: 0), unless its parameter file sets another."""
+        """", bound B (gap g%)", the gap as solve prints it: a solver calls a solution optimal within its relative
+        gap, 1e-4 by default for HiGHS, Gurobi, CPLEX, Xpress and COPT (SCIP: 0), unless its parameter file sets
+        another."""
         if self.bound is None:
             return ""
         from olctc.solve.result import gap_text, relative_gap
@@ -218,10 +219,10 @@ class DecodeReport:
             head = ("the solver's objective is not the tree's true objective: it" if objectives_differ else
                     "the tree's true objective equals the solver's, but the solver")
             # glpsol takes no tolerance: no parameter file can help it
-            advice = ("glpsol has no flag for its tolerances (GLPK's integrality tolerance is 1e-5): solve with another "
-                      "solver." if self.solver == "glpk" else "If it ran without the parameter files compile wrote "
-                      "(tolerances 1e-9), solve again with them; if it had them, it broke its own tolerances on this "
-                      "model (CBC does, docs/BENCHMARKS.md): solve with another solver.")
+            advice = ("glpsol has no flag for its tolerances (GLPK's integrality tolerance is 1e-5): solve with "
+                      "another solver." if self.solver == "glpk" else "If it ran without the parameter files compile "
+                      "wrote (tolerances 1e-9), solve again with them; if it had them, it broke its own tolerances on "
+                      "this model (CBC does, docs/BENCHMARKS.md): solve with another solver.")
             out.append(f"WARNING: {head} used its feasibility/integrality tolerances {how}. {advice}")
             if self.disagreements and self.digits is not None:
                 # a point within epsilon of a split can change sides when w and b lose their last digits

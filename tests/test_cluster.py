@@ -269,7 +269,8 @@ def test_collect_says_a_stopped_tasks_part_file_is_not_scored(solved_grid, tmp_p
     for said, how in (("slurmstepd: error: *** JOB 7 ON n1 CANCELLED AT 2026-12-05T20:50:01 DUE TO TIME LIMIT ***",
                        "killed at its job's time limit (give the job more time than the grid's --time-limit: "
                        "#SBATCH --time in submit.slurm)"),
-                      ("slurmstepd: error: *** JOB 7 ON n1 CANCELLED AT 2026-12-05T20:50:01 ***", "cancelled (scancel)")):
+                      ("slurmstepd: error: *** JOB 7 ON n1 CANCELLED AT 2026-12-05T20:50:01 ***",
+                       "cancelled (scancel)")):
         (g / "logs/task-6.out").write_text(f"task 6: olctc solve ...\n{said}\n")
         (problem,) = [r.problem for r in collect(g).results if r.problem]
         assert f"; the task was {how}: model.cbc.sol.part holds" in problem, problem
@@ -296,7 +297,8 @@ def test_collect_tells_a_task_too_short_for_its_solver_and_one_still_running_fro
     assert problems[0] == f"missing solution (last line of solve.log: {no_solution}; its file model.cbc.sol.part " \
         "holds none)"  # no word of a job stopped early
     assert re.fullmatch(r"missing solution \(last line of solve.log: Cbc0010I After 300 nodes, 41 on tree, 57.1 best "
-                        r"solution\); still running\? \(its solve.log was written \d+ s ago\)", problems[1]), problems[1]
+                        r"solution\); still running\? \(its solve.log was written \d+ s ago\)", problems[1]), \
+        problems[1]
     assert problems[2] == "missing solution (not run yet?)"
     advice = rerun_advice(col.results, g, len(col.results))
     assert advice.startswith("task(s) 0001 may still be running: wait for them to end, then run the missing tasks "

@@ -490,8 +490,9 @@ def test_a_file_solver_is_not_handed_a_model_it_has_no_time_to_read(heart_small,
     monkeypatch.setattr(solve, "FILE_BACKENDS", dict(solve.FILE_BACKENDS, **{solver: never}))
     X, y, _ = heart_small
     with pytest.raises(TimeLimitTooShort, match=rf"^no time is left to solve: writing the model for {solver} took "
-                                                r"1\.\d s, leaving [12]\.[\d]+ s of the time limit, less than reading it "
-                                                r"back \(about \d+\.\d s\) and the 0\.5 s a solver needs at least$"):
+                                                r"1\.\d s, leaving [12]\.[\d]+ s of the time limit, less than "
+                                                r"reading it back \(about \d+\.\d s\) and the 0\.5 s a solver "
+                                                r"needs at least$"):
         # 2.5 s left: more than the writing took, less than SCIP's or CBC's reading
         solve.solve_milp(compile_problem(from_arrays(X, y), make_spec("olct", 1)).milp, solver, time_limit=4.0,
                          verbose=False)

@@ -206,7 +206,8 @@ def test_glpsol_stopped_by_its_time_limit_says_so(tmp_path: Path, capsys) -> Non
         pytest.skip("glpsol not installed")
     rng = np.random.default_rng(1)  # a market split instance: GLPK finds no solution for long
     A = rng.integers(0, 100, size=(5, 40))
-    rows = [f" c{i}: " + " + ".join(f"{a} x{j}" for j, a in enumerate(r)) + f" = {r.sum() // 2}" for i, r in enumerate(A)]
+    rows = [f" c{i}: " + " + ".join(f"{a} x{j}" for j, a in enumerate(r)) + f" = {r.sum() // 2}"
+            for i, r in enumerate(A)]
     (tmp_path / "ms.lp").write_text("Minimize\n obj: s\nSubject To\n" + "\n".join(rows) + "\nBounds\n 0 <= s <= 1\n"
                                     "Binaries\n " + " ".join(f"x{j}" for j in range(40)) + "\nEnd\n")
     code, _out, err = run_cli(["solve", tmp_path / "ms.lp", "--solver", "glpk-cli", "--time-limit", "2", "--quiet",
@@ -422,6 +423,17 @@ _PROGRAMS = {"cbc-cli": None, "cbc-2.10": "/usr/bin/cbc", "highs-cli": None, "gl
              "highs": None, "cbc": None, "scip": None}  # the last three in process
 
 
+def _program_or_skip(program: str) -> tuple[str, str | None]:
+    """(olctc's solver name, the program to run or None) of a key of ``_PROGRAMS``; the test skipped without it."""
+    solver = program if program != "cbc-2.10" else "cbc-cli"
+    exe = _PROGRAMS[program] or {"cbc-cli": "cbc", "highs-cli": "highs", "glpk-cli": "glpsol"}.get(solver)
+    if program == "highs-cli":
+        pytest.importorskip("highsbox")
+    elif exe is not None and shutil.which(exe) is None:
+        pytest.skip(f"{exe} not installed")
+    return solver, exe
+
+
 @pytest.mark.parametrize("name", list(_NAMED))
 @pytest.mark.parametrize("program", list(_PROGRAMS))
 def test_every_solver_reads_a_model_whatever_its_name(tmp_path: Path, name: str, program: str, capsys) -> None:
@@ -430,12 +442,7 @@ def test_every_solver_reads_a_model_whatever_its_name(tmp_path: Path, name: str,
     CBC read m.LP as MPS (no columns), HiGHS and SCIP refused m.lp.GZ (SCIP with a traceback)."""
     import re
 
-    solver = program if program != "cbc-2.10" else "cbc-cli"
-    exe = _PROGRAMS[program] or {"cbc-cli": "cbc", "highs-cli": "highs", "glpk-cli": "glpsol"}.get(solver)
-    if program == "highs-cli":
-        pytest.importorskip("highsbox")
-    elif exe is not None and shutil.which(exe) is None:
-        pytest.skip(f"{exe} not installed")
+    solver, exe = _program_or_skip(program)
     kind, optimum = _NAMED[name]
     mps = (Path(__file__).parent / "data" / "solvers" / "model.mps").read_bytes()
     data = mps if kind.startswith("mps") else LP.encode()
@@ -464,12 +471,7 @@ def test_a_model_and_start_under_a_long_path_reach_every_solver(compiled: Path, 
     buffer overflow (a segmentation fault on longer paths), cbcbox's said "Current model not valid"."""
     import re
 
-    solver = program if program != "cbc-2.10" else "cbc-cli"
-    exe = _PROGRAMS[program] or {"cbc-cli": "cbc", "highs-cli": "highs", "glpk-cli": "glpsol"}.get(solver)
-    if program == "highs-cli":
-        pytest.importorskip("highsbox")
-    elif exe is not None and shutil.which(exe) is None:
-        pytest.skip(f"{exe} not installed")
+    solver, exe = _program_or_skip(program)
     deep = tmp_path / ("q" * 200) / ("s" * 200) / ("t" * 100)
     deep.mkdir(parents=True)
     for f in compiled.parent.glob("m.*"):

@@ -348,7 +348,8 @@ def test_construction_is_validated():
         Tree(np.zeros((1, 3)), np.zeros(1), Scaler.identity(3), schema, (0, 1))
     with pytest.raises(OlctcError, match="must differ"):
         Tree(np.zeros((1, 2)), np.zeros(1), sc, schema, ("a", "a"))
-    with pytest.raises(OlctcError, match=r"node_n: nodes 1 and 2 count 4 \+ 3 points, more than their parent node 0's 6"):
+    with pytest.raises(OlctcError, match=r"node_n: nodes 1 and 2 count 4 \+ 3 points, more than their parent node "
+                                         r"0's 6"):
         Tree(np.zeros((3, 2)), np.zeros(3), sc, schema, (0, 1), node_n=[6, 4, 3])
     with pytest.raises(OlctcError, match=r"node_pos: nodes 1 and 2 count 1 \+ 1 points, more than .* node 0's 1$"):
         Tree(np.zeros((3, 2)), np.zeros(3), sc, schema, (0, 1), node_n=[6, 3, 3], node_pos=[1, 1, 1])

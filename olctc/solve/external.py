@@ -129,7 +129,8 @@ EXTERNAL: dict[str, ExternalSolver] = {
     "highs-cli": ExternalSolver(
         "highs-cli", "highs", "pip install highsbox", "highs",
         ((r"Running HiGHS (\S+)", "HiGHS {}"), (r"HiGHS version (\S+)", "HiGHS {}")), _highs_command, _highsbox_binary,
-        bound_pattern=r"^\s*Dual bound\s+(\S+)\s*$", stopped_reading=r"reader reached time_limit|Parser reached timeout"),
+        bound_pattern=r"^\s*Dual bound\s+(\S+)\s*$",
+        stopped_reading=r"reader reached time_limit|Parser reached timeout"),
     "glpk-cli": ExternalSolver(
         "glpk-cli", "glpsol", "apt-get install glpk-utils", None,
         ((r"GLPK LP/MIP Solver,?\s*v?(\S+)", "GLPK {}"),), _glpk_command, stopped_on_time=r"^TIME LIMIT EXCEEDED",
