@@ -522,6 +522,8 @@ HIGHS_HEAD = "Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjec
      ":3: expected a status letter among o, f, n, u, got 'x'"),
     ('<?xml version="1.0"?>\n<CPLEXSolution version="1.2">\n <header solutionStatusValue="101"\n', {},
      ":3: expected well-formed CPLEX solution XML, got 'unclosed token: line 3, column 1' (file truncated?)"),
+    ("# Solution for model m\n# Objective value = 1\n# olctc: status proven\nx 1\n", {},
+     ":3: expected '# olctc: status optimal|feasible[, bound B]', got '# olctc: status proven'"),
     ("# Solution for model m\n# Objective value = 1\nx 1\nx 2\n", {},
      ":4: expected each column once, got 'x' again (first on line 3)"),
     ("solution status: optimal solution found\nobjective value: 1\nx 1 \t(obj:1)\ny -nan \t(obj:0)\n", {},

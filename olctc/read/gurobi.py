@@ -7,7 +7,8 @@ precision.
 
 A ``.sol`` file carries no status: Gurobi writes one only when an incumbent exists, optimal or
 not. It is therefore read as "feasible" (an incumbent of unproven optimality); the run's log or
-``Status`` attribute tells whether it is optimal.
+``Status`` attribute tells whether it is optimal. ``olctc solve --solver gurobi`` writes the status it was told
+(and the bound) in a comment line, ``# olctc: status optimal, bound 12.5``, which this reader takes.
 """
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ from olctc.read.solution import Solution
 
 _FIRST = "# Solution for model"
 _OBJECTIVE = "# Objective value ="
+#: The comment olctc solve adds: "# olctc: status optimal, bound 12.5" (Gurobi skips comment lines)
+OLCTC_NOTE = "# olctc: status"
+_NOTE = re.compile(r"^# olctc: status (optimal|feasible)(?:, bound (\S+))?$")
 #: The raw status of every Gurobi .sol file: it holds values and the objective, never a status.
 NO_STATUS = statusless("a Gurobi .sol file", "Gurobi's log")
 
@@ -32,12 +36,20 @@ def _detect(src: Source) -> bool:
 
 def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
     src.require_final_newline()
-    objective = None
+    objective = bound = None
+    status, raw = "feasible", NO_STATUS
     data: list[int] = []
     for k, line in enumerate(src.lines):
         text = line.strip()
         if text.startswith(_OBJECTIVE):
             objective = parse_number(src, text[len(_OBJECTIVE):].strip(), "a finite objective value", k + 1)
+        elif text.startswith(OLCTC_NOTE):
+            note = _NOTE.match(text)
+            if note is None:
+                raise src.fail(f"'{OLCTC_NOTE} optimal|feasible[, bound B]'", shown(text), line=k + 1)
+            status, raw = note[1], f"{note[1]} (olctc solve's note in the file)"
+            if note[2] is not None:
+                bound = parse_number(src, note[2], "a finite bound", k + 1)
         elif text and not text.startswith("#"):
             data.append(k)
     # Data lines are contiguous after the comments; split them in one go.
@@ -49,8 +61,8 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
     lines = range(start + 1, start + len(data) + 1)
     names = [r[0] for r in rows]
     values = parse_values(src, [r[1] for r in rows], names, lines)
-    return make_solution(src, "gurobi", "feasible", NO_STATUS, objective,
-                         name_values(src, names, values, lines), omits_zeros=False)
+    return make_solution(src, "gurobi", status, raw, objective, name_values(src, names, values, lines),
+                         omits_zeros=False, bound=bound)
 
 
 READER = register(Reader("gurobi", "first line '# Solution for model ...'", _detect, _parse, named="a Gurobi"))

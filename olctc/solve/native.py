@@ -139,6 +139,11 @@ def _gurobi_text(result: SolveResult, costs: np.ndarray | None, path: Path) -> s
     x = _need_values(result, "Gurobi")
     lines = [f"# Solution for model {_model_name(path, '.gurobi.sol')}",
              f"# Objective value = {_num(result.objective or 0.0)}"]
+    if result.status in ("optimal", "feasible"):  # Gurobi's format has no status: a comment, which it skips
+        from olctc.read.gurobi import OLCTC_NOTE
+
+        bound = "" if result.bound is None else f", bound {_num(result.bound)}"
+        lines.append(f"{OLCTC_NOTE} {result.status}{bound}")
     lines += [f"{name} {_num(v)}" for name, v in zip(result.col_names, x.tolist())]
     return "\n".join(lines) + "\n"
 
