@@ -148,7 +148,7 @@ def spec_options(f=None, *, with_C: bool = True, score_variables: bool = False):
     f = click.option("--budget", type=int, default=None,
                      help="L0 budget B, features per split, at most the number of features: a "
                           "hard bound for olct-univariate and margot-hfs, the free part of margot-sfs's "
-                          "penalty. Default 1.")(f)
+                          "penalty; refused for the other presets. Default 1.")(f)
     f = click.option("--alpha", type=float, default=1.0, show_default=True,
                      help="L0 penalty weight (margot-sfs, oct-h).")(f)
     f = click.option("--epsilon", type=float, default=1e-5, show_default=True,
@@ -243,7 +243,7 @@ def datasets_cmd() -> None:
         click.echo(f"{name:<14} {ds.n:>6} {ds.p:>8}  {neg}: {int((ds.y < 0).sum())}, {pos}: {int((ds.y > 0).sum())}")
 
 
-@cli.command("solvers")
+@cli.command("solvers", short_help="List the --solver choices, which run here, and their versions.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per solver, a list, instead of the table.")
 def solvers_cmd(as_json: bool) -> None:
     """List the --solver choices, which of them run here, and their versions."""
@@ -258,7 +258,7 @@ def solvers_cmd(as_json: bool) -> None:
         click.echo("\n".join(table_lines(infos)))
 
 
-@cli.command("compile")
+@cli.command("compile", short_help="Compile a data set into a portable MILP file (MPS or LP).")
 @data_options
 @spec_options
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
@@ -368,7 +368,7 @@ def _score_variables_hint(n: int, p: int, spec, nnz: int) -> str | None:
 SCORE_HINT_NNZ = 1_000_000
 
 
-@cli.command("solve")
+@cli.command("solve", short_help="Solve a compiled model; write the solver's solution file.")
 @click.argument("model", type=InputPath(dir_okay=False))
 @click.option("--solver", default="highs", show_default=True,
               help="highs, cbc, scip, or gurobi, cplex, copt, xpress where their Python packages are installed "
@@ -442,7 +442,7 @@ def _check_no_refine(preset: str) -> None:
                          f"refinement refits; {preset} refines nothing: leave it out")
 
 
-@cli.command("decode")
+@cli.command("decode", short_help="Turn a solver's solution of a compiled model into a tree.")
 @click.argument("manifest", type=InputPath(dir_okay=False))
 @click.argument("solution", type=InputPath(dir_okay=False))
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
@@ -493,12 +493,13 @@ def decode_cmd(manifest, solution, output, refine, smooth_pure_nodes, fmt, data)
         sys.exit(EXIT_TOLERANCE)
 
 
-@cli.command("fit")
+@cli.command("fit", short_help="Fit a tree in process: compile, solve, decode, refine.")
 @data_options
 @spec_options(score_variables=True)
 @click.option("--test-size", type=float, default=0.2, show_default=True,
               help="Stratified test share held out (0 trains on everything).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Split seed.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the test split (and with --cv, of the "
+              "folds).")
 @click.option("--solver", default=None,
               help="highs, cbc or scip, or gurobi, cplex, copt, xpress where their Python packages are "
                    "installed; default: highs, scip for the MIQP presets.")

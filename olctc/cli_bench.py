@@ -21,7 +21,8 @@ class BenchGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
-@click.group("bench", cls=BenchGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("bench", cls=BenchGroup, short_help="Run the paper's experiments into a resumable folder.",
+             context_settings={"help_option_names": ["-h", "--help"]})
 def bench() -> None:
     """Run the paper's experiments into a resumable folder (runs.jsonl), then `bench report DIR`."""
 
@@ -51,9 +52,10 @@ def _experiment_command(name: str) -> click.Command:
                   help="'anchors' (the authors' C table, olctc/bench/fixed_C.csv; C = 1 for data sets not in it and "
                        "for OCT-H; default without --cv) or C values ('1' or '1,10'). In the authors' terms: "
                        "MARGOT models run at olctc's C/2, OCT-H at C / (baseline error).")
-    @click.option("--C-grid", "C_grid", default=None,
+    @click.option("--C-grid", "--C-values", "C_grid", default=None,
                   help="Per-layer C grid for --cv (default the paper's 0.01,0.1,1,10,100); the L1-LR baseline "
-                       "always picks its C from it by CV. Refused where no model would use it.")
+                       "always picks its C from it by CV. Refused where no model would use it. --C-values: the "
+                       "same, as olctc fit and grid name it.")
     @click.option("--authors-split", is_flag=True,
                   help="The authors' own train/test split per seed (their files lacked the first row; "
                        "verified for the 10 UCI sets but climate). Other data sets keep olctc's split.")
@@ -70,9 +72,9 @@ def _experiment_command(name: str) -> click.Command:
     @click.option("--class-weight", "class_weight", default=None, type=click.Choice(["balanced"], case_sensitive=False),
                   help="'balanced': weigh each point's loss by n / (2 n_class) in every tree model, and CART's "
                        "and L1-LR's likewise (STreeD runs unweighted). Default: unweighted, the paper's.")
-    @click.option("--score-variables", is_flag=True,
+    @click.option("--score-variables/--paper-form", "score_variables", default=False,
                   help="Compile every tree model with a column per split score (same optimum, fewer "
-                       "nonzeros; see olctc compile --help). Default: the paper's form.")
+                       "nonzeros; see olctc compile --help), or in the paper's form. Default: --paper-form.")
     @click.option("--min-leaf", "min_leaf", type=int, default=0, show_default=True,
                   help="Training points each last-layer node of every tree model holds: none or at least this "
                        "many (as olctc fit --min-leaf); CART's and STreeD's leaves at least this many. 0: no "
@@ -114,11 +116,11 @@ for _name in EXPERIMENTS:
     bench.add_command(_experiment_command(_name))
 
 
-@bench.command("report")
+@bench.command("report", short_help="Tables, figures and trees of a bench folder.")
 @click.argument("folder", type=InputPath())  # '' was read as the current folder
 def report_cmd(folder: Any) -> None:
     """Markdown and CSV tables (with the authors' anchors), the paper's figures (PNG) and each run's tree (JSON)
-    of a bench."""
+    of a bench, into FOLDER/report/."""
     from olctc.bench.report import write_report
 
     rep = write_report(folder, echo=lambda m: click.echo(m, err=True))

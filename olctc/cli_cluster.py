@@ -35,7 +35,7 @@ def _refuse_C(ctx: click.Context, param: click.Parameter, value: str | None) -> 
                          "(the grid is their product over the layers), and collect picks the best")
 
 
-@click.command("grid")
+@click.command("grid", short_help="Compile a CV grid (fold x C) with Slurm job scripts.")
 @data_options
 @spec_options(with_C=False)
 @click.option("--C", "C", default=None, hidden=True, expose_value=False, callback=_refuse_C)
@@ -124,7 +124,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
         click.echo(f"note: sbatch is not on PATH here: copy the folder to a Slurm cluster, or run {local}")
 
 
-@click.command("collect")
+@click.command("collect", short_help="Score a grid's solutions, pick C, fit the final tree.")
 @click.argument("folder", type=InputPath(file_okay=False))
 @click.option("-o", "--output", "output", default=None, type=click.Path(dir_okay=False),
               help="Final tree file (JSON); default FOLDER/final_tree.json.")
@@ -153,7 +153,8 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
                    "only; give it to olctc decode of the final solution).")
 def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, quiet, score_variables,
                 scoring, smooth_pure_nodes) -> None:
-    """Decode and score every solution of a grid, pick C, fit (or emit) the final tree."""
+    """Decode and score every solution of a grid, pick C, fit (or emit) the final tree. Each task's score or
+    problem, the CV table and the choice go to FOLDER/cv_results.json."""
     from olctc.cluster.final import check_final_folder, check_final_time_limit, emit_final as write_final, fit_final
     from olctc.cluster.grid import c_text, grid_scripts
     from olctc.cluster.read import read_grid

@@ -179,7 +179,7 @@ def _note_ignored(header: list[str], checks: _CellChecks, named: tuple[str | Non
 
 # ---------------------------------------------------------------- export
 
-@click.command("export")
+@click.command("export", short_help="Export a tree as code, ONNX, SQL, JSON, text or a picture.")
 @click.argument("tree", type=InputPath(dir_okay=False))
 @click.option("--format", "fmt", default=None,
               help="json, python, onnx, sql, text, dot, png or svg (default: from the -o suffix; needed to "
@@ -194,12 +194,13 @@ def export_cmd(tree: str, fmt: str | None, output: str | None, table: str | None
     """Export the tree in TREE (JSON) as code, ONNX, an SQL query, text, DOT or a picture.
 
     \b
-    python: a module (standard library only) with predict(row), predict_proba(row),
-      row a dict by column name or a sequence in FEATURES order: one row per call.
-    onnx: all-numeric columns: one input 'input', double (float64), shape (N, features),
-      in the tree's feature_names order; with a text column: one (N, 1) input per
-      column, named after it, double or string. Outputs 'label' (N) and
-      'probabilities' (N, 2), in the order of the tree's classes.
+    python: a module (standard library only) with predict(row) and
+      predict_proba(row), row a dict by column name or a sequence in FEATURES
+      order: one row per call.
+    onnx: all-numeric columns: one input 'input', double (float64), shape
+      (N, features), in the tree's feature_names order; with a text column: one
+      (N, 1) input per column, named after it, double or string. Outputs 'label'
+      (N) and 'probabilities' (N, 2), in the order of the tree's classes.
     sql: one query over --table that keeps its columns and adds olctc_node,
       olctc_score, olctc_proba and olctc_label (NULL for a row it cannot score).
     """
@@ -452,7 +453,7 @@ def _one_against_rest(classes: Sequence) -> bool:
     return isinstance(neg, str) and neg == f"not {pos}"  # binarise_labels' own spelling of the rest
 
 
-@click.command("predict")
+@click.command("predict", short_help="Predict every row of a CSV with a tree.")
 @click.argument("tree", type=InputPath(dir_okay=False))
 @click.argument("data", type=InputPath(dir_okay=False))
 @click.option("--proba", is_flag=True, help="Add one probability column per class.")
@@ -554,7 +555,7 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
 
 # ---------------------------------------------------------------- explain
 
-@click.command("explain")
+@click.command("explain", short_help="Explain one prediction: its path, confidences, features.")
 @click.argument("tree", type=InputPath(dir_okay=False))
 @click.option("--data", required=True, type=InputPath(dir_okay=False), help="CSV holding the row.")
 @click.option("--row", "row", required=True, type=int, help="Data row to explain, 0-based (0 = first data row).")

@@ -263,6 +263,16 @@ def test_truncated_last_line_is_ignored_and_redone(tmp_path: Path, capsys, basel
     assert code == 0 and "ignored 1 unreadable line(s)" in err
 
 
+
+def test_bench_takes_fit_and_grids_names_for_the_C_grid_and_the_paper_form(tmp_path, capsys):
+    """--C-values (fit, grid) is --C-grid here, and --paper-form (compile, fit, grid, collect) the flag's default:
+    both were "No such option"."""
+    code, _, err = cli(["bench", "models", "--datasets", "haberman", "--models", "OLCT", "--C-values", "1",
+                        "--paper-form", "-o", str(tmp_path / "b")], capsys)
+    # parsed as --C-grid: refused without --cv, as --C-grid is
+    assert code == 2 and "--C-grid is the grid --cv searches" in err, err
+    assert not (tmp_path / "b").exists()
+
 def test_progress_bar_text(tmp_path: Path) -> None:
     import io
 

@@ -30,7 +30,7 @@ def test_every_solver_choice_is_listed_once_in_process_first(infos):
     assert set(names) == set(GRID_SOLVERS) - {"olctc"}
     assert [infos[n].runs for n in names] == ["in process"] * 7 + ["program"] * 4
     assert [infos[n].models for n in names] == ["MILP", "MILP"] + ["MILP, MIQP"] * 5 + ["MILP"] * 3 + ["MILP, MIQP"]
-    assert [infos[n].commands for n in names] == (["fit, solve, grid"] * 7 + ["solve, grid"] * 3
+    assert [infos[n].commands for n in names] == (["fit, solve, grid, collect, bench"] * 7 + ["solve, grid"] * 3
                                                   + ["grid"])
 
 
@@ -77,7 +77,7 @@ def test_commercial_versions_are_their_packages_own(infos):
 
 
 def test_notes_say_the_defaults_and_the_caveat(infos):
-    assert infos["highs"].note == "the default of fit and solve"
+    assert infos["highs"].note == "the default of fit, solve, collect and bench"
     assert "MIQP presets" in infos["scip"].note and infos["cbc"].note == ""
     assert "approximate" in infos["glpk-cli"].note and infos["cbc-cli"].note == ""
     # the size limit of each wheel's licence, and what lifts it

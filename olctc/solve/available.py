@@ -88,7 +88,8 @@ _VERSION: dict[str, Callable[[], str]] = {"highs": _highs_version, "cbc": _cbc_v
 
 def _in_process(name: str) -> SolverInfo:
     package, install, models = IN_PROCESS[name]
-    commands = "fit, solve, grid"  # grid's tasks run `olctc solve --solver NAME`, commercial ones included
+    # grid's tasks run `olctc solve --solver NAME`, commercial ones included; collect's final fit, bench's fits
+    commands = "fit, solve, grid, collect, bench"
     try:
         where, found = f"{package} {importlib.metadata.version(package)}", True
     except importlib.metadata.PackageNotFoundError:
@@ -102,7 +103,7 @@ def _in_process(name: str) -> SolverInfo:
         if isinstance(exc, OlctcError):  # olctc's own words say what to do
             note = f"cannot load it: {reason}" if found else reason
         return SolverInfo(name, "in process", commands, models, False, found, None, where, note)
-    note = {"highs": "the default of fit and solve",
+    note = {"highs": "the default of fit, solve, collect and bench",
             "scip": "fit's default for the MIQP presets (margot, margot-sfs, margot-hfs)",
             **{k: v[2] for k, v in PACKAGES.items()}}.get(name, "")
     return SolverInfo(name, "in process", commands, models, True, True, version, where, note)
