@@ -58,7 +58,9 @@ def _named_option(message: str, args: list[str]) -> str:
             command = command.commands[a]
     for param in command.params:
         if param.name == found[1] and isinstance(param, click.Option):
-            option = max(param.opts, key=len)
+            # the long name typed (bench's --C-values for --C-grid), else the longest
+            typed = [o for a in args for o in param.opts if o.startswith("--") and (a == o or a.startswith(o + "="))]
+            option = typed[0] if typed else max(param.opts, key=len)
             return message.replace(f"'{found[1]}' parameter", f"'{found[1]}' parameter ({option})", 1)
     return message
 

@@ -272,6 +272,10 @@ def test_bench_takes_fit_and_grids_names_for_the_C_grid_and_the_paper_form(tmp_p
     # parsed as --C-grid: refused without --cv, as --C-grid is
     assert code == 2 and "--C-grid is the grid --cv searches" in err, err
     assert not (tmp_path / "b").exists()
+    for name in ("--C-values", "--C-grid"):  # a bad value's message names the option as typed
+        code, _, err = cli(["bench", "models", "--datasets", "haberman", "--cv", "2", name, "1,inf", "-o",
+                            str(tmp_path / "b")], capsys)
+        assert code == 2 and err.startswith(f"error: The 'C_grid' parameter ({name}) must be"), err
 
 def test_progress_bar_text(tmp_path: Path) -> None:
     import io
