@@ -546,9 +546,9 @@ SPEC_ERRORS = [
     # a depth whose size would not fit in memory is still described, as a formula
     (dict(depth=10 ** 6), "The 'depth' parameter must be <= 12 (depth 1000000 has 2^1000000 - 1 branch nodes and "
                           "2^999999 routing variables per point). Got 1000000 instead."),
-    (dict(tangents="-inf,0,800,inf"), "The 'tangents' parameter must be points <= 700 or inf: the tangent at "
-     "800.0 has a slope 1/(1 + e^v) below 1e-304 (0 from about 745), so its line is the bound xi >= 0 that inf "
-     "already gives. Got '-inf,0,800,inf' instead."),
+    (dict(tangents="-inf,0,30,inf"), "The 'tangents' parameter must be points <= 13.8 or inf: the tangent at "
+     "30.0 has a slope 1/(1 + e^v) below 1e-6 (where the loss is below 1e-6 too), so its line is the bound xi >= 0 "
+     "that inf gives, up to coefficients solvers read as 0 or not. Got '-inf,0,30,inf' instead."),
     (dict(big_m=1e10), "The 'big_m' parameter must be <= 1e9: solvers do not read larger coefficients reliably "
                        "(HiGHS refuses a file with a value >= 1e15). Got 10000000000.0 instead."),
     (dict(epsilon=1e-9), "The 'epsilon' parameter must be >= 1e-8: the solvers' feasibility tolerance is 1e-9, "
@@ -599,9 +599,9 @@ def test_l0_knobs_apply_where_the_model_uses_them():
     assert TreeSpec.from_json(old) == make_spec("margot")
     # V0, the default every caller passes, is accepted by every preset
     assert make_spec("oct-h", tangents="V0").tangents == make_spec("olct").tangents
-    # the largest tangent point allowed has a finite, positive line
-    g, c = logistic_tangents(make_spec(tangents="-inf,0,700,inf").tangents)
-    assert np.all(np.isfinite(g)) and np.all(np.isfinite(c)) and g[-2] > 0
+    # the largest tangent point allowed has a line every solver reads: slope and intercept above their zero
+    g, c = logistic_tangents(make_spec(tangents="-inf,0,13.8,inf").tangents)
+    assert np.all(np.isfinite(g)) and np.all(np.isfinite(c)) and abs(g[-2]) >= 1e-6 and abs(c[-2]) >= 1e-6
 
 
 @pytest.mark.parametrize("kwargs,message", SPEC_ERRORS)

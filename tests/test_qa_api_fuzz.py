@@ -335,7 +335,7 @@ SPEC_CASES = [
     ({"C": True}, r"^The 'C' parameter must be a positive number or one per layer\. Got True instead\.$"),
     ({"tangents": "V4"}, r"^The 'tangents' parameter must be V0, V1, V2, V3 or a comma-separated list "),
     ({"tangents": [np.inf]}, r"^The 'tangents' parameter must be a list with at least one point other than \+inf"),
-    ({"tangents": [1e308]}, r"^The 'tangents' parameter must be points <= 700 or inf"),
+    ({"tangents": [1e308]}, r"^The 'tangents' parameter must be points <= 13.8 or inf"),
     ({"big_m": "100"}, r"^The 'big_m' parameter must be a number\. Got '100' instead\.$"),
     ({"big_m": 1e10}, r"^The 'big_m' parameter must be <= 1e9"),
     ({"epsilon": 1e-9}, r"^The 'epsilon' parameter must be >= 1e-8"),
