@@ -7,6 +7,7 @@ import gzip
 import json
 import os
 import shutil
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -451,6 +452,23 @@ def test_the_largest_tangent_point_gives_every_reader_the_same_model(tmp_path: P
         assert code == 0, err
         objectives[solver] = float(re.search(r"status optimal \(.*\), objective (\S+),", out)[1])
     assert objectives["xpress"] == pytest.approx(objectives["highs"], rel=1e-7), objectives
+
+
+def test_an_optimum_whose_bound_lies_above_it_is_no_proof() -> None:
+    """Xpress called a point optimal with its bound 18% above it (objective 119.24, bound 140.96); olctc printed
+    "status optimal"."""
+    from olctc.solve import bound_checked
+
+    def result(objective: float, bound: float) -> SolveResult:
+        return SolveResult("optimal", objective, bound, None, np.zeros(2), ["a", "b"], "xpress", "x", 0.1, "OPTIMAL")
+
+    with pytest.warns(UserWarning, match=r"^xpress calls its solution optimal, but its bound 140.96 lies above its "
+                                         r"objective 119.24, which the bound of a minimisation cannot"):
+        assert bound_checked(result(119.24, 140.96)).status == "feasible"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # round-off above the optimum is no contradiction
+        assert bound_checked(result(119.24, 119.24 * (1 + 1e-9))).status == "optimal"
+        assert bound_checked(result(0.0, 5e-7)).status == "optimal"
 
 
 def _program_or_skip(program: str) -> tuple[str, str | None]:
