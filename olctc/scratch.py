@@ -28,15 +28,40 @@ def scratch_folder(prefix: str) -> Iterator[Path]:
     if prefix not in PREFIXES:
         raise ValueError(f"scratch_folder: prefix {prefix!r} is not one of {PREFIXES}")
     sweep()
-    # a folder that vanished meanwhile (a cleaner of old files in /tmp) must not fail a finished solve
-    with tempfile.TemporaryDirectory(prefix=prefix, ignore_cleanup_errors=True) as tmp:
-        folder = Path(tmp)
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    fd = -1
+    try:
         fd = _marked(folder)
+        yield folder
+    finally:
+        _remove_scratch(folder, fd)
+
+
+def _remove_scratch(folder: Path, fd: int) -> None:
+    """Remove ``folder``, its ``MARK`` last, and release ``fd`` (its flock). An interrupt that arrives meanwhile
+    (Ctrl-C pressed twice; ``timeout -s INT`` signals the group too) is raised once the removal is done: cut short
+    by one, tempfile's removal took the marker first and left 3 folders in 30 runs that no sweep would touch. A
+    folder that vanished meanwhile (a cleaner of old files in /tmp) must not fail a finished solve."""
+    interrupted: KeyboardInterrupt | None = None
+    for _ in range(100):
         try:
-            yield folder
-        finally:
+            emptied = False
+            with contextlib.suppress(OSError):
+                emptied = _remove_contents(folder)
             if fd >= 0:
-                os.close(fd)
+                held, fd = fd, -1
+                with contextlib.suppress(OSError):
+                    os.close(held)
+            if emptied:  # else (a file system mounted inside) the marker stays, for a later sweep
+                with contextlib.suppress(OSError):
+                    os.unlink(folder / MARK)
+                with contextlib.suppress(OSError):
+                    os.rmdir(folder)
+            break
+        except KeyboardInterrupt as exc:
+            interrupted = exc
+    if interrupted is not None:
+        raise interrupted
 
 
 def _host() -> bytes:

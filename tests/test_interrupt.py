@@ -714,6 +714,23 @@ def test_an_interrupted_bench_leaves_no_multiprocessing_folder(tmp_path, short_t
     assert [e.name for e in tmp.iterdir() if e.name.startswith("pymp-")] == []
 
 
+def test_an_interrupted_bench_leaves_no_model_file_of_its_runs(tmp_path, short_tmp):
+    """SIGTERM ends a run's process at once, its cleanup unrun: every interrupted bench (and fit --cv --jobs) left
+    each running child's olctc-milp-*/model.mps in $TMPDIR until another olctc solve swept it."""
+    tmp = short_tmp
+    args = ["bench", "models", "--datasets", "heart", "--models", "OLCT", "--seeds", "0,42", "--solver", "scip",
+            "--time-limit", "60", "--jobs", "2", "-o", "b"]
+    p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)})
+    deadline = time.monotonic() + 120
+    while p.poll() is None and sum(e.name.startswith("olctc-milp-") for e in tmp.iterdir()) < 2:
+        assert time.monotonic() < deadline, "no run reached its solve"
+        time.sleep(0.01)
+    code, err = _interrupt(p, signal.SIGINT)
+    assert code == 130 and err.strip().endswith("interrupted"), err
+    assert [e.name for e in tmp.iterdir() if e.name.startswith("olctc-")] == []
+
+
 def _export_is_whole(path: Path, fmt: str) -> bool:
     data = path.read_bytes()
     if fmt == "onnx":

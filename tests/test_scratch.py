@@ -256,6 +256,27 @@ def test_a_solve_by_a_solver_program_killed_leaves_its_folders_until_the_next_on
     assert _names(tmpdir_env) == []
 
 
+def test_an_interrupt_during_the_removal_leaves_nothing_and_is_raised_after(tmpdir_env, monkeypatch):
+    """Ctrl-C pressed twice: the second interrupt cut tempfile's removal short after it had taken the marker, and
+    the folder stayed for good (no sweep removes an unmarked folder; 3 runs in 30)."""
+    import olctc.scratch as scratch
+
+    real, calls = scratch._remove_contents, []
+
+    def cut_short(folder):  # the second Ctrl-C, at the start of the removal
+        calls.append(folder)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return real(folder)
+
+    monkeypatch.setattr(scratch, "_remove_contents", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        with scratch_folder(PREFIX) as mine:
+            (mine / "model.mps").write_text("x")
+            raise KeyboardInterrupt  # the first
+    assert len(calls) == 2 and _names(tmpdir_env) == []
+
+
 def test_a_folder_removed_meanwhile_fails_nothing(tmpdir_env):
     import shutil
 

@@ -15,6 +15,7 @@ handler sees. The standard-error files have no name, so a killed bench leaves no
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import signal
@@ -224,13 +225,24 @@ def _start(proc: Any) -> None:
 
 
 def stop(proc: Any, grace: float = GRACE) -> None:
-    """SIGTERM, then SIGKILL if the child is inside a C call that never returns."""
+    """SIGTERM, then SIGKILL if the child is inside a C call that never returns; then the child's scratch folders
+    go (``_sweep``)."""
     if proc.is_alive():
         proc.terminate()
         proc.join(grace)
     if proc.is_alive():
         proc.kill()
         proc.join(grace)
+    _sweep()
+
+
+def _sweep() -> None:
+    """Remove the scratch folders of stopped children: SIGTERM ends a child at once, its cleanup unrun, and each
+    running child's model file (2.6 MB on haberman, 157 MB on phishing) stayed until another olctc solve."""
+    from olctc.scratch import sweep
+
+    with contextlib.suppress(OSError):
+        sweep()
 
 
 def _stop_all(workers: list[Worker], grace: float = STOP_GRACE) -> None:
@@ -254,6 +266,7 @@ def _stop_all(workers: list[Worker], grace: float = STOP_GRACE) -> None:
             for w in workers:
                 w.conn.close()
                 w.err.close()
+            _sweep()
             return
         except KeyboardInterrupt:
             continue
