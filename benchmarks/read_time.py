@@ -2,7 +2,7 @@
 writes, against the time olctc takes to write it? ``fit`` hands them a file, and keeps back time to read it.
 
 Usage:
-    python benchmarks/read_time.py [--cases a6a:2,a6a:3s,w5a:2,phishing:2] [--solvers scip,cbc]
+    python benchmarks/read_time.py [--cases phishing:2,a6a:2,a6a:3s,w5a:2] [--solvers scip,cbc]
 
 Each case is DATASET:DEPTH (OLCT, V0), ``s`` after the depth for the score-variable form. For each: the MILP is
 built once, written to MPS by olctc (timed), then read by each solver in this process (timed). Prints the file

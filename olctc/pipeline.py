@@ -268,7 +268,7 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     console), the -cli solvers too, whose own file is written all the same (its status, no values).
     """
     from olctc.emit.params import validate_limits
-    from olctc.solve import ALL_SOLVERS, solve_file, write_native_solution
+    from olctc.solve import ALL_SOLVERS, bound_checked, solve_file, write_native_solution
     from olctc.solve.calls import left_after_interrupt
     from olctc.solve.modelfile import check_model_path, model_stem
     from olctc.solve.options import MIN_SOLVE_SECONDS
@@ -338,11 +338,15 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     if solver.endswith("-cli"):
         res = _solve_external(model, solver, sol, time_limit=time_limit, threads=threads, start_path=start_path,
                               verbose=verbose, solver_path=solver_path, col_names=names)
+        if man is not None:  # olctc's model: it minimises
+            res = bound_checked(res)
         if res.status not in ("optimal", "feasible"):  # the program wrote its file all the same
             raise NoSolution(f"{solver} {found_none(res)}; its file {sol} holds none")
         return res, sol
     res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
                      verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun)
+    if man is not None:  # olctc's model: it minimises
+        res = bound_checked(res)
     if res.x is None:
         if interrupted := left_after_interrupt(res):
             why = f"{interrupted}, with no solution"

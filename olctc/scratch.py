@@ -45,14 +45,19 @@ def _remove_scratch(folder: Path, fd: int) -> None:
     interrupted: KeyboardInterrupt | None = None
     for _ in range(100):
         try:
-            emptied = False
             with contextlib.suppress(OSError):
-                emptied = _remove_contents(folder)
+                _remove_contents(folder)
             if fd >= 0:
                 held, fd = fd, -1
                 with contextlib.suppress(OSError):
                     os.close(held)
-            if emptied:  # else (a file system mounted inside) the marker stays, for a later sweep
+            try:
+                left = set(os.listdir(folder))
+            except OSError:  # gone
+                break
+            # the marker, or nothing (an unmarked folder, a removal cut short after the marker); else a file
+            # system mounted inside: the marker stays, for a later sweep
+            if left <= {MARK}:
                 with contextlib.suppress(OSError):
                     os.unlink(folder / MARK)
                 with contextlib.suppress(OSError):

@@ -81,6 +81,8 @@ MAX_COST = 1e20
 # CBC, Gurobi and COPT dropped a row's entries of 3e-20..9e-18 at 40, CPLEX and Xpress kept them, and Xpress
 # then called a point 2% above the optimum optimal (QA, 2026-12-05). The loss there is below 1e-6.
 MAX_TANGENT = 13.8
+#: The limit before: manifests, grids and tree files written then may hold points up to it, and still read.
+MAX_TANGENT_READ = 700.0
 
 _DEFAULT_ALPHA = 1.0
 
@@ -217,18 +219,20 @@ class TreeSpec:
         alpha = d["alpha"] if info is None or info.uses_alpha else _DEFAULT_ALPHA
         budget = d.get("budget") if info is None or info.uses_budget else None
         tangents = ",".join(d["tangents"]) if info is None or info.uses_tangents else None
-        return make_spec(preset=d["preset"], depth=d["depth"], C=d["C"], tangents=tangents, big_m=d["big_m"],
-                         epsilon=d["epsilon"], alpha=alpha, budget=budget,
-                         score_variables=d.get("score_variables", False), class_weight=d.get("class_weight"),
-                         min_leaf=d.get("min_leaf", 0))
+        # not make_spec: a point above MAX_TANGENT, allowed when the manifest was written, still reads
+        return cls(*_checked_fields(d["preset"], d["depth"], d["C"], tangents, d["big_m"], d["epsilon"], alpha,
+                                    budget, d.get("score_variables", False), d.get("class_weight"),
+                                    d.get("min_leaf", 0)))
 
 
 def _tangent_str(v: float) -> str:
     return "inf" if v == math.inf else "-inf" if v == -math.inf else repr(float(v))
 
 
-def parse_tangents(value: str | Iterable[float] | None) -> tuple[tuple[float, ...], str]:
-    """A tangent set name (V0..V3) or a list of points -> (sorted points, label)."""
+def parse_tangents(value: str | Iterable[float] | None,
+                   limit: float = MAX_TANGENT_READ) -> tuple[tuple[float, ...], str]:
+    """A tangent set name (V0..V3) or a list of points -> (sorted points, label); finite points above ``limit``
+    refused (``make_spec``, for new models: ``MAX_TANGENT``)."""
     if value is None:
         return TANGENT_SETS["V0"], "V0"
     if isinstance(value, str):
@@ -263,9 +267,9 @@ def parse_tangents(value: str | Iterable[float] | None) -> tuple[tuple[float, ..
         # -inf gives the line -u: the loss max(0, -y s) is 0 for the tree of zero weights, whatever the data
         raise param_error("tangents", "a list with at least one finite point (with -inf and inf only, the tree "
                                       "of zero weights has loss 0)", value)
-    big = [v for v in pts if MAX_TANGENT < v < math.inf]
+    big = [v for v in pts if limit < v < math.inf]
     if big:
-        raise param_error("tangents", f"points <= {MAX_TANGENT:g} or inf: the tangent at {big[0]!r} has a slope "
+        raise param_error("tangents", f"points <= {limit:g} or inf: the tangent at {big[0]!r} has a slope "
                           f"1/(1 + e^v) below 1e-6 (where the loss is below 1e-6 too), so its line is the bound "
                           "xi >= 0 that inf gives, up to coefficients solvers read as 0 or not", value)
     points = tuple(sorted(set(pts)))
@@ -406,6 +410,9 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Iterable[fl
     ``class_weight``: None, "balanced" or (weight of the -1 class, weight of the +1 class); weights by class
     label are turned into that pair where the labels are known (``olctc.data.class_weight_by_label``).
     """
+    if isinstance(tangents, Iterator):  # read twice below
+        tangents = list(tangents)
+    parse_tangents(tangents, MAX_TANGENT)  # a new model's limit, before the fields' checks and their MAX_TANGENT_READ
     return TreeSpec(*_checked_fields(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables,
                                      class_weight, min_leaf))
 

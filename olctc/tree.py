@@ -58,7 +58,8 @@ def children_over(counts: np.ndarray | None) -> int | None:
     are split between its children), or None."""
     if counts is None or counts.size < 3:
         return None
-    over = np.flatnonzero(counts[1::2] + counts[2::2] > counts[: (counts.size - 1) // 2])
+    # a subtraction of counts >= 0 cannot overflow, where int64's sum of two 2**62 wrapped to -2**63
+    over = np.flatnonzero(counts[1::2] > counts[: (counts.size - 1) // 2] - counts[2::2])
     return int(over[0]) if over.size else None
 
 

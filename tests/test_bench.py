@@ -263,7 +263,6 @@ def test_truncated_last_line_is_ignored_and_redone(tmp_path: Path, capsys, basel
     assert code == 0 and "ignored 1 unreadable line(s)" in err
 
 
-
 def test_bench_takes_fit_and_grids_names_for_the_C_grid_and_the_paper_form(tmp_path, capsys):
     """--C-values (fit, grid) is --C-grid here, and --paper-form (compile, fit, grid, collect) the flag's default:
     both were "No such option"."""
@@ -276,6 +275,7 @@ def test_bench_takes_fit_and_grids_names_for_the_C_grid_and_the_paper_form(tmp_p
         code, _, err = cli(["bench", "models", "--datasets", "haberman", "--cv", "2", name, "1,inf", "-o",
                             str(tmp_path / "b")], capsys)
         assert code == 2 and err.startswith(f"error: The 'C_grid' parameter ({name}) must be"), err
+
 
 def test_progress_bar_text(tmp_path: Path) -> None:
     import io

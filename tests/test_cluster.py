@@ -269,6 +269,8 @@ def test_collect_says_a_stopped_tasks_part_file_is_not_scored(solved_grid, tmp_p
     for said, how in (("slurmstepd: error: *** JOB 7 ON n1 CANCELLED AT 2026-12-05T20:50:01 DUE TO TIME LIMIT ***",
                        "killed at its job's time limit (give the job more time than the grid's --time-limit: "
                        "#SBATCH --time in submit.slurm)"),
+                      ("slurmstepd: error: *** JOB 7 ON n1 CANCELLED AT 2026-12-05T20:50:01 DUE TO PREEMPTION ***",
+                       "cancelled by Slurm (preemption)"),
                       ("slurmstepd: error: *** JOB 7 ON n1 CANCELLED AT 2026-12-05T20:50:01 ***",
                        "cancelled (scancel)")):
         (g / "logs/task-6.out").write_text(f"task 6: olctc solve ...\n{said}\n")
@@ -284,7 +286,7 @@ def test_collect_tells_a_task_too_short_for_its_solver_and_one_still_running_fro
     out, _, _ = solved_grid
     g = tmp_path / "g"
     shutil.copytree(out, g)
-    for k in range(3):
+    for k in range(4):
         (g / f"tasks/{k:04d}/model.cbc.sol").unlink()
     no_solution = ("error: cbc-cli found no solution (Stopped on time (no integer solution - continuous used)): its "
                    "time limit came before it found any solution; give it more time")
@@ -292,6 +294,9 @@ def test_collect_tells_a_task_too_short_for_its_solver_and_one_still_running_fro
     (g / "tasks/0000/model.cbc.sol.part").write_text("Stopped on time - objective value 0\n")
     (g / "tasks/0001/solve.log").write_text("Cbc0010I After 300 nodes, 41 on tree, 57.1 best solution\n")
     (g / "tasks/0002/solve.log").unlink()
+    # olctc solve's own TimeLimitTooShort, a warning after it
+    (g / "tasks/0003/solve.log").write_text("error: --time-limit 0.6 s leaves no time to solve: checking the model's "
+                                            "files took 0.5 s\nwarning: a later line\n")
     col = collect(g)
     problems = {r.task: r.problem for r in col.results if r.problem}
     assert problems[0] == f"missing solution (last line of solve.log: {no_solution}; its file model.cbc.sol.part " \
@@ -304,7 +309,7 @@ def test_collect_tells_a_task_too_short_for_its_solver_and_one_still_running_fro
     assert advice.startswith("task(s) 0001 may still be running: wait for them to end, then run the missing tasks "
                              f"again (resubmit; solved tasks are skipped); only these: (cd {g} && sbatch --array=1-2 "
                              "submit.slurm)"), advice
-    assert advice.endswith("; task(s) 0000 ended with no solution within the grid's --time-limit (see their "
+    assert advice.endswith("; task(s) 0000, 0003 ended with no solution within the grid's --time-limit (see their "
                            "solve.log): solved again the same way they end the same; make the grid again with a "
                            "longer --time-limit (or another --solver)"), advice
     os.utime(g / "tasks/0001/solve.log", (0, 0))  # written long ago: killed outright, not running

@@ -597,6 +597,10 @@ def test_l0_knobs_apply_where_the_model_uses_them():
     assert TreeSpec.from_json(old) == make_spec("olct")
     old = make_spec("margot").to_json() | {"tangents": ["-inf", "-1.9", "0.0", "1.9", "inf"], "tangent_set": "V1"}
     assert TreeSpec.from_json(old) == make_spec("margot")
+    # a tangent point above 13.8 was allowed (up to 700) when this manifest was written: it still reads
+    old = make_spec("olct").to_json() | {"tangents": ["-inf", "0.0", "30.0", "inf"], "tangent_set": "custom"}
+    assert TreeSpec.from_json(old).tangents == (-np.inf, 0.0, 30.0, np.inf)
+    assert make_spec(tangents=iter([-np.inf, 0.0, np.inf])).tangents == (-np.inf, 0.0, np.inf)  # read once
     # V0, the default every caller passes, is accepted by every preset
     assert make_spec("oct-h", tangents="V0").tangents == make_spec("olct").tangents
     # the largest tangent point allowed has a line every solver reads: slope and intercept above their zero

@@ -139,6 +139,9 @@ def _write(tmp_path, doc_or_text) -> Path:
      r"nodes.n\[1\] \+ nodes.n\[2\]: expected at most nodes.n\[0\] = \d+ \(the points reaching node 0, split "
      r"between its two child nodes\), got \d+$"),
     (lambda d: d["nodes"].update(pos=[0, 0, 0]) or d["nodes"]["n"].__setitem__(0, 0), r"nodes.n\[1\] \+ nodes.n\[2\]"),
+    (lambda d: d["nodes"].update(n=[1, 2 ** 62, 2 ** 62], pos=[0, 0, 0]),  # int64's sum wraps to -2**63
+     r"nodes.n\[1\] \+ nodes.n\[2\]: expected at most nodes.n\[0\] = 1 \(the points reaching node 0, split between "
+     r"its two child nodes\), got 9223372036854775808$"),
     (lambda d: d["nodes"].update(pos=[1, 1, 1]),
      r"nodes.pos\[1\] \+ nodes.pos\[2\]: expected at most nodes.pos\[0\] = 1 "),
     (lambda d: d["nodes"]["W"][0].__setitem__(0, 10 ** 400), r"nodes.W\[0\]\[0\]: expected a finite number, got 1000"),

@@ -277,6 +277,32 @@ def test_an_interrupt_during_the_removal_leaves_nothing_and_is_raised_after(tmpd
     assert len(calls) == 2 and _names(tmpdir_env) == []
 
 
+def test_an_unmarked_folder_and_one_cut_short_after_its_marker_are_removed(tmpdir_env, monkeypatch):
+    """Where no marker can be made (no flocks, no inode left) the folder holds no marker, and an interrupt between
+    the marker's removal and the folder's leaves it empty: both stayed for good (no sweep removes them)."""
+    import olctc.scratch as scratch
+
+    monkeypatch.setattr(scratch, "mark_in_use", lambda fd: False)
+    with scratch_folder(PREFIX) as mine:
+        (mine / "model.mps").write_text("x")
+        assert not (mine / MARK).exists()
+    assert _names(tmpdir_env) == []
+    monkeypatch.undo()
+    real, calls = os.rmdir, []
+
+    def cut_short(path, *args, **kwargs):  # Ctrl-C once the marker has gone
+        calls.append(path)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "rmdir", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        with scratch_folder(PREFIX) as mine:
+            (mine / "model.mps").write_text("x")
+    assert len(calls) == 2 and _names(tmpdir_env) == []
+
+
 def test_a_folder_removed_meanwhile_fails_nothing(tmpdir_env):
     import shutil
 

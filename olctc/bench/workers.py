@@ -225,8 +225,8 @@ def _start(proc: Any) -> None:
 
 
 def stop(proc: Any, grace: float = GRACE) -> None:
-    """SIGTERM, then SIGKILL if the child is inside a C call that never returns; then the child's scratch folders
-    go (``_sweep``)."""
+    """SIGTERM, then SIGKILL if the child is inside a C call that never returns; then the scratch folders of every
+    ended olctc process go, the child's among them (``_sweep``)."""
     if proc.is_alive():
         proc.terminate()
         proc.join(grace)

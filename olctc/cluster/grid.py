@@ -435,15 +435,14 @@ def solver_program_warning(solver: str) -> str | None:
     """A warning when the program the tasks of ``solver`` run (cbc, glpsol, highs, gurobi_cl) is not found here:
     every task then failed with "command not found" (gurobi_cl) or a missing-program error, seen only in
     collect. The cluster's PATH may differ, hence no error."""
-    from olctc.solve.external import EXTERNAL
+    from olctc.solve.external import EXTERNAL, find_program
 
     if solver == "gurobi-cli":
         program = "gurobi_cl"
         found = shutil.which(program) is not None
     elif solver in EXTERNAL:
-        spec = EXTERNAL[solver]
-        program = spec.program
-        found = shutil.which(program) is not None or spec.locate_extra() is not None
+        program = EXTERNAL[solver].program
+        found = find_program(EXTERNAL[solver]) is not None
     else:
         return None
     if found:

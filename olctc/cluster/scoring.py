@@ -73,9 +73,11 @@ def _log_tail(path: Path, n: int = 1) -> str:
     return " | ".join(_log_lines(path, n))
 
 
-#: The last line of a task's solve.log when its solve ended with no solution for lack of time (olctc solve's
-#: NoSolution and TimeLimitTooShort): a rerun with the same limit ends the same way.
-_ENDED_SHORT = re.compile(r"^error: (\S+ found no solution \(.*(time|Time|TIME)|no time is left to solve)")
+#: An error line of a task's solve.log when its solve ended with no solution for lack of time (olctc solve's
+#: NoSolution with time_advice's words, TimeLimitTooShort, a HiGHS solve left past its limit): a rerun with the
+#: same limit ends the same way.
+_ENDED_SHORT = re.compile(r"^error: .*(: its time limit came before it|leaves no time to solve|no time is left to "
+                          r"solve|past its time limit)")
 
 
 def _why_missing(r: TaskResult, sol: Path, folder: Path, time_limit: float) -> None:
@@ -89,17 +91,19 @@ def _why_missing(r: TaskResult, sol: Path, folder: Path, time_limit: float) -> N
         r.problem = "missing solution (not run yet?)"
         return
     r.problem = f"missing solution (last line of solve.log: {tail})"
-    if _ENDED_SHORT.match(tail):
+    last = _log_lines(log, 5)  # a warning on stderr may come after the end's line
+    if any(_ENDED_SHORT.match(line) for line in last):
         r.short = True
         return
-    # a warning on stderr may come after the end's line
-    if any(line.startswith(("error: ", "solution written to ")) for line in _log_lines(log, 5)):
+    if any(line.startswith(("error: ", "solution written to ")) for line in last):
         return  # it ended: a rerun may help once the cause is gone
     part = [p for p in (Path(f"{sol}.part"), Path(f"{sol}.part.sol")) if p.is_file()]
     if part or tail.startswith("interrupted"):
         slurm = _log_tail(folder / "logs" / f"task-{r.task}.out", 5)
+        due = re.search(r"CANCELLED AT \S+ DUE TO ([A-Z ]+?) \*\*\*", slurm)  # TIME LIMIT, PREEMPTION, NODE FAILURE
         how = ("killed at its job's time limit (give the job more time than the grid's --time-limit: #SBATCH "
-               "--time in submit.slurm)" if "DUE TO TIME LIMIT" in slurm else
+               "--time in submit.slurm)" if due and due[1] == "TIME LIMIT" else
+               f"cancelled by Slurm ({due[1].lower()})" if due else
                "cancelled (scancel)" if "CANCELLED" in slurm else "stopped (cancelled, killed, or its node lost)")
         # "the best solution found until then was written": to the .part, which a finished solve renames
         kept = f": {part[0].name} holds its best solution until then, which collect does not score" if part else ""

@@ -353,7 +353,7 @@ def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
         if a is not None and over is not None:
             raise doc.fail(f"nodes.{key}[{2 * over + 1}] + nodes.{key}[{2 * over + 2}]",
                            f"at most nodes.{key}[{over}] = {int(a[over])} (the points reaching node {over}, split "
-                           "between its two child nodes)", int(a[2 * over + 1] + a[2 * over + 2]))
+                           "between its two child nodes)", int(a[2 * over + 1]) + int(a[2 * over + 2]))
     meta = d.get("meta", {})
     if not isinstance(meta, dict):
         raise doc.fail("meta", "an object", meta)

@@ -174,7 +174,7 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
     if quadratic and solver not in QUADRATIC_SOLVERS:
         raise _refuse_quadratic(path.name, solver)
     sweep()  # the leftovers of killed solves go whichever solver this one uses
-    return bound_checked(FILE_BACKENDS[solver](path, opts, quadratic))
+    return FILE_BACKENDS[solver](path, opts, quadratic)
 
 
 def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None = None,
@@ -240,8 +240,9 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
 
 def bound_checked(result: SolveResult) -> SolveResult:
     """``result``, an "optimal" whose bound lies above its objective made "feasible", with a warning: olctc's models
-    minimise, and a minimisation's bound is at most its optimum. Xpress called a point optimal with its bound
-    18% above it (QA, 2026-12-05, on a model of coefficients near 1e-17, now refused)."""
+    minimise, and a minimisation's bound is at most its optimum (not for any file: it may maximise). Xpress called
+    a point optimal with its bound 18% above it (QA, 2026-12-05, on a model of coefficients near 1e-17, now
+    refused)."""
     obj, bound = result.objective, result.bound
     if result.status == "optimal" and obj is not None and bound is not None and \
             bound - obj > 1e-6 * max(1.0, abs(obj)):

@@ -140,6 +140,13 @@ EXTERNAL: dict[str, ExternalSolver] = {
 }
 
 
+def find_program(spec: ExternalSolver) -> Path | None:
+    """The program ``spec`` runs, found on PATH (else where its package puts it), or None."""
+    found = shutil.which(spec.program)
+    # absolute: an empty or "." entry of PATH gives a name relative to here, and the program runs elsewhere
+    return Path(found).absolute() if found else spec.locate_extra()
+
+
 def locate(spec: ExternalSolver, solver_path: Path | None) -> tuple[Path, dict[str, str]]:
     """The program to run and its environment; OlctcError saying how to install it when missing."""
     exe: Path | None
@@ -155,9 +162,7 @@ def locate(spec: ExternalSolver, solver_path: Path | None) -> tuple[Path, dict[s
                                  "give its path")
             raise OlctcError(f"solver program {exe} does not exist or is not executable")
     else:
-        found = shutil.which(spec.program)
-        # absolute: an empty or "." entry of PATH gives a name relative to here, and the program runs elsewhere
-        exe = Path(found).absolute() if found else spec.locate_extra()
+        exe = find_program(spec)
         if exe is None:
             raise OlctcError(f"{spec.name} needs the '{spec.program}' program, which is not on PATH: "
                              f"install it with `{spec.install}` or give its path (--solver-path; solver_path= in Python)")

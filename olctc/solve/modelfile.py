@@ -26,7 +26,7 @@ _CHUNK = 1 << 24
 _OVERLAP = 1 << 16
 #: Longest path (in bytes) handed to a solver as it is: CBC cut a name of about 400 characters (in process it
 #: then read "no columns", Debian's program aborted on a buffer overflow) and crashed on longer ones. A longer
-#: one is handed over as a link in a (short) temporary folder.
+#: one is handed over as a link in a temporary folder (short, unless $TMPDIR is long).
 SOLVER_PATH_MAX = 250
 
 
