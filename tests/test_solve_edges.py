@@ -475,6 +475,25 @@ def test_an_optimum_whose_bound_lies_above_it_is_no_proof() -> None:
         assert bound_checked(result(0.0, 5e-7)).status == "optimal"
 
 
+@pytest.mark.parametrize("solver", ["glpk-cli", "cbc-cli", "highs"])
+def test_a_solution_written_to_a_device_leaves_the_device(compiled: Path, tmp_path: Path, solver: str,
+                                                          capsys) -> None:
+    """glpsol replaces the file its -o or -w names, a device included (as root, `glpsol ... -o /dev/null` made
+    /dev/null a regular file on this machine): olctc hands a program its own temporary file, never the user's."""
+    import stat
+
+    if shutil.which({"glpk-cli": "glpsol", "cbc-cli": "cbc"}.get(solver, "true")) is None:
+        pytest.skip(f"{solver} not installed")
+    dev = tmp_path / "null"
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError as exc:
+        pytest.skip(f"cannot make a device node here: {exc}")
+    code, _, err = run_cli(["solve", compiled, "--solver", solver, "--quiet", "-o", dev], capsys)
+    assert code == 0, err
+    assert stat.S_ISCHR(os.lstat(dev).st_mode)
+
+
 def _program_or_skip(program: str) -> tuple[str, str | None]:
     """(olctc's solver name, the program to run or None) of a key of ``_PROGRAMS``; the test skipped without it."""
     solver = program if program != "cbc-2.10" else "cbc-cli"
