@@ -6,6 +6,7 @@ import itertools
 import math
 import os
 import re
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,8 +110,6 @@ def _why_missing(r: TaskResult, sol: Path, folder: Path, time_limit: float) -> N
         kept = f": {part[0].name} holds its best solution until then, which collect does not score" if part else ""
         r.problem += f"; the task was {how}{kept}"
         return
-    import time
-
     try:
         age = time.time() - log.stat().st_mtime
     except OSError:
