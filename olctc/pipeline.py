@@ -338,15 +338,15 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     if solver.endswith("-cli"):
         res = _solve_external(model, solver, sol, time_limit=time_limit, threads=threads, start_path=start_path,
                               verbose=verbose, solver_path=solver_path, col_names=names)
-        if man is not None:  # olctc's model: it minimises
-            res = bound_checked(res)
+    else:
+        res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
+                         verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun)
+    if man is not None:  # olctc's model: it minimises
+        res = bound_checked(res)
+    if solver.endswith("-cli"):
         if res.status not in ("optimal", "feasible"):  # the program wrote its file all the same
             raise NoSolution(f"{solver} {found_none(res)}; its file {sol} holds none")
         return res, sol
-    res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
-                     verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun)
-    if man is not None:  # olctc's model: it minimises
-        res = bound_checked(res)
     if res.x is None:
         if interrupted := left_after_interrupt(res):
             why = f"{interrupted}, with no solution"

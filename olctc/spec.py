@@ -219,7 +219,8 @@ class TreeSpec:
         alpha = d["alpha"] if info is None or info.uses_alpha else _DEFAULT_ALPHA
         budget = d.get("budget") if info is None or info.uses_budget else None
         tangents = ",".join(d["tangents"]) if info is None or info.uses_tangents else None
-        # not make_spec: a point above MAX_TANGENT, allowed when the manifest was written, still reads
+        # not make_spec: a point above MAX_TANGENT, allowed when the manifest was written, still reads (the default
+        # tangent_limit)
         return cls(*_checked_fields(d["preset"], d["depth"], d["C"], tangents, d["big_m"], d["epsilon"], alpha,
                                     budget, d.get("score_variables", False), d.get("class_weight"),
                                     d.get("min_leaf", 0)))
@@ -410,16 +411,16 @@ def make_spec(preset: str = "olct", depth: int = 2, C: float | str | Iterable[fl
     ``class_weight``: None, "balanced" or (weight of the -1 class, weight of the +1 class); weights by class
     label are turned into that pair where the labels are known (``olctc.data.class_weight_by_label``).
     """
-    if isinstance(tangents, Iterator):  # read twice below
-        tangents = list(tangents)
-    parse_tangents(tangents, MAX_TANGENT)  # a new model's limit, before the fields' checks and their MAX_TANGENT_READ
+    # a new model's tangent limit; TreeSpec's own check (and from_json's) reads older models' points too
     return TreeSpec(*_checked_fields(preset, depth, C, tangents, big_m, epsilon, alpha, budget, score_variables,
-                                     class_weight, min_leaf))
+                                     class_weight, min_leaf, tangent_limit=MAX_TANGENT))
 
 
 def _checked_fields(preset: Any, depth: Any, C: Any, tangents: Any, big_m: Any, epsilon: Any, alpha: Any,
-                    budget: Any, score_variables: Any, class_weight: Any, min_leaf: Any = 0) -> tuple:
-    """make_spec's checks: TreeSpec's fields in order, normalised, or the parameter error."""
+                    budget: Any, score_variables: Any, class_weight: Any, min_leaf: Any = 0, *,
+                    tangent_limit: float = MAX_TANGENT_READ) -> tuple:
+    """make_spec's checks: TreeSpec's fields in order, normalised, or the parameter error (``tangent_limit``:
+    ``parse_tangents``')."""
     if not isinstance(preset, str) or preset not in PRESETS:
         raise param_error("preset", f"one of {', '.join(PRESETS)}", preset)
     # numpy integers (np.int64 from an array or a grid) are integers too: refusing them said "must be an
@@ -431,7 +432,7 @@ def _checked_fields(preset: Any, depth: Any, C: Any, tangents: Any, big_m: Any, 
         raise param_error("depth", f"<= {MAX_DEPTH} (depth {depth} has {_pow2(depth, -1)} branch nodes and "
                           f"{_pow2(depth - 1)} routing variables per point)", depth)
     Cs = parse_C(C, depth)
-    pts, label = parse_tangents(tangents)
+    pts, label = parse_tangents(tangents, tangent_limit)
     big_m, epsilon, alpha = (_number(name, v) for name, v in (("big_m", big_m), ("epsilon", epsilon),
                                                                ("alpha", alpha)))
     _check_routing_constants(big_m, epsilon)

@@ -197,8 +197,7 @@ def test_highs_stopped_reading_by_its_time_limit_says_so(big_lp: Path, tmp_path:
 def test_glpsol_past_its_time_limit_says_why(big_lp: Path, tmp_path: Path) -> None:
     """glpsol's --tmlim leaves out reading the model (and holds for the LP relaxation and the search each): it ran
     30 s at a 10 s limit on a6a, with nothing said."""
-    if shutil.which("glpsol") is None:
-        pytest.skip("glpsol not installed")
+    _program_or_skip("glpk-cli")
     names = [f"x{i}" for i in range(_BIG_N)]
     with pytest.warns(UserWarning, match=r"glpsol ran \S+ s, \S+ s past its time limit of \S+ s: glpsol's --tmlim "
                       "leaves out reading the model"):
@@ -208,8 +207,7 @@ def test_glpsol_past_its_time_limit_says_why(big_lp: Path, tmp_path: Path) -> No
 
 def test_glpsol_stopped_by_its_time_limit_says_so(tmp_path: Path, capsys) -> None:
     """glpsol's solution file says only "u" (undefined) for a search its time limit ended: its log says why."""
-    if shutil.which("glpsol") is None:
-        pytest.skip("glpsol not installed")
+    _program_or_skip("glpk-cli")
     rng = np.random.default_rng(1)  # a market split instance: GLPK finds no solution for long
     A = rng.integers(0, 100, size=(5, 40))
     rows = [f" c{i}: " + " + ".join(f"{a} x{j}" for j, a in enumerate(r)) + f" = {r.sum() // 2}"
@@ -482,8 +480,7 @@ def test_a_solution_written_to_a_device_leaves_the_device(compiled: Path, tmp_pa
     /dev/null a regular file on this machine): olctc hands a program its own temporary file, never the user's."""
     import stat
 
-    if shutil.which({"glpk-cli": "glpsol", "cbc-cli": "cbc"}.get(solver, "true")) is None:
-        pytest.skip(f"{solver} not installed")
+    _program_or_skip(solver)
     dev = tmp_path / "null"
     try:
         os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
@@ -492,6 +489,14 @@ def test_a_solution_written_to_a_device_leaves_the_device(compiled: Path, tmp_pa
     code, _, err = run_cli(["solve", compiled, "--solver", solver, "--quiet", "-o", dev], capsys)
     assert code == 0, err
     assert stat.S_ISCHR(os.lstat(dev).st_mode)
+
+
+def _compiled_copy(compiled: Path, folder: Path) -> Path:
+    """``folder`` (made) holding a copy of the compiled fixture's files (model, manifest, starts, solution)."""
+    folder.mkdir(parents=True)
+    for f in compiled.parent.glob("m.*"):
+        shutil.copy(f, folder / f.name)
+    return folder
 
 
 def _program_or_skip(program: str) -> tuple[str, str | None]:
@@ -543,10 +548,7 @@ def test_a_model_and_start_under_a_long_path_reach_every_solver(compiled: Path, 
     import re
 
     solver, exe = _program_or_skip(program)
-    deep = tmp_path / ("q" * 200) / ("s" * 200) / ("t" * 100)
-    deep.mkdir(parents=True)
-    for f in compiled.parent.glob("m.*"):
-        shutil.copy(f, deep / f.name)
+    deep = _compiled_copy(compiled, tmp_path / ("q" * 200) / ("s" * 200) / ("t" * 100))
     (deep / "m.highs.sol").unlink()
     sol = deep / ("long-solution-name-" * 10 + ".sol")
     args = ["solve", deep / "m.mps", "--solver", solver, "--quiet", "-o", sol, "--time-limit", "20"]
@@ -568,12 +570,8 @@ def test_a_program_log_naming_a_path_with_an_e_acute_reaches_an_ascii_stdout(com
     import subprocess
     import sys
 
-    if shutil.which({"cbc-cli": "cbc", "glpk-cli": "glpsol"}[solver]) is None:
-        pytest.skip(f"{solver} not installed")
-    here = tmp_path / "dé"
-    here.mkdir()
-    for f in compiled.parent.glob("m.*"):
-        shutil.copy(f, here / f.name)
+    _program_or_skip(solver)
+    here = _compiled_copy(compiled, tmp_path / "dé")
     p = subprocess.run([sys.executable, "-m", "olctc.cli", "solve", "m.mps", "--solver", solver, "-o", "out.sol",
                         "--time-limit", "20"], capture_output=True, cwd=here, timeout=120,
                        env={**os.environ, "PYTHONIOENCODING": "ascii"})

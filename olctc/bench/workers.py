@@ -225,11 +225,12 @@ def _start(proc: Any) -> None:
 
 
 def stop(proc: Any, grace: float = GRACE) -> None:
-    """SIGTERM, then SIGKILL if the child is inside a C call that never returns; then the scratch folders of every
-    ended olctc process go, the child's among them (``_sweep``)."""
-    if proc.is_alive():
-        proc.terminate()
-        proc.join(grace)
+    """SIGTERM, then SIGKILL if the child is inside a C call that never returns. A child so stopped leaves its
+    scratch folders, which go then (``_sweep``); one that ended on its own removed them."""
+    if not proc.is_alive():
+        return
+    proc.terminate()
+    proc.join(grace)
     if proc.is_alive():
         proc.kill()
         proc.join(grace)
@@ -266,7 +267,8 @@ def _stop_all(workers: list[Worker], grace: float = STOP_GRACE) -> None:
             for w in workers:
                 w.conn.close()
                 w.err.close()
-            _sweep()
+            if live:
+                _sweep()
             return
         except KeyboardInterrupt:
             continue

@@ -81,18 +81,22 @@ _ENDED_SHORT = re.compile(r"^error: .*(: its time limit came before it|leaves no
                           r"solve|past its time limit)")
 
 
+#: The problem of a task whose solve.log is missing or empty: not run yet, or still queued.
+_NOT_RUN = "missing solution (not run yet?)"
+
+
 def _why_missing(r: TaskResult, sol: Path, folder: Path, time_limit: float) -> None:
     """Set ``r.problem`` (and ``r.short``, ``r.running``) for a task without a solution file, from its solve.log,
     its ``.part`` and its Slurm log. A glpsol task that found no solution in time was said to be "stopped" by
     its job (the .part is the program's own file, which holds none), a cancelled one to need more job time, and
     one still running to need solving again (QA under a real Slurm, 2026-12-05)."""
     log = sol.parent / "solve.log"
-    tail = _log_tail(log)
-    if not tail:
-        r.problem = "missing solution (not run yet?)"
-        return
-    r.problem = f"missing solution (last line of solve.log: {tail})"
     last = _log_lines(log, 5)  # a warning on stderr may come after the end's line
+    if not last:
+        r.problem = _NOT_RUN
+        return
+    tail = last[-1]
+    r.problem = f"missing solution (last line of solve.log: {tail})"
     if any(_ENDED_SHORT.match(line) for line in last):
         r.short = True
         return
@@ -448,7 +452,7 @@ def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_
     also = "".join(f"; {n}" for n in notes)
     if running := [r.task for r in results if r.running]:  # resubmitted now, they would be solved twice
         again = f"task(s) {_listed(running)} may still be running: wait for them to end, then {again}"
-    elif any(r.problem == "missing solution (not run yet?)" for r in results):
+    elif any(r.problem == _NOT_RUN for r in results):
         again = (f"if the grid's jobs are still queued or running, wait for them (resubmitted, a task is solved "
                  f"twice); {again}")
     if folder is not None:
