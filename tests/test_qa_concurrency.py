@@ -54,11 +54,18 @@ main()
 # A stand-in for `olctc` in a grid's jobs (--olctc-cmd): runs the real one, with two hooks for the tests.
 # QA_HOLD=NNNN: task NNNN first leaves a half-written gurobi_cl result (.part.sol, as gurobi_cl writes it in
 #   place), creates $QA_DIR/held and waits for $QA_DIR/go before solving.
+# QA_WAIT=NNNN: task NNNN creates $QA_DIR/held and waits for $QA_DIR/go before solving.
 # QA_BARRIER=1: after its solve has written the .part file, waits until the same task's solve of the other
-#   run_local.sh has written too (two runners started at once both take each task).
+#   run_local.sh has written too (two runners without task locks both take each task).
+# Each solve of task NNNN adds a line NNNN to $QA_DIR/solves.
 STANDIN = r'''#!/bin/bash
 task=""
 for a in "$@"; do case "$a" in tasks/*/model.mps) task="${a#tasks/}"; task="${task%%/*}";; esac; done
+[ -n "${QA_DIR:-}" ] && [ -n "$task" ] && echo "$task" >> "$QA_DIR/solves"
+if [ -n "${QA_WAIT:-}" ] && [ "$task" = "$QA_WAIT" ]; then
+    touch "$QA_DIR/held"
+    for i in $(seq 600); do [ -e "$QA_DIR/go" ] && break; sleep 0.05; done
+fi
 if [ -n "${QA_HOLD:-}" ] && [ "$task" = "$QA_HOLD" ]; then
     printf 'Objective value = 12.3\nw_pos_0_1 0.5\nw_pos_0_' > "tasks/$task/model.gurobi.sol.part.sol"
     touch "$QA_DIR/held"
@@ -319,21 +326,55 @@ def grid_copy(template: Path, tmp_path: Path) -> Path:
     return g
 
 
-def test_run_local_twice_at_once(grid_template: Path, tmp_path: Path) -> None:
-    """Two runners on one grid folder (run_local.sh started twice, or a task resubmitted while it runs):
-    each task's solution must be whole, both runners must end well, and collect must work."""
-    g = grid_copy(grid_template, tmp_path)
-    qa = tmp_path / "qa"
-    qa.mkdir()
-    env = {**os.environ, "QA_BARRIER": "1", "QA_DIR": str(qa)}
-    ps = [start(["bash", str(g / "run_local.sh")], tmp_path, f"r{i}", env=env) for i in range(2)]
-    results = [finish(p, tmp_path, f"r{i}") for i, p in enumerate(ps)]
+def assert_runners_solved(g: Path, tmp_path: Path, results: list[tuple[int, str, str]]) -> None:
+    """Every task's solution whole, every runner ended well, and collect scores both tasks."""
     for t in ("0000", "0001"):
         assert (g / "tasks" / t / "model.highs.sol").stat().st_size > 0
     col = cli_here("collect", str(g), "--emit-final", cwd=tmp_path)
     assert col.returncode == 0 and "tasks: 2 of 2 scored" in col.stdout, col.stdout + col.stderr
     for code, out, err in results:
         assert code == 0 and "failed" not in err, out + err
+
+
+def test_run_local_twice_at_once(grid_template: Path, tmp_path: Path) -> None:
+    """Two runners on one grid folder (run_local.sh started twice, or a task resubmitted while it runs) share
+    the tasks: the second leaves the task the first holds and solves the next, the first then finds that one
+    solved. Each task is solved once, both runners end well, and collect works. Before, both solved every
+    task (each runner took each task in turn)."""
+    g = grid_copy(grid_template, tmp_path)
+    qa = tmp_path / "qa"
+    qa.mkdir()
+    env = {**os.environ, "QA_WAIT": "0000", "QA_DIR": str(qa)}
+    first = start(["bash", str(g / "run_local.sh")], tmp_path, "r0", env=env)
+    try:
+        wait_for(lambda: (qa / "held").exists() or first.poll() is not None, "task 0 to start")
+        second = finish(start(["bash", str(g / "run_local.sh")], tmp_path, "r1", env=env), tmp_path, "r1")
+    finally:
+        (qa / "go").touch()
+    results = [finish(first, tmp_path, "r0"), second]
+    assert "task 0: running in another process, skipped" in second[1], second
+    assert "task 1: tasks/0001/model.highs.sol exists, skipped" in results[0][1], results[0]
+    assert sorted((qa / "solves").read_text().split()) == ["0000", "0001"]
+    assert_runners_solved(g, tmp_path, results)
+
+
+def test_run_local_twice_at_once_without_locks(grid_template: Path, tmp_path: Path) -> None:
+    """Where flock cannot lock (util-linux before 2.26 has no -E; Lustre mounted without flock), two runners
+    each solve every task, as before the locks: every solution must be whole, both runners must end well, and
+    collect must work."""
+    g = grid_copy(grid_template, tmp_path)
+    qa = tmp_path / "qa"
+    qa.mkdir()
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "flock"  # as an old flock: "invalid option -- 'E'", exit 64
+    fake.write_text("#!/bin/sh\necho \"flock: invalid option -- 'E'\" >&2\nexit 64\n")
+    fake.chmod(0o755)
+    env = {**os.environ, "QA_BARRIER": "1", "QA_DIR": str(qa), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    ps = [start(["bash", str(g / "run_local.sh")], tmp_path, f"r{i}", env=env) for i in range(2)]
+    results = [finish(p, tmp_path, f"r{i}") for i, p in enumerate(ps)]
+    assert sorted((qa / "solves").read_text().split()) == ["0000", "0000", "0001", "0001"]
+    assert_runners_solved(g, tmp_path, results)
 
 
 def test_collect_while_a_task_is_running(grid_template: Path, tmp_path: Path) -> None:

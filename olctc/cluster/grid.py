@@ -108,8 +108,9 @@ class Grid:
 def _solve_command(solver: str, model: str, solution: str, log: str, time_limit: float,
                    threads: int | None, olctc_cmd: str) -> str:
     """A shell line that solves ``model`` into ``solution`` atomically (``.part`` then ``mv``). Two runs of
-    one task at once (run_local.sh started twice, a task resubmitted while it runs) solve into one ``.part``:
-    the second ``mv`` finds it moved, and the task is done when the solution is there (``_promote``)."""
+    one task at once (run_local.sh started twice, a task resubmitted while it runs, where the scripts' task
+    lock cannot work) solve into one ``.part``: the second ``mv`` finds it moved, and the task is done when
+    the solution is there (``_promote``)."""
     part = solution + ".part"
     if solver == "gurobi-cli":
         return _gurobi_command(model, solution, log, time_limit, threads)

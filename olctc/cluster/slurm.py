@@ -1,6 +1,7 @@
 """The scripts that run a grid's tasks: Slurm job arrays (``submit.slurm``, ``submit-1000.slurm``, ...),
 ``submit.sh`` that submits them all, and ``run_local.sh`` that runs the tasks one after the other without
-Slurm. Each runs line k of the grid's jobs.tsv unless that task's solution exists."""
+Slurm. Each runs line k of the grid's jobs.tsv unless that task's solution exists or another run holds it
+(a flock on the task's model, where flock and the file system can)."""
 from __future__ import annotations
 
 import math
@@ -71,11 +72,12 @@ def _slurm_time(seconds: float) -> str:
 
 # The task runner shared by submit.slurm and run_local.sh: run line $1 of jobs.tsv unless solved.
 _RUN_TASK = r'''run_task() {
-    local id="$1" col="${OLCTC_COMMAND_COLUMN:-command}" line sol cmd
+    local id="$1" col="${OLCTC_COMMAND_COLUMN:-command}" line sol cmd model rc
     task_dir=""  # not local: run_local.sh names the failed task's folder with it
     # a jobs.tsv saved with Windows line ends keeps working: the \r would end the last column's mv target
     line=$(awk -F'\t' -v id="$id" 'NR > 1 { sub(/\r$/, "") } NR > 1 && $1 == id' jobs.tsv)
     if [ -z "$line" ]; then echo "task $id: not in jobs.tsv" >&2; return 2; fi
+    model=$(printf '%s\n' "$line" | cut -f4)
     sol=$(printf '%s\n' "$line" | cut -f5)
     task_dir="${sol%/*}"
     if [ "$col" = gurobi_command ]; then
@@ -84,6 +86,21 @@ _RUN_TASK = r'''run_task() {
         cmd=$(printf '%s\n' "$line" | cut -f6)
     fi
     if [ -s "$sol" ]; then echo "task $id: $sol exists, skipped"; return 0; fi
+    # Another run may hold the task (run_local.sh started twice or on two machines, a task resubmitted while
+    # it runs): a lock on its model leaves it to that run, so runners share the tasks instead of each solving
+    # all. Where flock lacks -E (util-linux < 2.26) or the file system has no locks (Lustre without -o flock),
+    # the probe fails and each run solves the task, as before.
+    if [ -z "${lock_ok:-}" ]; then
+        lock_ok=0
+        if command -v flock >/dev/null 2>&1 && flock -n -E 75 jobs.tsv true 2>/dev/null; then lock_ok=1; fi
+    fi
+    if [ "$lock_ok" = 1 ] && [ -f "$model" ]; then
+        flock -n -E 75 "$model" bash -c 'if [ -s "$1" ]; then echo "task $2: $1 exists, skipped"; exit 0; fi
+echo "task $2: $3"; bash -c "$3"' run_task "$sol" "$id" "$cmd"
+        rc=$?
+        if [ "$rc" -eq 75 ]; then echo "task $id: running in another process, skipped"; return 0; fi
+        return "$rc"
+    fi
     echo "task $id: $cmd"
     bash -c "$cmd"
 }
