@@ -245,7 +245,9 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
             if r is None or r["test_bacc_mean"] is None:
                 cells.append("-")
                 continue
-            c = f"{r['test_bacc_mean']:.2f} ± {r['test_bacc_std']:.2f}"
+            c = f"{r['test_bacc_mean']:.2f}"
+            if len(r.get("bacc_by_seed") or ()) != 1:  # one seed: a spread of 0 would read as a measured one
+                c += f" ± {r['test_bacc_std']:.2f}"
             if r["anchor_mean"] is not None:
                 c += f" [{r['anchor_mean']:.2f}]"
             if bench_seeds is not None and sorted(r.get("bacc_by_seed", {})) != sorted(bench_seeds):
@@ -271,7 +273,8 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
 
 #: What the columns other than the times hold (a reader recomputing them needs the conventions).
 COLUMN_NOTES = (
-    "Columns: \"±\" and `*_std` are the population standard deviation over seeds (as the authors' `std_test_bacc`). "
+    "Columns: \"±\" and `*_std` are the population standard deviation over seeds (as the authors' `std_test_bacc`; "
+    "no \"±\" for a single seed). "
     "nnz/node: weights with |w| > 1e-6 (standardised; runs recorded before 2026-12-05: 1e-9) per branch node of "
     "the full tree, a node not grown "
     "counting 0; L1-LR's is its number of nonzero coefficients (one node); the anchor's is the authors' count "
