@@ -418,6 +418,25 @@ def test_cv_tiny_real_run(stratified_cv_run: dict) -> None:
     assert rec["cv_grid"][0]["optimal_folds"] in (0, 1, 2)
 
 
+def test_phases_keeps_the_warm_start_tree_when_the_solve_cannot_run() -> None:
+    """A limit too short to solve fails OLCT-V0 and OLCT-V0R only: the warm-start tree needs no solver. It was
+    recorded as OLCT-W's error too (the whole task failed)."""
+    opts = bench_options.make_options("phases", datasets="haberman", seeds="0", time_limit=5)
+    (task,) = bench_tasks.make_tasks(opts)
+    task["options"]["time_limit"] = 1.0  # below the CLI's floor: solver_budget leaves the solver nothing
+    by = {r["model"]: r for r in bench_tasks.execute_task(task)}
+    w = by.pop("OLCT-W")
+    for f in RECORD_FIELDS:
+        assert f in w, f
+    assert (w["status"], w["solution_from"], w["time_solve"]) == ("warm start", "warm start", 0.0)
+    assert 0.5 <= w["train_balanced_accuracy"] <= 1.0 and 0.0 <= w["test_balanced_accuracy"] <= 1.0
+    assert sorted(by) == ["OLCT-V0", "OLCT-V0R"]
+    for r in by.values():
+        assert r["status"] == "error" and r["error"].startswith("TimeLimitTooShort: a time limit of 1 s leaves no "
+                                                                "time to solve"), r
+        assert r["key"] == f"haberman|0|{r['model']}"
+
+
 def test_streed_without_pystreed_is_refused(monkeypatch) -> None:
     # QA 2026-12-05: each STreeD run was recorded "skipped" with the bench saying nothing (exit 0, "0 failed"); and
     # --retry-errors never ran such a run again once pystreed was installed (test_retry_errors_reruns_...)

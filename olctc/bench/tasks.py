@@ -383,22 +383,33 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     t_build = time.perf_counter() - t0
     x0, _ = warm_start(comp.milp, comp.X, tr.y, spec)
     t_warm = time.perf_counter() - t0 - t_build
-    # fit's own rule (and its refusal of too short a limit), so that phases' OLCT-V0 and tangents'
-    # OLCT-V0 solve for the same time under the same --time-limit.
-    remaining = solver_budget(limit, time.perf_counter() - t0, t_build, t_warm)
-    t_call = time.perf_counter()
-    res = solve_milp(comp.milp, solver, time_limit=remaining, threads=task_threads(task), start=x0, verbose=False)
-    t_solve = time.perf_counter() - t_call  # as fit's: writing and reading a CBC or SCIP model file included
-    x = res.x if res.x is not None else x0
     common = {"preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C), "C_authors": list(C), "alpha": None,
               "C_source": source, "solver": solver, "solver_version": solver_version(solver),
-              "status": res.status, "raw_status": res.raw_status, "gap": res.gap, "bound": res.bound,
-              "solution_from": solver if res.x is not None else "warm start",
-              "objective_warm_start": comp.milp.objective(x0), "objective_milp": res.objective,
-              "time_build": t_build, "time_warm_start": t_warm, "time_solve": t_solve, **cvinfo}
+              "objective_warm_start": comp.milp.objective(x0), "time_build": t_build, "time_warm_start": t_warm,
+              **cvinfo}
+    phases = [(m.outputs[0], x0, None, False)]
+    failed: list[dict[str, Any]] = []
+    try:
+        # fit's own rule (and its refusal of too short a limit), so that phases' OLCT-V0 and tangents'
+        # OLCT-V0 solve for the same time under the same --time-limit.
+        remaining = solver_budget(limit, time.perf_counter() - t0, t_build, t_warm)
+        t_call = time.perf_counter()
+        res = solve_milp(comp.milp, solver, time_limit=remaining, threads=task_threads(task), start=x0,
+                         verbose=False)
+    except Exception as exc:  # as execute_task does, for the two phases that need the solve
+        # The warm-start tree needs no solver: a limit too short to solve, or a failed solve, was recorded as
+        # OLCT-W's error too.
+        failed = [{"model": name, "status": "error", "error": f"{type(exc).__name__}: {exc}"}
+                  for name in m.outputs[1:]]
+    else:
+        t_solve = time.perf_counter() - t_call  # as fit's: writing and reading a CBC or SCIP model file included
+        x = res.x if res.x is not None else x0
+        common.update(status=res.status, raw_status=res.raw_status, gap=res.gap, bound=res.bound,
+                      solution_from=solver if res.x is not None else "warm start", objective_milp=res.objective,
+                      time_solve=t_solve)
+        sol = res if res.x is not None else None
+        phases += [(m.outputs[1], x, sol, False), (m.outputs[2], x, sol, True)]
     recs = []
-    phases = [(m.outputs[0], x0, None, False), (m.outputs[1], x, res if res.x is not None else None, False),
-              (m.outputs[2], x, res if res.x is not None else None, True)]
     for name, xv, sol, refine in phases:
         dec = decode_arrays(comp.milp, spec, comp.X, tr.y, xv, sol, trusted=True)
         tree, report = finish(dec, comp.manifest, tr, refine, task_smooth_pure_nodes(task))
@@ -417,7 +428,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
         rec.update(_leaf_sizes(tree, tr.X))
         rec.update(_tree_scores(tree, tr, te))
         recs.append(rec)
-    return recs
+    return recs + failed
 
 
 def _run_cart(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
