@@ -1269,14 +1269,16 @@ def test_margot_and_oct_h_runs_record_both_settings_and_old_folders_are_refused(
     (d / "bench.json").write_text(json.dumps(meta))
     before = snapshot(d)
     code, _, err = cli(args, capsys)
-    assert code == 2 and err.startswith(f"error: {d} was started by olctc {olctc.__version__}, which ran "
+    # the version alone (0.1.0, as this olctc's) read as this very olctc: the date says when
+    who = f"an earlier olctc ({olctc.__version__}, {meta['created'][:10]})"
+    assert code == 2 and err.startswith(f"error: {d} was started by {who}, which ran "
                                         "MARGOT, SFS-MARGOT, OCT-H at the authors' C and alpha taken as olctc's")
     assert err.endswith("give another folder to run these models\n") and err.count("\n") == 1
     assert snapshot(d) == before
     assert cli(["bench", "report", str(d)], capsys)[0] == 0
     # the report says so: it compared such cells with the authors' values silently (QA 2026-12-05)
     md = (d / "report" / "summary.md").read_text(encoding="utf-8")
-    assert (f"**Older model settings**: this folder was started by olctc {olctc.__version__}, which ran MARGOT, "
+    assert (f"**Older model settings**: this folder was started by {who}, which ran MARGOT, "
             "SFS-MARGOT, OCT-H at the authors' C and alpha taken as olctc's") in md
     meta["model_settings"] = bench_folder.MODEL_SETTINGS
     (d / "bench.json").write_text(json.dumps(meta))

@@ -159,6 +159,13 @@ def at_older_settings(meta: dict[str, Any], experiment: str, models: Sequence[st
     return [m for m in models if m in known and exp.model(m).authors_scaled]
 
 
+def older_olctc(meta: dict[str, Any]) -> str:
+    """Who started the bench folder of ``meta``, for the messages about its older settings: "an earlier olctc
+    (0.1.0, 2026-12-01)". Its version alone read as this very olctc: the version was not raised as they changed."""
+    when = str(meta.get("created", ""))[:10]
+    return f"an earlier olctc ({meta.get('olctc_version', 'version unknown')}{', ' + when if when else ''})"
+
+
 def _prepare_folder(d: Path, opts: BenchOptions) -> None:
     """Check that the held folder ``d`` is this very bench (its options), or write its bench.json."""
     names = _contents(d)  # again, now that the folder is held: another bench may have written since
@@ -181,7 +188,7 @@ def _prepare_folder(d: Path, opts: BenchOptions) -> None:
                              "rerun with the same options or give another folder")
         scaled = at_older_settings(meta, opts.experiment, opts.models)
         if scaled:
-            raise OlctcError(f"{d} was started by olctc {meta.get('olctc_version', '?')}, which ran "
+            raise OlctcError(f"{d} was started by {older_olctc(meta)}, which ran "
                              f"{', '.join(scaled)} at the authors' C and alpha taken as olctc's ({OLDER_SETTINGS_WHY}; "
                              "see docs/BENCHMARKS.md); "
                              "`olctc bench report` still reads it: give another folder to run these models")

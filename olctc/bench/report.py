@@ -20,7 +20,7 @@ import numpy as np
 from olctc.bench.experiments import CART, EXPERIMENTS, anchor_for, anchor_method, seed_anchors, uses_seed_anchors
 from olctc.bench.metrics import gap_cdf, performance_profile
 from olctc.bench.folder import (BENCH_JSON, FAILED, OLDER_SETTINGS_WHY, REPORT_DIR, at_older_settings, latest,
-                                os_errors, own_records, read_bench_json, read_runs, run_key)
+                                older_olctc, os_errors, own_records, read_bench_json, read_runs, run_key)
 from olctc.errors import OlctcError
 from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, check_not_linked,
                       folder_lock, in_use_while, interrupts_deferred, remove_tree, staged_errors, temporary_name,
@@ -229,8 +229,7 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
                       "figures) use only the seeds / instances both have.", ""]
     scaled = at_older_settings(meta, experiment, models)
     if scaled:  # resuming such a folder is refused; its report compared them silently (QA)
-        lines[2:2] = [f"**Older model settings**: this folder was started by olctc "
-                      f"{meta.get('olctc_version', '?')}, which ran {', '.join(scaled)} at the authors' C and alpha "
+        lines[2:2] = [f"**Older model settings**: this folder was started by {older_olctc(meta)}, which ran {', '.join(scaled)} at the authors' C and alpha "
                       f"taken as olctc's ({OLDER_SETTINGS_WHY}): their cells are not the authors' models, and their "
                       "differences from the authors' values compare two models. A new folder runs them at the "
                       "authors' settings.", ""]
