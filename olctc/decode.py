@@ -263,8 +263,10 @@ def solution_vector(milp: MILP, solution, known_feasible: float | None = None, *
 
         extra = [k for k in extra if not is_helper_column(solution.solver, k)]
     if extra:
-        raise OlctcError(f"{where}: column {shorten(extra[0])!r} is not in this model: the solution belongs to "
-                         f"another model")
+        from olctc.read.solution import CBC_LOST_NAMES, cbc_lost_names
+
+        why = CBC_LOST_NAMES if cbc_lost_names(extra[0], names) else "the solution belongs to another model"
+        raise OlctcError(f"{where}: column {shorten(extra[0])!r} is not in this model: {why}")
     # OBJCONST (the objective-constant column of the file format) is not a column of the MILP.
     solution = dataclasses.replace(solution, values={k: v for k, v in solution.values.items() if k != "OBJCONST"})
     try:

@@ -252,7 +252,7 @@ def ref_lp(p: MILP) -> bytes:
     c, lb, ub, it = list(p.c), list(p.lb), list(p.ub), list(p.integer)
     if p.obj_constant:
         cols.append("OBJCONST"), c.append(p.obj_constant), lb.append(1.0), ub.append(1.0), it.append(False)
-    kmax = max(1, (4000 - 100) // (28 + max(len(s) for s in cols)))
+    kmax = max(1, (510 - 100) // (28 + max(len(s) for s in cols)))
     obj = " obj:" + _terms(list(zip(cols, c)), kmax)
     if p.Q is not None and sp.csr_matrix(p.Q).count_nonzero():
         U = sp.triu(sp.csr_matrix(p.Q)).tocsr()
@@ -263,7 +263,7 @@ def ref_lp(p: MILP) -> bytes:
                 if v != 0:
                     q.append((i, j, v if i == j else 2 * v))
         qs = []
-        kq = max(1, (4000 - 10) // (30 + 2 * max(len(s) for s in cols)))
+        kq = max(1, (510 - 10) // (30 + 2 * max(len(s) for s in cols)))
         for t, (i, j, v) in enumerate(q):
             sep = "\n" if t and t % kq == 0 else " "
             term = f"{cols[i]} ^2" if i == j else f"{cols[i]} * {cols[j]}"
@@ -453,7 +453,7 @@ def test_long_rows_wrap(tmp_path):
     p = make(np.ones(n), A, ["L", "G", "L"], [1, -1, 2], np.zeros(n), np.ones(n), np.zeros(n), cols=cols)
     text = lp_bytes(p)
     assert text == ref_lp(p)
-    assert max(len(line) for line in text.split(b"\n")) <= 4000
+    assert max(len(line) for line in text.split(b"\n")) <= 510  # CPLEX's limit; CBC's reader failed near 2,900
     path = tmp_path / "long.lp"
     write_lp(p, path)
     assert_highs_arrays(path, p)
@@ -515,6 +515,24 @@ def test_quadratic_integer_scip(tmp_path):
         assert abs(solve_scip(path) - best) < 1e-6
 
 
+def test_lp_lines_stay_within_510_characters_at_the_longest_names_and_numbers():
+    """64-character names (the longest allowed) and 24-character numbers in every row, the objective and the
+    quadratic part: no line beyond 510 characters (CPLEX truncates longer ones; CBC's reader lost names)."""
+    n = 200
+    big = -1.2345678901234567e-300  # repr: 24 characters
+    assert len(repr(big)) == 24
+    cols = [f"c{j:03d}_" + "v" * 59 for j in range(n)]
+    rows = ["r0_" + "w" * 61, "r1_" + "w" * 61]
+    assert {len(s) for s in cols + rows} == {64}
+    p = make(np.full(n, big), np.full((2, n), big), ["L", "G"], [big, big], np.full(n, big), np.ones(n),
+             np.zeros(n), Q=np.eye(n) + np.diag(np.full(n - 1, 0.5), 1) + np.diag(np.full(n - 1, 0.5), -1),
+             cols=cols, rows=rows)
+    text = lp_bytes(p)
+    assert text == ref_lp(p)
+    assert max(len(line) for line in text.split(b"\n")) <= 510
+    assert text.count(b"\n") > 4 * 200 // 4  # wrapped, not one line per row
+
+
 def test_quadratic_random_matches_reference(tmp_path):
     p = random_model(np.random.default_rng(9), 30, 20, 0.2, quad=True, const=1.0)
     assert mps_bytes(p) == ref_mps(p) and lp_bytes(p) == ref_lp(p)
@@ -524,7 +542,7 @@ def test_quadratic_random_matches_reference(tmp_path):
     q = make(np.zeros(n), np.ones((1, n)), ["L"], [1], np.zeros(n), np.ones(n), np.zeros(n),
              Q=np.eye(n) * 2 + np.diag(np.ones(n - 1), 1) + np.diag(np.ones(n - 1), -1), cols=cols)
     text = lp_bytes(q)
-    assert text == ref_lp(q) and max(len(line) for line in text.split(b"\n")) <= 4000
+    assert text == ref_lp(q) and max(len(line) for line in text.split(b"\n")) <= 510
     hessians = []
     for ext, write in (("mps", write_mps), ("lp", write_lp)):
         write(q, tmp_path / f"q.{ext}")

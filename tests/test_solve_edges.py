@@ -617,3 +617,79 @@ def test_false_infeasible_names_the_solvers_left():
     # a MIQP (margot*): HiGHS does not solve one
     assert false_infeasible("infeasible", 3.0, "gurobi", quadratic=True).endswith("; solve with scip")
     assert false_infeasible("infeasible", 3.0, "scip", quadratic=True).endswith("; solve with another solver")
+
+
+# ---- LP lines and CBC's LP reader (QA 2026-12-05) ------------------------------------------------------------
+
+def _wide_lp(tmp_path: Path, capsys) -> Path:
+    """The LP file of 20 points x 600 features at depth 1, compiled in this process (rows of 600 terms)."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((20, 600))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "p", "n")
+    lines = [",".join([*(f"f{j}" for j in range(600)), "y"])]
+    lines += [",".join([*(repr(float(v)) for v in row), label]) for row, label in zip(X, y)]
+    (tmp_path / "wide.csv").write_text("\n".join(lines) + "\n")
+    model = tmp_path / "wide.lp"
+    code, _, err = run_cli(["compile", str(tmp_path / "wide.csv"), "--target", "y", "--depth", "1", "-o",
+                            str(model)], capsys)
+    assert code == 0, err
+    return model
+
+
+def _longest_line(path: Path) -> int:
+    return max(len(line) for line in path.read_bytes().split(b"\n"))
+
+
+@pytest.mark.parametrize("solver", ["cbc", "cbc-cli"])
+def test_a_wide_lp_file_keeps_its_names_in_cbc(tmp_path: Path, capsys, solver: str) -> None:
+    """The LP of wide data: lines of at most 510 characters (CPLEX's limit), and CBC keeps its column names.
+    At 4000, lines of about 2,900 made python-mip's CBC name the columns x0, x1, ...: it reported the solve
+    optimal, dropped the MIP start, and wrote a solution decode called another model's."""
+    if solver == "cbc-cli" and shutil.which("cbc") is None:
+        pytest.skip("cbc not installed")
+    model = _wide_lp(tmp_path, capsys)
+    assert _longest_line(model) <= 510
+    sol = tmp_path / "wide.sol"
+    code, out, err = run_cli(["solve", str(model), "--solver", solver, "--time-limit", "30", "--quiet", "-o",
+                              str(sol)], capsys)
+    assert code == 0, err
+    assert read_solution(sol).values.keys() >= {"w_0_0"} and "x0" not in read_solution(sol).values
+    code, _, err = run_cli(["decode", str(model.with_suffix(".olctc.json")), str(sol), "-o",
+                            str(tmp_path / "t.json")], capsys)
+    assert code == 0, err
+
+
+def test_cbc_losing_an_lp_files_names_is_said(tmp_path: Path, capsys, monkeypatch) -> None:
+    """The same model written with the old 4000-character lines: python-mip's CBC names its columns x0, x1, ...
+    solve now refuses (it exited 0 with a solution of those names), the cbc program's solution is refused
+    before it is written, and decode says what x0 is instead of "another model"."""
+    from olctc.emit import lp
+
+    monkeypatch.setattr(lp, "MAX_LINE", 4000)
+    model = _wide_lp(tmp_path, capsys)
+    assert _longest_line(model) > 2000
+    sol = tmp_path / "wide.sol"
+    code, out, err = run_cli(["solve", str(model), "--solver", "cbc", "--time-limit", "30", "--quiet", "-o",
+                              str(sol)], capsys)
+    if code == 0:  # another CBC build than the one measured (cbcbox 2.935): it must have kept the names
+        from olctc.solve.cbc import _cbc_version
+
+        assert "cbcbox 2.935" not in _cbc_version() and "x0" not in read_solution(sol).values
+        return
+    assert code == 2 and err.endswith(
+        f"error: CBC lost the column names of {model} reading it (it named them x0, x1, ...: its LP reader fails on "
+        "some lines of about 1,000 characters or more): write the model as MPS, or solve with highs or scip\n"), err
+    assert not sol.exists()
+    hint = ("CBC names the columns x0, x1, ... when its LP reader cannot read a file's names (it fails on some lines "
+            "of about 1,000 characters or more): solve the model written as MPS, or with another solver")
+    if shutil.which("cbc") is not None:
+        code, out, err = run_cli(["solve", str(model), "--solver", "cbc-cli", "--time-limit", "30", "--quiet",
+                                  "-o", str(sol)], capsys)
+        assert code == 2 and err.endswith(f"error: the solution cbc wrote: expected only columns of the model, got "
+                                          f"unknown column 'x0': {hint}\n"), err
+        assert not sol.exists()
+    sol.write_text("Optimal - objective value 1.5\n      0 x0  0.25  0\n      7 x7  1  0\n")
+    code, _, err = run_cli(["decode", str(model.with_suffix(".olctc.json")), str(sol), "-o",
+                            str(tmp_path / "t.json")], capsys)
+    assert code == 2 and err == f"error: {sol}: column 'x0' is not in this model: {hint}\n", err
+    assert not (tmp_path / "t.json").exists()

@@ -22,7 +22,7 @@
 The objective lists every column (zero costs included) so that readers, which number columns in
 order of first appearance, keep the model's column order. A nonzero objective constant is the
 column ``OBJCONST`` fixed to 1. A row without terms is written ``+ 0 <first column>``. Long rows
-are wrapped every K terms so that no line exceeds 4000 characters. Quadratic objective
+are wrapped every K terms so that no line exceeds ``MAX_LINE`` (510) characters. Quadratic objective
 (``c'x + 1/2 x'Qx``): inside ``[ ... ] / 2``, ``Q_ii x ^2`` and ``2 Q_ij x * y`` for i < j.
 
 A model without constraints gets an empty ``Subject To`` section: GLPK cannot read that (write MPS
@@ -43,7 +43,11 @@ from olctc.milp import MILP
 
 __all__ = ["write_lp", "lp_bytes"]
 
-MAX_LINE = 4000
+#: The longest line written. CPLEX truncates lines beyond 510 characters (its file format allows 560); Xpress's
+#: LINELENGTH was 512; CBC's LP reader (CoinLpIO) reads 1023 bytes at a time, and the CBC that python-mip ships
+#: lost every column name on lines of about 2,900 (4000 was the limit here): it named them x0, x1, ..., dropped
+#: the MIP start and wrote a solution of those names (QA 2026-12-05, 20 points x 441 features, depth 1).
+MAX_LINE = 510
 # Words an LP reader may take for a section keyword or a bound keyword when they stand alone.
 _KEYWORDS = {"minimize", "maximize", "minimum", "maximum", "min", "max", "subject", "such", "st",
              "bounds", "bound", "general", "generals", "gen", "integer", "integers", "binary",

@@ -1,6 +1,7 @@
 """The solver-neutral answer every solution reader returns."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -24,6 +25,18 @@ def is_helper_column(solver: str, name: str) -> bool:
     """True when ``name`` is a column ``solver`` adds to the model by itself."""
     prefixes = _HELPER_PREFIX.get(solver)
     return name in _HELPER_EXACT.get(solver, ()) or bool(prefixes and name.startswith(prefixes))
+
+
+#: Why a solution's columns are x0, x1, ... for a model of other names.
+CBC_LOST_NAMES = ("CBC names the columns x0, x1, ... when its LP reader cannot read a file's names (it fails on "
+                  "some lines of about 1,000 characters or more): solve the model written as MPS, or with another "
+                  "solver")
+
+
+def cbc_lost_names(name: str, names: Sequence[str]) -> bool:
+    """Whether the unknown column ``name`` of a solution is one of CBC's own x0, x1, ... for a model whose
+    columns (``names``) are named otherwise."""
+    return re.fullmatch(r"x[0-9]+", name) is not None and "x0" not in names
 
 
 @dataclass
@@ -88,7 +101,8 @@ class Solution:
         if unknown.size:
             extra = [keys[i] for i in unknown if not is_helper_column(self.solver, keys[i])]
             if extra:
-                raise OlctcError(f"{where}: expected only columns of the model, got unknown column {extra[0]!r}")
+                raise OlctcError(f"{where}: expected only columns of the model, got unknown column {extra[0]!r}"
+                                 + (f": {CBC_LOST_NAMES}" if cbc_lost_names(extra[0], names) else ""))
             keep = pos >= 0
             pos, vals = pos[keep], vals[keep]
         x = np.zeros(len(names), dtype=np.float64)

@@ -14,7 +14,8 @@ from olctc import sigactions
 from olctc.emit.params import CBC_PARAMETERS, solver_settings
 from olctc.io import interrupt_handled
 from olctc.solve.calls import _map, _native, _start_values, _timed, repeats_folded
-from olctc.solve.modelfile import no_columns, readable_path
+from olctc.errors import OlctcError
+from olctc.solve.modelfile import names_lost, no_columns, readable_path
 from olctc.solve.options import SolveOptions
 from olctc.solve.result import SolveResult, finite_or_none
 
@@ -79,6 +80,10 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
     column: python-mip's reader drops an RHS on the objective row)."""
     m, max_seconds = cbc_model(path, opts)
     col_names = [v.name for v in m.vars]
+    if names_lost(path, col_names):
+        raise OlctcError(f"CBC lost the column names of {path} reading it (it named them x0, x1, ...: its LP reader "
+                         "fails on some lines of about 1,000 characters or more): write the model as MPS, or solve "
+                         "with highs or scip")
     x0 = _start_values(opts, col_names, lambda: (np.array([v.lb for v in m.vars]),
                                                  np.array([v.ub for v in m.vars])))
     if x0 is not None:

@@ -345,12 +345,15 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
             last = " | ".join(line for line in tail[-3:] if line.strip())
             said = f"last output: {last}" if last else "it printed nothing"
             raise OlctcError(f"{spec.program} wrote no solution file (exit code {code}); {said}")
-        sol = read_solution(raw_solution, col_names=names)
+        try:  # before the move: a solution of other columns (CBC's x0, x1, ...) is not written
+            sol = read_solution(raw_solution, col_names=names)
+            x = sol.to_array(names) if sol.has_solution() else None
+        except OlctcError as exc:  # named olctc's temporary file, which is gone: name what the program wrote
+            raise type(exc)(str(exc).replace(str(raw_solution), f"the solution {spec.program} wrote")) from None
         with contextlib.suppress(OSError):
             solution.unlink()
         shutil.move(str(raw_solution), str(solution))
 
-    x = sol.to_array(names) if sol.has_solution() else None
     objective = sol.objective if x is not None else None
     bound = sol.bound if sol.bound is not None else _logged_bound(spec, tail)
     if bound is None and sol.status == "optimal":

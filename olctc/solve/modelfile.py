@@ -9,7 +9,7 @@ import re
 import shutil
 import zlib
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -216,6 +216,12 @@ def is_quadratic_file(path: str | os.PathLike[str]) -> bool:
     else:
         def found(data: bytes) -> bool:
             return _LP_QUAD.search(data) is not None
+    return _scan(path, found)
+
+
+def _scan(path: Path, found: Callable[[bytes], bool]) -> bool:
+    """Whether ``found`` holds for some stretch of the file's (uncompressed) bytes, read in 16 MB chunks that
+    overlap by 64 KB (a match across two chunks is seen)."""
     tail = b""
     with _open(path) as fh:
         while True:
@@ -225,6 +231,20 @@ def is_quadratic_file(path: str | os.PathLike[str]) -> bool:
             if found(tail + chunk):
                 return True
             tail = chunk[-_OVERLAP:]
+
+
+# A name standing alone in an LP file: between white space, a line's start or end, or an operator
+_LP_NAME_EDGE = rb"\s:+\-<>=*\[\]^/"
+
+
+def names_lost(path: str | os.PathLike[str], names: list[str]) -> bool:
+    """Whether a reader's column ``names`` for the LP file ``path`` are x0, x1, ... though the file names no
+    column x0: CBC's reader (CoinLpIO) names the columns so when it cannot read the file's names (on lines of
+    about 1,000 characters or more), and then drops a MIP start and writes a solution of those names."""
+    if model_format(path) != "lp" or not names or any(n != f"x{i}" for i, n in enumerate(names)):
+        return False
+    x0 = re.compile(rb"(?:^|[" + _LP_NAME_EDGE + rb"])x0(?:$|[" + _LP_NAME_EDGE + rb"])", re.M)
+    return not _scan(Path(path), lambda data: x0.search(data) is not None)
 
 
 def file_columns(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
