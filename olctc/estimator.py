@@ -111,9 +111,10 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         Give each last-layer node whose training points are all of one class w = 0 and the log-odds of its
         points plus one of each class (``predict_proba`` (m+ + 1) / (m + 2) there, Laplace's rule; ``olctc
         fit --smooth-pure-nodes``). With sample or class weights, each added point weighs the node's mean
-        weight: scaling every weight leaves the probability alone, and a weight of 2 is not two points there. False: the solver's (w, b), the paper's; any b past the tangents' zero
-        is optimal there, so the probability is arbitrary (measured: 4e-44, 0.2, 0.8). Can raise the exact
-        objective (``objective_`` is the final tree's).
+        weight: scaling every weight leaves the probability alone, and a weight of 2 is not two points there.
+        False: the solver's (w, b), the paper's; any b past the tangents' zero is optimal there, so the
+        probability is arbitrary (measured: 4e-44, 0.2, 0.8). Can raise the exact objective (``objective_``
+        is the final tree's).
 
     Attributes
     ----------

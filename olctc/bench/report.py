@@ -229,10 +229,10 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
                       "figures) use only the seeds / instances both have.", ""]
     scaled = at_older_settings(meta, experiment, models)
     if scaled:  # resuming such a folder is refused; its report compared them silently (QA)
-        lines[2:2] = [f"**Older model settings**: this folder was started by {older_olctc(meta)}, which ran {', '.join(scaled)} at the authors' C and alpha "
-                      f"taken as olctc's ({OLDER_SETTINGS_WHY}): their cells are not the authors' models, and their "
-                      "differences from the authors' values compare two models. A new folder runs them at the "
-                      "authors' settings.", ""]
+        lines[2:2] = [f"**Older model settings**: this folder was started by {older_olctc(meta)}, which ran "
+                      f"{', '.join(scaled)} at the authors' C and alpha taken as olctc's ({OLDER_SETTINGS_WHY}): "
+                      "their cells are not the authors' models, and their differences from the authors' values "
+                      "compare two models. A new folder runs them at the authors' settings.", ""]
     by = {(r["dataset"], r["model"]): r for r in rows}
     datasets = sorted({r["dataset"] for r in rows})
     lines.append("| data set | " + " | ".join(models) + " |")

@@ -12,9 +12,9 @@ import numpy as np
 
 from olctc import sigactions
 from olctc.emit.params import CBC_PARAMETERS, solver_settings
+from olctc.errors import OlctcError
 from olctc.io import interrupt_handled
 from olctc.solve.calls import _map, _native, _start_values, _timed, repeats_folded
-from olctc.errors import OlctcError
 from olctc.solve.modelfile import names_lost, no_columns, readable_path
 from olctc.solve.options import SolveOptions
 from olctc.solve.result import SolveResult, finite_or_none
