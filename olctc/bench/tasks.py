@@ -387,7 +387,7 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
               "C_source": source, "solver": solver, "solver_version": solver_version(solver),
               "objective_warm_start": comp.milp.objective(x0), "time_build": t_build, "time_warm_start": t_warm,
               **cvinfo}
-    phases = [(m.outputs[0], x0, None, False)]
+    phases: list[tuple[str, np.ndarray, Any, bool]] = [(m.outputs[0], x0, None, False)]  # name, x, result, refine
     failed: list[dict[str, Any]] = []
     try:
         # fit's own rule (and its refusal of too short a limit), so that phases' OLCT-V0 and tangents'
