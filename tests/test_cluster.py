@@ -1081,6 +1081,12 @@ def test_run_local_stops_at_ctrl_c(tmp_path):
     assert not (g / "tasks/0001/solve.log").exists(), out  # the next task never started
     assert f"interrupted: run {g / 'run_local.sh'} again to go on" in err
     assert not (g / "tasks/0000/model.highs.sol").exists()  # only the .part of the interrupted solve
+    # The runner ended after its solve, whose task lock is free: a flock running the solve died at the Ctrl-C
+    # at once, the runner with it, and the solve went on, holding the lock (a rerun then skipped the task as
+    # "running in another process", QA 2026-12-05).
+    assert log.read_text().splitlines()[-1].startswith("interrupted"), log.read_text()[-300:]
+    free = subprocess.run(["flock", "-n", "-E", "75", str(g / "tasks/0000/model.mps"), "true"])
+    assert free.returncode == 0
 
 
 @pytest.mark.parametrize("scoring", ["neg_log_loss", "roc_auc", "accuracy", "neg_brier_score"])

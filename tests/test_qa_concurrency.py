@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -54,7 +55,9 @@ main()
 # A stand-in for `olctc` in a grid's jobs (--olctc-cmd): runs the real one, with two hooks for the tests.
 # QA_HOLD=NNNN: task NNNN first leaves a half-written gurobi_cl result (.part.sol, as gurobi_cl writes it in
 #   place), creates $QA_DIR/held and waits for $QA_DIR/go before solving.
-# QA_WAIT=NNNN: task NNNN creates $QA_DIR/held and waits for $QA_DIR/go before solving.
+# QA_WAIT=NNNN: task NNNN creates $QA_DIR/held and waits for $QA_DIR/go before solving; with QA_SLOW_INT=1 a
+#   Ctrl-C meanwhile takes it 2 s to end (as a solver writing its best solution), then creates $QA_DIR/ended.
+# QA_EXIT=N: every task exits N at once (a site's wrapper: 75 is EX_TEMPFAIL).
 # QA_BARRIER=1: after its solve has written the .part file, waits until the same task's solve of the other
 #   run_local.sh has written too (two runners without task locks both take each task).
 # Each solve of task NNNN adds a line NNNN to $QA_DIR/solves.
@@ -62,7 +65,9 @@ STANDIN = r'''#!/bin/bash
 task=""
 for a in "$@"; do case "$a" in tasks/*/model.mps) task="${a#tasks/}"; task="${task%%/*}";; esac; done
 [ -n "${QA_DIR:-}" ] && [ -n "$task" ] && echo "$task" >> "$QA_DIR/solves"
+[ -n "${QA_EXIT:-}" ] && exit "$QA_EXIT"
 if [ -n "${QA_WAIT:-}" ] && [ "$task" = "$QA_WAIT" ]; then
+    [ -n "${QA_SLOW_INT:-}" ] && trap 'sleep 2; touch "$QA_DIR/ended"; exit 130' INT
     touch "$QA_DIR/held"
     for i in $(seq 600); do [ -e "$QA_DIR/go" ] && break; sleep 0.05; done
 fi
@@ -356,6 +361,39 @@ def test_run_local_twice_at_once(grid_template: Path, tmp_path: Path) -> None:
     assert "task 1: tasks/0001/model.highs.sol exists, skipped" in results[0][1], results[0]
     assert sorted((qa / "solves").read_text().split()) == ["0000", "0001"]
     assert_runners_solved(g, tmp_path, results)
+
+
+def test_ctrl_c_ends_the_runner_after_its_task(grid_template: Path, tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT to the runner's process group) while a task takes 2 s to end: the runner waits for it,
+    and a rerun then solves the task. With flock running the task's command, flock died at once, the runner
+    with it, and the task went on holding the lock: a rerun skipped it as "running in another process" and
+    left it unsolved (QA 2026-12-05)."""
+    g = grid_copy(grid_template, tmp_path)
+    qa = tmp_path / "qa"
+    qa.mkdir()
+    env = {**os.environ, "QA_WAIT": "0000", "QA_SLOW_INT": "1", "QA_DIR": str(qa)}
+    p = start(["bash", str(g / "run_local.sh")], tmp_path, "r", env=env, start_new_session=True)
+    try:
+        wait_for(lambda: (qa / "held").exists() or p.poll() is not None, "task 0 to start")
+        os.killpg(p.pid, signal.SIGINT)
+        code, out, err = finish(p, tmp_path, "r")
+    finally:
+        (qa / "go").touch()
+    assert code == 130 and (qa / "ended").exists(), (code, out, err)
+    code, out, err = finish(start(["bash", str(g / "run_local.sh")], tmp_path, "again", env={**os.environ}),
+                            tmp_path, "again")
+    assert code == 0 and "running in another process" not in out, out + err
+    assert_runners_solved(g, tmp_path, [(code, out, err)])
+
+
+def test_a_task_exiting_75_is_a_failed_task(grid_template: Path, tmp_path: Path) -> None:
+    """A task's command that exits 75 (EX_TEMPFAIL, a site wrapper's "license server busy") fails the task. It
+    was read as flock's lock conflict: "running in another process, skipped", and the runner exited 0."""
+    g = grid_copy(grid_template, tmp_path)
+    code, out, err = finish(start(["bash", str(g / "run_local.sh")], tmp_path, "r",
+                                  env={**os.environ, "QA_EXIT": "75"}), tmp_path, "r")
+    assert code == 1 and "running in another process" not in out, out + err
+    assert "task 0 failed (see tasks/0000/solve.log)" in err and "task 1 failed" in err, err
 
 
 def test_run_local_twice_at_once_without_locks(grid_template: Path, tmp_path: Path) -> None:

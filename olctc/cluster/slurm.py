@@ -88,21 +88,22 @@ _RUN_TASK = r'''run_task() {
     if [ -s "$sol" ]; then echo "task $id: $sol exists, skipped"; return 0; fi
     # Another run may hold the task (run_local.sh started twice or on two machines, a task resubmitted while
     # it runs): a lock on its model leaves it to that run, so runners share the tasks instead of each solving
-    # all. Where flock lacks -E (util-linux < 2.26) or the file system has no locks (Lustre without -o flock),
-    # the probe fails and each run solves the task, as before.
-    if [ -z "${lock_ok:-}" ]; then
-        lock_ok=0
-        if command -v flock >/dev/null 2>&1 && flock -n -E 75 jobs.tsv true 2>/dev/null; then lock_ok=1; fi
-    fi
-    if [ "$lock_ok" = 1 ] && [ -f "$model" ]; then
-        flock -n -E 75 "$model" bash -c 'if [ -s "$1" ]; then echo "task $2: $1 exists, skipped"; exit 0; fi
-echo "task $2: $3"; bash -c "$3"' run_task "$sol" "$id" "$cmd"
+    # all. The lock is on this shell's descriptor 9, kept by the task's command: flock running the command
+    # died at a Ctrl-C before it, and passed on its exit status (a command's 75 read as a conflict). Where
+    # flock is missing, lacks -E (util-linux < 2.26) or cannot lock (Lustre without -o flock), it fails
+    # otherwise than by a conflict (75) and the task runs, as before.
+    if [ -r "$model" ] && exec 9<"$model"; then
+        flock -n -E 75 9 2>/dev/null
         rc=$?
-        if [ "$rc" -eq 75 ]; then echo "task $id: running in another process, skipped"; return 0; fi
-        return "$rc"
+        if [ "$rc" -eq 75 ]; then exec 9<&-; echo "task $id: running in another process, skipped"; return 0; fi
+        # solved by another run between the test above and the lock
+        if [ "$rc" -eq 0 ] && [ -s "$sol" ]; then exec 9<&-; echo "task $id: $sol exists, skipped"; return 0; fi
     fi
     echo "task $id: $cmd"
     bash -c "$cmd"
+    rc=$?
+    exec 9<&-
+    return "$rc"
 }
 '''
 
