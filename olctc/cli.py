@@ -598,11 +598,14 @@ def _check_cv_options(cv: int | None, C_values: str | None, scoring: str | None,
     """--C-values and --scoring belong to --cv, and --cv chooses C itself: refuse, before any work, a --C
     that would be silently replaced, or a --C-values taken for nothing."""
     if cv is None:
-        given = [f"{flag} {value}" for flag, value in (("--C-values", C_values), ("--scoring", scoring),
-                                                       ("--jobs", jobs)) if value is not None]
+        given = [(flag, value) for flag, value in (("--C-values", C_values), ("--scoring", scoring),
+                                                   ("--jobs", jobs)) if value is not None]
         if given:
-            raise OlctcError(f"{given[0]} applies to cross-validation only: add --cv K (such as --cv 4) to "
-                             "choose C among --C-values, or give one C with --C")
+            flag, value = given[0]
+            # "or give one C with --C" for --scoring or --jobs: followed, it failed again the same way
+            way_out = "give one C with --C" if flag == "--C-values" else f"leave out {flag}"
+            raise OlctcError(f"{flag} {value} applies to cross-validation only: add --cv K (such as --cv 4) to "
+                             f"choose C among --C-values, or {way_out}")
         return
     source = click.get_current_context().get_parameter_source("C")
     if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):

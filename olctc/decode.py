@@ -31,7 +31,7 @@ import numpy as np
 from olctc.compile import manifest_fields, read_manifest, warm_start_objective
 from olctc.data import Dataset, Scaler, Schema, check_dataset
 from olctc.emit.params import TIGHT_TOL
-from olctc.errors import OlctcError, shorten
+from olctc.errors import NoSolution, OlctcError, shorten
 from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
@@ -253,7 +253,13 @@ def solution_vector(milp: MILP, solution, known_feasible: float | None = None, *
     names = [str(n) for n in milp.col_names()]
     where = solution.path or "solution"
     if not solution.has_solution():
-        raise OlctcError(f"{where}: {solution.solver} reports {solution.status} ({solution.raw_status})"
+        from olctc.pipeline import time_advice
+
+        # NoSolution (exit 1, as solve's for the same run): the solver's failure, not a bad file; status words,
+        # not olctc's token ("reports no_solution")
+        raw = str(solution.raw_status)
+        raise NoSolution(f"{where}: {solution.solver} reports {solution.status.replace('_', ' ')} ({raw})"
+                         + time_advice(raw, start=False)
                          + false_infeasible(solution.status, known_feasible, solution.solver, quadratic=quadratic)
                          + "; there is no solution to decode")
     known = set(names)

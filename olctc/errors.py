@@ -36,7 +36,18 @@ def param_error(name: str, expected: str, got: object, option: str | None = None
     """
     named = f"The '{name}' parameter" + (f" ({option})" if option else "")
     # cut: a whole tree record or data set passed where a path goes printed as one line of kilobytes
-    return OlctcError(f"{named} must be {expected}. Got {shorten(repr(got), 200)} instead.")
+    return OlctcError(f"{named} must be {expected}. Got {shorten(repr(_plain(got)), 200)} instead.")
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with numpy scalars as Python's, also inside a list or tuple: "Got np.int64(0) instead" (a value
+    from np.arange or a search grid) said more about numpy than about the value."""
+    import numpy as np  # loaded already by every caller
+
+    if type(value) in (list, tuple) and len(value) <= 1000:
+        return type(value)(_plain(v) for v in value)
+    # a numpy scalar, not a 0-d array: "Got array(1.) instead" says why a number was refused
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def check_flags(**flags: Any) -> None:

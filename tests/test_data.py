@@ -137,7 +137,7 @@ BAD_TABLES = [
     ("a,b,y\n1,inf,0\n3,4,1\n", "column 'b' line 2: expected a finite number, got 'inf'"),
     ("a,b,y\n1,2,0\n3,4,1\n5,x,1\n", "column 'b' line 4: expected a number, got 'x'"),
     ("a,b,y\n1,,0\n3,4,1\n", "column 'b' line 2: empty cell (1 in this column); fill or drop missing values "
-     "(olctc does not impute), or leave a column out (--drop)"),
+     "(olctc does not impute), or leave a column out (--drop; drop= in Python)"),
     ("a,b,y\n1,2,0\n3,4\n", "line 3 has 2 fields, the header has 3"),
     ("a,a,y\n1,2,0\n3,4,1\n", "the header names column 'a' twice"),
     # a blank line or only separators before the header: "line 2 has 3 fields, the header has 0"
@@ -179,7 +179,7 @@ MULTI_LINE_TABLES = [
     (MULTI + "inf,n,y\n", "column 'a' line 8: expected a finite number, got 'inf'"),
     (MULTI + "nan,n,y\n", "column 'a' line 8: expected a finite number, got 'nan'"),
     (MULTI + ",n,y\n", "column 'a' line 8: empty cell (1 in this column); fill or drop missing values "
-                        "(olctc does not impute), or leave a column out (--drop)"),
+                        "(olctc does not impute), or leave a column out (--drop; drop= in Python)"),
     (MULTI + "4,n\n", "line 8 has 2 fields, the header has 3"),
     (MULTI + "\n4,n,y\n", "line 8 is blank; remove blank lines inside the data"),
     (MULTI + "4,n,\n", "target 'y' line 8: no class label (''); drop the unlabelled rows"),
@@ -734,7 +734,7 @@ def test_every_column_with_empty_cells_is_named_at_once(tmp_path):
     # the first empty row's column first (column 'a' line 5 sent the user past line 3)
     assert str(exc.value) == (f"{p}: column 'd' line 3: empty cell (1 in this column; empty cells also in 'a' (2), "
                               "'b' (1)); fill or drop missing values (olctc does not impute), or leave a column "
-                              "out (--drop)")
+                              "out (--drop; drop= in Python)")
     assert read_csv(p, "y", drop=("a", "b", "d")).feature_names == ["c"]
     # the manifest records the dropped columns in the file's order, so any order of --drop compiles the same
     # manifest (QA 2026-12-05: its checksum differed); a column named twice is dropped once

@@ -185,15 +185,16 @@ def test_fit_cv_fold_fit_error_names_fold_and_C(tmp_path, capsys, jobs):
 
 
 BAD = [
+    # "or give one C with --C" for --jobs and --scoring, which followed failed again (QA 2026-12-05)
     (["--jobs", "2"], "error: --jobs 2 applies to cross-validation only: add --cv K (such as --cv 4) to choose C "
-                      "among --C-values, or give one C with --C"),
+                      "among --C-values, or leave out --jobs"),
     (["--cv", "2", "--jobs", "0"], "error: The 'jobs' parameter (--jobs) must be an integer >= 1. Got 0 instead."),
     (["--cv", "1"], "error: The 'folds' parameter (--cv) must be an integer >= 2. Got 1 instead."),
     (["--cv", "-3"], "error: The 'folds' parameter (--cv) must be an integer >= 2. Got -3 instead."),
     (["--C-values", "1,2"], "error: --C-values 1,2 applies to cross-validation only: add --cv K (such as --cv 4) "
                             "to choose C among --C-values, or give one C with --C"),
     (["--scoring", "roc_auc"], "error: --scoring roc_auc applies to cross-validation only: add --cv K (such as "
-                               "--cv 4) to choose C among --C-values, or give one C with --C"),
+                               "--cv 4) to choose C among --C-values, or leave out --scoring"),
     (["--cv", "4", "--C", "1"], "error: --C does not apply with --cv, which chooses C among --C-values (each "
                                 "layer's values; the grid is their product): leave out --C, or --cv to fit the C "
                                 "given"),

@@ -502,3 +502,20 @@ def test_dataset_still_a_dataclass(small):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert split(small, np.float64(0.2), np.int64(3))[1].size == 6
+
+
+def test_numpy_values_are_named_as_plain_numbers_in_parameter_errors():
+    """A value from np.arange or a search grid was named "Got np.int64(0) instead." (QA 2026-12-05)."""
+    from olctc.errors import param_error
+
+    X, y, _ = olctc.load_dataset("haberman")
+    for kw, got in (({"threads": np.int64(0)}, "Got 0 instead."), ({"time_limit": np.float64(0)}, "Got 0.0 instead."),
+                    ({"tangents": [np.float64(1), np.float64("nan")]}, "Got [1.0, nan] instead.")):
+        with pytest.raises(OlctcError) as exc:
+            olctc.OLCTClassifier(depth=1, **kw).fit(X, y)
+        assert str(exc.value).endswith(got), exc.value
+    with pytest.raises(OlctcError, match=r"^The 'depth' parameter must be an integer >= 1\. Got 0 instead\.$"):
+        make_spec(depth=np.int64(0))
+    assert str(param_error("x", "y", (np.int32(3), "a"))).endswith("Got (3, 'a') instead.")
+    assert str(param_error("x", "y", np.array([1, 2]))).endswith("Got array([1, 2]) instead.")  # arrays as they are
+    assert str(param_error("x", "y", np.array(2.0))).endswith("Got array(2.) instead.")

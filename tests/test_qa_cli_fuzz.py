@@ -232,13 +232,17 @@ def test_grid_refuses_an_empty_C_value(base, tmp_path, monkeypatch, capsys):
 def test_bench_refuses_more_cv_folds_than_points(tmp_path, monkeypatch, capsys):
     # every run was recorded as scikit-learn's "Cannot have number of splits n_splits=1000000 ...", exit 0
     monkeypatch.chdir(tmp_path)
-    # heart: 137 and 160 points per class; haberman: 81 and 225
-    for cv, least, name in (("1000000", 137, "heart"), ("82", 81, "haberman")):
+    # heart: 137 and 160 points per class, 109 of the smaller in training; haberman: 81 and 225, 65 in training
+    # (the bound was the whole data set's: --cv 66 to 81 passed, and each run failed; fit says 65 too)
+    for cv, least, name in (("1000000", 109, "heart"), ("66", 65, "haberman")):
         code, out, err = run_main(["bench", "models", "--datasets", "heart,haberman", "--seeds", "0", "--models",
                                    "OLCT", "--time-limit", "3", "--cv", cv, "-o", "b"], capsys)
         assert code == 2 and err == (f"error: The 'cv' parameter (--cv) must be at most {least} folds for {name} "
-                                     f"(the points of its smaller class, and its training part has fewer). Got "
+                                     f"(the points of the smaller class in its training part). Got "
                                      f"{cv} instead.\n") and not (tmp_path / "b").exists(), (code, err)
+    code, out, err = run_main(["fit", "--dataset", "haberman", "--depth", "1", "--cv", "66", "--C-values", "1",
+                               "-o", "t.json"], capsys)
+    assert code == 2 and "use 65 folds or fewer (--cv 65)" in err, err
 
 
 @pytest.mark.parametrize("points", ["-inf", "-inf,inf", "inf,-inf"])

@@ -186,6 +186,22 @@ def test_solve_milp_refuses_a_quadratic_model_for_a_linear_solver(haberman12, so
                               "xpress where installed)")
 
 
+def test_solve_names_a_quadratic_model_file_as_typed(haberman12, tmp_path, monkeypatch, capsys):
+    """`olctc solve out/mg.mps` of a MARGOT model with HiGHS named 'mg.mps', without its folder (QA 2026-12-05)."""
+    from conftest import cli_main
+    from olctc.compile import compile_problem
+    from olctc.pipeline import write_compiled
+    from olctc.spec import make_spec
+
+    (tmp_path / "out").mkdir()
+    write_compiled(compile_problem(haberman12, make_spec("margot", depth=1), name="mg"), tmp_path / "out" / "mg.mps")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli_main(["solve", "out/mg.mps", "-o", "out/mg.sol"], capsys)
+    assert code == 2 and err.startswith("error: out/mg.mps is a MIQP (quadratic objective), which highs cannot "
+                                        "solve; solve it with SCIP"), err
+    assert not (tmp_path / "out" / "mg.sol").exists()
+
+
 def test_solve_file_start_arguments_are_checked(tmp_path):
     """start and start_path together, or a start_path that is not a file: clear errors before any solve."""
     from olctc.solve import solve_file

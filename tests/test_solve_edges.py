@@ -693,3 +693,13 @@ def test_cbc_losing_an_lp_files_names_is_said(tmp_path: Path, capsys, monkeypatc
                             str(tmp_path / "t.json")], capsys)
     assert code == 2 and err == f"error: {sol}: column 'x0' is not in this model: {hint}\n", err
     assert not (tmp_path / "t.json").exists()
+
+
+def test_a_gz_model_that_is_not_gzip_data_is_named_so(compiled, tmp_path: Path, capsys) -> None:
+    """A plain model file named .mps.gz: "cannot read: Not a gzipped file (b'NA')" (QA 2026-12-05)."""
+    bad = tmp_path / "m.mps.gz"
+    shutil.copy(compiled, bad)
+    code, _, err = run_cli(["solve", str(bad), "--quiet", "-o", str(tmp_path / "s.sol")], capsys)
+    assert code == 2 and err == (f"error: {bad}: not gzip data, though its name ends in .gz: rename it m.mps if "
+                                 "it is the model as text\n"), err
+    assert not (tmp_path / "s.sol").exists()

@@ -172,7 +172,7 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
     path = check_model_path(check_path(model_path, "model_path"))
     quadratic = is_quadratic_file(path)
     if quadratic and solver not in QUADRATIC_SOLVERS:
-        raise _refuse_quadratic(path.name, solver)
+        raise _refuse_quadratic(str(path), solver)
     sweep()  # the leftovers of killed solves go whichever solver this one uses
     return FILE_BACKENDS[solver](path, opts, quadratic)
 

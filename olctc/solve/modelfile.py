@@ -141,6 +141,9 @@ def check_complete(path: str | os.PathLike[str]) -> None:
         if seen in _COMPLETE:  # `olctc solve` checks before reading the manifest, then solve_file again
             return
         tail = _tail(path)
+    except gzip.BadGzipFile:  # "cannot read: Not a gzipped file (b'NA')"
+        raise OlctcError(f"{path}: not gzip data, though its name ends in .gz: rename it {path.name[:-3]} if it "
+                         "is the model as text") from None
     except (OSError, EOFError, zlib.error) as exc:
         raise OlctcError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     if not tail.strip():
