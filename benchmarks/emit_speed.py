@@ -10,6 +10,7 @@ idle 2-core machine a write takes about the larger of "assemble + write(2)" and 
 
     python benchmarks/emit_speed.py                  # both variants, both writers
     python benchmarks/emit_speed.py --values few --writers mps --points 2000   # smaller
+    python benchmarks/emit_speed.py --writers lp --lp-line-limits 4000,510    # LP line limits, interleaved
 """
 from __future__ import annotations
 
@@ -109,6 +110,31 @@ def breakdown(milp: MILP, module) -> tuple[float, float, int]:
     return produce, hashing, size
 
 
+def compare_line_limits(args: argparse.Namespace, limits: list[int]) -> None:
+    """write_lp at each of ``limits`` (lp.MAX_LINE), the limits alternating within each repeat."""
+    variants = ["few", "many"] if args.values == "both" else [args.values]
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
+        path = os.path.join(tmp, "bench.lp")
+        for values in variants:
+            milp = build(args.points, args.features, args.nodes, values)
+            times: dict[int, list[float]] = {k: [] for k in limits}
+            shape: dict[int, tuple[int, int]] = {}
+            for r in range(args.repeat):
+                for k in (limits if r % 2 == 0 else limits[::-1]):
+                    lp.MAX_LINE = k
+                    t0 = time.perf_counter()
+                    write_lp(milp, path)
+                    times[k].append(time.perf_counter() - t0)
+                    with open(path, "rb") as fh:
+                        data = fh.read()
+                    shape[k] = (len(data), max(len(line) for line in data.split(b"\n")))
+                    os.unlink(path)
+            for k in limits:
+                print(f"[{values}] write_lp at MAX_LINE {k}: {statistics.median(times[k]):.2f} s median of "
+                      f"{args.repeat} ({', '.join(f'{t:.2f}' for t in times[k])}), {shape[k][0] / 1e6:.1f} MB, "
+                      f"longest line {shape[k][1]}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--points", type=int, default=14500)
@@ -120,7 +146,12 @@ def main() -> None:
     ap.add_argument("--dir", default=None, help="where to write (default: a temporary folder)")
     ap.add_argument("--breakdown", action="store_true",
                     help="also time assembling the bytes alone and hashing them alone")
+    ap.add_argument("--lp-line-limits", default=None,
+                    help="comma-separated lp.MAX_LINE values: the LP writer at each, runs interleaved")
     args = ap.parse_args()
+    if args.lp_line_limits:
+        compare_line_limits(args, [int(v) for v in args.lp_line_limits.split(",")])
+        return
     variants = ["few", "many"] if args.values == "both" else [args.values]
     writers = [("mps", write_mps), ("lp", write_lp)]
     writers = [w for w in writers if args.writers in ("both", w[0])]
