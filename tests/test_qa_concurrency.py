@@ -325,6 +325,13 @@ def grid_template(tmp_path_factory) -> Path:
     return d / "g"
 
 
+def qa_grid(template: Path, tmp_path: Path, hooks: dict[str, str]) -> tuple[Path, Path, dict[str, str]]:
+    """A copy of the grid, the stand-in's folder (made) and the environment that sets its ``hooks``."""
+    qa = tmp_path / "qa"
+    qa.mkdir()
+    return grid_copy(template, tmp_path), qa, {**os.environ, **hooks, "QA_DIR": str(qa)}
+
+
 def grid_copy(template: Path, tmp_path: Path) -> Path:
     g = tmp_path / "g"
     shutil.copytree(template, g)
@@ -346,10 +353,7 @@ def test_run_local_twice_at_once(grid_template: Path, tmp_path: Path) -> None:
     the tasks: the second leaves the task the first holds and solves the next, the first then finds that one
     solved. Each task is solved once, both runners end well, and collect works. Before, both solved every
     task (each runner took each task in turn)."""
-    g = grid_copy(grid_template, tmp_path)
-    qa = tmp_path / "qa"
-    qa.mkdir()
-    env = {**os.environ, "QA_WAIT": "0000", "QA_DIR": str(qa)}
+    g, qa, env = qa_grid(grid_template, tmp_path, {"QA_WAIT": "0000"})
     first = start(["bash", str(g / "run_local.sh")], tmp_path, "r0", env=env)
     try:
         wait_for(lambda: (qa / "held").exists() or first.poll() is not None, "task 0 to start")
@@ -368,10 +372,7 @@ def test_ctrl_c_ends_the_runner_after_its_task(grid_template: Path, tmp_path: Pa
     and a rerun then solves the task. With flock running the task's command, flock died at once, the runner
     with it, and the task went on holding the lock: a rerun skipped it as "running in another process" and
     left it unsolved (QA 2026-12-05)."""
-    g = grid_copy(grid_template, tmp_path)
-    qa = tmp_path / "qa"
-    qa.mkdir()
-    env = {**os.environ, "QA_WAIT": "0000", "QA_SLOW_INT": "1", "QA_DIR": str(qa)}
+    g, qa, env = qa_grid(grid_template, tmp_path, {"QA_WAIT": "0000", "QA_SLOW_INT": "1"})
     p = start(["bash", str(g / "run_local.sh")], tmp_path, "r", env=env, start_new_session=True)
     try:
         wait_for(lambda: (qa / "held").exists() or p.poll() is not None, "task 0 to start")
@@ -400,15 +401,13 @@ def test_run_local_twice_at_once_without_locks(grid_template: Path, tmp_path: Pa
     """Where flock cannot lock (util-linux before 2.26 has no -E; Lustre mounted without flock), two runners
     each solve every task, as before the locks: every solution must be whole, both runners must end well, and
     collect must work."""
-    g = grid_copy(grid_template, tmp_path)
-    qa = tmp_path / "qa"
-    qa.mkdir()
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     fake = bin_dir / "flock"  # as an old flock: "invalid option -- 'E'", exit 64
     fake.write_text("#!/bin/sh\necho \"flock: invalid option -- 'E'\" >&2\nexit 64\n")
     fake.chmod(0o755)
-    env = {**os.environ, "QA_BARRIER": "1", "QA_DIR": str(qa), "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    g, qa, env = qa_grid(grid_template, tmp_path,
+                         {"QA_BARRIER": "1", "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
     ps = [start(["bash", str(g / "run_local.sh")], tmp_path, f"r{i}", env=env) for i in range(2)]
     results = [finish(p, tmp_path, f"r{i}") for i, p in enumerate(ps)]
     assert sorted((qa / "solves").read_text().split()) == ["0000", "0000", "0001", "0001"]
@@ -418,10 +417,7 @@ def test_run_local_twice_at_once_without_locks(grid_template: Path, tmp_path: Pa
 def test_collect_while_a_task_is_running(grid_template: Path, tmp_path: Path) -> None:
     """collect while task 1 is still running (a half-written gurobi_cl result beside it): no crash, no
     decoding of the partial file, task 1 named as missing; after the runner ends, collect works."""
-    g = grid_copy(grid_template, tmp_path)
-    qa = tmp_path / "qa"
-    qa.mkdir()
-    env = {**os.environ, "QA_HOLD": "0001", "QA_DIR": str(qa)}
+    g, qa, env = qa_grid(grid_template, tmp_path, {"QA_HOLD": "0001"})
     p = start(["bash", str(g / "run_local.sh")], tmp_path, "run", env=env)
     try:
         wait_for(lambda: (qa / "held").exists() or p.poll() is not None, "task 1 to start")
