@@ -202,7 +202,8 @@ def local_script() -> str:
     """Run every task of jobs.tsv in turn, without Slurm (skips solved tasks)."""
     return "\n".join([
         "#!/bin/bash",
-        "# olctc grid without Slurm: runs every task of jobs.tsv in turn (solved tasks are skipped).",
+        "# olctc grid without Slurm: runs every task of jobs.tsv in turn (solved tasks are skipped). Started",
+        "# several times at once, on this machine or on others sharing the folder, the runs share the tasks.",
         "set -u",
         _CD_HERE,
         # as submit.slurm: without it awk said "cannot open jobs.tsv", and the script ran nothing and exited 0
