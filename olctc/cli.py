@@ -10,7 +10,7 @@ import click
 
 from olctc import __version__
 from olctc.cli_process import (_ClosedPipeGuard, _Interrupts, _from_interrupt, _hard_exit, _interrupted, _show_warning,
-                               _stdout_failed, _whole_writes)
+                               _standard_streams_opened, _stdout_failed, _whole_writes)
 from olctc.errors import OlctcError, UnseenCategoryWarning, first_repeat, shorten
 from olctc.io import (check_file_name, check_interrupt, check_not_input, check_not_stdout, check_suffix, check_writable,
                       read_once, solver_left)
@@ -707,6 +707,8 @@ def _register_optional() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: bad input prints one line and exits 2, never a traceback."""
+    if argv is None:
+        _standard_streams_opened()
     interrupts = _Interrupts()
     interrupts.install(imports=argv is None)
     try:
@@ -728,6 +730,10 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
     hard = argv is None
     if hard and not isinstance(sys.stdout, _ClosedPipeGuard) and sys.stdout is not None:
         sys.stdout = _ClosedPipeGuard(_whole_writes(sys.stdout))
+    if hard and not isinstance(sys.stderr, _ClosedPipeGuard) and sys.stderr is not None:
+        # notes, progress and errors on stderr: `olctc fit --solver cbc ... 2>&1 | head -1` lost its tree (the
+        # CBC note met the closed pipe), and bench stopped after its first run (its progress line did)
+        sys.stderr = _ClosedPipeGuard(_whole_writes(sys.stderr))
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning

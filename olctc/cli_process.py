@@ -3,6 +3,7 @@ every file being written (never in the middle of an import), a closed or full st
 and a warning is one line. ``olctc.cli.main`` puts them in place."""
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable
@@ -34,6 +35,7 @@ class _Interrupts:
         self.pending = False
         self.closing = False
         self.stopping = False  # the command is leaving with exit 130: its cleanup runs to its end
+        self.console = False  # the console program's (install's imports): it leaves by _hard_exit
         self.fired = False  # a native call may swallow the KeyboardInterrupt or turn it into its own error
         self.main = threading.main_thread().ident
         self.installed: dict[int, Callable[[int, FrameType | None], Any] | int | signal.Handlers | None] = {}
@@ -47,6 +49,8 @@ class _Interrupts:
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
             return
+        if not self.fired and self.console:
+            _pipes_unblocked()
         self.fired = True
         note_interrupt()
         if self.stopping:
@@ -81,6 +85,7 @@ class _Interrupts:
             self.installed[signal.SIGTERM] = signal.signal(signal.SIGTERM, self.handler)
         if not imports:
             return
+        self.console = True
         default_hook = sys.unraisablehook
 
         def unraisable(info):
@@ -126,9 +131,12 @@ def _interrupted(hard: bool = False, interrupts: _Interrupts | None = None) -> N
     if interrupts is not None:
         interrupts.stopping = True
     remove_files_being_written()
-    click.echo("interrupted", err=True)
     if hard:
+        # not click.echo: into a pipe whose reader stopped reading (`olctc ... 2>&1 | less`, paused) it blocked
+        # for good, every further signal ignored by then: only SIGKILL ended the process
+        _write_without_blocking(sys.stderr, "interrupted\n")
         _hard_exit(130)
+    click.echo("interrupted", err=True)
     # CPython 3.11 remembers an interrupt that landed inside PyRun_String (pybind11 modules such as onnx
     # run code that way while importing) as "unhandled" even once caught, and then ends the process by
     # SIGINT (exit -2) instead of our 130. The interrupt was handled: clear that flag.
@@ -142,14 +150,54 @@ def _interrupted(hard: bool = False, interrupts: _Interrupts | None = None) -> N
 
 
 def _hard_exit(code: int) -> None:
-    """Flush the output and leave by ``os._exit``, which runs no finalisation."""
+    """Flush the output, as far as that does not block, and leave by ``os._exit``, which runs no finalisation."""
     for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
+        _write_without_blocking(stream, "")
+    for fd, blocking in _UNBLOCKED.items():  # the pipes' open files are shared with the shell's other commands
+        with contextlib.suppress(OSError):
+            os.set_blocking(fd, blocking)
     _remove_multiprocessing_tempdir()
     os._exit(code)
+
+
+#: Descriptor -> its blocking mode, of the pipes an interrupt made non-blocking (``_pipes_unblocked``).
+_UNBLOCKED: dict[int, bool] = {}
+
+
+def _pipes_unblocked() -> None:
+    """Make standard output and error non-blocking where they are pipes, at the first interrupt: into a pipe whose
+    reader stopped reading (`olctc ... 2>&1 | less`, paused), a write or a flush of the command's unwinding
+    blocked for good, and only SIGKILL ended the process. A write that would block now fails, and the
+    command leaves with exit 130 (``_hard_exit`` puts the modes back)."""
+    import stat
+
+    for fd in (1, 2):
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode) and fd not in _UNBLOCKED:
+                _UNBLOCKED[fd] = os.get_blocking(fd)
+                os.set_blocking(fd, False)
+        except OSError:
+            pass
+
+
+def _write_without_blocking(stream: Any, text: str) -> None:
+    """``text`` and what ``stream`` holds written out as far as its pipe or terminal takes them without waiting:
+    the rest is dropped. The descriptor is non-blocking only meanwhile: its open file is shared with the
+    shell's other commands."""
+    try:
+        fd = stream.fileno()
+        blocking = os.get_blocking(fd)
+    except (AttributeError, OSError, ValueError):  # no stream, no descriptor (a test's capture)
+        return
+    try:
+        os.set_blocking(fd, False)
+        try:
+            stream.write(text)
+            stream.flush()
+        finally:
+            os.set_blocking(fd, blocking)
+    except (OSError, ValueError):  # BlockingIOError: the reader has stopped reading
+        pass
 
 
 def _remove_multiprocessing_tempdir() -> None:
@@ -180,8 +228,24 @@ def _show_warning(message, *_args, **_kwargs) -> None:
     click.echo(f"warning: {' '.join(str(message).split())}", err=True)
 
 
+def _standard_streams_opened() -> None:
+    """Standard input, output and error that were closed (``olctc ... >&-``) opened on /dev/null. Python leaves
+    ``sys.stdout`` None (``sys.stdout.flush()`` raised, exit 1 after the work was done), and the next file the
+    process opened would take descriptor 1 or 2, where the solver libraries write their logs."""
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(fd, mode, closefd=False))
+
+
 def _whole_writes(stream):
-    """``stream`` (standard output) with a buffer under its text layer. Python's -u (PYTHONUNBUFFERED=1, common in
+    """``stream`` (standard output or error) with a buffer under its text layer. Python's -u (PYTHONUNBUFFERED=1, common in
     containers) puts the raw file right under it, and the text layer drops what a short write leaves out: on a disk
     with 8 kB free, ``olctc export --format sql > x.sql`` wrote 8192 of 8201 bytes and exited 0. A buffer writes
     the rest or raises; line buffering keeps each line as prompt as unbuffered output was."""
@@ -195,8 +259,8 @@ def _whole_writes(stream):
 
 
 class _ClosedPipeGuard:
-    """Standard output that a closed pipe (``olctc fit ... | head -1``) does not stop: the first write that
-    finds the reader gone points file descriptor 1 at /dev/null (where the solvers' own logs then go too),
+    """Standard output (or error) that a closed pipe (``olctc fit ... | head -1``) does not stop: the first write
+    that finds the reader gone points its descriptor at /dev/null (where the solvers' own logs then go too),
     and the command goes on to write its files and exit with its own code. Before, the next echo raised
     BrokenPipeError: fit and decode exited 1 without writing their tree, grid blamed its folder."""
 

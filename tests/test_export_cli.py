@@ -399,6 +399,82 @@ def test_a_closed_pipe_on_standard_output_stops_nothing(heart, tmp_path):
     assert json.loads(out.read_text())["format"] == "olctc-tree"
 
 
+def test_a_closed_pipe_on_standard_error_stops_nothing(tmp_path):
+    """`olctc fit --solver cbc ... 2>&1 | head -1`: the CBC note met the closed pipe on stderr, and fit exited 1
+    without its tree; bench stopped after its first run (its progress line) (QA 2026-12-05)."""
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "t.json"
+    for args, made in ((["fit", "--dataset", "haberman", "--depth", "1", "--solver", "cbc", "--time-limit", "10",
+                         "-o", out], out),
+                       (["bench", "models", "--datasets", "haberman", "--seeds", "0,42", "--models", "CART",
+                         "--time-limit", "5", "-o", tmp_path / "b"], tmp_path / "b" / "runs.jsonl")):
+        proc = subprocess.Popen([sys.executable, "-m", "olctc.cli", *map(str, args)], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)  # 2>&1 | head -1
+        assert proc.stdout.readline()
+        proc.stdout.close()
+        assert proc.wait(timeout=120) == 0, args
+        assert made.exists()
+    assert json.loads(out.read_text())["format"] == "olctc-tree"
+    assert len((tmp_path / "b" / "runs.jsonl").read_text().splitlines()) == 2
+
+
+def test_closed_standard_streams_stop_nothing(tmp_path):
+    """`olctc datasets >&-` and `olctc fit ... >&-` ended in "'NoneType' object has no attribute 'flush'", exit 1;
+    `olctc bench ... 2>&-` recorded every run as a dead worker (QA 2026-12-05). Closed streams are /dev/null now,
+    so that no file the command opens takes their descriptor either."""
+    import json
+    import shlex
+    import subprocess
+    import sys
+
+    olctc = f"{shlex.quote(sys.executable)} -m olctc.cli"
+    out = tmp_path / "t.json"
+    for line in (f"{olctc} datasets >&-", f"{olctc} fit --dataset haberman --depth 1 --time-limit 10 -o {out} >&-",
+                 f"{olctc} bench models --datasets haberman --seeds 0 --models CART --time-limit 5 -o "
+                 f"{tmp_path / 'b'} 2>&-", f"{olctc} datasets <&- >&- 2>&-"):
+        proc = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, (line, proc.stderr[-2000:])
+    assert json.loads(out.read_text())["format"] == "olctc-tree"
+    (run,) = [json.loads(s) for s in (tmp_path / "b" / "runs.jsonl").read_text().splitlines()]
+    assert run["status"] == "optimal", run.get("error")
+
+
+def test_an_interrupt_stops_a_command_whose_pipe_reader_stopped_reading(heart, tmp_path):
+    """`olctc predict ... 2>&1 | less`, paused, then Ctrl-C: the "interrupted" line blocked in the full pipe,
+    every further signal ignored by then; only SIGKILL ended the process (QA 2026-12-05)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    tree_path, csv_path, _ = heart
+    big = tmp_path / "big.csv"
+    lines = Path(csv_path).read_text().splitlines()
+    big.write_text("\n".join([lines[0]] + lines[1:] * 400) + "\n")  # far more than a pipe holds
+    read_end, write_end = os.pipe()  # a reader that never reads
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "olctc.cli", "predict", str(tree_path), str(big)],
+                                stdout=write_end, stderr=write_end)
+        os.close(write_end)
+        time.sleep(4)  # imports done, the pipe full
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGINT)
+        try:
+            code = proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise AssertionError("SIGINT did not stop olctc")
+        assert code == 130
+        assert os.get_blocking(read_end)  # untouched: the reader's own end
+    finally:
+        os.close(read_end)
+
+
 @pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full")
 def test_a_failed_write_to_standard_output_is_one_error_line(heart):
     # stdout on a full disk: export, predict, explain (every command: the check is in cli._run) ended in an

@@ -79,9 +79,12 @@ def _received_fd(dup: Any) -> _Fd:
 
 def _capture_stderr(fd: int) -> None:
     """Point file descriptor 2 at ``fd``: Python's, the solvers' and glibc's messages all land there."""
-    sys.stderr.flush()
+    if sys.stderr is not None:
+        sys.stderr.flush()
     os.dup2(fd, 2)
     os.close(fd)
+    if sys.stderr is None:  # a bench started with its stderr closed (2>&-): the child died on the flush above
+        sys.stderr = open(2, "w", closefd=False)
     # glibc writes "double free or corruption" to the terminal, not to fd 2, unless this is set.
     os.environ["LIBC_FATAL_STDERR_"] = "1"
 
