@@ -1,10 +1,13 @@
-"""Crash-signal handlers kept across a native library's calls.
+"""Crash-signal and SIGINT handlers kept across a native library's calls.
 
 CBC (libCbc, as python-mip's cbcbox ships it) installs its own handler for SIGSEGV, SIGFPE, SIGABRT (and
 others) on its first solve and leaves it for the rest of the process: a caller's ``faulthandler`` no longer
 prints a Python traceback at a later crash, which ends with "ERROR while running Cbc. Signal SIGSEGV caught"
 (QA, 2026-12-05). ``signal.getsignal`` cannot see a handler set in C, so the handlers are saved and restored
 as opaque ``struct sigaction`` buffers, through the C library's ``sigaction`` (POSIX; elsewhere nothing).
+SIGINT's too: CBC put back the caller's handler with ``signal()``, which adds SA_RESTART (a Ctrl-C then no longer
+cut a blocking read or wait of the caller's, raised when the call ended on its own), and two solves in a thread
+pool, each putting back what it found, left SCIP's or CBC's own handler in place for good (Ctrl-C lost).
 """
 from __future__ import annotations
 
@@ -18,9 +21,11 @@ from typing import Any, Iterator
 
 #: bytes held for a struct sigaction: more than any platform's (glibc x86-64: 152, macOS: 16)
 _SIZE = 512
-#: the signals whose handlers a crash handler takes (CBC: SIGSEGV, SIGFPE, SIGABRT; SIGINT is calls._native's)
+#: the signals whose handlers a crash handler takes (CBC: SIGSEGV, SIGFPE, SIGABRT)
 CRASH_SIGNALS = tuple(getattr(signal, name) for name in ("SIGSEGV", "SIGFPE", "SIGABRT", "SIGBUS", "SIGILL")
                       if hasattr(signal, name))
+#: the signals whose handlers ``kept`` puts back: the crash signals, and SIGINT (CBC's Clp, SCIP)
+KEPT_SIGNALS = (*CRASH_SIGNALS, signal.SIGINT)
 
 _lib: Any = None  # the C library, or False where it has no sigaction; loaded at first use
 
@@ -41,11 +46,11 @@ def _libc() -> Any:
 
 
 def saved() -> dict[int, Any]:
-    """The process's handlers of ``CRASH_SIGNALS``, as opaque buffers for ``restore``."""
+    """The process's handlers of ``KEPT_SIGNALS``, as opaque buffers for ``restore``."""
     lib = _libc()
     out: dict[int, Any] = {}
     if lib:
-        for sig in CRASH_SIGNALS:
+        for sig in KEPT_SIGNALS:
             buf = ctypes.create_string_buffer(_SIZE)
             if lib.sigaction(int(sig), None, buf) == 0:
                 out[int(sig)] = buf
@@ -68,19 +73,22 @@ _SHARED: dict[str, Any] = {"lock": threading.Lock(), "depth": 0, "handlers": {}}
 
 @contextlib.contextmanager
 def kept() -> Iterator[None]:
-    """The process's crash-signal handlers, as they were before the first of the blocks running at once, when
-    the last of them ends (however it ends)."""
-    with _SHARED["lock"]:
-        if _SHARED["depth"] == 0:
-            _SHARED["handlers"] = saved()
-        _SHARED["depth"] += 1
-    try:
+    """The process's handlers of ``KEPT_SIGNALS``, as they were before the first of the blocks running at once,
+    when the last of them ends (however it ends)."""
+    entered = False
+    try:  # the count inside: an interrupt at the lock's release left it counted, and no block restored again
+        with _SHARED["lock"]:
+            if _SHARED["depth"] == 0:
+                _SHARED["handlers"] = saved()
+            _SHARED["depth"] += 1
+            entered = True  # no call between the two: Python raises an interrupt only at calls and loops
         yield
     finally:
-        with _SHARED["lock"]:
-            _SHARED["depth"] -= 1
-            if _SHARED["depth"] == 0:
-                restore(_SHARED["handlers"])
+        if entered:
+            with _SHARED["lock"]:
+                _SHARED["depth"] -= 1
+                if _SHARED["depth"] == 0:
+                    restore(_SHARED["handlers"])
 
 
 def _reset_after_fork() -> None:

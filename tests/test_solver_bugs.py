@@ -583,12 +583,22 @@ def test_a_quiet_scip_solve_leaves_the_callers_stderr_and_children_alone() -> No
         (beats, lines[-5:])
 
 
-_CRASH_HANDLERS = """
+# The C-level action of signal SIG (olctc-free): glibc x86-64's struct sigaction, its handler, the first word of
+# its mask and its flags, less SA_RESTORER, which glibc adds.
+_SIGACTION = """
+import ctypes
+def action(sig):
+    buf = ctypes.create_string_buffer(512)
+    ctypes.CDLL(None).sigaction(int(sig), None, buf)
+    return buf.raw[:16], int.from_bytes(buf.raw[136:140], "little") & ~0x04000000
+"""
+
+_CRASH_HANDLERS = _SIGACTION + """
 import signal
 import olctc
-from olctc import sigactions
 def handlers():
-    return {signal.Signals(s).name: b.raw[:8] for s, b in sigactions.saved().items()}  # the handler's address
+    return {name: action(getattr(signal, name)) for name in ("SIGSEGV", "SIGFPE", "SIGABRT", "SIGBUS", "SIGILL",
+                                                             "SIGINT")}
 before = handlers()
 X, y, _ = olctc.load_dataset("heart")
 olctc.OLCTClassifier(depth=1, time_limit=5, solver="cbc").fit(X[:80], y[:80])
@@ -597,12 +607,46 @@ print(sorted(before), [name for name in before if before[name] != after[name]])
 """
 
 
+@pytest.mark.skipif(not (sys.platform.startswith("linux") and __import__("platform").machine() == "x86_64"),
+                    reason="reads glibc x86-64's struct sigaction")
 def test_a_cbc_solve_leaves_the_processs_crash_handlers_as_they_were() -> None:
     """CBC installed its CbcCrashHandler for SIGSEGV, SIGFPE, SIGABRT, SIGBUS and SIGILL at its first solve and
-    left it: a later crash anywhere in the process printed "ERROR while running Cbc" (QA 2026-12-05)."""
+    left it: a later crash anywhere in the process printed "ERROR while running Cbc" (QA 2026-12-05). And it put
+    back the caller's SIGINT handler with signal(), which adds SA_RESTART: a Ctrl-C then waited for the end of
+    the caller's next blocking read (QA 2026-12-05, long-lived process)."""
     res = subprocess.run([sys.executable, "-c", _CRASH_HANDLERS], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
-    assert res.stdout.strip() == "['SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGILL', 'SIGSEGV'] []", res.stdout
+    assert res.stdout.strip() == "['SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGILL', 'SIGINT', 'SIGSEGV'] []", res.stdout
+
+
+_THREADED_SOLVES = _SIGACTION + """
+import signal, sys
+from concurrent.futures import ThreadPoolExecutor
+import olctc
+solver = sys.argv[1]
+X, y, _ = olctc.load_dataset("heart")
+before = action(signal.SIGINT)
+changed = 0
+for _ in range(3):
+    with ThreadPoolExecutor(2) as ex:
+        fits = [ex.submit(olctc.OLCTClassifier(depth=1, C=c, time_limit=10, solver=solver).fit, X[:120], y[:120])
+                for c in (1.0, 0.1)]
+        [f.result() for f in fits]
+    changed += action(signal.SIGINT) != before
+print("rounds that changed SIGINT:", changed)
+"""
+
+
+@pytest.mark.skipif(not (sys.platform.startswith("linux") and __import__("platform").machine() == "x86_64"),
+                    reason="reads glibc x86-64's struct sigaction")
+@pytest.mark.parametrize("solver", ["scip", "cbc"])
+def test_solves_in_a_thread_pool_leave_sigint_as_it_was(solver: str) -> None:
+    """Two in-process solves at once, each putting back the SIGINT handler it found, left SCIP's or CBC's own in
+    place for good: Ctrl-C was lost (QA 2026-12-05: round 0 of the first run, each solver)."""
+    res = subprocess.run([sys.executable, "-c", _THREADED_SOLVES, solver], capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip() == "rounds that changed SIGINT: 0", res.stdout
 
 
 _DEAD_STDERR = """

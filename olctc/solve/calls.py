@@ -324,29 +324,39 @@ def repeats_folded(fd: int = 2, hide: tuple[bytes, ...] = (), once: bool = True)
     last words of a native crash still reach the terminal.
     """
     state = _STANDARD_FDS[fd]
-    with state.lock:
-        fold = state.fold
-        if fold is None:
-            try:
-                saved = os.dup(fd)
-            except OSError:  # no such stream
-                fold = None
-            else:
-                fold = state.fold = _Fold(fd, saved)
-        if fold is not None:
-            fold.blocks.append((hide, once))
-    if fold is None:
-        yield
-        return
-    try:
+    fold: _Fold | None = None
+    entered = False
+    try:  # the setup inside: an interrupt at one of its calls left fd on the pipe, the block counted for good
+        with state.lock:
+            fold = state.fold
+            if fold is None:
+                fold = state.fold = _new_fold(fd)
+            if fold is not None:
+                fold.blocks = [*fold.blocks, (hide, once)]  # no call between this and the next line: Python
+                entered = True                              # raises an interrupt only at calls and loops
         yield
     finally:
-        with state.lock:
-            if len(fold.blocks) > 1:
-                fold.blocks.remove((hide, once))
-            else:  # the last block's settings stay for the lines still in the pipe
-                state.fold = None
-                fold.close()
+        if entered and fold is not None:
+            with state.lock:
+                if len(fold.blocks) > 1:
+                    fold.blocks.remove((hide, once))
+                else:  # the last block's settings stay for the lines still in the pipe
+                    state.fold = None
+                    fold.close()
+
+
+def _new_fold(fd: int) -> _Fold | None:
+    """A fold of ``fd`` (None when there is no such stream), or ``fd`` as it was if an interrupt cuts its making."""
+    try:
+        saved = os.dup(fd)
+    except OSError:
+        return None
+    try:
+        return _Fold(fd, saved)
+    except BaseException:
+        os.dup2(saved, fd)
+        os.close(saved)
+        raise
 
 
 def leave_running() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from olctc import sigactions
 from olctc.emit.params import PARAM_NAMES, solver_settings
 from olctc.errors import OlctcError
 from olctc.io import interrupt_handled
@@ -143,7 +144,8 @@ def scip_file(path: Path, opts: SolveOptions, *, quadratic: bool = False) -> Sol
         m.setParam(PARAM_NAMES["scip"].time_limit, float(left))
     # Quiet: the notice hidden, every other line of the process's stderr (the caller's threads' too) passed on
     # as written; verbose: SCIP's repeated lines folded (once each, then a count), the notice among them.
-    with repeats_folded(2, hide=() if opts.verbose else (SOPLEX_TOLERANCE_NOTICE,), once=bool(opts.verbose)):
+    with repeats_folded(2, hide=() if opts.verbose else (SOPLEX_TOLERANCE_NOTICE,), once=bool(opts.verbose)), \
+            sigactions.kept():  # SCIP sets its own SIGINT handler while it solves: two at once left one in place
         runtime = _timed(lambda: _native(m.optimizeNogil, stop=m.interruptSolve))
     raw = m.getStatus()
     if raw == "userinterrupt":
