@@ -10,7 +10,7 @@ import click
 
 from olctc import __version__
 from olctc.cli_process import (_ClosedPipeGuard, _Interrupts, _from_interrupt, _hard_exit, _interrupted, _show_warning,
-                               _standard_streams_opened, _stdout_failed, _whole_writes)
+                               _standard_streams_opened, _stdout_failed, _whole_writes, pipes_unblocked)
 from olctc.errors import OlctcError, UnseenCategoryWarning, first_repeat, shorten
 from olctc.io import (check_file_name, check_interrupt, check_not_input, check_not_stdout, check_suffix, check_writable,
                       read_once, solver_left)
@@ -714,10 +714,11 @@ def main(argv: list[str] | None = None) -> None:
     try:
         _run(argv, interrupts)
     except SystemExit as exc:
-        if argv is None and solver_left():
+        if argv is None and (solver_left() or pipes_unblocked()):
             # A solver thread left running (fit's leave_overrun) would still be in the solver library
-            # while the interpreter and that library finalise: leave without finalising.
-            # (every exit of _run is sys.exit with an int code)
+            # while the interpreter and that library finalise: leave without finalising. After an interrupt
+            # that made the pipes non-blocking (solve's exit 130 with its incumbent written), _hard_exit puts
+            # their modes back. (every exit of _run is sys.exit with an int code)
             _hard_exit(exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1)
         raise
     finally:

@@ -153,7 +153,7 @@ def _hard_exit(code: int) -> None:
     """Flush the output, as far as that does not block, and leave by ``os._exit``, which runs no finalisation."""
     for stream in (sys.stdout, sys.stderr):
         _write_without_blocking(stream, "")
-    for fd, blocking in _UNBLOCKED.items():  # the pipes' open files are shared with the shell's other commands
+    for fd, blocking in reversed(_UNBLOCKED.items()):  # the pipes' open files are the shell's other commands' too
         with contextlib.suppress(OSError):
             os.set_blocking(fd, blocking)
     _remove_multiprocessing_tempdir()
@@ -171,13 +171,21 @@ def _pipes_unblocked() -> None:
     command leaves with exit 130 (``_hard_exit`` puts the modes back)."""
     import stat
 
-    for fd in (1, 2):
-        try:
+    modes: dict[int, bool] = {}
+    for fd in (1, 2):  # every mode read before any is set: with 2>&1 both are one open file, one mode
+        with contextlib.suppress(OSError):
             if stat.S_ISFIFO(os.fstat(fd).st_mode) and fd not in _UNBLOCKED:
-                _UNBLOCKED[fd] = os.get_blocking(fd)
-                os.set_blocking(fd, False)
-        except OSError:
-            pass
+                modes[fd] = os.get_blocking(fd)
+    _UNBLOCKED.update(modes)
+    for fd in modes:
+        with contextlib.suppress(OSError):
+            os.set_blocking(fd, False)
+
+
+def pipes_unblocked() -> bool:
+    """Whether an interrupt made a standard pipe non-blocking: the process must leave by ``_hard_exit``, which
+    puts the modes back (a later writer in the same pipeline failed with "Resource temporarily unavailable")."""
+    return bool(_UNBLOCKED)
 
 
 def _write_without_blocking(stream: Any, text: str) -> None:
@@ -245,8 +253,8 @@ def _standard_streams_opened() -> None:
 
 
 def _whole_writes(stream):
-    """``stream`` (standard output or error) with a buffer under its text layer. Python's -u (PYTHONUNBUFFERED=1, common in
-    containers) puts the raw file right under it, and the text layer drops what a short write leaves out: on a disk
+    """``stream`` (standard output or error) with a buffer under its text layer. Python's -u (PYTHONUNBUFFERED=1,
+    common in containers) puts the raw file right under it, and the text layer drops what a short write leaves out: on a disk
     with 8 kB free, ``olctc export --format sql > x.sql`` wrote 8192 of 8201 bytes and exited 0. A buffer writes
     the rest or raises; line buffering keeps each line as prompt as unbuffered output was."""
     import io

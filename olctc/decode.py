@@ -271,7 +271,8 @@ def solution_vector(milp: MILP, solution, known_feasible: float | None = None, *
     if extra:
         from olctc.read.solution import CBC_LOST_NAMES, cbc_lost_names
 
-        why = CBC_LOST_NAMES if cbc_lost_names(extra[0], names) else "the solution belongs to another model"
+        why = (CBC_LOST_NAMES if cbc_lost_names(solution.solver, extra[0], names)
+               else "the solution belongs to another model")
         raise OlctcError(f"{where}: column {shorten(extra[0])!r} is not in this model: {why}")
     # OBJCONST (the objective-constant column of the file format) is not a column of the MILP.
     solution = dataclasses.replace(solution, values={k: v for k, v in solution.values.items() if k != "OBJCONST"})

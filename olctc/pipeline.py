@@ -421,8 +421,9 @@ def _start_file(model: Path, man: dict[str, Any], solver: str) -> Path | None:
 
 
 def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, what: str = "the training data",
-                since: str = "compile", source=None):
+                since: str = "compile", source=None, param: str = "data"):
     """The whole source Dataset a manifest or grid names (``info["data"]``), checked against its sha256.
+    ``param``: the Python parameter that gives ``data_path`` (decode_file's ``data``, collect's ``data_path``).
 
     ``source``: that Dataset, already loaded (collect decodes every task of a grid from one data set, which
     it read once; each task read and hashed the file again): checked against the sha256, not read again."""
@@ -444,8 +445,7 @@ def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, wh
             if data_path:  # given: advice to give it ("pass its path with --data") sent the user round in circles
                 raise OlctcError(f"{what} {src} does not exist: give the path of the file it was made "
                                  "from")
-            raise OlctcError(f"{what} {src} is not there; pass its path with --data (in Python: the data "
-                             "argument)")
+            raise OlctcError(f"{what} {src} is not there; pass its path with --data ({param}= in Python)")
         refuse_read_once(src, f"{what} is hashed, then read")  # the second read found it empty: "the file is empty"
         # The file's hash first: a changed file may not even read as before (other labels, columns).
         _check_data_hash(src, hashlib.sha256(table_bytes(src)).hexdigest(), info["sha256"], since)

@@ -364,7 +364,7 @@ CASES = [
     C("manifest-is-folder", "decode folder m.highs.sol -o o.json",
       "Invalid value for 'MANIFEST': File 'folder' is a directory. " + HELP.format("decode")),
     C("manifest-training-data-gone", "decode gone.olctc.json m.highs.sol -o o.json",
-      "the training data gone.csv is not there; pass its path with --data (in Python: the data argument)"),
+      "the training data gone.csv is not there; pass its path with --data (data= in Python)"),
     # --data given and missing: the advice was to pass --data (QA 2026-12-05)
     C("decode-data-given-missing", "decode m.olctc.json m.highs.sol --data nosuch.csv -o o.json",
       "the training data nosuch.csv does not exist: give the path of the file it was made from"),

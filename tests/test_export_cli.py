@@ -456,9 +456,10 @@ def test_an_interrupt_stops_a_command_whose_pipe_reader_stopped_reading(heart, t
     lines = Path(csv_path).read_text().splitlines()
     big.write_text("\n".join([lines[0]] + lines[1:] * 400) + "\n")  # far more than a pipe holds
     read_end, write_end = os.pipe()  # a reader that never reads
+    keep = os.dup(write_end)  # the pipe's write end, as the shell's next command in the pipeline would get it
     try:
         proc = subprocess.Popen([sys.executable, "-m", "olctc.cli", "predict", str(tree_path), str(big)],
-                                stdout=write_end, stderr=write_end)
+                                stdout=write_end, stderr=write_end)  # 2>&1: one open file, one mode
         os.close(write_end)
         time.sleep(4)  # imports done, the pipe full
         assert proc.poll() is None
@@ -470,9 +471,47 @@ def test_an_interrupt_stops_a_command_whose_pipe_reader_stopped_reading(heart, t
             proc.wait()
             raise AssertionError("SIGINT did not stop olctc")
         assert code == 130
-        assert os.get_blocking(read_end)  # untouched: the reader's own end
+        # the mode put back: with 2>&1 the second descriptor's "before" was read after the first was changed, and
+        # the pipe stayed non-blocking for the pipeline's next writer (review, 2026-12-06)
+        assert os.get_blocking(keep)
     finally:
         os.close(read_end)
+        os.close(keep)
+
+
+def test_an_interrupted_solve_puts_its_pipes_mode_back(tmp_path):
+    """`olctc solve` interrupted with an incumbent exits 130 through sys.exit, not the interrupt's own exit: the
+    pipe on its stdout stayed non-blocking after it (review, 2026-12-06)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from conftest import cli_here
+
+    assert cli_here("compile", "--dataset", "breast", "--depth", "3", "-o", tmp_path / "b.mps").returncode == 0
+    read_end, write_end = os.pipe()
+    keep = os.dup(write_end)
+    lines: list[bytes] = []
+    reader = threading.Thread(target=lambda: lines.extend(os.fdopen(read_end, "rb")), daemon=True)
+    reader.start()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "olctc.cli", "solve", str(tmp_path / "b.mps"), "--time-limit",
+                                 "120", "-o", str(tmp_path / "b.sol")], stdout=write_end, stderr=subprocess.PIPE)
+        os.close(write_end)
+        t0 = time.monotonic()
+        while not any(b"Objective" in line or b"BestSol" in line for line in lines) and time.monotonic() - t0 < 60:
+            time.sleep(0.2)  # HiGHS has an incumbent (the MIP start): the interrupt returns it
+        time.sleep(1)
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate(timeout=60)[1].decode()
+        assert proc.returncode == 130, err[-2000:]
+        assert "the best solution found until then was written" in err, err[-2000:]
+        assert os.get_blocking(keep)
+    finally:
+        os.close(keep)
 
 
 @pytest.mark.skipif(not __import__("os").path.exists("/dev/full"), reason="needs /dev/full")

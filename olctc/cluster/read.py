@@ -178,4 +178,4 @@ def load_grid_data(info: dict[str, Any], data_path: str | Path | None = None):
     """The whole source Dataset of a grid, checked against its sha256."""
     from olctc.pipeline import load_source
 
-    return load_source(info["data"], data_path, what="the grid's data", since="`olctc grid`")
+    return load_source(info["data"], data_path, what="the grid's data", since="`olctc grid`", param="data_path")

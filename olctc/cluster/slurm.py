@@ -1,7 +1,7 @@
 """The scripts that run a grid's tasks: Slurm job arrays (``submit.slurm``, ``submit-1000.slurm``, ...),
 ``submit.sh`` that submits them all, and ``run_local.sh`` that runs the tasks one after the other without
 Slurm. Each runs line k of the grid's jobs.tsv unless that task's solution exists or another run holds it
-(a flock on the task's model, where flock and the file system can)."""
+(a flock on the task folder's run.lock, where flock and the file system can)."""
 from __future__ import annotations
 
 import math
@@ -72,12 +72,11 @@ def _slurm_time(seconds: float) -> str:
 
 # The task runner shared by submit.slurm and run_local.sh: run line $1 of jobs.tsv unless solved.
 _RUN_TASK = r'''run_task() {
-    local id="$1" col="${OLCTC_COMMAND_COLUMN:-command}" line sol cmd model rc
+    local id="$1" col="${OLCTC_COMMAND_COLUMN:-command}" line sol cmd rc
     task_dir=""  # not local: run_local.sh names the failed task's folder with it
     # a jobs.tsv saved with Windows line ends keeps working: the \r would end the last column's mv target
     line=$(awk -F'\t' -v id="$id" 'NR > 1 { sub(/\r$/, "") } NR > 1 && $1 == id' jobs.tsv)
     if [ -z "$line" ]; then echo "task $id: not in jobs.tsv" >&2; return 2; fi
-    model=$(printf '%s\n' "$line" | cut -f4)
     sol=$(printf '%s\n' "$line" | cut -f5)
     task_dir="${sol%/*}"
     if [ "$col" = gurobi_command ]; then
@@ -87,12 +86,14 @@ _RUN_TASK = r'''run_task() {
     fi
     if [ -s "$sol" ]; then echo "task $id: $sol exists, skipped"; return 0; fi
     # Another run may hold the task (run_local.sh started twice or on two machines, a task resubmitted while
-    # it runs): a lock on its model leaves it to that run, so runners share the tasks instead of each solving
-    # all. The lock is on this shell's descriptor 9, kept by the task's command: flock running the command
-    # died at a Ctrl-C before it, and passed on its exit status (a command's 75 read as a conflict). Where
-    # flock is missing, lacks -E (util-linux < 2.26) or cannot lock (Lustre without -o flock), it fails
-    # otherwise than by a conflict (75) and the task runs, as before.
-    if [ -r "$model" ] && exec 9<"$model"; then
+    # it runs): a lock on the task folder's run.lock leaves it to that run, so runners share the tasks instead
+    # of each solving all. The lock is on this shell's descriptor 9, kept by the task's command: flock running
+    # the command died at a Ctrl-C before it, and passed on its exit status (a command's 75 read as a
+    # conflict). Opened for writing: NFS locks only such files, and a lock on the model itself would be
+    # mandatory on CIFS (the solver's read refused). Where flock is missing (macOS, BSD), lacks -E (util-linux
+    # < 2.26) or cannot lock (Lustre without -o flock), it fails otherwise than by a conflict (75) and the
+    # task runs, as before. `command`: a failed redirection of exec ends a POSIX shell (dash) otherwise.
+    if [ -d "$task_dir" ] && command exec 9>>"$task_dir/run.lock"; then
         flock -n -E 75 9 2>/dev/null
         rc=$?
         if [ "$rc" -eq 75 ]; then exec 9<&-; echo "task $id: running in another process, skipped"; return 0; fi
@@ -203,7 +204,8 @@ def local_script() -> str:
     return "\n".join([
         "#!/bin/bash",
         "# olctc grid without Slurm: runs every task of jobs.tsv in turn (solved tasks are skipped). Started",
-        "# several times at once, on this machine or on others sharing the folder, the runs share the tasks.",
+        "# several times at once, on this machine or on others sharing the folder, the runs share the tasks",
+        "# where flock(1) works (util-linux; not macOS or BSD): each takes the next task no other run holds.",
         "set -u",
         _CD_HERE,
         # as submit.slurm: without it awk said "cannot open jobs.tsv", and the script ran nothing and exited 0

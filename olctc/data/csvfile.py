@@ -52,7 +52,8 @@ def _empty_cells(columns: Mapping[int, Sequence[str]], header: Sequence[str], fe
     also = "" if not rest else "; empty cells also in " + ", ".join(
         f"{h!r} ({len(k)})" for h, k in rest[:5]) + (f" and {len(rest) - 5} more columns" if len(rest) > 5 else "")
     return OlctcError(f"{source}: column {name!r} {_at(ks[0], lines)}: empty cell ({len(ks)} in this column{also}); "
-                      "fill or drop missing values (olctc does not impute), or leave a column out (--drop; drop= in Python)")
+                      "fill or drop missing values (olctc does not impute), or leave a column out (--drop; drop= in "
+                      "Python)")
 
 
 def _column_kind(name: str, vals: Sequence[str], source: str,

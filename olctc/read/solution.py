@@ -27,16 +27,19 @@ def is_helper_column(solver: str, name: str) -> bool:
     return name in _HELPER_EXACT.get(solver, ()) or bool(prefixes and name.startswith(prefixes))
 
 
-#: Why a solution's columns are x0, x1, ... for a model of other names.
-CBC_LOST_NAMES = ("CBC names the columns x0, x1, ... when its LP reader cannot read a file's names (it fails on "
-                  "some lines of about 1,000 characters or more): solve the model written as MPS, or with another "
-                  "solver")
+#: When CBC names a model's columns x0, x1, ... itself, and what to do (upstream issues CoinUtils #144, #146, #147,
+#: #210 show failures at 903 and 1,023 characters; olctc's own files failed at about 2,900 before its 510 limit).
+CBC_LOST_NAMES_WHEN = "its LP reader fails on some lines over 1,000 characters (it reads 1,023 bytes at a time)"
+CBC_LOST_NAMES_FIX = "solve the model written as MPS, or with another solver"
+#: Why a CBC solution's columns are x0, x1, ... for a model of other names.
+CBC_LOST_NAMES = (f"CBC names the columns x0, x1, ... when it cannot read an LP file's names ({CBC_LOST_NAMES_WHEN}): "
+                  f"{CBC_LOST_NAMES_FIX}")
 
 
-def cbc_lost_names(name: str, names: Sequence[str]) -> bool:
-    """Whether the unknown column ``name`` of a solution is one of CBC's own x0, x1, ... for a model whose
-    columns (``names``) are named otherwise."""
-    return re.fullmatch(r"x[0-9]+", name) is not None and "x0" not in names
+def cbc_lost_names(solver: str, name: str, names: Sequence[str]) -> bool:
+    """Whether the unknown column ``name`` of ``solver``'s solution is one of CBC's own x0, x1, ... for a model
+    whose columns (``names``) are named otherwise."""
+    return solver == "cbc" and re.fullmatch(r"x[0-9]+", name) is not None and "x0" not in names
 
 
 @dataclass
@@ -102,7 +105,7 @@ class Solution:
             extra = [keys[i] for i in unknown if not is_helper_column(self.solver, keys[i])]
             if extra:
                 raise OlctcError(f"{where}: expected only columns of the model, got unknown column {extra[0]!r}"
-                                 + (f": {CBC_LOST_NAMES}" if cbc_lost_names(extra[0], names) else ""))
+                                 + (f": {CBC_LOST_NAMES}" if cbc_lost_names(self.solver, extra[0], names) else ""))
             keep = pos >= 0
             pos, vals = pos[keep], vals[keep]
         x = np.zeros(len(names), dtype=np.float64)

@@ -81,9 +81,10 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
     m, max_seconds = cbc_model(path, opts)
     col_names = [v.name for v in m.vars]
     if names_lost(path, col_names):
-        raise OlctcError(f"CBC lost the column names of {path} reading it (it named them x0, x1, ...: its LP reader "
-                         "fails on some lines of about 1,000 characters or more): write the model as MPS, or solve "
-                         "with highs or scip")
+        from olctc.read.solution import CBC_LOST_NAMES_FIX, CBC_LOST_NAMES_WHEN
+
+        raise OlctcError(f"CBC lost the column names of {path} reading it (it named them x0, x1, ...: "
+                         f"{CBC_LOST_NAMES_WHEN}): {CBC_LOST_NAMES_FIX}")
     x0 = _start_values(opts, col_names, lambda: (np.array([v.lb for v in m.vars]),
                                                  np.array([v.ub for v in m.vars])))
     if x0 is not None:

@@ -243,7 +243,7 @@ _LP_NAME_EDGE = rb"\s:+\-<>=*\[\]^/"
 def names_lost(path: str | os.PathLike[str], names: list[str]) -> bool:
     """Whether a reader's column ``names`` for the LP file ``path`` are x0, x1, ... though the file names no
     column x0: CBC's reader (CoinLpIO) names the columns so when it cannot read the file's names (on lines of
-    about 1,000 characters or more), and then drops a MIP start and writes a solution of those names."""
+    over 1,000 characters), and then drops a MIP start and writes a solution of those names."""
     if model_format(path) != "lp" or not names or any(n != f"x{i}" for i, n in enumerate(names)):
         return False
     x0 = re.compile(rb"(?:^|[" + _LP_NAME_EDGE + rb"])x0(?:$|[" + _LP_NAME_EDGE + rb"])", re.M)
