@@ -189,22 +189,27 @@ def pipes_unblocked() -> bool:
 
 
 def _write_without_blocking(stream: Any, text: str) -> None:
-    """``text`` and what ``stream`` holds written out as far as its pipe or terminal takes them without waiting:
-    the rest is dropped. The descriptor is non-blocking only meanwhile: its open file is shared with the
-    shell's other commands."""
+    """``text`` and what ``stream`` holds written out, into a pipe as far as it takes them without waiting: the
+    rest is dropped. The pipe is non-blocking only meanwhile: its open file is shared with the shell's other
+    commands. A terminal or a file is written as usual."""
+    import stat
+
     try:
         fd = stream.fileno()
+        pipe = stat.S_ISFIFO(os.fstat(fd).st_mode)
         blocking = os.get_blocking(fd)
     except (AttributeError, OSError, ValueError):  # no stream, no descriptor (a test's capture)
-        return
+        pipe, blocking = False, True
     try:
-        os.set_blocking(fd, False)
+        if pipe:
+            os.set_blocking(fd, False)
         try:
             stream.write(text)
             stream.flush()
         finally:
-            os.set_blocking(fd, blocking)
-    except (OSError, ValueError):  # BlockingIOError: the reader has stopped reading
+            if pipe:
+                os.set_blocking(fd, blocking)
+    except (AttributeError, OSError, ValueError):  # BlockingIOError: the reader has stopped reading
         pass
 
 
