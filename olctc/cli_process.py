@@ -169,17 +169,22 @@ def _pipes_unblocked() -> None:
     reader stopped reading (`olctc ... 2>&1 | less`, paused), a write or a flush of the command's unwinding
     blocked for good, and only SIGKILL ended the process. A write that would block now fails, and the
     command leaves with exit 130 (``_hard_exit`` puts the modes back)."""
-    import stat
-
     modes: dict[int, bool] = {}
     for fd in (1, 2):  # every mode read before any is set: with 2>&1 both are one open file, one mode
         with contextlib.suppress(OSError):
-            if stat.S_ISFIFO(os.fstat(fd).st_mode) and fd not in _UNBLOCKED:
+            if _is_pipe(fd) and fd not in _UNBLOCKED:
                 modes[fd] = os.get_blocking(fd)
     _UNBLOCKED.update(modes)
     for fd in modes:
         with contextlib.suppress(OSError):
             os.set_blocking(fd, False)
+
+
+def _is_pipe(fd: int) -> bool:
+    """Whether descriptor ``fd`` is a pipe or FIFO (OSError when it is closed)."""
+    import stat
+
+    return stat.S_ISFIFO(os.fstat(fd).st_mode)
 
 
 def pipes_unblocked() -> bool:
@@ -192,11 +197,9 @@ def _write_without_blocking(stream: Any, text: str) -> None:
     """``text`` and what ``stream`` holds written out, into a pipe as far as it takes them without waiting: the
     rest is dropped. The pipe is non-blocking only meanwhile: its open file is shared with the shell's other
     commands. A terminal or a file is written as usual."""
-    import stat
-
     try:
         fd = stream.fileno()
-        pipe = stat.S_ISFIFO(os.fstat(fd).st_mode)
+        pipe = _is_pipe(fd)
         blocking = os.get_blocking(fd)
     except (AttributeError, OSError, ValueError):  # no stream, no descriptor (a test's capture)
         pipe, blocking = False, True

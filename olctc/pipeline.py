@@ -443,8 +443,7 @@ def load_source(info: dict[str, Any], data_path: str | Path | None = None, *, wh
                              "Dataset as source= (decode_file), or the data as a CSV file (--data)")
         if not Path(src).exists():
             if data_path:  # given: advice to give it ("pass its path with --data") sent the user round in circles
-                raise OlctcError(f"{what} {src} does not exist: give the path of the file it was made "
-                                 "from")
+                raise OlctcError(f"{what} {src} does not exist: give the path of the file it was made from")
             raise OlctcError(f"{what} {src} is not there; pass its path with --data ({param}= in Python)")
         refuse_read_once(src, f"{what} is hashed, then read")  # the second read found it empty: "the file is empty"
         # The file's hash first: a changed file may not even read as before (other labels, columns).
