@@ -1186,8 +1186,8 @@ def test_min_leaf_is_an_option_of_the_folder(tmp_path: Path, capsys) -> None:
 @pytest.mark.parametrize("extra, expected", [
     (["--min-leaf", "-1"], "The 'min_leaf' parameter (--min-leaf) must be an integer >= 0 (training points per "
                            "last-layer node; 0: no minimum). Got -1 instead."),
-    (["--min-leaf", "240"], "The 'min_leaf' parameter (--min-leaf) must be at most 236 (the fewest points a fit "
-                            "trains on: heart's training part). Got 240 instead."),
+    (["--min-leaf", "238"], "The 'min_leaf' parameter (--min-leaf) must be at most 237 (the fewest points a fit "
+                            "trains on: heart's training part). Got 238 instead."),
     (["--min-leaf", "200", "--cv", "4"], "The 'min_leaf' parameter (--min-leaf) must be at most 177 (the fewest "
                                          "points a fit trains on: heart's 4-fold CV fits). Got 200 instead."),
 ])
@@ -1196,6 +1196,29 @@ def test_min_leaf_that_no_fit_can_meet_is_refused(tmp_path: Path, capsys, extra,
                         "-o", str(tmp_path / "b")], capsys)
     assert (code, err) == (2, f"error: {expected}\n")
     assert not (tmp_path / "b").exists()
+
+
+def test_min_leaf_bound_is_the_fits_own_size() -> None:
+    """The bound counts the bench's own splits and folds: an estimate (n - ceil(0.2 n) - 1) refused heart's
+    --min-leaf 237, which its 237 training points meet; with --cv 4 its fold fits hold 177 or 178 points."""
+    from olctc.datasets import load
+
+    heart = load("heart")
+    train, _ = bench_tasks.bench_split(heart, 0)
+    assert bench_tasks.fit_sizes(heart, 0, False, None) == [train.size] == [237]
+    sizes = bench_tasks.fit_sizes(heart, 0, False, 4)
+    folds = bench_tasks.stratified_folds(heart.y[train], 4, 0)
+    assert sizes == [237, *(f.size for f, _ in folds)] and min(sizes) == 177
+    assert all(np.intersect1d(f, v).size == 0 and f.size + v.size == 237 for f, v in folds)
+    opts = bench_options.make_options("models", models="OLCT", datasets="haberman,heart", min_leaf=237)
+    assert opts.min_leaf == 237
+    assert bench_options.make_options("models", models="OLCT", datasets="heart", cv=4, min_leaf=177).min_leaf == 177
+    with pytest.raises(OlctcError, match="at most 177 .*heart's 4-fold CV fits"):
+        bench_options.make_options("models", models="OLCT", datasets="heart", cv=4, min_leaf=178)
+    # the authors' split leaves out a row and folds it as their KFold did
+    haberman = load("haberman")
+    assert bench_tasks.fit_sizes(haberman, 0, True, 4) == [244, *(f.size for f, _ in
+                                                                  bench_tasks.authors_cv_folds(haberman, 0, 4))]
 
 
 @HEART_GROUP

@@ -194,6 +194,27 @@ def authors_cv_folds(ds: Dataset, seed: int, k: int) -> list[tuple[np.ndarray, n
     return [(np.sort(pos[a]), np.sort(pos[b])) for a, b in KFold(n_splits=k).split(drawn)]
 
 
+def stratified_folds(y: np.ndarray, k: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The bench's --cv folds of a training part labelled ``y`` (olctc's split): stratified, shuffled by the
+    run's seed, as (fit positions, validation positions)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    return list(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(np.zeros((y.size, 1)), y))
+
+
+def fit_sizes(ds: Dataset, seed: int, authors: bool, cv: int | None) -> list[int]:
+    """The training points of each fit a tree run on ``ds`` with ``seed`` makes: the training part's, and with
+    ``cv`` folds each fold's fit part (the authors' folds on their split)."""
+    train, _ = bench_split(ds, seed, authors)
+    if cv is None:
+        return [train.size]
+    if _authors_orientation(ds.name, authors) is not None:
+        folds = authors_cv_folds(ds, seed, cv)
+    else:
+        folds = stratified_folds(ds.y[train], cv, seed)
+    return [train.size, *(fit.size for fit, _ in folds)]
+
+
 def _scores(y_tr, pred_tr, y_te, pred_te, p_te) -> dict[str, Any]:
     from olctc.fit import balanced_accuracy
 
@@ -278,15 +299,13 @@ def cross_validate(m: ModelDef, tr, depth: int, k: int, c_grid: tuple[float, ...
 
     Returns (C, alpha, "cv", info with the grid scores, the fold scheme and the CV time).
     """
-    from sklearn.model_selection import StratifiedKFold
-
     from olctc.fit import balanced_accuracy, fit
 
     t0 = time.perf_counter()
     scheme = "authors" if folds is not None else "stratified"
     per_fold_scaling = folds is None
     if folds is None:
-        folds = list(StratifiedKFold(n_splits=k, shuffle=True, random_state=seed).split(tr.X, tr.y))
+        folds = stratified_folds(tr.y, k, seed)
     else:
         tr = replace(tr, X=Scaler.fit(tr.X).transform(tr.X))
     grid = cv_grid(m, depth, c_grid)
