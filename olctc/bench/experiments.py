@@ -143,8 +143,8 @@ def _tangent_models() -> tuple[ModelDef, ...]:
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in (
     Experiment("tangents", "Sec. 5.1: tangent sets V0, V1, V2 (V3 on request), all refined", PRELIM5,
                PAPER_SEEDS, 2, _tangent_models(), ("OLCT-V0", "OLCT-V1", "OLCT-V2")),
-    Experiment("phases", "Sec. 5.2: warm start only (OLCT-W), + global MILP (OLCT-V0), + refinement "
-               "(OLCT-V0R), from one solve", PRELIM5, PAPER_SEEDS, 2,
+    Experiment("phases", "Sec. 5.2: warm start only (OLCT-W, its last layer fit exactly as the paper's), "
+               "+ global MILP (OLCT-V0), + refinement (OLCT-V0R), from one solve", PRELIM5, PAPER_SEEDS, 2,
                (ModelDef("OLCT-phases", "phases", "olct", outputs=("OLCT-W", "OLCT-V0", "OLCT-V0R"),
                          anchor="OLCT(v0,ref)"),)),
     Experiment("models", "Sec. 5.3: OLCT vs MARGOT vs SFS-MARGOT vs OCT-H, baselines CART and L1 "
