@@ -4,7 +4,8 @@ Usage:
     python benchmarks/import_time.py [--repeat 7] [--olctc-path CHECKOUT] [--cases NAME,...]
 
 Each case runs in a fresh interpreter ``--repeat`` times, alternating with the other cases (in a temporary
-folder, where compile writes its model); prints the median, least and largest wall time per case.
+folder, where compile writes its model); prints the median, least and largest wall time per case. The predict
+and export cases read a depth-2 tree of heart (and heart's rows) that the installed olctc writes there first.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 from checkout import add_option, environment, header
 
@@ -24,7 +26,23 @@ CASES = {
     "olctc datasets": ["-m", "olctc.cli", "datasets"],
     "olctc compile heart --no-start": ["-m", "olctc.cli", "compile", "--dataset", "heart", "--depth", "2",
                                        "--no-start", "--no-params", "-o", "heart.mps"],
+    "olctc predict heart": ["-m", "olctc.cli", "predict", "tree.json", "heart.csv", "-o", "pred.csv"],
+    "olctc export tree.json tree.py": ["-m", "olctc.cli", "export", "tree.json", "-o", "tree.py"],
 }
+#: the cases that read the tree and the rows ``_tree_files`` writes
+NEEDS_TREE = ("olctc predict heart", "olctc export tree.json tree.py")
+
+
+def _tree_files(cwd: str) -> None:
+    """tree.json (a depth-2 OLCT of heart) and heart.csv (its rows, as vendored) in ``cwd``, by the installed
+    olctc."""
+    import gzip
+    from importlib import resources
+
+    with gzip.open(resources.files("olctc.datasets").joinpath("heart.csv.gz").open("rb")) as f:
+        Path(cwd, "heart.csv").write_bytes(f.read())
+    subprocess.run([sys.executable, "-m", "olctc.cli", "fit", "--dataset", "heart", "--depth", "2", "--time-limit",
+                    "30", "--threads", "1", "--quiet", "-o", "tree.json"], cwd=cwd, capture_output=True, check=True)
 
 
 def run(args: list[str], env: dict[str, str], cwd: str) -> float:
@@ -44,6 +62,8 @@ def main() -> None:
     cases = args.cases.split(",")
     times: dict[str, list[float]] = {c: [] for c in cases}
     with tempfile.TemporaryDirectory() as tmp:
+        if any(c in NEEDS_TREE for c in cases):
+            _tree_files(tmp)
         for _ in range(args.repeat):
             for c in cases:
                 times[c].append(run(CASES[c], env, tmp))

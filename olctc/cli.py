@@ -487,8 +487,8 @@ def decode_cmd(manifest, solution, output, refine, smooth_pure_nodes, fmt, data)
         # not the figure above: the tree's b sit epsilon/2 lower, at the middle of the model's routing gap
         click.echo(f"refinement: exact objective of the tree (b moved to the routing midpoint) "
                    f"{r.objective_before:.10g} -> {r.objective_after:.10g} (refit nodes {list(r.nodes_refit)})")
-    if (line := pure_nodes_line(tree.meta)) is not None:
-        click.echo(line)
+    if (pure := pure_nodes_line(tree.meta)) is not None:
+        click.echo(pure)
     save(tree, output)
     click.echo(f"tree written to {output}")
     if not report.ok:

@@ -24,7 +24,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,11 @@ from olctc.milp import MILP
 from olctc.objective import (ZERO_WEIGHT, BigMCharge, BigMLimit, big_m_charge, big_m_limits, class_mass,
                              tree_objective, weighted_sum)
 from olctc.spec import TreeSpec
+
+if TYPE_CHECKING:
+    from olctc.read.solution import Solution
+    from olctc.solve import SolveResult
+    from olctc.tree import Tree
 
 OBJ_RTOL = 1e-5  # the objective of values printed with 13-17 digits agrees with the solver's to this
 # A solver at a loose integrality tolerance (GLPK: 1e-5, no setting to tighten it) violates big-M rows by
@@ -109,6 +114,8 @@ class DecodeReport:
 
     @property
     def tolerance_exploited(self) -> bool:
+        """The solution is the model's only through the solver's tolerances: its routing disagrees with its (w, b),
+        or the tree's objective is above the solver's by more than rounding allows (decode exits 3)."""
         ref = self.reported_objective
         allowed = self._allowed(ref)
         # Only a tree worse than the solver said is a leak; a better one is loss slack (below).
@@ -151,6 +158,7 @@ class DecodeReport:
 
     @property
     def ok(self) -> bool:
+        """Whether the tree is the solution's as the solver stated it (no ``tolerance_exploited``)."""
         return not self.tolerance_exploited
 
     def _bound_text(self) -> str:
@@ -165,6 +173,7 @@ class DecodeReport:
         return f", bound {self.bound:.10g}" + (f" (gap {gap_text(gap)})" if gap is not None else "")
 
     def lines(self) -> list[str]:
+        """The report as ``olctc decode`` prints it, one line per item."""
         def f(v):
             return "-" if v is None else f"{v:.10g}"
         from olctc.read._base import STATUSLESS
@@ -243,7 +252,7 @@ class Decoded:
     sample_weight: np.ndarray | None = None  # the training points' loss weights, if any
 
 
-def solution_vector(milp: MILP, solution, known_feasible: float | None = None, *,
+def solution_vector(milp: MILP, solution: Solution, known_feasible: float | None = None, *,
                     quadratic: bool = False) -> np.ndarray:
     """The solution's values in the MILP's column order (OlctcError if it is not this model's).
     ``known_feasible``: the objective of a point the model is known to hold (compile's warm start), which makes
@@ -346,7 +355,8 @@ def check_integral(milp: MILP, x: np.ndarray, where: str) -> None:
 
 
 def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: np.ndarray,
-                  solution=None, *, trusted: bool = False, sample_weight: np.ndarray | None = None) -> Decoded:
+                  solution: Solution | SolveResult | None = None, *, trusted: bool = False,
+                  sample_weight: np.ndarray | None = None) -> Decoded:
     """Checks and folding on a solution vector ``x`` of ``milp`` (built from X, y, spec and
     ``sample_weight``).
 
@@ -545,7 +555,7 @@ def make_tree(dec: Decoded, man_or_parts: dict[str, Any], ds: Dataset, meta: dic
 
 def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path | None = None,
                 refine: bool = True, fmt: str | None = None, source: Dataset | None = None,
-                smooth_pure_nodes: bool = False):
+                smooth_pure_nodes: bool = False) -> tuple[Tree, DecodeReport]:
     """Decode a solver's solution file of a compiled model into a Tree; returns (tree, report).
 
     ``source``: the manifest's whole source Dataset, already loaded (checked against the manifest's

@@ -38,6 +38,8 @@ from typing import TYPE_CHECKING, Any, Iterator
 import numpy as np
 
 if TYPE_CHECKING:
+    import scipy.sparse as sp
+
     from olctc.tree import Tree
 
 from olctc._sklearn import IMPORTING
@@ -368,7 +370,7 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
         X = self._checked(X)
         return self.tree_.apply(X)
 
-    def decision_path(self, X: Any):
+    def decision_path(self, X: Any) -> sp.csr_matrix:
         """(n, 2**depth - 1) CSR indicator matrix of the nodes on each row's path, as scikit-learn's trees'."""
         X = self._checked(X)
         return self.tree_.decision_path(X)

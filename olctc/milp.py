@@ -17,9 +17,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-SENSES = ("L", "G", "E")
-
-
 @dataclass(frozen=True)
 class Block:
     """A contiguous range of variables or rows that share a role.
@@ -119,9 +116,11 @@ class MILP:
         return self._cache["rows"]
 
     def col_block(self, name: str) -> Block:
+        """The block of columns named ``name`` (``w_pos``, ``z``, ...); KeyError if the model has none."""
         return _find(self.col_blocks, name, "variable")
 
     def row_block(self, name: str) -> Block:
+        """The block of rows named ``name``; KeyError if the model has none."""
         return _find(self.row_blocks, name, "row")
 
     def has_col_block(self, name: str) -> bool:

@@ -27,6 +27,7 @@ from olctc.io import (atomic_open, atomic_write_text, being_written, check_inter
 from olctc.milp import names_from_block_map
 
 if TYPE_CHECKING:
+    from olctc.solve import SolveResult
     from olctc.tree import Tree
 
 #: The MIP-start files each ``olctc solve`` backend reads, the first that compile wrote. In process, any
@@ -252,7 +253,8 @@ def check_task_time_limit(time_limit: float) -> None:
 
 def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | None = None,
                         threads: int | None = None, use_start: bool = True, solver_path: str | None = None,
-                        output: str | Path | None = None, verbose: bool = True, leave_overrun: bool = False):
+                        output: str | Path | None = None, verbose: bool = True,
+                        leave_overrun: bool = False) -> tuple[SolveResult, Path]:
     """Solve a model file; use the MIP start compile wrote beside it; write the native solution file.
 
     ``leave_overrun`` (the console program): HiGHS still running well past the time limit is left, and

@@ -172,6 +172,7 @@ class TreeSpec:
         return f"{self.preset} depth {self.depth} ({', '.join(knobs)})"
 
     def to_json(self) -> dict[str, Any]:
+        """The spec as the manifest and the tree's meta record it (``from_json`` reads it back)."""
         return {"preset": self.preset, "depth": self.depth, "C": list(self.C),
                 "tangents": [_tangent_str(v) for v in self.tangents], "tangent_set": self.tangent_set,
                 "big_m": self.big_m, "epsilon": self.epsilon, "alpha": self.alpha,
@@ -214,6 +215,7 @@ class TreeSpec:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "TreeSpec":
+        """The spec ``to_json`` recorded, its fields checked (tangent points beyond today's limit still read)."""
         # Manifests written before unused L0 knobs were refused may record one; their model never held it.
         info = PRESETS.get(d["preset"])
         alpha = d["alpha"] if info is None or info.uses_alpha else _DEFAULT_ALPHA

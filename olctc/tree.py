@@ -11,15 +11,17 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from olctc.data import Column, Scaler, Schema, check_real, non_finite
 from olctc.data.cells import _shown
 from olctc.errors import OlctcError, is_integer, param_error, shorten
 from olctc.formulation.topology import Topology
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 Label = int | float | str
 
@@ -590,8 +592,9 @@ class Tree:
 
     def decision_path(self, X: Any) -> sp.csr_matrix:
         """(n, n_nodes) CSR indicator of the nodes on each row's path."""
-        mask = self.topology.path_mask(self.apply(X))
-        return sp.csr_matrix(mask.astype(np.int8))
+        import scipy.sparse as sp  # here: the only use of scipy in a tree (0.1 s to import)
+
+        return sp.csr_matrix(self.topology.path_mask(self.apply(X)).astype(np.int8))
 
     def decision_function(self, X: Any) -> np.ndarray:
         """(n,) score of the last-layer node each row reaches: the log-odds of the positive class."""

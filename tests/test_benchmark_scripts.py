@@ -270,9 +270,11 @@ def test_left_solver(tmp_path):
 
 
 def test_import_time(tmp_path):
-    out = _run(tmp_path, "import_time.py", "--repeat", "1", "--cases", "import olctc,olctc compile heart --no-start")
+    out = _run(tmp_path, "import_time.py", "--repeat", "1", "--cases",
+               "import olctc,olctc compile heart --no-start,olctc predict heart")
     assert re.search(r"^import olctc +median [\d.]+ s", out, re.M), out
     assert re.search(r"^olctc compile heart --no-start +median [\d.]+ s", out, re.M), out
+    assert re.search(r"^olctc predict heart +median [\d.]+ s", out, re.M), out
 
 
 def test_read_time(tmp_path):

@@ -57,6 +57,22 @@ def test_import_stays_light_and_names_load_on_first_use():
     assert out.splitlines() == ["[]", "True True"]
 
 
+def test_a_tree_loads_and_predicts_without_scipy_or_the_model_builder(tmp_path):
+    """predict and export load a tree: scipy.sparse (0.1 s) only for decision_path, the MILP builder never (it
+    loaded scipy.sparse for every olctc predict, through Topology's package)."""
+    X, y, _ = olctc.load_dataset("breast")
+    tree = olctc.OLCTClassifier(depth=1, time_limit=20).fit(X, y).tree_
+    olctc.export_tree(tree, "json", tmp_path / "t.json")
+    out = _fresh("import sys, numpy as np, olctc\n"
+                 f"t = olctc.load_tree({str(tmp_path / 't.json')!r})\n"
+                 "X = np.zeros((3, 30))\n"
+                 "t.predict(X), t.predict_proba(X), olctc.export.render(t, 'python')\n"
+                 "heavy = ('scipy', 'scipy.sparse', 'sklearn', 'olctc.formulation.builder', 'olctc.milp')\n"
+                 "print(sorted(m for m in heavy if m in sys.modules))\n"
+                 "print(t.decision_path(X).shape, 'scipy.sparse' in sys.modules)\n")
+    assert out.splitlines() == ["[]", "(3, 1) True"]
+
+
 def test_star_import_binds_every_name():
     out = _fresh("from olctc import *\n"
                  "import olctc\n"

@@ -6,7 +6,7 @@ import contextlib
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 
@@ -15,13 +15,18 @@ from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.io import (check_interrupt, check_not_linked, interrupts_deferred, remove_tree, staged_errors,
                       temporary_name)
 
+if TYPE_CHECKING:
+    from olctc.data import Dataset
+    from olctc.fit import FitResult
+    from olctc.spec import TreeSpec
 
-def final_dataset(info: dict[str, Any], ds):
+
+def final_dataset(info: dict[str, Any], ds: Dataset) -> Dataset:
     """The training part of the grid's data (all folds together)."""
     return ds.subset(np.asarray(info["train_rows"], dtype=np.int64))
 
 
-def final_spec(info: dict[str, Any], C: Sequence[float], score_variables: bool | None = None):
+def final_spec(info: dict[str, Any], C: Sequence[float], score_variables: bool | None = None) -> TreeSpec:
     """The grid's spec with the chosen C, in the form ``score_variables`` says (None: the grid's)."""
 
     from olctc.spec import TreeSpec
@@ -51,9 +56,10 @@ def check_final_time_limit(info: dict[str, Any], time_limit: float | None) -> No
         check_time_limit(time_limit if time_limit is not None else info.get("time_limit"))
 
 
-def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | None = None,
+def fit_final(info: dict[str, Any], ds: Dataset, C: Sequence[float], *, solver: str | None = None,
               time_limit: float | None = None, threads: int | None = None, verbose: bool = False,
-              score_variables: bool = True, leave_overrun: bool = False, smooth_pure_nodes: bool = False):
+              score_variables: bool = True, leave_overrun: bool = False,
+              smooth_pure_nodes: bool = False) -> tuple[FitResult, float | None]:
     """Fit the final tree in process on the whole training part; returns (FitResult, test balanced accuracy).
 
     ``score_variables``: the form solved, as ``olctc fit``'s (the score form by default: the same optimum,
@@ -86,7 +92,7 @@ def fit_final(info: dict[str, Any], ds, C: Sequence[float], *, solver: str | Non
     return res, test_acc
 
 
-def emit_final(folder: str | Path, info: dict[str, Any], ds, C: Sequence[float],
+def emit_final(folder: str | Path, info: dict[str, Any], ds: Dataset, C: Sequence[float],
                score_variables: bool | None = None) -> dict[str, Path]:
     """Write the final instance (training part, chosen C) to ``folder/final/model.mps``.
 

@@ -15,7 +15,7 @@ import shutil
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -25,6 +25,10 @@ from olctc.emit.params import COMMERCIAL_SOLVERS, format_value
 from olctc.errors import OlctcError, number_text, param_error
 from olctc.io import (being_written, check_interrupt, check_lookup, is_temporary_name, remove_tree, staged_errors,
                       in_use_while, temporary_name, warn_leftovers)
+
+if TYPE_CHECKING:
+    from olctc.data import Dataset
+    from olctc.spec import TreeSpec
 
 GRID_FORMAT = "olctc-grid"
 GRID_VERSION = 1
@@ -152,7 +156,7 @@ def _check_reloadable(ds) -> None:
                          "needs data read from a CSV file (read_csv) or a vendored data set (load_dataset)")
 
 
-def make_grid(ds, spec, out: str | Path, *, C_values: Sequence[float], folds: int = 4, seed: int = 0,
+def make_grid(ds: Dataset, spec: TreeSpec, out: str | Path, *, C_values: Sequence[float], folds: int = 4, seed: int = 0,
               test_size: float = 0.2, solver: str = "olctc", time_limit: float = 600.0,
               threads: int | None = None, slurm: SlurmOptions | None = None, olctc_cmd: str = "olctc",
               echo: Callable[[str], None] | None = None, max_nonzeros: int | None = None) -> Grid:

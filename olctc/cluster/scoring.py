@@ -10,7 +10,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -19,6 +19,10 @@ from olctc.cluster.read import load_grid_data, read_grid
 from olctc.cluster.slurm import submit_scripts
 from olctc.errors import OlctcError, check_flags, param_error
 from olctc.io import shell_path
+
+if TYPE_CHECKING:
+    from olctc.data import Dataset
+    from olctc.tree import Tree
 
 TIE_TOL = 1e-12
 
@@ -135,7 +139,7 @@ def check_scoring(scoring: str) -> str:
     return scoring
 
 
-def validation_score(scoring: str, tree, X: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> float:
+def validation_score(scoring: str, tree: Tree, X: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> float:
     """``tree``'s ``scoring`` (a name of ``SCORINGS``) on rows ``X`` with labels ``y`` in {-1, +1}, each
     point weighted by ``weight`` when given, as scikit-learn's scorer of that name computes it."""
     from sklearn import metrics
@@ -155,7 +159,7 @@ def validation_score(scoring: str, tree, X: np.ndarray, y: np.ndarray, weight: n
     return -float(metrics.brier_score_loss(y, p[:, 1], sample_weight=weight, pos_label=1))
 
 
-def score_tasks(folder: str | Path, info: dict[str, Any], ds, *, data_path: str | Path | None = None,
+def score_tasks(folder: str | Path, info: dict[str, Any], ds: Dataset, *, data_path: str | Path | None = None,
                 refine: bool = True, scoring: str = "balanced_accuracy",
                 smooth_pure_nodes: bool = False) -> list[TaskResult]:
     """Decode every solution present and score it on its validation fold (``scoring``, balanced accuracy by

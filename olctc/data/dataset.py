@@ -190,9 +190,11 @@ class Scaler:
 
     @classmethod
     def identity(cls, p: int) -> "Scaler":
+        """The scaler that leaves ``p`` features as they are (mean 0, scale 1)."""
         return cls(np.zeros(p), np.ones(p))
 
     def transform(self, X: np.ndarray) -> np.ndarray:
+        """(X - mean) / scale, with values within rounding of a column's mean set to exactly 0."""
         D = X - self.mean
         # A value equal to the mean but for the mean's own rounding (1.5 against a computed 1.5 + 2e-16) is
         # the mean. Left at 2e-16 it became a model coefficient that solvers read differently: glpsol called
@@ -265,14 +267,17 @@ class Dataset:
 
     @property
     def n(self) -> int:
+        """Number of points (rows)."""
         return int(self.X.shape[0])
 
     @property
     def p(self) -> int:
+        """Number of encoded features (columns of X)."""
         return int(self.X.shape[1])
 
     @property
     def feature_names(self) -> list[str]:
+        """Names of X's columns: a numeric column's own, ``name=category`` for each one-hot column."""
         return self.schema.feature_names
 
     def subset(self, rows: np.ndarray) -> "Dataset":

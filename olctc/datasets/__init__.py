@@ -3,11 +3,14 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from olctc.errors import OlctcError
+
+if TYPE_CHECKING:
+    from olctc.data import Dataset
 
 TARGET = "y"
 
@@ -26,7 +29,8 @@ def dataset_path(name: str) -> Path:
     return Path(str(resources.files(__name__).joinpath(f"{name}.csv.gz")))
 
 
-def load(name: str, positive_class: Any = None, drop: Sequence[str] = (), *, weight_column: str | None = None):
+def load(name: str, positive_class: Any = None, drop: Sequence[str] = (), *,
+         weight_column: str | None = None) -> Dataset:
     """The vendored data set ``name`` as an olctc Dataset (encoded, labels -1/+1), without the columns
     in ``drop`` (and with ``weight_column``'s values as per-point weights, if given)."""
     from olctc.data import read_csv

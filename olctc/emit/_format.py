@@ -320,9 +320,6 @@ def _shortest(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     return D, nd, e10, ok
 
 
-_D8 = _POW10_I[8]
-
-
 def _block24(D: np.ndarray) -> np.ndarray:
     """ASCII digits of int64 ``D`` < 10**24 as an (n, 24) array with leading zeros."""
     n = D.shape[0]

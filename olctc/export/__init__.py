@@ -6,11 +6,14 @@ categorical columns as their original values.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from olctc.errors import OlctcError
 from olctc.export._names import check_tree
 from olctc.io import atomic_write_bytes, check_path
+
+if TYPE_CHECKING:
+    from olctc.tree import Tree
 
 
 def _json(tree) -> bytes:
@@ -78,7 +81,7 @@ BINARY = frozenset({"onnx", "png"})
 OPTIONS: dict[str, frozenset[str]] = {"sql": frozenset({"table"})}
 
 
-def render(tree, fmt: str, **options: Any) -> bytes:
+def render(tree: Tree, fmt: str, **options: Any) -> bytes:
     """The artifact of format ``fmt`` as bytes. ``options``: the format's own (``OPTIONS``), such as
     ``table="sales.customers"`` for sql."""
     if fmt not in EXPORTERS:
@@ -94,7 +97,7 @@ def render(tree, fmt: str, **options: Any) -> bytes:
     return EXPORTERS[fmt](tree, **options)
 
 
-def export_tree(tree, fmt: str, path: str | os.PathLike[str], **options: Any) -> None:
+def export_tree(tree: Tree, fmt: str, path: str | os.PathLike[str], **options: Any) -> None:
     """Write ``tree`` in format ``fmt`` to ``path`` atomically (whole or not at all). ``options``: the
     format's own (``render``)."""
     check_path(path, "path")  # before the work: bytes or None named no parameter

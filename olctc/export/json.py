@@ -11,13 +11,16 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from olctc.data import Column, Scaler, Schema
 from olctc.errors import OlctcError, brief, not_utf8, param_error
 from olctc.io import atomic_write_text, check_path
+
+if TYPE_CHECKING:
+    from olctc.tree import Tree
 
 FORMAT = "olctc-tree"
 VERSION = 1
@@ -274,7 +277,7 @@ def _columns(doc: _Doc, v: Any) -> Schema:
     return Schema(tuple(cols))
 
 
-def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None):
+def tree_from_dict(d: Any, source: str = "tree", cls: type | None = None) -> Tree:
     """Validate a parsed ``olctc-tree`` document and build the Tree (an instance of ``cls``, a subclass of
     Tree, when given)."""
     from olctc.export._names import invalid_text
@@ -416,7 +419,7 @@ def loads(text: str | bytes | bytearray, source: str = "<string>", cls: type | N
     return tree_from_dict(d, source, cls)
 
 
-def load(text_or_path: str | bytes | bytearray | os.PathLike[str], cls: type | None = None):
+def load(text_or_path: str | bytes | bytearray | os.PathLike[str], cls: type | None = None) -> Tree:
     """Read a tree from JSON text or from a file path (a str naming an existing file is a path, even one
     starting with ``{``). ``cls``: as in ``tree_from_dict``."""
     if isinstance(text_or_path, (bytes, bytearray)):

@@ -46,12 +46,15 @@ session if they can hold such values.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from olctc.errors import OlctcError
 from olctc.export._names import labels_as_text
+
+if TYPE_CHECKING:
+    from olctc.tree import Tree
 
 # Declared versions. Every operator the graph uses exists with the same semantics at opset 13 (Unsqueeze
 # and Pad take their axes/pads as inputs there, as emitted). A categorical column is encoded by the
@@ -237,7 +240,7 @@ def session(model_or_bytes: Any, options: Any = None):
     return ort.InferenceSession(data, sess_options=options, providers=["CPUExecutionProvider"])
 
 
-def feeds(tree, X: np.ndarray | None = None, cells: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
+def feeds(tree: Tree, X: np.ndarray | None = None, cells: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
     """Input dict for a session: from an encoded matrix X (numeric schemas) or raw cells (any schema)."""
     if tree.schema.is_numeric:
         if X is None:

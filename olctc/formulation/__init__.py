@@ -8,18 +8,16 @@ for s, min_leaf above 1 at depth 2 or more for used and the leaf rows) that need
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from olctc.errors import param_error
-from olctc.formulation import regularisers
-from olctc.formulation.builder import Builder
-from olctc.formulation.losses import LOSSES, add_xi
-from olctc.formulation.pieces import Vars
-from olctc.formulation.routing import add_assignment, add_leaf_sizes, add_routing, add_scores
 from olctc.formulation.topology import Topology
-from olctc.milp import MILP
-from olctc.spec import TreeSpec
+
+if TYPE_CHECKING:
+    from olctc.milp import MILP
+    from olctc.spec import TreeSpec
 
 __all__ = ["build_milp", "Topology"]
 
@@ -28,6 +26,14 @@ def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc"
                sample_weight: np.ndarray | None = None) -> MILP:
     """The training MILP for standardised features X (n, p) and labels y in {-1, +1}; ``sample_weight``
     scales each point's loss terms (with the spec's class weights)."""
+    # here, not at the top: a tree (predict, export) needs Topology from this package, not the builder, nor
+    # scipy.sparse, which its modules load (0.1 s of every olctc predict)
+    from olctc.formulation import regularisers
+    from olctc.formulation.builder import Builder
+    from olctc.formulation.losses import LOSSES, add_xi
+    from olctc.formulation.pieces import Vars
+    from olctc.formulation.routing import add_assignment, add_leaf_sizes, add_routing, add_scores
+
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     n, p = X.shape
