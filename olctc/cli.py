@@ -12,8 +12,8 @@ from olctc import __version__
 from olctc.cli_process import (_ClosedPipeGuard, _Interrupts, _from_interrupt, _hard_exit, _interrupted, _show_warning,
                                _standard_streams_opened, _stdout_failed, _whole_writes, pipes_unblocked)
 from olctc.errors import OlctcError, UnseenCategoryWarning, first_repeat, shorten
-from olctc.io import (check_file_name, check_interrupt, check_not_input, check_not_stdout, check_suffix, check_writable,
-                      read_once, solver_left)
+from olctc.io import check_file_name, check_not_input, check_not_stdout, check_suffix, check_writable, read_once
+from olctc.process_state import check_interrupt, solver_left
 
 
 EXIT_BAD_INPUT = 2

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 import click
 
-from olctc.io import interrupts_are_deferred, note_console, note_interrupt, remove_files_being_written
+from olctc.io import remove_files_being_written
+from olctc.process_state import interrupts_are_deferred, note_console, note_interrupt
 
 
 class _Interrupts:

@@ -479,7 +479,8 @@ def predict_cmd(tree: str, data: str, proba: bool, id_column: str | None, target
     standard output gets the rows from an unnamed temporary file (in TMPDIR) at the end.
     """
     from olctc.data.csvfile import CsvStream  # TableStream naming faults of CSV syntax (read_csv's too)
-    from olctc.io import check_interrupt, is_stdout
+    from olctc.io import is_stdout
+    from olctc.process_state import check_interrupt
     from olctc.tree import ScoreOverflow
 
     if is_stdout(output):

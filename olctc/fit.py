@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -17,10 +17,14 @@ from olctc.compile import compile_problem
 from olctc.data import Dataset, check_dataset
 from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
 from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error
-from olctc.io import interrupt_handled, is_console
+from olctc.process_state import interrupt_handled, is_console
 from olctc.refine import polish_deadline
 from olctc.spec import TreeSpec, check_spec, form_name
 from olctc.tree import Tree, weights_used
+
+if TYPE_CHECKING:
+    from olctc.milp import MILP
+    from olctc.solve import SolveResult
 
 # HiGHS for every MILP preset: its optima held on every check (90 small OLCT instances, each confirmed by
 # SCIP where CBC disagreed), while python-mip's CBC called trees up to 60% worse than the optimum "optimal"
@@ -197,9 +201,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     and the exact objective before and after.
     """
     from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
-    from olctc.solve import solve_milp
-    from olctc.solve.calls import leave_running, left_after_interrupt
-    from olctc.solve.result import SolveResult, false_infeasible, limit_kind, relative_gap
+    from olctc.solve.calls import left_after_interrupt
+    from olctc.solve.result import false_infeasible, limit_kind, relative_gap
     from olctc.warmstart import warm_start
 
     check_dataset(ds)
@@ -234,42 +237,9 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     if time_limit is not None:
         remaining = solver_budget(time_limit, time.perf_counter() - t0, t_build, t_warm)
     if verbose:
-        m = comp.milp
-        echo(f"model ({form_name(spec.score_variables)}): {m.n_rows:,} rows, {m.n_cols:,} columns "
-             f"({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros; built in {t_build:.2f} s; "
-             f"warm start objective {warm_obj:.6g} ({started_from}, {t_warm:.2f} s)")
-        if record.get("tree") == "before refinement":
-            echo("start tree: its last layer as the solver left it, before refinement (the lower MILP objective)")
-        if start_tree is not None and "deepened" in record:
-            echo(f"start tree deepened from depth {start_tree.depth}: "
-                 + ("its last layer copied below" if record["deepened"] == "copies"
-                    else "the new layers fit greedily below its nodes (a lower objective than copies)"))
-        if start_tree is not None:
-            for note in ws_info["adjustments"]:
-                echo(f"start tree, made a MIP start: {note}")
+        _echo_start(echo, comp.milp, spec, t_build, t_warm, warm_obj, start_tree, ws_info, record)
     t_call = time.perf_counter()
-    try:
-        res = solve_milp(comp.milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose,
-                         keep_incumbent=keep_incumbent, leave_overrun=leave_overrun)
-    except KeyboardInterrupt:
-        # An interrupt while the model is handed to the solver (before its thread runs, which a stop reaches)
-        # left no tree at all: the best one found so far is the warm start. So after an interrupt of CBC,
-        # whose thread python-mip can neither stop nor ask for its incumbent: the console program leaves it
-        # running (and exits by os._exit); a library caller's CBC ran in its own thread and is over.
-        if not keep_incumbent or (solver == "cbc" and not is_console()):
-            raise
-        why = "interrupted before the solver started"
-        if solver == "cbc":
-            leave_running()
-            why = "interrupted; python-mip cannot take the best solution from a running CBC"
-        interrupt_handled()  # a result now, as a stopped solver's: the tree is written, then the command exits 130
-        res = SolveResult("no_solution", None, None, None, None, [], solver, "", time.perf_counter() - t_call, why)
-    except TimeLimitTooShort:
-        # Handing the model to the solver used up its share of the limit (a deep tree on a loaded machine:
-        # 0.9 s of 1.0 s). The warm start is a tree: keep it, as when the solver finds none in its time,
-        # rather than raise after the whole budget is spent (an estimator in a GridSearchCV scored NaN).
-        res = SolveResult("no_solution", None, None, None, None, [], solver, "", time.perf_counter() - t_call,
-                          "time limit reached before the solver started")
+    res = _solve(comp.milp, solver, x0, remaining, threads, verbose, keep_incumbent, leave_overrun)
     # The whole call: a CBC or SCIP solve includes writing the model file and the solver reading it (seconds on
     # large data), which the solver's own runtime leaves out; the rest of the time breakdown has no place for it
     t_solve = time.perf_counter() - t_call
@@ -304,8 +274,13 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     # A solver that bends its tolerances can hand back a tree whose real routing is worse than the start
     # it was given; the tree kept is the better one by the objective the data really give.
     if warm_true < milp_true - TRUE_OBJ_RTOL * max(1.0, abs(milp_true)):
-        kept_why = (f"{solver}'s solution routes worse than its objective says (true objective "
-                    f"{milp_true:.6g}, warm start {warm_true:.6g})")
+        if res.objective is not None and milp_true <= res.objective + TRUE_OBJ_RTOL * max(1.0, abs(milp_true)):
+            # not a routing leak: the solver's best is worse than the start it was given (CBC without its cutoff)
+            kept_why = (f"{solver} returned a solution worse than the warm start it was given (objective "
+                        f"{milp_true:.6g}, warm start {warm_true:.6g})")
+        else:
+            kept_why = (f"{solver}'s solution routes worse than its objective says (true objective "
+                        f"{milp_true:.6g}, warm start {warm_true:.6g})")
         if verbose:
             echo(f"{kept_why}: keeping the warm start")
         dec, used = warm, "warm start"
@@ -363,6 +338,58 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
             summary[f"{part}_balanced_accuracy_weighted"] = balanced_accuracy(d.y, pred, d.weight)
     tree.meta["fit"] = {k: v for k, v in summary.items() if k != "spec"}
     return FitResult(tree, summary, train, test)
+
+
+def _echo_start(echo: Callable[[str], None], m: MILP, spec: TreeSpec, t_build: float, t_warm: float,
+                warm_obj: float, start_tree: Tree | None, ws_info: dict[str, Any], record: dict[str, Any]) -> None:
+    """fit's lines on the model built and the MIP start (and how a start tree was made one)."""
+    started_from = "greedy tree" if start_tree is None else "start tree"
+    echo(f"model ({form_name(spec.score_variables)}): {m.n_rows:,} rows, {m.n_cols:,} columns "
+         f"({int(m.integer.sum()):,} integer), {m.nnz:,} nonzeros; built in {t_build:.2f} s; "
+         f"warm start objective {warm_obj:.6g} ({started_from}, {t_warm:.2f} s)")
+    if start_tree is None:
+        return
+    if record.get("tree") == "before refinement":
+        echo("start tree: its last layer as the solver left it, before refinement (the lower MILP objective)")
+    if "deepened" in record:
+        echo(f"start tree deepened from depth {start_tree.depth}: "
+             + ("its last layer copied below" if record["deepened"] == "copies"
+                else "the new layers fit greedily below its nodes (a lower objective than copies)"))
+    for note in ws_info["adjustments"]:
+        echo(f"start tree, made a MIP start: {note}")
+
+
+def _solve(milp: MILP, solver: str, x0: np.ndarray, remaining: float | None, threads: int | None, verbose: bool,
+           keep_incumbent: bool, leave_overrun: bool) -> SolveResult:
+    """``solve_milp`` from the start ``x0``; a result with no solution, in words, when an interrupt (with
+    ``keep_incumbent``) or the time limit stops it before the solver runs (the warm start is kept then)."""
+    from olctc.solve import solve_milp
+    from olctc.solve.calls import leave_running
+    from olctc.solve.result import SolveResult
+
+    t_call = time.perf_counter()
+    try:
+        return solve_milp(milp, solver, time_limit=remaining, threads=threads, start=x0, verbose=verbose,
+                          keep_incumbent=keep_incumbent, leave_overrun=leave_overrun)
+    except KeyboardInterrupt:
+        # An interrupt while the model is handed to the solver (before its thread runs, which a stop reaches)
+        # left no tree at all: the best one found so far is the warm start. So after an interrupt of CBC,
+        # whose thread python-mip can neither stop nor ask for its incumbent: the console program leaves it
+        # running (and exits by os._exit); a library caller's CBC ran in its own thread and is over.
+        if not keep_incumbent or (solver == "cbc" and not is_console()):
+            raise
+        why = "interrupted before the solver started"
+        if solver == "cbc":
+            leave_running()
+            why = "interrupted; python-mip cannot take the best solution from a running CBC"
+        interrupt_handled()  # a result now, as a stopped solver's: the tree is written, then the command exits 130
+        return SolveResult("no_solution", None, None, None, None, [], solver, "", time.perf_counter() - t_call, why)
+    except TimeLimitTooShort:
+        # Handing the model to the solver used up its share of the limit (a deep tree on a loaded machine:
+        # 0.9 s of 1.0 s). The warm start is a tree: keep it, as when the solver finds none in its time,
+        # rather than raise after the whole budget is spent (an estimator in a GridSearchCV scored NaN).
+        return SolveResult("no_solution", None, None, None, None, [], solver, "", time.perf_counter() - t_call,
+                           "time limit reached before the solver started")
 
 
 def _class_weights(manifest: dict[str, Any], classes) -> dict[str, Any]:

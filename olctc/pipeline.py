@@ -20,10 +20,10 @@ from olctc.compile import (Compiled, manifest_fields, manifest_path, model_forma
                            write_manifest)
 from olctc.emit.params import COMMERCIAL_SOLVERS
 from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort, check_flags, param_error
-from olctc.io import (atomic_open, atomic_write_text, being_written, check_interrupt, check_not_input,
-                      check_output_file, check_path, check_suffix, check_writable, folder_lock, interrupts_deferred,
-                      refuse_read_once, remove_files, remove_tree, sha256_file, staged_errors, temporary_name,
-                      warn_leftovers)
+from olctc.io import (atomic_open, atomic_write_text, being_written, check_not_input, check_output_file, check_path,
+                      check_suffix, check_writable, folder_lock, refuse_read_once, remove_files, remove_tree,
+                      sha256_file, staged_errors, temporary_name, warn_leftovers)
+from olctc.process_state import check_interrupt, interrupts_deferred
 from olctc.milp import names_from_block_map
 
 if TYPE_CHECKING:
@@ -342,7 +342,8 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
                               verbose=verbose, solver_path=solver_path, col_names=names)
     else:
         res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
-                         verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun)
+                         verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun,
+                         start_objective=known_feasible if start_path is not None else None)
     if man is not None:  # olctc's model: it minimises
         res = bound_checked(res)
     if solver.endswith("-cli"):

@@ -344,7 +344,7 @@ def test_an_interrupt_python_dropped_still_stops_run_isolated() -> None:
     """The handler notes an interrupt before raising it; raised inside a finaliser the garbage collector ran,
     Python drops the KeyboardInterrupt. The bench then waited its runs out (a minute) and exited 0 after a
     SIGTERM (seen once in CI)."""
-    from olctc.io import note_interrupt
+    from olctc.process_state import note_interrupt
 
     kept: list = []
 

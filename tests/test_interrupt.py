@@ -403,7 +403,7 @@ def test_the_console_script_runs_the_command_line():
 _NOTED_INTERRUPT = """
 import glob, sys, threading, time
 from olctc import cli
-from olctc.io import note_interrupt
+from olctc.process_state import note_interrupt
 
 
 def solver_program_runs():

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from olctc.emit import params
+from olctc.errors import OlctcError
 from olctc.emit.params import solver_settings
 
 
@@ -182,6 +183,80 @@ def test_fit_keeps_the_warm_start_when_cbcs_octh_optimum_routes_worse(tmp_path, 
     r = fit(ds, spec, time_limit=30, verbose=False).summary
     assert default_solver(spec) == "highs" and r["solver"] == "highs"
     assert r["objective_milp_true"] == 2.0 < kept and r["solution_from"] == "highs"
+
+
+def _parkinsons_start():
+    """parkinsons (olctc's split, seed 1), OLCT depth 2, C = 100: the model and its warm start."""
+    from olctc.compile import compile_problem
+    from olctc.datasets import load
+    from olctc.fit import split
+    from olctc.spec import make_spec
+    from olctc.warmstart import warm_start
+
+    ds = load("parkinsons")
+    tr = ds.subset(split(ds, 0.2, 1)[0])
+    spec = make_spec("olct", 2, C=(100.0, 100.0))
+    comp = compile_problem(tr, spec, "parkinsons")
+    return comp.milp, warm_start(comp.milp, comp.X, tr.y, spec)[0]
+
+
+def _cbc_start_lines(out: str) -> tuple[float, float]:
+    """(the cost CBC gives the MIP start, the first solution its search installs) from CBC's log."""
+    cost = re.search(r"MIPStart provided solution with cost ([\d.]+)", out)
+    first = re.search(r"Integer solution of ([\d.]+) found by Reduced search", out)
+    assert cost and first, out[-3000:]
+    return float(cost.group(1)), float(first.group(1))
+
+
+def test_cbc_searches_from_its_mip_start(capfd) -> None:
+    """With its preprocessing off (CBC_PARAMETERS), python-mip's CBC (devel) evaluated the start ("MIPStart
+    provided solution with cost 3416.51") but searched from a first solution of its own (4890.51, "Reduced
+    search"), and a later solution better than that one replaced the start, worse as it was (the bench's
+    parkinsons at C = 100: 5501.1 returned at 60 s for a start of 3718.8). Given the start's objective as its
+    cutoff, CBC searches from the start. The program (cbc-cli), which reads the start from a file, did not
+    need it."""
+    import mip
+    from mip import cbc as mip_cbc
+
+    from olctc.emit.mps import write_mps
+    from olctc.solve import START_FEASIBLE_TOL, solve_milp
+
+    milp, x0 = _parkinsons_start()
+    assert max(milp.violation(x0).values()) <= START_FEASIBLE_TOL
+    res = solve_milp(milp, "cbc", start=x0, time_limit=3, threads=1, verbose=True)
+    cost, first = _cbc_start_lines(capfd.readouterr().out)
+    assert first == pytest.approx(cost, abs=0.01) and cost <= milp.objective(x0)
+    assert res.objective is not None and res.objective <= cost + 0.01
+    # the bug this guards against: the same start without the cutoff (if a CBC release fixes it, this fails)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "m.mps"
+        write_mps(milp, path)
+        m = mip.Model(solver_name=mip.CBC)
+        m.read(str(path))
+        m.integer_tol, m.infeas_tol, m.threads = 1e-9, 1e-9, 1
+        for name, value in params.CBC_PARAMETERS.items():
+            mip_cbc.cbc_set_parameter(m.solver, name, value)
+        values = dict(zip((str(n) for n in milp.col_names()), x0.tolist()))
+        m.start = [(v, values.get(v.name, 1.0)) for v in m.vars]  # OBJCONST: 1
+        m.optimize(max_seconds=3)
+    cost, first = _cbc_start_lines(capfd.readouterr().out)
+    assert first > cost + 100, (cost, first)
+
+
+def test_a_start_gives_cbc_a_cutoff_only_when_it_is_feasible(tmp_path) -> None:
+    """solve_milp takes a start's objective as known (CBC's cutoff) only if the start satisfies the model: the
+    cutoff of an infeasible start's objective could cut the optimum off. solve_file takes it as given."""
+    from olctc.solve import _feasible_objective, solve_file
+
+    milp, x0 = _parkinsons_start()
+    assert _feasible_objective(milp, x0) == pytest.approx(milp.objective(x0), rel=1e-15)
+    bad = x0.copy()
+    bad[milp.integer] = 0.5
+    assert _feasible_objective(milp, bad) is None
+    assert _feasible_objective(milp, x0 * float("nan")) is None
+    with pytest.raises(OlctcError, match=r"^The 'start_objective' parameter must be a finite number or None\. "
+                                         r"Got 'x' instead\.$"):
+        solve_file(tmp_path / "m.mps", "cbc", start_objective="x")
 
 
 def test_cbcs_preprocessing_that_proved_a_false_optimum_is_off() -> None:

@@ -39,7 +39,7 @@ NATIVE = """
     import threading, time
     import numpy
     from threadpoolctl import threadpool_info
-    from olctc import io
+    from olctc import process_state
     from olctc.solve import inprocess
 
     def blas_threads():
@@ -64,7 +64,7 @@ NATIVE = """
     except inprocess.SolverLeft:
         seen["left"] = True
     seen["took"] = time.monotonic() - t0
-    seen["solver_left"] = io.solver_left()
+    seen["solver_left"] = process_state.solver_left()
     seen["nice_solver"] = os.getpriority(os.PRIO_PROCESS, seen["tid"])
     seen["nice_main"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     seen["blas_after"] = blas_threads()

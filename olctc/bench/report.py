@@ -22,9 +22,9 @@ from olctc.bench.metrics import gap_cdf, performance_profile
 from olctc.bench.folder import (BENCH_JSON, FAILED, OLDER_SETTINGS_WHY, REPORT_DIR, at_older_settings, latest,
                                 older_olctc, os_errors, own_records, read_bench_json, read_runs, run_key)
 from olctc.errors import OlctcError
-from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_interrupt, check_not_linked,
-                      folder_lock, in_use_while, interrupts_deferred, remove_tree, staged_errors, temporary_name,
-                      warn_leftovers)
+from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_not_linked, folder_lock, in_use_while,
+                      remove_tree, staged_errors, temporary_name, warn_leftovers)
+from olctc.process_state import check_interrupt, interrupts_deferred
 
 TIME_FLOOR = 0.01  # seconds: below this run times are noise, and a 0 would make every ratio infinite
 SPARSITY_SHIFT = 1.0  # a tree with no nonzero weight has cost 0; ratios use (nnz + 1) / (best + 1)

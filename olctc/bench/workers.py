@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import IO, Any, Callable
 
-from olctc.io import check_interrupt
+from olctc.process_state import check_interrupt
 
 #: Seconds a stopped child gets between SIGTERM and SIGKILL.
 GRACE = 2.0

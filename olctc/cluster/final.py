@@ -12,8 +12,8 @@ import numpy as np
 
 from olctc.cluster.grid import GRID_SOLVERS
 from olctc.errors import OlctcError, TimeLimitTooShort
-from olctc.io import (check_interrupt, check_not_linked, interrupts_deferred, remove_tree, staged_errors,
-                      temporary_name)
+from olctc.io import check_not_linked, remove_tree, staged_errors, temporary_name
+from olctc.process_state import check_interrupt, interrupts_deferred
 
 if TYPE_CHECKING:
     from olctc.data import Dataset

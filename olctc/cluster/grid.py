@@ -23,8 +23,9 @@ from olctc.cluster.slurm import (SlurmOptions, check_slurm_options, local_script
                                  submit_scripts)
 from olctc.emit.params import COMMERCIAL_SOLVERS, format_value
 from olctc.errors import OlctcError, number_text, param_error
-from olctc.io import (being_written, check_interrupt, check_lookup, is_temporary_name, remove_tree, staged_errors,
-                      in_use_while, temporary_name, warn_leftovers)
+from olctc.io import (being_written, check_lookup, is_temporary_name, remove_tree, staged_errors, in_use_while,
+                      temporary_name, warn_leftovers)
+from olctc.process_state import check_interrupt
 
 if TYPE_CHECKING:
     from olctc.data import Dataset

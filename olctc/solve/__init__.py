@@ -25,6 +25,7 @@ no_solution     any limit, no sol.  NO_SOLUTION_FOUND,      any limit, no sol.
 """
 from __future__ import annotations
 
+import math
 import os
 import time
 import warnings
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
-from olctc.errors import OlctcError, TimeLimitTooShort, param_error, shorten
+from olctc.errors import OlctcError, TimeLimitTooShort, is_real, param_error, shorten
 from olctc.io import check_path
 from olctc.scratch import scratch_folder, sweep
 from olctc.solve import cbc, highs, scip
@@ -113,6 +114,17 @@ def _options(solver: str, *, time_limit: float | None, threads: int | None, mip_
                         col_names=None if col_names is None else list(col_names))
 
 
+#: Largest violation (rows, bounds, integrality) of a start whose objective is taken as known to be reached
+START_FEASIBLE_TOL = 1e-7
+
+
+def _feasible_objective(milp: "MILP", x: np.ndarray) -> float | None:
+    """The objective of ``x`` if it is feasible for ``milp`` (within ``START_FEASIBLE_TOL``), else None."""
+    if not np.isfinite(x).all() or max(milp.violation(x).values()) > START_FEASIBLE_TOL:
+        return None
+    return float(milp.objective(x))
+
+
 def _start_array(start: Any) -> np.ndarray:
     """A MIP start given as values (any value but a mapping: a list, an array, or text), as a 1-D float array
     (OlctcError naming 'start' for text and the like)."""
@@ -139,7 +151,8 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
                start_path: str | os.PathLike[str] | None = None, verbose: bool = True,
                mip_gap: float | None = None, solver_path: str | os.PathLike[str] | None = None,
                solution_path: str | os.PathLike[str] | None = None,
-               col_names: Sequence[str] | None = None, leave_overrun: bool = False) -> SolveResult:
+               col_names: Sequence[str] | None = None, leave_overrun: bool = False,
+               start_objective: float | None = None) -> SolveResult:
     """Solve an MPS or LP model file.
 
     Parameters
@@ -160,6 +173,8 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
     col_names : external solvers: the file's column names in order, when known (saves reading the
         model once more to map the solver's answer onto columns).
     leave_overrun : the console program: as in ``solve_milp``.
+    start_objective : the objective of a solution known to be feasible (the MIP start's, when compile verified
+        it): CBC in process searches only for better ones (its cutoff), as it does not keep its start otherwise.
 
     Returns
     -------
@@ -168,7 +183,10 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
     opts = _options(solver, time_limit=time_limit, threads=threads, mip_gap=mip_gap, verbose=verbose,
                     start=start, start_path=start_path, solver_path=solver_path,
                     solution_path=solution_path, col_names=col_names)
-    opts = replace(opts, leave_overrun=leave_overrun)
+    if start_objective is not None and not (is_real(start_objective) and math.isfinite(start_objective)):
+        raise param_error("start_objective", "a finite number or None", start_objective)
+    opts = replace(opts, leave_overrun=leave_overrun,
+                   start_objective=None if start_objective is None else float(start_objective))
     path = check_model_path(check_path(model_path, "model_path"))
     quadratic = is_quadratic_file(path)
     if quadratic and solver not in QUADRATIC_SOLVERS:
@@ -212,7 +230,7 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
         if arr.shape[0] != milp.n_cols:
             raise OlctcError(f"the MIP start has {arr.shape[0]} values but the model has {milp.n_cols} columns")
         # The file may hold extra columns (OBJCONST): pass the start by name.
-        opts = replace(opts, start=dict(zip(names, arr.tolist())))
+        opts = replace(opts, start=dict(zip(names, arr.tolist())), start_objective=_feasible_objective(milp, arr))
     if solver == "highs":
         sweep()  # HiGHS gets arrays, not a file: the leftovers of killed CBC or SCIP solves go all the same
         return bound_checked(highs.highs_milp(milp, opts))

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from olctc import fpenv
-from olctc.io import check_interrupt, is_console, note_solver_left
+from olctc.process_state import check_interrupt, is_console, note_solver_left
 from olctc.solve.options import SolveOptions, start_from_file, start_vector
 from olctc.solve.result import LIMIT, SolveResult, limit_kind, resolve_status
 

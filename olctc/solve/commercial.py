@@ -22,7 +22,7 @@ import numpy as np
 
 from olctc import fpenv
 from olctc.errors import OlctcError
-from olctc.io import interrupt_handled
+from olctc.process_state import interrupt_handled
 from olctc.solve.calls import _map, _native, _start_values, _timed
 from olctc.solve.options import SolveOptions
 from olctc.solve.result import SolveResult, finite_or_none, limit_kind, relative_gap

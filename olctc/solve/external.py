@@ -26,7 +26,7 @@ import numpy as np
 
 from olctc.emit.params import UNTUNABLE, cbc_args, glpk_args, highs_options_text
 from olctc.errors import OlctcError, TimeLimitTooShort
-from olctc.io import check_interrupt
+from olctc.process_state import check_interrupt
 from olctc.scratch import scratch_folder
 from olctc.solve.modelfile import (SOLVER_PATH_MAX, file_columns, handed_over, model_format, model_stem,
                                    readable_path)

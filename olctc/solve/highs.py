@@ -11,7 +11,7 @@ import numpy as np
 
 from olctc.emit.params import PARAM_NAMES, solver_settings
 from olctc.errors import OlctcError, TimeLimitTooShort
-from olctc.io import interrupt_handled, is_console
+from olctc.process_state import interrupt_handled, is_console
 from olctc.solve.calls import INTERRUPT_WAIT, SolverLeft, _fd_redirected, _map, _native
 from olctc.solve.modelfile import no_columns, readable_path
 from olctc.solve.options import SolveOptions, overrun_grace, start_from_file, start_vector

@@ -29,6 +29,9 @@ class SolveOptions:
     solver_path: Path | None = None
     solution_path: Path | None = None
     col_names: Sequence[str] | None = None
+    #: the objective a feasible MIP start is known to reach (olctc's warm start), or None: CBC gets it as its
+    #: cutoff (``olctc.solve.cbc``)
+    start_objective: float | None = None
     #: time.monotonic() by which the whole call must end (set from time_limit when the call starts)
     deadline: float | None = None
     #: False: after an interrupt nobody uses the incumbent, so the console program need not wait for the

@@ -14,7 +14,7 @@ import numpy as np
 from olctc import sigactions
 from olctc.emit.params import PARAM_NAMES, solver_settings
 from olctc.errors import OlctcError
-from olctc.io import interrupt_handled
+from olctc.process_state import interrupt_handled
 from olctc.read.solution import is_helper_column
 from olctc.solve.calls import _fd_redirected, _map, _native, repeats_folded, _start_values, _timed
 from olctc.solve.modelfile import no_columns, readable_path
