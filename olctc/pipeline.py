@@ -23,8 +23,8 @@ from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort, check_flags,
 from olctc.io import (atomic_open, atomic_write_text, being_written, check_not_input, check_output_file, check_path,
                       check_suffix, check_writable, folder_lock, refuse_read_once, remove_files, remove_tree,
                       sha256_file, staged_errors, temporary_name, warn_leftovers)
-from olctc.process_state import check_interrupt, interrupts_deferred
 from olctc.milp import names_from_block_map
+from olctc.process_state import check_interrupt, interrupts_deferred
 
 if TYPE_CHECKING:
     from olctc.solve import SolveResult

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from olctc.emit import params
-from olctc.errors import OlctcError
 from olctc.emit.params import solver_settings
+from olctc.errors import OlctcError
 
 
 def _bench_run(experiment: str, dataset: str, model: str, time_limit: float, authors_split: bool) -> str:

@@ -230,7 +230,9 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
         if arr.shape[0] != milp.n_cols:
             raise OlctcError(f"the MIP start has {arr.shape[0]} values but the model has {milp.n_cols} columns")
         # The file may hold extra columns (OBJCONST): pass the start by name.
-        opts = replace(opts, start=dict(zip(names, arr.tolist())), start_objective=_feasible_objective(milp, arr))
+        # CBC's cutoff (olctc.solve.cbc): the start's objective, when the start is feasible
+        known = _feasible_objective(milp, arr) if solver == "cbc" else None
+        opts = replace(opts, start=dict(zip(names, arr.tolist())), start_objective=known)
     if solver == "highs":
         sweep()  # HiGHS gets arrays, not a file: the leftovers of killed CBC or SCIP solves go all the same
         return bound_checked(highs.highs_milp(milp, opts))
