@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator
 
 from olctc.errors import OlctcError, param_error
-from olctc.process_state import check_interrupt
+from olctc.process_state import check_interrupt, interrupts_deferred
 
 
 def check_path(path: object, name: str) -> Path:
@@ -84,15 +84,18 @@ def folder_problem(folder: Path) -> str | None:
     # a leftover is recognised as a temporary file (is_temporary_name); os.urandom, not temporary_name's token
     probe = folder / f".olctc-probe.{os.urandom(6).hex()}.tmp"
     before = folder.stat()
-    try:
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:  # another's file of that name: the folder takes files
-        return None
-    except OSError as e:
-        return f"is not writable (making a file there failed: {e.strerror or e})"
-    with contextlib.suppress(OSError):
-        os.unlink(probe)
-        os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))
+    # an interrupt between making the probe and removing it left the probe behind (a QA kill of an export);
+    # in the console program it now waits for the section's end
+    with interrupts_deferred():
+        try:
+            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:  # another's file of that name: the folder takes files
+            return None
+        except OSError as e:
+            return f"is not writable (making a file there failed: {e.strerror or e})"
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
+            os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))
     return None
 
 

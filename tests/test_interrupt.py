@@ -748,6 +748,35 @@ def _export_is_whole(path: Path, fmt: str) -> bool:
     return True
 
 
+_INTERRUPT_AT_PROBE = """
+import os, signal, sys
+real_open = os.open
+def at_probe(path, *args, **kwargs):
+    fd = real_open(path, *args, **kwargs)
+    if os.path.basename(str(path)).startswith(".olctc-probe."):
+        os.kill(os.getpid(), signal.SIGINT)  # handled at the next bytecode: between making the probe and removing it
+    return fd
+os.open = at_probe
+from olctc import cli
+sys.argv = ["olctc", "export", "tree.json", "-o", "tree.py"]
+cli.main()
+"""
+
+
+def test_an_interrupt_while_the_output_folder_is_probed_leaves_no_probe(tmp_path):
+    """The writability probe (io.folder_problem) made and removed an empty file: an interrupt between the two
+    left it (the test below killed an export there once, QA 2026-12-06). The interrupt now waits for its
+    removal: exit 130, nothing but the tree in the folder."""
+    from olctc.export.json import save
+    from test_tree import tree_for
+
+    save(tree_for("heart", 2), tmp_path / "tree.json")
+    p = subprocess.run([sys.executable, "-c", _INTERRUPT_AT_PROBE], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=120)
+    assert (p.returncode, p.stderr.strip()) == (130, "interrupted"), p.stderr
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["tree.json"]
+
+
 @pytest.mark.parametrize("fmt", ["onnx", "png", "py"])
 def test_export_killed_at_any_moment_leaves_a_whole_file_or_none(tmp_path, fmt):
     from olctc.export.json import save
