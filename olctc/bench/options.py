@@ -220,8 +220,9 @@ def _check_min_leaf(min_leaf: int, datasets: Sequence[str], seeds: Sequence[int]
     from olctc.bench.tasks import fit_sizes
     from olctc.datasets import load
 
-    least, name = min((min(fit_sizes(load(name), seed, authors_split, cv)), name)
-                      for name in datasets for seed in seeds)
+    # each data set read once, whatever the number of seeds
+    least, name = min((min(fit_sizes(ds, seed, authors_split, cv)), ds.name)
+                      for ds in map(load, datasets) for seed in seeds)
     if min_leaf > least:
         what = f"{cv}-fold CV fits" if cv is not None else "training part"
         raise param_error("min_leaf", f"at most {least} (the fewest points a fit trains on: {name}'s {what})",

@@ -509,7 +509,7 @@ def _axis_nonzero(splits: int, depth: int) -> dict[str, Any]:
 
 def _run_l1lr(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     """L1 logistic regression on standardised features, C by K-fold CV (K = --cv or 4) over the C grid."""
-    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from sklearn.model_selection import GridSearchCV
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -523,7 +523,7 @@ def _run_l1lr(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     pipe = make_pipeline(StandardScaler(), lr)
     grid = GridSearchCV(pipe, {"logisticregression__C": list(task["options"]["C_grid"])},
                         scoring="balanced_accuracy",
-                        cv=StratifiedKFold(k, shuffle=True, random_state=int(task["seed"]))).fit(tr.X, tr.y)
+                        cv=stratified_folds(tr.y, k, int(task["seed"]))).fit(tr.X, tr.y)
     t = time.perf_counter() - t0
     best = grid.best_estimator_
     W = best[-1].coef_
