@@ -158,7 +158,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             for f in param_files:
                 written[f"params:{f.name.rsplit('.', 2)[-2]}"] = f
             files = write_param_files(place(out).parent, stem, model=out.name, starts=start, quadratic=quadratic,
-                                      solvers=solvers)
+                                      solvers=solvers, start_objective=rendered[0] if start else None)
             man["files"]["params"] = sorted(f.name for f in files)
         if solvers is not None:
             man["files"]["solvers"] = list(solvers)
@@ -339,7 +339,8 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
 
     if solver.endswith("-cli"):
         res = _solve_external(model, solver, sol, time_limit=time_limit, threads=threads, start_path=start_path,
-                              verbose=verbose, solver_path=solver_path, col_names=names)
+                              verbose=verbose, solver_path=solver_path, col_names=names,
+                              start_objective=known_feasible if start_path is not None else None)
     else:
         res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
                          verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from olctc.emit.params import (PARAM_FILES, PARAM_NAMES, TIGHT_TOL, cbc_args, glpk_args, solver_settings,
+from olctc.emit.params import (PARAM_FILES, PARAM_NAMES, TIGHT_TOL, cbc_args, cbc_cutoff, glpk_args, solver_settings,
                                write_param_files)
 from olctc.errors import OlctcError
 
@@ -200,7 +200,8 @@ def test_solvers_txt_commands_run_as_written_with_and_without_the_start(tmp_path
     text = (tmp_path / "m.solvers.txt").read_text()
     warm = json.loads((tmp_path / "m.olctc.json").read_text())["warm_start"]["objective"]
     (cbc, cbc_start), (highs, highs_start) = _said(text, "CBC"), _said(text, "HiGHS")
-    assert cbc[:2] == ["cbc", "m.mps"] and cbc_start == ["-mips", "m.start.cbc"]
+    # the cutoff keeps CBC from returning a tree worse than its start (olctc.emit.params.cbc_cutoff)
+    assert cbc[:2] == ["cbc", "m.mps"] and cbc_start == ["-mips", "m.start.cbc", "-cutoff", repr(cbc_cutoff(warm))]
     assert highs[-2:] == ["--solution_file", "m.highs.sol"] and highs_start[0] == "--read_solution_file"
     exe = _highs_cli()
     runs = {}
@@ -221,6 +222,7 @@ def test_solvers_txt_commands_run_as_written_with_and_without_the_start(tmp_path
                 # CBC fixes the start's integers and solves for the rest: a cost at most the start's
                 found = re.search(r"MIPStart provided solution with cost (\S+)", log)
                 assert found and float(found.group(1)) <= warm + 1e-5, log
+                assert re.search(r"cutoff (was changed from 1e\+100 to|\s*1e\+50 \S+) " + f"{cbc_cutoff(warm):.6g}", log), log
             elif with_start:
                 found = HIGHS_START_ACCEPTED.search(log)
                 assert found and abs(float(found.group(1)) - warm) <= 1e-6 * max(1.0, abs(warm)), log

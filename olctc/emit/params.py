@@ -83,6 +83,22 @@ PARAM_NAMES: dict[str, ParamNames] = {
 #: called a tree 1.2e-6 (relative) worse than the optimum "optimal" at a gap of 0.
 CBC_PARAMETERS: dict[str, str] = {"preprocess": "off", "increment": "1e-09"}
 
+#: Relative slack of CBC's cutoff above the start's objective (``cbc_cutoff``): the start read back from a
+#: file, and CBC's own evaluation of it (the continuous columns solved again), may differ from olctc's by rounding
+START_CUTOFF_SLACK = 1e-6
+
+
+def cbc_cutoff(start_objective: float) -> float:
+    """CBC's cutoff for a MIP start of this objective, in process and on its command line (``-cutoff``).
+
+    With its preprocessing off (CBC_PARAMETERS), CBC devel evaluates a start ("MIPStart provided solution with
+    cost 3718.84") but searches as if it had none, from a first solution of its own ("Reduced search"): a later
+    solution better than that one replaced the start, worse as it was (parkinsons, C = 100: 5501.1 returned at
+    60 s in process, 4525.7 at 90 s by the program, for starts of 3718.8 and 3416.5). Searching below the
+    start's objective keeps only better trees, and CBC then searches from the start.
+    """
+    return start_objective + START_CUTOFF_SLACK * max(1.0, abs(start_objective))
+
 #: Settings that keep a solver clear of its own bugs: interface -> {native name: value}. Three of SCIP's
 #: primal heuristics corrupt its heap on the L2 presets' MIQPs: glibc aborts the process ("malloc(): invalid
 #: size", "free(): invalid pointer") or optimize() hangs for good. Found by bisecting SCIP's 43 heuristics on
@@ -329,10 +345,11 @@ def scip_word(name: str) -> str:
 
 def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, time_limit: float | None = None,
                  threads: int | None = None, mip_gap: float | None = None,
-                 solvers: Collection[str] | None = None) -> str:
+                 solvers: Collection[str] | None = None, start_objective: float | None = None) -> str:
     """Every solver's command line for the model file ``model`` (a name in its folder). HiGHS, CBC, SCIP,
     Gurobi and CPLEX tell MPS from LP by the suffix; glpsol needs a flag (``GLPK_FORMAT_FLAGS``).
-    A ``quadratic`` model (MIQP) lists the solvers that solve it only; ``solvers``, those only."""
+    A ``quadratic`` model (MIQP) lists the solvers that solve it only; ``solvers``, those only.
+    ``start_objective``: the MIP start's objective, CBC's cutoff (``cbc_cutoff``)."""
     from olctc.emit.start import start_filename
 
     stem = model.rsplit(".", 1)[0]
@@ -389,7 +406,10 @@ def _readme_text(model: str, starts: bool = False, quadratic: bool = False, *, t
 
         reads = {
             "highs": f"  HiGHS:  --read_solution_file {q(start('highs'))}   (before --solution_file)",
-            "cbc": f"  CBC:    -mips {q(start('cbc'))}   (right after the model file)",
+            "cbc": (f"  CBC:    -mips {q(start('cbc'))}   (right after the model file)" if start_objective is None
+                    else f"  CBC:    -mips {q(start('cbc'))} -cutoff {format_value(cbc_cutoff(start_objective))}   "
+                         "(right after the model file; the cutoff, the start's objective, keeps CBC from returning "
+                         "a tree worse than the start)"),
             "scip": f"  SCIP:   read {scip_word(start('scip'))}   (after read {scip_word(model)})",
             "gurobi": f"  Gurobi: m.read({start('gurobi')!r})   (before m.optimize())",
             "cplex": f"  CPLEX:  c.MIP_starts.read({start('cplex')!r})   (before c.solve())",
@@ -457,7 +477,7 @@ def check_solvers(solvers: str | Collection[str] | None, quadratic: bool = False
 def write_param_files(folder: str | os.PathLike[str], stem: str, *, model: str | None = None,
                       time_limit: float | None = None, threads: int | None = None, mip_gap: float | None = None,
                       starts: bool = False, quadratic: bool = False,
-                      solvers: Collection[str] | None = None) -> list[Path]:
+                      solvers: Collection[str] | None = None, start_objective: float | None = None) -> list[Path]:
     """Write the solver settings files beside a model ``folder/stem.mps`` or ``folder/stem.lp``.
 
     Parameters
@@ -475,6 +495,8 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, model: str |
         (``LINEAR_ONLY_SOLVERS`` do not).
     solvers : the solvers that get files (``check_solvers``), and the only ones ``stem.solvers.txt`` lists;
         default every one.
+    start_objective : the MIP start's objective, when ``starts``: ``stem.solvers.txt``'s CBC line gives it as
+        CBC's cutoff (``cbc_cutoff``).
 
     Returns
     -------
@@ -496,7 +518,7 @@ def write_param_files(folder: str | os.PathLike[str], stem: str, *, model: str |
     try:
         for path in paths:
             suffix = path.name[len(stem) + 1:]
-            listed = {"solvers": solvers} if suffix == "solvers.txt" else {}
+            listed = {"solvers": solvers, "start_objective": start_objective} if suffix == "solvers.txt" else {}
             atomic_write_text(path, PARAM_FILES[suffix](model, starts, quadratic, time_limit=time_limit,
                                                         threads=threads, mip_gap=mip_gap, **listed))
     except BaseException:

@@ -174,7 +174,8 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
         model once more to map the solver's answer onto columns).
     leave_overrun : the console program: as in ``solve_milp``.
     start_objective : the objective of a solution known to be feasible (the MIP start's, when compile verified
-        it): CBC in process searches only for better ones (its cutoff), as it does not keep its start otherwise.
+        it): CBC (in process and the program) searches only for better ones (its cutoff), as it does not keep
+        its start otherwise.
 
     Returns
     -------
@@ -231,7 +232,7 @@ def solve_milp(milp: "MILP", solver: str = "highs", *, time_limit: float | None 
             raise OlctcError(f"the MIP start has {arr.shape[0]} values but the model has {milp.n_cols} columns")
         # The file may hold extra columns (OBJCONST): pass the start by name.
         # CBC's cutoff (olctc.solve.cbc): the start's objective, when the start is feasible
-        known = _feasible_objective(milp, arr) if solver == "cbc" else None
+        known = _feasible_objective(milp, arr) if solver in ("cbc", "cbc-cli") else None
         opts = replace(opts, start=dict(zip(names, arr.tolist())), start_objective=known)
     if solver == "highs":
         sweep()  # HiGHS gets arrays, not a file: the leftovers of killed CBC or SCIP solves go all the same

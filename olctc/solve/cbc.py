@@ -11,7 +11,7 @@ from typing import Any, Iterator
 import numpy as np
 
 from olctc import sigactions
-from olctc.emit.params import CBC_PARAMETERS, solver_settings
+from olctc.emit.params import CBC_PARAMETERS, cbc_cutoff, solver_settings
 from olctc.errors import OlctcError
 from olctc.process_state import interrupt_handled
 from olctc.solve.calls import _map, _native, _start_values, _timed, repeats_folded
@@ -75,11 +75,6 @@ def cbc_model(path: Path, opts: SolveOptions) -> tuple[Any, float]:
     return m, max_seconds
 
 
-#: Relative slack of CBC's cutoff above the start's objective: the start read back from a file, and CBC's own
-#: evaluation of it (the continuous columns solved again), may differ from olctc's by rounding
-START_CUTOFF_SLACK = 1e-6
-
-
 def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
     """Solve a model file with CBC through python-mip (the objective constant must be an OBJCONST
     column: python-mip's reader drops an RHS on the objective row)."""
@@ -95,12 +90,8 @@ def cbc_file(path: Path, opts: SolveOptions) -> SolveResult:
     if x0 is not None:
         # CBC fixes integer columns missing from a start to 0, so the start is always complete.
         m.start = list(zip(m.vars, x0.tolist()))
-        if opts.start_objective is not None:
-            # With its preprocessing off (CBC_PARAMETERS), CBC devel evaluates the start ("MIPStart provided
-            # solution with cost 3718.84") but searches as if it had none: any later solution better than
-            # its own first one replaced it, worse as it was (parkinsons, C = 100: 5501.1 returned at 60 s;
-            # with the cutoff, 2645.2). Searching below the start's objective keeps only better trees.
-            m.cutoff = opts.start_objective + START_CUTOFF_SLACK * max(1.0, abs(opts.start_objective))
+        if opts.start_objective is not None:  # else CBC may return a tree worse than its start (cbc_cutoff)
+            m.cutoff = cbc_cutoff(opts.start_objective)
     result: dict[str, Any] = {}
     left = opts.remaining()
     if left is not None:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from olctc.emit.params import UNTUNABLE, cbc_args, glpk_args, highs_options_text
+from olctc.emit.params import UNTUNABLE, cbc_args, cbc_cutoff, format_value, glpk_args, highs_options_text
 from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.process_state import check_interrupt
 from olctc.scratch import scratch_folder
@@ -76,6 +76,8 @@ def _cbc_command(inv: Invocation, opts: SolveOptions) -> list[str]:
     cmd = [str(inv.exe), str(inv.model)]
     if inv.start is not None:
         cmd += ["-mips", str(inv.start)]
+        if opts.start_objective is not None:  # else CBC may return a tree worse than its start (cbc_cutoff)
+            cmd += ["-cutoff", format_value(cbc_cutoff(opts.start_objective))]
     cmd += cbc_args(time_limit=opts.time_limit, threads=opts.threads, mip_gap=opts.mip_gap)
     if opts.time_limit is not None:
         # CBC's -sec counts CPU time unless told otherwise; a time limit means wall time to users.
