@@ -157,6 +157,14 @@ class DecodeReport:
         return ref - self.known_feasible > self._allowed(ref)
 
     @property
+    def worse_than_start(self) -> bool:
+        """The solution, not called optimal, gives a tree worse than the warm start compile wrote (a solver that
+        took no start, as glpsol, stopped on time)."""
+        if self.status == "optimal" or self.known_feasible is None:
+            return False
+        return self.true_objective - self.known_feasible > self._allowed(self.known_feasible)
+
+    @property
     def ok(self) -> bool:
         """Whether the tree is the solution's as the solver stated it (no ``tolerance_exploited``)."""
         return not self.tolerance_exploited
@@ -210,6 +218,11 @@ class DecodeReport:
                        f"feasible tree with the lower objective {f(self.known_feasible)}: the solver's proof is "
                        "false. CBC does this on these models; solve with HiGHS or SCIP with the settings of "
                        "NAME.solvers.txt")
+        if self.worse_than_start:
+            why = "glpsol takes no MIP start" if self.solver == "glpk" else "was it given the MIP start?"
+            out.append(f"note: the warm start compile wrote is a better tree (objective {f(self.known_feasible)}) "
+                       f"than this solution's ({why}): `olctc fit` keeps the better of the two, or solve again with "
+                       "a solver that reads the start")
         if self.tolerance_exploited:
             if self.disagreements:
                 how = "to route points for free"

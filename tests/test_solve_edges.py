@@ -710,3 +710,42 @@ def test_a_gz_model_that_is_not_gzip_data_is_named_so(compiled, tmp_path: Path, 
     assert code == 2 and err == (f"error: {bad}: not gzip data, though its name ends in .gz: rename it m.mps if "
                                  "it is the model as text\n"), err
     assert not (tmp_path / "s.sol").exists()
+
+
+@pytest.mark.skipif(shutil.which("glpsol") is None, reason="glpsol not installed")
+def test_a_solution_worse_than_the_warm_start_is_said_so(tmp_path, capsys) -> None:
+    """glpsol takes no MIP start: stopped early, it returned a tree 42% worse than compile's warm start (heart, 5 s),
+    and solve and decode passed it on in silence. Its first solution (gap 0.99, no clock: the same every run) is
+    worse than the start here; solve warns, decode adds a note; a solution better than the start gets neither."""
+    from olctc.pipeline import _warn_if_worse_than_start
+    from test_cluster import small_heart_csv
+
+    data = small_heart_csv(tmp_path / "h.csv", per_class=12)
+    assert run_cli(["compile", data, "--target", "y", "--depth", "2", "-o", tmp_path / "m.mps"], capsys)[0] == 0
+    warm = json.loads((tmp_path / "m.olctc.json").read_text())["warm_start"]["objective"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # glpsol's tolerances
+        first = solve_file(tmp_path / "m.mps", "glpk-cli", mip_gap=0.99, verbose=False,
+                           solution_path=tmp_path / "m.glpk.sol")
+    assert first.status == "feasible" and first.objective > warm * 1.05, (first.objective, warm)
+    with pytest.warns(UserWarning) as caught:
+        _warn_if_worse_than_start(first, warm, "glpk-cli", False)
+    assert [str(w.message) for w in caught] == [
+        f"glpk-cli's solution (objective {first.objective:.10g}) is worse than the warm start compile wrote "
+        f"(objective {warm:.10g}), which glpsol cannot take as a start: `olctc fit` keeps the better of the two; "
+        "or solve again with a solver that reads the MIP start, or for longer"]
+    code, out, err = run_cli(["decode", tmp_path / "m.olctc.json", tmp_path / "m.glpk.sol", "-o",
+                              tmp_path / "t.json"], capsys)
+    assert code in (0, 3), err  # 3: glpsol's 1e-5 integrality tolerance routed a point for free (said too)
+    assert (f"note: the warm start compile wrote is a better tree (objective {warm:.10g}) than this solution's "
+            "(glpsol takes no MIP start): `olctc fit` keeps the better of the two, or solve again with a solver "
+            "that reads the start\n") in out
+    # HiGHS from the start: never worse than it, and nothing said
+    code, out, err = run_cli(["solve", tmp_path / "m.mps", "--quiet", "-o", tmp_path / "m.highs.sol"], capsys)
+    assert code == 0 and "worse than the warm start" not in out + err, err
+    code, out, err = run_cli(["decode", tmp_path / "m.olctc.json", tmp_path / "m.highs.sol", "-o",
+                              tmp_path / "t2.json"], capsys)
+    assert code == 0 and "better tree" not in out, err
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _warn_if_worse_than_start(first, first.objective, "glpk-cli", False)  # equal: not worse
