@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import warnings
 from pathlib import Path
@@ -70,6 +71,7 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
                                      submit_scripts)
     from olctc.emit.params import MAX_THREADS, validate_limits
     from olctc.io import check_not_stdout, refuse_read_once, shell_path
+    from olctc.fit import least_time_limit
     from olctc.pipeline import check_task_time_limit
 
     check_not_stdout(output, "which cannot hold grid's folder of instances and scripts",
@@ -83,6 +85,10 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
     # The tasks run `olctc solve --time-limit --threads` later, on the cluster: check the values now.
     validate_limits(time_limit=time_limit, threads=threads, cli=True, unlimited=False)
     check_task_time_limit(time_limit)
+    if time_limit < (least := least_time_limit()):  # collect's final fit would refuse it, after every task ran
+        warnings.warn(f"--time-limit {time_limit:g} s is enough for each task's solve but not for the final fit of "
+                      f"olctc collect, which takes the grid's limit unless given its own: give collect --time-limit "
+                      f"{math.ceil(least)} or more (or --emit-final)")
     slurm = SlurmOptions(cpus_per_task, mem, partition, account)
     check_slurm_options(slurm)
     if olctc_cmd is not None and (cmd_warning := check_olctc_cmd(olctc_cmd)):

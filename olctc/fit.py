@@ -80,10 +80,15 @@ def _least_limit(spent: float, reserve: float) -> float:
     return spent + reserve + 2.0 / SOLVER_SHARE
 
 
+def least_time_limit() -> float:
+    """The smallest time limit a fit takes (``check_time_limit``), whatever the model."""
+    return _least_limit(0.0, _LEAST_RESERVE)
+
+
 def check_time_limit(time_limit: float | None) -> None:
     """Refuse, before anything is built, a time limit ``solver_budget`` would refuse whatever the build took
     (a fit of a large model at --time-limit 0.1 built it first, then said so)."""
-    least = _least_limit(0.0, _LEAST_RESERVE)
+    least = least_time_limit()
     if time_limit is not None and time_limit < least:
         raise TimeLimitTooShort(f"a time limit of {time_limit:g} s leaves no time to solve: decoding, refinement "
                                 f"and the solver's overrun need a reserve: give at least {math.ceil(least)} s")

@@ -278,6 +278,26 @@ def test_collect_says_a_stopped_tasks_part_file_is_not_scored(solved_grid, tmp_p
         assert f"; the task was {how}: model.cbc.sol.part holds" in problem, problem
 
 
+def test_collect_says_a_finished_part_file_needs_only_its_rename(solved_grid, tmp_path):
+    # a task stopped between its solve's end and the mv (QA: 1156 tasks): collect said "missing solution" and the
+    # advice solved the task again, though the .part held the whole solution
+    out, _, _ = solved_grid
+    g = tmp_path / "g g"
+    shutil.copytree(out, g)
+    sol = g / "tasks/0006/model.cbc.sol"
+    sol.rename(f"{sol}.part")
+    lines = (g / "tasks/0006/solve.log").read_text().splitlines()
+    tail = lines[-1]  # CBC's note on its "optimal" (stderr) comes after the line saying where the solution went
+    assert any(ln.startswith("solution written to ") and ln.endswith("model.cbc.sol.part") for ln in lines[-3:])
+    (problem,) = [r.problem for r in collect(g).results if r.problem]
+    mv = f"mv {shlex.quote(f'{sol}.part')} {shlex.quote(str(sol))}"
+    assert problem == (f"missing solution (last line of solve.log: {tail}); the solve ended and wrote "
+                       f"model.cbc.sol.part, but the task was stopped before it renamed the file: {mv}, then collect "
+                       "again (no solve needed)")
+    subprocess.run(mv, shell=True, check=True)
+    assert not [r.problem for r in collect(g).results if r.problem]
+
+
 def test_collect_tells_a_task_too_short_for_its_solver_and_one_still_running_from_one_to_resubmit(solved_grid,
                                                                                                   tmp_path):
     """Under a real Slurm (QA, 2026-12-05): glpsol found no solution within the grid's limit and its own file, left
@@ -970,6 +990,28 @@ def test_grid_help_lists_every_solver_it_accepts(tmp_path):
                 "--folds", "2", "--solver", "scip", "--time-limit", "5", "-o", str(tmp_path / "g"))
     assert ok.returncode == 0, ok.stderr
     assert "--solver scip" in (tmp_path / "g" / "jobs.tsv").read_text()
+
+
+def test_grid_warns_of_a_time_limit_collects_final_fit_refuses(tmp_path, capsys):
+    # each task's solve takes 2 s; collect's final fit, which takes the grid's limit, refused it after every task
+    # had run (QA: 1156 tasks). grid says so, and the collect it advises runs.
+    from conftest import cli_main
+
+    data = small_heart_csv(tmp_path / "h.csv", per_class=12)
+    out = tmp_path / "g"
+    grid = ["grid", data, "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2",
+            "--olctc-cmd", f"{sys.executable} -m olctc.cli"]
+    code, _, err = cli_main([*grid, "--time-limit", "2", "-o", out], capsys)
+    assert code == 0 and err == ("warning: --time-limit 2 s is enough for each task's solve but not for the final fit "
+                                 "of olctc collect, which takes the grid's limit unless given its own: give collect "
+                                 "--time-limit 3 or more (or --emit-final)\n"), err
+    run_tasks_here(out)
+    code, _, err = cli_main(["collect", out, "-o", tmp_path / "t.json"], capsys)
+    assert code == 2 and "give at least 3 s" in err, err
+    code, _, err = cli_main(["collect", out, "--time-limit", "3", "-o", tmp_path / "t.json"], capsys)
+    assert code == 0 and (tmp_path / "t.json").exists(), err
+    code, _, err = cli_main([*grid, "--time-limit", "3", "-o", tmp_path / "g3"], capsys)
+    assert code == 0 and err == "", err
 
 
 def test_collect_advice_for_a_broken_solution_fixes_it(solved_grid, tmp_path):
