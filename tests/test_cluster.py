@@ -251,14 +251,19 @@ def test_collect_names_a_missing_task_folder(solved_grid, tmp_path):
                            "the grid again"}
 
 
+def _task_6_left_as_part(solved_grid, g: Path) -> Path:
+    """A copy ``g`` of the solved grid whose task 6's solution is back under its .part name; the solution's path."""
+    shutil.copytree(solved_grid[0], g)
+    sol = g / "tasks/0006/model.cbc.sol"
+    sol.rename(f"{sol}.part")
+    return sol
+
+
 def test_collect_says_a_stopped_tasks_part_file_is_not_scored(solved_grid, tmp_path):
     # solve.log said "the best solution found until then was written" (to the .part the grid's command renames
     # once the solve ends), and collect said only "missing solution"
-    out, _, _ = solved_grid
     g = tmp_path / "g"
-    shutil.copytree(out, g)
-    sol = g / "tasks/0006/model.cbc.sol"
-    sol.rename(f"{sol}.part")
+    _task_6_left_as_part(solved_grid, g)
     (g / "tasks/0006/solve.log").write_text("interrupted (the best solution found until then was written)\n")
     problems = {r.task: r.problem for r in collect(g).results if r.problem}
     assert problems == {6: "missing solution (last line of solve.log: interrupted (the best solution found until "
@@ -281,11 +286,8 @@ def test_collect_says_a_stopped_tasks_part_file_is_not_scored(solved_grid, tmp_p
 def test_collect_says_a_finished_part_file_needs_only_its_rename(solved_grid, tmp_path):
     # a task stopped between its solve's end and the mv (QA: 1156 tasks): collect said "missing solution" and the
     # advice solved the task again, though the .part held the whole solution
-    out, _, _ = solved_grid
     g = tmp_path / "g g"
-    shutil.copytree(out, g)
-    sol = g / "tasks/0006/model.cbc.sol"
-    sol.rename(f"{sol}.part")
+    sol = _task_6_left_as_part(solved_grid, g)
     lines = (g / "tasks/0006/solve.log").read_text().splitlines()
     tail = lines[-1]  # CBC's note on its "optimal" (stderr) comes after the line saying where the solution went
     assert any(ln.startswith("solution written to ") and ln.endswith("model.cbc.sol.part") for ln in lines[-3:])
