@@ -10,8 +10,8 @@ score, ``+1`` in the MILP) is ``positive_class`` or, by default, ``classes_[1]``
 class, ``predict_proba`` columns follow ``classes_`` and ``decision_function`` is positive for
 ``classes_[1]`` (scikit-learn's convention): with ``positive_class=classes_[0]`` it is the negated tree
 score. ``predict`` follows the tree (and its ONNX, JSON and Python exports): the positive class where the
-score is > 0. The two agree except at a score of exactly 0 (a last-layer node with w = 0 and b = 0), where
-``predict`` gives the negative class whatever ``positive_class`` is.
+score is > 0. The two agree except at a score of exactly 0 (a row on a last-layer split, or a node with w = 0 and
+b = 0), where ``predict`` gives the negative class whatever ``positive_class`` is.
 
 Probabilities: ``predict_proba`` is the logistic function of the tree's score. For the logistic presets
 (olct, olct-univariate) the score is a fitted log-odds, calibrated by the loss itself; for MARGOT (hinge)
