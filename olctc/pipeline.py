@@ -378,11 +378,11 @@ def _warn_if_worse_than_start(res: SolveResult, known: float | None, solver: str
         return
     if res.objective - known <= WORSE_THAN_START_RTOL * max(1.0, abs(known)):
         return
-    why = ("though it was given it as its MIP start" if given else "which glpsol cannot take as a start"
-           if solver == "glpk-cli" else "which it was not given")
+    why, more = (("though it was given it as its MIP start (the solver did not keep it)", "") if given
+                 else ("which glpsol cannot take as a start", "; or solve with a solver that reads it")
+                 if solver == "glpk-cli" else ("which it was not given", "; or solve again with it, or for longer"))
     warnings.warn(f"{solver}'s solution (objective {res.objective:.10g}) is worse than the warm start compile wrote "
-                  f"(objective {known:.10g}), {why}: `olctc fit` keeps the better of the two; or solve again with "
-                  "a solver that reads the MIP start, or for longer", stacklevel=3)
+                  f"(objective {known:.10g}), {why}: `olctc fit` keeps the better of the two{more}", stacklevel=3)
 
 
 def time_advice(raw_status: str, start: bool = True) -> str:

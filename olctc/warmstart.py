@@ -378,8 +378,8 @@ def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int
     ``OCTH_START_C`` by the node's share of the objective (``_octh_node``), normalised to ||w||_1 <= 1; under a
     hard budget B only the B largest |w_j| are kept and the node is refit on them. A node with one class or
     fewer than ``min_points`` points is constant (w = 0, b the best constant). Points are routed right iff
-    score > 0, after the node is made admissible (scores within big-M, none in (0, epsilon)), so the children
-    see the routing the MILP will use.
+    score > epsilon / 2 (``_route_threshold``), after the node is made admissible (scores within big-M, none in
+    (0, epsilon)), so the children see the routing the MILP will use.
 
     Parameters
     ----------

@@ -291,11 +291,15 @@ def test_collect_says_a_finished_part_file_needs_only_its_rename(solved_grid, tm
     lines = (g / "tasks/0006/solve.log").read_text().splitlines()
     tail = lines[-1]  # CBC's note on its "optimal" (stderr) comes after the line saying where the solution went
     assert any(ln.startswith("solution written to ") and ln.endswith("model.cbc.sol.part") for ln in lines[-3:])
-    (problem,) = [r.problem for r in collect(g).results if r.problem]
+    col = collect(g)
+    (problem,) = [r.problem for r in col.results if r.problem]
     mv = f"mv {shlex.quote(f'{sol}.part')} {shlex.quote(str(sol))}"
     assert problem == (f"missing solution (last line of solve.log: {tail}); the solve ended and wrote "
                        f"model.cbc.sol.part, but the task was stopped before it renamed the file: {mv}, then collect "
                        "again (no solve needed)")
+    # the advice renames it, and submits nothing (solved again, the task's run would replace the .part)
+    assert rerun_advice(col.results, g, len(col.results)) == (f"rename the finished solution file(s) of task(s) 0006 "
+                                                              f"({mv}), then collect again: no solve needed")
     subprocess.run(mv, shell=True, check=True)
     assert not [r.problem for r in collect(g).results if r.problem]
 

@@ -412,7 +412,7 @@ def test_oct_h_start_is_the_same_when_C_and_alpha_scale_together(name: str) -> N
 def test_a_point_on_a_split_goes_one_way_in_every_product(preset) -> None:
     """Weights in tenths on integer features, b putting a point on the split in real arithmetic: one matrix
     product scored it 0 (band shift: left, no shift needed), another 5.6e-17 (routing at 0: right), and the
-    start missed a route_r row by epsilon: "warm start infeasible" on 2 of 60 such trees (QA). Each start is
+    start missed a route_r row by epsilon: "warm start infeasible" on 20 of 300 such trees (QA). Each start is
     feasible now (routing at the midpoint epsilon / 2)."""
     from olctc.compile import compile_problem
     from olctc.data import from_arrays

@@ -50,6 +50,8 @@ class TaskResult:
     bent: bool = False  # its solver bent its tolerances (a warning says so; status feasible)
     short: bool = False  # its solve ended with no solution (its time limit): solving again the same way ends so too
     running: bool = False  # no solution, and its solve.log, written lately, does not end as a solve ends: running?
+    #: (finished .part, solution): its solve ended and wrote the .part, the task's mv did not run
+    unrenamed: tuple[Path, Path] | None = None
 
 
 @dataclass
@@ -110,6 +112,7 @@ def _why_missing(r: TaskResult, sol: Path, folder: Path, time_limit: float) -> N
         # olctc solve ended and wrote its whole solution; the task's mv onto the solution's name did not run
         r.problem += (f"; the solve ended and wrote {part[0].name}, but the task was stopped before it renamed the "
                       f"file: mv {shell_path(part[0])} {shell_path(sol)}, then collect again (no solve needed)")
+        r.unrenamed = (part[0], sol)
         return
     if any(line.startswith(("error: ", "solution written to ")) for line in last):
         return  # it ended: a rerun may help once the cause is gone
@@ -456,7 +459,12 @@ def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_
                      "--time-limit (or another --solver)")
     if any(r.unscorable for r in results):
         notes.append(unscorable_advice(results))
-    todo = [r.task for r in results if r.score is None and not (r.unscorable or r.short)]
+    if renamed := [r for r in results if r.unrenamed is not None]:  # not solved again: that would replace the .part
+        shown = "; ".join(f"mv {shell_path(r.unrenamed[0])} {shell_path(r.unrenamed[1])}" for r in renamed[:10]
+                          if r.unrenamed is not None)
+        notes.append(f"rename the finished solution file(s) of task(s) {_listed([r.task for r in renamed])} ({shown}"
+                     f"{'; ...' if len(renamed) > 10 else ''}), then collect again: no solve needed")
+    todo = [r.task for r in results if r.score is None and not (r.unscorable or r.short or r.unrenamed)]
     if not todo:
         return "; ".join(notes)
     also = "".join(f"; {n}" for n in notes)

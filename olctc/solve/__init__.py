@@ -175,7 +175,7 @@ def solve_file(model_path: str | os.PathLike[str], solver: str = "highs", *, tim
     leave_overrun : the console program: as in ``solve_milp``.
     start_objective : the objective of a solution known to be feasible (the MIP start's, when compile verified
         it): CBC (in process and the program) searches only for better ones (its cutoff), as it does not keep
-        its start otherwise.
+        its start otherwise. A cutoff bounds a minimisation, as olctc's models are: not for a maximisation file.
 
     Returns
     -------
