@@ -110,6 +110,10 @@ def test_helpers():
              {"C": [1.0, 10.0], "folds_scored": 2, "folds": 2, "mean": 0.8},
              {"C": [1.0, 1.0], "folds_scored": 1, "folds": 2, "mean": 0.9}]
     assert pick_best(table) == (1.0, 10.0)
+    # sums equal in decimals are equal (in doubles 0.7 + 0.1 < 0.3 + 0.5, and 0.3 + 0.2 + 0.1 < 0.1 + 0.2 + 0.3)
+    for Cs, best in (([[0.7, 0.1], [0.3, 0.5]], (0.3, 0.5)), ([[0.3, 0.2, 0.1], [0.1, 0.2, 0.3]], (0.1, 0.2, 0.3)),
+                     ([[0.7, 0.1], [0.3, 0.6]], (0.7, 0.1))):
+        assert pick_best([{"C": C, "folds_scored": 2, "folds": 2, "mean": 0.8} for C in Cs]) == best
 
 
 def test_grid_folder_contents(solved_grid):

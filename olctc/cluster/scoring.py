@@ -338,7 +338,9 @@ def pick_best(table: list[dict[str, Any]]) -> tuple[float, ...] | None:
         return None
     top = max(r["mean"] for r in complete)
     tied = [r for r in complete if r["mean"] >= top - TIE_TOL]
-    best = min(tied, key=lambda r: (sum(r["C"]), tuple(r["C"])))
+    # the sums as written in decimals: 0.7 + 0.1 is 0.7999999999999999 in doubles, and took (0.7, 0.1) before
+    # (0.3, 0.5), whose sum is 0.8, against the rule (equal sums, then the smaller tuple: QA)
+    best = min(tied, key=lambda r: (float(f"{sum(r['C']):.12g}"), tuple(r["C"])))
     return tuple(best["C"])
 
 
