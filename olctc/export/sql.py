@@ -28,8 +28,8 @@ expressions: the query's header says to turn it off (``benchmarks/sql_scoring.py
 significant digits, which SQLite's parser reads exactly (it misreads some shortest forms by an ulp), and a node's
 terms are added in the Python export's order, so a database computing in IEEE doubles (SQLite, DuckDB) gives the
 Python module's scores to the last bit (given the same input doubles: SQLite's ``.import`` of a CSV file misreads
-some decimal texts by an ulp, and a row on a split can go the other way); a node with more than ``CHUNK`` nonzero weights is summed in runs of
-``CHUNK`` (databases limit an expression's depth to about 1000)."""
+some decimal texts by an ulp, and a row on a split can go the other way); a node with more than ``CHUNK``
+nonzero weights is summed in runs of ``CHUNK`` (databases limit an expression's depth to about 1000)."""
 from __future__ import annotations
 
 import math
