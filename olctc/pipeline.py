@@ -18,7 +18,7 @@ import numpy as np
 
 from olctc.compile import (Compiled, manifest_fields, manifest_path, model_format, read_manifest, warm_start_objective,
                            write_manifest)
-from olctc.emit.params import COMMERCIAL_SOLVERS
+from olctc.emit.params import COMMERCIAL_SOLVERS, cbc_cutoff
 from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort, check_flags, param_error
 from olctc.io import (atomic_open, atomic_write_text, being_written, check_not_input, check_output_file, check_path,
                       check_suffix, check_writable, folder_lock, refuse_read_once, remove_files, remove_tree,
@@ -337,14 +337,15 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
         return (f"found no solution ({res.raw_status}){time_advice(res.raw_status, start_path is not None)}"
                 + false_infeasible(res.status, known_feasible, solver, quadratic=quadratic))
 
+    start_objective = known_feasible if start_path is not None else None  # CBC's cutoff (cbc_cutoff)
     if solver.endswith("-cli"):
         res = _solve_external(model, solver, sol, time_limit=time_limit, threads=threads, start_path=start_path,
                               verbose=verbose, solver_path=solver_path, col_names=names,
-                              start_objective=known_feasible if start_path is not None else None)
+                              start_objective=start_objective)
     else:
         res = solve_file(model, solver, time_limit=time_limit, threads=threads, start_path=start_path,
                          verbose=verbose, solver_path=solver_path, leave_overrun=leave_overrun,
-                         start_objective=known_feasible if start_path is not None else None)
+                         start_objective=start_objective)
     if man is not None:  # olctc's model: it minimises
         res = bound_checked(res)
     _warn_if_worse_than_start(res, known_feasible, solver, start_path is not None)
@@ -365,18 +366,13 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
     return res, sol
 
 
-#: Relative margin by which a solution's objective must exceed the warm start's to be called worse (values printed
-#: with 10 digits by some solvers: well above their rounding)
-WORSE_THAN_START_RTOL = 1e-6
-
-
 def _warn_if_worse_than_start(res: SolveResult, known: float | None, solver: str, given: bool) -> None:
     """A warning when the solution is worse than the warm start compile wrote (``known``, its objective): glpsol
     takes no start and, stopped on time, returned a tree 42% worse than it (heart, 5 s), which solve and decode then
     passed on in silence. ``given``: the solver was handed the start."""
     if known is None or res.objective is None or res.status not in ("optimal", "feasible"):
         return
-    if res.objective - known <= WORSE_THAN_START_RTOL * max(1.0, abs(known)):
+    if res.objective <= cbc_cutoff(known):  # within the slack CBC's cutoff allows the start: not worse
         return
     why, more = (("though it was given it as its MIP start (the solver did not keep it)", "") if given
                  else ("which glpsol cannot take as a start", "; or solve with a solver that reads it")

@@ -656,7 +656,7 @@ def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_
                 raise refused
             raise AssertionError("tree: an empty list of trees")
         obj, x, W, b, notes, extra = best
-    tree_obj = tree_objective(W, b, X, np.asarray(y, dtype=float), spec, threshold=spec.epsilon / 2,
+    tree_obj = tree_objective(W, b, X, np.asarray(y, dtype=float), spec, threshold=_route_threshold(spec),
                               sample_weight=sample_weight).total
     matches = abs(obj - tree_obj) <= OBJ_RTOL * max(1.0, abs(tree_obj))
     if not matches:

@@ -461,10 +461,10 @@ def rerun_advice(results: list[TaskResult], folder: str | Path | None = None, n_
                      "--time-limit (or another --solver)")
     if any(r.unscorable for r in results):
         notes.append(unscorable_advice(results))
-    if renamed := [r for r in results if r.unrenamed is not None]:  # not solved again: that would replace the .part
-        shown = "; ".join(f"mv {shell_path(r.unrenamed[0])} {shell_path(r.unrenamed[1])}" for r in renamed[:10]
-                          if r.unrenamed is not None)
-        notes.append(f"rename the finished solution file(s) of task(s) {_listed([r.task for r in renamed])} ({shown}"
+    # not solved again: that would replace the finished .part
+    if renamed := [(r.task, r.unrenamed) for r in results if r.unrenamed is not None]:
+        shown = "; ".join(f"mv {shell_path(part)} {shell_path(sol)}" for _, (part, sol) in renamed[:10])
+        notes.append(f"rename the finished solution file(s) of task(s) {_listed([t for t, _ in renamed])} ({shown}"
                      f"{'; ...' if len(renamed) > 10 else ''}), then collect again: no solve needed")
     todo = [r.task for r in results if r.score is None and not (r.unscorable or r.short or r.unrenamed)]
     if not todo:
