@@ -130,6 +130,9 @@ BAD_TABLES = [
     ("a b y\n1 2 0\n3 4 1\n", "target column 'y' not found: the header is one column 'a b y'; olctc reads "
                              "comma-, semicolon-, tab- or '|'-separated files (save it with commas)"),
     ("a,b,y\n1,2,0\n3,4,0\n", "target 'y' has one class only (0); a classifier needs two"),
+    # labels read as numbers: "1" and "1.0" are one class (pandas' reading); the message says why there is one
+    ("a,b,y\n1,2,1\n3,4,1.0\n5,6,1\n", "target 'y' has one class only (1, read as one number from the cells '1', "
+                                      "'1.0'); a classifier needs two"),
     ("a,b,y\n1,2,0\n3,4,1\n5,6,2\n", "target 'y' has 3 classes [0, 1, 2]; olctc trains binary trees: "
                                      "pick one with --positive-class, positive_class= in Python (one "
                                      "class against the rest)"),

@@ -11,7 +11,8 @@ from olctc.errors import OlctcError, shorten
 
 
 def _label_value(s: str) -> Label:
-    """A label cell as a number when it reads as one without losing its text, else the text itself."""
+    """A label cell as a number when it reads as one, else the text itself: "1", "1.0" and "1e0" are one class
+    (as pandas reads them, and as a test file written by another tool spells them), "007" is a code, kept as text."""
     if _INT_TEXT.fullmatch(s):
         try:
             return int(s)  # exact at any size: float() would merge 12345678901234567890 and ...891
@@ -32,7 +33,7 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
     uniq = sorted(set(vals), key=_sort_key)
     if len(uniq) < 2:
         got = uniq[0] if uniq else "nothing"
-        raise OlctcError(f"{source}: target {target!r} has one class only ({got!r}); "
+        raise OlctcError(f"{source}: target {target!r} has one class only ({got!r}{_spellings(raw)}); "
                          "a classifier needs two")
     if positive_class is None:
         if len(uniq) > 2:
@@ -58,6 +59,16 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
                              f"text (a lone surrogate)")
     y = np.where(np.asarray([v == pos for v in vals]), 1, -1).astype(np.int8)
     return y, (neg, pos)
+
+
+def _spellings(raw: Sequence[Any]) -> str:
+    """', read as one number from the cells '1', '1.0'' when one class has several spellings (every label reads as the same
+    number), else '': the message then explains why the file's two texts are one class."""
+    texts = sorted({v.strip() for v in raw if isinstance(v, str)})
+    if len(texts) < 2:
+        return ""
+    shown = ", ".join(shorten(repr(t), 30) for t in texts[:3])
+    return f", read as one number from the cells {shown}{', ...' if len(texts) > 3 else ''}"
 
 
 def _listed(labels: Sequence[Any]) -> str:
