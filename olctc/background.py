@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator, TypeVar
 from olctc.errors import OlctcError
 
 T = TypeVar("T")
-_STOPS = {signal.SIGINT, signal.SIGTERM}
+_STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 #: ``stop``: the Event of the ``on_thread`` call running in this thread (set when its block was interrupted)
 _CALL = threading.local()
@@ -163,11 +163,11 @@ def _run_child(call: Callable[[], Any], write_end: int, parent: int, name: str,
     (``os._exit``: no ``finally`` of the caller, no atexit handler, no flush of inherited buffers)."""
     code = 1
     try:
-        # Ctrl-C reaches the whole process group, and a scheduler's SIGTERM may: the parent handles them (exit
-        # 130, its files removed) and kills the child. A child that died of one first would turn the stop
-        # into an error of the warm start's.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        # Ctrl-C reaches the whole process group, and a scheduler's SIGTERM or a hang-up may: the parent
+        # handles them (exit 130, its files removed) and kills the child. A child that died of one first would
+        # turn the stop into an error of the warm start's.
+        for signum in _STOPS:
+            signal.signal(signum, signal.SIG_IGN)
         signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a stop held since the fork is dropped now
         _die_with(parent)
         with warnings.catch_warnings(record=True) as caught:

@@ -1,4 +1,4 @@
-"""What the console program does around a command: SIGINT and SIGTERM become an exit 130 that removes
+"""What the console program does around a command: SIGINT, SIGTERM and SIGHUP become an exit 130 that removes
 every file being written (never in the middle of an import), a closed or full standard output is no crash,
 and a warning is one line. ``olctc.cli.main`` puts them in place."""
 from __future__ import annotations
@@ -19,11 +19,12 @@ from olctc.process_state import interrupts_are_deferred, note_console, note_inte
 
 
 class _Interrupts:
-    """SIGINT and SIGTERM raise KeyboardInterrupt, except while the main thread imports a module: then
-    the interrupt waits until that import is done.
+    """SIGINT, SIGTERM and SIGHUP raise KeyboardInterrupt, except while the main thread imports a module:
+    then the interrupt waits until that import is done.
 
-    SIGTERM (a scheduler's kill, `timeout`) takes the same path as Ctrl-C, so every file being written is
-    removed and nothing partial stays under a final name. An interrupt raised inside the import of a
+    SIGTERM (a scheduler's kill, `timeout`) and SIGHUP (a closed terminal, a dropped ssh session) take the same
+    path as Ctrl-C, so every file being written is removed and nothing partial stays under a final name; a
+    SIGHUP that `nohup` ignores stays ignored. An interrupt raised inside the import of a
     native module (onnx, matplotlib, numpy's extensions) leaves it half-initialised: measured on `olctc
     export`, a segfault (-11), an abort while the interpreter finalises (-6), a RuntimeError from a class
     body or numpy's "failed to import". Imports take well under a second, so waiting costs nothing.
@@ -78,12 +79,13 @@ class _Interrupts:
                 signal.signal(signum, previous)
 
     def install(self, *, imports: bool) -> None:
-        """Handle SIGTERM (and SIGINT when ``imports``), and with ``imports`` make imports atomic. Only the
-        console program patches ``__import__``: it changes the whole process."""
+        """Handle SIGTERM and SIGHUP (and SIGINT when ``imports``), and with ``imports`` make imports atomic.
+        Only the console program patches ``__import__``: it changes the whole process."""
         import signal
 
-        if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-            self.installed[signal.SIGTERM] = signal.signal(signal.SIGTERM, self.handler)
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(signum) == signal.SIG_DFL:  # not one ignored (nohup) or a caller's own
+                self.installed[signum] = signal.signal(signum, self.handler)
         if not imports:
             return
         self.console = True

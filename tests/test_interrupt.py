@@ -106,13 +106,28 @@ def _model_done(names: list[str]) -> bool:
 
 
 @pytest.mark.parametrize("stage, sig", [(_writing_model, signal.SIGTERM), (_model_done, signal.SIGTERM),
-                                        (_writing_model, signal.SIGINT)],
-                         ids=["writing-model-SIGTERM", "model-written-SIGTERM", "writing-model-SIGINT"])
+                                        (_writing_model, signal.SIGINT), (_writing_model, signal.SIGHUP)],
+                         ids=["writing-model-SIGTERM", "model-written-SIGTERM", "writing-model-SIGINT",
+                              "writing-model-SIGHUP"])
 def test_compile_killed_midway_leaves_nothing(tmp_path, stage, sig):
     code, err = run_and_kill_when(["compile", "--dataset", "a6a", "--depth", "1", "-o", "a6a.mps"], tmp_path,
                                   stage, sig)
     assert code == 130 and err.strip().endswith("interrupted") and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_hang_up_nohup_ignores_stays_ignored(tmp_path):
+    """A SIGHUP is handled as an interrupt only where it would otherwise kill olctc: under `nohup` (SIGHUP
+    ignored) the compile goes on to its end."""
+    p = subprocess.Popen([sys.executable, "-m", "olctc.cli", "compile", "--dataset", "a6a", "--depth", "1", "-o",
+                          "a6a.mps"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    while p.poll() is None and not _writing_model(_names(tmp_path)):
+        time.sleep(0.005)
+    assert p.poll() is None, "the compile ended before it wrote its model"
+    code, err = _interrupt(p, signal.SIGHUP)
+    assert code == 0, err
+    assert {"a6a.mps", "a6a.olctc.json"} <= {q.name for q in tmp_path.iterdir()}
 
 
 def test_an_interrupted_recompile_keeps_the_earlier_set(tmp_path):
@@ -712,6 +727,33 @@ def test_an_interrupted_bench_leaves_no_multiprocessing_folder(tmp_path, short_t
     code, err = _interrupt(p, signal.SIGINT)
     assert code == 130 and err.strip().endswith("interrupted"), err
     assert [e.name for e in tmp.iterdir() if e.name.startswith("pymp-")] == []
+
+
+def test_a_hang_up_of_the_bench_s_session_is_an_interrupt(tmp_path, short_tmp):
+    """A dropped ssh session sends SIGHUP to the whole process group: the bench died of it (exit -1, no
+    "interrupted", its multiprocessing folder left in $TMPDIR; QA). It now stops as on Ctrl-C, its workers
+    (which ignore the hang-up, as they ignore Ctrl-C) stopped by it, the finished runs' records whole."""
+    tmp = short_tmp
+    p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *_bench_args(2)], cwd=tmp_path,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "TMPDIR": str(tmp)}, start_new_session=True)
+    runs = tmp_path / "b" / "runs.jsonl"
+    deadline = time.monotonic() + 120
+    while p.poll() is None and not (runs.exists() and runs.read_text().count("\n") >= 2):
+        assert time.monotonic() < deadline, "no two runs recorded"
+        time.sleep(0.01)
+    os.killpg(p.pid, signal.SIGHUP)
+    try:
+        _out, err = p.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)
+    assert (p.returncode, err.strip().splitlines()[-1:]) == (130, ["interrupted"]), err
+    assert [e.name for e in tmp.iterdir() if e.name.startswith(("pymp-", "olctc-"))] == []
+    from olctc.bench.folder import read_runs
+
+    records, bad = read_runs(tmp_path / "b")
+    assert bad == 0 and len(records) >= 2 and all(r["status"] != "error" for r in records)
 
 
 def test_an_interrupted_bench_leaves_no_model_file_of_its_runs(tmp_path, short_tmp):

@@ -119,8 +119,9 @@ def _die_with_the_bench() -> None:
 
 
 def _child(task: dict[str, Any], conn: Connection, run: Callable[[dict[str, Any]], list], err: _Fd) -> None:
-    # Ctrl-C reaches the whole process group; the parent owns it and stops its children.
+    # Ctrl-C and a hang-up reach the whole process group; the parent owns them and stops its children.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     _die_with_the_bench()
     _capture_stderr(err.fd)
     conn.send(run(task))
@@ -208,7 +209,7 @@ def _start_server(ctx: Any) -> None:
 
 
 def _start(proc: Any) -> None:
-    """Start a child with SIGINT and SIGTERM held until it runs. An interrupt landing mid-handshake with
+    """Start a child with SIGINT, SIGTERM and SIGHUP held until it runs. An interrupt landing mid-handshake with
     the fork server kills the server with a traceback (EOFError in recvfds); held, it is raised again
     once the child is listed, and the child is stopped like the others. (A signal mask would not do:
     the signal may go to any of the process's threads, OpenBLAS's for one.)"""
@@ -217,7 +218,7 @@ def _start(proc: Any) -> None:
         return
     caught: list[int] = []
     saved = {s: signal.signal(s, lambda signum, _frame: caught.append(signum))
-             for s in (signal.SIGINT, signal.SIGTERM)}
+             for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
         proc.start()
     finally:
