@@ -1,6 +1,7 @@
 """`olctc bench EXPERIMENT ... -o DIR` and `olctc bench report DIR`: the paper's experiments (Sec. 5)."""
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
@@ -108,6 +109,12 @@ def _experiment_command(name: str) -> click.Command:
                     "--retry-errors runs them again" if s.skipped_failed else "")
         click.echo(f"bench {name}: {s.ran} run(s) done now, {s.skipped} skipped (already done{recorded}), "
                    f"{s.errors} failed; results in {s.folder / RUNS}")
+        if s.errors:
+            # exit 1, as a grid's failed task: a batch script sees it (exit 0 hid a bench whose every OLCT run
+            # failed, QA); the failures are recorded, so the report counts them and a rerun goes on
+            click.echo(f"error: {s.errors} run(s) of this call failed (error or timeout; each record says why): "
+                       "`olctc bench report` counts them as failed, --retry-errors runs them again", err=True)
+            sys.exit(1)
 
     return cmd
 

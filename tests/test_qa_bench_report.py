@@ -442,7 +442,7 @@ def test_failed_runs_count_once_and_damaged_shares_are_refused(tmp_path: Path, c
 
     code, out, _ = cli_main(["bench", "phases", "--datasets", "heart", "--seeds", "0", "--time-limit", "5",
                              "--run-timeout", "1", "-o", str(tmp_path / "ph")], capsys)
-    assert code == 0 and "1 run(s) done now, 0 skipped (already done), 1 failed;" in out, out
+    assert code == 1 and "1 run(s) done now, 0 skipped (already done), 1 failed;" in out, out
     assert len(folder.read_runs(tmp_path / "ph")[0]) == 3  # OLCT-W, OLCT-V0 and OLCT-V0R, each a timeout
     rec = {"dataset": "heart", "seed": 0, "model": "CART", "key": run_key("heart", 0, "CART"), "status": "optimal",
            "test_balanced_accuracy": 0.8, "train_balanced_accuracy": 0.9, "time_solve": 0.01}

@@ -32,7 +32,6 @@ RUNS = "runs.jsonl"
 REPORT_DIR = "report"
 #: The file whose flock holds a bench folder for one process (``exclusive``): never replaced, unlike bench.json.
 LOCK = "bench.lock"
-OWN_FILES = frozenset({BENCH_JSON, RUNS, REPORT_DIR, LOCK})
 #: bench.json's "model_settings": 2 since the bench states C and alpha in the authors' terms
 #: (``experiments.AUTHORS_L2_SCALE``); a folder without it ran MARGOT, SFS-MARGOT and OCT-H at olctc's.
 MODEL_SETTINGS = 2
@@ -130,16 +129,15 @@ def _make_folder(d: Path) -> bool:
 
 
 def _contents(d: Path) -> set[str]:
-    """The names in the bench folder ``d``, after checking it is a bench's, or empty, and writable."""
+    """The names in the bench folder ``d``, after checking it is a bench's, or empty, and writable.
+
+    A bench's folder may hold other files beside its own (a Slurm log written into it, .DS_Store): bench
+    never touches them. A folder of other files without a bench.json is refused: it is someone else's."""
     names = {p.name for p in d.iterdir() if not is_temporary_name(p.name)}
     if not os.access(d, os.W_OK):
         raise OlctcError(f"bench folder {d} is not writable")
     if names - {LOCK} and BENCH_JSON not in names:
         raise OlctcError(f"{d} is not a bench folder (no {BENCH_JSON}) and is not empty: "
-                         "give a new or empty folder")
-    foreign = sorted(names - OWN_FILES)
-    if foreign:
-        raise OlctcError(f"{d} holds files bench did not write ({', '.join(foreign[:3])}): "
                          "give a new or empty folder")
     return names
 
@@ -172,6 +170,7 @@ def _prepare_folder(d: Path, opts: BenchOptions) -> None:
     meta_path = d / BENCH_JSON
     if BENCH_JSON in names:
         meta = read_bench_json(d)
+        _check_appendable(d / RUNS)
         if meta.get("experiment") != opts.experiment:
             raise OlctcError(f"{d} holds the bench of experiment {meta.get('experiment')!r}, not "
                              f"{opts.experiment!r}: give another folder")
@@ -197,6 +196,18 @@ def _prepare_folder(d: Path, opts: BenchOptions) -> None:
             "olctc_version": __version__,
             "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine_info()}
     atomic_write_text(meta_path, json.dumps(meta, indent=2) + "\n")
+
+
+def _check_appendable(p: Path) -> None:
+    """OlctcError unless the runs file ``p`` (if there) can take more records: found read-only at the first
+    record, it cost the runs that had finished by then (QA: a `chattr +i` runs.jsonl)."""
+    if not p.exists():
+        return  # the folder is writable (checked): the first record makes it
+    try:
+        os.close(os.open(p, os.O_WRONLY | os.O_APPEND))
+    except OSError as exc:
+        raise OlctcError(f"cannot write {p}: {exc.strerror or exc} (the runs recorded in it are kept: make it "
+                         "writable and run the same command again)") from None
 
 
 #: Options that are sets: their order only orders the runs ("--seeds 42,0" resumes a "0,42" bench).
@@ -349,6 +360,8 @@ def is_record(rec: Any, experiment: str | None = None) -> bool:
         return False
     if rec.get("test_balanced_accuracy") is not None and "train_balanced_accuracy" not in rec:
         return False  # a finished run states both (a report of it crashed on the missing one)
+    if rec.get("status") not in FAILED and rec.get("test_balanced_accuracy") is None:
+        return False  # a run that worked has its score: without, bench skipped it as done, the report said failed
     if not all(rec.get(k) is None or (is_real(rec[k]) and _float_sized(rec[k])) for k in NUMERIC_FIELDS):
         return False  # 10**400: the report's mean raised OverflowError (QA 2026-12-05)
     shares = [rec.get(k) for k in ("test_balanced_accuracy", "train_balanced_accuracy")]
