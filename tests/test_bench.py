@@ -472,6 +472,7 @@ def test_phases_keeps_the_warm_start_tree_when_the_solve_cannot_run() -> None:
         assert r["status"] == "error" and r["error"].startswith("TimeLimitTooShort: a time limit of 1 s leaves no "
                                                                 "time to solve"), r
         assert r["key"] == f"haberman|0|{r['model']}"
+        assert (r["solver"], r["solver_version"].split()[0]) == ("highs", "highspy")  # the solver that failed
 
 
 def test_streed_without_pystreed_is_refused(monkeypatch) -> None:

@@ -82,6 +82,8 @@ def test_run_past_its_hard_limit_is_killed_and_recorded(tmp_path: Path, capsys, 
     (rec,) = _records(tmp_path / "b")
     assert rec["status"] == "timeout" and rec["key"] == "heart|0|OLCT" and rec["split"] == "olctc"
     assert rec["error"].startswith("RunTimeout: no result after 4 s (the run's hard limit)")
+    # which solver the failed run had: in no failure record before (QA)
+    assert rec["solver"] == "highs" and rec["solver_version"].startswith("highspy ")
     assert 4 <= rec["wall_time"] < 20
     # A plain resume keeps the timeout; --retry-errors runs it again and appends the new record. These in this
     # process (the bench above was a process of its own): the run is still one, killed at its hard limit.
@@ -121,6 +123,7 @@ def test_a_dead_run_process_is_an_error_record_and_the_bench_goes_on(tmp_path: P
     recs = {r["model"]: r for r in _records(tmp_path / "b")}
     assert recs["OLCT"]["status"] == "error"
     assert recs["OLCT"]["error"].startswith("WorkerDied: the run's process ended with killed by SIGKILL")
+    assert (recs["OLCT"]["solver"], recs["CART"]["solver"]) == ("highs", "scikit-learn")
     assert recs["CART"]["status"] == "optimal"  # the next run ran
 
 

@@ -81,8 +81,18 @@ def execute_task(task: dict[str, Any]) -> list[dict[str, Any]]:
             warnings.simplefilter("ignore")
             recs = KIND_RUNNERS[m.kind](m, task)
     except Exception as exc:  # one failed run must not stop a bench; the record says why
-        recs = [{"model": r, "status": "error", "error": f"{type(exc).__name__}: {exc}"} for r in m.record_names]
+        recs = [{"model": r, "status": "error", "error": f"{type(exc).__name__}: {exc}", **_solver_fields(m, task)}
+                for r in m.record_names]
     return _finish(task, exp, base, recs, time.perf_counter() - t0)
+
+
+def _solver_fields(m: ModelDef, task: dict[str, Any]) -> dict[str, Any]:
+    """The solver (and its version) an olctc model's run used, for its failure record: which solver failed (a
+    size-limited licence, a crash) was in no record."""
+    if not m.fits_olctc:
+        return {}
+    solver = _solver_for(m, task)
+    return {"solver": solver, "solver_version": solver_version(solver)}
 
 
 def failed_records(task: dict[str, Any], status: str, why: str, wall: float) -> list[dict[str, Any]]:
@@ -91,7 +101,8 @@ def failed_records(task: dict[str, Any], status: str, why: str, wall: float) -> 
     exp = EXPERIMENTS[task["experiment"]]
     m = exp.model(task["model"])
     base = _base_record(task, exp, time.time() - wall, None)
-    return _finish(task, exp, base, [{"model": r, "status": status, "error": why} for r in m.record_names], wall)
+    return _finish(task, exp, base, [{"model": r, "status": status, "error": why, **_solver_fields(m, task)}
+                                     for r in m.record_names], wall)
 
 
 def task_class_weight(task: dict[str, Any]) -> str | None:
@@ -423,8 +434,8 @@ def _run_phases(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
     except Exception as exc:  # as execute_task does, for the two phases that need the solve
         # The warm-start tree needs no solver: a limit too short to solve, or a failed solve, was recorded as
         # OLCT-W's error too.
-        failed = [{"model": name, "status": "error", "error": f"{type(exc).__name__}: {exc}"}
-                  for name in m.outputs[1:]]
+        failed = [{"model": name, "status": "error", "error": f"{type(exc).__name__}: {exc}",
+                   **_solver_fields(m, task)} for name in m.outputs[1:]]
     else:
         t_solve = time.perf_counter() - t_call  # as fit's: writing and reading a CBC or SCIP model file included
         x = res.x if res.x is not None else x0
