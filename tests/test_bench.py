@@ -532,6 +532,8 @@ def test_gap_cdf_hand_example() -> None:
     # Losses: lower is better; best per instance 1.0 and 2.0; gaps A = [0, 3], B = [0.5, 0].
     L = gap_cdf(np.array([[1.0, 1.5], [5.0, 2.0]]), np.array([0.0, 0.5, 3.0]), higher_is_better=False)
     np.testing.assert_allclose(L, [[0.5, 0.5, 1.0], [0.5, 1.0, 1.0]])
+    # a score equal to the best but computed another way (0.1 + 0.2 against 0.3) is at gap 0 too
+    assert gap_cdf(np.array([[0.1 + 0.2, 0.3]]), np.array([0.0])).tolist() == [[1.0], [1.0]]
 
 
 def test_dolan_more_hand_example() -> None:
@@ -548,6 +550,8 @@ def test_dolan_more_hand_example() -> None:
     np.testing.assert_allclose(rho[0], [0.5, 0.5, 0.75, 1.0, 1.0])
     np.testing.assert_allclose(rho[1], [0.25, 0.5, 0.75, 1.0, 1.0])
     np.testing.assert_allclose(rho[2], [0.25, 0.25, 0.25, 0.75, 0.75])  # the failure never counts
+    # a ratio of 3 computed as 3.0000000000000004 is within tau = 3
+    assert performance_profile(np.array([[0.1, 0.1 + 0.2]]), np.array([3.0])).tolist() == [[1.0], [1.0]]
     # Sparsity with zero costs: shift 1 gives (0 + 1) / (0 + 1) = 1 and (2 + 1) / 1 = 3.
     np.testing.assert_allclose(performance_ratios(np.array([[0.0, 2.0]]), shift=1.0), [[1.0, 3.0]])
 
@@ -1191,6 +1195,18 @@ def test_target_check_compares_on_the_seeds_both_finished() -> None:
     recs.append(_rec("heart", "OLCT", 42, 0.65))
     (text,) = target_check(summary_rows("models", recs))[1:]
     assert text.endswith("above CART on 0 of 1, each data set's means over the seeds both finished.")
+
+
+def test_target_check_counts_a_mean_exactly_one_point_below_the_anchor_as_within() -> None:
+    # "within 1 point" includes 1 point: 75.0 against the authors' 76.0 (mutation pass, QA 2026-12-06)
+    from olctc.bench.report import target_check
+
+    def row(model, anchor):
+        return {"dataset": "heart", "model": model, "test_bacc_mean": 75.0, "anchor_mean": anchor,
+                "diff_vs_anchor": None if anchor is None else 75.0 - anchor, "bacc_by_seed": {0: 75.0},
+                "runs": 1, "errors": 0, "anchor_for_runs": anchor is not None}
+    (text,) = target_check([row("OLCT", 76.0), row("CART", None)])[1:]
+    assert "within 1 point of the authors' mean on 1 of 1 data set(s) with an anchor (heart)" in text, text
 
 
 def test_gap_cdf_of_an_instance_every_model_failed_warns_nothing() -> None:

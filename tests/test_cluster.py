@@ -114,6 +114,18 @@ def test_helpers():
     for Cs, best in (([[0.7, 0.1], [0.3, 0.5]], (0.3, 0.5)), ([[0.3, 0.2, 0.1], [0.1, 0.2, 0.3]], (0.1, 0.2, 0.3)),
                      ([[0.7, 0.1], [0.3, 0.6]], (0.7, 0.1))):
         assert pick_best([{"C": C, "folds_scored": 2, "folds": 2, "mean": 0.8} for C in Cs]) == best
+    # a better mean wins however close: only rounding ties go to the smaller C (mutation pass, QA 2026-12-06)
+    assert pick_best([{"C": C, "folds_scored": 2, "folds": 2, "mean": m}
+                      for C, m in (([10.0, 10.0], 0.8), ([1.0, 1.0], 0.7995))]) == (10.0, 10.0)
+    # the CV score is the mean of the fold scores (with 3 folds, not the median: 0.8 for C = 1, not 0.9)
+    from olctc.cluster import cv_table
+    from olctc.cluster.scoring import TaskResult
+
+    res = [TaskResult(k, k % 3, (C,), score=s) for k, (C, s) in
+           enumerate([(1.0, 0.5), (1.0, 0.9), (1.0, 1.0), (10.0, 0.85), (10.0, 0.85), (10.0, 0.85)])]
+    table = cv_table(res, {"folds": [{}, {}, {}], "C_grid": [[1.0], [10.0]]})
+    assert [(r["C"], r["mean"]) for r in table] == [([1.0], pytest.approx(0.8)), ([10.0], pytest.approx(0.85))]
+    assert pick_best(table) == (10.0,)
 
 
 def test_grid_folder_contents(solved_grid):
