@@ -44,7 +44,8 @@ def _written(tmp_path: Path, name: str, text: str) -> Path:
 ], ids=["optimal-bound", "optimal-bound-1", "feasible-bound", "optimal-no-bound"])
 def test_gurobi_olctc_note_gives_the_status_and_the_bound(tmp_path, note, status, bound):
     """olctc solve --solver gurobi writes its status and bound in a comment after '# Objective value' (see
-    olctc/solve/native.py _gurobi_text); a reader ignoring it read every such file as "feasible" and dropped the bound."""
+    olctc/solve/native.py _gurobi_text); a reader ignoring it read every such file as "feasible" and dropped the
+    bound."""
     path = _edited(tmp_path, "gurobi_solution.sol", ("# Objective value = -21.5\n",
                                                      f"# Objective value = -21.5\n{note}\n"))
     sol = read_solution(path)

@@ -62,8 +62,8 @@ def binarise_labels(raw: Sequence[Any], positive_class: Any = None, source: str 
 
 
 def _spellings(raw: Sequence[Any]) -> str:
-    """', read as one number from the cells '1', '1.0'' when one class has several spellings (every label reads as the same
-    number), else '': the message then explains why the file's two texts are one class."""
+    """', read as one number from the cells '1', '1.0'' when the one class has several spellings (every label
+    reads as the same number), else '': the message then explains why the file's two texts are one class."""
     texts = sorted({v.strip() for v in raw if isinstance(v, str)})
     if len(texts) < 2:
         return ""
