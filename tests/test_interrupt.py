@@ -14,9 +14,15 @@ import pytest
 from conftest import cli_here, cli_main
 
 
+def _hang_up_at_default() -> None:
+    """In the child before exec: SIGHUP at its default, as in a terminal's session. A test run started under nohup
+    (or any runner ignoring SIGHUP) passes the ignored SIGHUP on, and olctc rightly leaves an ignored one ignored."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def _start(args: list[str], folder: Path) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "olctc.cli", *args], cwd=folder, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_hang_up_at_default)
 
 
 def _interrupt(p: subprocess.Popen, sig: int = signal.SIGTERM) -> tuple[int, str]:
@@ -736,7 +742,8 @@ def test_a_hang_up_of_the_bench_s_session_is_an_interrupt(tmp_path, short_tmp):
     tmp = short_tmp
     p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *_bench_args(2)], cwd=tmp_path,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env={**os.environ, "TMPDIR": str(tmp)}, start_new_session=True)
+                         env={**os.environ, "TMPDIR": str(tmp)}, start_new_session=True,
+                         preexec_fn=_hang_up_at_default)
     runs = tmp_path / "b" / "runs.jsonl"
     deadline = time.monotonic() + 120
     while p.poll() is None and not (runs.exists() and runs.read_text().count("\n") >= 2):
