@@ -55,6 +55,13 @@ def haberman_grid(tmp_path_factory) -> tuple[Path, object]:
     return out, ds
 
 
+def _grid_copy(src: Path, tmp_path: Path) -> tuple[Path, dict]:
+    """A copy of the grid ``src`` to edit, and its grid.json as read."""
+    g = tmp_path / "g"
+    shutil.copytree(src, g)
+    return g, json.loads((g / "grid.json").read_text())
+
+
 def test_final_fit_scores_its_tree_on_the_grids_test_rows(haberman_grid) -> None:
     # Mutant: the final fit's test balanced accuracy computed on the negated predictions (1 - the true value):
     # collect printed and recorded it, and no test compared it with the tree's own predictions.
@@ -105,9 +112,7 @@ def test_grid_json_row_number_n_is_refused(haberman_grid, tmp_path) -> None:
     # Mutant: a row number equal to the data's row count (one past the last row) passed the check of
     # grid.json's rows; collect then failed on it with an IndexError, not a one-line error.
     src, ds = haberman_grid
-    g = tmp_path / "g"
-    shutil.copytree(src, g)
-    info = json.loads((g / "grid.json").read_text())
+    g, info = _grid_copy(src, tmp_path)
     assert info["data"]["n"] == ds.n == 306
     info["test_rows"].append(306)
     (g / "grid.json").write_text(json.dumps(info))
@@ -134,9 +139,7 @@ def test_grid_json_test_rows_inside_the_training_part_are_refused(haberman_grid,
     # Mutant: grid.json's test rows no longer checked against its training rows: a test row also trained on
     # passed, and the final tree was scored on a point it had been fitted to.
     src, _ = haberman_grid
-    g = tmp_path / "g"
-    shutil.copytree(src, g)
-    info = json.loads((g / "grid.json").read_text())
+    g, info = _grid_copy(src, tmp_path)
     shared = info["train_rows"][0]
     info["test_rows"].append(shared)
     (g / "grid.json").write_text(json.dumps(info))
@@ -148,9 +151,7 @@ def test_grid_json_fold_whose_validation_rows_it_also_fits_is_refused(haberman_g
     # Mutant: a fold's 'train' and 'val' rows no longer checked disjoint: a fold validated on a row it was
     # fitted to passed, and collect scored C on it.
     src, _ = haberman_grid
-    g = tmp_path / "g"
-    shutil.copytree(src, g)
-    info = json.loads((g / "grid.json").read_text())
+    g, info = _grid_copy(src, tmp_path)
     info["folds"][0]["val"].append(info["folds"][0]["train"][0])
     (g / "grid.json").write_text(json.dumps(info))
     with pytest.raises(OlctcError, match=r"field 'folds\[0\]' must be disjoint non-empty 'train' and 'val' parts"):
@@ -161,9 +162,7 @@ def test_grid_json_fold_holding_a_test_row_is_refused(haberman_grid, tmp_path) -
     # Mutant: a fold's rows no longer checked inside train_rows: a fold validated on a test row passed, the
     # test part then leaking into the choice of C.
     src, _ = haberman_grid
-    g = tmp_path / "g"
-    shutil.copytree(src, g)
-    info = json.loads((g / "grid.json").read_text())
+    g, info = _grid_copy(src, tmp_path)
     info["folds"][1]["val"].append(info["test_rows"][0])
     (g / "grid.json").write_text(json.dumps(info))
     with pytest.raises(OlctcError, match=r"field 'folds\[1\]' must be disjoint non-empty 'train' and 'val' parts"):
@@ -174,9 +173,7 @@ def test_grid_json_task_of_fold_number_equal_to_the_fold_count_is_refused(haberm
     # Mutant: a task's fold number checked <= the number of folds: fold 2 of a 2-fold grid (grid.json and
     # jobs.tsv edited alike) passed, and collect failed on folds[2] with an IndexError.
     src, _ = haberman_grid
-    g = tmp_path / "g"
-    shutil.copytree(src, g)
-    info = json.loads((g / "grid.json").read_text())
+    g, info = _grid_copy(src, tmp_path)
     assert len(info["folds"]) == 2 and info["tasks"][0]["fold"] == 0
     info["tasks"][0]["fold"] = 2
     (g / "grid.json").write_text(json.dumps(info))
@@ -193,9 +190,7 @@ def test_grid_json_of_one_fold_is_refused(haberman_grid, tmp_path) -> None:
     # Mutant: grid.json's folds checked for at least 1 fold: a grid edited down to one fold (its other fold's
     # task gone from grid.json and jobs.tsv) passed, a cross-validation of one fold.
     src, _ = haberman_grid
-    g = tmp_path / "g"
-    shutil.copytree(src, g)
-    info = json.loads((g / "grid.json").read_text())
+    g, info = _grid_copy(src, tmp_path)
     assert [t["fold"] for t in info["tasks"]] == [0, 1]
     info["folds"], info["tasks"] = info["folds"][:1], info["tasks"][:1]
     (g / "grid.json").write_text(json.dumps(info))
