@@ -439,7 +439,7 @@ def _check_no_refine(preset: str) -> None:
     """--no-refine is refused for a preset with nothing to refine, as compile refuses --tangents for them."""
     from olctc.spec import PRESETS
 
-    if preset in PRESETS and PRESETS[preset].loss != "logistic":
+    if preset in PRESETS and not PRESETS[preset].kind.smooth:
         raise OlctcError(f"--no-refine applies to the logistic presets (olct, olct-univariate), whose last layer "
                          f"refinement refits; {preset} refines nothing: leave it out")
 

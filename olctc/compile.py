@@ -71,7 +71,7 @@ def estimate_size(n: int, p: int, spec: TreeSpec) -> SizeEstimate:
         width = 2 ** (d - h - 1)
         rows += 2 * n * 2 ** (h - 1)
         nnz += 2 * n * 2 ** (h - 1) * (sc + width)
-    if info.loss == "misclassification":
+    if not info.kind.tangent_rows:  # q, and the mis_up, mis_lo and err rows
         cols += n
         rows += 2 * Td * n + n
         nnz += 2 * Td * n * (sc + 2) + 2 * n
@@ -283,7 +283,7 @@ def _warn_small_big_m(spec: TreeSpec) -> None:
     the point's loss at nodes it does not reach."""
     import warnings
 
-    floor = {"logistic": math.log(2.0), "hinge": 1.0}.get(spec.info.loss)
+    floor = spec.loss_kind.zero_score_loss
     if floor is not None and spec.depth > 1 and spec.big_m < floor:
         warnings.warn(f"big_m {spec.big_m:g} is below the {spec.info.loss} loss of a score of 0 ({floor:.3g}): "
                       "the loss rows of a point at the nodes it does not reach are relaxed by big-M only, so they "

@@ -341,7 +341,7 @@ def rounding_slack(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, s
     layers = loss_layers(spec)
     weight = float(np.asarray(spec.C, dtype=float)[layers - 1].sum())
     points = spec.point_weights(y, sample_weight)
-    if spec.info.loss == "misclassification":
+    if not spec.loss_kind.tangent_rows:  # a 0/1 loss moves only where a point flips
         scores = X @ W.T + b[None, :]
         per_point = (np.abs(scores - spec.epsilon / 2) <= moved).any(axis=1).astype(float)
         loss = weight
@@ -419,7 +419,7 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     half = spec.epsilon / 2
     true = tree_objective(W, b, X, y, spec, threshold=half, sample_weight=sample_weight)
     exact = tree_objective(W, b, X, y, spec, loss="exact", threshold=half, sample_weight=sample_weight).total \
-        if spec.info.loss == "logistic" else None
+        if spec.loss_kind.smooth else None
     z = milp.values(x, "z")
     z_node = topo.last[np.argmax(z, axis=0)]
     tree_node = topo.route(X @ W.T + b, threshold=half)
@@ -454,7 +454,7 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     report.notes += report.tree_notes
     # Fold the split point epsilon/2 into b so that "left iff score <= 0" reproduces the MILP routing.
     b[topo.inner] -= half
-    if spec.info.loss == "misclassification":
+    if spec.loss_kind.last_layer_only:  # its last layer classifies by the same rule
         b[topo.last] -= half
     # after the report's figures, which are the solver's tree's; before anything scores the decoded tree
     report.empty_nodes = settle_empty_nodes(W, b, X, y, spec, sample_weight)
@@ -764,7 +764,7 @@ def finish(dec: Decoded, man: dict[str, Any], ds: Dataset, refine: bool, smooth_
         meta["notes"] = list(said.tree_notes)
     if said.empty_nodes:
         meta["empty_nodes"] = [{"node": s, "as": t} for s, t in said.empty_nodes]
-    if refine and dec.spec.info.loss == "logistic":
+    if refine and dec.spec.loss_kind.smooth:
         from olctc.refine import refine as refine_tree
 
         W, b, rep = refine_tree(dec.W, dec.b, dec.X, dec.y, dec.spec, threshold=0.0,

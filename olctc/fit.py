@@ -433,7 +433,7 @@ def _exact_objective(dec) -> float | None:
     """The exact (true logistic loss) objective of a decoded tree as it stands; None for other losses."""
     from olctc.objective import tree_objective
 
-    if dec.spec.info.loss != "logistic":
+    if not dec.spec.loss_kind.smooth:
         return None
     return tree_objective(dec.W, dec.b, dec.X, dec.y, dec.spec, loss="exact",
                           sample_weight=dec.sample_weight).total

@@ -52,7 +52,7 @@ def node_scores(W: np.ndarray, b: np.ndarray, X: np.ndarray) -> np.ndarray:
 
 def point_losses(u: np.ndarray, spec: TreeSpec, loss: str) -> np.ndarray:
     """Per-point loss of margins u = y * score, for tangent-type losses."""
-    if loss == "exact" and spec.info.loss == "logistic":
+    if loss == "exact" and spec.loss_kind.smooth:
         return np.logaddexp(0.0, -u)
     g, c = tangent_lines(spec)
     return np.maximum(0.0, np.max(c[None, :] - g[None, :] * u[:, None], axis=1))
@@ -82,7 +82,7 @@ def tree_objective(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, s
     for k, h in enumerate(layers):
         t = (reached + 1) // (2 ** (spec.depth - h)) - 1  # ancestor of the last-layer node at layer h
         s = S[np.arange(n), t]
-        if spec.info.loss == "misclassification":
+        if not spec.loss_kind.tangent_rows:  # the 0/1 loss of the node's label
             losses = ((s > threshold) != (y > 0)).astype(float)
         else:
             losses = point_losses(y * s, spec, loss)
@@ -129,7 +129,7 @@ def big_m_charge(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spe
     the tree does not have (big-M too small for these scores). OCT-H's rows there restrict (W, b) instead
     of charging: 0 for it.
     """
-    if spec.info.loss == "misclassification":
+    if not spec.loss_kind.tangent_rows:
         return BigMCharge(0.0, 0)
     topo = Topology(spec.depth)
     y = np.asarray(y, dtype=float)

@@ -404,7 +404,7 @@ def refine(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spec: Tre
                             sample_weight=sample_weight).total
     topo = Topology(spec.depth)
     last = [int(t) for t in topo.last]
-    if spec.info.loss != "logistic":
+    if not spec.loss_kind.smooth:
         return W, b, RefineReport(before, before, [], last, [],
                                   f"refinement applies to logistic presets (olct, olct-univariate); "
                                   f"preset {spec.preset!r} ({spec.info.loss} loss) is returned unchanged")

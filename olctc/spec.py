@@ -27,6 +27,43 @@ TANGENT_SETS: dict[str, tuple[float, ...]] = {
 
 
 @dataclass(frozen=True)
+class LossKind:
+    """What the steps around the model need to know of a loss (its rows are olctc.formulation.losses').
+
+    tangent_rows : the loss is max(0, max_k c_k - g_k y score) by tangent lines, at every layer (logistic,
+        hinge); otherwise it is OCT's 0/1 loss, by rows with a label column q, at the last layer only.
+    smooth : the tangent lines approximate a smooth loss (the logistic): a tree has an exact objective (the
+        true loss), its last layer is refined, and sigmoid(score) is a fitted probability.
+    line : the loss's one tangent (g, c) (the hinge: max(0, 1 - y score)); None: the spec's tangent set.
+    zero_score_loss : the loss of a score of 0: a big-M below it cannot switch a loss row off.
+    row_name : the name of its tangent rows in the model files.
+    """
+
+    name: str
+    tangent_rows: bool
+    smooth: bool = False
+    line: tuple[float, float] | None = None
+    zero_score_loss: float | None = None
+    row_name: str = "loss"
+
+    @property
+    def last_layer_only(self) -> bool:
+        """Only the last layer's nodes carry the loss, and they classify by the routing rule (OCT-H)."""
+        return not self.tangent_rows
+
+    @property
+    def uses_tangent_set(self) -> bool:
+        return self.tangent_rows and self.line is None
+
+
+LOSS_KINDS: dict[str, LossKind] = {k.name: k for k in (
+    LossKind("logistic", tangent_rows=True, smooth=True, zero_score_loss=math.log(2.0)),
+    LossKind("hinge", tangent_rows=True, line=(1.0, 1.0), zero_score_loss=1.0, row_name="hinge"),
+    LossKind("misclassification", tangent_rows=False),
+)}
+
+
+@dataclass(frozen=True)
 class Preset:
     """A loss x regulariser choice."""
 
@@ -47,8 +84,12 @@ class Preset:
         return self.l0 in ("hfs", "sfs")
 
     @property
+    def kind(self) -> LossKind:
+        return LOSS_KINDS[self.loss]
+
+    @property
     def uses_tangents(self) -> bool:
-        return self.loss == "logistic"
+        return self.kind.uses_tangent_set
 
 
 PRESETS: dict[str, Preset] = {p.name: p for p in (
@@ -141,6 +182,10 @@ class TreeSpec:
     @property
     def info(self) -> Preset:
         return PRESETS[self.preset]
+
+    @property
+    def loss_kind(self) -> LossKind:
+        return self.info.kind
 
     @property
     def leaf_rows(self) -> bool:

@@ -439,7 +439,7 @@ class Tree:
         from olctc.spec import PRESETS  # olctc.spec imports the emitters: not needed to predict
 
         info = PRESETS.get(preset) if isinstance(preset, str) else None
-        if info is None or info.loss == "logistic":
+        if info is None or info.kind.smooth:
             return None
         return (f"preset {preset} fitted the {info.loss} loss, not the logistic one: these probabilities, "
                 "sigmoid(score), only order the points; calibrate them (scikit-learn's CalibratedClassifierCV) "

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,10 +53,10 @@ def score_cap(spec: TreeSpec) -> float:
     rows may bind and the start's MILP objective exceeds the tree's. A tree of depth 1 with such a loss has no
     row with M (no routing; every point passes the root, whose loss rows drop M): no cap (inf).
     """
-    if spec.depth == 1 and spec.info.loss in ("logistic", "hinge"):
+    if spec.depth == 1 and spec.loss_kind.tangent_rows:
         return math.inf
     cap = spec.big_m - spec.epsilon
-    if spec.info.loss in ("logistic", "hinge"):
+    if spec.loss_kind.tangent_rows:
         g, c = tangent_lines(spec)
         loss_cap = float(np.min((spec.big_m - c) / g)) if g.size else cap
         if loss_cap >= cap / 2:
@@ -191,7 +192,7 @@ def _admit_node(w: np.ndarray, b: float, X: np.ndarray, reach: np.ndarray, spec:
 
 def _band_nodes(spec: TreeSpec, h: int) -> bool:
     """Layer h routes (inner) or, for OCT-H, predicts with the score >= epsilon rule."""
-    return h < spec.depth or spec.info.loss == "misclassification"
+    return h < spec.depth or spec.loss_kind.last_layer_only
 
 
 def _route_threshold(spec: TreeSpec) -> float:
@@ -235,7 +236,7 @@ def _constant_b(y: np.ndarray, spec: TreeSpec, sample_weight: np.ndarray | None 
     if y.shape[0] == 0:
         return 0.0
     n_pos, n_neg = class_mass(y, sample_weight)
-    if spec.info.loss == "misclassification":
+    if not spec.loss_kind.tangent_rows:  # the 0/1 loss
         return 1.0 if n_pos > n_neg else -1.0
     g, c = tangent_lines(spec)
     if g.size == 0:  # tangent set {+inf} only: the model loss is identically 0
@@ -303,29 +304,40 @@ def _fit_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, min_points: 
     # one class by weight: a class whose points all weigh 0 is not there for the fit
     if y.shape[0] < min_points or min(class_mass(y, sw)) <= 0:
         return np.zeros(p), _constant_b(y, spec, sw)
+    return _NODE_FITS[spec.info.loss](X, y, spec, h, random_state, sw)
+
+
+def _hinge_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, random_state: int | None,
+                sw: np.ndarray | None) -> tuple[np.ndarray, float]:
+    """MARGOT's node: a linear SVM, cut to the budget's top features (HFS; SFS when that scores better), or
+    the constant node when that scores better."""
     info = spec.info
     C = float(spec.C[h - 1])
     B = spec.effective_budget  # not None when info.l0 is "hfs" or "sfs": their presets have a default budget
-    if info.loss == "hinge":
-        fit = lambda Xf, yf: _hinge_fit(Xf, yf, C, sw)  # noqa: E731
-        w, b = fit(X, y)
-        if info.l0 in ("hfs", "sfs") and B is not None and np.count_nonzero(w) > B:
-            w2, b2 = _refit_on(fit, X, y, _top_features(w, B))
-            # HFS must keep the budget; SFS keeps whichever is better for the node's objective share.
-            if info.l0 == "hfs" or (_hinge_share(w2, b2, X, y, C, spec, sw)
-                                    <= _hinge_share(w, b, X, y, C, spec, sw)):
-                w, b = w2, b2
-        b0 = _constant_b(y, spec, sw)
-        if _hinge_share(np.zeros(p), b0, X, y, C, spec, sw) <= _hinge_share(w, b, X, y, C, spec, sw):
-            return np.zeros(p), b0
-        return w, b
-    if info.loss == "misclassification":
-        return _octh_node(X, y, spec, h, random_state, sw)
+    fit = lambda Xf, yf: _hinge_fit(Xf, yf, C, sw)  # noqa: E731
+    w, b = fit(X, y)
+    if info.l0 in ("hfs", "sfs") and B is not None and np.count_nonzero(w) > B:
+        w2, b2 = _refit_on(fit, X, y, _top_features(w, B))
+        # HFS must keep the budget; SFS keeps whichever is better for the node's objective share.
+        if info.l0 == "hfs" or (_hinge_share(w2, b2, X, y, C, spec, sw)
+                                <= _hinge_share(w, b, X, y, C, spec, sw)):
+            w, b = w2, b2
+    b0 = _constant_b(y, spec, sw)
+    if _hinge_share(np.zeros(X.shape[1]), b0, X, y, C, spec, sw) <= _hinge_share(w, b, X, y, C, spec, sw):
+        return np.zeros(X.shape[1]), b0
+    return w, b
+
+
+def _logistic_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, random_state: int | None,
+                   sw: np.ndarray | None) -> tuple[np.ndarray, float]:
+    """OLCT's node: an L1 logistic regression at the layer's C, refitted on the budget's top features (HFS)."""
+    C = float(spec.C[h - 1])
+    B = spec.effective_budget
     w, b = _logistic_fit(X, y, C, random_state, sw)
-    if info.l0 == "hfs" and B is not None and np.count_nonzero(w) > B:
+    if spec.info.l0 == "hfs" and B is not None and np.count_nonzero(w) > B:
         w, b = _refit_on(lambda Xf, yf: _logistic_fit(Xf, yf, C, random_state, sw), X, y, _top_features(w, B))
     if not np.any(w):
-        return np.zeros(p), _constant_b(y, spec, sw)
+        return np.zeros(X.shape[1]), _constant_b(y, spec, sw)
     return w, b
 
 
@@ -365,6 +377,12 @@ def _octh_node(X: np.ndarray, y: np.ndarray, spec: TreeSpec, h: int, random_stat
     if best is None or (h == spec.depth and best[0] >= C * min(class_mass(y, sw))):
         return np.zeros(X.shape[1]), _constant_b(y, spec, sw)
     return best[1], best[2]
+
+
+_NodeFit = Callable[[np.ndarray, np.ndarray, TreeSpec, int, int | None, np.ndarray | None], tuple[np.ndarray, float]]
+#: The greedy start's node classifier of each loss (``Preset.loss``).
+_NODE_FITS: dict[str, _NodeFit] = {"logistic": _logistic_node, "hinge": _hinge_node,
+                                   "misclassification": _octh_node}
 
 
 def greedy_tree(X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int = 10,
@@ -471,7 +489,7 @@ def _check_milp(milp: MILP, X: np.ndarray, spec: TreeSpec) -> None:
     if milp.col_block("z").shape != (2 ** (spec.depth - 1), n):
         raise OlctcError(f"the MILP's z block has shape {milp.col_block('z').shape}; X has {n} points and "
                          f"depth {spec.depth} has {2 ** (spec.depth - 1)} last-layer nodes")
-    if milp.has_col_block("q") != (spec.info.loss == "misclassification"):
+    if milp.has_col_block("q") != spec.loss_kind.last_layer_only:
         raise OlctcError(f"the MILP was not built for preset {spec.preset!r} (q block "
                          f"{'present' if milp.has_col_block('q') else 'missing'})")
     layers = tuple(int(v) for v in milp.col_block("xi").labels[0])

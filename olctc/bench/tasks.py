@@ -356,7 +356,7 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
               test_size=0.0, seed=int(task["seed"]), refine=m.refine, verbose=False,
               smooth_pure_nodes=task_smooth_pure_nodes(task))
     s = res.summary
-    uses_alpha = m.preset in ("margot-sfs", "oct-h")
+    uses_alpha = spec.info.uses_alpha
     rec = {"model": m.name, "preset": m.preset, "tangents": spec.tangent_set, "C": list(spec.C),
            "C_authors": None if m.preset == "oct-h" else list(C),
            "n_train": s["n_train"], "n_test": int(len(test)),
@@ -374,7 +374,7 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
            "time_build": s["time_build"], "time_warm_start": s["time_warm_start"],
            "time_solve": s["time_solve"], "time_total": s["time_total"], "refined": m.refine,
            "pure_nodes": _smoothed(res.tree), "tree": res.tree.to_dict()}
-    if spec.info.loss != "logistic":
+    if not spec.loss_kind.smooth:
         # "Exact" means the true logistic loss; other presets' objectives are exact already (objective_milp_true).
         rec["exact_objective"] = None
     rec.update(_nonzero(res.tree.W))

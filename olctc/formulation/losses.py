@@ -43,14 +43,16 @@ def logistic_tangents(points: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray
 
 
 def tangent_lines(spec: TreeSpec) -> tuple[np.ndarray, np.ndarray]:
-    if spec.info.loss == "hinge":
-        return np.array([1.0]), np.array([1.0])
+    """(g, c) of the spec's loss: its one line (hinge), or the logistic's at the spec's tangent points."""
+    line = spec.loss_kind.line
+    if line is not None:
+        return np.array([line[0]]), np.array([line[1]])
     return logistic_tangents(spec.tangents)
 
 
 def loss_layers(spec: TreeSpec) -> np.ndarray:
     """1-based layers that carry a loss term."""
-    if spec.info.loss == "misclassification":
+    if spec.loss_kind.last_layer_only:
         return np.array([spec.depth])
     return np.arange(1, spec.depth + 1)
 
@@ -93,8 +95,7 @@ def add_tangent_rows(bld: Builder, v: Vars, X: np.ndarray, y: np.ndarray, topo: 
         xi_row = int(np.flatnonzero(np.asarray(v.xi.labels[0]) == h)[0])
         parts.append(((v.xi.start + xi_row * n + point)[:, None], full(r, 1.0)))
         segments.append(parts)
-    name = "hinge" if spec.info.loss == "hinge" else "loss"
-    bld.add_rows(name, [("node", topo.nodes), ("tangent", np.arange(K)), ("point", np.arange(n))],
+    bld.add_rows(spec.loss_kind.row_name, [("node", topo.nodes), ("tangent", np.arange(K)), ("point", np.arange(n))],
                  segments, "G", np.concatenate(rhs_parts))
 
 
