@@ -8,12 +8,12 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 import numpy as np
 
 from olctc._sklearn import sklearn_module
-from olctc.compile import compile_problem
+from olctc.compile import Compiled, compile_problem
 from olctc.data import Dataset, check_dataset
 from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
 from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error
@@ -23,6 +23,7 @@ from olctc.spec import TreeSpec, check_spec, form_name
 from olctc.tree import Tree, weights_used
 
 if TYPE_CHECKING:
+    from olctc.decode import Decoded, DecodeReport
     from olctc.milp import MILP
     from olctc.solve import SolveResult
 
@@ -205,9 +206,8 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     their points' smoothed log-odds (``olctc.decode.settle_pure_nodes``); summary ``pure_nodes`` says which
     and the exact objective before and after.
     """
-    from olctc.decode import TRUE_OBJ_RTOL, decode_arrays, finish
-    from olctc.solve.calls import left_after_interrupt
-    from olctc.solve.result import false_infeasible, limit_kind, relative_gap
+    from olctc.decode import decode_arrays
+    from olctc.solve.result import limit_kind, relative_gap
     from olctc.warmstart import warm_start
 
     check_dataset(ds)
@@ -250,57 +250,27 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
     t_solve = time.perf_counter() - t_call
     if limit_kind(res.raw_status) == "interrupt" and not keep_incumbent:
         raise KeyboardInterrupt
-    status, gap, kept_why = res.status, res.gap, None  # of the tree kept
-    left_why = None
-    if interrupted := left_after_interrupt(res):
-        left_why = f"{solver} {interrupted}"
-    elif res.left_running and remaining is not None:  # else left only past a time limit
-        left_why = (f"{solver} was still running {res.runtime - remaining:.0f} s past its time limit of "
-                    f"{remaining:.0f} s (work that checks no clock) and was left")
-    if left_why and res.x is not None and verbose:
-        echo(f"{left_why}: taking the best solution it had found (objective {res.objective:.6g})")
-    if res.x is None:
-        kept_why = left_why or (f"{solver} {res.raw_status}" if limit_kind(res.raw_status) == "interrupt"
-                                else f"{solver} found no solution ({res.raw_status})"
-                                + false_infeasible(res.status, warm_obj, solver, quadratic=spec.info.quadratic,
-                                                   start="the warm start"))
-        if verbose:
-            echo(f"{kept_why}: keeping the warm start")
-        x, used = x0, "warm start"
-    else:
-        x, used = res.x, solver
+    status, gap = res.status, res.gap  # of the tree kept
+    ans = _answer(res, solver, remaining, warm_obj, spec, verbose, echo)
     # trusted: this process built the model the solver ran on; CBC once returned values whose objective
     # (53.633) beat the one it reported (53.840): the solver's inconsistency, not a foreign model.
-    dec = decode_arrays(comp.milp, spec, comp.X, fitted.y, x, res if res.x is not None else None, trusted=True,
-                        sample_weight=sw)
+    dec = decode_arrays(comp.milp, spec, comp.X, fitted.y, x0 if res.x is None else res.x,
+                        res if res.x is not None else None, trusted=True, sample_weight=sw)
     warm = dec if res.x is None else decode_arrays(comp.milp, spec, comp.X, fitted.y, x0, None, trusted=True,
                                                    sample_weight=sw)
     milp_true, warm_true = dec.report.true_objective, warm.report.true_objective
-    # A solver that bends its tolerances can hand back a tree whose real routing is worse than the start
-    # it was given; the tree kept is the better one by the objective the data really give.
-    if warm_true < milp_true - TRUE_OBJ_RTOL * max(1.0, abs(milp_true)):
-        if res.objective is not None and milp_true <= res.objective + TRUE_OBJ_RTOL * max(1.0, abs(milp_true)):
-            # not a routing leak: the solver's best is worse than the start it was given (CBC without its cutoff)
-            kept_why = (f"{solver} returned a solution worse than the warm start it was given (objective "
-                        f"{milp_true:.6g}, warm start {warm_true:.6g})")
-        else:
-            kept_why = (f"{solver}'s solution routes worse than its objective says (true objective "
-                        f"{milp_true:.6g}, warm start {warm_true:.6g})")
+    if (why := _worse_than_start(res, solver, milp_true, warm_true)) is not None:
         if verbose:
-            echo(f"{kept_why}: keeping the warm start")
-        dec, used = warm, "warm start"
+            echo(f"{why}: keeping the warm start")
+        dec, ans = warm, _Answer("warm start", why, ans.left_why)
     # The exact objectives of the trees as exported (b folded to the routing midpoint, as decode returns
     # them), so that the three figures compare: the solver's unfolded (w, b) differ from the tree by
     # epsilon/2 in the inner nodes' losses, and refinement seemed to raise the objective (by 8e-7, fuzzing).
     exact_warm, exact_milp = _exact_objective(warm), _exact_objective(dec)
-    with polish_deadline(None if time_limit is None else t0 + time_limit) as polish_stopped:
-        tree, report = finish(dec, comp.manifest, fitted, refine, smooth_pure_nodes)
-    if polish_stopped:
-        note = ("refinement stopped at the time limit: a node's L1 logistic fit kept the best point its "
-                "L-BFGS-B polish had reached (a longer --time-limit finishes it)")
-        report.notes.append(note)
-        tree.meta["notes"] = [*tree.meta.get("notes", []), note]
+    tree, report = _finish_in_time(dec, comp, fitted, refine, smooth_pure_nodes,
+                                   None if time_limit is None else t0 + time_limit)
     pure = {k: v for k, v in tree.meta.get("pure_nodes", {}).items() if k != "before"}  # {} unless asked for
+    used, kept_why, left_why = ans
     if used == "warm start":
         # The tree kept is the warm start: feasible, proven nothing, whatever the solver said of its own
         # run (CBC called 0 optimal on an OCT-H model whose optimum is 2, kept 5; and called another
@@ -343,6 +313,71 @@ def fit(ds: Dataset, spec: TreeSpec, *, solver: str | None = None, time_limit: f
             summary[f"{part}_balanced_accuracy_weighted"] = balanced_accuracy(d.y, pred, d.weight)
     tree.meta["fit"] = {k: v for k, v in summary.items() if k != "spec"}
     return FitResult(tree, summary, train, test)
+
+
+class _Answer(NamedTuple):
+    """Where fit's tree comes from: the solver or the warm start; why the start was kept; why the solver was
+    left running."""
+
+    used: str
+    kept_why: str | None
+    left_why: str | None
+
+
+def _answer(res: SolveResult, solver: str, remaining: float | None, warm_obj: float, spec: TreeSpec,
+            verbose: bool, echo: Callable[[str], None]) -> _Answer:
+    """What the solve handed back: its solution, or none (the warm start is kept), and why, echoed."""
+    from olctc.solve.calls import left_after_interrupt
+    from olctc.solve.result import false_infeasible, limit_kind
+
+    left_why = None
+    if interrupted := left_after_interrupt(res):
+        left_why = f"{solver} {interrupted}"
+    elif res.left_running and remaining is not None:  # else left only past a time limit
+        left_why = (f"{solver} was still running {res.runtime - remaining:.0f} s past its time limit of "
+                    f"{remaining:.0f} s (work that checks no clock) and was left")
+    if left_why and res.x is not None and verbose:
+        echo(f"{left_why}: taking the best solution it had found (objective {res.objective:.6g})")
+    if res.x is not None:
+        return _Answer(solver, None, left_why)
+    kept_why = left_why or (f"{solver} {res.raw_status}" if limit_kind(res.raw_status) == "interrupt"
+                            else f"{solver} found no solution ({res.raw_status})"
+                            + false_infeasible(res.status, warm_obj, solver, quadratic=spec.info.quadratic,
+                                               start="the warm start"))
+    if verbose:
+        echo(f"{kept_why}: keeping the warm start")
+    return _Answer("warm start", kept_why, left_why)
+
+
+def _worse_than_start(res: SolveResult, solver: str, milp_true: float, warm_true: float) -> str | None:
+    """Why the solver's tree is worse than the warm start it was given, by the objective the data really give
+    (true routing); None when it is not. A solver that bends its tolerances can hand back such a tree."""
+    from olctc.decode import TRUE_OBJ_RTOL
+
+    tol = TRUE_OBJ_RTOL * max(1.0, abs(milp_true))
+    if not warm_true < milp_true - tol:
+        return None
+    if res.objective is not None and milp_true <= res.objective + tol:
+        # not a routing leak: the solver's best is worse than the start it was given (CBC without its cutoff)
+        return (f"{solver} returned a solution worse than the warm start it was given (objective "
+                f"{milp_true:.6g}, warm start {warm_true:.6g})")
+    return (f"{solver}'s solution routes worse than its objective says (true objective "
+            f"{milp_true:.6g}, warm start {warm_true:.6g})")
+
+
+def _finish_in_time(dec: Decoded, comp: Compiled, fitted: Dataset, refine: bool, smooth_pure_nodes: bool,
+                    deadline: float | None) -> tuple[Tree, DecodeReport]:
+    """decode.finish (refinement, pure nodes) with its polish stopped at the fit's deadline, which a note says."""
+    from olctc.decode import finish
+
+    with polish_deadline(deadline) as polish_stopped:
+        tree, report = finish(dec, comp.manifest, fitted, refine, smooth_pure_nodes)
+    if polish_stopped:
+        note = ("refinement stopped at the time limit: a node's L1 logistic fit kept the best point its "
+                "L-BFGS-B polish had reached (a longer --time-limit finishes it)")
+        report.notes.append(note)
+        tree.meta["notes"] = [*tree.meta.get("notes", []), note]
+    return tree, report
 
 
 def _echo_start(echo: Callable[[str], None], m: MILP, spec: TreeSpec, t_build: float, t_warm: float,
