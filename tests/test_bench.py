@@ -1044,6 +1044,66 @@ def test_report_of_only_failed_runs_draws_no_empty_figures(tmp_path: Path, capsy
     assert "| haberman | CART | 2 (2 failed) | - |" in (d / "report" / "summary.md").read_text()
 
 
+def _by_seed(d: Path) -> dict[int, dict]:
+    """The records of a CART_BENCH folder by seed, the last one of each."""
+    return {r["seed"]: r for r in map(json.loads, lines(d))}
+
+
+@CART_GROUP
+def test_records_state_the_jobs_and_the_hard_limit_of_their_run(tmp_path: Path, capsys, cart_done: Path) -> None:
+    """Records stated neither how many runs ran at a time nor the wall-clock limit the run had: a bench resumed
+    with another --jobs or --run-timeout mixed runs timed under other conditions, and nothing in it said so."""
+    d = tmp_path / "b"
+    args = _cart_bench(d, cart_done)
+    tasks = bench_tasks.make_tasks(bench_options.make_options("models", datasets="haberman", seeds="0,1",
+                                                              models="CART"))
+    done = _by_seed(d)  # cart_done: --jobs 1 (the default), no --run-timeout
+    for t in tasks:
+        assert (done[t["seed"]]["jobs"], done[t["seed"]]["hard_limit"]) == (1, bench_tasks.hard_limit(t, None))
+    assert bench_tasks.hard_limit(tasks[0], None) == 300 * 1.5 + 120  # the default --time-limit: 300 s
+    (d / "runs.jsonl").write_text(lines(d)[0] + "\n")  # seed 1 to run again, two at a time, killed after 30 s
+    code, out, err = cli([*args, "--jobs", "2", "--run-timeout", "30"], capsys)
+    assert code == 0 and "1 run(s) done now, 1 skipped" in out, err
+    again = _by_seed(d)
+    assert again[0] == done[0] and (again[1]["jobs"], again[1]["hard_limit"]) == (2, 30.0)
+    assert isinstance(again[1]["hard_limit"], float) and again[1]["status"] == "optimal"
+
+
+def _note(d: Path) -> list[str]:
+    """The lines of DIR/report/summary.md about the --jobs its runs were timed under."""
+    return [s for s in (d / "report" / "summary.md").read_text().splitlines() if "timed under" in s]
+
+
+@CART_GROUP
+def test_report_names_the_jobs_of_a_folder_resumed_with_another(tmp_path: Path, capsys, cart_done: Path) -> None:
+    """A folder whose runs were timed under more than one --jobs says so in summary.md, with each value's runs;
+    one under a single --jobs, or whose records state none (an older olctc's), says nothing of it."""
+    d = tmp_path / "b"
+    args = _cart_bench(d, cart_done)
+    assert cli(["bench", "report", str(d)], capsys)[0] == 0
+    assert _note(d) == []  # both runs under --jobs 1
+    (d / "runs.jsonl").write_text(lines(d)[0] + "\n")
+    assert cli([*args, "--jobs", "2"], capsys)[0] == 0
+    assert cli(["bench", "report", str(d)], capsys)[0] == 0
+    assert _note(d) == ["**Runs timed under different loads**: runs were timed under --jobs 1 (1 run) and --jobs 2 "
+                        "(1 run): their solve times are not comparable one to one."]
+    older = [{k: v for k, v in r.items() if k != "jobs"} if r["seed"] == 0 else r for r in map(json.loads, lines(d))]
+    (d / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in older))
+    code, _, err = cli(["bench", "report", str(d)], capsys)
+    assert code == 0 and _note(d) == [], err
+
+
+def test_jobs_note_counts_each_value_and_passes_over_records_without_one() -> None:
+    from olctc.bench.report import jobs_note
+
+    recs = [{"jobs": 2}, {"jobs": 1}, {"jobs": 4}, {"jobs": 2}, {"jobs": 4}, {"jobs": 4}, {}, {"jobs": None},
+            {"jobs": True}, {"jobs": "3"}]  # an older olctc's record, and edited ones: not counted
+    assert jobs_note(recs) == ["", "**Runs timed under different loads**: runs were timed under --jobs 1 (1 run), "
+                                   "--jobs 2 (2 runs) and --jobs 4 (3 runs): their solve times are not comparable "
+                                   "one to one."]
+    assert jobs_note([{"jobs": 2}, {"jobs": 2}, {}, {"jobs": "1"}]) == jobs_note([]) == []
+
+
 def _rec(ds: str, model: str, seed: int, bacc: float) -> dict:
     return {"dataset": ds, "model": model, "seed": seed, "status": "optimal", "test_balanced_accuracy": bacc,
             "train_balanced_accuracy": bacc}

@@ -85,6 +85,7 @@ def test_run_past_its_hard_limit_is_killed_and_recorded(tmp_path: Path, capsys, 
     # which solver the failed run had: in no failure record before (QA)
     assert rec["solver"] == "highs" and rec["solver_version"].startswith("highspy ")
     assert 4 <= rec["wall_time"] < 20
+    assert (rec["jobs"], rec["hard_limit"]) == (1, 4.0)  # what the killed run was timed under: in no record before
     # A plain resume keeps the timeout; --retry-errors runs it again and appends the new record. These in this
     # process (the bench above was a process of its own): the run is still one, killed at its hard limit.
     from conftest import cli_main  # here: _CLEANUP_SCRIPT imports this module
@@ -95,7 +96,7 @@ def test_run_past_its_hard_limit_is_killed_and_recorded(tmp_path: Path, capsys, 
     # a hard limit of 2 s (not part of the folder's options): the run is killed as surely, 2 s sooner
     code, out, _ = cli_main(SLOW + ["--run-timeout", "2", "--retry-errors", "-o", "b"], capsys)
     assert code == 1 and "1 run(s) done now" in out
-    assert [r["status"] for r in _records(tmp_path / "b")] == ["timeout", "timeout"]
+    assert [(r["status"], r["hard_limit"]) for r in _records(tmp_path / "b")] == [("timeout", 4.0), ("timeout", 2.0)]
     # The report counts the run as failed and still writes its tables.
     code, _, err = cli_main(["bench", "report", "b"], capsys)
     assert code == 0, err

@@ -11,6 +11,7 @@ import io
 import math
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -21,7 +22,7 @@ from olctc.bench.experiments import CART, EXPERIMENTS, anchor_for, anchor_method
 from olctc.bench.metrics import gap_cdf, performance_profile
 from olctc.bench.folder import (BENCH_JSON, FAILED, OLDER_SETTINGS_WHY, REPORT_DIR, at_older_settings, latest,
                                 older_olctc, os_errors, own_records, read_bench_json, read_runs, run_key)
-from olctc.errors import OlctcError, is_real
+from olctc.errors import OlctcError, is_integer, is_real
 from olctc.io import (atomic_open, atomic_write_bytes, atomic_write_text, check_not_linked, folder_lock, in_use_while,
                       remove_tree, staged_errors, temporary_name, warn_leftovers)
 from olctc.process_state import check_interrupt, interrupts_deferred
@@ -255,6 +256,7 @@ def markdown(experiment: str, rows: list[dict[str, Any]], models: list[str], met
         lines.append(f"| {ds}{' (olctc split)' if ds in own_split else ''} | " + " | ".join(cells) + " |")
     lines += target_check(rows)
     lines += overrun_note(records, o.get("time_limit"))
+    lines += jobs_note(records)
     lines += ["", "| data set | model | runs | test bAcc | anchor | diff | train bAcc | solve s | optimal | "
               "gap | nnz/node | anchor nnz | Brier | ECE | exact train loss |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -297,6 +299,17 @@ def overrun_note(records: Sequence[dict[str, Any]], time_limit: Any) -> list[str
                 f"{', ...' if len(over) > 5 else ''}. A machine loaded beyond its cores (--jobs) or a solver that "
                 "checks its clock late gives such runs more solve time than the limit; their cells are not runs "
                 "at the limit."]
+
+
+def jobs_note(records: Sequence[dict[str, Any]]) -> list[str]:
+    """A line naming the --jobs values the runs were timed under and how many runs each, when more than one (a
+    bench resumed with another --jobs). Records that state none (an older olctc's) are not counted."""
+    counts = Counter(r["jobs"] for r in records if is_integer(r.get("jobs")))
+    if len(counts) < 2:
+        return []
+    parts = [f"--jobs {j} ({n} run{'' if n == 1 else 's'})" for j, n in sorted(counts.items())]
+    return ["", f"**Runs timed under different loads**: runs were timed under {', '.join(parts[:-1])} and "
+                f"{parts[-1]}: their solve times are not comparable one to one."]
 
 
 #: What the columns other than the times hold (a reader recomputing them needs the conventions).

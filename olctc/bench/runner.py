@@ -117,5 +117,13 @@ def _run_todo(d: Path, opts: BenchOptions, jobs: int, echo: Callable[[str], None
 
     # Every run in its own process, even with one job: a native crash or a solver that ignores its time
     # limit costs that run only (status "error" / "timeout"), not the bench.
-    run_isolated(todo, jobs, execute_task, lambda t: hard_limit(t, run_timeout), failed_records, keep)
+    run_isolated(timed_under(todo, jobs, run_timeout), jobs, execute_task, lambda t: t["hard_limit"],
+                 failed_records, keep)
     return BenchSummary(d, len(tasks), skipped, len(todo), errors, bad, skipped_failed)
+
+
+def timed_under(tasks: list[dict[str, Any]], jobs: int, run_timeout: float | None) -> list[dict[str, Any]]:
+    """The tasks with the conditions their runs are timed under, which their records state (RUN_CONDITIONS):
+    a bench resumed with another --jobs mixed runs timed under other loads, and nothing in the folder said so.
+    The hard limit is the one the run is killed at, so a timeout record states the limit it hit."""
+    return [dict(t, jobs=jobs, hard_limit=hard_limit(t, run_timeout)) for t in tasks]

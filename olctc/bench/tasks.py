@@ -47,9 +47,15 @@ def solver_version(solver: str) -> str:
         return f"{pkg} (unknown version)"
 
 
+#: What a run was timed under, set on its task by run_bench (``runner.timed_under``; a task run alone states
+#: neither): the runs at a time (--jobs) and the wall-clock seconds it was allowed (``hard_limit``).
+RUN_CONDITIONS = ("jobs", "hard_limit")
+
+
 def _base_record(task: dict[str, Any], exp: Experiment, started: float, pid: int | None) -> dict[str, Any]:
     return {"experiment": exp.name, "dataset": task["dataset"], "seed": task["seed"], "depth": exp.depth,
             "threads": task_threads(task), "time_limit": task["options"]["time_limit"],
+            **{k: task[k] for k in RUN_CONDITIONS if k in task},
             "class_weight": task_class_weight(task), "score_variables": task_score_variables(task),
             "min_leaf": task_min_leaf(task), "smooth_pure_nodes": task_smooth_pure_nodes(task),
             "olctc_version": __version__,
