@@ -69,6 +69,10 @@ OPTIMUM_RTOL = 1e-3
 # Solvers whose answer to a quadratic objective is not that objective's (measured, docs/FORMATS.md): CBC reads
 # QUADOBJ but its MIQP objective misses its values' by about 5e-5 (relative) on MARGOT models.
 INEXACT_MIQP = frozenset({"cbc"})
+# Values that miss a row by more than this times max(1, M) (beyond what the file's rounding explains) were not
+# solved at compile's 1e-9: solvers scale a big-M row by up to M, so 1e-9 allows M * 1e-9 there; ten times that,
+# 1e-6 at M = 100, is about what a solver's default tolerances (1e-6) leave (python-mip's CBC: 2.3e-6).
+LOOSE_ROWS_FACTOR = 10 * TIGHT_TOL
 _NODES_NAMED = 10  # nodes a note names (a depth-10 tree can leave 500 unreached), the rest counted
 
 
@@ -598,10 +602,49 @@ def decode_file(manifest: str | Path, solution: str | Path, *, data: str | Path 
     x = solution_vector(milp, sol, known_feasible, quadratic=spec.info.quadratic)
     dec = decode_arrays(milp, spec, X, ds.y, x, sol, sample_weight=ds.weight)
     dec.report.known_feasible = known_feasible
+    loose = loose_rows_note(milp, spec, x, dec.report, man)
+    if loose is not None:
+        dec.report.notes.append(loose)
     if not model_file.exists():
         dec.report.notes.append(f"model file: {model_file.name} is not here (not needed: the solution was checked "
                                 "against the model rebuilt from the manifest and the data)")
     return finish(dec, man, ds, refine, smooth_pure_nodes)
+
+
+def loose_rows_note(milp: MILP, spec: TreeSpec, x: np.ndarray, report: DecodeReport,
+                    man: dict[str, Any]) -> str | None:
+    """The note for values that miss the rows by far more than compile's tolerances allow (``LOOSE_ROWS_FACTOR``)
+    while the solver's objective is the tree's; None otherwise (``tolerance_exploited`` warns of more)."""
+    if report.tolerance_exploited:  # its warning names the violation, and the omits-zeros note too
+        return None
+    _, row_slack = values_slack(milp, x, rounding_unit(report.digits))  # a 6-digit file misses rows by rounding
+    if report.max_row_violation <= LOOSE_ROWS_FACTOR * max(1.0, spec.big_m) + row_slack:
+        return None
+    row, amount = milp.worst_row(x)  # names every row: only now, when there is something to say
+    # "1e-9" as the other notes write TIGHT_TOL (f"{TIGHT_TOL:g}" prints 1e-09)
+    return (f"note: the values miss the rows by up to {amount:.3g} (row {row}), above the 1e-9 tolerance olctc's "
+            f"parameter files ask for{_tolerance_advice(report.solver, man)}; the tree was scored by its true routing")
+
+
+def _tolerance_advice(solver: str, man: dict[str, Any]) -> str:
+    """How to give ``solver`` compile's tolerances (the end of ``loose_rows_note``'s first clause): the settings
+    file compile wrote for it, by name when the manifest lists it."""
+    from olctc.emit.params import SOLVER_FILES
+    from olctc.solve.modelfile import model_stem
+
+    stem = model_stem(str(man["model"]["file"]))
+    if solver == "glpk":  # glpsol takes no tolerance: no file can help it
+        return (": glpsol has no flag for its tolerances (GLPK's integrality tolerance is 1e-5): solve with another "
+                f"solver and its parameter file ({stem}.solvers.txt)")
+    head = " (the solver may have run at its default tolerances): "
+    if solver == "xpress":  # Xpress reads no settings file
+        return head + f"solve again with the controls {stem}.solvers.txt passes to setControl"
+    listed = (man.get("files") or {}).get("params") or []
+    suffix = SOLVER_FILES.get(solver)
+    name = f"{stem}.{suffix}"
+    if suffix is not None and name in listed:  # compile --solvers may have left it out
+        return head + f"solve again with {name}, written beside the model ({stem}.solvers.txt shows how)"
+    return head + f"solve again with its parameter file, which compile writes beside the model ({stem}.solvers.txt)"
 
 
 def _refuse_start_file(man: dict[str, Any], path: str | Path) -> None:
