@@ -177,7 +177,8 @@ OTHER_FORMATS: dict[str, tuple[str, str]] = {
 }
 
 #: Names of export's formats in messages (its --format names otherwise).
-_EXPORT_NAMES = {"json": "JSON", "python": "Python", "onnx": "ONNX", "dot": "DOT", "png": "PNG", "svg": "SVG"}
+_EXPORT_NAMES = {"json": "JSON", "python": "Python", "onnx": "ONNX", "dot": "DOT", "png": "PNG", "svg": "SVG",
+                 "sql": "SQL"}
 
 
 def check_suffix(path: str | os.PathLike[str] | None, command: str, writes: str, own: tuple[str, ...],

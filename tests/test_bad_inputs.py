@@ -673,7 +673,9 @@ def _no_fit(*args, **kwargs):
     ("t.TXT", "-o t.TXT: fit writes a tree file (JSON), not text (.txt is what `olctc export TREE -o t.TXT` "
               "writes); name it t.json"),
     ("t.csv.gz", "-o t.csv.gz: fit writes a tree file (JSON), uncompressed, not gzip (.gz); name it t.json"),
-], ids=["csv", "onnx", "mps", "TXT", "csv.gz"])
+    ("t.sql", "-o t.sql: fit writes a tree file (JSON), not SQL (.sql is what `olctc export TREE -o t.sql` "
+              "writes); name it t.json"),
+], ids=["csv", "onnx", "mps", "TXT", "csv.gz", "sql"])
 def test_fit_refuses_an_output_of_another_format_before_fitting(name, message, tmp_path, monkeypatch, capsys):
     """`fit -o t.csv` fitted for minutes, then wrote the JSON tree into t.csv."""
     monkeypatch.chdir(tmp_path)
