@@ -10,7 +10,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -26,11 +26,55 @@ if TYPE_CHECKING:
 
 TIE_TOL = 1e-12
 
-#: collect's validation scores, by scikit-learn's scorer names (each greater is better, hence the negated
-#: losses): the name, and how the CV table's header calls it.
-SCORINGS = {"balanced_accuracy": ("balanced accuracy", "bal.acc"), "accuracy": ("accuracy", "acc"),
-            "roc_auc": ("ROC AUC", "roc_auc"), "neg_log_loss": ("negative log loss", "-log_loss"),
-            "neg_brier_score": ("negative Brier score", "-brier")}
+
+def _balanced_accuracy(tree: Tree, X: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> float:
+    from olctc.fit import balanced_accuracy
+
+    return balanced_accuracy(y, np.where(tree.decision_function(X) > 0, 1, -1), weight)
+
+
+def _accuracy(tree: Tree, X: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> float:
+    from sklearn import metrics
+
+    return float(metrics.accuracy_score(y, np.where(tree.decision_function(X) > 0, 1, -1), sample_weight=weight))
+
+
+def _roc_auc(tree: Tree, X: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> float:
+    from sklearn import metrics
+
+    return float(metrics.roc_auc_score(y, tree.decision_function(X), sample_weight=weight))
+
+
+def _neg_log_loss(tree: Tree, X: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> float:
+    from sklearn import metrics
+
+    # columns -1, +1: the labels' sorted order, as log_loss reads them
+    return -float(metrics.log_loss(y, tree.predict_proba(X), sample_weight=weight, labels=[-1, 1]))
+
+
+def _neg_brier_score(tree: Tree, X: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> float:
+    from sklearn import metrics
+
+    return -float(metrics.brier_score_loss(y, tree.predict_proba(X)[:, 1], sample_weight=weight, pos_label=1))
+
+
+class Scoring(NamedTuple):
+    """A validation score: its name in messages, its CV table header, and the score of a tree on rows X with
+    labels y in {-1, +1} (points weighted when given), as scikit-learn's scorer of that name computes it."""
+
+    name: str
+    header: str
+    score: Callable[[Tree, np.ndarray, np.ndarray, np.ndarray | None], float]
+
+
+#: collect's validation scores, by scikit-learn's scorer names (each greater is better, hence the negated losses).
+SCORINGS: dict[str, Scoring] = {
+    "balanced_accuracy": Scoring("balanced accuracy", "bal.acc", _balanced_accuracy),
+    "accuracy": Scoring("accuracy", "acc", _accuracy),
+    "roc_auc": Scoring("ROC AUC", "roc_auc", _roc_auc),
+    "neg_log_loss": Scoring("negative log loss", "-log_loss", _neg_log_loss),
+    "neg_brier_score": Scoring("negative Brier score", "-brier", _neg_brier_score),
+}
 
 
 @dataclass
@@ -151,21 +195,7 @@ def check_scoring(scoring: str) -> str:
 def validation_score(scoring: str, tree: Tree, X: np.ndarray, y: np.ndarray, weight: np.ndarray | None) -> float:
     """``tree``'s ``scoring`` (a name of ``SCORINGS``) on rows ``X`` with labels ``y`` in {-1, +1}, each
     point weighted by ``weight`` when given, as scikit-learn's scorer of that name computes it."""
-    from sklearn import metrics
-
-    from olctc.fit import balanced_accuracy
-
-    f = tree.decision_function(X)
-    if scoring == "balanced_accuracy":
-        return balanced_accuracy(y, np.where(f > 0, 1, -1), weight)
-    if scoring == "accuracy":
-        return float(metrics.accuracy_score(y, np.where(f > 0, 1, -1), sample_weight=weight))
-    if scoring == "roc_auc":
-        return float(metrics.roc_auc_score(y, f, sample_weight=weight))
-    p = tree.predict_proba(X)  # columns -1, +1: the labels' sorted order, as log_loss reads them
-    if scoring == "neg_log_loss":
-        return -float(metrics.log_loss(y, p, sample_weight=weight, labels=[-1, 1]))
-    return -float(metrics.brier_score_loss(y, p[:, 1], sample_weight=weight, pos_label=1))
+    return SCORINGS[scoring].score(tree, X, y, weight)
 
 
 def score_tasks(folder: str | Path, info: dict[str, Any], ds: Dataset, *, data_path: str | Path | None = None,
