@@ -395,3 +395,29 @@ def test_the_fork_servers_preloads_import_and_cover_the_baseline_runs(tmp_path: 
                        timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.strip() == "[]"
+
+
+class _DyingServerStart:
+    """A child's start during which a hang-up arrives and the fork server, hung up too, dies mid-handshake."""
+
+    def start(self) -> None:
+        os.kill(os.getpid(), signal.SIGHUP)
+        raise EOFError  # what multiprocessing's recvfds raises when the server is gone
+
+
+def test_a_signal_during_a_start_that_fails_is_still_an_interrupt():
+    """_start holds SIGINT, SIGTERM and SIGHUP while a child starts and raises the held one afterwards; when the
+    start itself failed (the fork server killed by the same hang-up), the held signal was dropped and the start's
+    EOFError went up as an error of its own, not as the interrupt it is."""
+    from olctc.bench.workers import _start
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGHUP, interrupt)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _start(_DyingServerStart())
+        assert signal.getsignal(signal.SIGHUP) is interrupt
+    finally:
+        signal.signal(signal.SIGHUP, before)

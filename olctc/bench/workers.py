@@ -212,7 +212,8 @@ def _start(proc: Any) -> None:
     """Start a child with SIGINT, SIGTERM and SIGHUP held until it runs. An interrupt landing mid-handshake with
     the fork server kills the server with a traceback (EOFError in recvfds); held, it is raised again
     once the child is listed, and the child is stopped like the others. (A signal mask would not do:
-    the signal may go to any of the process's threads, OpenBLAS's for one.)"""
+    the signal may go to any of the process's threads, OpenBLAS's for one.) Raised again when the start fails
+    too: a hang-up reaches the fork server as well, whose death mid-handshake is then the interrupt's doing."""
     if threading.current_thread() is not threading.main_thread():
         proc.start()  # only the main thread may set handlers, and only it runs them
         return
@@ -224,8 +225,8 @@ def _start(proc: Any) -> None:
     finally:
         for s, handler in saved.items():
             signal.signal(s, handler)
-    if caught:
-        signal.raise_signal(caught[0])
+        if caught:
+            signal.raise_signal(caught[0])
 
 
 def stop(proc: Any, grace: float = GRACE) -> None:
