@@ -166,8 +166,8 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     from olctc.cluster.read import read_grid
     from olctc.cluster.scoring import SCORINGS, check_scoring, collect, rerun_advice, table_lines
     from olctc.emit.params import validate_limits
-    from olctc.io import (atomic_write_text, check_not_input, check_not_linked, check_not_stdout, check_suffix,
-                          check_writable)
+    from olctc.io import (atomic_write_text, check_not_input, check_not_linked, check_not_stdout, check_output_file,
+                          check_suffix, check_writable)
 
     check_scoring(scoring)
     check_not_stdout(output, "where collect prints its table of scores",
@@ -205,10 +205,11 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     if emit_final:
         check_final_folder(folder)  # before decoding every task
     if grid.is_dir():  # else collect names what is missing
-        check_not_linked(grid / "cv_results.json", "collect writes it as a file of the folder's own")
-        if output is None and not emit_final:
-            check_not_linked(grid / "final_tree.json", "collect writes it as a file of the folder's own")
-        check_writable(grid / "cv_results.json")  # a read-only grid folder: now, not after decoding every task
+        own = ["cv_results.json"] + (["final_tree.json"] if output is None and not emit_final else [])
+        for name in own:  # a link, a folder under the name, a read-only grid folder: now, not after decoding
+            check_not_linked(grid / name, "collect writes it as a file of the folder's own")
+            check_output_file(grid / name)
+            check_writable(grid / name)
     validate_limits(time_limit=time_limit, threads=threads, cli=True, unlimited=False)
     if not emit_final and (grid / "grid.json").is_file():  # else collect names what is wrong with the folder
         check_final_time_limit(read_grid(folder), time_limit)  # before decoding every task

@@ -1427,3 +1427,17 @@ def test_slurm_time_covers_the_solvers_overrun_on_long_limits():
     assert job_seconds(30) == 330 and job_seconds(600) == 900  # the 300 s margin below about 30 minutes
     assert job_seconds(7200) == 7200 + 1110 and job_seconds(3600) >= 3600 * 1.1 + 10 + 27
     assert "#SBATCH --time=02:18:30" in slurm_script(4, 7200, SlurmOptions(job_name="g"))
+
+
+@pytest.mark.parametrize("where", ["cv_results.json", "final_tree.json"])
+def test_collect_refuses_a_folder_where_it_writes_a_file_before_decoding(solved_grid, tmp_path, where):
+    """A folder under cv_results.json or the default final_tree.json failed only once every task had been decoded
+    and the table printed (-o is click's: a folder there is refused at once): refused at once now, nothing printed."""
+    out, _, _ = solved_grid
+    g = tmp_path / "g"
+    shutil.copytree(out, g, ignore=shutil.ignore_patterns("cv_results.json", "final*"))
+    bad = g / where
+    bad.mkdir()
+    res = cli_here("collect", str(g), "--quiet")
+    assert (res.returncode, res.stdout) == (2, "")
+    assert res.stderr == f"error: cannot write {bad}: it is a folder; give a file name\n"
