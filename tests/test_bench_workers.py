@@ -2,6 +2,7 @@
 a run whose process dies is recorded as an error, and the bench goes on. Real runs, real signals."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import proc_stat
+from conftest import process_gone, proc_stat
 from olctc.bench import options as bench_options
 from olctc.bench import tasks as bench_tasks
 from olctc.bench.workers import run_isolated, socket_fits
@@ -421,3 +422,44 @@ def test_a_signal_during_a_start_that_fails_is_still_an_interrupt():
         assert signal.getsignal(signal.SIGHUP) is interrupt
     finally:
         signal.signal(signal.SIGHUP, before)
+
+
+def _helpers_of(pid: int) -> dict[str, int]:
+    """multiprocessing's fork server and resource tracker started by process ``pid``, by their command lines."""
+    found = {}
+    for p, (parent, _) in _processes().items():
+        if parent != pid:
+            continue
+        with contextlib.suppress(OSError):
+            cmd = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            for kind in ("forkserver", "resource_tracker"):
+                if f"multiprocessing.{kind} import main" in cmd:
+                    found[kind] = p
+    return found
+
+
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])
+def test_the_fork_server_and_the_resource_tracker_outlive_a_group_signal(tmp_path, short_tmp, signum):
+    """A hang-up (or scancel's SIGTERM) reaches the whole process group. It killed the fork server (and SIGHUP the
+    resource tracker), and with the server the run in progress (its PR_SET_PDEATHSIG): here, where only those two
+    get the signal, the bench recorded that run as an error and exited 1, saying "resource_tracker: process died
+    unexpectedly, relaunching". They ignore these signals now, as they ignore Ctrl-C: the parent owns them."""
+    args = ["bench", "models", "--datasets", "heart", "--models", "CART,L1-LR,OLCT", "--seeds", "0", "--solver",
+            "highs", "--time-limit", "5", "--jobs", "1", "-o", "b"]
+    p = subprocess.Popen([sys.executable, "-m", "olctc.cli", *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(short_tmp)})
+    runs = tmp_path / "b" / "runs.jsonl"
+    deadline = time.monotonic() + 120
+    while p.poll() is None and not (runs.exists() and runs.read_text().count("\n") >= 1):
+        assert time.monotonic() < deadline, "no run recorded"
+        time.sleep(0.01)
+    helpers = _helpers_of(p.pid)
+    assert sorted(helpers) == ["forkserver", "resource_tracker"], helpers
+    for pid in helpers.values():
+        os.kill(pid, signum)
+    time.sleep(0.5)
+    assert not any(process_gone(pid) for pid in helpers.values())
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    assert "resource_tracker" not in err
+    assert [r["status"] for r in _records(tmp_path / "b")].count("error") == 0

@@ -119,9 +119,11 @@ def _die_with_the_bench() -> None:
 
 
 def _child(task: dict[str, Any], conn: Connection, run: Callable[[dict[str, Any]], list], err: _Fd) -> None:
-    # Ctrl-C and a hang-up reach the whole process group; the parent owns them and stops its children.
+    # Ctrl-C and a hang-up reach the whole process group; the parent owns them and stops its children, by
+    # SIGTERM (``stop``): its default action here, where the fork server's ignored one would be inherited.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_the_bench()
     _capture_stderr(err.fd)
     conn.send(run(task))
@@ -189,23 +191,33 @@ def socket_fits(tmpdir: str) -> bool:
     return len(os.fsencode(os.path.abspath(tmpdir))) + _LISTENER_SUFFIX <= SOCKET_PATH_MAX
 
 
+#: What the fork server and multiprocessing's resource tracker ignore from their birth (``_start_server``).
+SERVER_IGNORES = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def _start_server(ctx: Any) -> None:
-    """Start the fork server, if ``ctx`` uses one, with SIGINT ignored from its birth. The server ignores SIGINT
-    itself only once its preloads are imported (about 2 s: scikit-learn, pandas): a Ctrl-C, which reaches the
-    whole process group, in those seconds printed a 30-line KeyboardInterrupt traceback from the server under
-    the parent's "interrupted". An ignored signal stays ignored through exec (a handler does not, hence
-    ``_start``'s is no help here); the parent ignores SIGINT only while the server is forked and exec'd, and a
-    Ctrl-C in those milliseconds is lost. Spawned children (a TMPDIR too long for the server's socket) are not
-    helped."""
+    """Start the fork server, if ``ctx`` uses one, with SIGINT, SIGTERM and SIGHUP ignored from its birth.
+
+    These reach the whole process group (Ctrl-C, a dropped ssh session, Slurm's scancel), and the parent owns
+    them: it stops its children, and the server and the resource tracker end with it. The server ignores SIGINT
+    itself only once its preloads are imported (about 2 s: scikit-learn, pandas): a Ctrl-C in those seconds
+    printed a 30-line KeyboardInterrupt traceback from the server under the parent's "interrupted". A hang-up
+    killed the server and the tracker outright: the runs in progress died with their parent, the server
+    (PR_SET_PDEATHSIG), a run being started failed, and the parent said "resource_tracker: process died
+    unexpectedly, relaunching". An ignored signal stays ignored through exec (a handler does not, hence
+    ``_start``'s is no help here); the parent ignores them only while the server is forked and exec'd, and a
+    signal in those milliseconds is lost. The children set their own (``_child``). Spawned children (a TMPDIR
+    too long for the server's socket) are not helped."""
     from multiprocessing import forkserver
 
     if ctx.get_start_method() != "forkserver" or threading.current_thread() is not threading.main_thread():
         return
-    saved = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    saved = {s: signal.signal(s, signal.SIG_IGN) for s in SERVER_IGNORES}
     try:
         forkserver.ensure_running()
     finally:
-        signal.signal(signal.SIGINT, saved)
+        for s, handler in saved.items():
+            signal.signal(s, handler)
 
 
 def _start(proc: Any) -> None:
