@@ -96,6 +96,7 @@ class DecodeReport:
     bound: float | None
     disagreements: list[tuple[int, int, int]] = field(default_factory=list)  # (point, z node, tree node)
     max_row_violation: float = 0.0
+    row_slack: float = 0.0  # how far the file's rounding of the values can move a row's activity (values_slack)
     max_integrality_violation: float = 0.0  # farthest integer column from an integer (within INTEGRALITY_TOL)
     refine: Any = None
     digits: int | None = None  # significant digits of the file's values; None: exact
@@ -436,7 +437,8 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
                           values_objective=values_obj, true_objective=true.total, exact_objective=exact,
                           bound=getattr(solution, "bound", None),
                           disagreements=[(int(i), int(z_node[i]), int(tree_node[i])) for i in bad],
-                          max_row_violation=viol["rows"], max_integrality_violation=frac, digits=digits,
+                          max_row_violation=viol["rows"], row_slack=row_slack, max_integrality_violation=frac,
+                          digits=digits,
                           rounding_slack=rounding_slack(W, b, X, y, spec, u, sample_weight) + obj_slack,
                           # each column may sit TIGHT_TOL past a bound or row (a loss column at -1e-9): at
                           # C = 1000 that moved the objective by 2.6e-6 (relative 3e-6), a false "exploited"
@@ -617,8 +619,8 @@ def loose_rows_note(milp: MILP, spec: TreeSpec, x: np.ndarray, report: DecodeRep
     while the solver's objective is the tree's; None otherwise (``tolerance_exploited`` warns of more)."""
     if report.tolerance_exploited:  # its warning names the violation, and the omits-zeros note too
         return None
-    _, row_slack = values_slack(milp, x, rounding_unit(report.digits))  # a 6-digit file misses rows by rounding
-    if report.max_row_violation <= LOOSE_ROWS_FACTOR * max(1.0, spec.big_m) + row_slack:
+    # report.row_slack: a 6-digit file misses rows by rounding
+    if report.max_row_violation <= LOOSE_ROWS_FACTOR * max(1.0, spec.big_m) + report.row_slack:
         return None
     row, amount = milp.worst_row(x)  # names every row: only now, when there is something to say
     # "1e-9" as the other notes write TIGHT_TOL (f"{TIGHT_TOL:g}" prints 1e-09)

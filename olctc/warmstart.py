@@ -26,7 +26,7 @@ import numpy as np
 from olctc._sklearn import sklearn_module
 from olctc.background import check_abandoned
 from olctc.errors import OlctcError
-from olctc.formulation.losses import loss_layers, tangent_lines
+from olctc.formulation.losses import LOSSES, loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
 from olctc.milp import MILP
 from olctc.objective import ZERO_WEIGHT, class_mass, tree_objective, weighted_sum
@@ -489,7 +489,7 @@ def _check_milp(milp: MILP, X: np.ndarray, spec: TreeSpec) -> None:
     if milp.col_block("z").shape != (2 ** (spec.depth - 1), n):
         raise OlctcError(f"the MILP's z block has shape {milp.col_block('z').shape}; X has {n} points and "
                          f"depth {spec.depth} has {2 ** (spec.depth - 1)} last-layer nodes")
-    if milp.has_col_block("q") != spec.loss_kind.last_layer_only:
+    if milp.has_col_block("q") != LOSSES[spec.info.loss].needs_q:
         raise OlctcError(f"the MILP was not built for preset {spec.preset!r} (q block "
                          f"{'present' if milp.has_col_block('q') else 'missing'})")
     layers = tuple(int(v) for v in milp.col_block("xi").labels[0])

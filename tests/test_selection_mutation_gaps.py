@@ -62,6 +62,22 @@ def _grid_copy(src: Path, tmp_path: Path) -> tuple[Path, dict]:
     return g, json.loads((g / "grid.json").read_text())
 
 
+def _set_jobs_cell(g: Path, column: int, value: str) -> list[str]:
+    """Set cell ``column`` of jobs.tsv's first task (line 2) to ``value``; returns that line's cells before."""
+    lines = (g / "jobs.tsv").read_text().splitlines()
+    cells = lines[1].split("\t")
+    lines[1] = "\t".join(cells[:column] + [value] + cells[column + 1:])
+    (g / "jobs.tsv").write_text("\n".join(lines) + "\n")
+    return cells
+
+
+def _assert_refused(g: Path, info: dict, match: str) -> None:
+    """Write ``info`` as the grid's grid.json and check that reading the grid refuses it with ``match``."""
+    (g / "grid.json").write_text(json.dumps(info))
+    with pytest.raises(OlctcError, match=match):
+        read_grid(g)
+
+
 def test_final_fit_scores_its_tree_on_the_grids_test_rows(haberman_grid) -> None:
     # Mutant: the final fit's test balanced accuracy computed on the negated predictions (1 - the true value):
     # collect printed and recorded it, and no test compared it with the tree's own predictions.
@@ -96,14 +112,8 @@ def test_jobs_tsv_with_a_C_near_grid_jsons_is_refused(haberman_grid, tmp_path) -
     # Mutant: jobs.tsv's C compared with grid.json's at a relative tolerance of 0.5, so a task edited to
     # C 1.4 passed as grid.json's C 1 (its solution then scored as C 1's).
     src, _ = haberman_grid
-    g = tmp_path / "g"
-    shutil.copytree(src, g)
-    lines = (g / "jobs.tsv").read_text().splitlines()
-    cells = lines[1].split("\t")
-    assert cells[:3] == ["0", "0", "1"]
-    cells[2] = "1.4"
-    lines[1] = "\t".join(cells)
-    (g / "jobs.tsv").write_text("\n".join(lines) + "\n")
+    g, _ = _grid_copy(src, tmp_path)
+    assert _set_jobs_cell(g, 2, "1.4")[:3] == ["0", "0", "1"]
     with pytest.raises(OlctcError, match=r"jobs\.tsv line 2: task 0 has C '1\.4', grid\.json says 1$"):
         read_grid(g)
 
@@ -115,9 +125,7 @@ def test_grid_json_row_number_n_is_refused(haberman_grid, tmp_path) -> None:
     g, info = _grid_copy(src, tmp_path)
     assert info["data"]["n"] == ds.n == 306
     info["test_rows"].append(306)
-    (g / "grid.json").write_text(json.dumps(info))
-    with pytest.raises(OlctcError, match=r"field 'test_rows' holds 306, not a row number from 0 to 305 of the data"):
-        read_grid(g)
+    _assert_refused(g, info, r"field 'test_rows' holds 306, not a row number from 0 to 305 of the data")
 
 
 def test_final_fit_counts_a_test_score_of_exactly_0_as_negative() -> None:
@@ -142,9 +150,7 @@ def test_grid_json_test_rows_inside_the_training_part_are_refused(haberman_grid,
     g, info = _grid_copy(src, tmp_path)
     shared = info["train_rows"][0]
     info["test_rows"].append(shared)
-    (g / "grid.json").write_text(json.dumps(info))
-    with pytest.raises(OlctcError, match=r"field 'test_rows' must be rows outside train_rows, got a list of 1;"):
-        read_grid(g)
+    _assert_refused(g, info, r"field 'test_rows' must be rows outside train_rows, got a list of 1;")
 
 
 def test_grid_json_fold_whose_validation_rows_it_also_fits_is_refused(haberman_grid, tmp_path) -> None:
@@ -153,9 +159,7 @@ def test_grid_json_fold_whose_validation_rows_it_also_fits_is_refused(haberman_g
     src, _ = haberman_grid
     g, info = _grid_copy(src, tmp_path)
     info["folds"][0]["val"].append(info["folds"][0]["train"][0])
-    (g / "grid.json").write_text(json.dumps(info))
-    with pytest.raises(OlctcError, match=r"field 'folds\[0\]' must be disjoint non-empty 'train' and 'val' parts"):
-        read_grid(g)
+    _assert_refused(g, info, r"field 'folds\[0\]' must be disjoint non-empty 'train' and 'val' parts")
 
 
 def test_grid_json_fold_holding_a_test_row_is_refused(haberman_grid, tmp_path) -> None:
@@ -164,9 +168,7 @@ def test_grid_json_fold_holding_a_test_row_is_refused(haberman_grid, tmp_path) -
     src, _ = haberman_grid
     g, info = _grid_copy(src, tmp_path)
     info["folds"][1]["val"].append(info["test_rows"][0])
-    (g / "grid.json").write_text(json.dumps(info))
-    with pytest.raises(OlctcError, match=r"field 'folds\[1\]' must be disjoint non-empty 'train' and 'val' parts"):
-        read_grid(g)
+    _assert_refused(g, info, r"field 'folds\[1\]' must be disjoint non-empty 'train' and 'val' parts")
 
 
 def test_grid_json_task_of_fold_number_equal_to_the_fold_count_is_refused(haberman_grid, tmp_path) -> None:
@@ -176,14 +178,8 @@ def test_grid_json_task_of_fold_number_equal_to_the_fold_count_is_refused(haberm
     g, info = _grid_copy(src, tmp_path)
     assert len(info["folds"]) == 2 and info["tasks"][0]["fold"] == 0
     info["tasks"][0]["fold"] = 2
-    (g / "grid.json").write_text(json.dumps(info))
-    lines = (g / "jobs.tsv").read_text().splitlines()
-    cells = lines[1].split("\t")
-    cells[1] = "2"
-    lines[1] = "\t".join(cells)
-    (g / "jobs.tsv").write_text("\n".join(lines) + "\n")
-    with pytest.raises(OlctcError, match=r"field 'tasks\[0\]\.fold' must be a fold number from 0 to 1, got 2;"):
-        read_grid(g)
+    _set_jobs_cell(g, 1, "2")
+    _assert_refused(g, info, r"field 'tasks\[0\]\.fold' must be a fold number from 0 to 1, got 2;")
 
 
 def test_grid_json_of_one_fold_is_refused(haberman_grid, tmp_path) -> None:
@@ -193,11 +189,9 @@ def test_grid_json_of_one_fold_is_refused(haberman_grid, tmp_path) -> None:
     g, info = _grid_copy(src, tmp_path)
     assert [t["fold"] for t in info["tasks"]] == [0, 1]
     info["folds"], info["tasks"] = info["folds"][:1], info["tasks"][:1]
-    (g / "grid.json").write_text(json.dumps(info))
     lines = (g / "jobs.tsv").read_text().splitlines()
     (g / "jobs.tsv").write_text("\n".join(lines[:2]) + "\n")
-    with pytest.raises(OlctcError, match=r"field 'folds' must be a list of at least 2 folds, got a list of 1;"):
-        read_grid(g)
+    _assert_refused(g, info, r"field 'folds' must be a list of at least 2 folds, got a list of 1;")
 
 
 def test_cross_validate_names_the_smaller_class_when_it_is_the_positive_one() -> None:

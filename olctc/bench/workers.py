@@ -191,8 +191,10 @@ def socket_fits(tmpdir: str) -> bool:
     return len(os.fsencode(os.path.abspath(tmpdir))) + _LISTENER_SUFFIX <= SOCKET_PATH_MAX
 
 
-#: What the fork server and multiprocessing's resource tracker ignore from their birth (``_start_server``).
-SERVER_IGNORES = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: The signals that reach the whole process group (Ctrl-C, a hang-up, a scheduler's SIGTERM), which the parent
+#: owns: the fork server and multiprocessing's resource tracker ignore them from their birth (``_start_server``),
+#: and the parent holds them while a child starts (``_start``).
+GROUP_STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def _start_server(ctx: Any) -> None:
@@ -212,7 +214,7 @@ def _start_server(ctx: Any) -> None:
 
     if ctx.get_start_method() != "forkserver" or threading.current_thread() is not threading.main_thread():
         return
-    saved = {s: signal.signal(s, signal.SIG_IGN) for s in SERVER_IGNORES}
+    saved = {s: signal.signal(s, signal.SIG_IGN) for s in GROUP_STOPS}
     try:
         forkserver.ensure_running()
     finally:
@@ -230,8 +232,7 @@ def _start(proc: Any) -> None:
         proc.start()  # only the main thread may set handlers, and only it runs them
         return
     caught: list[int] = []
-    saved = {s: signal.signal(s, lambda signum, _frame: caught.append(signum))
-             for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    saved = {s: signal.signal(s, lambda signum, _frame: caught.append(signum)) for s in GROUP_STOPS}
     try:
         proc.start()
     finally:
