@@ -65,7 +65,9 @@ def start_trees(tree: Any) -> list[Any]:
         return [tree]
     solver = copy.copy(tree)
     solver.W, solver.b = tree.W.copy(), tree.b.copy()
-    for nodes, W, b in changed:  # refinement's first: the smoothing came after it
+    # undone last change first: a node refit and then smoothed keeps in meta.pure_nodes.before the refit
+    # values, in meta.refine.before the solver's, which must win (set last)
+    for nodes, W, b in reversed(changed):
         solver.W[nodes], solver.b[nodes] = W, b
     return [tree, solver]
 
