@@ -224,3 +224,20 @@ with in_use_while(os.path.join({str(tmp_path)!r}, stage)):  # as grid and bench 
         holder.communicate("\n", timeout=60)
     assert leftovers(tmp_path / "p.csv", False) == [os.fspath(left)]  # its writer gone: a leftover
     assert len(leftovers(tmp_path / "g", True)) == 1
+
+
+def test_a_temporary_file_removed_mid_write_is_a_one_line_error(tmp_path):
+    """A cleaner of temporary folders that removes atomic_open's file while it is written: the rename raised
+    FileNotFoundError naming the temporary file (a traceback from the CLI); now an OlctcError naming the file asked
+    for and what happened, nothing left under either name (QA 2026-12-06)."""
+    from olctc.io import atomic_open
+
+    out = tmp_path / "tree.json"
+    with pytest.raises(OlctcError) as err:
+        with atomic_open(out) as fh:
+            fh.write("{}")
+            fh.flush()
+            (tmp,) = [p for p in tmp_path.iterdir() if p.name != out.name]
+            tmp.unlink()
+    assert str(err.value) == f"cannot write {out}: its temporary file {tmp} was removed while it was written"
+    assert list(tmp_path.iterdir()) == []
