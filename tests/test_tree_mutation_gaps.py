@@ -233,20 +233,20 @@ def test_heart_rows_route_predict_and_score_as_by_hand(depth):
 
 # ---------------------------------------------------------------- statistics, influence, importances
 
-def _stats_rows():
+def _fitted_stats():
+    """The hand-built tree with training statistics of 60 random rows: (tree, X, y, each row's leaf, X
+    standardised)."""
     rng = np.random.default_rng(7)
     X = rng.normal(MEAN, SCALE * 3, size=(60, 3))
     y = np.where(rng.random(60) < 0.4, 1, -1)
-    return X, y
+    tree = _tree()
+    tree.fit_stats(X, y)
+    return tree, X, y, np.array([_leaf(x) for x in X]), (X - MEAN) / SCALE
 
 
 def test_fit_stats_by_hand():
     # mutants: node_std taken in raw units (not standardised); positives counted as the negatives
-    tree = _tree()
-    X, y = _stats_rows()
-    tree.fit_stats(X, y)
-    leaf = np.array([_leaf(x) for x in X])
-    Z = (X - MEAN) / SCALE
+    tree, X, y, leaf, Z = _fitted_stats()
     for t, rows in ((0, np.ones(len(X), bool)), (1, leaf == 1), (2, leaf == 2)):
         assert tree.node_n[t] == rows.sum() > 0
         assert tree.node_pos[t] == (y[rows] == 1).sum()
@@ -257,11 +257,7 @@ def test_fit_stats_by_hand():
 
 def test_importances_weigh_nodes_by_their_points():
     # mutants: feature_importances weighed every node alike; forgot |.| of negative influences; did not normalise
-    tree = _tree()
-    X, y = _stats_rows()
-    tree.fit_stats(X, y)
-    leaf = np.array([_leaf(x) for x in X])
-    Z = (X - MEAN) / SCALE
+    tree, X, y, leaf, Z = _fitted_stats()
     imp = np.zeros(3)
     for t, rows in ((0, np.ones(len(X), bool)), (1, leaf == 1), (2, leaf == 2)):
         imp += rows.sum() / len(X) * np.abs(W2[t] * Z[rows].std(0))
