@@ -838,7 +838,20 @@ def test_export_killed_at_any_moment_leaves_a_whole_file_or_none(tmp_path, fmt):
     # measured duration on this machine, so that some kills land inside olctc's handler whatever the speed.
     # One measure is enough: olctc's handler is installed at 15-55 % of the run (onnx, png: before their
     # imports) and the fractions run from 0.3 to 1.3, so a measure off by half still has kills inside it; the
-    # moments are densest at the end, where the file is written and renamed into place.
+    # moments are densest at the end, where the file is written and renamed into place. A machine whose load
+    # changes between the measure and the kills (a CI's other tests) can put every kill outside olctc's handler:
+    # then the export is measured again and killed again, up to three rounds.
+    outcomes: set[int] = set()
+    for _round in range(3):
+        if 130 in outcomes:
+            break
+        outcomes |= _kill_an_export_at_fractions(tmp_path, args, out, fmt)
+    # the kill must have landed mid-way at least once, or this test proves nothing
+    assert 130 in outcomes, outcomes
+
+
+def _kill_an_export_at_fractions(tmp_path: Path, args: list[str], out: Path, fmt: str) -> set[int]:
+    """The exit codes of the export killed at fractions of its duration measured now, each outcome checked."""
     t0 = time.monotonic()
     subprocess.run([sys.executable, "-m", "olctc.cli", *args], cwd=tmp_path, check=True, capture_output=True)
     duration = time.monotonic() - t0
@@ -857,8 +870,7 @@ def test_export_killed_at_any_moment_leaves_a_whole_file_or_none(tmp_path, fmt):
             out.unlink()
         else:
             assert code != 0 and names == ["tree.json"], names
-    # the kill must have landed mid-way at least once, or this test proves nothing
-    assert 130 in outcomes, outcomes
+    return outcomes
 
 
 SECOND_SIGNAL_IN_THE_EXIT = r'''
