@@ -303,14 +303,15 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", encoding: str | N
         with _os_errors(path, tmp), os.fdopen(fd, mode, **text) as fh:
             yield fh
         check_interrupt()
-        try:
-            os.replace(tmp, path)
-        except OSError as e:
-            # A cleaner of temporary folders (systemd-tmpfiles, tmpwatch) may remove the file mid-write: the
-            # replace then names the temporary file, which ``_os_errors`` would pass on as a traceback.
-            vanished = isinstance(e, FileNotFoundError) and os.path.isdir(folder)
-            why = f"its temporary file {tmp} was removed while it was written" if vanished else e.strerror or e
-            raise OlctcError(f"cannot write {path}: {why}") from None
+        with _os_errors(path, tmp):  # the rename's error names the temporary file
+            try:
+                os.replace(tmp, path)
+            except FileNotFoundError:
+                if not os.path.isdir(folder):
+                    raise
+                # a cleaner of temporary folders (systemd-tmpfiles, tmpwatch) removed it mid-write
+                raise OlctcError(f"cannot write {path}: its temporary file {tmp} was removed while it was "
+                                 "written") from None
     except BaseException:
         if tmp is not None:
             remove_files([tmp])
