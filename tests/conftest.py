@@ -62,9 +62,19 @@ def run_highs(h) -> None:
     h.run()
 
 
-def solve_highs_arrays(milp, time_limit: float | None = None, tol: float = 1e-9):
-    """Optimal objective and x of a MILP object, by highspy at tight tolerances."""
+def highs_option(h, name: str):
+    """An option's value: getOptionValue returns (status, value) in highspy 1.15 and the bare value in older
+    versions."""
+    value = h.getOptionValue(name)
+    return value[1] if isinstance(value, tuple) else value
+
+
+def highs_of(milp, time_limit: float | None = None, tol: float = 1e-9, fixed: dict[int, float] | None = None):
+    """A highspy.Highs holding a MILP object (its quadratic part too, without the objective constant) at tight
+    tolerances on one thread, not yet run. ``fixed`` columns are fixed at their values and made continuous (an
+    MIQP with every integer fixed is a convex QP HiGHS solves)."""
     import highspy
+    import scipy.sparse as sp
 
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -75,18 +85,38 @@ def solve_highs_arrays(milp, time_limit: float | None = None, tol: float = 1e-9)
     h.setOptionValue("threads", 1)
     if time_limit:
         h.setOptionValue("time_limit", float(time_limit))
+    lb, ub, integer = milp.lb.copy(), milp.ub.copy(), milp.integer.copy()
+    for j, val in (fixed or {}).items():
+        lb[j] = ub[j] = val
+        integer[j] = False
     A = milp.A.tocsc()
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = milp.n_cols, milp.n_rows
-    lp.col_cost_, lp.col_lower_, lp.col_upper_ = milp.c, milp.lb, milp.ub
+    lp.col_cost_, lp.col_lower_, lp.col_upper_ = milp.c, lb, ub
     inf = highspy.kHighsInf
     lp.row_lower_ = np.where(milp.sense == "L", -inf, milp.rhs)
     lp.row_upper_ = np.where(milp.sense == "G", inf, milp.rhs)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-    lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
-                       for i in milp.integer]
-    h.passModel(lp)
+    if integer.any():  # none once every integer is fixed: a QP, which HiGHS solves as such
+        lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous for i in integer]
+    model = highspy.HighsModel()
+    model.lp_ = lp
+    if milp.Q is not None and milp.Q.nnz:
+        Q = milp.Q.tocsc()
+        assert abs(Q - Q.T).max() == 0 and (Q.diagonal() >= 0).all()
+        L = sp.tril(Q, format="csc")
+        hess = highspy.HighsHessian()
+        hess.dim_, hess.format_ = milp.n_cols, highspy.HessianFormat.kTriangular
+        hess.start_, hess.index_, hess.value_ = L.indptr, L.indices, L.data
+        model.hessian_ = hess
+    assert h.passModel(model) == highspy.HighsStatus.kOk
+    return h
+
+
+def solve_highs_arrays(milp, time_limit: float | None = None, tol: float = 1e-9):
+    """Optimal objective and x of a MILP object, by highspy at tight tolerances."""
+    h = highs_of(milp, time_limit, tol)
     run_highs(h)
     return h.getInfo().objective_function_value + milp.obj_constant, np.array(h.getSolution().col_value)
 

@@ -16,8 +16,8 @@ import math
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
+from conftest import highs_of, run_highs
 from olctc.compile import check_size, compile_problem
 from olctc.datasets import load
 from olctc.formulation import build_milp
@@ -38,47 +38,14 @@ def data(rows: np.ndarray = ROWS) -> tuple[np.ndarray, np.ndarray]:
 
 
 def solve(milp: MILP, fixed: dict[int, float] | None = None) -> tuple[float, np.ndarray]:
-    """HiGHS's optimum (objective, x) of ``milp``; ``fixed`` columns are fixed and made continuous (so that an
-    MIQP with every integer fixed is a convex QP HiGHS solves)."""
-    lb, ub, integer = milp.lb.copy(), milp.ub.copy(), milp.integer.copy()
-    for j, val in (fixed or {}).items():
-        lb[j] = ub[j] = val
-        integer[j] = False
-    h = highspy.Highs()
-    for k, v in (("output_flag", False), ("threads", 1), ("mip_feasibility_tolerance", 1e-9),
-                 ("primal_feasibility_tolerance", 1e-9), ("dual_feasibility_tolerance", 1e-9),
-                 ("mip_rel_gap", 1e-9), ("mip_abs_gap", 1e-9), ("time_limit", 20.0)):
-        h.setOptionValue(k, v)
-    inf = highspy.kHighsInf
-    A = milp.A.tocsr()
-    lo = np.where(milp.sense == "L", -inf, milp.rhs)
-    hi = np.where(milp.sense == "G", inf, milp.rhs)
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = milp.n_cols, milp.n_rows
-    lp.col_cost_ = milp.c.astype(float)
-    lp.col_lower_, lp.col_upper_ = lb, ub
-    lp.row_lower_, lp.row_upper_ = lo, hi
-    lp.offset_ = float(milp.obj_constant)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = milp.n_cols, milp.n_rows
-    if integer.any():
-        lp.integrality_ = [highspy.HighsVarType.kInteger if f else highspy.HighsVarType.kContinuous for f in integer]
-    model = highspy.HighsModel()
-    model.lp_ = lp
-    if milp.Q is not None and milp.Q.nnz:
-        Q = milp.Q.tocsc()
-        assert abs(Q - Q.T).max() == 0 and (Q.diagonal() >= 0).all()
-        L = sp.tril(Q, format="csc")
-        hess = highspy.HighsHessian()
-        hess.dim_, hess.format_ = milp.n_cols, highspy.HessianFormat.kTriangular
-        hess.start_, hess.index_, hess.value_ = L.indptr, L.indices, L.data
-        model.hessian_ = hess
-    assert h.passModel(model) == highspy.HighsStatus.kOk
-    h.run()
+    """HiGHS's optimum (objective, x) of ``milp`` (conftest's ``highs_of``, the dual tolerance tight too for the
+    QPs); ``fixed`` columns are fixed and made continuous (so that an MIQP with every integer fixed is a convex
+    QP HiGHS solves)."""
+    h = highs_of(milp, time_limit=20.0, fixed=fixed)
+    h.setOptionValue("dual_feasibility_tolerance", 1e-9)
+    run_highs(h)
     assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal, h.modelStatusToString(h.getModelStatus())
-    x = np.array(h.getSolution().col_value)
-    return h.getInfo().objective_function_value, x
+    return h.getInfo().objective_function_value + milp.obj_constant, np.array(h.getSolution().col_value)
 
 
 def tree_of(milp: MILP, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import highs_option
 from olctc.emit.params import (PARAM_FILES, PARAM_NAMES, TIGHT_TOL, cbc_args, cbc_cutoff, glpk_args, solver_settings,
                                write_param_files)
 from olctc.errors import OlctcError
@@ -28,12 +29,6 @@ def _highs_cli() -> tuple[str, dict[str, str]] | None:
     import os
     env = dict(os.environ, LD_LIBRARY_PATH=highsbox.highs_lib_dir())
     return str(exe), env
-
-
-def highs_option(h, name: str):
-    """getOptionValue returns (status, value) in highspy 1.15 and the bare value in older versions."""
-    value = h.getOptionValue(name)
-    return value[1] if isinstance(value, tuple) else value
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from olctc.errors import OlctcError
 from olctc.pipeline import write_compiled
 from olctc.spec import make_spec
 
-from conftest import TINY_CSV
+from conftest import TINY_CSV, highs_option
 
 
 def _compiled(tmp_path: Path, preset: str = "olct"):
@@ -37,11 +37,6 @@ def _highs() -> highspy.Highs:
     return h
 
 
-def _option(h: highspy.Highs, name: str):
-    value = h.getOptionValue(name)
-    return value[1] if isinstance(value, tuple) else value
-
-
 # ------------------------------------------------------------------ params.py: the files' values, read back
 
 
@@ -52,8 +47,8 @@ def test_the_highs_options_for_highs_1_11_keep_bit_14_off_and_the_others_on(tmp_
     path.write_text(highs_options_text(bit_14_is_sparsify=False))
     h = _highs()
     assert h.readOptions(str(path)) == highspy.HighsStatus.kOk
-    assert _option(h, "presolve_rule_off") == 4096 + 8192
-    assert _option(h, "mip_feasibility_tolerance") == 1e-9
+    assert highs_option(h, "presolve_rule_off") == 4096 + 8192
+    assert highs_option(h, "mip_feasibility_tolerance") == 1e-9
 
 
 def test_a_gap_of_one_is_refused():
@@ -90,8 +85,8 @@ def test_highs_reads_the_gap_as_its_relative_gap(tmp_path):
     path.write_text(highs_options_text(mip_gap=0.05, time_limit=7.25, threads=1))
     h = _highs()
     assert h.readOptions(str(path)) == highspy.HighsStatus.kOk
-    assert _option(h, "mip_rel_gap") == 0.05 and _option(h, "mip_abs_gap") == 1e-6
-    assert _option(h, "time_limit") == 7.25 and _option(h, "threads") == 1
+    assert highs_option(h, "mip_rel_gap") == 0.05 and highs_option(h, "mip_abs_gap") == 1e-6
+    assert highs_option(h, "time_limit") == 7.25 and highs_option(h, "threads") == 1
 
 
 # ------------------------------------------------------------------ write_compiled: the set and the manifest

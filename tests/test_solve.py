@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from conftest import highs_option
 from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.milp import MILP, Block
 from olctc.read import read_solution
@@ -184,16 +185,11 @@ def test_quadratic_refused(models: Path, solver: str) -> None:
 
 def test_tight_tolerances_are_set_on_the_solver_objects(models: Path) -> None:
     opts = SolveOptions(time_limit=7.5, threads=1, mip_gap=0.01, verbose=False)
-
-    def highs_opt(h, name):   # (status, value) in highspy 1.15, the value alone before
-        value = h.getOptionValue(name)
-        return value[1] if isinstance(value, tuple) else value
-
     h = highs_model(opts)
-    assert highs_opt(h, "mip_feasibility_tolerance") == 1e-9
-    assert highs_opt(h, "primal_feasibility_tolerance") == 1e-9
-    assert highs_opt(h, "time_limit") == 7.5 and highs_opt(h, "threads") == 1
-    assert highs_opt(h, "mip_rel_gap") == 0.01
+    assert highs_option(h, "mip_feasibility_tolerance") == 1e-9
+    assert highs_option(h, "primal_feasibility_tolerance") == 1e-9
+    assert highs_option(h, "time_limit") == 7.5 and highs_option(h, "threads") == 1
+    assert highs_option(h, "mip_rel_gap") == 0.01
 
     m, max_seconds = cbc_model(models / "model.mps", opts)
     assert m.integer_tol == 1e-9 and m.infeas_tol == 1e-9
