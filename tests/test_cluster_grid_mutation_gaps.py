@@ -516,3 +516,18 @@ def test_run_local_reruns_a_task_whose_solution_is_empty_and_reports_a_failure(t
     assert (tmp_path / "ran.txt").read_text() == "ran 0\nran 3\n"
     assert "task 1: t1/model.sol exists, skipped" in r.stdout
     assert r.stderr == "task 2 failed (see t2/solve.log)\n"
+
+
+def test_an_olctc_cmd_file_that_is_not_executable_is_warned_of(tmp_path) -> None:
+    """A program path to a file without execute permission: every task's shell would say 'Permission denied', so
+    grid warns (it said nothing); the same file made executable gets no warning."""
+    from olctc.cluster import check_olctc_cmd
+
+    program = tmp_path / "olctc"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o644)
+    assert check_olctc_cmd(str(program)) == (
+        f"--olctc-cmd: the tasks will run {str(program)!r}, which is a file but not executable here: make it "
+        "executable (chmod +x) or run it through its interpreter (--olctc-cmd 'python -m olctc.cli')")
+    program.chmod(0o755)
+    assert check_olctc_cmd(str(program)) is None

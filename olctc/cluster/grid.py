@@ -459,11 +459,16 @@ def solver_program_warning(solver: str) -> str | None:
 
 def check_olctc_cmd(cmd: str) -> str | None:
     """Refuse an --olctc-cmd the task scripts cannot run as written; return a warning when its program is not
-    found here (a path with a space, written unquoted, runs its first part only: every task would fail)."""
+    found here (a path with a space, written unquoted, runs its first part only: every task would fail) or is a
+    file that is not executable."""
     program = _program(cmd)
     if _expanded(cmd):  # ~/bin/olctc, $HOME/bin/olctc: the task's shell makes the path, not this one
         return None
     found = Path(program).is_file() if "/" in program else shutil.which(program) is not None
+    if found and "/" in program and not os.access(program, os.X_OK):
+        # the task's shell would say "Permission denied" for every task
+        return (f"--olctc-cmd: the tasks will run {program!r}, which is a file but not executable here: make it "
+                f"executable (chmod +x) or run it through its interpreter (--olctc-cmd 'python -m olctc.cli')")
     if found:
         return None
     hint = ("; a path with spaces must be quoted inside the option, as in --olctc-cmd \"'/my dir/olctc'\""
