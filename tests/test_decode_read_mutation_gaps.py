@@ -1,6 +1,7 @@
-"""Solution-reader and decode behaviour a mutation pass (QA 2026-12-06) found unpinned: the HiGHS, GLPK and CBC
+"""Solution-reader and decode behaviour a mutation pass (QA 2026-12-06) found unpinned: the HiGHS and GLPK
 readers' refusals of damaged files (each naming the file, the line and what it expected), the statuses only one
-writer uses, and decode's checks and notes. Each solution file is a real sample (tests/data/solvers/samples) with
+writer uses, and decode's checks and notes (python-mip's .sol having no printing precision: in
+test_read_solutions). Each solution file is a real sample (tests/data/solvers/samples) with
 the edit stated, or a file a solver wrote here."""
 from __future__ import annotations
 
@@ -15,22 +16,7 @@ from olctc.errors import OlctcError
 from olctc.formulation.topology import Topology
 from olctc.read import read_solution
 from test_core_mutation_gaps import compiled, decoded, solve_fixed
-
-SAMPLES = Path(__file__).parent / "data" / "solvers" / "samples"
-MODEL = SAMPLES / "model.mps"
-COLS = ["x", "y", "z", "v", "w", "u"]  # model.mps column order
-OPT = {"x": 4.0, "y": 3.0, "z": 1.0, "v": 3.0, "w": 2.0, "u": 0.0}  # model.mps's optimum, objective -21.5
-
-
-def _edited(tmp_path: Path, sample: str, *edits: tuple[str, str]) -> Path:
-    """A copy of a sample solution file with each (old, new) edit applied once (each must apply)."""
-    text = (SAMPLES / sample).read_text()
-    for old, new in edits:
-        assert old in text
-        text = text.replace(old, new, 1)
-    path = tmp_path / f"edited-{sample}"
-    path.write_text(text)
-    return path
+from test_read_mutation_gaps import COLS, SAMPLES, _edited
 
 
 def _refused(path: Path, message: str, **kwargs) -> None:
@@ -117,23 +103,6 @@ def test_glpk_printable_table_shorter_than_its_columns_count_is_refused(tmp_path
     """'Columns: 7' over a 6-line table: the file lost a column line."""
     path = _edited(tmp_path, "glpk_output_o.txt", ("Columns:    6", "Columns:    7"))
     _refused(path, ":24: expected 7 columns in the column table, as 'Columns:' says, got 6 (file truncated?)")
-
-
-# ---------------------------------------------------------------- CBC / python-mip
-
-
-def test_python_mip_sol_values_count_as_exact(tmp_path):
-    """python-mip writes Python's repr of each value: its file has no printing precision (digits None), even when
-    every value is short enough to look like CBC 2.10's 8 digits."""
-    mip = pytest.importorskip("mip")
-    m = mip.Model(solver_name="CBC")
-    m.verbose = 0
-    m.read(str(MODEL))
-    assert m.optimize() == mip.OptimizationStatus.OPTIMAL
-    m.write(str(tmp_path / "pm.sol"))
-    sol = read_solution(tmp_path / "pm.sol")
-    assert (sol.status, sol.digits) == ("feasible", None)
-    assert sol.values == {k: v for k, v in OPT.items() if v}
 
 
 # ---------------------------------------------------------------- decode

@@ -285,7 +285,9 @@ def test_python_mip_cbc_solution_file(tmp_path) -> None:
     assert m.optimize() == mip.OptimizationStatus.OPTIMAL
     m.write(str(tmp_path / "pm.sol"))
     sol = read_solution(tmp_path / "pm.sol")
-    assert (sol.solver, sol.status, sol.objective, sol.omits_zeros) == ("cbc", "feasible", None, True)
+    # python-mip writes each value's repr: no printing precision (digits None), even where every value is short
+    # enough to look like CBC 2.10's 8 digits
+    assert (sol.solver, sol.status, sol.objective, sol.omits_zeros, sol.digits) == ("cbc", "feasible", None, True, None)
     assert sol.to_array(COLS).tolist() == [4.0, 3.0, 1.0, 3.0, 2.0, 0.0]
 
 
