@@ -336,9 +336,10 @@ def test_a_dead_runs_record_names_its_exit_and_quotes_its_last_line(capfd) -> No
 def test_a_hung_run_is_killed_at_its_hard_limit_and_timed() -> None:
     """Killed at once (SIGTERM, no grace period needed) when its hard limit is up, and timed from its start."""
     _isolated(_stamp, [{"n": 0}])  # the fork server, if any, is started now: its imports are not the run's time
-    (rec,) = _isolated(_sleep, [{"n": 1}], limit=1.0)
-    assert rec["status"] == "timeout" and rec["error"].startswith("RunTimeout: no result after 1 s")
-    assert 1.0 < rec["wall"] < 1.9, rec["wall"]
+    (rec,) = _isolated(_sleep, [{"n": 1}], limit=2.0)
+    assert rec["status"] == "timeout" and rec["error"].startswith("RunTimeout: no result after 2 s")
+    # under 2 limits: a load margin of almost 2 s (a 1 s limit with a 1.9 s bound is tight on a loaded CI machine)
+    assert 2.0 < rec["wall"] < 3.9, rec["wall"]
 
 
 def test_a_hard_limit_of_centuries_is_waited_on_and_no_descriptor_is_left_open() -> None:
