@@ -15,24 +15,13 @@ from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.solve import SolveResult, solve_file, write_native_solution
 from olctc.solve.external import EXTERNAL, Invocation, dies_with_us, locate, solve_external
 from olctc.solve.options import SolveOptions
+from test_solve_mutation_gaps import LP
 
 DATA = Path(__file__).parent / "data" / "solvers"
 DEBIAN_CBC = Path("/usr/bin/cbc")
 
 #: min x + 2 y, x + y >= 3, x - y <= 1, y integer: optimum 4 at x = 1, y = 2 (x = 2, y = 1 breaks c2)
-INT_LP = """\\ a tiny MIP
-Minimize
- obj: x + 2 y
-Subject To
- c1: x + y >= 3
- c2: x - y <= 1
-Bounds
- 0 <= x <= 10
- 0 <= y <= 10
-General
- y
-End
-"""
+INT_LP = LP.replace("an LP, no integer column", "a tiny MIP").replace("End\n", "General\n y\nEnd\n")
 INFEASIBLE_LP = INT_LP.replace("c2: x - y <= 1", "c2: x + y <= 1")
 
 
