@@ -468,7 +468,7 @@ def check_olctc_cmd(cmd: str) -> str | None:
     if found and "/" in program and not os.access(program, os.X_OK):
         # the task's shell would say "Permission denied" for every task
         return (f"--olctc-cmd: the tasks will run {program!r}, which is a file but not executable here: make it "
-                f"executable (chmod +x) or run it through its interpreter (--olctc-cmd 'python -m olctc.cli')")
+                "executable (chmod +x) or run it through its interpreter (--olctc-cmd 'python -m olctc.cli')")
     if found:
         return None
     hint = ("; a path with spaces must be quoted inside the option, as in --olctc-cmd \"'/my dir/olctc'\""
