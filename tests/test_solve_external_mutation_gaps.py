@@ -4,7 +4,10 @@ broke without any other test failing. Real programs on tiny models; a small shel
 program only where a real one cannot be made to print or write what the test needs."""
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import sys
 import warnings
 from pathlib import Path
 
@@ -73,12 +76,21 @@ def test_a_program_found_through_a_relative_path_entry_still_runs(tmp_path: Path
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "glpsol").symlink_to("/usr/bin/glpsol")
     model = _model(tmp_path)
-    dies_with_us()  # cached: found on the whole PATH, as in use
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", "bin")
     exe, _ = locate(EXTERNAL["glpk-cli"], None)
     assert exe == tmp_path / "bin" / "glpsol"
     assert _run("glpk-cli", model).objective == pytest.approx(4.0, abs=1e-9)
+
+
+def test_the_kill_with_us_guard_is_found_without_the_system_folders_on_path(monkeypatch) -> None:
+    """setpriv (the guard that kills a solver program with olctc) is looked up once per process: a PATH without
+    /usr/bin at that first call made every later program run unguarded; the system's folders are looked in too."""
+    setpriv = shutil.which("setpriv", path=os.defpath)
+    if not sys.platform.startswith("linux") or setpriv is None:
+        pytest.skip("no setpriv in the system's folders")
+    monkeypatch.setenv("PATH", "bin")
+    assert dies_with_us.__wrapped__() == (setpriv, "--pdeathsig", "KILL", "--")
 
 
 # ------------------------------------------------------------------ the programs' answers

@@ -188,7 +188,9 @@ def dies_with_us() -> tuple[str, ...]:
     """
     if not sys.platform.startswith("linux"):
         return ()
-    exe = shutil.which("setpriv")
+    # cached for the process: a PATH without /usr/bin at the first call (PATH=bin to find one program) left every
+    # later program unguarded, so the system's folders are looked in too
+    exe = shutil.which("setpriv") or shutil.which("setpriv", path=os.defpath)
     if exe is None:
         return ()
     prefix = (exe, "--pdeathsig", "KILL", "--")
