@@ -316,11 +316,14 @@ def _talk_then_finish(task: dict) -> list:
     return [{"task": task["n"], "status": "optimal"}]
 
 
-def _isolated(run, tasks: list[dict], limit: float = 30.0) -> list:
+def _isolated(run, tasks: list[dict], limit: float = 30.0, jobs: int = 2) -> list[dict]:
+    """The records of ``tasks`` (each {"n": ...}) run by ``run`` through run_isolated, in the order kept; a failed
+    run's record is {"task", "status", "error", "wall"}."""
     kept: list = []
-    run_isolated(tasks, 2, run, lambda t: limit,
-                        lambda t, status, why, wall: [{"task": t["n"], "status": status, "error": why}], kept.extend)
-    return sorted(kept, key=lambda r: r["task"])
+    run_isolated(tasks, jobs, run, lambda t: limit,
+                 lambda t, status, why, wall: [{"task": t["n"], "status": status, "error": why, "wall": wall}],
+                 kept.extend)
+    return kept
 
 
 def test_a_crashed_runs_record_quotes_glibcs_message(capfd) -> None:

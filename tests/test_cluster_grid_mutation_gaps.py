@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any, Callable
@@ -19,6 +18,7 @@ from olctc.data import read_csv
 from olctc.errors import OlctcError
 from olctc.spec import make_spec
 from test_cluster import small_heart_csv
+from test_selection_mutation_gaps import _assert_refused, _grid_copy
 
 #: The grid of the module fixture: depth 2, C values 2 and 0.5 (in that order), 3 folds, seed 5.
 C_VALUES = [2.0, 0.5]
@@ -48,13 +48,9 @@ def _jobs(g: Path) -> list[list[str]]:
 
 def _refused(src: Path, tmp_path: Path, edit: Callable[[dict[str, Any]], Any], match: str) -> None:
     """A copy of the grid ``src`` whose grid.json ``edit`` changed is refused by read_grid with ``match``."""
-    g = tmp_path / "g"
-    shutil.copytree(src, g)
-    info = _info(g)
+    g, info = _grid_copy(src, tmp_path)
     edit(info)
-    (g / "grid.json").write_text(json.dumps(info))
-    with pytest.raises(OlctcError, match=match):
-        read_grid(g)
+    _assert_refused(g, info, match)
 
 
 # ---------------------------------------------------------------- C values and folds
@@ -171,8 +167,6 @@ def test_a_task_whose_part_file_is_gone_is_done_only_with_a_non_empty_solution(g
     assert subprocess.run(["bash", "-c", promote], cwd=tmp_path).returncode == 0
 
 
-
-
 def test_make_grid_refuses_a_miqp_preset_for_a_milp_solver(grid, tmp_path) -> None:
     """make_grid (not only the CLI) refuses a MIQP preset with a MILP-only solver, naming the solvers that fit,
     before writing anything."""
@@ -250,6 +244,21 @@ def test_an_absolute_olctc_cmd_is_written_as_given_and_a_trailing_space_is_no_un
         "PATH here"
 
 
+def test_an_olctc_cmd_file_that_is_not_executable_is_warned_of(tmp_path) -> None:
+    """A program path to a file without execute permission: every task's shell would say 'Permission denied', so
+    grid warns (it said nothing); the same file made executable gets no warning."""
+    from olctc.cluster import check_olctc_cmd
+
+    program = tmp_path / "olctc"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o644)
+    assert check_olctc_cmd(str(program)) == (
+        f"--olctc-cmd: the tasks will run {str(program)!r}, which is a file but not executable here: make it "
+        "executable (chmod +x) or run it through its interpreter (--olctc-cmd 'python -m olctc.cli')")
+    program.chmod(0o755)
+    assert check_olctc_cmd(str(program)) is None
+
+
 def test_olctc_found_through_a_relative_path_entry_is_written_absolute(tmp_path, monkeypatch) -> None:
     """olctc found through PATH=my bin (relative) is written as its absolute path: the tasks run from the grid
     folder, where 'olctc' would name nothing."""
@@ -261,6 +270,7 @@ def test_olctc_found_through_a_relative_path_entry_is_written_absolute(tmp_path,
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PATH", "my bin")
     assert olctc_command() == f"'{tmp_path}/my bin/olctc'"
+
 
 # ---------------------------------------------------------------- grid.json read back
 
@@ -288,8 +298,7 @@ def test_damaged_grid_json_is_refused(grid, tmp_path, edit, match) -> None:
 
 def _edit_jobs(src: Path, tmp_path: Path, edit: Callable[[list[str]], Any]) -> Path:
     """A copy of the grid ``src`` whose jobs.tsv lines ``edit`` changed (in place)."""
-    g = tmp_path / "g"
-    shutil.copytree(src, g)
+    g, _ = _grid_copy(src, tmp_path)
     lines = (g / "jobs.tsv").read_text().splitlines()
     edit(lines)
     (g / "jobs.tsv").write_text("\n".join(lines) + "\n")
@@ -517,17 +526,3 @@ def test_run_local_reruns_a_task_whose_solution_is_empty_and_reports_a_failure(t
     assert "task 1: t1/model.sol exists, skipped" in r.stdout
     assert r.stderr == "task 2 failed (see t2/solve.log)\n"
 
-
-def test_an_olctc_cmd_file_that_is_not_executable_is_warned_of(tmp_path) -> None:
-    """A program path to a file without execute permission: every task's shell would say 'Permission denied', so
-    grid warns (it said nothing); the same file made executable gets no warning."""
-    from olctc.cluster import check_olctc_cmd
-
-    program = tmp_path / "olctc"
-    program.write_text("#!/bin/sh\n")
-    program.chmod(0o644)
-    assert check_olctc_cmd(str(program)) == (
-        f"--olctc-cmd: the tasks will run {str(program)!r}, which is a file but not executable here: make it "
-        "executable (chmod +x) or run it through its interpreter (--olctc-cmd 'python -m olctc.cli')")
-    program.chmod(0o755)
-    assert check_olctc_cmd(str(program)) is None

@@ -14,12 +14,7 @@ from olctc.data.dataset import Column, Schema
 from olctc.data.labels import binarise_labels
 from olctc.data.weights import class_weight_by_label
 from olctc.errors import OlctcError
-
-
-def _csv(tmp_path: Path, text: str, name: str = "t.csv") -> Path:
-    p = tmp_path / name
-    p.write_text(text)
-    return p
+from test_data import write
 
 
 def _refused(p: Path, message: str, **kw) -> None:
@@ -52,7 +47,7 @@ def test_a_cell_that_is_a_sequence_is_no_number(cells):
 
 def test_a_number_ending_in_a_comma_is_a_decimal_comma(tmp_path):
     # '3,' in a semicolon file is a number written with a comma (the hint), not some other text
-    p = _csv(tmp_path, "a;y\n1;x\n3,;y\n2;x\n4;y\n")
+    p = write(tmp_path, "a;y\n1;x\n3,;y\n2;x\n4;y\n")
     _refused(p, "column 'a' line 3: expected a number, got '3,', a number with a comma")
 
 
@@ -108,18 +103,18 @@ _SPANNING = 'x,y\n1,a\n"2\n",b\n'
 
 def test_an_unlabelled_row_is_named_by_its_file_line(tmp_path):
     # the row after a cell spanning two lines starts on line 5
-    _refused(_csv(tmp_path, _SPANNING + "3,\n4,a\n"), "target 'y' line 5: no class label ('')")
+    _refused(write(tmp_path, _SPANNING + "3,\n4,a\n"), "target 'y' line 5: no class label ('')")
 
 
 def test_a_bad_weight_is_named_by_its_file_line(tmp_path):
     # the weight column's messages name the file line of the row, after a cell spanning lines too
-    p = _csv(tmp_path, 'x,w,y\n1,1,a\n"2\n",1,b\n3,-2,a\n4,1,b\n')
+    p = write(tmp_path, 'x,w,y\n1,1,a\n"2\n",1,b\n3,-2,a\n4,1,b\n')
     _refused(p, "weight column 'w': line 5: expected a weight >= 0, got -2.0", weight_column="w")
 
 
 def test_a_marker_label_among_the_rest_warns_with_its_line(tmp_path):
     # with --positive-class, a label 'NA' among the rest trains as 'not a': said, naming its line and class
-    p = _csv(tmp_path, _SPANNING + "3,NA\n4,a\n")
+    p = write(tmp_path, _SPANNING + "3,NA\n4,a\n")
     with pytest.warns(UserWarning, match=re.escape(f"{p}: target 'y' line 5: label 'NA' looks like a missing value, "
                                                    "yet trains as class 'not a'")):
         read_csv(p, "y", positive_class="a")
@@ -129,7 +124,7 @@ def test_a_marker_label_chosen_as_positive_does_not_warn(tmp_path):
     # a label 'NA' chosen as the positive class is meant: no warning
     import warnings
 
-    p = _csv(tmp_path, "x,y\n1,NA\n2,b\n3,NA\n4,b\n")
+    p = write(tmp_path, "x,y\n1,NA\n2,b\n3,NA\n4,b\n")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert read_csv(p, "y", positive_class="NA").classes == ("b", "NA")
@@ -160,7 +155,7 @@ def test_label_values_are_python_numbers_sorted_before_text(raw, classes):
 @pytest.mark.parametrize("cell", ["nan", "-NaN", " "])
 def test_a_nan_or_blank_label_is_no_class(tmp_path, cell):
     # pandas writes a missing label as '' or 'nan': no class, named at its line
-    _refused(_csv(tmp_path, f"x,y\n1,a\n2,{cell}\n3,b\n"), f"target 'y' line 3: no class label ({cell!r})")
+    _refused(write(tmp_path, f"x,y\n1,a\n2,{cell}\n3,b\n"), f"target 'y' line 3: no class label ({cell!r})")
 
 
 @pytest.mark.parametrize("text, message", [
@@ -178,18 +173,18 @@ def test_a_nan_or_blank_label_is_no_class(tmp_path, cell):
     ("x,y\n1,a\n\n2,b\n", "line 3 is blank; remove blank lines inside the data"),
 ])
 def test_the_first_faulty_cell_is_named(tmp_path, text, message):
-    _refused(_csv(tmp_path, text), message)
+    _refused(write(tmp_path, text), message)
 
 
 def test_dropped_columns_are_recorded_in_the_files_order(tmp_path):
     # --drop c --drop a records ('a', 'c'): the manifest is the same whatever order the user gave
-    ds = read_csv(_csv(tmp_path, "a,b,c,y\n1,2,3,p\n2,3,4,q\n"), "y", drop=["c", "a"])
+    ds = read_csv(write(tmp_path, "a,b,c,y\n1,2,3,p\n2,3,4,q\n"), "y", drop=["c", "a"])
     assert ds.dropped == ("a", "c") and ds.feature_names == ["b"]
 
 
 def test_a_class_weighing_nothing_is_named(tmp_path):
     # the class all of whose rows weigh 0 is named (not the other one), as is the weight column
-    p = _csv(tmp_path, "x,w,y\n1,0,a\n2,1,b\n3,0,a\n4,2,b\n")
+    p = write(tmp_path, "x,w,y\n1,0,a\n2,1,b\n3,0,a\n4,2,b\n")
     _refused(p, "weight column 'w': every point of class 'a' weighs 0, which leaves one class", weight_column="w")
 
 
@@ -228,7 +223,7 @@ def test_separators_and_line_ends_are_read(tmp_path, data, features):
      "weight column 'w' is also a column to drop; name it once"),
 ])
 def test_conflicting_columns_and_bad_numbers_are_refused(tmp_path, text, kw, message):
-    _refused(_csv(tmp_path, text), message, **kw)
+    _refused(write(tmp_path, text), message, **kw)
 
 
 def test_one_hot_size_limit_names_the_widest_text_column(tmp_path, monkeypatch):
@@ -236,7 +231,7 @@ def test_one_hot_size_limit_names_the_widest_text_column(tmp_path, monkeypatch):
     import olctc.data.csvfile as csvfile
 
     monkeypatch.setattr(csvfile, "ONE_HOT_EARLY", 0)  # the limit speaks for any size, not only above 10 million
-    p = _csv(tmp_path, "c,d,y\nu,a,p\nv,b,q\nu,c,p\nv,d,q\n")  # 4 rows x (2 + 4) categories = 24 values
+    p = write(tmp_path, "c,d,y\nu,a,p\nv,b,q\nu,c,p\nv,d,q\n")  # 4 rows x (2 + 4) categories = 24 values
     assert read_csv(p, "y", max_one_hot=24, warn_identifiers=False).X.shape == (4, 6)
     _refused(p, "one-hot encoding its text columns gives 6 features on 4 rows, 24 values (no model within "
              "--max-nonzeros 23 fits them); column 'd' alone has 4 different values", max_one_hot=23,
@@ -257,8 +252,9 @@ def test_one_hot_size_limit_names_the_widest_text_column(tmp_path, monkeypatch):
 ])
 def test_header_faults_are_named(tmp_path, text, kw, message):
     target = kw.pop("target", "y")
-    with pytest.raises(OlctcError, match=re.escape(f"{tmp_path / 't.csv'}: {message}")):
-        read_csv(_csv(tmp_path, text), target, **kw)
+    p = write(tmp_path, text)
+    with pytest.raises(OlctcError, match=re.escape(f"{p}: {message}")):
+        read_csv(p, target, **kw)
 
 
 def test_a_gzip_files_name_is_its_first_dotted_part(tmp_path):

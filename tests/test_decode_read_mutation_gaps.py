@@ -6,7 +6,6 @@ the edit stated, or a file a solver wrote here."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,14 +15,7 @@ from olctc.errors import OlctcError
 from olctc.formulation.topology import Topology
 from olctc.read import read_solution
 from test_core_mutation_gaps import compiled, decoded, solve_fixed
-from test_read_mutation_gaps import COLS, SAMPLES, _edited
-
-
-def _refused(path: Path, message: str, **kwargs) -> None:
-    """read_solution refuses ``path`` with ``<path>``-prefixed ``message`` (the line and what was expected)."""
-    with pytest.raises(OlctcError) as err:
-        read_solution(path, **kwargs)
-    assert str(err.value) == f"{path}{message}"
+from test_read_mutation_gaps import COLS, SAMPLES, _edited, _error
 
 
 # ---------------------------------------------------------------- HiGHS
@@ -32,19 +24,19 @@ def _refused(path: Path, message: str, **kwargs) -> None:
 def test_highs_columns_count_line_must_name_columns(tmp_path):
     """'# Rows 6' where '# Columns 6' belongs (the keyword checked, not only the token count) is refused."""
     path = _edited(tmp_path, "highs_solution.sol", ("# Columns 6", "# Rows 6"))
-    _refused(path, ":7: expected '# Columns <n>', got '# Rows 6'")
+    assert _error(path) == ":7: expected '# Columns <n>', got '# Rows 6'"
 
 
 def test_highs_objective_line_must_start_with_objective(tmp_path):
     """A line other than 'Objective <v>' after Feasible is named as such, not as a bad number."""
     path = _edited(tmp_path, "highs_solution.sol", ("Objective -21.5", "Value -21.5"))
-    _refused(path, ":6: expected 'Objective <v>', got 'Value -21.5'")
+    assert _error(path) == ":6: expected 'Objective <v>', got 'Value -21.5'"
 
 
 def test_highs_sparse_index_must_be_a_number(tmp_path):
     """Style 4's third field is the column index: a non-number there is a damaged line."""
     path = _edited(tmp_path, "highs_solution_style4.sol", ("y 3 1", "y 3 one"))
-    _refused(path, ":9: expected 'name value index', got 'y 3 one'")
+    assert _error(path) == ":9: expected 'name value index', got 'y 3 one'"
 
 
 def test_highs_pretty_blank_primal_among_values_is_refused(tmp_path):
@@ -73,21 +65,21 @@ def test_highs_style_2_status_letter_question_mark_is_no_solution(tmp_path):
     path = _edited(tmp_path, "glpk_solution_w.txt", ("s mip 5 6 o -21.5", "s mip 5 6 ? -21.5"))
     sol = read_solution(path, format="highs", col_names=COLS)
     assert (sol.solver, sol.status, sol.raw_status, sol.values) == ("highs", "no_solution", "s mip ?: unknown", {})
-    _refused(path, ":8: expected a status letter among o, f, n, u, got '?'", col_names=COLS)
+    assert _error(path, col_names=COLS) == ":8: expected a status letter among o, f, n, u, got '?'"
 
 
 def test_glpk_no_solution_file_cut_before_eof_is_refused(tmp_path):
     """A GLPK file with lines after 's' but no 'e o f' was cut, even when its status has no values to read."""
     path = _edited(tmp_path, "glpk_infeasible_w.txt", ("e o f\n", ""))
-    _refused(path, ":12: expected 'e o f' as the last line, got end of file after line 12 (file truncated?)",
-             col_names=["a", "b"])
+    assert _error(path, col_names=["a", "b"]) == (":12: expected 'e o f' as the last line, got end of file after "
+                                                  "line 12 (file truncated?)")
 
 
 def test_glpk_raw_stray_line_before_the_s_line_is_named(tmp_path):
     """A line that is neither a comment nor 's ...' before the 's' line is named, where it is."""
     path = _edited(tmp_path, "glpk_solution_w.txt", ("s mip", "x junk\ns mip"))
-    _refused(path, ":8: expected an 's mip', 's bas' or 's ipt' line after the 'c' lines, got 'x junk'",
-             col_names=COLS)
+    assert _error(path, col_names=COLS) == (":8: expected an 's mip', 's bas' or 's ipt' line after the 'c' lines, "
+                                            "got 'x junk'")
 
 
 def test_glpk_raw_without_comment_lines_is_no_known_format(tmp_path):
@@ -102,7 +94,7 @@ def test_glpk_raw_without_comment_lines_is_no_known_format(tmp_path):
 def test_glpk_printable_table_shorter_than_its_columns_count_is_refused(tmp_path):
     """'Columns: 7' over a 6-line table: the file lost a column line."""
     path = _edited(tmp_path, "glpk_output_o.txt", ("Columns:    6", "Columns:    7"))
-    _refused(path, ":24: expected 7 columns in the column table, as 'Columns:' says, got 6 (file truncated?)")
+    assert _error(path) == ":24: expected 7 columns in the column table, as 'Columns:' says, got 6 (file truncated?)"
 
 
 # ---------------------------------------------------------------- decode

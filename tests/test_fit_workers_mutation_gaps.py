@@ -14,19 +14,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from olctc import datasets
-from olctc.bench.workers import QUOTE, SOCKET_PATH_MAX, _LISTENER_SUFFIX, run_isolated, socket_fits
+from olctc.bench.workers import QUOTE, SOCKET_PATH_MAX, _LISTENER_SUFFIX, socket_fits
 from olctc.data.arrays import from_arrays
 from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.fit import balanced_accuracy, check_time_limit, fit, least_time_limit, solver_budget, split
 from olctc.solve.result import SolveResult
 from olctc.spec import make_spec
-
-
-def _heart(per_class: int):
-    """The first ``per_class`` points of each class of heart."""
-    ds = datasets.load("heart")
-    return ds.subset(np.r_[np.flatnonzero(ds.y < 0)[:per_class], np.flatnonzero(ds.y > 0)[:per_class]])
+from test_bench_workers import _isolated
+from test_solve_mutation_gaps import _heart
 
 
 def _labelled(n_neg: int, n_pos: int):
@@ -278,7 +273,7 @@ def test_refinement_stopped_at_the_deadline_is_noted() -> None:
 def _stamp(task: dict) -> list:
     start = time.monotonic()
     time.sleep(0.2)
-    return [{"n": task["n"], "start": start, "end": time.monotonic()}]
+    return [{"task": task["n"], "start": start, "end": time.monotonic()}]
 
 
 def _exit_after_writing(task: dict) -> list:
@@ -299,17 +294,9 @@ def _sleep(task: dict) -> list:
     return []
 
 
-def _isolated(run, tasks: list[dict], jobs: int = 1, limit: float = 60.0) -> list[dict]:
-    kept: list = []
-    run_isolated(tasks, jobs, run, lambda t: limit,
-                 lambda t, status, why, wall: [{"n": t["n"], "status": status, "error": why, "wall": wall}],
-                 kept.extend)
-    return kept
-
-
 def test_one_job_runs_the_tasks_one_at_a_time_in_their_order() -> None:
-    recs = _isolated(_stamp, [{"n": 1}, {"n": 2}, {"n": 3}])
-    assert [r["n"] for r in recs] == [1, 2, 3]
+    recs = _isolated(_stamp, [{"n": 1}, {"n": 2}, {"n": 3}], jobs=1)
+    assert [r["task"] for r in recs] == [1, 2, 3]
     assert all(b["start"] >= a["end"] for a, b in zip(recs, recs[1:]))
 
 
@@ -322,7 +309,7 @@ def test_a_dead_runs_record_names_its_exit_and_quotes_its_last_line(capfd) -> No
              {"n": 3, "err": b"", "code": -40},
              {"n": 4, "err": exact, "code": 5}]
     capfd.readouterr()
-    recs = {r["n"]: r for r in _isolated(_exit_after_writing, tasks)}
+    recs = {r["task"]: r for r in _isolated(_exit_after_writing, tasks, jobs=1)}
     err = capfd.readouterr().err
     head = "WorkerDied: the run's process ended with "
     assert recs[1]["status"] == "error" and recs[1]["error"].startswith(head + "exit code 3 without")
@@ -345,7 +332,7 @@ def test_a_hung_run_is_killed_at_its_hard_limit_and_timed() -> None:
 def test_a_hard_limit_of_centuries_is_waited_on_and_no_descriptor_is_left_open() -> None:
     _isolated(_stamp, [{"n": 0}])  # the fork server, if any, is started now
     before = len(os.listdir("/proc/self/fd"))
-    assert sorted(r["n"] for r in _isolated(_stamp, [{"n": 1}, {"n": 2}, {"n": 3}], jobs=2, limit=1e12)) == [1, 2, 3]
+    assert sorted(r["task"] for r in _isolated(_stamp, [{"n": 1}, {"n": 2}, {"n": 3}], limit=1e12)) == [1, 2, 3]
     assert len(os.listdir("/proc/self/fd")) == before
 
 

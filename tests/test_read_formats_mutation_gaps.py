@@ -11,16 +11,7 @@ import pytest
 
 from olctc.errors import OlctcError
 from olctc.read import read_solution
-from test_read_mutation_gaps import COLS, SAMPLES, _edited
-
-
-def _error(path: Path, **kwargs: object) -> str:
-    """The message read_solution refuses ``path`` with, less the path itself (which starts every message)."""
-    with pytest.raises(OlctcError) as err:
-        read_solution(path, **kwargs)  # type: ignore[arg-type]
-    message = str(err.value)
-    assert message.startswith(str(path))
-    return message[len(str(path)):]
+from test_read_mutation_gaps import COLS, SAMPLES, _edited, _error
 
 
 # ---------------------------------------------------------------- Gurobi

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from olctc.errors import OlctcError
 from olctc.read import read_solution
 
 SAMPLES = Path(__file__).parent / "data" / "solvers" / "samples"
@@ -25,6 +26,15 @@ def _edited(tmp_path: Path, sample: str, *edits: tuple[str, str]) -> Path:
     path = tmp_path / f"edited-{sample}"
     path.write_text(text)
     return path
+
+
+def _error(path: Path, **kwargs: object) -> str:
+    """The message read_solution refuses ``path`` with, less the path itself (which starts every message)."""
+    with pytest.raises(OlctcError) as err:
+        read_solution(path, **kwargs)  # type: ignore[arg-type]
+    message = str(err.value)
+    assert message.startswith(str(path))
+    return message[len(str(path)):]
 
 
 def _written(tmp_path: Path, name: str, text: str) -> Path:

@@ -206,6 +206,7 @@ def test_a_solve_stopped_without_a_solution_keeps_its_bound(solver: str) -> None
 
 # ------------------------------------------------------------------ solve_compiled_file and fit
 def _heart(per_class: int):
+    """The first ``per_class`` points of each class of heart."""
     from olctc import datasets
 
     ds = datasets.load("heart")
