@@ -23,7 +23,7 @@ from test_solve_mutation_gaps import LP
 DATA = Path(__file__).parent / "data" / "solvers"
 DEBIAN_CBC = Path("/usr/bin/cbc")
 
-#: min x + 2 y, x + y >= 3, x - y <= 1, y integer: optimum 4 at x = 1, y = 2 (x = 2, y = 1 breaks c2)
+#: min x + 2 y, x + y >= 3, x - y <= 1, y integer: optimum 4 at x = 2, y = 1 (x = 1, y = 2 costs 5)
 INT_LP = LP.replace("an LP, no integer column", "a tiny MIP").replace("End\n", "General\n y\nEnd\n")
 INFEASIBLE_LP = INT_LP.replace("c2: x - y <= 1", "c2: x + y <= 1")
 
