@@ -82,7 +82,10 @@ class MILP:
     row_blocks: tuple[Block, ...]
     Q: sp.csr_matrix | None = None
     obj_constant: float = 0.0
-    _cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    # Names by kind, with the block map they were made from: a model copied by dataclasses.replace or given new
+    # blocks must not answer with the old names.
+    _cache: dict[str, tuple[tuple[Block, ...], np.ndarray]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n_cols(self) -> int:
@@ -106,14 +109,17 @@ class MILP:
         return self.integer & (self.lb == 0.0) & (self.ub == 1.0)
 
     def col_names(self) -> np.ndarray:
-        if "cols" not in self._cache:
-            self._cache["cols"] = _names(self.col_blocks, self.n_cols)
-        return self._cache["cols"]
+        return self._names_of("cols", self.col_blocks, self.n_cols)
 
     def row_names(self) -> np.ndarray:
-        if "rows" not in self._cache:
-            self._cache["rows"] = _names(self.row_blocks, self.n_rows)
-        return self._cache["rows"]
+        return self._names_of("rows", self.row_blocks, self.n_rows)
+
+    def _names_of(self, kind: str, blocks: tuple[Block, ...], n: int) -> np.ndarray:
+        hit = self._cache.get(kind)
+        if hit is None or hit[0] is not blocks:
+            hit = (blocks, _names(blocks, n))
+            self._cache[kind] = hit
+        return hit[1]
 
     def col_block(self, name: str) -> Block:
         """The block of columns named ``name`` (``w_pos``, ``z``, ...); KeyError if the model has none."""

@@ -226,6 +226,19 @@ def test_names_values_and_the_block_map() -> None:
     assert Block.from_json(m.col_blocks[1].to_json()) == m.col_blocks[1]
 
 
+def test_a_copy_with_other_blocks_names_its_own_columns() -> None:
+    """The names cache went along with dataclasses.replace (an init field), so a copy with a renamed block map, or a
+    model whose blocks were reassigned after its names were read, answered with the old names."""
+    m = small_milp()
+    assert m.col_names()[0] == "w_pos_3" and m.row_names()[0] == "r_0"
+    renamed = (Block("w_neg", 0, (2,), ("node",), ((3, 5),)), m.col_blocks[1])
+    copy = dataclasses.replace(m, col_blocks=renamed, row_blocks=(Block("s", 0, (3,), ("point",), ((0, 1, 2),)),))
+    assert copy.col_names()[:2].tolist() == ["w_neg_3", "w_neg_5"] and copy.row_names()[0] == "s_0"
+    assert m.col_names()[0] == "w_pos_3" and m.row_names()[0] == "r_0"
+    m.col_blocks = renamed
+    assert m.col_names()[0] == "w_neg_3"
+
+
 # ---------------------------------------------------------------- floating-point environment
 
 
