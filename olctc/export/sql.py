@@ -164,6 +164,9 @@ def _check_names(tree) -> None:
         twin = seen.get(col.name.lower())
         if twin is not None and twin[0] == col.name and twin[1] == col.kind == "numeric":
             continue  # two numeric columns of one name are one input (as the loader says): read it twice
+        if twin is not None and twin[0] == col.name:  # one table column cannot be read as two kinds of input
+            raise OlctcError(f"columns {twin[0]!r} and {col.name!r} share one name, and not as two numeric "
+                             "columns (one input read twice): a table has one column of a name; rename one")
         if twin is not None:  # SQLite and DuckDB match column names ignoring case
             raise OlctcError(f"columns {twin[0]!r} and {col.name!r} differ only in case, which "
                              "SQLite and DuckDB do not tell apart: rename one")
