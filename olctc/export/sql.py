@@ -165,8 +165,9 @@ def _check_names(tree) -> None:
         if twin is not None and twin[0] == col.name and twin[1] == col.kind == "numeric":
             continue  # two numeric columns of one name are one input (as the loader says): read it twice
         if twin is not None and twin[0] == col.name:  # one table column cannot be read as two kinds of input
-            raise OlctcError(f"columns {twin[0]!r} and {col.name!r} share one name, and not as two numeric "
-                             "columns (one input read twice): a table has one column of a name; rename one")
+            kinds = f"a {twin[1]} and a {col.kind} one" if twin[1] != col.kind else f"both {col.kind}"
+            raise OlctcError(f"two columns are named {col.name!r} ({kinds}): a table has one column of a name, "
+                             "read as one kind of input; rename one")
         if twin is not None:  # SQLite and DuckDB match column names ignoring case
             raise OlctcError(f"columns {twin[0]!r} and {col.name!r} differ only in case, which "
                              "SQLite and DuckDB do not tell apart: rename one")
