@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from test_solve import leak_milp
-from test_solve_mutation_gaps import LP
+from test_solve_external_mutation_gaps import INFEASIBLE_LP, _model
 
 from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.solve import solve_file, solve_milp, write_native_solution
@@ -20,16 +20,8 @@ from olctc.solve.result import highs_gap_left, limit_kind, relative_gap
 
 DATA = Path(__file__).parent / "data" / "solvers"
 
-#: min x + 2 y, x + y >= 3, x - y <= 1, y integer: optimum 4 at x = 2, y = 1
-INT_LP = LP.replace("End\n", "General\n y\nEnd\n")
 #: y - x <= 1 holds for any large x: min - x - y runs off to -infinity (an LP, no integer column)
 UNBOUNDED_LP = "Minimize\n obj: - x - y\nSubject To\n c1: y - x <= 1\nBounds\n x >= 0\n 0 <= y <= 3\nEnd\n"
-
-
-def _model(folder: Path, text: str = INT_LP, name: str = "m.lp") -> Path:
-    path = folder / name
-    path.write_text(text)
-    return path
 
 
 # ------------------------------------------------------------------ olctc.solve.result
@@ -102,7 +94,7 @@ def test_start_vector_ignores_unknown_names_and_refuses_bad_values() -> None:
 def test_a_start_file_without_values_is_refused(tmp_path: Path) -> None:
     """An infeasible solve's own solution file holds no values: as a MIP start it is refused, not taken as all
     zeros."""
-    infeasible = _model(tmp_path, INT_LP.replace("c2: x - y <= 1", "c2: x + y <= 1"), "inf.lp")
+    infeasible = _model(tmp_path, INFEASIBLE_LP, "inf.lp")
     res = solve_file(infeasible, "highs", threads=1, verbose=False)
     assert res.status == "infeasible"
     write_native_solution(res, tmp_path / "inf.sol", "highs")
