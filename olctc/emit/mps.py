@@ -132,7 +132,7 @@ def check_milp(milp: MILP):
         raise OlctcError(f"sense has {sense.shape[0]} entries, expected {m}")
     bad = ~np.isin(sense, ["L", "G", "E"])
     if bad.any():
-        raise OlctcError(f"row sense {sense[bad][0]!r} is not one of 'L', 'G', 'E'")
+        raise OlctcError(f"row sense {str(sense[bad][0])!r} is not one of 'L', 'G', 'E'")
     lb = np.asarray(milp.lb, dtype=np.float64).ravel()
     ub = np.asarray(milp.ub, dtype=np.float64).ravel()
     integer = np.asarray(milp.integer, dtype=bool).ravel()
@@ -157,7 +157,7 @@ def check_q(Q, n: int):
     """Validate the quadratic objective: square, finite, symmetric. Returns its upper triangle (CSR)."""
     if Q is None:
         return None
-    Q = sp.csr_matrix(Q, dtype=np.float64)
+    Q = sp.csr_matrix(Q, dtype=np.float64, copy=True)  # sum_duplicates and eliminate_zeros work in place
     if Q.shape != (n, n):
         raise OlctcError(f"Q has shape {Q.shape}, expected ({n}, {n})")
     Q.sum_duplicates()
