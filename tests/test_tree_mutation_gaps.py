@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -253,6 +254,16 @@ def test_fit_stats_by_hand():
         np.testing.assert_allclose(tree.node_std[t], np.sqrt(((Z[rows] - Z[rows].mean(0)) ** 2).mean(0)), rtol=1e-12)
     # influence: the standardised weights times those spreads
     np.testing.assert_allclose(tree.influence(), W2 * tree.node_std, rtol=1e-15)
+
+
+@pytest.mark.parametrize("bad,shown", [(np.array([1, -1, 7]), "7 at row 2"), (np.array([1, -1, 0.5]), "0.5 at row 2"),
+                                       (np.array(["a", "b", "c"]), "'a' at row 0")])
+def test_fit_stats_names_a_bad_label_as_written(bad: np.ndarray, shown: str) -> None:
+    # the label was shown in numpy 2's repr: "got np.int64(7)", "np.str_('a')"
+    tree = Tree.from_arrays(np.ones((1, 2)), np.zeros(1))
+    with pytest.raises(OlctcError, match=re.escape(f"y must hold labels -1 and +1 (the classes' order in this tree); "
+                                                   f"got {shown}") + "$"):
+        tree.fit_stats(np.zeros((3, 2)), bad)
 
 
 def test_importances_weigh_nodes_by_their_points():
