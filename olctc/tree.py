@@ -652,7 +652,8 @@ class Tree:
         bad = ~np.isin(y, (-1, 1)) if y.dtype.kind in "iuf" else np.ones(y.shape, bool)  # 7: counted as positive
         if bad.any():
             k = int(np.argmax(bad))
-            raise OlctcError(f"y must hold labels -1 and +1 (the classes' order in this tree); got {y[k].item()!r} at row {k}")
+            raise OlctcError(f"y must hold labels -1 and +1 (the classes' order in this tree); got {y[k].item()!r} "
+                             f"at row {k}")
         mask = self.topology.path_mask(self.apply(X))
         pos = y > 0
         self.node_n = mask.sum(axis=0).astype(np.int64)
