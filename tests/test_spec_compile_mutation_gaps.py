@@ -157,3 +157,83 @@ def test_a_task_compiled_with_another_spec_or_data_is_foreign_and_weight_0_rows_
     assert _foreign_task(man, task, other, w) == "its model was compiled with epsilon 1e-05, the grid's with 0.001"
     other = {**info, "data": {"sha256": "0" * 64}}
     assert _foreign_task(man, task, other, w) == "its model was compiled from other data (sha256) than the grid's"
+
+
+# ---------------------------------------------------------------- compile: weight-0 rows, offset warnings (QA pass 2)
+
+
+def test_compiled_dataset_keeps_source_rows_when_weight_0_points_are_left_out() -> None:
+    """Compile leaving out weight-0 points of a dataset given explicit source ``rows``: the Compiled dataset's rows
+    are the source rows kept (as the manifest's), not positions in the dataset given. Mutant C16 dropped
+    ``dataset.rows = rows`` (the dataset then said rows 0, 2, ... where the manifest said 10, 12, ...)."""
+    from olctc.compile import compile_problem
+
+    ds = tiny_data([1.0, 0.0, 2.0, 1.0, 1.0, 1.0, 0.0, 3.0])
+    c = compile_problem(ds, make_spec(depth=1), rows=list(range(10, 18)))
+    assert c.manifest["data"]["rows"] == [10, 12, 13, 14, 15, 17]
+    assert c.dataset.rows.tolist() == [10, 12, 13, 14, 15, 17]
+
+
+def offset_warnings(offset: float, spread: float) -> list[str]:
+    """The starts of compile's warnings about feature x0, normal values times ``spread`` plus ``offset``."""
+    import warnings
+
+    from olctc.compile import compile_problem
+    from olctc.data import from_arrays
+
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    X[:, 0] = X[:, 0] * spread + offset
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        compile_problem(from_arrays(X, np.where(X[:, 1] > 0, 1, -1), name="off"), make_spec(depth=1))
+    return [str(w.message)[:40] for w in got if "'x0'" in str(w.message)]
+
+
+def test_offset_warning_starts_at_a_ratio_of_1e8_and_a_column_constant_to_rounding_warns_once() -> None:
+    """A column's magnitude over its spread of about 2e8 is warned of (it keeps ~8 digits of its spread), 2e7 is
+    not; a column near 1e15 constant to rounding gets that warning only, not the offset one too. Mutants: the
+    ratio 1e8 made 1e9 (C22), the ``warn &= ~zero`` mask dropped (C23b: two warnings for one column)."""
+    assert offset_warnings(2e7, 0.25) == []
+    assert offset_warnings(2e8, 0.25) == ["off: feature 'x0' spans 199999999.418742"]
+    assert offset_warnings(1e15, 1.0) == ["off: feature 'x0' varies only in its las"]
+
+
+def test_a_manifest_whose_column_blocks_fall_short_of_the_model_is_refused(tmp_path: Any) -> None:
+    """A manifest (without checksum, as before 2026-11-26) missing its last column block: the blocks must cover
+    every column of the model, or decode would read a solution through a wrong map. Mutant C41 dropped that."""
+    import json
+
+    from olctc.compile import compile_problem, read_manifest
+
+    man = json.loads(json.dumps(compile_problem(tiny_data(), make_spec(depth=1)).manifest))
+    man["blocks"]["columns"].pop()
+    path = tmp_path / "m.olctc.json"
+    path.write_text(json.dumps(man))
+    with pytest.raises(OlctcError) as exc:
+        read_manifest(path, check_model=False)
+    assert str(exc.value) == (f"{path}: damaged manifest: field 'blocks.columns': expected blocks covering the 23 "
+                              "columns of the model, got blocks covering 15; compile again")
+
+
+def test_a_device_passed_as_the_manifest_is_refused_as_one() -> None:
+    """A pipe or device (here /dev/null, read only) can be read once, and decode reads the manifest twice: it is
+    refused as what it is. Mutant C44 dropped the check (/dev/null then read as an empty, invalid JSON manifest)."""
+    from olctc.compile import read_manifest
+
+    with pytest.raises(OlctcError) as exc:
+        read_manifest("/dev/null")
+    assert str(exc.value) == ("/dev/null: a pipe or device, not a manifest file: pass NAME.olctc.json itself (the "
+                              "model and MIP start files are found beside it)")
+
+
+def test_standardise_must_be_a_bool_and_name_a_string() -> None:
+    """compile_problem(standardise="no") standardised (a non-empty string is true), and name=3 failed with a
+    TypeError inside: both are refused as parameters. Mutants C53 and C54 dropped the checks."""
+    from olctc.compile import compile_problem
+
+    with pytest.raises(OlctcError) as exc:
+        compile_problem(tiny_data(), make_spec(depth=1), standardise="no")  # type: ignore[arg-type]
+    assert str(exc.value) == "The 'standardise' parameter must be True or False. Got 'no' instead."
+    with pytest.raises(OlctcError) as exc:
+        compile_problem(tiny_data(), make_spec(depth=1), name=3)  # type: ignore[arg-type]
+    assert str(exc.value) == "The 'name' parameter must be a string. Got 3 instead."
