@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from typing import Any
 
 import highspy
 import numpy as np
@@ -31,11 +32,9 @@ BYTES = {"mps": mps_bytes, "lp": lp_bytes}
 
 def _small(**kw) -> MILP:
     """min x0 + 2 x1 s.t. x0 + x1 >= 1, both in [0, 5]: the optimum is 1."""
-    args = dict(c=[1.0, 2.0], A=[[1.0, 1.0]], sense=["G"], rhs=[1.0], lb=[0.0, 0.0], ub=[5.0, 5.0],
-                integer=[False, False])
-    extra = {k: kw.pop(k) for k in ("Q", "const", "name", "cols", "rows") if k in kw}
-    args.update(kw)
-    return make(args["c"], args["A"], args["sense"], args["rhs"], args["lb"], args["ub"], args["integer"], **extra)
+    args: dict[str, Any] = dict(c=[1.0, 2.0], A=[[1.0, 1.0]], sense=["G"], rhs=[1.0], lb=[0.0, 0.0],
+                                ub=[5.0, 5.0], integer=[False, False])
+    return make(**{**args, **kw})
 
 
 def _refused(fmt: str, milp: MILP, match: str, tmp_path) -> None:
