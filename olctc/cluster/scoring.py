@@ -158,7 +158,9 @@ def _why_missing(r: TaskResult, sol: Path, folder: Path, time_limit: float) -> N
                       f"file: mv {shell_path(part[0])} {shell_path(sol)}, then collect again (no solve needed)")
         r.unrenamed = (part[0], sol)
         return
-    if any(line.startswith(("error: ", "solution written to ")) for line in last):
+    # an interrupted olctc solve writes its best solution to the .part and says so before "interrupted": stopped
+    if not any(line.startswith("interrupted") for line in last) \
+            and any(line.startswith(("error: ", "solution written to ")) for line in last):
         return  # it ended: a rerun may help once the cause is gone
     if part or tail.startswith("interrupted"):
         slurm = _log_tail(folder / "logs" / f"task-{r.task}.out", 5)
