@@ -511,10 +511,14 @@ def in_use_while(path: str | os.PathLike[str]) -> contextlib.AbstractContextMana
     return _flock_held(path, shared=True)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically."""
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> str:
+    """Write ``text`` (UTF-8) to ``path`` atomically; the hex sha256 of the bytes written.
+
+    The digest comes from the text, not from reading the file back: a FIFO written through gives its bytes to
+    its reader, and reading it again waited for a writer that never came (compile hung, QA qa127)."""
     with atomic_open(path, "w") as fh:
         fh.write(text)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:

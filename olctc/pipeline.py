@@ -169,8 +169,7 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
             starts: dict[str, Any] = {}
             for solver, path, text in zip(start_solvers, start_files, texts):
                 written[f"start:{solver}"] = path
-                atomic_write_text(place(path), text)
-                starts[solver] = {"file": path.name, "sha256": sha256_file(place(path))}
+                starts[solver] = {"file": path.name, "sha256": atomic_write_text(place(path), text)}
             man["files"]["start"] = starts
             man["warm_start"] = {"objective": float(start_objective)}
             if start_tree is not None:

@@ -59,6 +59,32 @@ def test_a_compile_through_a_linked_model_writes_the_file_it_names_and_keeps_the
     assert (tmp_path / "m.mps").is_symlink() and (tmp_path / "real.mps").read_text().startswith("NAME")
 
 
+def test_a_start_file_that_is_a_pipe_is_written_through_and_hashed_from_its_text(tmp_path: Path) -> None:
+    """A start file name that is a FIFO is written where it is (a set holding one is not staged). Its sha256 was
+    taken by reading the file back: the reader had taken the bytes, and compile waited in open() for a writer that
+    never came. Now the digest is the written text's, and the manifest's entry matches the bytes the reader got."""
+    import hashlib
+    import json
+    import os
+    import threading
+
+    comp = _compiled(tmp_path)
+    fifo = tmp_path / "m.start.highs.sol"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    done: list[dict] = []
+    compiling = threading.Thread(target=lambda: done.append(write_compiled(comp, tmp_path / "m.mps",
+                                                                             solvers="highs")), daemon=True)
+    compiling.start()
+    compiling.join(60)
+    reader.join(10)
+    assert done and got and got[0].startswith(b"Model status"), "compile hung on the pipe it had written"
+    entry = json.loads((tmp_path / "m.olctc.json").read_text())["files"]["start"]["highs"]
+    assert entry == {"file": fifo.name, "sha256": hashlib.sha256(got[0]).hexdigest()} and fifo.is_fifo()
+
+
 def test_the_worse_than_start_warning_names_why_for_each_case() -> None:
     # Pins mutant `if solver.endswith("-cli")` for glpk-cli's wording: CBC's program not given the start was told
     # that glpsol cannot take one; mutant dropping the status check: a result with no solution was compared; and
