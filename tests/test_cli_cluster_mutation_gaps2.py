@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TINY_CSV, cli_here, tiny_folder
+from test_cluster import run_tasks_here
 
 #: A two-task grid (depth 1, one C, two folds) on tiny.csv, as test_cli_mutation_gaps' GRID.
 GRID = ["grid", "tiny.csv", "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2"]
@@ -25,13 +26,8 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def solved(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding tiny.csv and grid g (GRID, 5 s per task) with both tasks solved by HiGHS."""
-    d = tmp_path_factory.mktemp("mut2_solved")
-    (d / "tiny.csv").write_text(TINY_CSV)
-    assert cli_here(*GRID, "--time-limit", "5", "-o", "g", cwd=d).returncode == 0
-    for task in ("0000", "0001"):
-        r = cli_here("solve", f"g/tasks/{task}/model.mps", "--solver", "highs", "--threads", "1", "--quiet",
-                     "-o", f"g/tasks/{task}/model.highs.sol", cwd=d)
-        assert r.returncode == 0, r.stderr
+    d = tiny_folder(tmp_path_factory.mktemp("mut2_solved"), [*GRID, "--time-limit", "5", "-o", "g"])
+    run_tasks_here(d / "g")
     return d
 
 
@@ -234,13 +230,8 @@ def test_collect_final_fit_in_the_papers_form_when_asked(solved: Path) -> None:
 def test_emit_final_of_a_miqp_grid_says_to_solve_it_with_scip(tmp_path: Path) -> None:
     """A margot-hfs grid (a MIQP: olctc solve's default HiGHS cannot solve it) solved by SCIP: --emit-final's closing
     line gives olctc solve --solver scip. Mutant: the --solver scip left out."""
-    (tmp_path / "tiny.csv").write_text(TINY_CSV)
-    r = cli_here(*GRID, "--time-limit", "5", "--preset", "margot-hfs", "--solver", "scip", "-o", "gm", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    for task in ("0000", "0001"):
-        r = cli_here("solve", f"gm/tasks/{task}/model.mps", "--solver", "scip", "--threads", "1", "--quiet",
-                     "-o", f"gm/tasks/{task}/model.scip.sol", cwd=tmp_path)
-        assert r.returncode == 0, r.stderr
+    tiny_folder(tmp_path, [*GRID, "--time-limit", "5", "--preset", "margot-hfs", "--solver", "scip", "-o", "gm"])
+    run_tasks_here(tmp_path / "gm")
     r = cli_here("collect", "gm", "--emit-final", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert " or olctc solve gm/final/model.mps --solver scip -o SOLUTION) and " in r.stdout.splitlines()[-1], r.stdout

@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from olctc.errors import OlctcError
 from olctc.fit import fit
 from olctc.spec import make_spec
 from test_cluster import run_tasks_here, small_heart_csv
+from test_selection_mutation_gaps import _grid_copy
 
 #: The grid's --time-limit: a task's solve.log written less than this + 120 s ago may be a solve still running.
 TIME_LIMIT = 30
@@ -46,13 +46,6 @@ def weighted_grid(tmp_path_factory) -> Path:
     assert res.returncode == 0, res.stderr
     run_tasks_here(root / "g")
     return root / "g"
-
-
-def _copy(src: Path, tmp_path: Path) -> tuple[Path, dict[str, Any]]:
-    """A copy of the solved grid ``src`` to edit (no cv_results.json), and its grid.json."""
-    g = tmp_path / "g"
-    shutil.copytree(src, g, ignore=shutil.ignore_patterns("cv_results.json", "final*"))
-    return g, json.loads((g / "grid.json").read_text())
 
 
 # ---------------------------------------------------------------- validation scores
@@ -122,7 +115,7 @@ def test_collect_refuses_a_grid_json_whose_row_count_is_not_the_datas(weighted_g
     """Mutant: collect's check of data.n against the data dropped. A grid.json whose data.n says more rows than
     the data has (every row number of it still below n, so read_grid passes it) is a damaged file: refused, not
     scored."""
-    g, info = _copy(weighted_grid, tmp_path)
+    g, info = _grid_copy(weighted_grid, tmp_path)
     info["data"]["n"] += 1
     (g / "grid.json").write_text(json.dumps(info))
     with pytest.raises(OlctcError, match=r"grid.json: field 'data.n' is 21, but the data has 20 rows; the file is "
@@ -141,7 +134,7 @@ def test_a_task_solved_by_the_gurobi_command_column_is_scored(weighted_grid, tmp
     from olctc.milp import names_from_block_map
     from olctc.read.api import read_solution
 
-    g, _ = _copy(weighted_grid, tmp_path)
+    g, _ = _grid_copy(weighted_grid, tmp_path)
     before = {r.task: r.score for r in collect(g).results}
     own = g / "tasks/0001/model.highs.sol"
     sol = read_solution(own)
@@ -172,7 +165,7 @@ def test_an_interrupted_solve_is_stopped_not_a_finished_one_left_unrenamed(weigh
     solve's, not a finished one to rename (the advice to mv it would have scored a partial solve as final).
     DEFECT fixed with this test: the "solution written to" line made collect take such a log for an ended solve,
     so the real log lost the "stopped" explanation and Slurm's reason (test_cluster.py wrote only the last line)."""
-    g, _ = _copy(weighted_grid, tmp_path)
+    g, _ = _grid_copy(weighted_grid, tmp_path)
     _stopped_task(g, "status feasible (highs: Interrupted), objective 1.0\nsolution written to "
                      "tasks/0001/model.highs.sol.part\ninterrupted (the best solution found until then was written)\n")
     col = collect(g)
@@ -194,7 +187,7 @@ def test_a_task_whose_log_was_written_within_its_time_limit_and_2_minutes_may_st
     """Mutant: "still running?" only while the log is younger than the grid's time limit. A solver can print
     nothing for a while past its limit: a log 100 s past the 30 s limit may still be a running solve (resubmitted,
     it would be solved twice), one 200 s past it is not."""
-    g, _ = _copy(weighted_grid, tmp_path)
+    g, _ = _grid_copy(weighted_grid, tmp_path)
     (g / "tasks/0001/model.highs.sol").unlink()
     log = g / "tasks/0001/solve.log"
     log.write_text("Running HiGHS 1.7.0\n")

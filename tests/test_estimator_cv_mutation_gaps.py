@@ -24,23 +24,31 @@ from olctc.fit import fit, split
 from olctc.spec import make_spec
 
 
-@pytest.fixture(scope="module")
-def heart_small() -> tuple[np.ndarray, np.ndarray]:
-    """40 rows of heart (classes 0 and 1, both present), its numeric matrix and labels."""
+def heart_40() -> tuple[np.ndarray, np.ndarray]:
+    """40 rows of heart (20 of class 0, then 20 of class 1), its numeric matrix and int64 labels 0/1."""
     X, y, _ = load_dataset("heart")
     rows = np.r_[np.flatnonzero(y == 0)[:20], np.flatnonzero(y == 1)[:20]]
     return X[rows], y[rows]
+
+
+@pytest.fixture(scope="module")
+def heart_small() -> tuple[np.ndarray, np.ndarray]:
+    return heart_40()
 
 
 def est(**kw) -> OLCTClassifier:
     return OLCTClassifier(**{"depth": 1, "solver": "highs", "threads": 1, "time_limit": 20, **kw})
 
 
+def heart_rows(neg: int, pos: int):
+    """heart's first ``neg`` points of class 0 and ``pos`` of class 1, in file order."""
+    ds = load("heart")
+    return ds.subset(np.sort(np.r_[np.flatnonzero(ds.y < 0)[:neg], np.flatnonzero(ds.y > 0)[:pos]]))
+
+
 def cv_data(n: int = 48, weighted: bool = False):
     """n rows of heart, both classes alike; weighted: a weight column of 1, 2 and 3 in turn."""
-    ds = load("heart")
-    rows = np.r_[np.flatnonzero(ds.y < 0)[:n // 2], np.flatnonzero(ds.y > 0)[:n // 2]]
-    ds = ds.subset(np.sort(rows))
+    ds = heart_rows(n // 2, n // 2)
     if weighted:
         ds = replace(ds, weight=np.arange(ds.n) % 3 + 1.0, weight_column="w")
     return ds

@@ -17,25 +17,18 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from olctc import OLCTClassifier, load_dataset
 from olctc.cluster import make_folds
 from olctc.cv import _fit_killed, cross_validate, fit_cv
-from olctc.datasets import load
 from olctc.errors import OlctcError
 from olctc.fit import fit, split
 from olctc.spec import make_spec
 
+from test_estimator_cv_mutation_gaps import CV, est, heart_40, heart_rows
+
 
 @pytest.fixture(scope="module")
 def heart_small() -> tuple[np.ndarray, np.ndarray]:
-    """40 rows of heart (20 per class), its numeric matrix and int labels 0/1."""
-    X, y, _ = load_dataset("heart")
-    rows = np.r_[np.flatnonzero(y == 0)[:20], np.flatnonzero(y == 1)[:20]]
-    return X[rows], y[rows].astype(np.int64)
-
-
-def est(**kw) -> OLCTClassifier:
-    return OLCTClassifier(**{"depth": 1, "solver": "highs", "threads": 1, "time_limit": 20, **kw})
+    return heart_40()
 
 
 class Frame:
@@ -180,15 +173,6 @@ def test_warm_start_after_a_new_positive_class_starts_from_the_same_tree(heart_s
 
 
 # ---------------------------------------------------------------------------------------------- cv.py
-
-CV = {"solver": "highs", "threads": 1, "time_limit": 20}
-
-
-def heart_rows(neg: int, pos: int):
-    """heart's first ``neg`` points of class 0 and ``pos`` of class 1, in file order."""
-    ds = load("heart")
-    return ds.subset(np.sort(np.r_[np.flatnonzero(ds.y < 0)[:neg], np.flatnonzero(ds.y > 0)[:pos]]))
-
 
 def test_c_values_text_is_read_as_a_whole() -> None:
     # Mutant: a text C_values split on commas before parse_C_values: '0.1,x' then failed in float() with a bare

@@ -151,16 +151,16 @@ def _why_missing(r: TaskResult, sol: Path, folder: Path, time_limit: float) -> N
         r.short = True
         return
     part = [p for p in (Path(f"{sol}.part"), Path(f"{sol}.part.sol")) if p.is_file()]
-    if part and not any(line.startswith("interrupted") for line in last) \
+    # an interrupted olctc solve writes its best solution to the .part and says so before "interrupted": stopped
+    interrupted = any(line.startswith("interrupted") for line in last)
+    if part and not interrupted \
             and any(line.startswith("solution written to ") and line.endswith(part[0].name) for line in last):
         # olctc solve ended and wrote its whole solution; the task's mv onto the solution's name did not run
         r.problem += (f"; the solve ended and wrote {part[0].name}, but the task was stopped before it renamed the "
                       f"file: mv {shell_path(part[0])} {shell_path(sol)}, then collect again (no solve needed)")
         r.unrenamed = (part[0], sol)
         return
-    # an interrupted olctc solve writes its best solution to the .part and says so before "interrupted": stopped
-    if not any(line.startswith("interrupted") for line in last) \
-            and any(line.startswith(("error: ", "solution written to ")) for line in last):
+    if not interrupted and any(line.startswith(("error: ", "solution written to ")) for line in last):
         return  # it ended: a rerun may help once the cause is gone
     if part or tail.startswith("interrupted"):
         slurm = _log_tail(folder / "logs" / f"task-{r.task}.out", 5)
