@@ -251,6 +251,17 @@ def test_a_missing_solution_is_explained_from_the_last_lines_of_its_log(tmp_path
     assert r.problem == "missing solution (last line of solve.log: solution written to other.sol)"
 
 
+def test_an_interrupt_followed_by_a_warning_is_still_a_stopped_task(tmp_path) -> None:
+    """A warning printed after "interrupted (...)" (a library's on stderr at exit) does not turn a stopped task
+    without a .part into one "still running?": the whole tail is read for the interrupt, not only its last line."""
+    log = ("Running HiGHS\ninterrupted (the best solution found until then was written)\n"
+           "UserWarning: resource_tracker: leaked semaphore\n")
+    r = _missing_task(tmp_path, log)
+    assert not r.running
+    assert r.problem == ("missing solution (last line of solve.log: UserWarning: resource_tracker: leaked semaphore); "
+                         "the task was stopped (cancelled, killed, or its node lost)")
+
+
 def test_solve_log_status_reads_only_optimal_or_feasible() -> None:
     """A solve.log whose olctc line says infeasible (or no_solution) gives "unknown", not a status the table's
     notes do not know."""

@@ -162,7 +162,7 @@ def _why_missing(r: TaskResult, sol: Path, folder: Path, time_limit: float) -> N
         return
     if not interrupted and any(line.startswith(("error: ", "solution written to ")) for line in last):
         return  # it ended: a rerun may help once the cause is gone
-    if part or tail.startswith("interrupted"):
+    if part or interrupted:
         slurm = _log_tail(folder / "logs" / f"task-{r.task}.out", 5)
         due = re.search(r"CANCELLED AT \S+ DUE TO ([A-Z ]+?) \*\*\*", slurm)  # TIME LIMIT, PREEMPTION, NODE FAILURE
         how = ("killed at its job's time limit (give the job more time than the grid's --time-limit: #SBATCH "
