@@ -393,10 +393,16 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     viol = milp.violation(x)
     worst = max(viol["rows"], viol["bounds"])
     if worst > FOREIGN_ROW_FACTOR * max(1.0, spec.big_m) + row_slack and not trusted:
-        row, amount = milp.worst_row(x)
+        if viol["bounds"] > viol["rows"]:  # name what is violated: the worst row may hold (a row at 6e-14)
+            off = np.maximum(milp.lb - x, x - milp.ub)
+            j = int(np.argmax(off))
+            what, amount = f"the bounds of column {milp.col_names()[j]}", float(off[j])
+        else:
+            row, amount = milp.worst_row(x)
+            what = f"row {row}"
         # A file that leaves zeros out and was cut at a line end reads as a complete one with more zeros.
         cut = " (or the file was cut short)" if getattr(solution, "omits_zeros", False) else ""
-        raise OlctcError(f"{where}: the values violate row {row} of this model by {amount:.3g}: "
+        raise OlctcError(f"{where}: the values violate {what} of this model by {amount:.3g}: "
                          f"the solution belongs to another model{cut}")
     values_obj = milp.objective(x)
     solver_obj = getattr(solution, "objective", None)
