@@ -394,9 +394,8 @@ def decode_arrays(milp: MILP, spec: TreeSpec, X: np.ndarray, y: np.ndarray, x: n
     worst = max(viol["rows"], viol["bounds"])
     if worst > FOREIGN_ROW_FACTOR * max(1.0, spec.big_m) + row_slack and not trusted:
         if viol["bounds"] > viol["rows"]:  # name what is violated: the worst row may hold (a row at 6e-14)
-            off = np.maximum(milp.lb - x, x - milp.ub)
-            j = int(np.argmax(off))
-            what, amount = f"the bounds of column {milp.col_names()[j]}", float(off[j])
+            col, amount = milp.worst_bound(x)
+            what = f"the bounds of column {col}"
         else:
             row, amount = milp.worst_row(x)
             what = f"row {row}"

@@ -175,6 +175,13 @@ class MILP:
         k = int(np.argmax(viol)) if viol.size else 0
         return (str(self.row_names()[k]) if viol.size else "", float(viol[k]) if viol.size else 0.0)
 
+    def worst_bound(self, x: np.ndarray) -> tuple[str, float]:
+        """Name and violation of the column farthest outside its bounds (for error messages)."""
+        x = np.asarray(x, dtype=float)
+        off = np.maximum(self.lb - x, x - self.ub)
+        j = int(np.argmax(off)) if off.size else 0
+        return (str(self.col_names()[j]) if off.size else "", float(off[j]) if off.size else 0.0)
+
     def block_map(self) -> dict[str, list[dict[str, Any]]]:
         return {"columns": [b.to_json() for b in self.col_blocks],
                 "rows": [b.to_json() for b in self.row_blocks]}
