@@ -7,7 +7,8 @@ Styles, each recognised from its first lines:
   ``# Rows m`` ... Values have up to 16 significant digits. HiGHS 1.16 adds ``Objective_bound b``
   and ``MIP_rel_gap g`` after ``Objective v`` (seen for a MIP whose status is Optimal; not for an
   LP, nor for a MIP stopped by a limit); ``b`` becomes ``Solution.bound``.
-- 4 (sparse): the same with ``# Columns -k`` (1.16: ``# Columns -k sparse``) and k
+- 4 (sparse): the same with ``# Columns -k`` (1.16: ``# Columns -k sparse``; ``# Columns 0 sparse`` when no
+  column is nonzero) and k
   ``name value index`` lines for the nonzero columns only (``omits_zeros``); there is no
   ``# Rows`` section.
 - 1 (pretty): a ``Columns`` table with fixed-width fields (values with 6 significant digits,
@@ -69,7 +70,7 @@ def _hash_count(src: Source, k: int, keyword: str) -> int:
         n = int(parts[2])
     except ValueError:
         raise src.fail(f"'# {keyword} <n>'", shown(text), line=k + 1) from None
-    if sparse_word and n >= 0:
+    if sparse_word and n > 0:  # no nonzero column: HiGHS 1.16 writes '# Columns 0 sparse'
         raise src.fail(f"'# {keyword} -<k> sparse' (a negative count)", shown(text), line=k + 1)
     return n
 
@@ -126,7 +127,7 @@ def _parse_default(src: Source, col_names: Sequence[str] | None) -> Solution:
     n = _hash_count(src, k, "Columns")
     header = src.lines[k].strip()
     start = k + 1
-    sparse = n < 0
+    sparse = n < 0 or header.endswith(" sparse")
     count = -n if sparse else n
     width = 3 if sparse else 2
     rows = _block(src, start, count, width, header, "'name value index'" if sparse else "'name value'")
