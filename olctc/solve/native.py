@@ -56,8 +56,11 @@ def _num(value: float) -> str:
 
 
 def _highs_text(result: SolveResult, costs: np.ndarray | None) -> str:
-    words = result.raw_status if result.solver.startswith("highs") and result.raw_status else \
-        _words(HIGHS_WORDS, result)
+    # HiGHS's own words, but never its "Optimal" for a result olctc did not take as proven (a gap HiGHS should not
+    # have left, a bound above the objective): the file would read back as an optimum
+    own = result.solver.startswith("highs") and result.raw_status and \
+        (result.raw_status != HIGHS_WORDS["optimal"] or result.status == "optimal")
+    words = result.raw_status if own else _words(HIGHS_WORDS, result)
     lines = ["Model status", words, "", "# Primal solution values"]
     if result.x is None:
         lines.append("None")

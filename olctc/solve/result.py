@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,10 +116,18 @@ def false_infeasible(status: str, known_feasible: float | None, solver: str, *, 
             f"solver's numerics failed{cbc}; {instead}")
 
 
+#: "no solution" in a raw status, as the solvers word it (``limit_kind``)
+_NO_SOLUTION_WORDS = re.compile(r"no[ _](?:integer[ _])?solution(?:[ _]found)?")
+
+
 def limit_kind(raw_status: str) -> str:
     """Classify a solver's raw status of an early stop: time, interrupt, nodes, gap, solutions,
-    iterations or other. Used to choose the status words when writing another solver's format."""
-    raw = raw_status.lower()
+    iterations or other. Used to choose the status words when writing another solver's format.
+
+    Words saying that no solution was found (python-mip's NO_SOLUTION_FOUND, CBC's and CPLEX's "no integer
+    solution") are no solution limit: CBC's "NO_SOLUTION_FOUND, stopped on iterations" was written as a
+    solution limit in HiGHS's, SCIP's and CPLEX's formats."""
+    raw = _NO_SOLUTION_WORDS.sub("", raw_status.lower())
     for needle, kind in (("time", "time"), ("interrupt", "interrupt"), ("ctrl", "interrupt"),
                          ("user", "interrupt"), ("node", "nodes"), ("gap", "gap"), ("sol", "solutions"),
                          ("iter", "iterations")):
