@@ -496,7 +496,7 @@ HIGHS_HEAD = "Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjec
      ":7: expected a number after 'Objective_bound', got 'low'"),
     (HIGHS_HEAD + "Objective_bound -21.5\n", {}, ":8: expected '# Columns <n>', got end of file (file truncated?)"),
     (HIGHS_HEAD + "# Columns 1 sparse\nx 4 0\n", {},
-     ":7: expected '# Columns -<k> sparse' (a negative count), got '# Columns 1 sparse'"),
+     ":7: expected '# Columns -<k> sparse' (a negative count, or 0), got '# Columns 1 sparse'"),
     (HIGHS_HEAD + "# Columns -2 sparse\nx 4 0\n", {},
      ":8: expected 2 lines after '# Columns -2 sparse' (line 7), got 1 (file truncated?)"),
     ("Optimal - objective value -21.5\n      0 x 4 0\n      1 y inf 0\n", {},

@@ -71,7 +71,7 @@ def _hash_count(src: Source, k: int, keyword: str) -> int:
     except ValueError:
         raise src.fail(f"'# {keyword} <n>'", shown(text), line=k + 1) from None
     if sparse_word and n > 0:  # no nonzero column: HiGHS 1.16 writes '# Columns 0 sparse'
-        raise src.fail(f"'# {keyword} -<k> sparse' (a negative count)", shown(text), line=k + 1)
+        raise src.fail(f"'# {keyword} -<k> sparse' (a negative count, or 0)", shown(text), line=k + 1)
     return n
 
 
