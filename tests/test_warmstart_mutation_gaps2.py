@@ -143,16 +143,6 @@ def test_a_constant_node_from_a_fit_weighs_the_points():
     assert not W.any() and b[0] == _constant_b(y, spec, sw) > 0
 
 
-def test_margot_fits_weigh_the_points():
-    """MARGOT's SVM weighs points: weight 2 on every point is C doubled."""
-    X, y = heart()
-    W1, b1 = greedy_tree(X, y, make_spec("margot", depth=1), sample_weight=np.full(y.size, 2.0))
-    W2, b2 = greedy_tree(X, y, make_spec("margot", depth=1, C=2.0))
-    W0, _ = greedy_tree(X, y, make_spec("margot", depth=1))
-    np.testing.assert_allclose(W1, W2, atol=1e-6)
-    assert np.abs(W1 - W0).max() > 1e-3
-
-
 def test_oct_h_compares_only_last_layer_nodes_with_the_constant():
     """OCT-H at C = 1e-4: every direction's share (>= alpha) exceeds the constant's, so the leaves are constant,
     but the root, which routes, keeps its direction."""

@@ -321,15 +321,17 @@ def test_a_small_node_gets_the_exact_l1_logistic_fit():
     assert l1_logistic_objective(*fit_l1_logistic(X, y, 0.5, polish=False), X, y, 0.5) > best + 1e-4
 
 
-def test_greedy_fits_weigh_the_points():
-    """Weight 2 on every point fits every node as C doubled (loss C sum_i s_i l_i)."""
+@pytest.mark.parametrize("preset, depth, atol, moved", [("olct", 2, 1e-7, 0.1), ("margot", 1, 1e-6, 1e-3)])
+def test_greedy_fits_weigh_the_points(preset: str, depth: int, atol: float, moved: float):
+    """Weight 2 on every point fits every node as C doubled (loss C sum_i s_i l_i), the logistic fits and
+    MARGOT's SVM alike."""
     X, y = heart()
-    W1, b1 = greedy_tree(X, y, make_spec("olct", depth=2), sample_weight=np.full(y.size, 2.0))
-    W2, b2 = greedy_tree(X, y, make_spec("olct", depth=2, C=2.0))
-    W0, _ = greedy_tree(X, y, make_spec("olct", depth=2))
-    np.testing.assert_allclose(W1, W2, atol=1e-7)
-    np.testing.assert_allclose(b1, b2, atol=1e-7)
-    assert np.abs(W1 - W0).max() > 0.1
+    W1, b1 = greedy_tree(X, y, make_spec(preset, depth=depth), sample_weight=np.full(y.size, 2.0))
+    W2, b2 = greedy_tree(X, y, make_spec(preset, depth=depth, C=2.0))
+    W0, _ = greedy_tree(X, y, make_spec(preset, depth=depth))
+    np.testing.assert_allclose(W1, W2, atol=atol)
+    np.testing.assert_allclose(b1, b2, atol=atol)
+    assert np.abs(W1 - W0).max() > moved
 
 
 def test_a_margot_nodes_share_is_its_hinge_loss_half_its_squared_norm_and_the_soft_budget():
