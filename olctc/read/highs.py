@@ -59,8 +59,9 @@ def _line(src: Source, k: int, expected: str) -> str:
     return src.lines[k].strip()
 
 
-def _hash_count(src: Source, k: int, keyword: str) -> int:
-    """The n of a '# <keyword> n' line; HiGHS 1.16 writes a sparse count as '# Columns -k sparse'."""
+def _hash_count(src: Source, k: int, keyword: str) -> tuple[int, bool]:
+    """The n of a '# <keyword> n' line, and whether the line says 'sparse': HiGHS 1.16 writes a sparse count as
+    '# Columns -k sparse'."""
     text = _line(src, k, f"'# {keyword} <n>'")
     parts = text.split()
     sparse_word = len(parts) == 4 and parts[3] == "sparse"
@@ -72,7 +73,7 @@ def _hash_count(src: Source, k: int, keyword: str) -> int:
         raise src.fail(f"'# {keyword} <n>'", shown(text), line=k + 1) from None
     if sparse_word and n > 0:  # no nonzero column: HiGHS 1.16 writes '# Columns 0 sparse'
         raise src.fail(f"'# {keyword} -<k> sparse' (a negative count, or 0)", shown(text), line=k + 1)
-    return n
+    return n, sparse_word
 
 
 def _bound_number(src: Source, token: str, expected: str, line: int) -> float | None:
@@ -124,10 +125,10 @@ def _parse_default(src: Source, col_names: Sequence[str] | None) -> Solution:
         raise src.fail("'Objective <v>'", shown(obj_text), line=k + 3)
     objective = parse_number(src, obj_text[len("Objective"):].strip(), "a finite objective value", k + 3)
     extras, k = _raw_extras(src, k + 3)
-    n = _hash_count(src, k, "Columns")
+    n, sparse_word = _hash_count(src, k, "Columns")
     header = src.lines[k].strip()
     start = k + 1
-    sparse = n < 0 or header.endswith(" sparse")
+    sparse = n < 0 or sparse_word
     count = -n if sparse else n
     width = 3 if sparse else 2
     rows = _block(src, start, count, width, header, "'name value index'" if sparse else "'name value'")
@@ -143,7 +144,7 @@ def _parse_default(src: Source, col_names: Sequence[str] | None) -> Solution:
         # Dense files go on with '# Rows'; ending on the last column, the file may be cut inside its value.
         src.require_final_newline()
     if after < len(src.lines) and src.lines[after].startswith("# Rows"):
-        m = _hash_count(src, after, "Rows")
+        m, _ = _hash_count(src, after, "Rows")
         _block(src, after + 1, m, 2, src.lines[after].strip(), "'name value'")
     # The dual values and the basis follow; another 'Model status' is another solution (two files joined, an old
     # one and a new): the first was read silently, where the other formats refuse a doubled file.
