@@ -241,10 +241,15 @@ class DecodeReport:
                     missed.insert(0, f"its values miss the rows by up to {self.max_row_violation:.3g}")
                 how = "to count a loss (or leaf predictions) that (w, b) do not give: " + " and ".join(missed)
             ref = self.reported_objective
-            objectives_differ = abs(self.true_objective - ref) > self._allowed(ref) or not self.disagreements
-            # points routed against z may still give the solver's objective: then say what was wrong, not the sums
-            head = ("the solver's objective is not the tree's true objective: it" if objectives_differ else
-                    "the tree's true objective equals the solver's, but the solver")
+            # points routed against z, or a stated objective its values do not give, may still be the tree's: then
+            # say what was wrong, not the sums
+            if abs(self.true_objective - ref) > self._allowed(ref):
+                head = "the solver's objective is not the tree's true objective: it"
+            elif self.disagreements:
+                head = "the tree's true objective equals the solver's, but the solver"
+            else:
+                head = ("the tree's true objective equals the solver's, but not the one its values give "
+                        f"({f(self.values_objective)}): the solver")
             # glpsol takes no tolerance: no parameter file can help it
             advice = ("glpsol has no flag for its tolerances (GLPK's integrality tolerance is 1e-5): solve with "
                       "another solver." if self.solver == "glpk" else "If it ran without the parameter files compile "

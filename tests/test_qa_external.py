@@ -144,6 +144,26 @@ def test_the_leak_warning_does_not_deny_an_objective_it_just_printed():
             "tolerances to route points for free.") in text
 
 
+def test_the_leak_warning_keeps_a_stated_objective_its_values_do_not_give_apart_from_the_trees():
+    """A stated objective its own values do not give is a leak; when the tree's true objective is that stated one,
+    the warning says so and names the values' figure instead of calling the two objectives different."""
+    report = DecodeReport(solver="cbc", status="feasible", raw_status="Stopped on time", solver_objective=10.0,
+                          values_objective=10.5, true_objective=10.0, exact_objective=None, bound=None,
+                          max_row_violation=2e-7)
+    assert report.tolerance_exploited
+    text = " ".join(report.lines())
+    assert "the solver's objective is not the tree's true objective" not in text
+    assert ("WARNING: the tree's true objective equals the solver's, but not the one its values give (10.5): the "
+            "solver used its feasibility/integrality tolerances to count a loss (or leaf predictions) that (w, b) do "
+            "not give: its values miss the rows by up to 2e-07.") in text
+    # a true objective above the stated one is still called different, with or without a routing disagreement
+    for disagreements in ([], [(0, 1, 2)]):
+        worse = DecodeReport(solver="cbc", status="feasible", raw_status="Stopped on time", solver_objective=10.0,
+                             values_objective=10.0, true_objective=11.0, exact_objective=None, bound=None,
+                             disagreements=disagreements)
+        assert "WARNING: the solver's objective is not the tree's true objective: it used" in " ".join(worse.lines())
+
+
 @pytest.mark.skipif(not CBC_DEVEL.exists(), reason="cbcbox's CBC devel is not installed")
 def test_cbc_devel_relaxation_called_optimal_names_the_fractional_integers(tmp_path, capsys):
     (tmp_path / "tiny.csv").write_text(TINY)
