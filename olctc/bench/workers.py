@@ -141,9 +141,12 @@ def _pass_on_stderr(w: Worker) -> str:
         w.err.close()
     # As a text-mode read would: a solver's progress lines may end in "\r".
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-    if text:
-        sys.stderr.write(text if text.endswith("\n") else text + "\n")
-        sys.stderr.flush()
+    if text and sys.stderr is not None:
+        # best effort: a caller started with its standard error closed (an API user's `2>&-`) raised OSError here,
+        # and the whole call failed on the first run that wrote anything; the last line is still quoted
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(text if text.endswith("\n") else text + "\n")
+            sys.stderr.flush()
     last = next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
     return last if len(last) <= QUOTE else last[:QUOTE - 3] + "..."
 
