@@ -234,7 +234,7 @@ def test_a_run_ignoring_sigterm_past_its_hard_limit_is_killed_and_its_scratch_re
     pid, folder = _noted(note)
     try:
         assert rec["status"] == "timeout" and _gone(pid) and not folder.exists()
-        assert rec["wall"] < 8.0, rec["wall"]  # the hard limit, then GRACE (2 s), not longer
+        assert rec["wall"] < 15.0, rec["wall"]  # the hard limit, then GRACE (2 s); room for a loaded machine
     finally:
         if not _gone(pid):
             os.kill(pid, signal.SIGKILL)
@@ -259,7 +259,7 @@ def test_an_interrupt_stops_the_runs_within_the_short_grace_and_removes_their_sc
     pid, folder = _noted(note)
     try:
         assert _gone(pid) and not folder.exists()
-        assert took < 3.0, took
+        assert took < 4.5, took  # STOP_GRACE 0.5 s; the mutant's 5 s is out of reach
     finally:
         if not _gone(pid):
             os.kill(pid, signal.SIGKILL)
@@ -289,7 +289,7 @@ def test_a_dropped_interrupt_is_seen_within_a_second() -> None:
             run_isolated([{"n": 1}, {"n": 2}], 2, _quick_or_hang, lambda t: 120.0, lambda *a: [], keep)
     finally:
         note_interrupt(False)
-    assert time.monotonic() - noted[0] < 4.0
+    assert time.monotonic() - noted[0] < 7.0  # the mutant waits 10 s
 
 
 def _modules(task: dict) -> list:
