@@ -1127,12 +1127,15 @@ def test_anchor_mean_only_over_the_same_seeds() -> None:
     assert row["anchor_mean"] is None
 
 
-def test_empty_output_is_refused_not_the_current_folder(tmp_path: Path, capsys, monkeypatch) -> None:
-    monkeypatch.chdir(tmp_path)  # used to: bench.json and runs.jsonl written into the current folder
-    code, _, err = cli(["bench", "models", "--models", "CART", "--datasets", "heart", "--seeds", "0", "-o", ""],
+@pytest.mark.parametrize("out", ["", "   "])
+def test_empty_output_is_refused_not_the_current_folder(tmp_path: Path, capsys, monkeypatch, out: str) -> None:
+    # used to: bench.json and runs.jsonl written into the current folder; a blank path ("$DIR " with DIR unset)
+    # made a folder of spaces
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli(["bench", "models", "--models", "CART", "--datasets", "heart", "--seeds", "0", "-o", out],
                        capsys)
-    assert (code, err) == (2, "error: The 'output' parameter (--output) must be a folder path (-o DIR). Got '' "
-                              "instead.\n")
+    assert (code, err) == (2, f"error: The 'output' parameter (--output) must be a folder path (-o DIR). Got "
+                              f"{out!r} instead.\n")
     assert list(tmp_path.iterdir()) == []
 
 
