@@ -390,7 +390,16 @@ class Tree:
         # counts were cast to int64 silently (1.5 became 1), NaN std and negative counts passed
         if not (np.isfinite(f).all() and (f >= 0).all() and (name == "node_std" or (f == np.round(f)).all())):
             raise OlctcError(f"{name} must hold finite {'values' if name == 'node_std' else 'whole numbers'} >= 0")
-        return f if name == "node_std" else f.astype(np.int64)
+        if name == "node_std":
+            return f
+        exact = np.asarray(a)
+        if exact.dtype.kind in "iu" and not (exact > _INT64_MAX).any():
+            # integers as given: through float64, 2**53 + 1 became 2**53, and 2**63 - 1 (a file's nodes.n may hold
+            # any int64) became 2**63, which wrapped to the negative count -2**63
+            return exact.astype(np.int64)
+        if (f >= 2.0 ** 63).any():
+            raise OlctcError(f"{name} must hold whole numbers below 2**63 (counts are stored as int64)")
+        return f.astype(np.int64)
 
     # ------------------------------------------------------------------ shape
 
