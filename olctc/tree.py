@@ -436,7 +436,8 @@ class Tree:
     @property
     def b_raw(self) -> np.ndarray:
         """(n_nodes,) intercepts on the encoded, unstandardised features."""
-        return self.b - (self.W * (self.scaler.mean / self.scaler.scale)).sum(axis=1)
+        # + 0.0: an intercept of -0.0 was exported as "b=-0" (DOT), "score = -0" (text)
+        return self.b - (self.W * (self.scaler.mean / self.scaler.scale)).sum(axis=1) + 0.0
 
     @property
     def probability_note(self) -> str | None:
@@ -722,7 +723,8 @@ class Tree:
         idx = idx[np.argsort(-np.abs(vals[idx]), kind="stable")]
         if k is not None:
             idx = idx[:k]
-        return [(int(j), float(vals[j])) for j in idx]
+        # + 0.0: a negative weight on a feature of no spread at the node has influence -0.0, shown "influence=-0"
+        return [(int(j), float(vals[j]) + 0.0) for j in idx]
 
     def explain(self, x_row: Any, top: int = 5) -> Explanation:
         """Path of one sample (encoded row, or raw cells as a dict or a pandas Series keyed by column name)

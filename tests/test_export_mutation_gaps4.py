@@ -263,3 +263,16 @@ def test_sql_writes_weights_with_18_significant_digits_and_scores_as_python() ->
     got = [tuple(r[k] for k in OUTPUTS) for r in run_sqlite(tree, X.tolist(), query)]
     scores = (X @ np.array([0.1, -0.7])) + 0.3
     assert [g[1] for g in got] == scores.tolist() and [g[3] for g in got] == ["yes", "no"]
+
+
+def test_a_zero_influence_and_a_zero_intercept_show_no_minus_sign() -> None:
+    """A negative weight on a feature that does not vary at the node has influence -0.0, and an intercept can be
+    -0.0: text, DOT and the picture show them as 0, not as '-0' (a sign that means nothing to the reader)."""
+    from olctc.export.plot import figure
+
+    tree = Tree.from_arrays([[-1.0, 2.0]], [-0.0], classes=("no", "yes"))
+    tree.fit_stats(np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 3.0]]), np.array([1, -1, 1]))
+    text = to_text(tree)
+    assert "score = 0 + sum of w * feature" in text and "    x0: w=-1  influence=0\n" in text
+    assert _labels(to_dot(tree))["n0"][2:] == ["r=+2.49 w=2 x1", "r=+0 w=-1 x0", "b=0"]
+    assert "-0" not in " ".join(x.get_text() for x in figure(tree).axes[0].texts)
