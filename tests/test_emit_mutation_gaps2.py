@@ -21,6 +21,7 @@ from olctc.milp import MILP
 from conftest import highs_option
 from test_emit_writers import assert_highs_arrays, make, ref_mps
 
+
 def highs_model(path: Path) -> highspy.HighsModel:
     """The model (with its Hessian) HiGHS reads from ``path``."""
     h = highspy.Highs()
