@@ -144,7 +144,7 @@ CASES = [
       "noname.csv: the header's column 2 (after 'a') has no name; name it"),
     C("csv-not-utf8", "compile latin1.csv --target y -o x.mps",
       "latin1.csv: not UTF-8 text (byte 0xe9 at offset 12); save the CSV as UTF-8"),
-    # it read as one-letter columns split by NULs: "line 3 has 1 fields, the header has 4", NULs printed raw
+    # it read as one-letter columns split by NULs: "line 3 has 1 field, the header has 4", NULs printed raw
     C("csv-utf16-no-bom", "compile utf16.csv --target y -o x.mps",
       "utf16.csv: not UTF-8 text: it is UTF-16 without a byte-order mark (every other byte is 0); save the CSV as "
       "UTF-8"),

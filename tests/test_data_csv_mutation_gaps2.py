@@ -50,8 +50,10 @@ def test_a_class_weight_dict_of_numpy_scalars_is_shown_as_python_values() -> Non
 
 
 @pytest.mark.parametrize("text, also", [
-    ("a,b,c,d,e,f,g,y\n1,,,,,,,p\n,2,3,4,5,6,7,q\n", "'c' (1), 'd' (1), 'e' (1), 'f' (1), 'g' (1) and 1 more columns"),
+    ("a,b,c,d,e,f,g,y\n1,,,,,,,p\n,2,3,4,5,6,7,q\n", "'c' (1), 'd' (1), 'e' (1), 'f' (1), 'g' (1) and 1 more column"),
     ("b,c,d,e,f,g,y\n,,,,,,p\n1,2,3,4,5,6,q\n", "'c' (1), 'd' (1), 'e' (1), 'f' (1), 'g' (1)"),
+    ("b,c,d,e,f,g,h,i,y\n,,,,,,,,p\n1,2,3,4,5,6,7,8,q\n",
+     "'c' (1), 'd' (1), 'e' (1), 'f' (1), 'g' (1) and 2 more columns"),
 ])
 def test_empty_cells_name_five_other_columns_then_a_count(tmp_path: Path, text: str, also: str) -> None:
     """Empty cells in 7 (6) columns: the first named, five others listed with their counts, a 7th counted."""

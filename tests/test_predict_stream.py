@@ -100,7 +100,8 @@ def old_read_table(path, named_cr: bool = False, needed=None) -> Table:
                 raise blank_header
             if not any(c.strip() for c in r):
                 raise OlctcError(f"{path}: line {lines[k]} is blank; remove blank lines inside the data")
-            raise OlctcError(f"{path}: line {lines[k]} has {len(r)} fields, the header has {width}")
+            raise OlctcError(f"{path}: line {lines[k]} has {len(r)} field{'s' * (len(r) != 1)}, the header has "
+                             f"{width}")
     seen: set[str] = set()
     if body and not any(header):
         raise blank_header

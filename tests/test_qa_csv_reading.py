@@ -293,7 +293,7 @@ def test_one_kind_of_line_end_still_reads(tmp_path, end):
 def test_a_comma_in_a_tab_separated_header_is_explained(tmp_path, capsys):
     data = write(tmp_path, "income, USD\tage\tlabel\n10\t20\tyes\n12\t30\tno\n", "d.tsv")
     assert compile_error(tmp_path, data, capsys) == (
-        2, "", f"error: {data}: line 2 has 1 fields, the header has 2; the header was read as comma-separated "
+        2, "", f"error: {data}: line 2 has 1 field, the header has 2; the header was read as comma-separated "
                "(2 fields) because it has a comma, but it also holds tabs: quote the name that holds the comma, or "
                "remove the comma\n", False)
     # quoted, the name is read as the file's header meant it

@@ -49,8 +49,9 @@ def _empty_cells(columns: Mapping[int, Sequence[str]], header: Sequence[str], fe
             empty.append((h, ks))
     empty.sort(key=lambda e: e[1][0])  # the first empty row's column first (stable: then the file's order)
     (name, ks), rest = empty[0], empty[1:]
+    more = len(rest) - 5
     also = "" if not rest else "; empty cells also in " + ", ".join(
-        f"{h!r} ({len(k)})" for h, k in rest[:5]) + (f" and {len(rest) - 5} more columns" if len(rest) > 5 else "")
+        f"{h!r} ({len(k)})" for h, k in rest[:5]) + (f" and {more} more column{'s' * (more > 1)}" if more > 0 else "")
     return OlctcError(f"{source}: column {name!r} {_at(ks[0], lines)}: empty cell ({len(ks)} in this column{also}); "
                       "fill or drop missing values (olctc does not impute), or leave a column out (--drop; drop= in "
                       "Python)")
@@ -431,7 +432,7 @@ def _read_table(path: str | Path) -> Table:
 _END_MARK = "\ue000olctc: end of the file\ue000"
 
 #: A row with the wrong number of fields, as ``TableStream`` words it.
-_RAGGED = re.compile(r": line \d+ has \d+ fields, the header has \d+$")
+_RAGGED = re.compile(r": line \d+ has \d+ fields?, the header has \d+$")
 
 #: Separators that a header read as comma-separated may hold in its names: the file's own, then.
 _OTHER_SEPARATORS = {"\t": "tabs", ";": "semicolons", "|": "'|' characters"}

@@ -399,7 +399,8 @@ class TableStream:
                     continue
             if len(row) != width:
                 ragged = (self._blank_header_error() if self._blank_header else
-                          OlctcError(f"{self.path}: line {start} has {len(row)} fields, the header has {width}"))
+                          OlctcError(f"{self.path}: line {start} has {len(row)} "
+                                     f"field{'s' * (len(row) != 1)}, the header has {width}"))
                 continue
             add_row(row)
             add_line(start)
