@@ -14,12 +14,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from olctc.compile import compile_problem
 from olctc.datasets import load
-from olctc.decode import decode_arrays
 from olctc.objective import tree_objective
 from olctc.spec import make_spec
-from test_core_mutation_gaps import ROWS, solve_fixed
+from test_core_mutation_gaps import ROWS
+from test_decode_mutation_gaps3 import weighted_stump
 from test_solve_mutation_gaps import _heart
 
 # ---------------------------------------------------------------- decode: weights
@@ -29,17 +28,11 @@ def test_a_weighted_models_true_and_exact_objectives_weigh_the_points() -> None:
     """decode_arrays scores the tree by the model's own (weighted) loss: with every third heart point weighing 3
     the true objective is the MILP objective of the solver's values and the exact one the weighted logistic loss;
     scored unweighted, a weighted model's optimum would read as far below (or above) its solver's figure."""
-    heart = load("heart").subset(ROWS)
-    weight = np.where(np.arange(heart.n) % 3 == 0, 3.0, 1.0)
-    ds = dataclasses.replace(heart, weight=weight)
-    comp = compile_problem(ds, make_spec("olct", 1))
-    W = np.zeros((1, comp.X.shape[1]))
-    W[0, 2] = 0.3
-    x = solve_fixed(comp, W, np.array([0.1]))
-    rep = decode_arrays(comp.milp, comp.spec, comp.X, ds.y, x, sample_weight=weight).report
-    assert rep.true_objective == pytest.approx(comp.milp.objective(x), rel=1e-9)
-    exact = tree_objective(W, np.array([0.1]), comp.X, ds.y, comp.spec, loss="exact", sample_weight=weight).total
-    plain = tree_objective(W, np.array([0.1]), comp.X, ds.y, comp.spec, loss="exact").total
+    s = weighted_stump()
+    rep = s.dec.report
+    assert rep.true_objective == pytest.approx(s.comp.milp.objective(s.x), rel=1e-9)
+    exact = tree_objective(s.W, s.b, s.comp.X, s.ds.y, s.comp.spec, loss="exact", sample_weight=s.weight).total
+    plain = tree_objective(s.W, s.b, s.comp.X, s.ds.y, s.comp.spec, loss="exact").total
     assert rep.exact_objective == pytest.approx(exact, rel=1e-12) and abs(exact - plain) > 1.0
 
 

@@ -265,14 +265,13 @@ def test_pure_node_smoothing_is_said_only_when_a_node_was_smoothed():
                         f"exact objective {pure['objective_before']:.10g} -> {exact:.10g}")
 
 
-def test_refinement_fits_the_weighted_loss_of_a_weighted_model():
-    """Refinement must minimise the model's own loss: with point weights (every third heart point weighing 3) the
-    refit stump's objective is the weighted exact objective the tree records, not the unweighted loss's."""
+def weighted_stump() -> SimpleNamespace:
+    """An OLCT stump on heart rows where every third point weighs 3, solved at w_2 = 0.3, b = 0.1: the compiled
+    problem ``comp``, its data set ``ds``, ``weight``, ``W``, ``b``, the values ``x`` and their decoding ``dec``."""
     import dataclasses
 
     from olctc.compile import compile_problem
     from olctc.datasets import load
-    from olctc.decode import finish
     from olctc.spec import make_spec
     from test_core_mutation_gaps import ROWS
 
@@ -280,10 +279,19 @@ def test_refinement_fits_the_weighted_loss_of_a_weighted_model():
     weight = np.where(np.arange(heart.n) % 3 == 0, 3.0, 1.0)
     ds = dataclasses.replace(heart, weight=weight)
     comp = compile_problem(ds, make_spec("olct", 1))
-    W = np.zeros((1, comp.X.shape[1]))
+    W, b = np.zeros((1, comp.X.shape[1])), np.array([0.1])
     W[0, 2] = 0.3
-    x = solve_fixed(comp, W, np.array([0.1]))
+    x = solve_fixed(comp, W, b)
     dec = decode_arrays(comp.milp, comp.spec, comp.X, ds.y, x, sample_weight=weight)
-    tree, _ = finish(dec, comp.manifest, ds, refine=True)
+    return SimpleNamespace(comp=comp, ds=ds, weight=weight, W=W, b=b, x=x, dec=dec)
+
+
+def test_refinement_fits_the_weighted_loss_of_a_weighted_model():
+    """Refinement must minimise the model's own loss: with point weights (every third heart point weighing 3) the
+    refit stump's objective is the weighted exact objective the tree records, not the unweighted loss's."""
+    from olctc.decode import finish
+
+    s = weighted_stump()
+    tree, _ = finish(s.dec, s.comp.manifest, s.ds, refine=True)
     assert tree.meta["refine"]["nodes_refit"] == [0]
     assert tree.meta["refine"]["objective_after"] == pytest.approx(tree.meta["exact_objective"], rel=1e-12)
