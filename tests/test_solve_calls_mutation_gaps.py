@@ -302,8 +302,9 @@ def test_a_cbc_file_of_no_solution_for_an_unknown_reason_says_status_unknown(tmp
 
 def test_an_interrupted_solves_file_says_so_in_every_format_with_status_words(tmp_path: Path) -> None:
     """An interrupt's words per format (HiGHS's "Interrupted by user", CBC's "Stopped on ctrl-c", SCIP's "user
-    interrupt"), read back, are an interrupt again: decode and the solve's exit code (130) tell the stop by them."""
-    for fmt in ("highs", "cbc", "scip"):
+    interrupt", CPLEX's "113 aborted"), read back, are an interrupt again: decode and the solve's exit code (130)
+    tell the stop by them."""
+    for fmt in ("highs", "cbc", "scip", "cplex"):
         write_native_solution(_result("feasible", "userinterrupt", solver="scip"), tmp_path / f"m.{fmt}.sol", fmt)
         sol = read_solution(tmp_path / f"m.{fmt}.sol", col_names=["a", "b"])
         assert (sol.status, limit_kind(sol.raw_status)) == ("feasible", "interrupt"), (fmt, sol.raw_status)

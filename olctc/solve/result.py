@@ -128,8 +128,9 @@ def limit_kind(raw_status: str) -> str:
     solution") are no solution limit: CBC's "NO_SOLUTION_FOUND, stopped on iterations" was written as a
     solution limit in HiGHS's, SCIP's and CPLEX's formats."""
     raw = _NO_SOLUTION_WORDS.sub("", raw_status.lower())
+    # "abort": CPLEX's 113/114 ("aborted"), the words olctc's CPLEX file gives an interrupt (it read back as "other")
     for needle, kind in (("time", "time"), ("interrupt", "interrupt"), ("ctrl", "interrupt"),
-                         ("user", "interrupt"), ("node", "nodes"), ("gap", "gap"), ("sol", "solutions"),
+                         ("user", "interrupt"), ("abort", "interrupt"), ("node", "nodes"), ("gap", "gap"), ("sol", "solutions"),
                          ("iter", "iterations")):
         if needle in raw:
             return kind
