@@ -326,7 +326,7 @@ def test_a_node_or_gap_limits_file_names_the_limit(tmp_path: Path, fmt: str, raw
     ("NO_SOLUTION_FOUND, stopped on nodes", "nodes"),  # python-mip's status, then CBC's reason
     ("NO_SOLUTION_FOUND, stopped on iterations", "iterations"),
     ("NO_SOLUTION_FOUND", "other"),
-    ("114 aborted, no integer solution", "other"),  # CPLEX's file, as read back
+    ("114 aborted, no integer solution", "interrupt"),  # CPLEX's file, as read back: an abort, no solution limit
 ])
 def test_limit_kind_takes_no_solution_for_no_solution_limit(raw: str, kind: str) -> None:
     """DEFECT fixed: the "sol" of python-mip's NO_SOLUTION_FOUND (and of CPLEX's "no integer solution") was taken for
