@@ -7,12 +7,9 @@ where the text is the rule. None of them is a defect seen in olctc.
 """
 from __future__ import annotations
 
-import glob
-import os
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +21,7 @@ from olctc.emit.start import start_filename, start_text, start_texts, write_star
 from olctc.errors import OlctcError
 from olctc.read import read_solution
 from test_emit_writers import make
-from test_params import _SCIP_SHELL
+from test_params import scip_shell_env
 from test_start_files import COLS, START, START_OBJ
 
 
@@ -97,15 +94,7 @@ def test_solvers_txt_scip_line_runs_for_a_name_with_a_quote_or_backslashes(tmp_p
     quoted word it reads \\\\ as one backslash, so a name's backslashes must be doubled. The SCIP line of
     solvers.txt, with the start's read put where the file says, runs through SCIP's own dialog and SCIP takes the
     start."""
-    import pyscipopt
-
-    if not glob.glob(os.path.join(os.path.dirname(pyscipopt.__file__), os.pardir, "pyscipopt.libs", "libscip*")):
-        pytest.skip("this PySCIPOpt links a system libscip, not one of its own")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "scip").write_text(f"#!/bin/sh\nexec {sys.executable} {bin_dir / 'shell.py'} \"$@\"\n")
-    (bin_dir / "scip").chmod(0o755)
-    (bin_dir / "shell.py").write_text(_SCIP_SHELL)
+    env = scip_shell_env(tmp_path)
     p = make([1.0, 2.0], [[1.0, 1.0]], ["G"], [1.0], [0.0, 0.0], [3.0, 3.0], [True, True], cols=["x", "y"])
     write_lp(p, tmp_path / f"{stem}.lp")
     write_start(tmp_path / start_filename(stem, "scip"), ["x", "y"], np.array([0.0, 1.0]), "scip", 2.0)
@@ -116,7 +105,6 @@ def test_solvers_txt_scip_line_runs_for_a_name_with_a_quote_or_backslashes(tmp_p
     start_word = read_start.split("   (")[0][len("  SCIP:   "):]
     args = shlex.split(line)  # the start's read goes "after read MODEL", as the file says
     line = shlex.join(args[:2] + [args[2].replace(" optimize ", f" {start_word} optimize ", 1)] + args[3:])
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     proc = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0 and "new primal bound 2.000000e+00" in out, out[-3000:]

@@ -309,16 +309,13 @@ assert lib.SCIPaddDialogInputLine(scip, b"quit") == 1 and lib.SCIPstartInteracti
 """
 
 
-def test_solvers_txt_scip_line_runs_as_written_with_spaces_and_quotes_in_the_name(tmp_path: Path, capsys) -> None:
-    """SCIP's shell splits a line at spaces: 'read my model.lp' read 'my'. The SCIP line of solvers.txt now
-    quotes such names for SCIP's shell, and the line (with the start's read put where the file says) runs
-    in bash as written, through SCIP's own dialog, to a solution that decodes."""
+def scip_shell_env(tmp_path: Path) -> dict[str, str]:
+    """An environment whose PATH finds a `scip` that is SCIP's own shell (``_SCIP_SHELL``, in ``tmp_path/bin``);
+    skips when this PySCIPOpt links a system libscip instead of one of its own."""
     import glob
     import os
 
     import pyscipopt
-
-    from conftest import cli_main
 
     if not glob.glob(os.path.join(os.path.dirname(pyscipopt.__file__), os.pardir, "pyscipopt.libs", "libscip*")):
         pytest.skip("this PySCIPOpt links a system libscip, not one of its own")
@@ -327,6 +324,16 @@ def test_solvers_txt_scip_line_runs_as_written_with_spaces_and_quotes_in_the_nam
     (bin_dir / "scip").write_text(f"#!/bin/sh\nexec {sys.executable} {bin_dir / 'shell.py'} \"$@\"\n")
     (bin_dir / "scip").chmod(0o755)
     (bin_dir / "shell.py").write_text(_SCIP_SHELL)
+    return dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+
+
+def test_solvers_txt_scip_line_runs_as_written_with_spaces_and_quotes_in_the_name(tmp_path: Path, capsys) -> None:
+    """SCIP's shell splits a line at spaces: 'read my model.lp' read 'my'. The SCIP line of solvers.txt now
+    quotes such names for SCIP's shell, and the line (with the start's read put where the file says) runs
+    in bash as written, through SCIP's own dialog, to a solution that decodes."""
+    from conftest import cli_main
+
+    env = scip_shell_env(tmp_path)
     name = 'my "odd" model'
     assert cli_main(["compile", "--dataset", "haberman", "--depth", "1", "-o", tmp_path / f"{name}.lp"], capsys)[0] == 0
     text = (tmp_path / f"{name}.solvers.txt").read_text()
@@ -335,7 +342,6 @@ def test_solvers_txt_scip_line_runs_as_written_with_spaces_and_quotes_in_the_nam
     assert read_start == '  SCIP:   read "my \\"odd\\" model.start.scip.sol"   (after read "my \\"odd\\" model.lp")'
     start_word = read_start.split("   (")[0][len("  SCIP:   "):]
     line = line.replace(" optimize ", f" {start_word} optimize ", 1)  # "after read MODEL", as the file says
-    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     proc = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0 and "accepted" in out, out[-3000:]  # the start was read and taken

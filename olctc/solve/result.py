@@ -130,8 +130,8 @@ def limit_kind(raw_status: str) -> str:
     raw = _NO_SOLUTION_WORDS.sub("", raw_status.lower())
     # "abort": CPLEX's 113/114 ("aborted"), the words olctc's CPLEX file gives an interrupt (it read back as "other")
     for needle, kind in (("time", "time"), ("interrupt", "interrupt"), ("ctrl", "interrupt"),
-                         ("user", "interrupt"), ("abort", "interrupt"), ("node", "nodes"), ("gap", "gap"), ("sol", "solutions"),
-                         ("iter", "iterations")):
+                         ("user", "interrupt"), ("abort", "interrupt"), ("node", "nodes"), ("gap", "gap"),
+                         ("sol", "solutions"), ("iter", "iterations")):
         if needle in raw:
             return kind
     return "other"
