@@ -195,6 +195,12 @@ def test_machine_info_counts_the_cores() -> None:
 
 # ---- workers.py: real child processes ----------------------------------------------------------------------------
 
+def _note(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` whole (a run tells the test its process id; a half-written note read as 0)."""
+    Path(path + ".tmp").write_text(text)
+    os.replace(path + ".tmp", path)
+
+
 def _in_scratch(task: dict) -> list:
     """Make a scratch folder as a solve does, note this process's id and the folder in ``task["note"]``, then hang
     (ignoring SIGTERM when ``task["stubborn"]``, as a solver deep in a C call) or, with ``task["quick"]``, wait for
@@ -207,8 +213,7 @@ def _in_scratch(task: dict) -> list:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     tempfile.tempdir = task["tmp"]
     with scratch_folder("olctc-solve-") as folder:
-        Path(task["note"] + ".tmp").write_text(json.dumps([os.getpid(), str(folder)]))
-        os.replace(task["note"] + ".tmp", task["note"])
+        _note(task["note"], json.dumps([os.getpid(), str(folder)]))
         time.sleep(60)
     return []
 

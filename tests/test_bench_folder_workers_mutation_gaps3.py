@@ -17,6 +17,7 @@ from olctc.bench import folder as bench_folder
 from olctc.bench.workers import run_isolated
 from olctc.errors import OlctcError
 from test_bench_folder_mutation_gaps import _cart, _open, _record
+from test_bench_folder_workers_mutation_gaps2 import _gone, _note
 
 
 # ---- folder.py ---------------------------------------------------------------------------------------------------
@@ -68,8 +69,7 @@ def _stubborn(task: dict) -> list:
             time.sleep(0.01)
         return [{"task": task["n"]}]
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    Path(task["note"] + ".tmp").write_text(str(os.getpid()))
-    os.replace(task["note"] + ".tmp", task["note"])
+    _note(task["note"], str(os.getpid()))
     time.sleep(60)
     return []
 
@@ -94,18 +94,17 @@ def test_an_interrupt_gives_all_stubborn_runs_one_grace_period_together(tmp_path
     took = time.monotonic() - stopped[0]
     pids = [int(Path(n).read_text()) for n in notes]
     try:
-        assert not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+        assert all(_gone(pid) for pid in pids)
         assert took < 4.5, took  # one grace of 0.5 s, then SIGKILL; the mutant's 7 s (14 x 0.5) is out of reach
     finally:
         for pid in pids:
-            if Path(f"/proc/{pid}").exists():
+            if not _gone(pid):
                 os.kill(pid, signal.SIGKILL)
 
 
 def _wait_for_go(task: dict) -> list:
     """Note this process's id in ``task["note"]``, wait for the file ``task["go"]``, and return."""
-    Path(task["note"] + ".tmp").write_text(str(os.getpid()))
-    os.replace(task["note"] + ".tmp", task["note"])
+    _note(task["note"], str(os.getpid()))
     while not Path(task["go"]).exists():
         time.sleep(0.01)
     return [{"task": task["n"], "status": "optimal"}]
