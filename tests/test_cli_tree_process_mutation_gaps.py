@@ -2,17 +2,19 @@
 (QA 2026-12-07) found no test pinning. Every case runs the real CLI: in process (``cli_main``, ``cli_here``) on
 small files written here, or as a real subprocess where the console program's own streams and signals matter.
 
-87 mutants: 57 killed by the targeted existing tests, 17 by these tests (each re-applied and seen to fail), 13
-survive: equivalent t19/t60 (predict's loop and _Sink.write each skip writes after a failed one), t33 (a file of one
-class: its row count is n), t49 (a fallback no cell-by-cell pass reaches), p13 (click.echo flushes each line), p16
-(a closed descriptor reopened lands on its own number); gaps p05, p19, p23 (a signal timed inside another thread's
-import, a nested import, a deferred section), p11 (pipes made non-blocking at the first interrupt: needs a paused
-reader), p14 (an OSError of another file taken for standard output's: every file goes through atomic_open), p22
-(CPython 3.11's unhandled-interrupt flag), p26 (a terminal made non-blocking: needs a pty)."""
+87 mutants: 57 killed by the targeted existing tests, 17 by these tests (each re-applied and seen to fail; the
+twice-wrapped interrupt is a case of test_plumbing_mutation_gaps's wrapping test), 13 survive: equivalent t19/t60
+(predict's loop and _Sink.write each skip writes after a failed one), t33 (a file of one class: its row count is n),
+t49 (a fallback no cell-by-cell pass reaches), p13 (click.echo flushes each line), p16 (a closed descriptor reopened
+lands on its own number); gaps p05, p19, p23 (a signal timed inside another thread's import, a nested import, a
+deferred section), p11 (pipes made non-blocking at the first interrupt: needs a paused reader), p14 (an OSError of
+another file taken for standard output's: every file goes through atomic_open), p22 (CPython 3.11's
+unhandled-interrupt flag), p26 (a terminal made non-blocking: needs a pty)."""
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +23,7 @@ import pytest
 
 from conftest import cli_here, cli_main, tiny_folder, tmpfs
 from olctc.tree import Tree
+from test_plumbing_mutation_gaps import _python
 
 
 @pytest.fixture(scope="module")
@@ -146,11 +149,6 @@ def test_explain_says_top_is_too_small_before_a_missing_column(tmp_path, capsys,
 
 # ---------------------------------------------------------------- cli_process: signals and finalisers
 
-def _console(script: str, cwd: Path, **kw) -> subprocess.CompletedProcess:
-    """``script`` (which ends by calling ``olctc.cli.main()`` as the console program) in a fresh interpreter."""
-    return subprocess.run([sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=120, **kw)
-
-
 _SELF_INTERRUPT = """
 import os, signal, sys
 import olctc.cli as c
@@ -168,7 +166,7 @@ c.main()
 def test_a_console_run_with_sigint_ignored_keeps_it_ignored(tmp_path) -> None:
     """`olctc ... &` from a script starts with SIGINT ignored (so a terminal's Ctrl-C spares background jobs): olctc
     must not take it over and die of it. Mutant: the SIGINT handler installed whatever was there (exit 130)."""
-    p = _console(_SELF_INTERRUPT, tmp_path, preexec_fn=lambda: __import__("signal").signal(2, 1))  # SIGINT, SIG_IGN
+    p = _python(_SELF_INTERRUPT, cwd=tmp_path, ignore=(signal.SIGINT,))
     assert (p.returncode, p.stdout, p.stderr) == (0, "went on\n", "")
 
 
@@ -192,7 +190,7 @@ c.main()
 def test_a_finaliser_error_other_than_an_interrupt_is_still_reported(tmp_path) -> None:
     """The console program silences interrupts raised inside finalisers only: another error there is Python's
     usual "Exception ignored" report, which a bug must not lose. Mutant: the hook dropping everything."""
-    p = _console(_FAILING_FINALISER, tmp_path)
+    p = _python(_FAILING_FINALISER, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert "Exception ignored" in p.stderr and "ValueError: finaliser failed" in p.stderr, p.stderr
 
@@ -200,8 +198,6 @@ def test_a_finaliser_error_other_than_an_interrupt_is_still_reported(tmp_path) -
 def test_an_interrupted_call_in_process_does_not_interrupt_the_next(monkeypatch, capsys) -> None:
     """olctc.cli.main(ARGS) in another program: a SIGTERM during one call ends it with 130, and the next call runs
     as usual (the interrupt is consumed when the call ends). Mutant: the noted interrupt kept, the next call 130."""
-    import signal
-
     import olctc.cli as c
 
     def command(*args, **kwargs) -> None:
@@ -243,24 +239,6 @@ def test_target_reads_a_label_written_otherwise_for_text_classes_of_numbers(tmp_
     code, out, err = cli_main(["predict", "t.json", "d.csv", "--target", "y"], capsys)
     assert (code, out) == (0, "prediction\n1.0\n0.0\n"), err
     assert err.startswith("accuracy 1.0000, balanced accuracy 1.0000, "), err
-
-
-def test_an_error_a_few_steps_from_an_interrupt_is_the_interrupt(monkeypatch, capsys) -> None:
-    """An interrupt wrapped twice over (an import machinery's RuntimeError raised while handling another raised by
-    __set_name__) is still the interrupt: exit 130 and one line. Mutant: the chain followed two steps only."""
-    import olctc.cli as c
-
-    def command(*args, **kwargs) -> None:
-        try:
-            try:
-                raise KeyboardInterrupt
-            except KeyboardInterrupt as exc:
-                raise RuntimeError("Error calling __set_name__") from exc
-        except RuntimeError as exc:
-            raise RuntimeError("import failed") from exc
-
-    monkeypatch.setattr(c.cli, "main", command)
-    assert cli_main(["datasets"], capsys) == (130, "", "interrupted\n")
 
 
 def test_export_to_a_full_disk_through_standard_output_is_an_error(tiny, tmp_path) -> None:
