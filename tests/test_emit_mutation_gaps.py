@@ -21,6 +21,7 @@ from olctc.emit.mps import write_mps
 from olctc.milp import MILP, Block
 from olctc.start_tree import label_key, start_trees, start_weights
 from olctc.tree import Tree
+from test_emit_writers import highs_read
 
 INF = np.inf
 CBC = "/usr/bin/cbc"
@@ -38,15 +39,8 @@ def _milp(c, A, sense, rhs, lb, ub, integer, name="t") -> MILP:
                 (Block("x", 0, (n,), ("i",), (tuple(range(n)),)),), (Block("r", 0, (m,), ("i",), (tuple(range(m)),)),))
 
 
-def _highs(path):
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    assert h.readModel(str(path)) == highspy.HighsStatus.kOk
-    return h
-
-
 def _highs_optimum(path) -> float:
-    h = _highs(path)
+    h = highs_read(path)
     h.run()
     assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
     return h.getInfo().objective_function_value
@@ -79,7 +73,7 @@ def test_an_integer_column_in_minus_one_to_one_is_not_written_as_binary(fmt, tmp
     p = _milp([1.0, 1.0], [[1.0, 1.0]], ["L"], [5.0], [-1.0, 0.0], [1.0, 3.0], [True, True])
     path = tmp_path / f"m.{fmt}"
     (write_mps if fmt == "mps" else write_lp)(p, path)
-    lp = _highs(path).getLp()
+    lp = highs_read(path).getLp()
     assert list(lp.col_lower_) == [-1.0, 0.0] and list(lp.col_upper_) == [1.0, 3.0]
     assert [v == highspy.HighsVarType.kInteger for v in lp.integrality_] == [True, True]
     assert _highs_optimum(path) == -1.0
@@ -100,7 +94,7 @@ def test_mps_integer_block_at_the_last_column_is_closed(tmp_path):
     assert columns[2] == "    MARKER0000  'MARKER'                 'INTORG'"
     assert columns[-1] == "    MARKER0001  'MARKER'                 'INTEND'"
     assert [ln for ln in lines if "MARKER" in ln] == [columns[2], columns[-1]]
-    assert [v == highspy.HighsVarType.kInteger for v in _highs(path).getLp().integrality_] == [False, True, True]
+    assert [v == highspy.HighsVarType.kInteger for v in highs_read(path).getLp().integrality_] == [False, True, True]
     assert _highs_optimum(path) == -2.0
 
 

@@ -19,15 +19,7 @@ from olctc.emit.start import start_text
 from olctc.errors import OlctcError
 from olctc.milp import MILP
 from conftest import highs_option
-from test_emit_writers import assert_highs_arrays, make, ref_mps
-
-
-def highs_model(path: Path) -> highspy.HighsModel:
-    """The model (with its Hessian) HiGHS reads from ``path``."""
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    assert h.readModel(str(path)) == highspy.HighsStatus.kOk
-    return h.getModel()
+from test_emit_writers import assert_highs_arrays, highs_read, make, ref_mps
 
 
 def _rows_of_every_width(Q: bool = False) -> MILP:
@@ -59,7 +51,7 @@ def test_mps_lines_with_names_of_every_width_are_read_back_exactly(tmp_path: Pat
     assert b"\0" not in data
     assert data == ref_mps(p)
     assert_highs_arrays(path, p)
-    h = highs_model(path).hessian_
+    h = highs_read(path).getModel().hessian_
     n = p.n_cols
     H = sp.csc_matrix((np.array(h.value_), np.array(h.index_), np.array(h.start_)), shape=(n, n)).toarray()
     np.testing.assert_array_equal(H + H.T - np.diag(np.diag(H)), p.Q.toarray())

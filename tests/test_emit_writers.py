@@ -81,10 +81,16 @@ def reference_optimum(p: MILP) -> float:
 # solvers
 
 
-def solve_highs(path) -> float:
+def highs_read(path) -> highspy.Highs:
+    """A quiet HiGHS that has read the model file ``path`` (and said it read it without a warning or error)."""
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     assert h.readModel(str(path)) == highspy.HighsStatus.kOk
+    return h
+
+
+def solve_highs(path) -> float:
+    h = highs_read(path)
     h.run()
     assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
     return h.getInfo().objective_function_value
@@ -140,10 +146,7 @@ def assert_close(got: dict[str, float], want: float) -> None:
 
 
 def highs_lp(path):
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    assert h.readModel(str(path)) == highspy.HighsStatus.kOk
-    return h.getLp()
+    return highs_read(path).getLp()
 
 
 def assert_highs_arrays(path, p: MILP) -> None:
@@ -546,10 +549,7 @@ def test_quadratic_random_matches_reference(tmp_path):
     hessians = []
     for ext, write in (("mps", write_mps), ("lp", write_lp)):
         write(q, tmp_path / f"q.{ext}")
-        h = highspy.Highs()
-        h.setOptionValue("output_flag", False)
-        h.readModel(str(tmp_path / f"q.{ext}"))
-        hs = h.getModel().hessian_
+        hs = highs_read(tmp_path / f"q.{ext}").getModel().hessian_
         hessians.append(sp.csc_matrix((hs.value_, hs.index_, hs.start_), shape=(n, n)).toarray())
     np.testing.assert_array_equal(hessians[0], hessians[1])
     h = hessians[0]  # one triangle of the (symmetric) Hessian
