@@ -114,10 +114,15 @@ def highs_of(milp, time_limit: float | None = None, tol: float = 1e-9, fixed: di
     return h
 
 
-def solve_highs_arrays(milp, time_limit: float | None = None, tol: float = 1e-9):
-    """Optimal objective and x of a MILP object, by highspy at tight tolerances."""
-    h = highs_of(milp, time_limit, tol)
+def solve_highs_arrays(milp, time_limit: float | None = None, tol: float = 1e-9,
+                       fixed: dict[int, float] | None = None):
+    """Optimal objective and x of a MILP object, by highspy at tight tolerances (``fixed``: as ``highs_of``); the
+    solve must end optimal."""
+    import highspy
+
+    h = highs_of(milp, time_limit, tol, fixed)
     run_highs(h)
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal, h.modelStatusToString(h.getModelStatus())
     return h.getInfo().objective_function_value + milp.obj_constant, np.array(h.getSolution().col_value)
 
 

@@ -1,7 +1,7 @@
 """Paths of olctc/formulation/ and olctc/objective.py that a second mutation pass found unpinned.
 
 Each test's docstring names the mutant it kills ("a builder that ..."): these were mutants of the code, not bugs
-seen in olctc. Where a solver decides, it is HiGHS in process (conftest's ``highs_of``: one thread, tight
+seen in olctc. Where a solver decides, it is HiGHS in process (conftest's ``solve_highs_arrays``: one thread, tight
 tolerances), and its answer is compared with an independent computation: the objective recomputed in numpy from
 (w, b) with the true routing, or the same model with the routing fixed to each allowed choice. Data: real
 (vendored haberman, 3 features), a few rows.
@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import highs_of, run_highs
+from conftest import solve_highs_arrays
 from olctc.formulation import build_milp
 from olctc.formulation.topology import Topology
 from olctc.milp import MILP
@@ -26,10 +26,7 @@ highspy = pytest.importorskip("highspy")
 
 def optimum(milp: MILP, fixed: dict[int, float] | None = None) -> tuple[float, np.ndarray]:
     """HiGHS's optimal objective and x of ``milp``, ``fixed`` columns fixed (and made continuous)."""
-    h = highs_of(milp, time_limit=20.0, fixed=fixed)
-    run_highs(h)
-    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal, h.modelStatusToString(h.getModelStatus())
-    return h.getInfo().objective_function_value + milp.obj_constant, np.array(h.getSolution().col_value)
+    return solve_highs_arrays(milp, time_limit=20.0, fixed=fixed)
 
 
 def test_a_min_leaf_of_every_point_is_allowed_and_binds() -> None:
