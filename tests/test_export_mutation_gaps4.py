@@ -5,7 +5,6 @@ of test_export_render, the picture's matplotlib Figure is read back and the JSON
 from __future__ import annotations
 
 import json
-import re
 
 import numpy as np
 import pytest
@@ -15,14 +14,7 @@ from olctc.export.dot import to_dot
 from olctc.export.text import to_text
 from olctc.tree import Tree
 from test_export_render import parse_dot
-
-
-def _labels(text: str) -> dict[str, list[str]]:
-    """Node id -> its DOT label's lines, as Graphviz reads them (\\l ends a line, \\\\ and \\" are escapes)."""
-    def lines(v: str) -> list[str]:
-        return re.sub(r"\\(.)", lambda m: "\n" if m[1] == "l" else m[1], v).split("\n")[:-1]
-
-    return {k: lines(v) for k, v in re.findall(r'^  (\w+) \[label="((?:[^"\\]|\\.)*)"', text, re.M)}
+from test_export_text_sql_mutation_gaps import _dot_labels
 
 
 def _zero_row_tree() -> Tree:
@@ -43,7 +35,7 @@ def test_statistics_of_zero_rows_show_0_percent_in_text_dot_and_picture() -> Non
     text = to_text(tree)
     assert [line.lstrip("| ") for line in text.splitlines() if "[n=" in line] == [
         f"node {t} ({role})  [n=0 (0.0%)]" for t, role in ((0, "split"), (1, "classifier"), (2, "classifier"))]
-    labels = _labels(to_dot(tree))
+    labels = _dot_labels(to_dot(tree))
     assert [labels[f"n{t}"][1] for t in range(3)] == ["n=0 (0.0%)"] * 3
     texts = [x.get_text() for x in figure(tree).axes[0].texts]
     assert "node 0 · split\nn=0 (0.0%)" in texts and "node 2 · classifier\nn=0 (0.0%)" in texts
@@ -59,7 +51,7 @@ def test_a_node_no_training_row_reached_shows_no_positive_share() -> None:
     assert tree.node_n.tolist() == [4, 4, 0]
     texts = [x.get_text() for x in figure(tree).axes[0].texts]
     assert "node 1 · classifier\nn=4 (100.0%) · 75% pos" in texts and "node 2 · classifier\nn=0 (0.0%)" in texts
-    assert _labels(to_dot(tree))["n2"][1] == "n=0 (0.0%)"
+    assert _dot_labels(to_dot(tree))["n2"][1] == "n=0 (0.0%)"
     assert "node 2 (classifier)  [n=0 (0.0%)]" in to_text(tree)
 
 
@@ -82,7 +74,7 @@ def test_dot_escapes_backslashes_of_a_name() -> None:
     # the graph's title on top (labelloc=t): a mutant moved it to the bottom
     assert text.splitlines()[1] == ('  graph [rankdir=TB, label="olctc tree: left if score <= 0, right if score > 0", '
                                     'labelloc=t];')
-    assert _labels(text)["n0"][1:3] == ["w_std=+2 w=2 a\\lb", "w_std=+1 w=1 dir\\"]
+    assert _dot_labels(text)["n0"][1:3] == ["w_std=+2 w=2 a\\lb", "w_std=+1 w=1 dir\\"]
 
 
 def test_dot_lines_are_cut_at_60_characters() -> None:
@@ -90,7 +82,7 @@ def test_dot_lines_are_cut_at_60_characters() -> None:
     Mutant: cut at 40."""
     long, fits = "f" * 60, "g" * 47  # "w_std=+1 w=1 " is 13 characters: 13 + 47 = 60
     tree = Tree.from_arrays([[2.0, 1.0]], [0.0], feature_names=[long, fits])
-    lines = _labels(to_dot(tree))["n0"]
+    lines = _dot_labels(to_dot(tree))["n0"]
     assert lines[1] == ("w_std=+2 w=2 " + long)[:59] + "…"
     assert lines[2] == "w_std=+1 w=1 " + fits
 
@@ -102,7 +94,7 @@ def test_dot_share_names_a_class_of_20_characters_whole_and_cuts_a_longer_one() 
     for name, shown in (("p" * 20, "p" * 20), ("q" * 21, "q" * 19 + "…")):
         tree = Tree.from_arrays([[1.0, 0.0]], [0.0], classes=("neg", name))
         tree.fit_stats(X, y)
-        assert _labels(to_dot(tree))["n0"][1] == f"n=4 (100.0%), class {shown}: 75.0%"
+        assert _dot_labels(to_dot(tree))["n0"][1] == f"n=4 (100.0%), class {shown}: 75.0%"
 
 
 def test_picture_boxes_grey_for_last_layer_nodes_and_names_cut_at_16() -> None:
@@ -191,7 +183,7 @@ def test_a_files_counts_load_exactly_up_to_the_int64_maximum(tmp_path, count: in
     assert tree.node_n.tolist() == [count] and tree.node_pos.tolist() == [count - 1]
     assert json.loads(dump(tree))["nodes"]["n"] == [count]
     assert f"node 0 (classifier)  [n={count} (100.0%), class yes: 100.0%]" in to_text(tree)
-    assert _labels(to_dot(tree))["n0"][1] == f"n={count} (100.0%), class yes: 100.0%"
+    assert _dot_labels(to_dot(tree))["n0"][1] == f"n={count} (100.0%), class yes: 100.0%"
 
 
 @pytest.mark.parametrize("field", ["version", "depth"])
@@ -274,5 +266,5 @@ def test_a_zero_influence_and_a_zero_intercept_show_no_minus_sign() -> None:
     tree.fit_stats(np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 3.0]]), np.array([1, -1, 1]))
     text = to_text(tree)
     assert "score = 0 + sum of w * feature" in text and "    x0: w=-1  influence=0\n" in text
-    assert _labels(to_dot(tree))["n0"][2:] == ["r=+2.49 w=2 x1", "r=+0 w=-1 x0", "b=0"]
+    assert _dot_labels(to_dot(tree))["n0"][2:] == ["r=+2.49 w=2 x1", "r=+0 w=-1 x0", "b=0"]
     assert "-0" not in " ".join(x.get_text() for x in figure(tree).axes[0].texts)

@@ -117,8 +117,11 @@ def test_text_header_counts_encoded_features():
 # ---------------------------------------------------------------- DOT export
 
 def _dot_labels(text: str) -> dict[str, list[str]]:
-    """Node id -> its label's lines (DOT's "\\l" line ends), from the DOT text."""
-    return {k: v.split("\\l")[:-1] for k, v in re.findall(r'^  (\w+) \[label="((?:[^"\\]|\\.)*)"', text, re.M)}
+    """Node id -> its DOT label's lines, as Graphviz reads them (\\l ends a line, \\\\ and \\" are escapes)."""
+    def lines(v: str) -> list[str]:
+        return re.sub(r"\\(.)", lambda m: "\n" if m[1] == "l" else m[1], v).split("\n")[:-1]
+
+    return {k: lines(v) for k, v in re.findall(r'^  (\w+) \[label="((?:[^"\\]|\\.)*)"', text, re.M)}
 
 
 def test_dot_labels_show_raw_weights_top_four_and_the_rest_counted():
