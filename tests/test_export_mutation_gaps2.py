@@ -15,17 +15,13 @@ from olctc.errors import OlctcError
 from olctc.export.onnx import feeds, session, to_onnx
 from olctc.export.python import to_python
 from olctc.tree import Tree
+from test_export_onnx import _run
 
 
 def _mixed(names: tuple[str, ...] = ("u", "c"), classes: tuple = ("neg", "pos")) -> Tree:
     """Depth 1 on a numeric column and a categorical one (a, b): score = 2u + 1 [c=a] - 3 [c=b]."""
     schema = Schema((Column(names[0], "numeric"), Column(names[1], "categorical", ("a", "b"))))
     return Tree.from_arrays([[2.0, 1.0, -3.0]], [0.0], schema=schema, classes=classes)
-
-
-def _run(tree: Tree, cells: dict) -> tuple[np.ndarray, np.ndarray]:
-    """(label, probabilities) of the tree's ONNX graph in onnxruntime on raw cells."""
-    return session(to_onnx(tree)).run(None, feeds(tree, cells=cells))
 
 
 # ---------------------------------------------------------------- ONNX graph
@@ -53,7 +49,7 @@ def test_onnx_internal_names_avoid_every_prefix_the_columns_take():
     assert not internal & set(names)
     rng = np.random.default_rng(3)
     cells = {n: rng.normal(size=20).tolist() for n in names} | {"c": ["a", "b", "z", "a"] * 5}
-    label, proba = _run(tree, cells)
+    label, proba = _run(tree, None, cells)
     X = tree.encode(cells)
     assert label.tolist() == tree.predict(X).tolist()
     assert np.abs(proba - tree.predict_proba(X)).max() <= 1e-15
@@ -107,7 +103,7 @@ def test_onnx_feeds_encode_numeric_cells_and_give_category_cells_as_text():
     tree = Tree.from_arrays([[0.0, 1.0, -1.0]], [0.0], schema=schema, classes=("n", "p"))
     cells = {"u": [0, 0, 0], "c": [1, 2, 3]}  # integer cells, as a CSV column of digits gives them
     assert feeds(tree, cells=cells)["c"].tolist() == [["1"], ["2"], ["3"]]  # the text the LabelEncoder compares
-    label, _ = _run(tree, cells)
+    label, _ = _run(tree, None, cells)
     assert label.tolist() == ["p", "n", "n"] == tree.predict(tree.encode(cells)).tolist()
     with pytest.raises(OlctcError, match=r"^a schema with categorical columns needs raw cells \(column -> values\)$"):
         feeds(tree, np.zeros((1, 3)))
