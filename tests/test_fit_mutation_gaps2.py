@@ -13,13 +13,8 @@ from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.fit import (SOLVER_SHARE, fit, least_time_limit, resolve_solver, solver_budget, split,
                        summary_lines)
 from olctc.spec import make_spec
+from test_fit_workers_mutation_gaps import _labelled
 from test_solve_mutation_gaps import _heart
-
-
-def _labelled(n_neg: int, n_pos: int):
-    """A one-feature data set of ``n_neg`` points of class 0 then ``n_pos`` of class 1."""
-    y = np.r_[np.zeros(n_neg), np.ones(n_pos)]
-    return from_arrays(np.arange(y.size, dtype=float).reshape(-1, 1), y)
 
 
 # ------------------------------------------------------------------ the time budget
