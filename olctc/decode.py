@@ -191,7 +191,9 @@ class DecodeReport:
             return "-" if v is None else f"{v:.10g}"
         from olctc.read._base import STATUSLESS
 
-        said = STATUSLESS.get(self.raw_status, f"{self.solver} says {self.status} ({self.raw_status})")
+        # values with no solver's file behind them (decode_arrays given x alone) have no status word to quote
+        quoted = f" ({self.raw_status})" if self.raw_status else ""
+        said = STATUSLESS.get(self.raw_status, f"{self.solver} says {self.status}{quoted}")
         out = [f"solution: {said}, objective {f(self.solver_objective)}" + self._bound_text(),
                f"objective recomputed from the values: {f(self.values_objective)}",
                f"true objective of the solver's (w, b) (real routing): {f(self.true_objective)}"] + self.notes

@@ -804,3 +804,18 @@ def test_decode_settles_before_anything_scores_the_tree():
     assert dec.report.true_objective == pytest.approx(milp.objective(x), rel=1e-9)
     settled = tree_objective(dec.W, dec.b, X, y, spec).total  # b folded: the root's loss moves by about eps/2
     assert settled == pytest.approx(dec.report.true_objective - 0.5, abs=1e-5)
+
+
+def test_a_report_of_bare_values_quotes_no_empty_status_word():
+    """Values given to decode_arrays without the solver's result have no raw status: the report's first line
+    does not show an empty "()" for it, and one of a real solver's result still quotes the solver's words."""
+    from olctc.decode import decode_arrays
+    from olctc.solve import solve_milp
+    from tests.test_core_mutation_gaps import compiled
+
+    comp = compiled("olct", 1)
+    res = solve_milp(comp.milp, "highs", threads=1, verbose=False, time_limit=30)
+    bare = decode_arrays(comp.milp, comp.spec, comp.X, comp.dataset.y, res.x, trusted=True).report.lines()[0]
+    assert bare == "solution: in-process says optimal, objective -"
+    said = decode_arrays(comp.milp, comp.spec, comp.X, comp.dataset.y, res.x, res, trusted=True).report.lines()[0]
+    assert said.startswith(f"solution: highs says optimal ({res.raw_status}), objective {res.objective:.10g}")
