@@ -136,7 +136,9 @@ def cli_main(args: list, capsys) -> tuple[int, str, str]:
     with pytest.raises(SystemExit) as exc:
         main([str(a) for a in args])
     out, err = capsys.readouterr()
-    return exc.value.code, out, err
+    code = exc.value.code
+    assert isinstance(code, int), f"olctc exited with {code!r}, not an exit code"  # main always gives one
+    return code, out, err
 
 
 def cli_here(*args, cwd: Path | str | None = None) -> subprocess.CompletedProcess:
@@ -157,6 +159,7 @@ def cli_here(*args, cwd: Path | str | None = None) -> subprocess.CompletedProces
                 main([str(a) for a in args])
                 code = 0
             except SystemExit as exc:
+                assert isinstance(exc.code, int), f"olctc exited with {exc.code!r}, not an exit code"
                 code = exc.code
     finally:
         os.chdir(here)
