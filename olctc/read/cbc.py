@@ -90,7 +90,7 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
     try:
         index = [int(r[0]) for r in rows]
     except ValueError:
-        k = next(k for k, r in enumerate(rows) if not r[0].lstrip("-").isdigit())
+        k = next(k for k, r in enumerate(rows) if not _is_int(r[0]))
         raise src.fail(expected, shown(src.lines[lines[k] - 1].strip()), line=lines[k]) from None
     # Rows, when printed, come first and the column indices restart at 0: keep the last block.
     restart = max((k for k in range(1, len(index)) if index[k] <= index[k - 1]), default=0)
@@ -101,6 +101,15 @@ def _parse(src: Source, col_names: Sequence[str] | None = None) -> Solution:
     digits = printed_digits(values, _CBC_DIGITS) if header else None
     return make_solution(src, "cbc", status, raw, objective, name_values(src, names, values, lines),
                          omits_zeros=True, digits=digits)
+
+
+def _is_int(token: str) -> bool:
+    """Whether ``int`` takes ``token``: a digits test is not the same ('--3' and '³' pass one and fail the other)."""
+    try:
+        int(token)
+    except ValueError:
+        return False
+    return True
 
 
 READER = register(Reader("cbc", "first line '<status> - objective value <v>'", _detect, _parse, named="a CBC"))
