@@ -85,8 +85,7 @@ def make_folds(y: np.ndarray, train_rows: np.ndarray, folds: int, seed: int) -> 
     """Stratified folds of ``train_rows`` (source row indices): [{"train": rows, "val": rows}, ...]."""
     from sklearn.model_selection import StratifiedKFold
 
-    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
-        raise param_error("folds", "an integer >= 2", folds)
+    check_folds(folds)
     yt = y[train_rows]
     smallest = int(min((yt > 0).sum(), (yt < 0).sum()))
     if smallest < folds:
@@ -99,6 +98,12 @@ def make_folds(y: np.ndarray, train_rows: np.ndarray, folds: int, seed: int) -> 
         out.append({"train": [int(r) for r in np.sort(train_rows[tr])],
                     "val": [int(r) for r in np.sort(train_rows[va])]})
     return out
+
+
+def check_folds(folds: int) -> None:
+    """OlctcError unless ``folds`` is an integer >= 2."""
+    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
+        raise param_error("folds", "an integer >= 2", folds)
 
 
 @dataclass
@@ -202,6 +207,7 @@ def make_grid(ds: Dataset, spec: TreeSpec, out: str | Path, *, C_values: Sequenc
         raise param_error("time_limit", "a positive number of seconds, at most 1e7 (each task's limit)", None)
     validate_limits(time_limit=time_limit, threads=threads, unlimited=False)
     check_callback("echo", echo, optional=True)
+    check_folds(folds)  # before the note of a large grid, which counts the tasks: folds=None was a TypeError there
     if not (isinstance(olctc_cmd, str) and olctc_cmd.strip()):  # None went into every task as "None solve ..."
         raise param_error("olctc_cmd", "the command that runs olctc where the tasks run (such as 'olctc')",
                           olctc_cmd)

@@ -135,7 +135,10 @@ def check_jobs(folder: Path, info: dict[str, Any]) -> None:
     path = folder / "jobs.tsv"
     if not path.exists():
         raise OlctcError(f"{path}: missing; the grid folder is incomplete")
-    lines = path.read_text().splitlines()
+    try:
+        lines = path.read_text().splitlines()
+    except (OSError, ValueError) as exc:  # a folder, or bytes that are not UTF-8: a traceback in collect
+        raise OlctcError(f"{path}: not readable as text ({exc}); the grid folder is damaged") from None
     if not lines or tuple(lines[0].split("\t")) != JOBS_COLUMNS:
         raise OlctcError(f"{path} line 1: the header must be {' | '.join(JOBS_COLUMNS)} (tab-separated)")
     tasks = {t["task"]: t for t in info["tasks"]}
