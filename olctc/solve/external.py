@@ -325,8 +325,11 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
                 start_file = workdir / "start" / start_filename(model_stem(path), spec.start_solver)
                 write_start(start_file, names, x0, spec.start_solver)
         # The solver writes into the temporary folder; the file is moved to its final name only
-        # when complete, so a failed run never leaves a stale or partial solution behind.
-        raw_solution = workdir / (solution.name if len(os.fsencode(solution.name)) <= 100 else "solution.sol")
+        # when complete, so a failed run never leaves a stale or partial solution behind. Own subfolder: a
+        # solution named "model" or "start" (no suffix) was written onto those folders, and the solve was lost.
+        (workdir / "solution").mkdir()
+        raw_solution = workdir / "solution" / (solution.name if len(os.fsencode(solution.name)) <= 100
+                                               else "solution.sol")
         # own subfolder, so that no solution or start file can take the model's name
         (workdir / "model").mkdir()
         with readable_path(path, workdir / "model") as model:
