@@ -315,18 +315,21 @@ def test_positive_class_given_as_text_matches_an_integer_label(heart_small) -> N
     assert m.export_tree().classes == (0, 1)
 
 
-def _on_the_split(m: OLCTClassifier, x0: np.ndarray) -> np.ndarray:
-    """x0 moved along one feature the depth-1 tree weighs until its score is exactly 0."""
+def _on_the_split(m: OLCTClassifier, X: np.ndarray) -> np.ndarray:
+    """A row of X moved along one feature the depth-1 tree weighs until its score is exactly 0. Not every row has
+    such a point (one ulp of the feature can step the score over 0: X[0] under positive_class=0, highspy 1.16, QA
+    2026-12-07), so the rows are tried in turn."""
     k = int(np.flatnonzero(m.tree_.W_raw[0] != 0)[0])
-    s0 = m.tree_.decision_function(x0[None])[0]
-    t = x0[k] - s0 / m.tree_.W_raw[0, k]
-    for _ in range(200):
-        x = x0.copy()
-        x[k] = t
-        s = m.tree_.decision_function(x[None])[0]
-        if s == 0.0:
-            return x[None]
-        t = np.nextafter(t, np.inf if (s < 0) == (m.tree_.W_raw[0, k] > 0) else -np.inf)
+    for x0 in X:
+        s0 = m.tree_.decision_function(x0[None])[0]
+        t = x0[k] - s0 / m.tree_.W_raw[0, k]
+        for _ in range(200):
+            x = x0.copy()
+            x[k] = t
+            s = m.tree_.decision_function(x[None])[0]
+            if s == 0.0:
+                return x[None]
+            t = np.nextafter(t, np.inf if (s < 0) == (m.tree_.W_raw[0, k] > 0) else -np.inf)
     raise AssertionError("no point of score exactly 0 found")
 
 
@@ -336,7 +339,7 @@ def test_a_score_of_exactly_zero_predicts_the_negative_class(heart_small, positi
     # class, unlike Tree.predict and the exports.
     X, y = heart_small
     m = est(C=10.0, positive_class=positive).fit(X, y)
-    row = _on_the_split(m, X[0])
+    row = _on_the_split(m, X)
     assert m.decision_function(row)[0] == 0.0
     assert m.predict(row)[0] == 1 - positive == m.export_tree().predict(row)[0]
 
