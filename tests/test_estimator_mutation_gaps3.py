@@ -21,14 +21,9 @@ from sklearn.exceptions import NotFittedError
 from olctc.errors import OlctcError
 from olctc.estimator import MARGOTClassifier, OCTHClassifier, OLCTClassifier
 
-from test_estimator_cv_mutation_gaps import est, heart_40
+from test_estimator_cv_mutation_gaps import est, heart_small  # noqa: F401  (a fixture: heart_40's rows)
 from test_estimator_cv_mutation_gaps2 import Frame
 from test_qa_estimator_labels import deep  # noqa: F401  (a fixture: the depth-2, min_leaf=10 warm-start fit)
-
-
-@pytest.fixture(scope="module")
-def heart_small() -> tuple[np.ndarray, np.ndarray]:
-    return heart_40()
 
 
 @pytest.fixture(scope="module")
