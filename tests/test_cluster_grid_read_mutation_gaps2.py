@@ -6,11 +6,10 @@ that a hand-written mutant changed while the targeted tests passed."""
 from __future__ import annotations
 
 import json
-import os
 import stat
 import warnings
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 

@@ -5,7 +5,6 @@ the real solver in the test (glpsol, gurobipy, cplex, CBC; skipped without it) o
 tests/data/solvers/samples with the edit named in the test (QA 2026-12-07)."""
 from __future__ import annotations
 
-import gc
 import shutil
 import subprocess
 from pathlib import Path
