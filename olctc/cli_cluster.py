@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from olctc.cli import (TREE_FILE, InputPath, _load_data, _spec, data_options, echo_written, manifest_model_field,
-                       max_nonzeros_option, spec_options, with_class_weight)
+from olctc.cli import (TREE_FILE, InputPath, _load_data, _note_cbc_optimum, _spec, data_options, echo_written,
+                       manifest_model_field, max_nonzeros_option, spec_options, with_class_weight)
 from olctc.cluster.grid import GRID_SOLVERS, MIQP_SOLVERS, check_olctc_cmd, solver_program_warning
 from olctc.errors import OlctcError, param_error
 from olctc.spec import PRESETS
@@ -277,6 +277,7 @@ def collect_cmd(folder, output, emit_final, solver, time_limit, threads, data, q
     click.echo(f"final fit on {n_train} training points{left_out}, {form_name(scores)}: {s['status']} (gap {gap}), "
                f"train balanced accuracy {s['train_balanced_accuracy']:.4f}"
                + (f", test balanced accuracy {test_acc:.4f}" if test_acc is not None else ""))
+    _note_cbc_optimum(s["solver"], s["status"])  # as fit's: the final fit is one, and CBC's 'optimal' is no proof
     if "train_balanced_accuracy_weighted" in s:  # the CV table's measure, which chose C
         test_w = res.tree.meta["fit"].get("test_balanced_accuracy_weighted")
         click.echo(f"balanced accuracy, points weighted by column {wcol!r}: train "
