@@ -14,12 +14,7 @@ from olctc.data import from_arrays, read_csv
 from olctc.data.weights import class_weight_by_label
 from olctc.errors import OlctcError
 from test_data import write
-
-
-def _refused(p: Path, message: str, **kw: Any) -> None:
-    """read_csv(p, "y", **kw) refuses the file with ``message`` (plain text) after the file's name."""
-    with pytest.raises(OlctcError, match=re.escape(f"{p}: {message}")):
-        read_csv(p, "y", **kw)
+from test_data_csv_mutation_gaps import _refused
 
 
 def test_a_number_between_no_break_spaces_is_a_number(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from olctc.spec import TreeSpec, make_spec
 
 from conftest import TINY_CSV
 from test_pipeline_params_mutation_gaps import _handed
+from test_decode_edges import _set
 from test_spec_compile_mutation_gaps import refused, tiny_data
 
 TANGENT_TEXT = ("has a slope 1/(1 + e^v) below 1e-6 (where the loss is below 1e-6 too), so its line is the bound "
@@ -298,15 +299,6 @@ def read_edited(tmp_path: Path, man: dict[str, Any], edit: Any, checksum: bool =
     return "OK"
 
 
-def _set(*keys: Any) -> Any:
-    def edit(m: dict[str, Any]) -> None:
-        *path, last, value = keys
-        for k in path:
-            m = m[k]
-        m[last] = value
-    return edit
-
-
 @pytest.mark.parametrize("edit, message", [
     # C25: JSON true is 1 in Python
     (_set("version", True), "manifest version True is not supported (this olctc reads version 1)"),
@@ -314,7 +306,7 @@ def _set(*keys: Any) -> Any:
     (lambda m: (m["data"].pop("n_positive"), m["data"].pop("n_negative"), m["data"].update(n=0, rows=None)),
      "damaged manifest: field 'data.n': expected an integer >= 1, got 0; compile again"),
     # C30
-    (_set("data", "n_positive", 5), "damaged manifest: field 'data.n': expected n_positive + n_negative = 8, got 6; "
+    (_set("data.n_positive", 5), "damaged manifest: field 'data.n': expected n_positive + n_negative = 8, got 6; "
                                     "compile again"),
     # C31
     (lambda m: (m.update(classes=[1, 1]), m["data"].update(positive_class=None)),
@@ -322,10 +314,10 @@ def _set(*keys: Any) -> Any:
     # C33, C34
     (lambda m: m.update(schema=m["schema"][:1]), "damaged manifest: field 'schema': expected columns that encode to 4 "
                                                  "features (data.p), got 1 features; compile again"),
-    (_set("schema", 2, "categories", ["x", "x"]), "damaged manifest: field 'schema[2].categories': expected a "
+    (_set("schema.2.categories", ["x", "x"]), "damaged manifest: field 'schema[2].categories': expected a "
                                                   "non-empty list of distinct strings, got a list of 2; compile again"),
     # C35, C36, C37
-    (_set("scaler", "scale", 0, 0), "damaged manifest: field 'scaler.scale[0]': expected a finite number > 0, got 0; "
+    (_set("scaler.scale.0", 0), "damaged manifest: field 'scaler.scale[0]': expected a finite number > 0, got 0; "
                                     "compile again"),
     (_set("warm_start", {"objective": "a"}), "damaged manifest: field 'warm_start.objective': expected a finite "
                                              "number, got 'a'; compile again"),
@@ -333,14 +325,14 @@ def _set(*keys: Any) -> Any:
                                                            "expected a non-empty string, got nothing (missing); "
                                                            "compile again"),
     # C43, C44, C45
-    (_set("blocks", "columns", 0, "start", False), "damaged manifest: field 'blocks.columns[0].start': expected 0 "
+    (_set("blocks.columns.0.start", False), "damaged manifest: field 'blocks.columns[0].start': expected 0 "
                                                    "(where the block before ends), got false; compile again"),
     (lambda m: m["blocks"]["rows"].pop(), "damaged manifest: field 'blocks.rows': expected blocks covering the 22 rows "
                                           "of the model, got blocks covering 18; compile again"),
-    (_set("data", "sha256", "G" * 64), "damaged manifest: field 'data.sha256': expected 64 hex digits, got "
+    (_set("data.sha256", "G" * 64), "damaged manifest: field 'data.sha256': expected 64 hex digits, got "
                                        "'GGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGGG...; compile again"),
     # C32: a positive class recorded as text for a number label is the same class
-    (_set("data", "positive_class", "1"), "OK"),
+    (_set("data.positive_class", "1"), "OK"),
 ])
 def test_read_manifest_refuses_each_damage(written: dict[str, Any], tmp_path: Path, edit: Any, message: str) -> None:
     assert read_edited(tmp_path, written, edit) == message
@@ -349,7 +341,7 @@ def test_read_manifest_refuses_each_damage(written: dict[str, Any], tmp_path: Pa
 def test_a_moved_data_file_needs_no_edit_of_the_checksum(written: dict[str, Any], tmp_path: Path) -> None:
     """C24 (data.source in the checksum): a corrected data path keeps the checksum; a non-string checksum (C27)
     is named as such."""
-    assert read_edited(tmp_path, written, _set("data", "source", "moved/tiny.csv"), checksum=True) == "OK"
+    assert read_edited(tmp_path, written, _set("data.source", "moved/tiny.csv"), checksum=True) == "OK"
     assert read_edited(tmp_path, written, _set("checksum", 5), checksum=True) == (
         "damaged manifest: field 'checksum': expected a string, got 5; compile again")
 
