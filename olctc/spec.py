@@ -302,8 +302,7 @@ def parse_tangents(value: str | Iterable[float] | None,
     else:
         if isinstance(value, Iterator):  # read once: the messages below quoted a generator by its repr
             value = list(value)
-        # an array as a list: its repr, quoted by the messages below, runs over several lines
-        value = value.tolist() if isinstance(value, np.ndarray) and value.ndim else value
+        value = _listed(value)  # an array's repr, quoted by the messages below, runs over several lines
         pts = [_number("tangents", v, value) for v in _sequence("tangents", value, "V0, V1, V2, V3 or a list of numbers")]
         label = "custom"
     if any(math.isnan(v) for v in pts):
