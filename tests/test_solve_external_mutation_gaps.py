@@ -42,11 +42,11 @@ def _program(folder: Path, body: str, name: str = "fake-solver") -> Path:
     return path
 
 
-def _run(program: str, model: Path, **kwargs) -> SolveResult:
-    """solve_file on one thread, quiet, tolerance warnings (glpsol's) left out."""
+def _run(program: str, model: Path, *, verbose: bool = False, **kwargs) -> SolveResult:
+    """solve_file on one thread, quiet unless told, tolerance warnings (glpsol's) left out."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="glpsol has no command-line flag")
-        return solve_file(model, program, threads=1, verbose=False, **kwargs)
+        return solve_file(model, program, threads=1, verbose=verbose, **kwargs)
 
 
 # ------------------------------------------------------------------ finding the program

@@ -23,17 +23,12 @@ from olctc.solve.external import EXTERNAL, _run, locate, solve_external
 from olctc.solve.modelfile import check_complete, check_model_path, is_quadratic_file, model_stem, names_lost
 from olctc.solve.options import SolveOptions
 from test_solve_external_mutation_gaps import CBC_SOLUTION, DEBIAN_CBC, INFEASIBLE_LP, INT_LP, _model, _program
+from test_solve_external_mutation_gaps import _run as _solve
 
 #: INT_LP with x >= 2 integer: a start naming y only gets x = 2 (0 clipped into x's bounds), which makes it
 #: feasible (CBC would move x into its bounds itself; HiGHS reports the start's columns out of their bounds)
 LOW_X_LP = INT_LP.replace("0 <= x <= 10", "2 <= x <= 10").replace("General\n y\n", "General\n x y\n")
 assert LOW_X_LP.count("2 <= x") == 1
-
-
-def _quiet(model: Path, program: str, **kwargs):
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="glpsol has no command-line flag")
-        return solve_file(model, program, threads=1, **kwargs)
 
 
 # ------------------------------------------------------------------ MIP starts and CBC's flags
@@ -42,11 +37,11 @@ def test_cbc_takes_a_start_by_name_with_the_cutoff_of_its_objective(tmp_path: Pa
     no cutoff at all."""
     model = _model(tmp_path)
     capfd.readouterr()
-    res = _quiet(model, "cbc-cli", verbose=True, solver_path=DEBIAN_CBC, start={"x": 1, "y": 2}, start_objective=5.0)
+    res = _solve("cbc-cli", model, verbose=True, solver_path=DEBIAN_CBC, start={"x": 1, "y": 2}, start_objective=5.0)
     out = capfd.readouterr().out
     assert res.status == "optimal" and res.objective == pytest.approx(4.0, abs=1e-9)
     assert "MIPStart provided solution with cost 5" in out and "cutoff was changed from 1e+100 to 5" in out, out
-    _quiet(model, "cbc-cli", verbose=True, solver_path=DEBIAN_CBC, start={"x": 1, "y": 2})
+    _solve("cbc-cli", model, verbose=True, solver_path=DEBIAN_CBC, start={"x": 1, "y": 2})
     out = capfd.readouterr().out
     assert "MIPStart provided solution with cost 5" in out and "-cutoff" not in out, out
 
@@ -55,10 +50,10 @@ def test_cbc_counts_its_time_limit_in_wall_time(tmp_path: Path, capfd) -> None:
     """CBC's -sec counts CPU time unless told otherwise: a time limit comes with -timeMode elapsed (CBC echoes
     its command line), and no limit without it."""
     capfd.readouterr()
-    _quiet(_model(tmp_path), "cbc-cli", verbose=True, solver_path=DEBIAN_CBC, time_limit=30)
+    _solve("cbc-cli", _model(tmp_path), verbose=True, solver_path=DEBIAN_CBC, time_limit=30)
     out = capfd.readouterr().out
     assert re.search(r"^command line - .* -sec 29\.9\d* .*-timeMode elapsed .*-solve -solu ", out, re.M), out[:600]
-    _quiet(_model(tmp_path), "cbc-cli", verbose=True, solver_path=DEBIAN_CBC)
+    _solve("cbc-cli", _model(tmp_path), verbose=True, solver_path=DEBIAN_CBC)
     assert "-timeMode" not in capfd.readouterr().out
 
 
@@ -86,7 +81,7 @@ def test_a_relative_start_file_reaches_highs_though_it_runs_in_another_folder(tm
     write_start(tmp_path / "s.sol", ["x", "y"], np.array([1.0, 2.0]), "highs")
     monkeypatch.chdir(tmp_path)
     capfd.readouterr()
-    res = _quiet(model, "highs-cli", verbose=True, start_path="s.sol")
+    res = _solve("highs-cli", model, verbose=True, start_path="s.sol")
     assert res.objective == pytest.approx(4.0, abs=1e-9)
     assert "MIP start solution is feasible, objective value is 5" in capfd.readouterr().out
 
@@ -96,14 +91,14 @@ def test_a_solution_named_like_the_model_never_writes_over_the_model(tmp_path: P
     """M.LP is handed to CBC as a link M.lp; a solution asked for as M.lp must not be written through that link
     over the model (the link lives in a folder of its own)."""
     model = _model(tmp_path, name="M.LP")
-    res = _quiet(model, "cbc-cli", solver_path=DEBIAN_CBC, solution_path=tmp_path / "M.lp")
+    res = _solve("cbc-cli", model, solver_path=DEBIAN_CBC, solution_path=tmp_path / "M.lp")
     assert model.read_text() == INT_LP
     assert res.objective == pytest.approx(4.0, abs=1e-9) and (tmp_path / "M.lp").read_text() != INT_LP
 
 
 def test_a_cbc_built_from_git_is_named_with_its_commit(tmp_path: Path) -> None:
     """cbcbox's CBC says "CBC devel (git:146ce89)", no "Version:" line: the version is that whole phrase."""
-    res = _quiet(_model(tmp_path), "cbc-cli")
+    res = _solve("cbc-cli", _model(tmp_path))
     if "devel" not in res.solver_version and res.solver_version.startswith("CBC 2."):
         pytest.skip("the cbc on PATH is a release")
     assert re.fullmatch(r"CBC devel \(git:\w+\)", res.solver_version), res.solver_version
@@ -111,7 +106,7 @@ def test_a_cbc_built_from_git_is_named_with_its_commit(tmp_path: Path) -> None:
 
 def test_cbcs_objective_of_an_infeasible_model_is_none(tmp_path: Path) -> None:
     """CBC's file of an infeasible model states "objective value 0" and values: no x, hence no objective."""
-    res = _quiet(_model(tmp_path, INFEASIBLE_LP), "cbc-cli", solver_path=DEBIAN_CBC)
+    res = _solve("cbc-cli", _model(tmp_path, INFEASIBLE_LP), solver_path=DEBIAN_CBC)
     assert res.status == "infeasible" and res.x is None and res.objective is None
 
 
@@ -346,7 +341,7 @@ def test_an_lp_file_whose_name_is_not_utf8_reaches_cbc_as_an_lp_file(tmp_path: P
     model.write_text(INT_LP)
     error = None
     try:
-        res = _quiet(model, "cbc-cli", solver_path=DEBIAN_CBC, solution_path=tmp_path / "m.sol")
+        res = _solve("cbc-cli", model, solver_path=DEBIAN_CBC, solution_path=tmp_path / "m.sol")
     except OlctcError as exc:  # ascii(), not chained: pytest-xdist cannot send a report holding a lone surrogate
         error = ascii(str(exc))
     assert error is None, f"cbc did not solve the model: {error}"
@@ -360,6 +355,6 @@ def test_a_solution_named_like_a_scratch_folder_is_written(tmp_path: Path, progr
     the start lives in: the program could not write it, and the whole solve was lost."""
     if program == "highs-cli":
         pytest.importorskip("highsbox")
-    res = _quiet(_model(tmp_path), program, verbose=False, solution_path=tmp_path / name, start={"x": 1, "y": 2})
+    res = _solve(program, _model(tmp_path), solution_path=tmp_path / name, start={"x": 1, "y": 2})
     assert res.objective == pytest.approx(4.0, abs=1e-9) and res.solution_path == tmp_path / name
     assert (tmp_path / name).is_file() and (tmp_path / name).stat().st_size > 0
