@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any, Callable
@@ -365,19 +366,22 @@ def test_grid_folder_refusals_name_the_reason(tmp_path) -> None:
 
 
 
-def test_a_file_written_into_the_folder_during_the_build_is_kept_not_replaced(grid, tmp_path) -> None:
+@pytest.mark.parametrize("name", ["jobs.tsv", "grid.json"])
+def test_a_file_written_into_the_folder_during_the_build_is_kept_not_replaced(grid, tmp_path, name) -> None:
     """A grid built into an empty folder refuses, when it moves its files in, to replace one that appeared there
-    meanwhile (here written while the first task is echoed): that file stays, and no part of the grid does."""
+    meanwhile (here written while the first task is echoed): that file stays, and no part of the grid does.
+    grid.json goes last: every file moved in before it goes back, and is then removed with the rest."""
     out = tmp_path / "g"
     out.mkdir()
 
     def meanwhile(line: str) -> None:
-        if not (out / "jobs.tsv").exists():
-            (out / "jobs.tsv").write_text("mine\n")
+        if not (out / name).exists():
+            (out / name).write_text("mine\n")
 
-    with pytest.raises(OlctcError, match=r"cannot write .*/g/jobs\.tsv: it appeared while the grid was built$"):
+    appeared = rf"cannot write .*/g/{re.escape(name)}: it appeared while the grid was built$"
+    with pytest.raises(OlctcError, match=appeared):
         make_grid(grid[1], make_spec("olct", 1), out, C_values=[1.0], folds=2, solver="highs", echo=meanwhile)
-    assert [p.name for p in out.iterdir()] == ["jobs.tsv"] and (out / "jobs.tsv").read_text() == "mine\n"
+    assert [p.name for p in out.iterdir()] == [name] and (out / name).read_text() == "mine\n"
 
 
 def _record_renames(monkeypatch, fail_onto: Path | None = None) -> list[str]:

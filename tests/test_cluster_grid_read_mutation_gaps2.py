@@ -198,21 +198,6 @@ def test_a_leftover_of_a_killed_grid_is_no_reason_to_refuse_and_is_warned_of(gri
     assert left.is_dir() and (out / "grid.json").is_file()
 
 
-def test_files_moved_before_a_refused_one_go_back_and_leave_the_folder_as_it_was(grid, tmp_path) -> None:
-    """A grid.json that appears in the empty folder while the grid is built refuses the last move (grid.json goes
-    last): every file moved before it goes back, and is then removed with the rest; the folder keeps only it."""
-    out = tmp_path / "g"
-    out.mkdir()
-
-    def meanwhile(line: str) -> None:
-        if not (out / "grid.json").exists():
-            (out / "grid.json").write_text("mine\n")
-
-    with pytest.raises(OlctcError, match=r"cannot write .*/g/grid\.json: it appeared while the grid was built$"):
-        _grid(grid[1], out, echo=meanwhile)
-    assert [p.name for p in out.iterdir()] == ["grid.json"] and (out / "grid.json").read_text() == "mine\n"
-
-
 # ---------------------------------------------------------------- the programs the tasks run
 
 @pytest.mark.parametrize("solver, program", [("gurobi-cli", "gurobi_cl"), ("glpk-cli", "glpsol")])
