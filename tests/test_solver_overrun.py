@@ -4,14 +4,15 @@ solution HiGHS had found (fit: else the warm start).
 HiGHS checks no clock in parts of its presolve (on a6a and w5a, `fit --time-limit 60` ran 57-111 s, and
 94 s at --time-limit 15). The console program now leaves such a solve ``overrun_grace`` past the limit,
 at the lowest CPU priority, takes the incumbent HiGHS's improving-solution callback kept (none: fit keeps
-the warm start), and exits by ``os._exit``. The fit test makes HiGHS hang for real: its sparsify presolve
-step, which olctc switches off because it never returned on a6a's score form, is switched back on in that
-process; the others make the callback (or the whole run) block the solver thread.
+the warm start), and exits by ``os._exit``. The tests make the improving-solution callback (or the whole run)
+block the solver thread. One opt-in test makes HiGHS hang for real, on the machines where it does: its sparsify
+presolve step, which olctc switches off because it never returned on a6a's score form, is switched back on.
 """
 from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -97,50 +98,6 @@ def test_a_call_that_stops_when_asked_is_not_left():
     assert seen["blas_before"] == seen["blas_after"] == 2
 
 
-# --keep-incumbent changes only what an interrupt does (tests/test_interrupt.py); leaving is the same
-@pytest.mark.parametrize("keep", [False], ids=["plain"])
-def test_fit_leaves_a_hung_highs_and_writes_the_warm_start_tree(tmp_path, keep):
-    # 1,500 rows of a6a; with sparsify on, HiGHS's presolve of the score form took 79 s at a 5 s limit
-    # (2,000 rows; 12-56 s with 1,000, over 106 s with 1,500), and never returned on the whole set. The limit
-    # leaves the solver time on a loaded machine: at 8 s with 2,500 rows, building and the warm start took
-    # 3.6-4.5 s under load and the fit refused to start ("give at least 9 s"): it refuses once they and its
-    # reserve pass the limit less 2.2 s. Measured side by side under load, they and the reserve took 2.5 s with
-    # 2,000 rows (this test's earlier 10 s allowed three times that), 1.0-1.3 s with 1,500 or 1,000 rows (the
-    # warm start's time hardly depends on them): 7 s allows almost four times that, 5 s only twice (refused on
-    # a machine loaded four times over). Not 1,000 rows: their 12 s hang is too close to the solve's 8 s
-    src = Path(olctc.__file__).parent / "datasets" / "a6a.csv.gz"
-    with gzip.open(src, "rt") as f:
-        lines = [next(f) for _ in range(1501)]
-    (tmp_path / "a6a.csv").write_text("".join(lines))
-    target = lines[0].strip().split(",")[-1]
-    limit = 7
-    args = ["fit", "a6a.csv", "--target", target, "--depth", "2", "--time-limit", str(limit), "--threads", "1",
-            "--quiet", "-o", "tree.json"] + (["--keep-incumbent"] if keep else [])
-    t0 = time.monotonic()
-    out = _run_python(f"""
-        import sys
-        import olctc.emit.params as params
-        params.WORKAROUNDS["highs"] = {{}}  # HiGHS as shipped: its sparsify presolve step hangs here
-        from olctc.cli import main
-        sys.argv = ["olctc", *{args!r}]
-        main()
-    """, cwd=tmp_path)
-    took = time.monotonic() - t0
-    assert out.returncode == 0, out.stderr
-    meta = json.loads((tmp_path / "tree.json").read_text())["meta"]["fit"]
-    assert meta["solution_from"] == "warm start"
-    assert meta["status"] == "feasible" and meta["solver_status"] == "no_solution"
-    assert "was still running" in meta["warm_start_kept"] and "was left" in meta["warm_start_kept"]
-    assert "solution from warm start (highs was still running" in out.stdout
-    # the solve itself (timed by olctc's monotonic clock, as the leaving is) ends at the limit, the grace and
-    # the wait; it used to be HiGHS's presolve time (79 s for fewer rows)
-    assert meta["time_solve"] < limit + overrun_grace(limit) + LEAVE_WAIT + 2, meta["time_solve"]
-    # the whole command also: it leaves by os._exit, not once HiGHS returns. Start-up, reading 1,500 rows,
-    # decoding and refinement are CPU work a loaded machine stretches: 32 s measured under load (15 s of
-    # slack failed), still well below the hang's 79 s
-    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + 40, took
-
-
 # HiGHS busy in work that checks no clock after it has found an incumbent: the improving-solution callback
 # that keeps the incumbent is made to block the solver thread (a real HiGHS run, a real incumbent).
 HANG_AFTER_INCUMBENT = """
@@ -170,6 +127,69 @@ def _cli(prelude: str, args: list[str], cwd: Path) -> tuple[subprocess.Completed
         main()
     """), cwd=cwd)
     return out, time.monotonic() - t0
+
+
+def _assert_fit_kept_the_warm_start(out: subprocess.CompletedProcess, took: float, folder: Path, limit: float,
+                                    slack: float) -> None:
+    assert out.returncode == 0, out.stderr
+    meta = json.loads((folder / "tree.json").read_text())["meta"]["fit"]
+    assert meta["solution_from"] == "warm start", meta
+    assert meta["status"] == "feasible" and meta["solver_status"] == "no_solution"
+    assert "was still running" in meta["warm_start_kept"] and "was left" in meta["warm_start_kept"]
+    assert "solution from warm start (highs was still running" in out.stdout
+    # the solve itself (timed by olctc's monotonic clock, as the leaving is) ends at the limit, the grace and
+    # the wait; it used to be HiGHS's presolve time (79 s for fewer rows)
+    assert meta["time_solve"] < limit + overrun_grace(limit) + LEAVE_WAIT + 2, meta["time_solve"]
+    # the whole command also: it leaves by os._exit, not once HiGHS returns
+    assert took < limit + overrun_grace(limit) + LEAVE_WAIT + slack, took
+
+
+# --keep-incumbent changes only what an interrupt does (tests/test_interrupt.py); leaving is the same
+@pytest.mark.parametrize("keep", [False], ids=["plain"])
+def test_fit_leaves_a_highs_hung_before_any_incumbent_and_writes_the_warm_start_tree(tmp_path, keep):
+    # HiGHS's run blocks the solver thread at once (HANG_AT_ONCE), as its sparsify presolve did on a6a (the test
+    # below). 5 s, as the other fits here: building and the warm start leave the solver time on a loaded machine
+    limit = 5
+    args = ["fit", "--dataset", "heart", "--depth", "2", "--time-limit", str(limit), "--quiet", "-o", "tree.json"]
+    out, took = _cli(HANG_AT_ONCE, args + (["--keep-incumbent"] if keep else []), tmp_path)
+    # slack for start-up, decoding and refinement, which a loaded machine stretches (the fits below: 17.9 s
+    # measured under load where 10 s of slack failed), still well below the 60 s hang
+    _assert_fit_kept_the_warm_start(out, took, tmp_path, limit, slack=30)
+
+
+@pytest.mark.skipif(os.environ.get("OLCTC_LONG_TESTS") != "1", reason=(
+    "HiGHS's sparsify presolve hangs on 1,500 rows of a6a on some machines only (CI's HiGHS returned within the "
+    "limit); OLCTC_LONG_TESTS=1 runs it (a fit leaving a hung HiGHS is checked in every run, on heart: above)"))
+def test_fit_leaves_highs_hung_in_its_sparsify_presolve_and_writes_the_warm_start_tree(tmp_path):
+    # 1,500 rows of a6a; with sparsify on, HiGHS's presolve of the score form took 79 s at a 5 s limit
+    # (2,000 rows; 12-56 s with 1,000, over 106 s with 1,500), and never returned on the whole set, on the
+    # machine this was measured on; on CI's, HiGHS 1.16 returned within the limit. The limit
+    # leaves the solver time on a loaded machine: at 8 s with 2,500 rows, building and the warm start took
+    # 3.6-4.5 s under load and the fit refused to start ("give at least 9 s"): it refuses once they and its
+    # reserve pass the limit less 2.2 s. Measured side by side under load, they and the reserve took 2.5 s with
+    # 2,000 rows (this test's earlier 10 s allowed three times that), 1.0-1.3 s with 1,500 or 1,000 rows (the
+    # warm start's time hardly depends on them): 7 s allows almost four times that, 5 s only twice (refused on
+    # a machine loaded four times over). Not 1,000 rows: their 12 s hang is too close to the solve's 8 s
+    src = Path(olctc.__file__).parent / "datasets" / "a6a.csv.gz"
+    with gzip.open(src, "rt") as f:
+        lines = [next(f) for _ in range(1501)]
+    (tmp_path / "a6a.csv").write_text("".join(lines))
+    target = lines[0].strip().split(",")[-1]
+    limit = 7
+    args = ["fit", "a6a.csv", "--target", target, "--depth", "2", "--time-limit", str(limit), "--threads", "1",
+            "--quiet", "-o", "tree.json"]
+    # HiGHS as shipped: its sparsify presolve step, which olctc switches off, hangs here
+    prelude = """
+        import sys
+        import olctc.emit.params as params
+        params.WORKAROUNDS["highs"] = {}
+    """
+    out, took = _cli(prelude, args, tmp_path)
+    if out.returncode == 0 and "solution from highs" in out.stdout:
+        pytest.skip("HiGHS's sparsify presolve returned within the limit on this machine: nothing was left")
+    # start-up, reading 1,500 rows, decoding and refinement are CPU work a loaded machine stretches: 32 s
+    # measured under load (15 s of slack failed), still well below the hang's 79 s
+    _assert_fit_kept_the_warm_start(out, took, tmp_path, limit, slack=40)
 
 
 @pytest.fixture(scope="module")
