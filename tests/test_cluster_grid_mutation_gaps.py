@@ -278,6 +278,7 @@ def test_olctc_found_through_a_relative_path_entry_is_written_absolute(tmp_path,
 @pytest.mark.parametrize("edit, match", [
     (lambda d: d.__setitem__("format", "other"), r"not an olctc grid file \(format is not 'olctc-grid'\)"),
     (lambda d: d.__setitem__("version", 2), r"grid version 2; this olctc reads version 1"),
+    (lambda d: d.__setitem__("version", True), r"grid version True; this olctc reads version 1"),
     (lambda d: d.pop("tasks"), r"the key 'tasks' is missing; the file is damaged"),
     (lambda d: d["data"].__setitem__("n", 0), r"field 'data.n' must be the number of rows of the data"),
     (lambda d: d["train_rows"].append(d["train_rows"][0]), r"field 'train_rows' must be a list of distinct row"),

@@ -25,7 +25,7 @@ def read_grid(folder: str | Path) -> dict[str, Any]:
         raise OlctcError(f"{path}: not readable JSON ({exc})") from None
     if not isinstance(info, dict) or info.get("format") != GRID_FORMAT:
         raise OlctcError(f"{path}: not an olctc grid file (format is not {GRID_FORMAT!r})")
-    if info.get("version") != GRID_VERSION:
+    if isinstance(info.get("version"), bool) or info.get("version") != GRID_VERSION:  # true == 1 in Python
         raise OlctcError(f"{path}: grid version {info.get('version')!r}; this olctc reads version {GRID_VERSION}")
     for key in ("data", "train_rows", "test_rows", "folds", "spec", "C_grid", "tasks"):
         if key not in info:
