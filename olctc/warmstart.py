@@ -31,14 +31,13 @@ from olctc.formulation.topology import Topology
 from olctc.milp import MILP
 from olctc.objective import ZERO_WEIGHT, class_mass, tree_objective, weighted_sum
 from olctc.refine import _as_matrix, check_labels, check_tree_inputs, fit_l1_logistic, linear_fit
-
-EXACT_FIT_CELLS = 200_000  # nodes with more points x features get the fast (approximate) L1 logistic fit
 from olctc.spec import TreeSpec
 
 __all__ = ["greedy_tree", "complete_start", "warm_start", "score_cap"]
 
 ROW_TOL = 1e-9  # the start must satisfy every row to this absolute tolerance
 OBJ_RTOL = 1e-7  # MILP objective of the start vs tree_objective, relative
+EXACT_FIT_CELLS = 200_000  # nodes with more points x features get the fast (approximate) L1 logistic fit
 
 
 # ---------------------------------------------------------------- admissibility
