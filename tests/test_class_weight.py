@@ -25,7 +25,7 @@ from olctc.refine import fit_l1_logistic, l1_logistic_objective, refine
 from olctc.solve import solve_milp
 from olctc.spec import TreeSpec, make_spec
 from olctc.warmstart import warm_start
-from tests.conftest import cli_main
+from conftest import cli_main
 
 
 def _small(name: str = "haberman", step: int = 12) -> tuple[np.ndarray, np.ndarray]:

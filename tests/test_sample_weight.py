@@ -29,7 +29,7 @@ from olctc.refine import refine
 from olctc.solve import solve_milp
 from olctc.spec import make_spec
 from olctc.warmstart import greedy_tree, warm_start
-from tests.conftest import cli_main
+from conftest import cli_main
 
 
 def _small(name: str = "haberman", step: int = 12, seed: int = 0):

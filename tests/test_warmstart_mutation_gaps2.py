@@ -18,7 +18,7 @@ from olctc.refine import fit_l1_logistic
 from olctc.spec import make_spec
 from olctc.warmstart import (LeafTooSmall, _band_shift, _constant_b, _top_features, admissible_tree, complete_start,
                              greedy_tree, score_cap, warm_start)
-from tests.test_warmstart_refine_mutation_gaps import heart
+from test_warmstart_refine_mutation_gaps import heart
 
 
 def test_the_score_cap_of_each_loss():

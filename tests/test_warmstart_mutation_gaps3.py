@@ -21,7 +21,7 @@ from olctc.refine import fit_l1_logistic
 from olctc.spec import make_spec
 from olctc.warmstart import (EXACT_FIT_CELLS, LeafTooSmall, _constant_b, complete_start, greedy_tree, over_budget,
                              score_cap, warm_start)
-from tests.test_warmstart_refine_mutation_gaps import heart
+from test_warmstart_refine_mutation_gaps import heart
 
 
 def _quiet_start(milp, X, y, spec, **kw):
