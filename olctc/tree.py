@@ -52,6 +52,9 @@ def _scores(scores: Any) -> np.ndarray:
                          f"{shorten(repr(scores))}") from None
     if z.ndim != 1:
         raise OlctcError(f"scores must be 1-D, one decision_function value per row; got shape {z.shape}")
+    nan = np.isnan(z)
+    if nan.any():  # None in a list is NaN: it was labelled the negative class, with NaN probabilities
+        raise OlctcError(f"scores must not be NaN (decision_function values); got NaN at row {np.argmax(nan)}")
     return z
 
 
