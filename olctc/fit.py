@@ -524,7 +524,8 @@ def summary_lines(s: dict[str, Any]) -> list[str]:
              f"{s['model_size']['nonzeros']:,} nonzeros",
              f"solver {s['solver']}: {s['status']} ({s['raw_status']}), gap {gap}, "
              f"solution from {s['solution_from']}"
-             + (f" ({s['warm_start_kept']})" if s.get("warm_start_kept") else ""),
+             + (f" ({s['warm_start_kept']})" if s.get("warm_start_kept")
+                else f" ({s['solver_left']})" if s.get("solver_left") else ""),
              f"objective: warm start{' (start tree)' if s.get('warm_start_from') == 'start tree' else ''} "
              f"{f(s['objective_warm_start'])} -> MILP {f(s['objective_milp'])} "
              f"(true {f(s['objective_milp_true'])})"]

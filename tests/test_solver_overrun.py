@@ -334,6 +334,8 @@ def test_fit_leaves_a_busy_highs_with_its_best_solution(tmp_path):
     # HiGHS's first incumbent is the warm start it was given: the same objective, now the solver's answer
     assert fit["objective_milp"] == pytest.approx(fit["objective_warm_start"], rel=1e-9)
     assert "taking the best solution it had found" in out.stdout
+    # the report says so too (a --quiet fit prints only it): "solution from highs" alone read as a normal stop
+    assert f"solution from highs ({fit['solver_left']})" in out.stdout, out.stdout
     assert fit["time_solve"] < limit + overrun_grace(limit) + LEAVE_WAIT + 2, fit["time_solve"]
     # the whole command leaves HiGHS (the callback sleeps 60 s): 17.9 s measured under load, where 10 s of
     # slack for start-up, the model, decoding and refinement failed
