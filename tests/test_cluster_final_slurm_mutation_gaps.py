@@ -193,19 +193,24 @@ def test_the_gurobi_command_column_checks_gurobis_own_solution(tmp_path) -> None
     assert _ran(tmp_path) == "gurobi 1\n"
 
 
-def test_submit_sh_exits_with_a_failed_sbatch_status(tmp_path) -> None:
-    """submit.sh ends with the status of an sbatch that failed (3 here, a fake sbatch), not 1 nor 0."""
+def _submit_with_fake_sbatch(tmp_path: Path, sbatch: str, *args: str) -> subprocess.CompletedProcess:
+    """``bash g/submit.sh ARGS`` for a one-array grid, with ``sbatch`` (a shell script's body) first on PATH."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "sbatch").write_text("#!/bin/sh\nexit 3\n")
+    (bin_dir / "sbatch").write_text(f"#!/bin/sh\n{sbatch}\n")
     (bin_dir / "sbatch").chmod(0o755)
     g = tmp_path / "g"
     g.mkdir()
     (g / "submit.slurm").write_text("#!/bin/bash\n")
     (g / "submit.sh").write_text(submit_all_script(1))
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
-    r = subprocess.run(["bash", str(g / "submit.sh")], cwd=tmp_path, env=env, capture_output=True, text=True,
-                       timeout=60)
+    return subprocess.run(["bash", str(g / "submit.sh"), *args], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_submit_sh_exits_with_a_failed_sbatch_status(tmp_path) -> None:
+    """submit.sh ends with the status of an sbatch that failed (3 here, a fake sbatch), not 1 nor 0."""
+    r = _submit_with_fake_sbatch(tmp_path, "exit 3")
     assert r.returncode == 3, r.stderr
 
 

@@ -22,7 +22,7 @@ from olctc.data.arrays import from_arrays
 from olctc.fit import fit
 from olctc.spec import make_spec
 from test_cluster import run_tasks_here, small_heart_csv
-from test_cluster_final_slurm_mutation_gaps import _missing_task
+from test_cluster_final_slurm_mutation_gaps import _missing_task, _submit_with_fake_sbatch
 from test_cluster_scoring_mutation_gaps import weighted_grid  # noqa: F401  (a fixture)
 from test_selection_mutation_gaps import _grid_copy
 
@@ -425,18 +425,9 @@ def test_submit_sh_lists_its_arrays_and_passes_its_options_to_each_sbatch(tmp_pa
 
     text = submit_all_script(3)
     assert "# (3 job array(s): submit.slurm, submit-1000.slurm, submit-2000.slurm). " in text
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "sbatch").write_text('#!/bin/sh\necho "$@" >> "$(dirname "$0")/args.txt"\n')
-    (bin_dir / "sbatch").chmod(0o755)
-    g = tmp_path / "g"
-    g.mkdir()
-    (g / "submit.slurm").write_text("#!/bin/bash\n")
-    (g / "submit.sh").write_text(submit_all_script(1))
-    r = subprocess.run(["bash", str(g / "submit.sh"), "--partition=short"], cwd=tmp_path, capture_output=True,
-                       text=True, timeout=60, env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    r = _submit_with_fake_sbatch(tmp_path, 'echo "$@" >> "$(dirname "$0")/args.txt"', "--partition=short")
     assert r.returncode == 0, r.stderr
-    assert (bin_dir / "args.txt").read_text() == "--partition=short submit.slurm\n"
+    assert (tmp_path / "bin" / "args.txt").read_text() == "--partition=short submit.slurm\n"
 
 
 # ---------------------------------------------------------------- the advice's sbatch lines and notes
