@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from olctc.cluster.grid import C_grid, c_text, make_folds, parse_C_values
+from olctc.cluster.grid import check_folds as check_grid_folds  # cv's own check_folds names --cv
 from olctc.cluster.scoring import (SCORINGS, TaskResult, check_scoring, cv_table, pick_best, validation_score,
                                    why_undefined)
 from olctc.data import Dataset, check_dataset
@@ -64,10 +65,8 @@ class CVResult:
 
 
 def check_folds(folds: Any) -> int:
-    """``folds`` if it is an integer >= 2."""
-    if not is_integer(folds) or folds < 2:
-        raise param_error("folds", "an integer >= 2", folds, option="--cv")
-    return int(folds)
+    """``folds`` as an int if it is an integer >= 2 (the grid's check, naming fit's --cv)."""
+    return check_grid_folds(folds, option="--cv")
 
 
 def check_jobs(jobs: Any) -> int:

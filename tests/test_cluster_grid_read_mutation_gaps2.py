@@ -11,9 +11,10 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
-from olctc.cluster import make_grid, parse_C_values, read_grid
+from olctc.cluster import make_folds, make_grid, parse_C_values, read_grid
 from olctc.data import read_csv
 from olctc.errors import OlctcError
 from olctc.spec import make_spec
@@ -272,6 +273,15 @@ def test_make_grid_with_echo_refuses_a_fold_count_that_is_no_integer(grid, tmp_p
     with pytest.raises(OlctcError, match=r"^The 'folds' parameter must be an integer >= 2\. Got "):
         _grid(grid[1], tmp_path / "g", folds=folds, echo=lambda line: None)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_numpy_integer_folds_are_taken_as_fit_cv_takes_them(grid, tmp_path) -> None:
+    """make_folds and make_grid took Python ints only: np.int64(2) was refused with "Got 2 instead" (fit_cv and
+    --cv take numpy integers); grid.json records a plain int."""
+    assert len(make_folds(np.array([1, -1] * 10), np.arange(20), np.int64(2), 0)) == 2
+    g = _grid(grid[1], tmp_path / "g", folds=np.int64(2))
+    assert type(g.info["folds"]) is list and len(g.info["folds"]) == 2
+    assert len(json.loads((tmp_path / "g" / "grid.json").read_text())["folds"]) == 2
 
 
 def test_a_jobs_tsv_that_is_a_folder_or_not_text_is_a_one_line_error(grid, tmp_path) -> None:

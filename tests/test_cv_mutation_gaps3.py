@@ -203,7 +203,7 @@ def test_no_choice_error_names_the_first_unscored_fit_and_counts_them() -> None:
 
 
 def test_numpy_integer_folds_are_taken() -> None:
-    # Mutant: _check_folds returning folds as given, not int(folds): np.int64(2), which cv's check takes, reached
-    # make_folds, whose check takes Python ints only: "The 'folds' parameter must be an integer >= 2. Got 2".
+    # Mutant: _check_folds returning folds as given, not int(folds): np.int64(2) reached make_folds, which took
+    # Python ints only then ("The 'folds' parameter must be an integer >= 2. Got 2"), and is recorded as cv.folds
     res, cv = fit_cv(heart_rows(16, 16), make_spec(depth=1), folds=np.int64(2), C_values=[1.0], verbose=False, **CV)
     assert type(cv.folds) is int and res.tree.meta["cv"]["folds"] == 2 and len(cv.fits) == 2

@@ -22,7 +22,7 @@ import numpy as np
 from olctc.cluster.slurm import (SlurmOptions, check_slurm_options, local_script, slurm_script, submit_all_script,
                                  submit_scripts)
 from olctc.emit.params import COMMERCIAL_SOLVERS, format_value
-from olctc.errors import OlctcError, number_text, param_error
+from olctc.errors import OlctcError, is_integer, number_text, param_error
 from olctc.io import (being_written, check_lookup, is_temporary_name, remove_tree, staged_errors, in_use_while,
                       temporary_name, warn_leftovers)
 from olctc.process_state import check_interrupt
@@ -85,7 +85,7 @@ def make_folds(y: np.ndarray, train_rows: np.ndarray, folds: int, seed: int) -> 
     """Stratified folds of ``train_rows`` (source row indices): [{"train": rows, "val": rows}, ...]."""
     from sklearn.model_selection import StratifiedKFold
 
-    check_folds(folds)
+    folds = check_folds(folds)
     yt = y[train_rows]
     smallest = int(min((yt > 0).sum(), (yt < 0).sum()))
     if smallest < folds:
@@ -100,10 +100,11 @@ def make_folds(y: np.ndarray, train_rows: np.ndarray, folds: int, seed: int) -> 
     return out
 
 
-def check_folds(folds: int) -> None:
-    """OlctcError unless ``folds`` is an integer >= 2."""
-    if isinstance(folds, bool) or not isinstance(folds, int) or folds < 2:
-        raise param_error("folds", "an integer >= 2", folds)
+def check_folds(folds: Any, option: str | None = None) -> int:
+    """``folds`` as an int if it is an integer (numpy's too) >= 2, else the parameter error (naming ``option``)."""
+    if not is_integer(folds) or folds < 2:
+        raise param_error("folds", "an integer >= 2", folds, option=option)
+    return int(folds)
 
 
 @dataclass
@@ -207,7 +208,7 @@ def make_grid(ds: Dataset, spec: TreeSpec, out: str | Path, *, C_values: Sequenc
         raise param_error("time_limit", "a positive number of seconds, at most 1e7 (each task's limit)", None)
     validate_limits(time_limit=time_limit, threads=threads, unlimited=False)
     check_callback("echo", echo, optional=True)
-    check_folds(folds)  # before the note of a large grid, which counts the tasks: folds=None was a TypeError there
+    folds = check_folds(folds)  # before the note of a large grid, which counts the tasks: folds=None was a TypeError there
     if not (isinstance(olctc_cmd, str) and olctc_cmd.strip()):  # None went into every task as "None solve ..."
         raise param_error("olctc_cmd", "the command that runs olctc where the tasks run (such as 'olctc')",
                           olctc_cmd)
