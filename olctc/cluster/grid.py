@@ -208,7 +208,8 @@ def make_grid(ds: Dataset, spec: TreeSpec, out: str | Path, *, C_values: Sequenc
         raise param_error("time_limit", "a positive number of seconds, at most 1e7 (each task's limit)", None)
     validate_limits(time_limit=time_limit, threads=threads, unlimited=False)
     check_callback("echo", echo, optional=True)
-    folds = check_folds(folds)  # before the note of a large grid, which counts the tasks: folds=None was a TypeError there
+    # before the note of a large grid, which counts the tasks: folds=None was a TypeError there
+    folds = check_folds(folds)
     if not (isinstance(olctc_cmd, str) and olctc_cmd.strip()):  # None went into every task as "None solve ..."
         raise param_error("olctc_cmd", "the command that runs olctc where the tasks run (such as 'olctc')",
                           olctc_cmd)

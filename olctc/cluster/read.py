@@ -80,7 +80,8 @@ def check_grid_info(path: Path, info: dict[str, Any]) -> None:
     for i, f in enumerate(folds):
         if not isinstance(f, dict):
             raise bad(f"folds[{i}]", "an object with 'train' and 'val' rows", f)
-        fit_rows, val_rows = rows(f"folds[{i}].train", f.get("train", MISSING)), rows(f"folds[{i}].val", f.get("val", MISSING))
+        fit_rows = rows(f"folds[{i}].train", f.get("train", MISSING))
+        val_rows = rows(f"folds[{i}].val", f.get("val", MISSING))
         if not val_rows or not fit_rows or not (fit_rows | val_rows) <= train or fit_rows & val_rows:
             raise bad(f"folds[{i}]", "disjoint non-empty 'train' and 'val' parts of train_rows", show=False)
     if not isinstance(info["spec"], dict):
