@@ -147,9 +147,11 @@ def big_m_charge(W: np.ndarray, b: np.ndarray, X: np.ndarray, y: np.ndarray, spe
         off = np.max(np.where(on, -np.inf, pieces), axis=1) - own  # the M each point needs at this layer
         diff = np.maximum(off - spec.big_m, 0.0)
         beyond = diff > AT_LIMIT_RTOL * spec.big_m  # not a row met within rounding (2e-15 above M)
+        if weights is not None:
+            beyond &= weights > 0  # the row binds the xi of a point of weight 0, which costs nothing
         if not beyond.any():
             continue
-        needed = max(needed, float(off.max()))
+        needed = max(needed, float(off[beyond].max()))
         charged |= beyond
         w = diff if weights is None else diff * weights
         extra += float(spec.C[h - 1]) * float(w.sum())
