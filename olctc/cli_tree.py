@@ -366,6 +366,12 @@ class _Scorer:
                 for key in (str(bool(c)), str(bool(c)).lower(), str(bool(c)).upper()):
                     keys.setdefault(key, set()).add(k)
         self.by_text = {key: ks.pop() for key, ks in keys.items() if len(ks) == 1}
+        # A cell spelled as a class is that class, though another class reads as the same value (classes '0.0' and
+        # '0': the cell '0' was refused as no class of the tree).
+        texts: dict[str, set[int]] = {}
+        for k, c in enumerate(tree.classes):
+            texts.setdefault(str(c).strip(), set()).add(k)
+        self.by_text.update((text, ks.pop()) for text, ks in texts.items() if len(ks) == 1)
         self.rest = _one_against_rest(tree.classes)
         self.as_rest: dict[str, None] = {}  # labels scored as the negative class by that rule, in file order
         self.counts = np.zeros((2, 2), dtype=np.int64)  # [true class, predicted class]
