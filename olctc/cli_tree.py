@@ -356,10 +356,12 @@ class _Scorer:
         # (equal to False and True in Python): pandas writes that column as False/True. A key two classes share
         # is no key.
         keys: dict[str, set[int]] = {}
+        texts: dict[str, set[int]] = {}
         zero_one = all(isinstance(c, int) and not isinstance(c, bool) for c in tree.classes) \
             and set(tree.classes) == {0, 1}
         for k, c in enumerate(tree.classes):
             text = str(c).strip()
+            texts.setdefault(text, set()).add(k)
             for key in (text, label_key(c), label_key(_label_value(text))):
                 keys.setdefault(key, set()).add(k)
             if zero_one:
@@ -368,9 +370,6 @@ class _Scorer:
         self.by_text = {key: ks.pop() for key, ks in keys.items() if len(ks) == 1}
         # A cell spelled as a class is that class, though another class reads as the same value (classes '0.0' and
         # '0': the cell '0' was refused as no class of the tree).
-        texts: dict[str, set[int]] = {}
-        for k, c in enumerate(tree.classes):
-            texts.setdefault(str(c).strip(), set()).add(k)
         self.by_text.update((text, ks.pop()) for text, ks in texts.items() if len(ks) == 1)
         self.rest = _one_against_rest(tree.classes)
         self.as_rest: dict[str, None] = {}  # labels scored as the negative class by that rule, in file order
