@@ -5,7 +5,6 @@ sbatch lines of the advice, the final fit and the job scripts as bash runs them.
 hand-written mutant changed while the targeted tests passed."""
 from __future__ import annotations
 
-import csv
 import os
 import shutil
 import subprocess
@@ -15,15 +14,13 @@ import numpy as np
 import pytest
 from sklearn import metrics
 
-from conftest import cli_here
 from olctc.cluster import collect, rerun_advice
 from olctc.cluster.scoring import SCORINGS, TaskResult, validation_score
 from olctc.data.arrays import from_arrays
 from olctc.fit import fit
 from olctc.spec import make_spec
-from test_cluster import run_tasks_here, small_heart_csv
 from test_cluster_final_slurm_mutation_gaps import _missing_task, _submit_with_fake_sbatch
-from test_cluster_scoring_mutation_gaps import weighted_grid  # noqa: F401  (a fixture)
+from test_cluster_scoring_mutation_gaps import _weighted_grid, weighted_grid  # noqa: F401  (a fixture)
 from test_selection_mutation_gaps import _grid_copy
 
 
@@ -494,21 +491,6 @@ def test_table_lines_count_scored_tasks_and_note_each_kind_of_problem(tmp_path) 
 
 
 # ---------------------------------------------------------------- another grid's task folder; collect's checks
-
-
-def _weighted_grid(root: Path, name: str, weights: list[int], *options: str, solve: bool = True) -> Path:
-    """A depth-1 (unless ``options`` say) 2-fold grid of C 1 on 20 heart rows with weight column w = ``weights``,
-    HiGHS tasks (solved in this process when ``solve``), seed 0, no test part."""
-    rows = list(csv.reader(small_heart_csv(root / f"{name}h.csv", per_class=10).open()))
-    with open(root / f"{name}.csv", "w", newline="") as f:
-        csv.writer(f).writerows([rows[0] + ["w"]] + [r + [str(w)] for r, w in zip(rows[1:], weights)])
-    res = cli_here("grid", root / f"{name}.csv", "--target", "y", "--weight-column", "w", "--depth", "1",
-                   "--C-values", "1", "--folds", "2", "--test-size", "0", "--solver", "highs", "--time-limit", "30",
-                   "--threads", "1", *options, "-o", root / name)
-    assert res.returncode == 0, res.stderr
-    if solve:
-        run_tasks_here(root / name)
-    return root / name
 
 
 def test_collect_tells_another_grids_task_by_its_spec_or_data(tmp_path) -> None:

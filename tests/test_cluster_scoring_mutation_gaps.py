@@ -36,16 +36,22 @@ TIME_LIMIT = 30
 def weighted_grid(tmp_path_factory) -> Path:
     """A depth-1, 2-fold grid of one C on 20 heart rows whose weight column w holds 1, 2 and 3, its two HiGHS
     tasks solved in this process (no test part)."""
-    root = tmp_path_factory.mktemp("scoring")
-    rows = list(csv.reader(small_heart_csv(root / "h.csv", per_class=10).open()))
-    with open(root / "w.csv", "w", newline="") as f:
-        csv.writer(f).writerows([rows[0] + ["w"]] + [r + [str(1 + i % 3)] for i, r in enumerate(rows[1:])])
-    res = cli_here("grid", root / "w.csv", "--target", "y", "--weight-column", "w", "--depth", "1", "--C-values",
-                   "1", "--folds", "2", "--test-size", "0", "--solver", "highs", "--time-limit", TIME_LIMIT,
-                   "--threads", "1", "-o", root / "g")
+    return _weighted_grid(tmp_path_factory.mktemp("scoring"), "g", [1 + i % 3 for i in range(20)])
+
+
+def _weighted_grid(root: Path, name: str, weights: list[int], *options: str, solve: bool = True) -> Path:
+    """A depth-1 (unless ``options`` say) 2-fold grid of C 1 on 20 heart rows with weight column w = ``weights``,
+    HiGHS tasks (solved in this process when ``solve``), seed 0, no test part."""
+    rows = list(csv.reader(small_heart_csv(root / f"{name}h.csv", per_class=10).open()))
+    with open(root / f"{name}.csv", "w", newline="") as f:
+        csv.writer(f).writerows([rows[0] + ["w"]] + [r + [str(w)] for r, w in zip(rows[1:], weights)])
+    res = cli_here("grid", root / f"{name}.csv", "--target", "y", "--weight-column", "w", "--depth", "1",
+                   "--C-values", "1", "--folds", "2", "--test-size", "0", "--solver", "highs",
+                   "--time-limit", TIME_LIMIT, "--threads", "1", *options, "-o", root / name)
     assert res.returncode == 0, res.stderr
-    run_tasks_here(root / "g")
-    return root / "g"
+    if solve:
+        run_tasks_here(root / name)
+    return root / name
 
 
 # ---------------------------------------------------------------- validation scores
