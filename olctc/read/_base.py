@@ -7,6 +7,7 @@ import codecs
 import gzip
 import io
 import os
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,11 @@ import numpy as np
 
 from olctc.errors import OlctcError
 from olctc.read.solution import Solution
+
+
+#: Where a solver's line ends (LF, CRLF, or an old Mac's CR), and the other breaks ``str.splitlines`` knows.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_OTHER_BREAKS = re.compile("[\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def shown(text: str, limit: int = 60) -> str:
@@ -34,7 +40,15 @@ class Source:
 
     @classmethod
     def from_text(cls, text: str, where: str) -> "Source":
-        return cls(where, text.splitlines(), text.endswith(("\n", "\r")))
+        if _OTHER_BREAKS.search(text) is None:
+            lines = text.splitlines()
+        else:
+            # splitlines also breaks at VT, FF, \x1c-\x1e, NEL, U+2028 and U+2029, which solvers write only inside
+            # names (a CPLEX column 'a\u2028b' read as 'a b', QA 2026-12-07): lines end at CR, LF and CRLF alone.
+            lines = _LINE_END.split(text)
+            if lines[-1] == "":
+                lines.pop()
+        return cls(where, lines, text.endswith(("\n", "\r")))
 
     def fail(self, expected: str, got: str, line: int | None = None) -> OlctcError:
         """The error for this file; ``line`` is 1-based (None or 0: no line to point at)."""
@@ -159,8 +173,9 @@ def _compression(data: bytes) -> str | None:
 
 def read_as_written(head: bytes) -> bool:
     """Whether ``read_source`` gives a file that starts with ``head`` (its first 64 KB, say) as its bytes are:
-    not compressed, no byte order mark, no line end but "\\n" (splitlines' others: CR, VT, FF, \\x1c-\\x1e, NEL).
-    Otherwise the lines read may equal another file's bytes (a gzip or CRLF copy of it)."""
+    not compressed, no byte order mark, no line end but "\\n" (nor CR, nor VT, FF, \\x1c-\\x1e, NEL, which the
+    readers split lines at before 2026-12-07). Otherwise the lines read may equal another file's bytes (a gzip or
+    CRLF copy of it)."""
     return (_compression(head) is None and not head.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE,
                                                                   codecs.BOM_UTF16_BE))
             and not any(c in head for c in b"\r\v\f\x1c\x1d\x1e\x85"))

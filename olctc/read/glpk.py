@@ -22,7 +22,8 @@ required. Values have 15 significant digits. Status mapping:
 Printable (``-o``; HiGHS style 3): the ``Status:`` line (``INTEGER OPTIMAL``, ``INTEGER NON-OPTIMAL``,
 ``INTEGER EMPTY``, ``INTEGER UNDEFINED``; LP statuses otherwise) maps as the letters above; the
 column table gives names and activities with only 6 significant digits (``%13.6g``), which
-``Solution.digits`` records (measured: a writer printing more would show it).
+``Solution.digits`` records (measured: a writer printing more would show it). HiGHS style 3 of a MIP it found
+unbounded says ``UNBOUNDED`` (1.16) over a MIP's column table (no 'Marginal' field): unbounded, as its other styles.
 """
 from __future__ import annotations
 
@@ -163,7 +164,11 @@ def parse_printable(src: Source, col_names: Sequence[str] | None = None, solver:
             raise src.fail(f"a '{key}:' line in the header of a GLPK printable file", "none")
     line_no, raw = fields["Status"]
     status = _PRINTABLE_STATUS.get(raw, "no_solution")
-    if not raw.startswith("INTEGER") and status == "no_solution" and raw != "UNDEFINED":
+    if raw == "UNBOUNDED" and _is_mip_print(src):
+        # HiGHS style 3 of a MIP HiGHS found unbounded (measured, 1.16): unbounded, as its styles 0 and 1 say;
+        # it read as "no_solution (an LP solution, not a MIP solution)"
+        status = "unbounded"
+    elif not raw.startswith("INTEGER") and status == "no_solution" and raw != "UNDEFINED":
         # HiGHS style 3 says UNDEFINED for a MIP stopped before any incumbent: no solution of any kind
         raw = f"{raw} (an LP solution, not a MIP solution)"
     if status not in ("optimal", "feasible"):
@@ -212,6 +217,13 @@ def parse_printable(src: Source, col_names: Sequence[str] | None = None, solver:
     values = parse_values(src, tokens, names, lines)
     return make_solution(src, solver, status, raw, objective, name_values(src, names, values, lines),
                          omits_zeros=False, digits=printed_digits(values, PRINTABLE_DIGITS))
+
+
+def _is_mip_print(src: Source) -> bool:
+    """Whether a printable file holds a MIP solution: its column table lacks the 'St' and 'Marginal' fields of an LP
+    solution (glpsol --nomip, HiGHS solve_relaxation), whatever its Status line says."""
+    header = next((line.split() for line in src.lines if line.split()[:3] == ["No.", "Column", "name"]), None)
+    return header is not None and "Marginal" not in header
 
 
 def _is_number(token: str) -> bool:
