@@ -139,14 +139,17 @@ def test_highs_from_arrays_solves_a_milp_without_integers_as_an_lp() -> None:
 
 def test_highs_incumbents_kept_for_a_solve_left_running_carry_their_bound() -> None:
     """Each improving solution HiGHS reports is kept with the dual bound of that moment: a solve left running past
-    its limit reports that bound (and its gap), not none."""
+    its limit reports that bound (and its gap), not none. The run is in a solver thread, as olctc's own: the caller's
+    thread may hold a task scheduler of another size (an earlier test's h.run() at default threads), which HiGHS
+    refuses under threads=1."""
+    from olctc.solve.calls import _native
     from olctc.solve.highs import _highs_thread_run, _keep_incumbent, highs_model, read_model
 
     h = highs_model(SolveOptions(time_limit=1.0, threads=1, verbose=False))
     read_model(h, DATA / "mknap.mps")
     best: dict = {}
     h.cbMipImprovingSolution.subscribe(lambda e: _keep_incumbent(e, best))
-    _highs_thread_run(h)
+    _native(lambda: _highs_thread_run(h), stop=h.cancelSolve)
     objective, bound, x = best["x"]
     assert x.shape == (250,) and bound is not None and bound < objective
 
