@@ -50,7 +50,7 @@ def _refused(fmt: str, milp: MILP, match: str, tmp_path) -> None:
 
 @pytest.mark.parametrize("fmt", ["mps", "lp"])
 @pytest.mark.parametrize("what, kw, match", [
-    ("c", {"c": [INF, 1.0]}, r"^c holds inf; only finite numbers can be written$"),
+    ("c", {"c": [INF, 1.0]}, r"^c holds inf; only finite numbers are allowed in a model$"),
     ("A", {"A": [[1.0, -INF]]}, r"^A holds -inf; only finite"),
     ("rhs", {"rhs": [INF]}, r"^rhs holds inf; only finite"),
     ("rhs-nan", {"rhs": [np.nan]}, r"^rhs holds nan; only finite"),

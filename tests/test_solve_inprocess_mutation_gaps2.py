@@ -78,6 +78,21 @@ def test_highs_solves_a_milp_with_a_coefficient_it_drops() -> None:
     assert res.status == "optimal" and res.objective == pytest.approx(0.0, abs=1e-9)
 
 
+@pytest.mark.parametrize("edit,message", [
+    ({"c": np.array([0.0, np.nan, 1.0])}, r"^c holds nan; only finite numbers are allowed in a model$"),
+    ({"rhs": np.array([0.0, 0.0, -np.inf, 1.0])}, r"^rhs holds -inf; only finite"),
+    ({"obj_constant": np.inf}, r"^obj_constant holds inf; only finite"),
+    ({"lb": np.array([np.nan, 0.0, 0.0])}, r"^a variable bound is NaN$"),
+    ({"sense": np.array(["L", "L", "G", "X"])}, r"^row sense 'X' is not one of"),
+])
+@pytest.mark.parametrize("solver", ["highs", "cbc"])
+def test_every_solver_refuses_a_milp_with_a_number_no_model_holds(solver: str, edit: dict, message: str) -> None:
+    """HiGHS gets the arrays, not the MPS file the other solvers read, but is given the writers' checks: a NaN cost
+    passed passModel without a word and HiGHS called the model "infeasible"; an unknown sense was an equality."""
+    with pytest.raises(OlctcError, match=message):
+        solve_milp(replace(leak_milp(), **edit), solver, threads=1, verbose=False)
+
+
 def test_highs_prints_its_banner_when_the_first_solve_is_verbose() -> None:
     """Only a quiet first construction hides HiGHS's banner (printed by the process's first Highs()): a verbose first
     solve shows it, as HiGHS's own log would."""

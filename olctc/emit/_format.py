@@ -117,7 +117,7 @@ def check_finite(x: np.ndarray, what: str) -> None:
     """Raise OlctcError if ``x`` holds NaN or an infinity."""
     if x.size and not np.isfinite(x).all():
         bad = float(x[~np.isfinite(x)][0])  # a float: numpy 2's repr would say np.float64(inf)
-        raise OlctcError(f"{what} holds {bad!r}; only finite numbers can be written")
+        raise OlctcError(f"{what} holds {bad!r}; only finite numbers are allowed in a model")
 
 
 # ----------------------------------------------------------------------------------------------

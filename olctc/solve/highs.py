@@ -226,21 +226,26 @@ def highs_milp(milp: "MILP", opts: SolveOptions) -> SolveResult:
     """Solve a MILP from its arrays with highspy (``passModel`` on CSC arrays: no file, no per-row Python)."""
     import highspy
 
+    from olctc.emit._format import check_finite
+    from olctc.emit.mps import check_milp
+
+    # The checks the writers make, which the other solvers' path passes through: HiGHS takes a NaN cost without
+    # a word and calls the model infeasible (QA 2026-12-07)
+    c, A, sense, rhs, lb, ub, integer = check_milp(milp)
+    check_finite(np.array([float(milp.obj_constant)]), "obj_constant")
     h = highs_model(opts)
-    A = milp.A.tocsc()
+    A = A.tocsc()
     A.sort_indices()
     inf = highspy.kHighsInf
-    rhs = np.asarray(milp.rhs, dtype=float)
-    sense = np.asarray(milp.sense)
     row_lower = np.where(sense == "L", -inf, rhs)
     row_upper = np.where(sense == "G", inf, rhs)
     status = h.passModel(
         milp.n_cols, milp.n_rows, int(A.nnz), int(highspy.MatrixFormat.kColwise),
         int(highspy.ObjSense.kMinimize), float(milp.obj_constant),
-        np.ascontiguousarray(milp.c, dtype=np.float64), np.ascontiguousarray(milp.lb, dtype=np.float64),
-        np.ascontiguousarray(milp.ub, dtype=np.float64), np.ascontiguousarray(row_lower, dtype=np.float64),
-        np.ascontiguousarray(row_upper, dtype=np.float64), A.indptr.astype(np.int32), A.indices.astype(np.int32),
-        A.data.astype(np.float64), np.asarray(milp.integer, dtype=np.int32))
+        np.ascontiguousarray(c), np.ascontiguousarray(lb), np.ascontiguousarray(ub),
+        np.ascontiguousarray(row_lower, dtype=np.float64), np.ascontiguousarray(row_upper, dtype=np.float64),
+        A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data.astype(np.float64),
+        integer.astype(np.int32))
     if status == highspy.HighsStatus.kError:
         raise OlctcError(f"HiGHS rejected model {milp.name} (passModel failed)")
     names = [str(n) for n in milp.col_names()]
