@@ -11,7 +11,7 @@ import click
 from olctc import __version__
 from olctc.cli_process import (_ClosedPipeGuard, _Interrupts, _from_interrupt, _hard_exit, _interrupted, _show_warning,
                                _standard_streams_opened, _stdout_failed, _whole_writes, pipes_unblocked)
-from olctc.errors import OlctcError, UnseenCategoryWarning, first_repeat, shorten
+from olctc.errors import OlctcError, UnseenCategoryWarning, first_repeat, shorten, warn
 from olctc.io import check_file_name, check_not_input, check_not_stdout, check_suffix, check_writable, read_once
 from olctc.process_state import check_interrupt, solver_left
 
@@ -186,8 +186,6 @@ def start_tree_option(f):
 
 def load_tree_file(path: str):
     """The tree in the file a command's argument or option names (a Path: never read as JSON text)."""
-    import warnings
-
     from olctc.export.json import load
 
     tree = load(Path(path))
@@ -195,9 +193,9 @@ def load_tree_file(path: str):
     twice = first_repeat(names)
     if twice is not None:  # the loader takes it (one input read twice, as from a table), but a file edited by
         # renaming a column reads another column's values in its place, with only a note of the one left out
-        warnings.warn(f"{path}: columns {names.index(names[twice])} and {twice} are both named {names[twice]!r}: "
-                      "both read that one input column (a tree fitted on a table's columns has distinct names: "
-                      "was the file edited?)")
+        warn(f"{path}: columns {names.index(names[twice])} and {twice} are both named {names[twice]!r}: "
+             "both read that one input column (a tree fitted on a table's columns has distinct names: "
+             "was the file edited?)")
     return tree
 
 

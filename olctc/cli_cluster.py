@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import warnings
 from pathlib import Path
 
 import click
@@ -12,7 +11,7 @@ import click
 from olctc.cli import (TREE_FILE, InputPath, _load_data, _note_cbc_optimum, _spec, data_options, echo_written,
                        manifest_model_field, max_nonzeros_option, spec_options, with_class_weight)
 from olctc.cluster.grid import GRID_SOLVERS, MIQP_SOLVERS, check_olctc_cmd, solver_program_warning
-from olctc.errors import OlctcError, param_error
+from olctc.errors import OlctcError, param_error, warn
 from olctc.spec import PRESETS
 
 
@@ -86,15 +85,15 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
     validate_limits(time_limit=time_limit, threads=threads, cli=True, unlimited=False)
     check_task_time_limit(time_limit)
     if time_limit < (least := least_time_limit()):  # collect's final fit would refuse it, after every task ran
-        warnings.warn(f"--time-limit {time_limit:g} s is enough for each task's solve but not for the final fit of "
-                      f"olctc collect, which takes the grid's limit unless given its own: give collect --time-limit "
-                      f"{math.ceil(least)} or more (or --emit-final)")
+        warn(f"--time-limit {time_limit:g} s is enough for each task's solve but not for the final fit of "
+             f"olctc collect, which takes the grid's limit unless given its own: give collect --time-limit "
+             f"{math.ceil(least)} or more (or --emit-final)")
     slurm = SlurmOptions(cpus_per_task, mem, partition, account)
     check_slurm_options(slurm)
     if olctc_cmd is not None and (cmd_warning := check_olctc_cmd(olctc_cmd)):
-        warnings.warn(cmd_warning)  # the cluster's paths may differ from this machine's: not an error
+        warn(cmd_warning)  # the cluster's paths may differ from this machine's: not an error
     if program_warning := solver_program_warning(solver):
-        warnings.warn(program_warning)  # as above
+        warn(program_warning)  # as above
     spec = _spec(preset, depth, "1", tangents, big_m, epsilon, alpha, budget, score_variables,  # C: --C-values
                  min_leaf)
     # collect read the grid's data again from /proc/PID/fd/pipe:[...]: "is not there"
@@ -105,8 +104,8 @@ def grid_cmd(data, target, dataset, positive_class, drop, weight_column, preset,
         threads = cpus_per_task
     single = {"glpk-cli": "glpsol", "scip": "SCIP's branch and bound"}.get(solver)
     if single is not None and threads is not None and threads > 1:  # each task's solve.log said so, on the cluster
-        warnings.warn(f"{single} runs on one thread: the {threads} threads of each task (--threads, or "
-                      "--cpus-per-task) are not used; --cpus-per-task 1 reserves what a task uses")
+        warn(f"{single} runs on one thread: the {threads} threads of each task (--threads, or "
+             "--cpus-per-task) are not used; --cpus-per-task 1 reserves what a task uses")
     g = make_grid(ds, spec, output, C_values=C_values, folds=folds, seed=seed, test_size=test_size,
                   solver=solver, time_limit=time_limit, threads=threads,
                   slurm=slurm,

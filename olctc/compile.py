@@ -18,7 +18,7 @@ import numpy as np
 
 from olctc import __version__
 from olctc.data import Dataset, Scaler, check_classes_weigh, check_dataset, json_label
-from olctc.errors import MISSING, OlctcError, brief, check_flags, param_error, shorten
+from olctc.errors import MISSING, OlctcError, brief, check_flags, param_error, shorten, warn
 from olctc.formulation import build_milp
 from olctc.formulation.losses import loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
@@ -269,39 +269,32 @@ def _check_tiny_spread(dataset: Dataset, scaler: Scaler) -> None:
 def _warn_constant_data(dataset: Dataset, zero: np.ndarray) -> None:
     """Warn when no feature varies (``zero``: the columns that standardise to 0): the model can only fit each
     class's share, whatever the solver does."""
-    import warnings
-
     if dataset.n and dataset.p and zero.all():
-        warnings.warn(f"{dataset.source or dataset.name}: every feature is constant on the {dataset.n} points "
-                      "compiled, so no split can separate them: the tree predicts the classes' mix",
-                      stacklevel=3)
+        warn(f"{dataset.source or dataset.name}: every feature is constant on the {dataset.n} points "
+             "compiled, so no split can separate them: the tree predicts the classes' mix")
 
 
 def _warn_small_big_m(spec: TreeSpec) -> None:
     """Warn of a big-M too small to switch a loss row off. Below layer 1 a point's loss rows at the nodes it
     does not reach are relaxed by big-M; below the loss of a score of 0 they still bind, and the model charges
     the point's loss at nodes it does not reach."""
-    import warnings
-
     floor = spec.loss_kind.zero_score_loss
     if floor is not None and spec.depth > 1 and spec.big_m < floor:
-        warnings.warn(f"big_m {spec.big_m:g} is below the {spec.info.loss} loss of a score of 0 ({floor:.3g}): "
-                      "the loss rows of a point at the nodes it does not reach are relaxed by big-M only, so they "
-                      "bind and the model charges its loss there too (the paper's big-M is 100)", stacklevel=3)
+        warn(f"big_m {spec.big_m:g} is below the {spec.info.loss} loss of a score of 0 ({floor:.3g}): "
+             "the loss rows of a point at the nodes it does not reach are relaxed by big-M only, so they "
+             "bind and the model charges its loss there too (the paper's big-M is 100)")
 
 
 def _warn_rounding_columns(dataset: Dataset, zero: np.ndarray) -> None:
     """Warn of columns whose values differ but standardise to 0 (``zero``): their spread is within the rounding of
     their mean (values near 1e15 spread by 1), so the tree cannot use them."""
-    import warnings
-
     if not dataset.n:
         return
     lo, hi = dataset.X.min(axis=0), dataset.X.max(axis=0)
     for j in np.flatnonzero((lo != hi) & zero):
-        warnings.warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} varies only in its "
-                      f"last digits (from {lo[j]:.17g} to {hi[j]:.17g}), within the rounding of its mean, and is "
-                      "treated as constant; subtract its offset to use it", stacklevel=3)
+        warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} varies only in its "
+             f"last digits (from {lo[j]:.17g} to {hi[j]:.17g}), within the rounding of its mean, and is "
+             "treated as constant; subtract its offset to use it")
 
 
 #: Columns whose largest magnitude exceeds their spread this many times are warned of.
@@ -315,30 +308,28 @@ def _warn_offset_columns(dataset: Dataset, standardised: bool = False, zero: np.
     but the tree and its exports score raw values, folding the mean into b (measured at 1e15 spread by 1000: ONNX
     scores 3e-4 off the Python export's, 7 of 200,000 labels flipped). ``zero``: columns already warned of as
     constant (``_warn_rounding_columns``)."""
-    import warnings
-
     if not dataset.n:
         return
     lo, hi = dataset.X.min(axis=0), dataset.X.max(axis=0)
     top = np.maximum(np.abs(lo), np.abs(hi))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = top / (hi - lo)
-    warn = (hi > lo) & (ratio > OFFSET_RATIO)
+    offset = (hi > lo) & (ratio > OFFSET_RATIO)
     if zero is not None:
-        warn &= ~zero
-    for j in np.flatnonzero(warn):
+        offset &= ~zero
+    for j in np.flatnonzero(offset):
         digits = f"{16 - np.log10(ratio[j]):.0f}"
         if standardised:
-            warnings.warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} spans "
-                          f"{lo[j]:.17g} to {hi[j]:.17g}: the tree and its exports score raw values, which keep "
-                          f"about {digits} significant digits of its spread, so the tree may route points near a split "
-                          "otherwise than the model fitted, and its exports otherwise than the tree; subtract its "
-                          "offset (such as its minimum) from the column", stacklevel=3)
+            warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r} spans "
+                 f"{lo[j]:.17g} to {hi[j]:.17g}: the tree and its exports score raw values, which keep "
+                 f"about {digits} significant digits of its spread, so the tree may route points near a split "
+                 "otherwise than the model fitted, and its exports otherwise than the tree; subtract its "
+                 "offset (such as its minimum) from the column")
         else:
-            warnings.warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r}, not "
-                          f"standardised, spans {lo[j]:.17g} to {hi[j]:.17g}: a split on it keeps about {digits} "
-                          "significant digits of its spread and may route points differently in the solver and the "
-                          "tree; standardise it or subtract its offset", stacklevel=3)
+            warn(f"{dataset.source or dataset.name}: feature {dataset.feature_names[j]!r}, not "
+                 f"standardised, spans {lo[j]:.17g} to {hi[j]:.17g}: a split on it keeps about {digits} "
+                 "significant digits of its spread and may route points differently in the solver and the "
+                 "tree; standardise it or subtract its offset")
 
 
 def _check_costs(milp: MILP, dataset: Dataset) -> None:

@@ -1,8 +1,12 @@
-"""The one error type olctc raises for bad input, and helpers to phrase it."""
+"""The one error type olctc raises for bad input, helpers to phrase it, and olctc's warnings."""
 from __future__ import annotations
 
 import json
 import numbers
+import os
+import sys
+import warnings
+from types import FrameType
 from typing import Any, Hashable, Sequence, TypeGuard
 
 
@@ -27,6 +31,24 @@ class TimeLimitTooShort(OlctcError):
 class UnseenCategoryWarning(UserWarning):
     """Raw cells hold a category the tree never saw: encoded as none of its column's categories (all its
     indicators 0, as scikit-learn's ``handle_unknown='ignore'``), so the row is still scored."""
+
+
+#: Where olctc's own modules are: a warning is told at the line of code that called into them.
+_PACKAGE = os.path.dirname(__file__) + os.sep
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn`` at the caller of olctc: the line above the outermost olctc frame (the user's script, a
+    notebook cell, scikit-learn's cross_val_score), however deep in olctc the warning arose. Hand-counted
+    ``stacklevel`` values pointed into olctc whenever a second path led to the same warning (solve_file and
+    solve_milp reach SCIP's at different depths); Python 3.12's ``skip_file_prefixes`` does this, not 3.11."""
+    frame: FrameType | None = sys._getframe(1)
+    depth = level = 2
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(_PACKAGE):
+            level = depth + 1
+        frame, depth = frame.f_back, depth + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def param_error(name: str, expected: str, got: object, option: str | None = None) -> OlctcError:

@@ -49,7 +49,7 @@ with IMPORTING:  # one thread at a time (olctc._sklearn): this module's first im
     from sklearn.utils.multiclass import check_classification_targets, type_of_target
     from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from olctc.errors import OlctcError, TimeLimitTooShort, check_flags, is_integer, is_real, param_error
+from olctc.errors import OlctcError, TimeLimitTooShort, check_flags, is_integer, is_real, param_error, warn
 
 
 class OLCTClassifier(ClassifierMixin, BaseEstimator):
@@ -325,9 +325,9 @@ class OLCTClassifier(ClassifierMixin, BaseEstimator):
                 raise
             # The rows decide this, not the parameters: the fitted tree was only a start, and the fit it
             # cannot start is the one warm_start=False makes (time_limit anew: a cut limit could refuse it).
-            warnings.warn(f"{type(self).__name__}: warm_start: the fitted tree breaks min_leaf={spec.min_leaf} on "
-                          f"these training points ({_leaf_why(exc)}); this fit starts from the greedy tree, as "
-                          "with warm_start=False", UserWarning, stacklevel=3)
+            warn(f"{type(self).__name__}: warm_start: the fitted tree breaks min_leaf={spec.min_leaf} on "
+                 f"these training points ({_leaf_why(exc)}); this fit starts from the greedy tree, as "
+                 "with warm_start=False", UserWarning)
             res = olctc_fit(ds, spec, solver=solver, time_limit=self.time_limit, threads=self.threads,
                             test_size=0.0, refine=bool(self.refine), verbose=bool(self.verbose), echo=print,
                             smooth_pure_nodes=bool(self.smooth_pure_nodes))
@@ -569,8 +569,8 @@ def _warn_unless_optimal(est: Any, summary: dict) -> None:
         message = (f"the solver stopped ({summary.get('raw_status')}) before proving the tree optimal (MIP gap "
                    f"{gap}); the tree is {kept}. A larger time_limit (now {est.time_limit!r}) may give a better "
                    "tree")
-    warnings.warn(f"{type(est).__name__}: {message}; summary_['status'] is {summary.get('status')!r}",
-                  ConvergenceWarning, stacklevel=4)
+    warn(f"{type(est).__name__}: {message}; summary_['status'] is {summary.get('status')!r}",
+         ConvergenceWarning)
 
 
 def _is_fitted_attribute(name: str) -> bool:

@@ -16,7 +16,7 @@ from olctc._sklearn import sklearn_module
 from olctc.compile import Compiled, compile_problem
 from olctc.data import Dataset, check_dataset
 from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
-from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error
+from olctc.errors import OlctcError, TimeLimitTooShort, check_callback, check_flags, is_real, param_error, warn
 from olctc.process_state import interrupt_handled, is_console
 from olctc.refine import polish_deadline
 from olctc.spec import TreeSpec, check_spec, form_name
@@ -172,12 +172,10 @@ def split(ds: Dataset, test_size: float, seed: int, *, ordered: bool = True) -> 
     except ValueError as exc:
         raise OlctcError(f"cannot split {ds.n} points with test size {test_size}: {exc}") from None
     if np.unique(ds.y[te]).size < 2:  # stratified, a rare class can still get no test point (2 of 12)
-        import warnings
-
         only = ds.classes[int(ds.y[te][0] > 0)]
-        warnings.warn(f"{ds.source or ds.name}: the test part ({te.size} of {ds.n} points, test size {test_size:g}) "
-                      f"holds class {only!r} only, so its balanced accuracy says little; use more points or a "
-                      "larger test size", stacklevel=2)
+        warn(f"{ds.source or ds.name}: the test part ({te.size} of {ds.n} points, test size {test_size:g}) "
+             f"holds class {only!r} only, so its balanced accuracy says little; use more points or a "
+             "larger test size")
     return (np.sort(tr), np.sort(te)) if ordered else (tr, te)
 
 

@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable, Iterator
 
-from olctc.errors import OlctcError, param_error
+from olctc.errors import OlctcError, param_error, warn
 from olctc.process_state import check_interrupt, interrupts_deferred
 
 
@@ -421,16 +421,13 @@ def _in_use(path: Path) -> bool:
         os.close(fd)
 
 
-def warn_leftovers(path: str | os.PathLike[str], folders: bool, what: str, stacklevel: int = 2) -> None:
+def warn_leftovers(path: str | os.PathLike[str], folders: bool, what: str) -> None:
     """Warn of each of ``leftovers(path, folders)``: a killed write of a large result (a compiled a6a, the
     predictions of a big CSV) leaves hundreds of MB that no listing shows. ``what``: the command, as
-    "a compile"; ``stacklevel`` as ``warnings.warn``'s, from the caller."""
-    import warnings
-
+    "a compile"."""
     for left in leftovers(path, folders):
-        warnings.warn(f"{left}: left by {what} of {Path(path).name} that was killed before it finished, or in use by "
-                      "one running now; nothing else reads it: remove it once none is running",
-                      stacklevel=stacklevel + 1)
+        warn(f"{left}: left by {what} of {Path(path).name} that was killed before it finished, or in use by "
+             "one running now; nothing else reads it: remove it once none is running")
 
 
 def is_temporary_name(name: str) -> bool:

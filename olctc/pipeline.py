@@ -10,7 +10,6 @@ import math
 import os
 import sys
 import time
-import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator
 
@@ -19,7 +18,7 @@ import numpy as np
 from olctc.compile import (Compiled, manifest_fields, manifest_path, model_format, read_manifest, warm_start_objective,
                            write_manifest)
 from olctc.emit.params import COMMERCIAL_SOLVERS, cbc_cutoff
-from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort, check_flags, param_error
+from olctc.errors import NoSolution, OlctcError, TimeLimitTooShort, check_flags, param_error, warn
 from olctc.io import (atomic_open, atomic_write_text, being_written, check_not_input, check_output_file, check_path,
                       check_suffix, check_writable, folder_lock, refuse_read_once, remove_files, remove_tree,
                       sha256_file, staged_errors, temporary_name, warn_leftovers)
@@ -141,8 +140,8 @@ def write_compiled(comp: Compiled, out: str | Path, *, params: bool = True, star
         warm = beside(greedy_start, "olctc-warm-start")
 
     def waiting() -> None:
-        warnings.warn(f"another olctc process is writing into {out.parent}{os.sep} (one compile at a time per "
-                      "folder): waiting for it to finish", stacklevel=4)
+        warn(f"another olctc process is writing into {out.parent}{os.sep} (one compile at a time per "
+             "folder): waiting for it to finish")
 
     with warm as greedy, folder_lock(out.parent, waiting), _staged_set(the_set, stale) as place:
         # What an earlier write of this Compiled recorded is not this write's: a second write without starts
@@ -198,7 +197,7 @@ def _staged_set(files: list[Path], stale: list[Path]) -> Iterator[Callable[[Path
             raise
         remove_files(stale)
         return
-    warn_leftovers(files[0], True, "a compile", stacklevel=4)
+    warn_leftovers(files[0], True, "a compile")
     stage = folder / temporary_name(files[0].name)
     being_written(stage)  # named before it exists: an interrupt right after mkdir still removes it
     try:
@@ -303,7 +302,7 @@ def solve_compiled_file(model: str | Path, solver: str, *, time_limit: float | N
                 why = f"{files.name} changed since compile (its sha256 is not the one in {mpath.name})"
             if why is not None:
                 if use_start:
-                    warnings.warn(f"{why}: solving without the MIP start compile wrote", stacklevel=2)
+                    warn(f"{why}: solving without the MIP start compile wrote")
                 man = None  # its start and column names belong to another model
         start_path = _start_file(files, man, solver) if use_start and man is not None else None
         names = None if man is None else [str(n) for n in names_from_block_map(man["blocks"]["columns"])]
@@ -376,8 +375,8 @@ def _warn_if_worse_than_start(res: SolveResult, known: float | None, solver: str
     why, more = (("though it was given it as its MIP start (the solver did not keep it)", "") if given
                  else ("which glpsol cannot take as a start", "; or solve with a solver that reads it")
                  if solver == "glpk-cli" else ("which it was not given", "; or solve again with it, or for longer"))
-    warnings.warn(f"{solver}'s solution (objective {res.objective:.10g}) is worse than the warm start compile wrote "
-                  f"(objective {known:.10g}), {why}: `olctc fit` keeps the better of the two{more}", stacklevel=3)
+    warn(f"{solver}'s solution (objective {res.objective:.10g}) is worse than the warm start compile wrote "
+         f"(objective {known:.10g}), {why}: `olctc fit` keeps the better of the two{more}")
 
 
 def time_advice(raw_status: str, start: bool = True) -> str:
@@ -425,14 +424,13 @@ def _start_file(model: Path, man: dict[str, Any], solver: str) -> Path | None:
         if "start" in files and kinds and chosen is not None:
             wrote = (f"wrote MIP starts for {', '.join(chosen)} only (--solvers), none that {solver} reads"
                      if written else f"wrote no MIP start (--solvers {','.join(chosen)}: none of them reads one)")
-            warnings.warn(f"compile {wrote}: solving without one (compile with --solvers {kinds[0]} to have it)",
-                          stacklevel=3)
+            warn(f"compile {wrote}: solving without one (compile with --solvers {kinds[0]} to have it)")
         return None
     candidate = model.parent / entry["file"]
     if not candidate.exists():
         # a solve without its warm start may find nothing at all in its time limit: not silently
-        warnings.warn(f"{candidate}: missing (compile wrote it); solving without the MIP start (--no-start "
-                      "says so on purpose)", stacklevel=3)
+        warn(f"{candidate}: missing (compile wrote it); solving without the MIP start (--no-start "
+             "says so on purpose)")
         return None
     if sha256_file(candidate) != entry["sha256"]:
         raise OlctcError(f"{candidate}: the MIP start changed since compile (hash mismatch); "

@@ -17,7 +17,7 @@ import numpy as np
 
 from olctc.data import Column, Scaler, Schema, check_real, non_finite
 from olctc.data.cells import _shown
-from olctc.errors import OlctcError, is_integer, param_error, shorten
+from olctc.errors import OlctcError, is_integer, param_error, shorten, warn
 from olctc.formulation.topology import Topology
 
 if TYPE_CHECKING:
@@ -207,8 +207,6 @@ def _warn_unseen(schema: Schema, cells: Any, unseen: dict[str, np.ndarray], sour
     """An ``UnseenCategoryWarning`` per categorical column with rows that are none of its categories
     (``unseen``, from ``Schema.encode``): scored, as scikit-learn's OneHotEncoder(handle_unknown='ignore') does,
     which warns too. (The CLI counts them over a whole file itself, and says so in one note per column.)"""
-    import warnings
-
     from olctc.errors import UnseenCategoryWarning
 
     for col in schema.columns:
@@ -216,9 +214,9 @@ def _warn_unseen(schema: Schema, cells: Any, unseen: dict[str, np.ndarray], sour
         if rows is not None:
             first = int(rows[0])
             shown = shorten(repr(_shown(cells[col.name][first])))  # 7, not np.int64(7)
-            warnings.warn(f"{source}: column {col.name!r}: {rows.size} row(s) hold a category the tree never saw "
-                          f"(first {shown} at row {first}): encoded as none of its {len(col.categories)} categories",
-                          UnseenCategoryWarning, stacklevel=3)
+            warn(f"{source}: column {col.name!r}: {rows.size} row(s) hold a category the tree never saw "
+                 f"(first {shown} at row {first}): encoded as none of its {len(col.categories)} categories",
+                 UnseenCategoryWarning)
 
 
 @dataclass

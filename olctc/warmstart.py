@@ -16,7 +16,6 @@ and the MILP objective against ``tree_objective`` (they agree because of the cap
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +24,7 @@ import numpy as np
 
 from olctc._sklearn import sklearn_module
 from olctc.background import check_abandoned
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, warn
 from olctc.formulation.losses import LOSSES, loss_layers, tangent_lines
 from olctc.formulation.topology import Topology
 from olctc.milp import MILP
@@ -612,7 +611,7 @@ def complete_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, W: 
     """
     x, _, _, notes = _complete(milp, X, y, spec, W, b)
     for note in notes:
-        warnings.warn(f"complete_start: {note}", stacklevel=2)
+        warn(f"complete_start: {note}")
     return x
 
 
@@ -677,7 +676,7 @@ def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_
                               sample_weight=sample_weight).total
     matches = abs(obj - tree_obj) <= OBJ_RTOL * max(1.0, abs(tree_obj))
     if not matches:
-        warnings.warn(f"warm start: MILP objective {obj!r} differs from the tree's objective {tree_obj!r} "
-                      "(big-M-relaxed rows bind)", stacklevel=2)
+        warn(f"warm start: MILP objective {obj!r} differs from the tree's objective {tree_obj!r} "
+             "(big-M-relaxed rows bind)")
     return x, {"objective": obj, "tree_objective": tree_obj, "objective_matches": matches,
                "violation": milp.violation(x), "adjustments": notes, "W": W, "b": b, **extra}

@@ -619,7 +619,7 @@ def _write_report(d: Path, echo: Callable[[str], None]) -> Report:
     # Every file is written in a temporary folder first and moved into DIR/report only once all are whole:
     # a full disk halfway left a new summary.csv beside an earlier summary.md and earlier figures (or a
     # report folder with some of the files). The bench folder ignores the temporary name (is_temporary_name).
-    warn_leftovers(out, True, "a bench report", stacklevel=4)
+    warn_leftovers(out, True, "a bench report")
     stage = d / temporary_name(REPORT_DIR)
     try:
         stage.mkdir()

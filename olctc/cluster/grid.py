@@ -298,7 +298,7 @@ def _staged_folder(out: Path) -> Iterator[Path]:
     anchor = out if existing else _existing_ancestor(out)
     missing = [] if existing else [p for p in (out.parent, *out.parent.parents) if not p.exists()]
     tmp: Path | None = None
-    warn_leftovers(anchor / (out.name or "grid"), True, "a grid", stacklevel=4)
+    warn_leftovers(anchor / (out.name or "grid"), True, "a grid")
     try:
         for _ in range(100):
             # The name is set before the folder exists: an interrupt right after mkdir still removes it.

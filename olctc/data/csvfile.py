@@ -23,7 +23,7 @@ from olctc.data.dataset import Column, Dataset, Schema
 from olctc.data.labels import binarise_labels, _no_label, _warn_missing_marker
 from olctc.data.table import SEPARATORS_READ, RowChunk, Table, TableStream, read_table
 from olctc.data.weights import check_weights
-from olctc.errors import OlctcError, check_flags, is_integer, param_error, shorten
+from olctc.errors import OlctcError, check_flags, is_integer, param_error, shorten, warn
 from olctc.io import read_once
 
 
@@ -679,14 +679,12 @@ def _columns_text(header: Sequence[str], name: object = None) -> str:
 def _warn_marker_categories(schema: Schema, source: str) -> None:
     """Warn when a text column holds a value that reads as a missing value ("NA", "?"): it is one-hot encoded
     as a category of its own, which may be meant (a "none" answer) or a missing cell olctc cannot see."""
-    import warnings
-
     for col in schema.columns:
         marker = next((c for c in col.categories if _looks_missing(c)), None) if col.kind == "categorical" else None
         if marker is not None:
-            warnings.warn(f"{source}: column {col.name!r} has the text value {marker!r}, which reads as a missing "
-                          "value, encoded as a category of its own; replace such cells if they are missing "
-                          "(olctc does not impute)", stacklevel=3)
+            warn(f"{source}: column {col.name!r} has the text value {marker!r}, which reads as a missing "
+                 "value, encoded as a category of its own; replace such cells if they are missing "
+                 "(olctc does not impute)")
 
 
 #: Dates as text (2024-03-01, 2024-03-01T10:00, 1/3/2024, 01.03.2024): one-hot encoded they are codes, one per day.
@@ -701,7 +699,6 @@ def _warn_identifiers(schema: Schema, n: int, source: str) -> None:
     text, codes), or of 20 dates or more: one-hot encoded into a feature per value, each of a few rows, which
     split nothing that generalises and enlarge the model (a signup date of 280 days in 600 rows)."""
     import shlex
-    import warnings
 
     if n < IDENTIFIER_ROWS:
         return
@@ -722,11 +719,11 @@ def _warn_identifiers(schema: Schema, n: int, source: str) -> None:
                             f"rows each on average; {way}"))
     # A file of 2,000 such columns gave 2,000 warnings, scrolling the rest away: a few, then one for the others
     for _, message in flagged[:_COLUMNS_WARNED]:
-        warnings.warn(message, stacklevel=3)
+        warn(message)
     rest = [name for name, _ in flagged[_COLUMNS_WARNED:]]
     if rest:
         names = ", ".join(repr(shorten(c)) for c in rest[:_COLUMNS_WARNED])
         more = ", ..." if len(rest) > _COLUMNS_WARNED else ""
-        warnings.warn(f"{source}: {len(rest)} more text columns look like identifiers, free text or dates (more "
-                      f"different values than half their {n} rows, or 20 dates or more), one-hot encoded into a "
-                      f"feature per value: {names}{more}; leave them out with --drop", stacklevel=3)
+        warn(f"{source}: {len(rest)} more text columns look like identifiers, free text or dates (more "
+             f"different values than half their {n} rows, or 20 dates or more), one-hot encoded into a "
+             f"feature per value: {names}{more}; leave them out with --drop")

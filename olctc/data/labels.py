@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from olctc.data.cells import _INT_TEXT, _LEADING_ZERO, Label, line_of, _looks_missing, _parse_float, _shown
-from olctc.errors import OlctcError, shorten
+from olctc.errors import OlctcError, shorten, warn
 
 
 def _label_value(s: str) -> Label:
@@ -130,11 +130,9 @@ def _warn_missing_marker(labels: Sequence[str], y: np.ndarray, classes: tuple[La
                          source: str, target: str, lines: Sequence[int] | np.ndarray) -> None:
     """Warn when a label that reads as a missing value ("NA") trains as a class: with --positive-class it
     joined the negatives without a word, and two such rows made a class of their own."""
-    import warnings
-
     k = next((k for k, v in enumerate(labels) if _looks_missing(v) and not (chosen and y[k] > 0)), None)
     if k is None:
         return
     cls = classes[1] if y[k] > 0 else classes[0]
-    warnings.warn(f"{source}: target {target!r} line {line_of(k, lines)}: label {labels[k]!r} looks like a missing "
-                  f"value, yet trains as class {_shown(cls)!r}; drop the unlabelled rows if it is one", stacklevel=3)
+    warn(f"{source}: target {target!r} line {line_of(k, lines)}: label {labels[k]!r} looks like a missing "
+         f"value, yet trains as class {_shown(cls)!r}; drop the unlabelled rows if it is one")

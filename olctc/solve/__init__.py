@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 import os
 import time
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -37,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from olctc.emit.params import COMMERCIAL_SOLVERS, validate_limits
-from olctc.errors import OlctcError, TimeLimitTooShort, is_real, param_error, shorten
+from olctc.errors import OlctcError, TimeLimitTooShort, is_real, param_error, shorten, warn
 from olctc.io import check_path
 from olctc.scratch import scratch_folder, sweep
 from olctc.solve import cbc, highs, scip
@@ -267,9 +266,9 @@ def bound_checked(result: SolveResult) -> SolveResult:
     obj, bound = result.objective, result.bound
     if result.status == "optimal" and obj is not None and bound is not None and \
             bound - obj > 1e-6 * max(1.0, abs(obj)):
-        warnings.warn(f"{result.solver} calls its solution optimal, but its bound {bound:.10g} lies above its "
-                      f"objective {obj:.10g}, which the bound of a minimisation cannot: no proof of optimality "
-                      "(status feasible)", stacklevel=3)
+        warn(f"{result.solver} calls its solution optimal, but its bound {bound:.10g} lies above its "
+             f"objective {obj:.10g}, which the bound of a minimisation cannot: no proof of optimality "
+             "(status feasible)")
         result.status = "feasible"
     return result
 

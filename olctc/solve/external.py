@@ -17,7 +17,6 @@ import subprocess
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from olctc.emit.params import UNTUNABLE, cbc_args, cbc_cutoff, format_value, glpk_args, highs_options_text
-from olctc.errors import OlctcError, TimeLimitTooShort
+from olctc.errors import OlctcError, TimeLimitTooShort, warn
 from olctc.process_state import check_interrupt
 from olctc.scratch import scratch_folder
 from olctc.solve.modelfile import (SOLVER_PATH_MAX, file_columns, handed_over, model_format, model_stem,
@@ -289,10 +288,10 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
     spec = EXTERNAL[name]
     exe, env = locate(spec, opts.solver_path)
     if name in UNTUNABLE:
-        warnings.warn(UNTUNABLE[name], stacklevel=3)
+        warn(UNTUNABLE[name])
     if name == "glpk-cli" and opts.threads is not None and opts.threads > 1:
         # the request was dropped without a word (glpk_args takes no threads)
-        warnings.warn(f"glpsol runs on one thread: the {opts.threads} threads asked for are not used", stacklevel=3)
+        warn(f"glpsol runs on one thread: the {opts.threads} threads asked for are not used")
     solution = Path(opts.solution_path) if opts.solution_path is not None else \
         path.with_name(f"{model_stem(path)}.{spec.program if spec.program != 'glpsol' else 'glpk'}.sol")
     if not solution.parent.is_dir():
@@ -307,7 +306,7 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
         start_file: Path | None = None
         if opts.start is not None or opts.start_path is not None:
             if spec.start_solver is None:
-                warnings.warn(f"{spec.program} takes no MIP start; the start is ignored", stacklevel=3)
+                warn(f"{spec.program} takes no MIP start; the start is ignored")
             elif opts.start_path is not None:
                 start_file = Path(opts.start_path).resolve()  # the solver runs in its own folder
                 if not start_file.is_file():
@@ -343,8 +342,8 @@ def solve_external(name: str, path: Path, opts: SolveOptions) -> SolveResult:
             code, head, tail = _run(cmd, env, opts.verbose, hard_timeout, cwd=workdir)
             runtime = time.perf_counter() - t0
         if opts.time_limit is not None and runtime > opts.time_limit + overrun_grace(opts.time_limit):
-            warnings.warn(f"{spec.program} ran {runtime:.1f} s, {runtime - opts.time_limit:.1f} s past its time "
-                          f"limit of {opts.time_limit:.1f} s{spec.overrun_why}", stacklevel=3)
+            warn(f"{spec.program} ran {runtime:.1f} s, {runtime - opts.time_limit:.1f} s past its time "
+                 f"limit of {opts.time_limit:.1f} s{spec.overrun_why}")
         if not raw_solution.is_file() or raw_solution.stat().st_size == 0:
             if _said(spec.stopped_reading, tail):
                 raise TimeLimitTooShort(f"no time is left to solve: {spec.program} stopped reading model file {path} "

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import sys
 import tempfile
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import numpy as np
 
 from olctc import sigactions
 from olctc.emit.params import PARAM_NAMES, solver_settings
-from olctc.errors import OlctcError
+from olctc.errors import OlctcError, warn
 from olctc.process_state import interrupt_handled
 from olctc.read.solution import is_helper_column
 from olctc.solve.calls import _fd_redirected, _map, _native, repeats_folded, _start_values, _timed
@@ -80,7 +79,7 @@ def scip_model(path: Path, opts: SolveOptions) -> Any:
                                        mip_gap=opts.mip_gap).items():
         m.setParam(name, float(value))
     if opts.threads is not None and opts.threads > 1:
-        warnings.warn("SCIP's branch and bound runs on one thread; threads is ignored", stacklevel=4)
+        warn("SCIP's branch and bound runs on one thread; threads is ignored")
     return m
 
 
