@@ -197,6 +197,17 @@ def test_three_trees_whose_names_collide_are_all_written(tiny_tree, tmp_path: Pa
         "a_b_0_OLCT.json", "a_b_0_OLCT_1.json", "a_b_0_OLCT_2.json"]
 
 
+def test_a_renamed_tree_file_never_takes_an_earlier_files_name(tiny_tree, tmp_path: Path) -> None:  # noqa: F811
+    """The second 'a?b' run's file is numbered as it comes, _2, which model OLCT_2 of run 'a b' has already taken:
+    it overwrote that file (QA 2026-12-07, qa173's note), and the report said 2 trees for 3 runs."""
+    tree, _ = tiny_tree
+    recs = [{"dataset": d, "seed": 0, "model": m, "key": f"{d}|0|{m}", "tree": tree.to_dict()}
+            for d, m in (("a b", "OLCT"), ("a b", "OLCT_2"), ("a_b", "OLCT"))]
+    assert report._write_trees(tmp_path / "trees", recs, print) == 3
+    assert sorted(f.name for f in (tmp_path / "trees").iterdir()) == [
+        "a_b_0_OLCT.json", "a_b_0_OLCT_2.json", "a_b_0_OLCT_3.json"]
+
+
 def test_a_report_without_trees_removes_the_emptied_trees_folder(tmp_path: Path) -> None:
     # Mutant r51: the trees folder of an earlier report left behind, empty, once its stale files were removed.
     trees = tmp_path / "trees"

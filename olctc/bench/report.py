@@ -556,9 +556,10 @@ def _write_trees(out: Path, recs: list[dict[str, Any]], echo: Callable[[str], No
         except OlctcError as exc:
             echo(f"runs.jsonl: {exc}; its tree file is not written")
             continue
-        name = tree_file_name(r)
-        if name in used:  # names that differ only in characters written as '_' (a hand-edited bench.json)
-            name = f"{name[:-len('.json')]}_{len(used)}.json"
+        name = stem = tree_file_name(r)
+        k = len(used)
+        while name in used:  # names that differ only in characters written as '_' (a hand-edited bench.json)
+            name, k = f"{stem[:-len('.json')]}_{k}.json", k + 1  # the number may be another record's own name
         if not used:
             out.mkdir()
         save(tree, out / name)
