@@ -63,7 +63,11 @@ def parse_C_values(text: str | Sequence[float]) -> list[float]:
         except ValueError:
             raise param_error("C_values", "numbers separated by commas such as '0.1,1,10'", text) from None
     else:
-        vals = [float(v) for v in text]
+        from olctc.spec import _number, _sequence
+
+        # None, 1.0 or ['a'] from Python callers were a TypeError or ValueError of float(), not the parameter's error
+        text = _sequence("C_values", text, "numbers such as [0.1, 1, 10], or a text such as '0.1,1,10'")  # as fit_cv
+        vals = [_number("C_values", v, text) for v in text]
     if not vals:
         raise param_error("C_values", "at least one value", text)
     if any(not (v > 0) or math.isinf(v) for v in vals):
