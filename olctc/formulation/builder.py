@@ -92,7 +92,9 @@ class Builder:
         else:
             A = sp.csr_matrix((0, self._n_cols))
         A.eliminate_zeros()
-        A.has_sorted_indices = True
+        # Parts come in increasing column order, except a score variable's, which leads its rows (score_variables):
+        # sorted here, so that the flag scipy's routines trust is true (it was set True for every model, QA qa177)
+        A.sort_indices()
         sense = np.concatenate(self._senses) if self._senses else np.array([], dtype="<U1")
         rhs = np.concatenate(self._rhs) if self._rhs else np.array([], dtype=float)
         return MILP(self.name, cost, A, sense, rhs, lb, ub, integer, tuple(self._col_blocks),
