@@ -116,7 +116,6 @@ def _prepare(milp: MILP) -> F.Prepared:
     if m and np.any(rows == b"obj"):
         raise OlctcError("row name 'obj' is reserved for the objective")
     const = float(milp.obj_constant) + 0.0
-    F.check_finite(np.array([const]), "obj_constant")
     p.Q = check_q(milp.Q, n)
     if const != 0.0:
         if np.any(cols == b"OBJCONST"):

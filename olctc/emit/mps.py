@@ -91,7 +91,6 @@ def _prepare(milp: MILP) -> F.Prepared:
     if m and np.any(rows == _OBJ):
         raise OlctcError("row name 'OBJ' is reserved for the objective row")
     const = float(milp.obj_constant) + 0.0
-    F.check_finite(np.array([const]), "obj_constant")
     if const != 0.0:
         if np.any(cols == _OBJCONST):
             raise OlctcError("column name 'OBJCONST' is reserved for the objective constant")
@@ -109,7 +108,8 @@ def _prepare(milp: MILP) -> F.Prepared:
 
 
 def check_milp(milp: MILP):
-    """Validate the arrays of ``milp``; return them normalised (float64, bool, canonical CSR)."""
+    """Validate the arrays of ``milp`` and its objective constant; return the arrays normalised (float64, bool,
+    canonical CSR). The writers and the in-process HiGHS solve (which gets the arrays, not a file) call it."""
     c = np.asarray(milp.c, dtype=np.float64).ravel()
     n = c.shape[0]
     if n == 0:
@@ -139,6 +139,7 @@ def check_milp(milp: MILP):
     for name, arr in (("lb", lb), ("ub", ub), ("integer", integer)):
         if arr.shape[0] != n:
             raise OlctcError(f"{name} has {arr.shape[0]} entries, expected {n}")
+    F.check_finite(np.array([float(milp.obj_constant)]), "obj_constant")
     F.check_finite(c, "c")
     F.check_finite(A.data, "A")
     F.check_finite(rhs, "rhs")

@@ -226,13 +226,11 @@ def highs_milp(milp: "MILP", opts: SolveOptions) -> SolveResult:
     """Solve a MILP from its arrays with highspy (``passModel`` on CSC arrays: no file, no per-row Python)."""
     import highspy
 
-    from olctc.emit._format import check_finite
     from olctc.emit.mps import check_milp
 
     # The checks the writers make, which the other solvers' path passes through: HiGHS takes a NaN cost without
     # a word and calls the model infeasible (QA 2026-12-07)
     c, A, sense, rhs, lb, ub, integer = check_milp(milp)
-    check_finite(np.array([float(milp.obj_constant)]), "obj_constant")
     h = highs_model(opts)
     A = A.tocsc()
     A.sort_indices()
@@ -252,4 +250,4 @@ def highs_milp(milp: "MILP", opts: SolveOptions) -> SolveResult:
     start = opts.start
     if opts.start_path is not None:
         start = start_from_file(opts.start_path, names)
-    return _highs_run(h, names, start_vector(start, names, milp.lb, milp.ub), bool(milp.integer.any()), opts)
+    return _highs_run(h, names, start_vector(start, names, lb, ub), bool(integer.any()), opts)
