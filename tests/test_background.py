@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -112,15 +113,20 @@ SCENARIOS = textwrap.dedent(r'''
 ''')
 
 
+def run_scenarios(text: str, folder: Path, arg: Path) -> dict:
+    """Run the scenario script ``text`` (saved in ``folder``) in a fresh interpreter with ``arg``; the JSON it
+    prints."""
+    script = folder / "scenarios.py"
+    script.write_text(text)
+    proc = subprocess.run([sys.executable, str(script), str(arg)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
 @pytest.fixture(scope="module")
 def scenarios(tmp_path_factory) -> dict:
     d = tmp_path_factory.mktemp("background")
-    script = d / "scenarios.py"
-    script.write_text(SCENARIOS)
-    proc = subprocess.run([sys.executable, str(script), str(d / "child.pid")], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return run_scenarios(SCENARIOS, d, d / "child.pid")
 
 
 def test_the_value_comes_from_a_child_process(scenarios):

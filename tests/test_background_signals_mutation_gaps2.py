@@ -11,13 +11,12 @@ when even the fallback answer cannot be sent: reachable only through the known u
 value whose repr raises); not run m20, m23 (each hangs until the scenario's timeout)."""
 from __future__ import annotations
 
-import json
 import signal
-import subprocess
 import sys
 import textwrap
 
 import pytest
+from test_background import run_scenarios
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="in_child forks on Linux only")
 
@@ -113,11 +112,7 @@ SCENARIOS = textwrap.dedent(r'''
 @pytest.fixture(scope="module")
 def scenarios(tmp_path_factory) -> dict:
     folder = tmp_path_factory.mktemp("signals2")
-    script = folder / "scenarios.py"
-    script.write_text(SCENARIOS)
-    proc = subprocess.run([sys.executable, str(script), str(folder)], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return run_scenarios(SCENARIOS, folder, folder)
 
 
 def test_the_caller_s_own_blocked_signals_stay_blocked_in_the_child_and_after(scenarios):
