@@ -8,6 +8,7 @@ the model's own routing rows (right: score >= epsilon), the warm start's objecti
 """
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -15,7 +16,7 @@ import pytest
 
 from conftest import cli_here
 from olctc.compile import compile_problem
-from olctc.data import Scaler, from_arrays
+from olctc.data import Scaler, from_arrays, json_label
 from olctc.errors import OlctcError
 from olctc.objective import tree_objective
 from olctc.spec import make_spec
@@ -111,6 +112,14 @@ def test_a_refine_record_missing_a_key_or_of_the_wrong_type_or_shape_adds_no_sta
 def test_numpy_float_labels_compare_as_the_users():
     """label_key turns numpy numbers into Python ones first: float32 2.0 is class "2", as the CSV's "2" is."""
     assert [label_key(v) for v in (np.float32(2.0), np.float32(1.5), np.int32(7))] == ["2", "1.5", "7"]
+
+
+def test_numpy_bool_labels_are_python_bools():
+    """numpy's True is Python's True to json_label (json cannot write numpy's bool) and class "1" to label_key,
+    as True is; it read as "True" before."""
+    assert json_label(np.True_) is True and json_label(np.False_) is False
+    assert json.dumps([json_label(np.True_)]) == "[true]"
+    assert [label_key(v) for v in (np.True_, True, np.False_)] == ["1", "1", "0"]
 
 
 @pytest.mark.parametrize("mean,scale", [(10.0, 0.5), (0.0, 5.0)], ids=["intercept", "weight"])

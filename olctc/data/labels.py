@@ -112,7 +112,9 @@ def _sort_key(v: Label) -> tuple[int, Any]:
 
 
 def json_label(v: Any) -> Any:
-    """A class label as JSON can hold it (numpy numbers as Python ones)."""
+    """A class label as JSON can hold it (numpy numbers and booleans as Python ones)."""
+    if isinstance(v, np.bool_):  # json cannot write numpy's bool, and label_key would read it as "True", not "1"
+        return bool(v)
     if isinstance(v, np.integer):
         return int(v)
     if isinstance(v, np.floating):
