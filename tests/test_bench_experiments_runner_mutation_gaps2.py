@@ -88,6 +88,8 @@ def test_cv_grids_hold_the_papers_values() -> None:
                                                                                              repeat=2)
                                                        for a in (0.1, 1.0, 10.0)]
     assert [g["C"] for g in ex.cv_grid(ex.SFS_MARGOT, 1, (1.0, 10.0))] == [(1.0,)] * 3 + [(10.0,)] * 3
+    # the paper's grid given in another order is still the paper's (it gave 75 configurations instead of 27)
+    assert ex.cv_grid(ex.SFS_MARGOT, 2, paper[::-1]) == ex.cv_grid(ex.SFS_MARGOT, 2, ex.C_GRID)
     alphas = [0.00390625, 0.0078125, 0.015625, 0.03125, 0.0625, 0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 0.0]
     assert ex.cv_grid(ex.OCT_H, 3, ex.C_GRID) == [{"C": (1.0, 1.0, 1.0), "alpha": a} for a in alphas]
 

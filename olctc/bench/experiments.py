@@ -260,6 +260,7 @@ def cv_grid(model: ModelDef, depth: int, c_grid: tuple[float, ...]) -> list[dict
     if model.preset == "oct-h":
         return [{"C": (OCTH_C,) * depth, "alpha": a} for a in OCTH_ALPHA_GRID]
     if model.preset == "margot-sfs":
-        cs = SFS_C_GRID if c_grid == C_GRID else c_grid
+        # the paper's grid in any order is the paper's: SFS-MARGOT then searches its own 3 values, not 75 pairs
+        cs = SFS_C_GRID if sorted(c_grid) == sorted(C_GRID) else c_grid
         return [{"C": c, "alpha": a} for c in product(cs, repeat=depth) for a in SFS_ALPHA_GRID]
     return [{"C": c, "alpha": model.alpha} for c in product(c_grid, repeat=depth)]
