@@ -492,6 +492,9 @@ def _checked_fields(preset: Any, depth: Any, C: Any, tangents: Any, big_m: Any, 
             raise param_error("budget", "an integer >= 1", budget)
         budget = int(budget)
     _check_unused_knobs(preset, alpha, budget, label, tangents)
+    if budget is None:
+        # the preset's default, as to_json writes it: a spec read back from its JSON equals the spec written
+        budget = PRESETS[preset].default_budget
     check_flags(score_variables=score_variables)  # numpy's booleans too, as numpy's integers for depth
     if not is_integer(min_leaf) or min_leaf < 0:
         raise param_error("min_leaf", "an integer >= 0 (training points per last-layer node; 0: no minimum)",

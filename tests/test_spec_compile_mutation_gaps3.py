@@ -127,6 +127,15 @@ def test_the_spec_round_trips_through_json_with_every_knob() -> None:
     assert TreeSpec.from_json(make_spec(class_weight="balanced").to_json()).class_weight == "balanced"
 
 
+@pytest.mark.parametrize("preset", ["olct", "olct-univariate", "margot", "margot-sfs", "margot-hfs", "oct-h"])
+def test_every_presets_default_spec_round_trips(preset: str) -> None:
+    """A budget preset's default budget is the spec's budget: to_json writes it, so the spec read back had budget 1
+    where the one written had None, and the two specs differed."""
+    s = make_spec(preset)
+    assert TreeSpec.from_json(json.loads(json.dumps(s.to_json()))) == s
+    assert s.budget == s.effective_budget
+
+
 def test_numpy_knobs_are_stored_as_python_values() -> None:
     """m28, m29, m30, m31: a depth, budget or min_leaf from np.arange and a numpy boolean kept as numpy values, and
     the manifest's json.dumps failed on them ('Object of type int64 is not JSON serializable')."""
