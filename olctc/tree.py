@@ -70,7 +70,7 @@ def children_over(counts: np.ndarray | None) -> int | None:
 
 def _check_label(v: Any, what: str) -> Label:
     if isinstance(v, (bool, np.bool_)):
-        raise OlctcError(f"{what} must be an int, float or str; got the bool {v!r}")
+        raise OlctcError(f"{what} must be an int, float or str; got the bool {bool(v)!r}")  # not np.True_
     if isinstance(v, np.integer):
         v = int(v)
     elif isinstance(v, np.floating):
@@ -169,8 +169,10 @@ def _missing_as_nan(X: Any) -> np.ndarray | None:
         return None
     try:
         return np.asarray(to_numpy(dtype=np.float64, na_value=np.nan), dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
+    except (TypeError, ValueError):
         return None
+    except OverflowError:  # an int beyond float64 beside the NA: "use Tree.encode for raw cells" misled
+        raise OlctcError("X holds an integer too large for a float64 (above 1.8e308)") from None
 
 
 def _real_array(a: Any, name: str, ndmin: int = 0) -> np.ndarray:
