@@ -185,10 +185,11 @@ def _real_array(a: Any, name: str, ndmin: int = 0) -> np.ndarray:
         raise OlctcError(f"{name} must be an array of numbers; got {shorten(repr(a))}") from None
 
 
-def _by_position(table: Any, schema: Schema) -> Any:
+def _by_position(table: Any, schema: Schema, source: str) -> Any:
     """The schema's columns of ``table`` as arrays, so that the encoder reads rows by position: a pandas
     Series is indexed by its row labels, and a bad cell of a DataFrame with another index than 0..n-1
-    raised KeyError (or was named by the wrong row) instead of the encoder's error."""
+    raised KeyError (or was named by the wrong row) instead of the encoder's error. A DataFrame with a
+    feature's name twice is refused: its column was a frame, read as "row 0: expected a number, got 'u'"."""
     if isinstance(table, dict) and not any(hasattr(v, "to_numpy") for v in table.values()):
         return table
     try:
@@ -198,6 +199,8 @@ def _by_position(table: Any, schema: Schema) -> Any:
     out = {}
     for name in names:
         vals = table[name]
+        if hasattr(vals, "columns") and np.ndim(vals) == 2:
+            raise OlctcError(f"{source}: column {name!r} appears {vals.shape[1]} times; give each column once")
         if not isinstance(vals, (np.ndarray, list, tuple, str)) and hasattr(vals, "to_numpy") \
                 and np.ndim(vals) == 1:
             vals = vals.to_numpy()
@@ -648,7 +651,7 @@ class Tree:
         for a tree of no feature, whose cells say nothing."""
         if n_rows is None and getattr(table, "ndim", None) == 2:
             n_rows = int(table.shape[0])
-        cells = _by_position(table, self.schema)
+        cells = _by_position(table, self.schema, source)
         unseen: dict[str, np.ndarray] = {}
         X = self.schema.encode(cells, source, n_rows, unseen)
         _warn_unseen(self.schema, cells, unseen, source)

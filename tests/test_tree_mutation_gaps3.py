@@ -8,6 +8,7 @@ trees) or random weights on heart's features; every expectation is computed here
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -365,3 +366,16 @@ def test_from_dict_names_the_source_it_is_given():
     d["version"] = None
     with pytest.raises(OlctcError, match=r"^my\.json: version: expected an integer, got null"):
         Tree.from_dict(d, "my.json")
+
+
+def test_a_frame_naming_a_feature_twice_is_refused_by_name():
+    """m81's neighbourhood: a DataFrame with the column 'u' twice gave encode a frame for 'u', read as
+    "column 'u' row 0: expected a number, got 'u'" (the column's name shown as the bad cell)."""
+    pd = pytest.importorskip("pandas")
+    tree = _tree()
+    names = list(tree.schema.feature_names)
+    frame = pd.DataFrame([[0.5] * (len(names) + 1)], columns=names + names[:1])
+    with pytest.raises(OlctcError, match="^" + re.escape(f"rows.csv: column {names[0]!r} appears 2 times; "
+                                                         "give each column once") + "$"):
+        tree.encode(frame, source="rows.csv")
+    assert tree.encode(frame.iloc[:, :len(names)], source="rows.csv").shape == (1, len(names))
