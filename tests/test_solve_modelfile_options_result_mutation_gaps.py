@@ -15,7 +15,8 @@ from test_solve_mutation_gaps import INF_OR_UNBD
 
 from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.solve import solve_file
-from olctc.solve.modelfile import check_complete, file_columns, handed_over, names_lost, readable_path
+from olctc.solve.modelfile import (check_complete, file_columns, handed_over, is_quadratic_file, names_lost,
+                                   readable_path)
 from olctc.solve.options import SolveOptions, overrun_grace, start_vector
 from olctc.solve.result import false_infeasible, gap_text, limit_kind, relative_gap
 
@@ -66,6 +67,24 @@ def test_a_gz_model_whose_last_chunk_is_short_still_shows_its_end(tmp_path: Path
 
 
 # ------------------------------------------------------------------ modelfile: quadratic LP files, lost names, bounds
+#: min -x - y + x^2 + y^2 over integers in [0, 4] with x + y <= 4: optimum 0; its linear part alone reaches -4
+WRAPPED_QP = "Minimize\n obj: - x - y + [\n 2 x ^2 + 2 y ^2 ] / 2\nSubject To\n c1: x + y <= 4\n" \
+             "Bounds\n 0 <= x <= 4\n 0 <= y <= 4\nGeneral\n x y\nEnd\n"
+
+
+def test_a_quadratic_bracket_opening_at_a_line_end_or_a_product_without_blanks_is_seen(tmp_path: Path) -> None:
+    # defect (fixed): only the rest of the line after "[" was searched for "^" or " * ", so "+ [" ending a line (a
+    # writer's wrapping) or "x*y" hid the quadratic objective: CBC solved the linear part alone and said "optimal"
+    # at -4 (the MIQP's optimum is 0, SCIP's), HiGHS said "no solution" instead of refusing a MIQP
+    path = _write(tmp_path / "w.lp", WRAPPED_QP)
+    assert is_quadratic_file(path)
+    assert is_quadratic_file(_write(tmp_path / "p.lp", WRAPPED_QP.replace("[\n 2 x ^2 + 2 y ^2", "[ 2 x*y")))
+    with pytest.raises(OlctcError, match="is a MIQP .* which cbc cannot solve"):
+        solve_file(path, "cbc", threads=1, verbose=False)
+    res = solve_file(path, "scip", threads=1, verbose=False)
+    assert res.status == "optimal" and res.objective == pytest.approx(0.0, abs=1e-9)
+
+
 def test_a_reader_that_gave_no_names_lost_none(tmp_path: Path) -> None:
     # m41: an empty name list counted as CBC's stand-in names x0, x1, ... (any(...) of nothing is False)
     assert not names_lost(_write(tmp_path / "w.lp", LP), [])

@@ -19,9 +19,9 @@ from olctc.scratch import scratch_folder
 # MPS sections that carry a quadratic objective (QUADOBJ: upper triangle, QMATRIX: full, QSECTION:
 # CPLEX's older name) or quadratic constraints (QCMATRIX). They start at column 1.
 _MPS_QUAD = (b"\nQUADOBJ", b"\nQMATRIX", b"\nQSECTION", b"\nQCMATRIX")
-# LP format writes quadratic terms inside square brackets with ^2 or *: "[ 2 x ^2 + 2 x * y ] / 2".
-# Bracketed names (x[3], Gurobi style) have neither.
-_LP_QUAD = re.compile(rb"\[[^\]\n]*(?:\^|\s\*\s)")
+# LP format writes quadratic terms inside square brackets with ^2 or *: "[ 2 x ^2 + 2 x * y ] / 2", also "x*y", and
+# the bracket may open at a line's end (a writer's wrapping). Bracketed names (x[3], Gurobi style) have neither.
+_LP_QUAD = re.compile(rb"\[[^\]]*?[\^*]")
 _CHUNK = 1 << 24
 _OVERLAP = 1 << 16
 #: Longest path (in bytes) handed to a solver as it is: CBC cut a name of about 400 characters (in process it
