@@ -561,9 +561,13 @@ def _warn_unless_optimal(est: Any, summary: dict) -> None:
             == "warm start" else "the best one found")
     claim = {"optimal": "called its tree optimal ({}) but the data route that tree worse than its objective says",
              "infeasible": "called the model infeasible ({}), which the warm start disproves"}
-    if summary.get("solution_from") == "warm start" and summary.get("solver_status") in claim:
+    if summary.get("solver_status") in claim and (summary.get("solution_from") == "warm start"
+                                                  or summary.get("solver_status") == "optimal"):
+        # a false proof: "the solver stopped ... a larger time_limit may give a better tree" misled, as it
+        # neither stopped nor would more time help
+        tree = "the warm start (a heuristic tree)" if summary.get("solution_from") == "warm start" else "the solver's"
         message = (f"{summary.get('solver')} {claim[summary['solver_status']].format(summary.get('raw_status'))}; "
-                   f"the tree is the warm start (a heuristic tree), not proven optimal (MIP gap {gap})"
+                   f"the tree is {tree}, not proven optimal (MIP gap {gap})"
                    + ("" if summary.get("solver") == "highs" else ". solver='highs' proves these models"))
     else:
         message = (f"the solver stopped ({summary.get('raw_status')}) before proving the tree optimal (MIP gap "

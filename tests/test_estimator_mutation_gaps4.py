@@ -184,3 +184,21 @@ def test_a_false_infeasible_says_the_warm_start_disproves_it() -> None:
         "OCTHClassifier: cbc called the model infeasible (Infeasible), which the warm start disproves; the tree is the "
         "warm start (a heuristic tree), not proven optimal (MIP gap unknown). solver='highs' proves these models; "
         "summary_['status'] is 'feasible'")
+
+
+def test_a_false_optimum_whose_tree_is_kept_does_not_blame_the_time_limit() -> None:
+    # m82's neighbourhood: a solver's "optimal" that the data route worse (finish records it feasible), its tree
+    # kept, said "the solver stopped (Optimal) before proving the tree optimal ... A larger time_limit may give a
+    # better tree": the solver did not stop, and more time would not help.
+    from sklearn.exceptions import ConvergenceWarning
+
+    from olctc.estimator import _warn_unless_optimal
+
+    summary = {"status": "feasible", "gap": 0.03, "raw_status": "Optimal", "solution_from": "cbc",
+               "solver": "cbc", "solver_status": "optimal"}
+    with pytest.warns(ConvergenceWarning) as record:
+        _warn_unless_optimal(OLCTClassifier(time_limit=30), summary)
+    assert str(record[0].message) == (
+        "OLCTClassifier: cbc called its tree optimal (Optimal) but the data route that tree worse than its objective "
+        "says; the tree is the solver's, not proven optimal (MIP gap 3%). solver='highs' proves these models; "
+        "summary_['status'] is 'feasible'")
