@@ -46,13 +46,13 @@ def _ends(p: subprocess.Popen, seconds: float = _PATIENCE) -> int:
 
 # ---------------------------------------------------------------- an interrupt's hard exit
 
-_BUFFERED_THEN_SIGNALLED = """
+#: A command that signals itself (SIGTERM) and keeps busy until the signal ends it; {before}: what it does first.
+_SIGNALLED_AFTER = """
 import os, signal, sys
 import olctc.cli as c
 
 def command(*args, **kwargs):
-    sys.stdout.write("partial result")  # held in the buffer (a pipe; under -u no line's end flushes it)
-    os.kill(os.getpid(), signal.SIGTERM)
+{before}    os.kill(os.getpid(), signal.SIGTERM)
     for _ in range(10 ** 8):
         pass
 
@@ -60,6 +60,9 @@ c.cli.main = command
 sys.argv = ["olctc", "datasets"]
 c.main()
 """
+_SIGNALLED = _SIGNALLED_AFTER.format(before="")
+# "partial result" stays in standard output's buffer (a pipe; under -u no line's end flushes it)
+_BUFFERED_THEN_SIGNALLED = _SIGNALLED_AFTER.format(before='    sys.stdout.write("partial result")\n')
 
 
 def test_an_interrupt_s_exit_writes_out_what_standard_output_held(tmp_path: Path) -> None:
@@ -68,21 +71,6 @@ def test_an_interrupt_s_exit_writes_out_what_standard_output_held(tmp_path: Path
     and m36 (the non-blocking write not flushing)."""
     p = _python(_BUFFERED_THEN_SIGNALLED, cwd=tmp_path)
     assert (p.returncode, p.stdout, p.stderr) == (130, "partial result", "interrupted\n")
-
-
-_SIGNALLED = """
-import os, signal, sys
-import olctc.cli as c
-
-def command(*args, **kwargs):
-    os.kill(os.getpid(), signal.SIGTERM)
-    for _ in range(10 ** 8):
-        pass
-
-c.cli.main = command
-sys.argv = ["olctc", "datasets"]
-c.main()
-"""
 
 
 def test_a_pipe_the_caller_made_non_blocking_is_left_non_blocking(tmp_path: Path) -> None:
