@@ -228,18 +228,23 @@ def test_onnx_refuses_a_two_column_frame_as_two_inputs(heart_small) -> None:
 
 # ------------------------------------------------------------------------------------------- the fit's warning
 
-def test_a_warm_start_kept_for_lack_of_time_says_its_gap_is_unknown() -> None:
-    # Mutant: a gap of None (no bound: the solver never ran) said "MIP gap 0%", a proven optimum's words. Reaching
-    # it for real needs a solver left no time (test_estimator fakes a slow handover): the warning's words, directly.
+def fit_warning(estimator, summary: dict) -> str:
+    """The ConvergenceWarning a fit of ``estimator`` gives for its ``summary_``: its words, without a solve."""
     from sklearn.exceptions import ConvergenceWarning
 
     from olctc.estimator import _warn_unless_optimal
 
+    with pytest.warns(ConvergenceWarning) as record:
+        _warn_unless_optimal(estimator, summary)
+    return str(record[0].message)
+
+
+def test_a_warm_start_kept_for_lack_of_time_says_its_gap_is_unknown() -> None:
+    # Mutant: a gap of None (no bound: the solver never ran) said "MIP gap 0%", a proven optimum's words. Reaching
+    # it for real needs a solver left no time (test_estimator fakes a slow handover): the warning's words, directly.
     summary = {"status": "feasible", "gap": None, "raw_status": "time limit reached before the solver started",
                "solution_from": "warm start", "solver": "highs", "solver_status": "time limit"}
-    with pytest.warns(ConvergenceWarning) as record:
-        _warn_unless_optimal(OLCTClassifier(time_limit=6), summary)
-    assert str(record[0].message) == (
+    assert fit_warning(OLCTClassifier(time_limit=6), summary) == (
         "OLCTClassifier: the solver stopped (time limit reached before the solver started) before proving the tree "
         "optimal (MIP gap unknown); the tree is the warm start (a heuristic tree): the solver found none better. A "
         "larger time_limit (now 6) may give a better tree; summary_['status'] is 'feasible'")
@@ -249,15 +254,9 @@ def test_a_warm_start_kept_for_lack_of_time_says_its_gap_is_unknown() -> None:
 def test_a_false_optimum_names_highs_unless_highs_said_it(solver, advice) -> None:
     # Mutant: the advice to use HiGHS dropped from the warning of a solver's false proof (CBC called a tree optimal
     # that the data route worse; the warm start kept).
-    from sklearn.exceptions import ConvergenceWarning
-
-    from olctc.estimator import _warn_unless_optimal
-
     summary = {"status": "feasible", "gap": 0.25, "raw_status": "Optimal", "solution_from": "warm start",
                "solver": solver, "solver_status": "optimal"}
-    with pytest.warns(ConvergenceWarning) as record:
-        _warn_unless_optimal(OLCTClassifier(), summary)
-    assert str(record[0].message) == (
+    assert fit_warning(OLCTClassifier(), summary) == (
         f"OLCTClassifier: {solver} called its tree optimal (Optimal) but the data route that tree worse than its "
         f"objective says; the tree is the warm start (a heuristic tree), not proven optimal (MIP gap 25%){advice}; "
         "summary_['status'] is 'feasible'")

@@ -23,6 +23,7 @@ from olctc.estimator import MARGOTClassifier, OCTHClassifier, OLCTClassifier
 
 from test_estimator_cv_mutation_gaps import est, heart_small  # noqa: F401  (a fixture: heart_40's rows)
 from test_estimator_cv_mutation_gaps2 import Frame
+from test_estimator_mutation_gaps3 import fit_warning
 
 
 @pytest.fixture(scope="module")
@@ -172,15 +173,9 @@ def test_onnx_converts_an_octh_classifier(heart_small) -> None:  # noqa: F811
 def test_a_false_infeasible_says_the_warm_start_disproves_it() -> None:
     # Mutants: the warning of a solver calling the model infeasible lost "which the warm start disproves" (m81), the
     # reason a tree came back at all, or named OLCTClassifier whatever the class (m89).
-    from sklearn.exceptions import ConvergenceWarning
-
-    from olctc.estimator import _warn_unless_optimal
-
     summary = {"status": "feasible", "gap": None, "raw_status": "Infeasible", "solution_from": "warm start",
                "solver": "cbc", "solver_status": "infeasible"}
-    with pytest.warns(ConvergenceWarning) as record:
-        _warn_unless_optimal(OCTHClassifier(), summary)
-    assert str(record[0].message) == (
+    assert fit_warning(OCTHClassifier(), summary) == (
         "OCTHClassifier: cbc called the model infeasible (Infeasible), which the warm start disproves; the tree is the "
         "warm start (a heuristic tree), not proven optimal (MIP gap unknown). solver='highs' proves these models; "
         "summary_['status'] is 'feasible'")
@@ -190,15 +185,9 @@ def test_a_false_optimum_whose_tree_is_kept_does_not_blame_the_time_limit() -> N
     # m82's neighbourhood: a solver's "optimal" that the data route worse (finish records it feasible), its tree
     # kept, said "the solver stopped (Optimal) before proving the tree optimal ... A larger time_limit may give a
     # better tree": the solver did not stop, and more time would not help.
-    from sklearn.exceptions import ConvergenceWarning
-
-    from olctc.estimator import _warn_unless_optimal
-
     summary = {"status": "feasible", "gap": 0.03, "raw_status": "Optimal", "solution_from": "cbc",
                "solver": "cbc", "solver_status": "optimal"}
-    with pytest.warns(ConvergenceWarning) as record:
-        _warn_unless_optimal(OLCTClassifier(time_limit=30), summary)
-    assert str(record[0].message) == (
+    assert fit_warning(OLCTClassifier(time_limit=30), summary) == (
         "OLCTClassifier: cbc called its tree optimal (Optimal) but the data route that tree worse than its objective "
         "says; the tree is the solver's, not proven optimal (MIP gap 3%). solver='highs' proves these models; "
         "summary_['status'] is 'feasible'")
