@@ -357,8 +357,8 @@ def _check_routing_constants(big_m: float, epsilon: float) -> None:
     if big_m > MAX_BIG_M:
         raise param_error("big_m", f"<= {_sci(MAX_BIG_M)}: solvers do not read larger coefficients reliably "
                           f"(HiGHS refuses a file with a value >= 1e15)", big_m)
-    if not (epsilon > 0):
-        raise param_error("epsilon", "> 0", epsilon)
+    if not (0 < epsilon < math.inf):
+        raise param_error("epsilon", "a finite number > 0", epsilon)
     if epsilon < MIN_EPSILON:
         raise param_error("epsilon", f">= {_sci(MIN_EPSILON)}: the solvers' feasibility tolerance is {_sci(TIGHT_TOL)}, "
                           f"and a smaller epsilon does not separate the two sides of a split", epsilon)

@@ -536,7 +536,7 @@ SPEC_ERRORS = [
     (dict(C=0.0), "The 'C' parameter must be finite and > 0 for every layer. Got [0.0, 0.0] instead."),
     (dict(C="a"), "The 'C' parameter must be a positive number or one per layer separated by commas. "
                   "Got 'a' instead."),
-    (dict(epsilon=0.0), "The 'epsilon' parameter must be > 0. Got 0.0 instead."),
+    (dict(epsilon=0.0), "The 'epsilon' parameter must be a finite number > 0. Got 0.0 instead."),
     (dict(epsilon=200.0), "The 'epsilon' parameter must be smaller than big-M (100.0). Got 200.0 instead."),
     (dict(tangents="V9"), "The 'tangents' parameter must be V0, V1, V2, V3 or a comma-separated list of "
                           "numbers such as '-inf,-1.9,0,1.9,inf'. Got 'V9' instead."),

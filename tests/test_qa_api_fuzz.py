@@ -95,7 +95,7 @@ def test_parse_C_checks_depth(depth):
     ({"depth": 3}, r"^The 'C' parameter must be one value or 3 values .* Got \[1\.0, 1\.0\] instead\.$"),
     ({"C": (1.0,), "depth": 2, "tangents": (0.0, 1.0), "tangent_set": "V2"},
      r"^The 'tangent_set' parameter must be 'custom', the name of the tangents given\. Got 'V2' instead\.$"),
-    ({"epsilon": 0.0}, r"^The 'epsilon' parameter must be > 0\. Got 0\.0 instead\.$"),
+    ({"epsilon": 0.0}, r"^The 'epsilon' parameter must be a finite number > 0\. Got 0\.0 instead\.$"),
 ])
 def test_treespec_direct_construction_is_checked(kw, pattern):
     with raises(pattern):

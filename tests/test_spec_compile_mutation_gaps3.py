@@ -45,8 +45,10 @@ def compile_warnings(X: np.ndarray, y: Any, standardise: bool = True, **spec: An
     # m22, m23, m24, m25: NaN fails every comparison, so it must fail the check written as not (x > 0)
     (dict(big_m=math.nan), "The 'big_m' parameter must be a finite number > 0. Got nan instead."),
     (dict(big_m=0), "The 'big_m' parameter must be a finite number > 0. Got 0.0 instead."),
-    (dict(epsilon=math.nan), "The 'epsilon' parameter must be > 0. Got nan instead."),
-    (dict(epsilon=0.0), "The 'epsilon' parameter must be > 0. Got 0.0 instead."),
+    (dict(epsilon=math.nan), "The 'epsilon' parameter must be a finite number > 0. Got nan instead."),
+    (dict(epsilon=0.0), "The 'epsilon' parameter must be a finite number > 0. Got 0.0 instead."),
+    # infinity is not a routing gap a solver can read: say "finite", as big_m's check does
+    (dict(epsilon=math.inf), "The 'epsilon' parameter must be a finite number > 0. Got inf instead."),
     # m26
     (dict(preset="oct-h", alpha=math.nan), "The 'alpha' parameter must be a finite number >= 0. Got nan instead."),
     # m07: 1.5e9 is within 1e8 * epsilon for epsilon 100, and above the 1e9 limit
