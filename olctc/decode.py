@@ -282,6 +282,7 @@ def solution_vector(milp: MILP, solution: Solution, known_feasible: float | None
     """The solution's values in the MILP's column order (OlctcError if it is not this model's).
     ``known_feasible``: the objective of a point the model is known to hold (compile's warm start), which makes
     a solver's "infeasible" false (``quadratic``: the model is a MIQP)."""
+    from olctc.read.solution import CBC_LOST_NAMES, cbc_lost_names, is_helper_column
     from olctc.solve.result import false_infeasible
 
     names = [str(n) for n in milp.col_names()]
@@ -297,14 +298,9 @@ def solution_vector(milp: MILP, solution: Solution, known_feasible: float | None
                          + false_infeasible(solution.status, known_feasible, solution.solver, quadratic=quadratic)
                          + "; there is no solution to decode")
     known = set(names)
-    extra = [k for k in solution.values if k not in known and k != "OBJCONST"]
+    extra = [k for k in solution.values
+             if k not in known and k != "OBJCONST" and not is_helper_column(solution.solver, k)]
     if extra:
-        from olctc.read.solution import is_helper_column
-
-        extra = [k for k in extra if not is_helper_column(solution.solver, k)]
-    if extra:
-        from olctc.read.solution import CBC_LOST_NAMES, cbc_lost_names
-
         why = (CBC_LOST_NAMES if cbc_lost_names(solution.solver, extra[0], names)
                else "the solution belongs to another model")
         raise OlctcError(f"{where}: column {shorten(extra[0])!r} is not in this model: {why}")
@@ -315,7 +311,7 @@ def solution_vector(milp: MILP, solution: Solution, known_feasible: float | None
     except OlctcError as exc:
         # a file holding the model's first k columns, in order, and none after (Gurobi's and COPT's cut short:
         # they list every column)
-        k = len(solution.values)
+        k = sum(not is_helper_column(solution.solver, n) for n in solution.values)
         cut = (f" (or the file was cut short: it holds the first {k} of the model's {len(names)} columns)"
                if k < len(names) and all(n in solution.values for n in names[:k]) else "")
         raise OlctcError(f"{exc}: the solution belongs to another model{cut}") from None

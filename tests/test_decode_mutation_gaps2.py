@@ -221,3 +221,16 @@ def test_a_file_missing_an_inner_column_is_not_called_cut_short():
     with pytest.raises(OlctcError, match="the solution belongs to another model$") as exc:
         solution_vector(comp.milp, holed)
     assert "cut short" not in str(exc.value)
+
+
+def test_the_cut_short_count_leaves_out_the_solvers_helper_columns():
+    """Gurobi adds a column MPS_Rg<r> per ranged row of an MPS file: a cut-short file listing one counts the
+    model's columns it holds, not the helper too (it said 'the first 11' of a file holding 10 of the model's)."""
+    from olctc.decode import solution_vector
+    from olctc.read.solution import Solution
+
+    comp = compiled("olct", 2)
+    names = [str(n) for n in comp.milp.col_names()]
+    head = Solution("optimal", None, {**{n: 0.0 for n in names[:10]}, "MPS_Rg3": 0.0}, "gurobi", "Optimal", False)
+    with pytest.raises(OlctcError, match=r"cut short: it holds the first 10 of the model's 252 columns\)$"):
+        solution_vector(comp.milp, head)
