@@ -236,6 +236,19 @@ def test_a_version_run_killed_by_a_signal_or_silent_is_broken(tmp_path: Path, mo
     assert program_info("glpk-cli", 5.0).note.endswith(f"exited with code 1: {'a' * 200}")
 
 
+def test_a_failing_version_run_names_its_error_not_its_banner(tmp_path: Path, monkeypatch) -> None:
+    """A program that prints its banner on standard output and its error on standard error, then fails, is
+    reported by the error (it was the banner's last line); standard output is the fallback when standard
+    error holds nothing."""
+    fake = _program(tmp_path, "echo 'GLPSOL--GLPK LP/MIP Solver 5.0'\necho 'glpsol: licence expired' >&2\n"
+                              "echo 'See the manual' ; exit 1", "glpsol")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert program_info("glpk-cli", 5.0).note == (f"cannot run it: `{fake} --version` exited with code 1: "
+                                                  "glpsol: licence expired")
+    fake.write_text("#!/bin/sh\necho 'glpsol: cannot start'\necho '  ' >&2\nexit 2\n")
+    assert program_info("glpk-cli", 5.0).note.endswith("exited with code 2: glpsol: cannot start")
+
+
 def test_a_banner_that_is_not_utf8_still_gives_the_version(tmp_path: Path, monkeypatch) -> None:
     """A program's banner with a byte that is not UTF-8 (a Latin-1 copyright sign) is read, not a crash."""
     _program(tmp_path, "printf 'GLPSOL--GLPK LP/MIP Solver 5.0\\n\\251 2000-2020 Andrew Makhorin\\n'", "glpsol")

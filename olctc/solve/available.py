@@ -118,7 +118,9 @@ def _version_run(cmd: list[str], env: dict[str, str] | None, timeout: float) -> 
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"cannot run it: {exc}"
     if out.returncode != 0:  # a missing shared library (127), a licence or a crash: it cannot solve either
-        last = next((s.strip() for s in reversed((out.stderr + out.stdout).splitlines()) if s.strip()), "")
+        # the error is on standard error; a banner on standard output must not hide it (stdout only if stderr is empty)
+        last = next((s.strip() for text in (out.stderr, out.stdout) for s in reversed(text.splitlines()) if s.strip()),
+                    "")
         last = "".join(c if c.isprintable() else "?" for c in last[:200])  # no terminal escape reaches the table
         return None, (f"cannot run it: `{' '.join(cmd)}` exited with code {out.returncode}"
                       + (f": {last}" if last else ""))
