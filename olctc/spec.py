@@ -244,7 +244,8 @@ class TreeSpec:
         if sample_weight is None:
             n, n_pos = float(y.shape[0]), float(pos.sum())
         else:
-            n, n_pos = float(np.sum(sample_weight)), float(np.sum(sample_weight[pos]))
+            w = np.asarray(sample_weight, dtype=float)  # a list indexed by a mask would raise
+            n, n_pos = float(np.sum(w)), float(np.sum(w[pos]))
         if n_pos <= 0 or n_pos >= n:
             return None  # one class: balancing has nothing to weigh (n / (2 n_c) would be 1/2 for all)
         return n / (2.0 * (n - n_pos)), n / (2.0 * n_pos)

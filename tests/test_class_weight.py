@@ -81,6 +81,14 @@ def test_balanced_is_scikit_learns_rule():
     assert make_spec("olct", 2).point_weights(y) is None
 
 
+def test_balanced_weighs_sample_weights_given_as_lists():
+    """Labels and sample weights as plain lists (the public methods' callers need not build arrays): a point
+    of weight 2 counts as two points, so one +1 point against -1 points weighing 3 gets 2 against 2/3."""
+    spec = make_spec("olct", 2, class_weight="balanced")
+    assert spec.class_weights([1, -1, -1], [1.0, 2.0, 1.0]) == pytest.approx((2 / 3, 2.0), rel=1e-15)
+    assert spec.point_weights([1, -1, -1], [1.0, 2.0, 1.0]).tolist() == pytest.approx([2.0, 4 / 3, 2 / 3])
+
+
 # ---------------------------------------------------------------- weights by label
 
 @pytest.mark.parametrize("request_,classes,expected", [
