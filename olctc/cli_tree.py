@@ -38,8 +38,8 @@ def _seen_as(s: str) -> str:
 
 
 def _near_miss(name: str, header: list[str]) -> str:
-    """A hint when the header holds ``name`` in another case, another Unicode form (NFC vs NFD), or with
-    characters that show as nothing (``_INVISIBLE``)."""
+    """A hint when the header holds ``name`` in another case, another Unicode form (NFC vs NFD), or with or
+    without characters that show as nothing (``_INVISIBLE``)."""
     import unicodedata
 
     near = next((h for h in header if _seen_as(h).casefold() == _seen_as(name).casefold()), None)
@@ -48,6 +48,9 @@ def _near_miss(name: str, header: list[str]) -> str:
     if near != name and near.translate(_INVISIBLE) == name:
         return (f"; the file has {ascii(near)}, the same name with characters that show as nothing (a byte-order "
                 "mark, a zero-width space): remove them from the header")
+    if near == name.translate(_INVISIBLE):  # the tree's name holds them (a header fitted on had a zero-width space)
+        return (f"; the file has {near!r}, the same name without the characters that show as nothing in the tree's "
+                f"({ascii(name)}): rename the column to the tree's spelling")
     if unicodedata.normalize("NFC", near) == unicodedata.normalize("NFC", name):
         return (f"; the file has {near!r}, the same name in other Unicode code points ({ascii(near)}; the "
                 f"tree's is {ascii(name)}): rename the column to the tree's spelling")

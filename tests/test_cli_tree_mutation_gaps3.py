@@ -6,7 +6,8 @@ pinning. Every case runs the real CLI in process (``cli_main``) on small files w
 to fail: m01 m22 m24 m27 m39 m47 m50 m52 m53 m55 m77 m79), 3 equivalent: m05 (a near miss equal to the tree's name
 is no missing column), m14 (the column check's fallback line: the cell-by-cell pass always finds the fault), m36
 (str of a numpy unsigned label is the Python int's); 1 left: m08 (the look-alike category named when two known
-categories look alike: which one then follows the hash seed, not the sorted order)."""
+categories look alike: which one then follows the hash seed, not the sorted order). One defect fixed: a tree's
+column name holding a zero-width space, against a clean file's name, was hinted as a case difference."""
 from __future__ import annotations
 
 import json
@@ -32,6 +33,20 @@ def test_each_invisible_character_in_a_header_name_is_said_to_show_as_nothing(tm
     assert err == (f"error: d.csv: feature column 'age' is missing (1 missing: 'age'); the tree needs 1 columns; the "
                    f"file has {ascii('age' + hidden)}, the same name with characters that show as nothing (a "
                    "byte-order mark, a zero-width space): remove them from the header\n")
+
+
+def test_a_trees_name_with_an_invisible_character_is_not_called_a_case_difference(tmp_path, capsys,
+                                                                                  monkeypatch) -> None:
+    """A tree fitted on a header holding a zero-width space ('a\\u200bge') against a clean file's 'age': the hint
+    says the tree's name holds characters that show as nothing. It said "the file has 'age' (names are
+    case-sensitive)", though the two differ in no letter's case (defect fixed in this pass)."""
+    _tree(tmp_path, ["a\u200bge"])
+    (tmp_path / "d.csv").write_text("age\n1\n")
+    code, out, err = _run(["predict", "t.json", "d.csv"], capsys, tmp_path, monkeypatch)
+    assert (code, out) == (2, "")
+    assert err == ("error: d.csv: feature column 'a\\u200bge' is missing (1 missing: 'a\\u200bge'); the tree needs 1 "
+                   "columns; the file has 'age', the same name without the characters that show as nothing in the "
+                   "tree's ('a\\u200bge'): rename the column to the tree's spelling\n")
 
 
 # ---------------------------------------------------------------- export
