@@ -71,3 +71,32 @@ def test_generated_module_refuses_a_missing_category(tmp_path):
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("tree", None)
+
+
+def _ghost_tree() -> Tree:
+    """A text column whose file held the texts 'None' and 'nan' as categories (a 'heating: None' column)."""
+    schema = Schema((Column("heating", "categorical", ("Gas", "None", "nan")), Column("size", "numeric")))
+    return Tree(np.array([[1.0, -2.0, 0.5, 0.25]]), np.array([0.1]), Scaler.identity(4), schema, ("no", "yes"))
+
+
+@pytest.mark.parametrize("value", MISSING, ids=repr)
+def test_a_missing_value_is_not_the_category_its_text_spells(value):
+    """str(None) is 'None' and str(nan) 'nan': a category of that text took a missing cell silently (the generated
+    module refused it); the missing value is refused by encode, explain and the ONNX feeds alike, the texts still
+    read as their categories, and the first missing row is named (an unseen category's row or a ghost's)."""
+    from olctc.export.onnx import feeds
+
+    tree = _ghost_tree()
+    X = tree.encode({"heating": ["None", "nan", "Gas", "Oil"], "size": [0.0] * 4})
+    assert X[:, :3].tolist() == [[0, 1, 0], [0, 0, 1], [1, 0, 0], [0, 0, 0]]
+    cells = {"heating": ["Gas", "None", value, "Oil"], "size": [1.0, 2.0, 3.0, 4.0]}
+    with pytest.raises(OlctcError, match=r"^data: column 'heating' row 2: a missing value; fill or drop missing "
+                                         r"values$"):
+        tree.encode(cells)
+    with pytest.raises(OlctcError, match="column 'heating' row 0: a missing value"):
+        tree.explain({"heating": value, "size": 2.0})
+    with pytest.raises(OlctcError, match=r"^data: column 'heating' row 2: a missing value; fill or drop missing "
+                                         r"values$"):
+        feeds(tree, cells=cells)
+    assert feeds(tree, cells={"heating": ["None", "Oil"], "size": [1.0, 2.0]})["heating"].ravel().tolist() == [
+        "None", "Oil"]

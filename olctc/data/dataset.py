@@ -108,6 +108,11 @@ class Schema:
         return cls(tuple(Column.from_json(c) for c in d))
 
 
+#: What str() makes of a missing value (None, NaN, pd.NA, NaT): a category of one of these texts is no
+#: proof that a cell is not missing.
+MISSING_TEXTS = frozenset({"None", "nan", "NaN", "<NA>", "NaT"})
+
+
 def _category_hits(vals: Sequence[Any] | np.ndarray, categories: tuple[str, ...], name: str = "",
                    source: str = "data") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(row, category index) of each cell whose text is one of ``categories``, and the rows of the others:
@@ -124,7 +129,11 @@ def _category_hits(vals: Sequence[Any] | np.ndarray, categories: tuple[str, ...]
         rows = np.flatnonzero(codes >= 0)
         hits = codes[rows]
         unseen = np.flatnonzero(codes < 0)
-    for k in unseen.tolist():  # few: only cells that are no category are looked at
+    suspects = unseen  # few: only cells that are no category are looked at ...
+    ghosts = [k for k, c in enumerate(categories) if c in MISSING_TEXTS]
+    if ghosts:  # ... and those matching a category 'None' or 'nan' (a file's text), which str(None) also gives
+        suspects = np.union1d(unseen, rows[np.isin(hits, ghosts)])
+    for k in suspects.tolist():
         if _is_missing(vals[k]):
             raise _missing(source, name, f"row {k}")
     return rows, hits, unseen

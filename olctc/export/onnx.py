@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from olctc.data.cells import _is_missing, _missing
 from olctc.errors import OlctcError
 from olctc.export._names import labels_as_text
 
@@ -254,5 +255,9 @@ def feeds(tree: Tree, X: np.ndarray | None = None, cells: dict[str, Any] | None 
         if col.kind == "numeric":
             out[col.name] = np.asarray(vals, dtype=np.float64).reshape(-1, 1)
         else:
+            # str(None) is 'None', a category or an unseen text to the graph: refused as Tree.encode does
+            bad = next((i for i, v in enumerate(vals) if _is_missing(v)), None)
+            if bad is not None:
+                raise _missing("data", col.name, f"row {bad}")
             out[col.name] = np.asarray([str(v) for v in vals], dtype=object).reshape(-1, 1)
     return out
