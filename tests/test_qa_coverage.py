@@ -96,7 +96,9 @@ def test_highs_style_minus_one_without_primal_and_without_col_names(tmp_path):
                                                 "got 's mip 1 5 6 o -21.5'"),
     ("glpk_output_o.txt", "Columns:", "Kolumns:", ": expected a 'Columns:' line in the header of a GLPK "
                                                   "printable file, got none"),
-], ids=["w-s-line", "o-columns"])
+    ("glpk_output_o.txt", "Objective:", "Objectif:", ": expected an 'Objective:' line in the header of a GLPK "
+                                                     "printable file, got none"),
+], ids=["w-s-line", "o-columns", "o-objective"])
 def test_glpk_damaged_header(tmp_path, sample, old, new, message):
     """GLPK -w with a wrong token count on its 's' line, GLPK -o without 'Columns:': exact errors."""
     path = _edited(tmp_path, sample, old, new)

@@ -161,7 +161,8 @@ def parse_printable(src: Source, col_names: Sequence[str] | None = None, solver:
             fields[key] = (k + 1, value.strip())
     for key in ("Columns", "Status", "Objective"):
         if key not in fields:
-            raise src.fail(f"a '{key}:' line in the header of a GLPK printable file", "none")
+            article = "an" if key == "Objective" else "a"
+            raise src.fail(f"{article} '{key}:' line in the header of a GLPK printable file", "none")
     line_no, raw = fields["Status"]
     status = _PRINTABLE_STATUS.get(raw, "no_solution")
     if raw == "UNBOUNDED" and _is_mip_print(src):
