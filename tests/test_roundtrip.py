@@ -350,8 +350,8 @@ def test_cli_compile_bad_inputs_write_nothing(tmp_path, capsys):
                                                                                 "(--preset) must be"),
         (["compile", "--dataset", "heart", "--depth", "0", "-o", str(out)], "The 'depth' parameter (--depth) "
                                                                             "must be an integer >= 1"),
-        (["compile", "--dataset", "heart", "--epsilon", "0", "-o", str(out)], "The 'epsilon' parameter "
-                                                                              "(--epsilon) must be a finite number > 0"),
+        (["compile", "--dataset", "heart", "--epsilon", "0", "-o", str(out)],
+         "The 'epsilon' parameter (--epsilon) must be a finite number > 0"),
         (["compile", "--dataset", "heart", "-o", str(tmp_path / "no" / "m.mps")], "folder"),
         (["compile", "--dataset", "heart", "-o", str(tmp_path / "m.txt")], "the model file must end in .mps or .lp"),
         (["compile", str(tmp_path / "missing.csv"), "--target", "y", "-o", str(out)], "no such file"),
