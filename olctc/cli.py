@@ -774,7 +774,9 @@ def _run(argv: list[str] | None, interrupts: _Interrupts) -> None:
             if isinstance(exc, getattr(click.exceptions, "NoArgsIsHelpError", ())):
                 exc.show()  # bare `olctc`: the help text, not an error line
                 sys.exit(EXIT_BAD_INPUT)
-            message = " ".join(exc.format_message().split())
+            # not " ".join(split()): that made a folder named 'a  b.mps' "File 'a b.mps' is a directory", naming
+            # no file there; click's messages are one line, and _fail escapes a line break a value brings
+            message = exc.format_message()
             if isinstance(exc, click.UsageError) and exc.ctx is not None:
                 message += f" (see '{exc.ctx.command_path} --help')"
             _fail(message)
