@@ -120,7 +120,7 @@ CASES = [
      "The 'big_m' parameter (--big-m) must be <= 1e9: solvers do not read larger coefficients reliably (HiGHS "
      "refuses a file with a value >= 1e15). Got 1e+308 instead."),
     ("epsilon-inf", "compile tiny.csv --target y --epsilon inf -o x.mps",
-     "The 'epsilon' parameter (--epsilon) must be smaller than big-M (100.0). Got inf instead."),
+     "The 'epsilon' parameter (--epsilon) must be a finite number > 0. Got inf instead."),
     ("tangents-only-plus-inf", "compile tiny.csv --target y --tangents inf -o x.mps",
      "The 'tangents' parameter (--tangents) must be a list with at least one point other than +inf. "
      "Got 'inf' instead."),
