@@ -422,7 +422,12 @@ def _start_file(model: Path, man: dict[str, Any], solver: str) -> Path | None:
         chosen = files.get("solvers")
         # a compile for other solvers, not in silence either ("start" absent: --no-start, asked for)
         if "start" in files and kinds and chosen is not None:
-            wrote = (f"wrote MIP starts for {', '.join(chosen)} only (--solvers), none that {solver} reads"
+            # --solvers cbc (or gurobi) writes the start file of that solver's program; in process olctc reads a
+            # start itself and hands over its values: "none that cbc reads" alone read as a contradiction
+            readable = " or ".join([", ".join(kinds[:-1]), kinds[-1]] if len(kinds) > 2 else kinds)
+            own = (f" (in process, olctc hands {solver} the values of the start file of {readable}; the {solver} "
+                   f"file is for the {solver} program)" if solver in chosen else "")
+            wrote = (f"wrote MIP starts for {', '.join(chosen)} only (--solvers), none that {solver} reads{own}"
                      if written else f"wrote no MIP start (--solvers {','.join(chosen)}: none of them reads one)")
             warn(f"compile {wrote}: solving without one (compile with --solvers {kinds[0]} to have it)")
         return None

@@ -167,6 +167,22 @@ def test_a_commercial_solver_in_process_takes_highss_or_scips_start(
     assert _handed(tmp_path, monkeypatch, "gurobi")["start_path"] == tmp_path / name
 
 
+@pytest.mark.parametrize("solver, reads", [("cbc", "highs or scip"), ("gurobi", "scip, highs or xpress")])
+def test_a_solver_in_process_is_told_its_own_start_file_is_its_programs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, solver: str, reads: str) -> None:
+    """After `compile --solvers cbc`, `solve --solver cbc` warned "compile wrote MIP starts for cbc only, none that
+    cbc reads", a contradiction to the reader: the file is the CBC program's, and in process olctc hands the
+    solver the values of a start it reads itself (qa195's note). The warning says so, and which files it reads."""
+    write_compiled(_compiled(tmp_path), tmp_path / "m.mps", solvers=solver)
+    with pytest.warns(UserWarning) as record:
+        got = _handed(tmp_path, monkeypatch, solver)
+    assert got["start_path"] is None
+    assert [str(w.message) for w in record] == [
+        f"compile wrote MIP starts for {solver} only (--solvers), none that {solver} reads (in process, olctc hands "
+        f"{solver} the values of the start file of {reads}; the {solver} file is for the {solver} program): solving "
+        f"without one (compile with --solvers {reads.split(',')[0].split(' ')[0]} to have it)"]
+
+
 def test_a_solution_may_be_written_to_a_txt_file(tmp_path: Path) -> None:
     """Pins m46 (`.txt` dropped from solve's output suffixes): `olctc solve -o run.txt`, which the HiGHS solution
     layout is, was refused."""
