@@ -180,6 +180,19 @@ def test_a_node_of_exactly_exact_fit_cells_gets_the_exact_fit_and_a_larger_one_t
         assert np.abs(other - w).max() > 1e-3
 
 
+def start_edited(monkeypatch, milp, block: str, edit) -> None:
+    """Make warm_start's completed start pass through ``edit`` (given a view of its ``block`` columns) before it is
+    checked: a fault no real tree reaches."""
+    assemble = warmstart_module._assemble
+
+    def edited(*args) -> np.ndarray:
+        x = assemble(*args)
+        edit(x[milp.col_block(block).slice])
+        return x
+
+    monkeypatch.setattr(warmstart_module, "_assemble", edited)
+
+
 @pytest.mark.parametrize("delta, broken", [(0.5, r"integrality 0\.5\)"), (2.0, r"rows 0, bounds 1, integrality 0\)")])
 def test_a_start_breaking_only_integrality_or_a_bound_is_refused(monkeypatch, delta: float, broken: str):
     """The start is checked against bounds and integrality as well as rows: OCT-H's delta of an unused weight set to
@@ -188,15 +201,11 @@ def test_a_start_breaking_only_integrality_or_a_bound_is_refused(monkeypatch, de
     X, y = heart()
     spec = make_spec("oct-h", depth=1)
     milp = build_milp(X, y, spec)
-    assemble = warmstart_module._assemble
 
-    def loose_delta(*args) -> np.ndarray:
-        x = assemble(*args)
-        d = x[milp.col_block("delta").slice]  # a view
+    def loose_delta(d: np.ndarray) -> None:
         d[np.flatnonzero(d == 0.0)[0]] = delta
-        return x
 
-    monkeypatch.setattr(warmstart_module, "_assemble", loose_delta)
+    start_edited(monkeypatch, milp, "delta", loose_delta)
     with pytest.raises(AssertionError, match=r"warm start infeasible: worst row .*" + broken):
         warm_start(milp, X, y, spec)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import olctc.warmstart as warmstart_module
 from olctc.compile import compile_problem
 from olctc.datasets import load
 from olctc.formulation import build_milp
@@ -19,6 +18,7 @@ from olctc.objective import tree_objective
 from olctc.refine import fit_l1_logistic, l1_logistic_objective
 from olctc.spec import make_spec
 from olctc.warmstart import admissible_tree, greedy_tree, warm_start
+from test_warmstart_mutation_gaps3 import start_edited
 from test_warmstart_refine_mutation_gaps import heart
 
 
@@ -79,15 +79,11 @@ def test_a_start_below_a_bound_by_less_than_the_row_tolerance_is_refused(monkeyp
     X, y = heart()
     spec = make_spec("margot", depth=1)
     milp = build_milp(X, y, spec)
-    assemble = warmstart_module._assemble
 
-    def below_bound(*args) -> np.ndarray:
-        x = assemble(*args)
-        xi = x[milp.col_block("xi").slice]  # a view
+    def below_bound(xi: np.ndarray) -> None:
         xi[xi == 0.0] = -1e-10
-        return x
 
-    monkeypatch.setattr(warmstart_module, "_assemble", below_bound)
+    start_edited(monkeypatch, milp, "xi", below_bound)
     with pytest.raises(AssertionError, match=r"warm start infeasible: .*bounds 1e-10, integrality 0\)"):
         warm_start(milp, X, y, spec)
 
