@@ -1,7 +1,7 @@
 """compile / solve / decode / fit / grid behaviour of cli.py that a third mutation pass over it (qa195, QA 2026-12-07)
 found no test pinning: which words and numbers an error line holds, which option it names, which lines a command
 says and where. Every case runs the real CLI in process (``olctc.cli.main`` through conftest's cli_here) on tiny.csv
-with real HiGHS solves; the mutant each test kills is named in its docstring (ids of /tmp/qa195/mut/LIST)."""
+with real HiGHS solves; the mutant each test kills is named in its docstring (ids as in the pass's commit message)."""
 from __future__ import annotations
 
 import json
