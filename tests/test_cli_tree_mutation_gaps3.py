@@ -2,12 +2,12 @@
 pinning. Every case runs the real CLI in process (``cli_main``) on small files written here and trees made with
 ``Tree.from_arrays``.
 
-79 mutants (listed in the pass's commit message): 63 killed by the targeted existing tests, 12 by these tests (each re-applied and seen
-to fail: m01 m22 m24 m27 m39 m47 m50 m52 m53 m55 m77 m79), 3 equivalent: m05 (a near miss equal to the tree's name
-is no missing column), m14 (the column check's fallback line: the cell-by-cell pass always finds the fault), m36
-(str of a numpy unsigned label is the Python int's); 1 left: m08 (the look-alike category named when two known
-categories look alike: which one then follows the hash seed, not the sorted order). One defect fixed: a tree's
-column name holding a zero-width space, against a clean file's name, was hinted as a case difference."""
+79 mutants (listed in the pass's commit message): 63 killed by the targeted existing tests, 12 by these tests (each
+re-applied and seen to fail: m01 m22 m24 m27 m39 m47 m50 m52 m53 m55 m77 m79), 3 equivalent: m05 (a near miss equal
+to the tree's name is no missing column), m14 (the column check's fallback line: the cell-by-cell pass always finds
+the fault), m36 (str of a numpy unsigned label is the Python int's); 1 left: m08 (the look-alike category named when
+two known categories look alike: which one then follows the hash seed, not the sorted order). One defect fixed: a
+tree's column name holding a zero-width space, against a clean file's name, was hinted as a case difference."""
 from __future__ import annotations
 
 import json
