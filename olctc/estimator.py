@@ -557,19 +557,19 @@ def _warn_unless_optimal(est: Any, summary: dict) -> None:
     if summary.get("status") == "optimal":
         return
     gap = "unknown" if summary.get("gap") is None else gap_text(summary["gap"])
-    kept = ("the warm start (a heuristic tree): the solver found none better" if summary.get("solution_from")
-            == "warm start" else "the best one found")
+    from_start = summary.get("solution_from") == "warm start"
+    status = summary.get("solver_status")
     claim = {"optimal": "called its tree optimal ({}) but the data route that tree worse than its objective says",
              "infeasible": "called the model infeasible ({}), which the warm start disproves"}
-    if summary.get("solver_status") in claim and (summary.get("solution_from") == "warm start"
-                                                  or summary.get("solver_status") == "optimal"):
+    if status in claim and (from_start or status == "optimal"):
         # a false proof: "the solver stopped ... a larger time_limit may give a better tree" misled, as it
         # neither stopped nor would more time help
-        tree = "the warm start (a heuristic tree)" if summary.get("solution_from") == "warm start" else "the solver's"
-        message = (f"{summary.get('solver')} {claim[summary['solver_status']].format(summary.get('raw_status'))}; "
+        tree = "the warm start (a heuristic tree)" if from_start else "the solver's"
+        message = (f"{summary.get('solver')} {claim[status].format(summary.get('raw_status'))}; "
                    f"the tree is {tree}, not proven optimal (MIP gap {gap})"
                    + ("" if summary.get("solver") == "highs" else ". solver='highs' proves these models"))
     else:
+        kept = "the warm start (a heuristic tree): the solver found none better" if from_start else "the best one found"
         message = (f"the solver stopped ({summary.get('raw_status')}) before proving the tree optimal (MIP gap "
                    f"{gap}); the tree is {kept}. A larger time_limit (now {est.time_limit!r}) may give a better "
                    "tree")
