@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import cli_here
+from test_bad_inputs import snapshot
 from test_cli_mutation_gaps2 import WEIGHTED_CSV, _refused, tiny  # noqa: F401  (tiny: a module fixture, by name)
 
 
@@ -23,11 +24,6 @@ def _duplicate_column_tree(tiny: Path) -> str:
     tree["columns"][1]["name"] = tree["feature_names"][1] = "a"
     (tiny / "dup.json").write_text(json.dumps(tree))
     return "dup.json"
-
-
-def _stamps(folder: Path) -> dict[str, int]:
-    """Each file of ``folder`` with its modification time: what a refused command must leave as it was."""
-    return {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
 
 
 # ---------------------------------------------------------------- one-line errors: their words
@@ -175,9 +171,9 @@ def test_solve_says_the_result_and_the_default_solution_path_only(tiny: Path) ->
 def test_solve_refuses_an_empty_output_name(tiny: Path) -> None:  # noqa: F811
     """-o '' (an unset variable) is refused before the solve, not taken for the default NAME.SOLVER.sol. Mutant
     m37: the file name check dropped."""
-    before = _stamps(tiny)
+    before = snapshot(tiny)
     _refused(cli_here("solve", "m.mps", "--quiet", "-o", "", cwd=tiny), "cannot write '': give a file name")
-    assert _stamps(tiny) == before
+    assert snapshot(tiny) == before
 
 
 def test_solve_of_an_infeasible_model_exits_1(tmp_path: Path) -> None:

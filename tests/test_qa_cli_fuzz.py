@@ -15,6 +15,7 @@ import pytest
 
 from conftest import cli_main as run_main
 from conftest import tiny_folder
+from test_bad_inputs import snapshot
 
 SENTINEL = "sentinel: must survive a refused command\n"
 
@@ -31,10 +32,6 @@ def base(tmp_path_factory) -> Path:
     for name in ("t.json", "x.json", "p.csv"):  # outputs a refused command must leave as they are
         (d / name).write_text(SENTINEL)
     return d
-
-
-def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
-    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")}
 
 
 HELP = "(see 'olctc {} --help')"
