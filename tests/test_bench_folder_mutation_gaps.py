@@ -171,6 +171,46 @@ def test_an_interrupt_in_mid_write_leaves_the_runs_file_as_it_was(tmp_path: Path
     assert (tmp_path / "runs.jsonl").read_bytes() == before and len(calls) == 2
 
 
+def test_an_interrupt_just_after_the_last_write_keeps_the_records(tmp_path: Path, monkeypatch) -> None:
+    """A kill's signal handler runs right after os.write returned every byte, before its count is taken: the
+    record is whole on disk (a reader may have seen it), so it stays. It was cut back: CI's interrupted bench,
+    killed once two records were in, then held one."""
+    bench_folder.append_records(tmp_path, [_record()])
+    real = os.write
+
+    def write(fd, data):
+        real(fd, data)
+        raise KeyboardInterrupt  # what the handler raises at the first check after the call
+
+    monkeypatch.setattr(bench_folder.os, "write", write)
+    with pytest.raises(KeyboardInterrupt):
+        bench_folder.append_records(tmp_path, [_record(seed=1, key="haberman|1|CART")])
+    monkeypatch.undo()
+    records, bad = bench_folder.read_runs(tmp_path)
+    assert bad == 0 and [r["key"] for r in records] == ["haberman|0|CART", "haberman|1|CART"]
+
+
+def test_an_interrupt_before_the_write_leaves_the_records_there(tmp_path: Path, monkeypatch) -> None:
+    """An interrupt while append_records reads the file's size, before anything is written: the file is as it was.
+    It was cut to the size not yet read, 0: every record of the bench gone."""
+    bench_folder.append_records(tmp_path, [_record()])
+    before = (tmp_path / "runs.jsonl").read_bytes()
+
+    real, calls = os.fstat, []
+
+    def fstat(fd):
+        calls.append(fd)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+        return real(fd)
+
+    monkeypatch.setattr(bench_folder.os, "fstat", fstat)
+    with pytest.raises(KeyboardInterrupt):
+        bench_folder.append_records(tmp_path, [_record(seed=1, key="haberman|1|CART")])
+    monkeypatch.undo()
+    assert (tmp_path / "runs.jsonl").read_bytes() == before
+
+
 # ---- options.py --------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kw, message", [

@@ -420,6 +420,7 @@ def append_records(d: str | os.PathLike[str], records: list[dict[str, Any]]) -> 
     except OSError as exc:
         raise OlctcError(f"cannot write {p}: {exc.strerror or exc}") from None
     size, view = 0, memoryview(data)
+    end = -1  # the file's size once every byte is in
     try:
         size = os.fstat(fd).st_size
         if size:
@@ -427,11 +428,19 @@ def append_records(d: str | os.PathLike[str], records: list[dict[str, Any]]) -> 
                 f.seek(size - 1)
                 if f.read(1) != b"\n":
                     view = memoryview(b"\n" + data)  # keep the partial line as it is, on its own line
+        end = size + len(view)
         while view:
             view = view[os.write(fd, view):]
         os.fsync(fd)
     except BaseException as exc:
-        if view or isinstance(exc, OSError):  # not an interrupt once every byte is written: those records stay
+        # an interrupt once every byte is in keeps those records: judged by the file's size, since the signal
+        # handler may run after os.write returned and before its count was taken off `view` (a record a
+        # kill's test had already read was cut back)
+        if end < 0:  # nothing written yet, and `size` may not be known (cut back to 0, the file was emptied)
+            if not existed:
+                with contextlib.suppress(OSError):
+                    os.unlink(p)
+        elif isinstance(exc, OSError) or _size_of(fd) != end:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, size)
                 if not existed and not size:
@@ -442,6 +451,13 @@ def append_records(d: str | os.PathLike[str], records: list[dict[str, Any]]) -> 
         raise
     finally:
         os.close(fd)
+
+
+def _size_of(fd: int) -> int:
+    try:
+        return os.fstat(fd).st_size
+    except OSError:
+        return -2
 
 
 def _jsonable(v: Any) -> Any:
