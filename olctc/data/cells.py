@@ -138,10 +138,16 @@ def _parse_column(vals: Sequence[Any] | np.ndarray, name: str, source: str,
         for k, v in enumerate(vals):
             if _is_missing(v):
                 raise _missing(source, name, _at(k, line_offset))
-            if _parse_float(str(v).strip()) is None:
+            if _parse_float(_text(v).strip()) is None:
                 raise _not_a_number(source, name, _at(k, line_offset), str(v))
-        arr = np.asarray([float(str(v).strip()) for v in vals])
+        arr = np.asarray([float(_text(v).strip()) for v in vals])
     return arr
+
+
+def _text(cell: Any) -> str:
+    """A cell's text for the cell-by-cell path: a bool as the number numpy reads it as ('1' for True), not 'True',
+    which named a bool that the fast path reads as a number where another cell was at fault."""
+    return str(int(cell)) if isinstance(cell, (bool, np.bool_)) else str(cell)
 
 
 def _finite_column(arr: np.ndarray, vals: Sequence[Any] | np.ndarray, name: str, source: str,
