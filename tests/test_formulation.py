@@ -217,3 +217,26 @@ def test_compile_hints_at_score_variables_only_when_they_pay():
     assert _score_variables_hint(11220, 123, make_spec("olct", 2, score_variables=True), 4_455_447) is None
     assert _score_variables_hint(297, 13, a6a, estimate_size(297, 13, a6a).nonzeros) is None  # small
     assert _score_variables_hint(200_000, 2, a6a, estimate_size(200_000, 2, a6a).nonzeros) is None  # p tiny
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda X, y, w: (X, (y > 0).astype(float), w), r"y must hold labels -1 or \+1 .*; row \d+ holds 0$"),
+    (lambda X, y, w: (X, y[:-1], w), r"y must hold one label per row of X \(5\); got shape \(4,\)$"),
+    (lambda X, y, w: (X[0], y, w), r"X must be a 2-D array with one row per point; got shape \(2,\)$"),
+    (lambda X, y, w: (np.where(np.arange(10).reshape(5, 2) == 3, np.inf, X), y, w),
+     r"X must hold finite numbers; row 1, column 1 holds inf$"),
+    (lambda X, y, w: (X, y, w[:3]), r"sample_weight must hold one weight per row of X \(5\); got shape \(3,\)$"),
+    (lambda X, y, w: (X, y, np.where(np.arange(5) == 2, -1.0, w)),
+     r"sample_weight must hold finite weights >= 0; row 2 holds -1.0$"),
+    (lambda X, y, w: (X, y, np.where(np.arange(5) == 4, np.nan, w)),
+     r"sample_weight must hold finite weights >= 0; row 4 holds nan$"),
+])
+def test_build_milp_refuses_inputs_that_give_a_wrong_model(edit, message) -> None:
+    """build_milp, the library entry below compile: labels 0/1 built a model whose loss charged y_i = 0 times each
+    score (every point free), solved without a word; a NaN cell or weight wrote "nan" coefficients. Each is refused,
+    the first bad entry named."""
+    from olctc.errors import OlctcError
+
+    X, y, w = edit(*tiny(), np.ones(5))
+    with pytest.raises(OlctcError, match="^build_milp: " + message):
+        build_milp(X, y, make_spec("olct", 1), sample_weight=w)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from olctc.errors import param_error
+from olctc.errors import OlctcError, param_error
 from olctc.formulation.topology import Topology
 
 if TYPE_CHECKING:
@@ -34,8 +34,7 @@ def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc"
     from olctc.formulation.pieces import Vars
     from olctc.formulation.routing import add_assignment, add_leaf_sizes, add_routing, add_scores
 
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    X, y, sample_weight = _checked_inputs(X, y, sample_weight)
     n, p = X.shape
     if spec.min_leaf > n:  # every point lies in some last-layer node, which would hold fewer
         raise param_error("min_leaf", f"at most the {n} training point(s) the model holds", spec.min_leaf)
@@ -63,3 +62,37 @@ def build_milp(X: np.ndarray, y: np.ndarray, spec: TreeSpec, name: str = "olctc"
     add_leaf_sizes(bld, v, topo, n, spec)
     bld.Q = regularisers.quadratic(v, spec, bld.n_cols)
     return bld.finish()
+
+
+def _checked_inputs(X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """X, y and the weights as float arrays, refused with the first bad entry named: the model charges y_i times a
+    score, so labels 0/1 (or a NaN cell) gave a model of the wrong loss, built and solved without a word."""
+    try:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise OlctcError(f"build_milp: X and y must be arrays of numbers ({exc})") from None
+    if X.ndim != 2 or X.shape[0] < 1:
+        raise OlctcError(f"build_milp: X must be a 2-D array with one row per point; got shape {X.shape}")
+    n = X.shape[0]
+    if y.shape != (n,):
+        raise OlctcError(f"build_milp: y must hold one label per row of X ({n}); got shape {y.shape}")
+    bad = np.flatnonzero((y != 1.0) & (y != -1.0))
+    if bad.size:
+        raise OlctcError(f"build_milp: y must hold labels -1 or +1 (as olctc.load_dataset gives them); "
+                         f"row {bad[0]} holds {y[bad[0]]:g}")
+    rows, cols = np.nonzero(~np.isfinite(X))
+    if rows.size:
+        raise OlctcError(f"build_milp: X must hold finite numbers; row {rows[0]}, column {cols[0]} holds "
+                         f"{X[rows[0], cols[0]]}")
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        if sample_weight.shape != (n,):
+            raise OlctcError(f"build_milp: sample_weight must hold one weight per row of X ({n}); "
+                             f"got shape {sample_weight.shape}")
+        bad = np.flatnonzero(~(np.isfinite(sample_weight) & (sample_weight >= 0)))
+        if bad.size:
+            raise OlctcError(f"build_milp: sample_weight must hold finite weights >= 0; row {bad[0]} holds "
+                             f"{sample_weight[bad[0]]}")
+    return X, y, sample_weight
