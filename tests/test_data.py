@@ -354,6 +354,14 @@ def test_semicolon_tab_and_pipe_separated_files_read_as_their_comma_twin(tmp_pat
     ("a;b;y\n1;2;x\n3;-0,5;y\n", "column 'b' line 3: expected a number, got '-0,5', a number with a comma"),
     ('a,b,y\n1,"1,000",x\n2,"2,500",y\n', "column 'b' line 2: expected a number, got '1,000', a number with a "
                                           "comma"),
+    # a thousands dot with the decimal comma: the column was one-hot categories, silently, as no cell matched
+    ("a;b;y\n12,5;2;x\n1.234,5;4;y\n3,0;1;x\n", "column 'a' line 2: expected a number, got '12,5', a number with a "
+                                                "comma"),
+    ("a;b;y\n1.234,5;2;x\n2.000,25;4;y\n", "column 'a' line 2: expected a number, got '1.234,5', a number with a "
+                                          "comma"),
+    # digit grouping by commas among plain numbers: refused without the hint
+    ("a\tb\ty\n1,234.5\t2\tx\n3\t4\ty\n5\t6\tx\n", "column 'a' line 2: expected a number, got '1,234.5', a "
+                                                       "number with a comma"),
 ])
 def test_numbers_with_commas_are_refused_with_a_hint(tmp_path, text, message):
     with pytest.raises(OlctcError, match="^" + re.escape(f"{tmp_path / 'd.csv'}: {message}; olctc reads numbers "

@@ -54,7 +54,7 @@ def compile_fails(tmp_path: Path, capsys, content: str | bytes, message: str, *e
 def test_excel_separator_hint_line_is_named_not_blamed_on_the_data(tmp_path, capsys, sep):
     # before: "line 2 has 3 fields, the header has 2", which pointed at the data
     compile_fails(tmp_path, capsys, f"sep={sep}\n" + BASE.replace(",", sep),
-                  f"line 1 is {'sep=' + sep.strip()!r}, a spreadsheet's separator hint, not a header; delete that "
+                  f"line 1 is {'sep=' + sep!r}, a spreadsheet's separator hint, not a header; delete that "
                   "line (olctc takes the separator from the header line)")
 
 

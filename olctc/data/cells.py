@@ -163,7 +163,10 @@ def _finite_column(arr: np.ndarray, vals: Sequence[Any] | np.ndarray, name: str,
     return arr
 
 
-_DECIMAL_COMMA = re.compile(r"[+-]?([0-9]+,[0-9]*|,[0-9]+)")
+#: A number written with a comma: a decimal comma ("0,5"), with a thousands dot ("1.234,5"), or digit grouping by
+#: commas ("1,234.5"); a column of these read as categories would be one-hot nonsense.
+_DECIMAL_COMMA = re.compile(r"[+-]?([0-9]+,[0-9]*|,[0-9]+"
+                            r"|[0-9]{1,3}(\.[0-9]{3})+,[0-9]*|[0-9]{1,3}(,[0-9]{3})+\.[0-9]*)")
 _INT_TEXT = re.compile(r"[+-]?(0|[1-9][0-9]*)")
 _LEADING_ZERO = re.compile(r"[+-]?0[0-9]")
 

@@ -311,7 +311,7 @@ class TableStream:
         if self._end > 1:
             self.multiline_records += 1
             self._spanning(1, self._end)
-        if header is not None and _SEPARATOR_HINT.fullmatch(hint := self.delimiter.join(header).strip()):
+        if header is not None and _SEPARATOR_HINT.fullmatch((hint := self.delimiter.join(header)).strip()):
             # Excel's first line "sep=;" names the separator for Excel alone; read as the header it made
             # every data row "have 3 fields, the header has 2", which pointed at the data.
             raise OlctcError(f"{self.path}: line 1 is {hint!r}, a spreadsheet's separator hint, not a header; "
