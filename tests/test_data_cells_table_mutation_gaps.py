@@ -90,6 +90,19 @@ def test_a_bool_cell_is_a_number_when_another_cell_is_at_fault(cells: list, mess
     assert _encode_error(cells).startswith(f"X: column 'a' {message}")
 
 
+@pytest.mark.parametrize("cells, message", [
+    ([b"1_000", b"2"], "row 0: expected a number, got '1_000'"),
+    (np.array([b"2", b"1_0"]), "row 1: expected a number, got '1_0'"),
+    ([b"1", b"x"], "row 1: expected a number, got 'x'"),
+    ([b"0,5", b"1"], "row 0: expected a number, got '0,5', a number with a comma"),
+], ids=["grouped", "grouped-array", "word", "decimal-comma"])
+def test_bytes_cells_are_read_as_their_text(cells: list, message: str) -> None:
+    """Bytes (h5py's text, numpy's 'S' arrays) are numbers as float() reads them, so they follow the rules of text:
+    b'1_000' was 1000 where '1_000' is refused, and the cell-by-cell path read b'1' as "b'1'" and blamed it."""
+    assert _encode_error(cells).startswith(f"X: column 'a' {message}")
+    assert _encoded([b"1", np.bytes_(b"2.5"), b" 3 "]).ravel().tolist() == [1.0, 2.5, 3.0]
+
+
 def test_a_blank_first_line_is_named_whatever_separator_the_rest_uses(tmp_path: Path) -> None:
     """The separator is sniffed from line 1 alone: a blank line 1 says nothing, so a line 2 of semicolons is no
     blank line inside the data ('line 2 is blank'): the blank header is what is named (m50)."""

@@ -31,8 +31,8 @@ def _not_plain(vals: Sequence[Any] | np.ndarray) -> bool:
         return False
     try:
         text = "".join(vals)
-    except TypeError:  # not all strings
-        return any(_not_plain([v]) for v in vals if isinstance(v, str))
+    except TypeError:  # not all strings (bytes, which float() also reads: h5py's and numpy's 'S' text)
+        return any(_not_plain([_text(v)]) for v in vals if isinstance(v, (str, bytes)))
     # text.isascii() is a flag of the string: ASCII columns, nearly all, pay for the join only, as before
     return "_" in text or (not text.isascii() and any(not v.strip().isascii() for v in vals))
 
@@ -139,15 +139,18 @@ def _parse_column(vals: Sequence[Any] | np.ndarray, name: str, source: str,
             if _is_missing(v):
                 raise _missing(source, name, _at(k, line_offset))
             if _parse_float(_text(v).strip()) is None:
-                raise _not_a_number(source, name, _at(k, line_offset), str(v))
+                raise _not_a_number(source, name, _at(k, line_offset), _text(v))
         arr = np.asarray([float(_text(v).strip()) for v in vals])
     return arr
 
 
 def _text(cell: Any) -> str:
-    """A cell's text for the cell-by-cell path: a bool as the number numpy reads it as ('1' for True), not 'True',
-    which named a bool that the fast path reads as a number where another cell was at fault."""
-    return str(int(cell)) if isinstance(cell, (bool, np.bool_)) else str(cell)
+    """A cell's text as the fast path reads it: a bool as its number ('1' for True), bytes as their text (b'1' as
+    '1'), not str()'s 'True' and "b'1'", which named a cell the fast path reads as a number where another cell
+    was at fault."""
+    if isinstance(cell, (bool, np.bool_)):
+        return str(int(cell))
+    return cell.decode("utf-8", "replace") if isinstance(cell, bytes) else str(cell)
 
 
 def _finite_column(arr: np.ndarray, vals: Sequence[Any] | np.ndarray, name: str, source: str,
