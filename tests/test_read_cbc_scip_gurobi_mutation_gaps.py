@@ -120,6 +120,22 @@ def test_gurobi_log_of_two_solves_is_the_status_of_the_last(tmp_path):
     assert log_status(log) == "unknown"
 
 
+@pytest.mark.parametrize("status", ["optimal", "feasible"])
+def test_gurobi_warnings_before_its_best_objective_line_keep_the_status(tmp_path, status):
+    """Gurobi prints its violation warnings between the status line and "Best objective ..." (as its logs show:
+    "Optimal solution found (tolerance 1.00e-04)", "Warning: max constraint violation (5.9729e-05) exceeds
+    tolerance", "Warning: max bound violation ...", "Best objective ..."): an optimal grid solve read as unknown."""
+    log = _gurobi_log(tmp_path, "model.mps", terminate=status == "feasible")
+    text = log.read_text()
+    best = text.index("Best objective ")
+    warned = (text[:best] + "Warning: max constraint violation (5.9729e-05) exceeds tolerance\n"
+              "Warning: max bound violation (3.7117e-04) exceeds tolerance\n" + text[best:])
+    log.write_text(warned)
+    assert log_status(log) == status
+    log.write_text(warned.replace("Warning: max bound", "Max bound"))  # a line not Gurobi's warning: no status
+    assert log_status(log) == "unknown"
+
+
 def test_gurobi_log_with_bytes_that_are_not_utf8_is_read(tmp_path):
     """A log echoes file names, which may be Latin-1 bytes ('modèle.mps'): such a line does not make the log
     unreadable, and the status at its end is still found."""

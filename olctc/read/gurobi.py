@@ -76,14 +76,18 @@ _GUROBI_END = re.compile(r"^(Optimal solution found|\w+ limit reached|Interrupt 
 def log_status(path: str | os.PathLike[str]) -> str:
     """The status of the solve Gurobi's log ``path`` (a grid task's solve.log, by gurobi_cl) ends with:
     "optimal", "feasible" (stopped by a limit, with a solution), or "unknown" (no such log: the .sol file,
-    ``NO_STATUS``, says nothing)."""
+    ``NO_STATUS``, says nothing). Gurobi's warnings between its status line and "Best objective" are passed
+    over: a solve whose solution violates a row beyond FeasibilityTol once unscaled still ended optimal."""
     try:
         lines = [ln.strip() for ln in Path(path).read_text(errors="replace").splitlines() if ln.strip()]
     except OSError:
         return "unknown"
     for k in range(len(lines) - 1, 0, -1):
         if lines[k].startswith("Best objective ") and ", best bound " in lines[k]:
-            m = _GUROBI_END.match(lines[k - 1])
+            j = k - 1
+            while j > 0 and lines[j].startswith("Warning: "):  # "max constraint violation ... exceeds tolerance"
+                j -= 1
+            m = _GUROBI_END.match(lines[j])
             if m is None:
                 return "unknown"
             return "optimal" if m.group(1) == "Optimal solution found" else "feasible"
