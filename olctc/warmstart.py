@@ -25,7 +25,7 @@ import numpy as np
 from olctc._sklearn import sklearn_module
 from olctc.background import check_abandoned
 from olctc.errors import OlctcError, warn
-from olctc.formulation.losses import LOSSES, loss_layers, tangent_lines
+from olctc.formulation.losses import LOSSES, loss_layers, tangent_lines, xi_costs
 from olctc.formulation.topology import Topology
 from olctc.milp import MILP
 from olctc.objective import ZERO_WEIGHT, class_mass, tree_objective, weighted_sum
@@ -615,6 +615,16 @@ def complete_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, W: 
     return x
 
 
+def _mismatch_cause(milp: MILP, y: np.ndarray, spec: TreeSpec, sample_weight: np.ndarray | None) -> str:
+    """Why a start's MILP objective differs from its tree's: the model's loss weights are not those given here
+    (a weighted model, its sample_weight left out), or else its big-M-relaxed rows bind."""
+    given = xi_costs(spec, np.asarray(y, dtype=float), sample_weight)
+    if milp.has_col_block("xi") and not np.allclose(milp.c[milp.col_block("xi").slice], given, rtol=1e-12, atol=0.0):
+        return ("the model's point weights are not the sample_weight given here"
+                + ("; pass the weights the model was built with" if sample_weight is None else ""))
+    return "big-M-relaxed rows bind"
+
+
 def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_points: int = 10,
                random_state: int | None = 0, sample_weight: np.ndarray | None = None,
                tree: tuple[np.ndarray, np.ndarray] | list[tuple[np.ndarray, np.ndarray]] | None = None,
@@ -677,6 +687,6 @@ def warm_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, *, min_
     matches = abs(obj - tree_obj) <= OBJ_RTOL * max(1.0, abs(tree_obj))
     if not matches:
         warn(f"warm start: MILP objective {obj!r} differs from the tree's objective {tree_obj!r} "
-             "(big-M-relaxed rows bind)")
+             f"({_mismatch_cause(milp, y, spec, sample_weight)})")
     return x, {"objective": obj, "tree_objective": tree_obj, "objective_matches": matches,
                "violation": milp.violation(x), "adjustments": notes, "W": W, "b": b, **extra}

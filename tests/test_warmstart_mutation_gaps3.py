@@ -238,3 +238,19 @@ def test_the_objective_mismatch_warning_says_which_rows_bind():
     assert [str(w.message) for w in rec] == [
         f"warm start: MILP objective {info['objective']!r} differs from the tree's objective "
         f"{info['tree_objective']!r} (big-M-relaxed rows bind)"]
+
+
+def test_the_objective_mismatch_warning_names_weights_left_out():
+    """A model built with sample weights, its start made without them (a caller that left them out): the
+    tree's objective is unweighted, and the warning said the big-M rows bind, a cause that was not there."""
+    X, y = heart()
+    spec, weight = make_spec("olct", depth=1), np.exp(X[:, 0])
+    with pytest.warns(UserWarning) as rec:
+        info = warm_start(build_milp(X, y, spec, sample_weight=weight), X, y, spec)[1]
+    assert not info["objective_matches"]
+    assert [str(w.message) for w in rec] == [
+        f"warm start: MILP objective {info['objective']!r} differs from the tree's objective "
+        f"{info['tree_objective']!r} (the model's point weights are not the sample_weight given here; pass the "
+        "weights the model was built with)"]
+    with pytest.warns(UserWarning, match=r"\(the model's point weights are not the sample_weight given here\)$"):
+        warm_start(build_milp(X, y, spec, sample_weight=weight), X, y, spec, sample_weight=2 * weight)

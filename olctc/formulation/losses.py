@@ -60,13 +60,20 @@ def loss_layers(spec: TreeSpec) -> np.ndarray:
 def add_xi(bld: Builder, spec: TreeSpec, y: np.ndarray, sample_weight: np.ndarray | None = None) -> Block:
     """xi per loss layer and point, costing C_h times the point's weight (class weight times sample
     weight; 1 when unweighted)."""
+    layers = loss_layers(spec)
+    return bld.add_cols("xi", [("layer", layers), ("point", np.arange(y.shape[0]))], lb=0.0, ub=math.inf,
+                        cost=xi_costs(spec, y, sample_weight))
+
+
+def xi_costs(spec: TreeSpec, y: np.ndarray, sample_weight: np.ndarray | None = None) -> np.ndarray:
+    """The objective costs of the xi block, layer by layer: C_h times each point's weight."""
     n = y.shape[0]
     layers = loss_layers(spec)
     cost = np.repeat(np.asarray(spec.C, float)[layers - 1], n)
     weights = spec.point_weights(y, sample_weight)
     if weights is not None:
         cost = cost * np.tile(weights, layers.shape[0])
-    return bld.add_cols("xi", [("layer", layers), ("point", np.arange(n))], lb=0.0, ub=math.inf, cost=cost)
+    return cost
 
 
 def add_tangent_rows(bld: Builder, v: Vars, X: np.ndarray, y: np.ndarray, topo: Topology,
