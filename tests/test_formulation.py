@@ -240,3 +240,13 @@ def test_build_milp_refuses_inputs_that_give_a_wrong_model(edit, message) -> Non
     X, y, w = edit(*tiny(), np.ones(5))
     with pytest.raises(OlctcError, match="^build_milp: " + message):
         build_milp(X, y, make_spec("olct", 1), sample_weight=w)
+
+
+def test_left_right_splits_an_inner_node_s_last_layer_nodes_in_two() -> None:
+    """Each inner node's last-layer nodes, halved left and right (the routing rows' z columns); a last-layer node
+    has no such halves and is refused (it gave an empty range and itself)."""
+    topo = Topology(3)
+    assert [topo.left_right(t) for t in topo.inner] == [((0, 2), (2, 4)), ((0, 1), (1, 2)), ((2, 3), (3, 4))]
+    for t in (3, 6, -1):
+        with pytest.raises(ValueError, match=rf"^left_right: node {t} is not an inner node of a depth-3 tree"):
+            topo.left_right(t)

@@ -49,6 +49,11 @@ class Topology:
         return first, first + width
 
     def left_right(self, t: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The ``under`` ranges of inner node t's left and right subtrees (a last-layer node has none: its
+        children are leaves, and its halves were an empty range and itself)."""
+        if not 0 <= t < 2 ** (self.depth - 1) - 1:
+            raise ValueError(f"left_right: node {t} is not an inner node of a depth-{self.depth} tree "
+                             f"(inner nodes: 0..{2 ** (self.depth - 1) - 2})")
         a, b = self.under(t)
         mid = (a + b) // 2
         return (a, mid), (mid, b)
