@@ -94,6 +94,8 @@ def test_oct_h_records_no_c_in_the_authors_terms() -> None:
     # Mutant: OCT-H's placeholder C recorded as the authors' (m50): they ran OCT-H with no C at all.
     rec = _run("OCT-H", depth=1)
     assert rec["C_authors"] is None and rec["C_source"] == "oct-h: 1 / baseline error"
+    # refinement runs on the logistic loss alone: the record said "refined" for OCT-H (and MARGOT) trees (qa201)
+    assert rec["refined"] is False and "refine" not in rec["tree"]["meta"]
 
 
 # ---- baselines, refitted with scikit-learn and pystreed -----------------------------------------------------------

@@ -378,7 +378,8 @@ def _run_tree(m: ModelDef, task: dict[str, Any]) -> list[dict[str, Any]]:
            "exact_objective": res.tree.meta.get("exact_objective"),
            "routing_disagreements": s["routing_disagreements"],
            "time_build": s["time_build"], "time_warm_start": s["time_warm_start"],
-           "time_solve": s["time_solve"], "time_total": s["time_total"], "refined": m.refine,
+           "time_solve": s["time_solve"], "time_total": s["time_total"],
+           "refined": m.refine and spec.loss_kind.smooth,  # finish refines the logistic loss alone
            "pure_nodes": _smoothed(res.tree), "tree": res.tree.to_dict()}
     if not spec.loss_kind.smooth:
         # "Exact" means the true logistic loss; other presets' objectives are exact already (objective_milp_true).
