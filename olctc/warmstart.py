@@ -618,8 +618,10 @@ def complete_start(milp: MILP, X: np.ndarray, y: np.ndarray, spec: TreeSpec, W: 
 def _mismatch_cause(milp: MILP, y: np.ndarray, spec: TreeSpec, sample_weight: np.ndarray | None) -> str:
     """Why a start's MILP objective differs from its tree's: the model's loss weights are not those given here
     (a weighted model, its sample_weight left out), or else its big-M-relaxed rows bind."""
-    given = xi_costs(spec, np.asarray(y, dtype=float), sample_weight)
-    if milp.has_col_block("xi") and not np.allclose(milp.c[milp.col_block("xi").slice], given, rtol=1e-12, atol=0.0):
+    if not milp.has_col_block("xi"):
+        return "big-M-relaxed rows bind"
+    costs, given = milp.c[milp.col_block("xi").slice], xi_costs(spec, np.asarray(y, dtype=float), sample_weight)
+    if costs.shape != given.shape or not np.allclose(costs, given, rtol=1e-12, atol=0.0):
         return ("the model's point weights are not the sample_weight given here"
                 + ("; pass the weights the model was built with" if sample_weight is None else ""))
     return "big-M-relaxed rows bind"
