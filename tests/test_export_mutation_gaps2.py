@@ -200,3 +200,17 @@ def test_render_names_every_format_when_the_format_is_unknown():
     formats = "json, python, onnx, sql, text, dot, png, svg"
     assert str(info.value) == f"unknown export format 'xls'; expected one of {formats}"
 
+
+
+def test_python_reads_bytes_cells_as_their_text_as_tree_predict_does():
+    """Bytes (h5py's text) are their text under the rules of text, in the module as in Tree.encode: b'1_000' was
+    1000 in the module (float() reads bytes), where '1_000' is refused."""
+    from olctc.errors import OlctcError
+
+    tree = Tree.from_arrays([[1.0, -1.0]], [0.0], feature_names=["u", "v"])
+    predict = _module(tree)["predict"]
+    assert predict([b"2.5", b" 1 "]) == predict([2.5, 1.0]) == tree.predict([[b"2.5", b" 1 "]])[0]
+    with pytest.raises(ValueError, match=r"^column 0 \('u'\) must be a number, got '1_000'$"):
+        predict([b"1_000", 1.0])
+    with pytest.raises(OlctcError, match="expected a number, got '1_000'"):
+        tree.encode({"u": [b"1_000"], "v": [b"1"]})

@@ -110,7 +110,7 @@ def test_every_data_set_agrees_on_every_other_python_here(tmp_path):
 ALLOWED_NAMES = {"math", "float", "str", "abs", "isinstance", "dict", "list", "len", "KeyError", "ValueError",
                  "TypeError", "OverflowError", "row", "values", "name", "missing", "value", "k", "v", "x", "c",
                  "s", "t", "z", "e", "p", "bool", "FEATURES", "CLASSES", "__all__", "_inputs", "_number", "_category",
-                 "_score", "_shown", "repr", "text", "any", "ord", "ch", "set", "present",
+                 "_score", "_shown", "repr", "text", "any", "ord", "ch", "set", "present", "bytes",
                  "_encode", "_reach",
                  "decision_function", "apply", "predict", "predict_proba"}
 
@@ -291,7 +291,8 @@ def test_bad_rows_raise_where_the_tree_raises(tmp_path):
                                         "weights); rescale the input"]
     assert out[4] == ["ValueError", "column 0 ('u') must be a number, got '1_000'"]
     assert out[5] == ["ValueError", "column 1 ('v') must be a number, got 'abc'"]
-    assert out[6][0] == "ValueError" and out[6][1].startswith("column 0 ('u') must be a number, got 1000")
+    # as Tree.predict words it ("expected a finite number"), not "must be a number"
+    assert out[6][0] == "ValueError" and out[6][1].startswith("column 0 ('u') must be a finite number, got 1000")
     assert out[7] == ["ok", tree.predict([[2.5, 1.0]])[0], tree.predict_proba([[2.5, 1.0]])[0].tolist()]
     # Unicode digits, which float() reads and olctc refuses; a no-break space around a number is no part of it
     for k, (j, name) in zip((8, 9), ((0, "u"), (1, "v"))):

@@ -57,9 +57,13 @@ def _inputs(row):
 
 
 def _number(value, k):
+    if isinstance(value, bytes):  # as olctc reads them: their text, under the rules of text
+        value = value.decode("utf-8", "replace")
     try:
         v = float(value)
-    except (TypeError, ValueError, OverflowError):
+    except OverflowError:  # an int beyond float's range is a number, not a finite one
+        v = math.inf
+    except (TypeError, ValueError):
         v = None
     # float() reads "1_000" (digit grouping) and non-ASCII digits (fullwidth...): olctc does not
     # (ord, not str.isascii, which Python 3.6 lacks)
