@@ -9,7 +9,7 @@ import re
 import shutil
 from dataclasses import dataclass
 
-from olctc.errors import param_error
+from olctc.errors import is_integer, param_error
 
 #: Tasks per job array: Slurm refuses array indices >= MaxArraySize (1001 by default); a larger grid gets
 #: one submit script per ARRAY_CHUNK tasks. Its log names rely on it being 1000 (see slurm_script).
@@ -47,13 +47,17 @@ _SLURM_NAME = r"[A-Za-z0-9_.-]+"
 _SLURM_NAMES = {"partition": (re.compile(rf"{_SLURM_NAME}(,{_SLURM_NAME})*"),
                               "a Slurm partition name (letters, digits, '_', '-', '.'), or several with commas "
                               "between them"),
-                "account": (re.compile(_SLURM_NAME), "a Slurm account name (letters, digits, '_', '-', '.')")}
+                "account": (re.compile(_SLURM_NAME), "a Slurm account name (letters, digits, '_', '-', '.')"),
+                # grid names its jobs so; one given through the Python API was not checked (QA pass, 2026-12-07)
+                "job_name": (re.compile(_SLURM_NAME), "a Slurm job name (letters, digits, '_', '-', '.')")}
 
 
 def check_slurm_options(opts: SlurmOptions) -> None:
     """OlctcError unless the values make valid ``#SBATCH`` lines: a newline would end the directive and
-    run the rest as a command of the job; a space or an empty value makes sbatch refuse the script, and a
-    partition Slurm cannot hold ('a;b') fails every submission."""
+    run the rest as a command of the job (and sbatch reads no directive after it); a space or an empty value
+    makes sbatch refuse the script, and a partition Slurm cannot hold ('a;b') fails every submission."""
+    if not is_integer(opts.cpus_per_task) or opts.cpus_per_task < 1:
+        raise param_error("cpus_per_task", "an integer >= 1", opts.cpus_per_task)
     if not _SLURM_MEM.fullmatch(opts.mem or ""):
         raise param_error("mem", "a Slurm memory size such as '4G', '500M' or '4000' (megabytes)", opts.mem)
     for name, (pattern, expected) in _SLURM_NAMES.items():
