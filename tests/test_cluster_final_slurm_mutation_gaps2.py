@@ -2,10 +2,11 @@
 spec's C as chosen, what fit_final hands on to fit and how it scores the test part, emit_final's errors and its
 staging folder, the Slurm options' message, times and header lines, and the job scripts as bash runs them (a task
 without its folder, the command's shell and echo, a grid folder named like an option, every array submitted and the
-worst status). Each pins a behaviour that a hand-written mutant (ids in /tmp/qa203/mut/LIST) changed while the
+worst status). Each pins a behaviour that a hand-written mutant (ids in the commit message) changed while the
 targeted tests passed."""
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 from pathlib import Path
@@ -266,7 +267,10 @@ def test_a_later_task_is_not_held_by_a_lock_on_another_task(tmp_path) -> None:
 @pytest.mark.parametrize("field, value, expected", [
     ("job_name", "x\nrm -rf ~", "a Slurm job name (letters, digits, '_', '-', '.')"),
     ("job_name", "my run", "a Slurm job name (letters, digits, '_', '-', '.')"),
-    ("cpus_per_task", 0, "an integer >= 1"), ("cpus_per_task", "2\nrm -rf ~", "an integer >= 1")])
+    ("cpus_per_task", 0, "an integer >= 1"), ("cpus_per_task", "2\nrm -rf ~", "an integer >= 1"),
+    # a string crashed job_seconds with a TypeError; inf wrote no time Slurm reads
+    ("margin_s", "60", "a number of seconds >= 0"), ("margin_s", math.inf, "a number of seconds >= 0"),
+    ("margin_s", -1, "a number of seconds >= 0")])
 def test_a_job_name_or_cpu_count_that_breaks_the_header_is_refused(field, value, expected) -> None:
     """Defect (make_grid's SlurmOptions, which olctc grid's options check but the Python API did not): a newline in
     job_name or cpus_per_task ended the #SBATCH lines there, sbatch ignored every directive after the command it

@@ -9,7 +9,7 @@ import re
 import shutil
 from dataclasses import dataclass
 
-from olctc.errors import is_integer, param_error
+from olctc.errors import is_integer, is_real, param_error
 
 #: Tasks per job array: Slurm refuses array indices >= MaxArraySize (1001 by default); a larger grid gets
 #: one submit script per ARRAY_CHUNK tasks. Its log names rely on it being 1000 (see slurm_script).
@@ -58,6 +58,9 @@ def check_slurm_options(opts: SlurmOptions) -> None:
     makes sbatch refuse the script, and a partition Slurm cannot hold ('a;b') fails every submission."""
     if not is_integer(opts.cpus_per_task) or opts.cpus_per_task < 1:
         raise param_error("cpus_per_task", "an integer >= 1", opts.cpus_per_task)
+    # a string crashed job_seconds with a TypeError, inf or NaN wrote "--time=" of nonsense
+    if not is_real(opts.margin_s) or not 0 <= opts.margin_s < math.inf:
+        raise param_error("margin_s", "a number of seconds >= 0", opts.margin_s)
     if not _SLURM_MEM.fullmatch(opts.mem or ""):
         raise param_error("mem", "a Slurm memory size such as '4G', '500M' or '4000' (megabytes)", opts.mem)
     for name, (pattern, expected) in _SLURM_NAMES.items():
@@ -192,7 +195,7 @@ def submit_all_script(n_arrays: int) -> str:
         "gurobi_cl instead. Safe to run again: tasks whose solution exists are skipped.",
         "set -eu",
         _CD_HERE,
-        # Every array at once, then the worst status: with --wait each sbatch returns when its array has ended,
+        # Every array at once, then a failed one's status (the last in file order), or 0: with --wait each sbatch returns when its array has ended,
         # with its status, so a loop ran the arrays one after the other, and the first failed task (set -e)
         # left the next array unsubmitted (QA pass under a real Slurm)
         "# all arrays at once: with --wait each sbatch returns only when its array has ended",
