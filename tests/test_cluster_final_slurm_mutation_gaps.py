@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from olctc.cluster import (SlurmOptions, check_slurm_options, emit_final, final_spec, fit_final, make_grid,
-                           rerun_advice, sbatch_available, slurm_script, submit_all_script)
+                           rerun_advice, sbatch_available, slurm_script, submit_all_script, submit_scripts)
 from olctc.cluster.scoring import TaskResult
 from olctc.data import read_csv
 from olctc.errors import OlctcError
@@ -193,17 +193,25 @@ def test_the_gurobi_command_column_checks_gurobis_own_solution(tmp_path) -> None
     assert _ran(tmp_path) == "gurobi 1\n"
 
 
-def _submit_with_fake_sbatch(tmp_path: Path, sbatch: str, *args: str) -> subprocess.CompletedProcess:
-    """``bash g/submit.sh ARGS`` for a one-array grid, with ``sbatch`` (a shell script's body) first on PATH."""
+def fake_sbatch_grid(tmp_path: Path, sbatch: str, n_tasks: int = 1) -> tuple[Path, dict[str, str]]:
+    """(folder g holding the job arrays of an ``n_tasks`` grid, as empty scripts, and its submit.sh; an environment
+    with ``sbatch``, a shell script's body, first on PATH)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "sbatch").write_text(f"#!/bin/sh\n{sbatch}\n")
     (bin_dir / "sbatch").chmod(0o755)
     g = tmp_path / "g"
     g.mkdir()
-    (g / "submit.slurm").write_text("#!/bin/bash\n")
-    (g / "submit.sh").write_text(submit_all_script(1))
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    scripts = submit_scripts(n_tasks)
+    for name, _, _ in scripts:
+        (g / name).write_text("#!/bin/bash\n")
+    (g / "submit.sh").write_text(submit_all_script(len(scripts)))
+    return g, {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+
+
+def _submit_with_fake_sbatch(tmp_path: Path, sbatch: str, *args: str) -> subprocess.CompletedProcess:
+    """``bash g/submit.sh ARGS`` for a one-array grid, with ``sbatch`` (a shell script's body) first on PATH."""
+    g, env = fake_sbatch_grid(tmp_path, sbatch)
     return subprocess.run(["bash", str(g / "submit.sh"), *args], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=60)
 

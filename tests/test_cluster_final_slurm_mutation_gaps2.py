@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from olctc.cluster import (SUBMIT_ALL, SlurmOptions, check_final_time_limit, check_slurm_options, emit_final,
-                           final_spec, fit_final, local_script, slurm_script, submit_all_script, submit_scripts)
+                           final_spec, fit_final, local_script, slurm_script, submit_scripts)
 from olctc.errors import OlctcError, TimeLimitTooShort
 from olctc.spec import make_spec
-from test_cluster_final_slurm_mutation_gaps import _array_task, _bin_without, _ran, _tasks
+from test_cluster_final_slurm_mutation_gaps import _array_task, _bin_without, _ran, _tasks, fake_sbatch_grid
 from test_cluster_scoring_final_slurm_mutation_gaps2 import _four_points_info
 
 
@@ -214,16 +214,7 @@ def test_submit_from_elsewhere_without_jobs_tsv_says_to_submit_from_the_grid(tmp
 def _two_arrays(tmp_path: Path, sbatch: str, command: str) -> subprocess.CompletedProcess:
     """``command`` (a bash line) run in a grid folder of two job arrays and its submit.sh, with ``sbatch`` (a shell
     script's body) first on PATH; each sbatch call first appends its script's name to calls.txt there."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "sbatch").write_text(f'#!/bin/sh\necho "$1" >> calls.txt\n{sbatch}\n')
-    (bin_dir / "sbatch").chmod(0o755)
-    g = tmp_path / "g"
-    g.mkdir()
-    for name, _, _ in submit_scripts(1500):
-        (g / name).write_text("#!/bin/bash\n")
-    (g / "submit.sh").write_text(submit_all_script(2))
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    g, env = fake_sbatch_grid(tmp_path, f'echo "$1" >> calls.txt\n{sbatch}', 1500)
     return subprocess.run(["bash", "-c", command], cwd=g, env=env, capture_output=True, text=True, timeout=60)
 
 

@@ -66,18 +66,6 @@ def test_cbc_lost_names_hint_asks_whether_the_model_has_an_x0(tmp_path):
     with pytest.raises(OlctcError, match=r"got unknown column 'x0': CBC names the columns x0, x1, \.\.\."):
         sol.to_array(COLS)
 
-def test_python_mip_solution_says_it_has_no_status(tmp_path):
-    """python-mip's .sol has no status words: raw_status says so (decode's messages quote it), rather than
-    passing 'Feasible solution' off as what the solver said."""
-    mip = pytest.importorskip("mip")
-    m = mip.Model(solver_name="CBC")
-    m.verbose = 0
-    m.read(str(MODEL))
-    assert m.optimize() == mip.OptimizationStatus.OPTIMAL
-    m.write(str(tmp_path / "pm.sol"))
-    sol = read_solution(tmp_path / "pm.sol")
-    assert (sol.status, sol.raw_status) == ("feasible", "Feasible solution (python-mip .sol: no status)")
-
 
 # ---------------------------------------------------------------- SCIP
 

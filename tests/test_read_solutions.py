@@ -289,6 +289,9 @@ def test_python_mip_cbc_solution_file(tmp_path) -> None:
     # enough to look like CBC 2.10's 8 digits
     assert (sol.solver, sol.status, sol.objective, sol.omits_zeros, sol.digits) == ("cbc", "feasible", None, True, None)
     assert sol.to_array(COLS).tolist() == [4.0, 3.0, 1.0, 3.0, 2.0, 0.0]
+    # no status words in the file: raw_status says so (decode's messages quote it), rather than passing 'Feasible
+    # solution' off as what the solver said
+    assert sol.raw_status == "Feasible solution (python-mip .sol: no status)"
 
 
 @pytest.mark.parametrize("model, flag, status", [

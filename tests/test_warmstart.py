@@ -408,19 +408,14 @@ def test_oct_h_start_is_the_same_when_C_and_alpha_scale_together(name: str) -> N
     np.testing.assert_array_equal(b1, bL)
 
 
-@pytest.mark.parametrize("preset", ["olct", "oct-h"])
-def test_a_point_on_a_split_goes_one_way_in_every_product(preset) -> None:
-    """Weights in tenths on integer features, b putting a point on the split in real arithmetic: one matrix
-    product scored it 0 (band shift: left, no shift needed), another 5.6e-17 (routing at 0: right), and the
-    start missed a route_r row by epsilon: "warm start infeasible" on 20 of 300 such trees (QA). Each start is
-    feasible now (routing at the midpoint epsilon / 2)."""
+def on_split_trees(spec, count: int):
+    """``count`` (compiled problem, W, b, X, i) of integer features and trees in tenths whose b puts point i on the
+    root's split in real arithmetic (seed 0): the case where rounding decides a route."""
     from olctc.compile import compile_problem
     from olctc.data import from_arrays
 
     rng = np.random.default_rng(0)
-    spec = make_spec(preset, 2)
-    on_split = 0
-    for _ in range(150):
+    for _ in range(count):
         X = rng.integers(0, 3, size=(40, 6)).astype(float)
         y = np.where(rng.random(40) < 0.5, -1, 1)
         y[:2] = [-1, 1]
@@ -428,6 +423,18 @@ def test_a_point_on_a_split_goes_one_way_in_every_product(preset) -> None:
         W = rng.integers(-5, 6, size=(3, 6)) / 10.0
         i = rng.integers(40)
         b = -(np.rint(W * 10).astype(int) @ X[i].astype(int)) / 10.0  # w . x_i + b = 0 exactly in real arithmetic
+        yield comp, W, b, X, i
+
+
+@pytest.mark.parametrize("preset", ["olct", "oct-h"])
+def test_a_point_on_a_split_goes_one_way_in_every_product(preset) -> None:
+    """Weights in tenths on integer features, b putting a point on the split in real arithmetic: one matrix
+    product scored it 0 (band shift: left, no shift needed), another 5.6e-17 (routing at 0: right), and the
+    start missed a route_r row by epsilon: "warm start infeasible" on 20 of 300 such trees (QA). Each start is
+    feasible now (routing at the midpoint epsilon / 2)."""
+    spec = make_spec(preset, 2)
+    on_split = 0
+    for comp, W, b, X, i in on_split_trees(spec, 150):
         on_split += int(np.any(X[i] @ W.T + b != 0.0))  # not 0 in floating point
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # scaled into OCT-H's ||w||_1 <= 1

@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
-
-from olctc.compile import compile_problem
-from olctc.data import from_arrays
 from olctc.objective import tree_objective
 from olctc.spec import make_spec
 from olctc.warmstart import warm_start
+from test_warmstart import on_split_trees
 
 
 def test_a_given_tree_with_a_point_on_a_split_matches_its_start_objective() -> None:
@@ -19,17 +16,9 @@ def test_a_given_tree_with_a_point_on_a_split_matches_its_start_objective() -> N
     features, b putting a point on a split (test_warmstart's construction), where one product scores it 0 and
     another 5.6e-17. Every start's objective is its tree's, with no mismatch warning; routed at 0 instead, the tree
     objective of some of them is one error off. Mutant ws-m75: the tree objective taken at threshold 0."""
-    rng = np.random.default_rng(0)
     spec = make_spec("oct-h", 2)
     off_at_0 = 0
-    for _ in range(40):
-        X = rng.integers(0, 3, size=(40, 6)).astype(float)
-        y = np.where(rng.random(40) < 0.5, -1, 1)
-        y[:2] = [-1, 1]
-        comp = compile_problem(from_arrays(X, y, name="t"), spec, standardise=False)
-        W = rng.integers(-5, 6, size=(3, 6)) / 10.0
-        i = rng.integers(40)
-        b = -(np.rint(W * 10).astype(int) @ X[i].astype(int)) / 10.0  # w . x_i + b = 0 in real arithmetic
+    for comp, W, b, _X, _i in on_split_trees(spec, 40):
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always")
             _, info = warm_start(comp.milp, comp.X, comp.dataset.y, spec, tree=(W, b))
