@@ -30,7 +30,8 @@ def _label(tree, t: int, top: int) -> str:
     W, names = tree.W_raw, tree.feature_names
     ranked = tree.ranked_features(t)
     for j, v in ranked[:top]:
-        lines.append(f"{key}={v:+.3g} w={float(W[t, j]):.3g} {names[j]}")
+        # printable() on the name itself: its line break split the line, so a name could show as a line of its own
+        lines.append(f"{key}={v:+.3g} w={float(W[t, j]):.3g} {printable(names[j], 60)}")
     if len(ranked) > top:
         lines.append(f"... {len(ranked) - top} more")
     lines.append(f"b={float(tree.b_raw[t]):.4g}")
@@ -52,7 +53,7 @@ def to_dot(tree, top: int = 4) -> str:
         out.append(f'  n{t} -> n{2 * t + 2} [label="> 0"];')
     for t in range(first_last, tree.n_nodes):
         for side, cls, edge in (("neg", tree.classes[0], "<= 0"), ("pos", tree.classes[1], "> 0")):
-            out.append(f"  c{t}_{side} [label={quote(str(cls))}, shape=ellipse, fillcolor=white];")
+            out.append(f"  c{t}_{side} [label={quote(printable(cls, 60))}, shape=ellipse, fillcolor=white];")
             out.append(f'  n{t} -> c{t}_{side} [label="{edge}"];')
     out.append("}")
     return "\n".join(out) + "\n"
