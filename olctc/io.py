@@ -88,14 +88,18 @@ def folder_problem(folder: Path) -> str | None:
     # in the console program it now waits for the section's end
     with interrupts_deferred():
         try:
-            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        except FileExistsError:  # another's file of that name: the folder takes files
-            return None
-        except OSError as e:
-            return f"is not writable (making a file there failed: {e.strerror or e})"
-        with contextlib.suppress(OSError):
-            os.unlink(probe)
-            os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))
+            try:
+                os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except FileExistsError:  # another's file of that name: the folder takes files
+                return None
+            except OSError as e:
+                return f"is not writable (making a file there failed: {e.strerror or e})"
+            with contextlib.suppress(OSError):
+                os.unlink(probe)
+                os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))
+        except BaseException:  # an interrupt raised at once (olctc in a program with Python's own handler)
+            remove_files([probe])
+            raise
     return None
 
 
