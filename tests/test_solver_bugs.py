@@ -174,8 +174,8 @@ def test_fit_keeps_the_warm_start_when_cbcs_octh_optimum_routes_worse(tmp_path, 
                   r"disproves; the tree is the warm start \(a heuristic tree\), not proven optimal \(MIP gap "
                   r"unknown\)\. solver='highs' proves these models; summary_\['status'\] is 'feasible'$")
     none_found = (r"^OCTHClassifier: the solver stopped \((?:NO_SOLUTION_FOUND|FEASIBLE), [^)]*\) before proving "
-                  r"the tree optimal \(MIP gap [0-9.]+%\); the tree is the warm start \(a heuristic tree\): the solver found "
-                  r"none better\. .*summary_\['status'\] is 'feasible'$")
+                  r"the tree optimal \(MIP gap [0-9.]+%\); the tree is the warm start \(a heuristic tree\): the solver "
+                  r"found none better\. .*summary_\['status'\] is 'feasible'$")
     assert len(said) == 1 and (re.match(infeasible, said[0]) or re.match(none_found, said[0])), said
     # CBC devel wrote its model to bad8.mps in the working folder when it called it infeasible
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine"]

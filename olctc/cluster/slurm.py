@@ -195,9 +195,9 @@ def submit_all_script(n_arrays: int) -> str:
         "gurobi_cl instead. Safe to run again: tasks whose solution exists are skipped.",
         "set -eu",
         _CD_HERE,
-        # Every array at once, then a failed one's status (the last in file order), or 0: with --wait each sbatch returns when its array has ended,
-        # with its status, so a loop ran the arrays one after the other, and the first failed task (set -e)
-        # left the next array unsubmitted (QA pass under a real Slurm)
+        # Every array at once, then a failed one's status (the last in file order), or 0: with --wait each sbatch
+        # returns when its array has ended, with its status, so a loop ran the arrays one after the other, and the
+        # first failed task (set -e) left the next array unsubmitted (QA pass under a real Slurm)
         "# all arrays at once: with --wait each sbatch returns only when its array has ended",
         "pids=()",
         'for s in submit*.slurm; do sbatch "$@" "$s" & pids+=("$!"); done',
