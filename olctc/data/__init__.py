@@ -9,7 +9,8 @@ Encoding rules
 - A column none of whose cells parses as a number is categorical: one-hot encoded, one feature per
   category in sorted order, named ``column=category``.
 - Anything else (a number column with a stray word, an empty cell, NaN or inf, numbers written with a
-  decimal comma) is an error naming the column and the first bad line.
+  decimal comma or digit grouping: 0,5 or 1.234,5 or 1,234.5) is an error naming the column and the first bad
+  line.
 - The two class labels are sorted (numerically when both are numbers); the second is the positive
   class (+1) unless ``positive_class`` says otherwise.
 
