@@ -26,6 +26,7 @@ from olctc.data import Dataset, check_dataset
 from olctc.errors import (OlctcError, TimeLimitTooShort, check_callback, check_flags, is_integer, is_real,
                           param_error)
 from olctc.fit import FitResult
+from olctc.tree import ScoreOverflow
 from olctc.solve.result import gap_text
 from olctc.spec import TreeSpec, check_spec
 
@@ -205,6 +206,12 @@ def _fit_fold(task: dict[str, Any]) -> list[dict[str, Any]]:
         with warnings.catch_warnings():  # scikit-learn's UndefinedMetricWarning: the problem says it
             warnings.simplefilter("ignore")
             score = validation_score(task["scoring"], res.tree, ds.X[val], ds.y[val], weight)
+    except ScoreOverflow as exc:
+        # the data's fault, which no scoring avoids: left unscored, it ended in "cross-validation chose no C ... use
+        # another --scoring", and named the row by its place in the fold
+        row = int(val[exc.row] if ds.rows is None else ds.rows[val[exc.row]])
+        raise OlctcError(f"validation row {row} of the data: the score of node {exc.node} overflows (values too "
+                         "large for the tree's weights); rescale the data") from None
     except ValueError as exc:  # scikit-learn's: ROC AUC on a fold of one class, say
         score, why = math.nan, str(exc)
     else:

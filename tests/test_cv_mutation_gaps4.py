@@ -120,3 +120,21 @@ def test_each_progress_line_says_its_fits_own_time() -> None:
     shown = _shown_seconds(lines)
     assert len(shown) == 2
     assert sum(shown) == pytest.approx(cv.seconds, abs=0.15)
+
+
+def test_a_validation_row_whose_score_overflows_is_an_error_naming_its_data_row() -> None:
+    """One huge row (1e308 in every feature) in a validation fold: its score overflows. That fold was left unscored,
+    so cross-validation ended "chose no C ... use another --scoring" (no scoring helps) and the fold's message named
+    the row by its place in the fold, not in the data. It is now the data's error, the row named in the data."""
+    from dataclasses import replace
+
+    from olctc.datasets import load
+
+    ds = load("heart").subset(np.arange(100, 140))  # its point 3 is heart's row 103
+    X = ds.X.copy()
+    X[3] = 1e308
+    with pytest.raises(OlctcError) as exc:
+        cross_validate(replace(ds, X=X), make_spec(depth=1), folds=2, C_values=[1.0], test_size=0.0, **CV)
+    assert re.fullmatch(rf"cross-validation, fold \d, C 1: validation row 103 of the data: the score "
+                        r"of node 0 overflows \(values too large for the tree's weights\); rescale the data",
+                        str(exc.value)), str(exc.value)
