@@ -119,7 +119,8 @@ def test_each_progress_line_says_its_fits_own_time() -> None:
                         progress=lines.append, **CV)
     shown = _shown_seconds(lines)
     assert len(shown) == 2
-    assert sum(shown) == pytest.approx(cv.seconds, abs=0.15)
+    # the fits are most of the time; the rest (folds, table, choice) grows under load, so no tight match
+    assert cv.seconds / 2 <= sum(shown) <= cv.seconds + 0.1, (shown, cv.seconds)  # rounding: 0.05 s each at most
 
 
 def test_a_validation_row_whose_score_overflows_is_an_error_naming_its_data_row() -> None:
