@@ -26,9 +26,9 @@ from olctc.data import Dataset, check_dataset
 from olctc.errors import (OlctcError, TimeLimitTooShort, check_callback, check_flags, is_integer, is_real,
                           param_error)
 from olctc.fit import FitResult
-from olctc.tree import ScoreOverflow
 from olctc.solve.result import gap_text
 from olctc.spec import TreeSpec, check_spec
+from olctc.tree import ScoreOverflow
 
 #: The values each layer's C takes unless told (those of ``olctc grid``, the paper's grid).
 DEFAULT_C_VALUES = (0.01, 0.1, 1.0, 10.0, 100.0)
