@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,27 @@ def test_means_one_rounding_apart_are_a_tie_that_the_smaller_C_wins() -> None:
     table = cv_table(res, {"folds": [{}, {}], "C_grid": [[1.0], [10.0]]})
     assert table[0]["mean"] < table[1]["mean"] == 0.4  # the doubles do differ
     assert pick_best(table) == (1.0,)
+
+
+def test_a_validation_row_whose_score_overflows_stops_collect_naming_its_data_row(tmp_path) -> None:
+    """A huge row (1e308 in every feature) of heart's 20: its score overflows where it validates. The task was left
+    unscored, named by the row's place in its fold, with "collect again with another --scoring", which no scoring
+    helps. As cross_validate, collect now stops, naming the task and the row in the data (line 5 of the file)."""
+    rows = list(csv.reader(small_heart_csv(tmp_path / "h.csv", per_class=10).open()))
+    target = rows[0].index("y")
+    rows[4] = [c if j == target else "1e308" for j, c in enumerate(rows[4])]
+    with open(tmp_path / "big.csv", "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    res = cli_here("grid", tmp_path / "big.csv", "--target", "y", "--depth", "1", "--C-values", "1", "--folds", "2",
+                   "--test-size", "0", "--solver", "highs", "--time-limit", TIME_LIMIT, "--threads", "1",
+                   "-o", tmp_path / "g")
+    assert res.returncode == 0, res.stderr
+    run_tasks_here(tmp_path / "g")
+    with pytest.raises(OlctcError) as exc:
+        collect(tmp_path / "g")
+    assert re.fullmatch(r"task 000[01] \(fold [01], C 1\): validation row 3 of the data: the score of node 0 "
+                        r"overflows \(values too large for the tree's weights\); rescale the data and make the grid "
+                        r"again", str(exc.value)), str(exc.value)
 
 
 def test_collect_refuses_a_grid_json_whose_row_count_is_not_the_datas(weighted_grid, tmp_path) -> None:

@@ -209,6 +209,7 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds: Dataset, *, data_p
     from olctc.decode import decode_file
     from olctc.compile import manifest_path, read_manifest
     from olctc.read import copt, gurobi, xpress
+    from olctc.tree import ScoreOverflow
 
     folder = Path(folder)
     out = []
@@ -280,6 +281,13 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds: Dataset, *, data_p
             with warnings.catch_warnings():  # scikit-learn's UndefinedMetricWarning: the problem below says it
                 warnings.simplefilter("ignore")
                 score = validation_score(scoring, tree, ds.X[val], y, weight)
+        except ScoreOverflow as exc:
+            # the data's fault, as cross_validate says: left unscored, the task was named by its row in the fold,
+            # with "collect again with another --scoring", which no scoring helps
+            row = int(val[exc.row] if ds.rows is None else ds.rows[val[exc.row]])
+            raise OlctcError(f"task {r.task:04d} (fold {r.fold}, C {c_text(r.C)}): validation row {row} of the data: "
+                             f"the score of node {exc.node} overflows (values too large for the tree's weights); "
+                             "rescale the data and make the grid again") from None
         except ValueError as exc:  # scikit-learn's: say, ROC AUC on a fold of one class
             r.problem, r.unscorable = f"{none}: {exc}", True
         else:
