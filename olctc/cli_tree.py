@@ -68,6 +68,7 @@ def _look_alike(value: str, known: set[str]) -> str:
 def _missing_columns(tree, path: str, header: list[str]) -> OlctcError | None:
     """The error for feature columns the header lacks, or None."""
     from olctc.data import SEPARATORS_READ
+    from olctc.data.table import headerless_hint
 
     needed = _columns_needed(tree)
     missing = [c for c in needed if c not in header]
@@ -77,9 +78,13 @@ def _missing_columns(tree, path: str, header: list[str]) -> OlctcError | None:
                           f"{len(needed)}: {SEPARATORS_READ}")
     if missing:
         shown = ", ".join(repr(c) for c in missing[:5]) + (" ..." if len(missing) > 5 else "")
+        hint = _near_miss(missing[0], header)
+        if not hint and len(missing) == len(needed) > 1:  # a file without its header line: the names are data
+            hint = headerless_hint(header) or ("; the header line names none of the tree's columns: if the file has "
+                                               "no header line, add one (olctc reads the first line as the column "
+                                               "names)")
         return OlctcError(f"{path}: feature column {missing[0]!r} is missing "
-                          f"({len(missing)} missing: {shown}); the tree needs {len(needed)} columns"
-                          + _near_miss(missing[0], header))
+                          f"({len(missing)} missing: {shown}); the tree needs {len(needed)} columns{hint}")
     return None
 
 

@@ -34,7 +34,8 @@ def test_exactly_five_missing_columns_are_listed_without_an_ellipsis(tmp_path, c
     code, out, err = _run(["predict", "t.json", "d.csv"], capsys, tmp_path, monkeypatch)
     assert (code, out) == (2, "")
     assert err == ("error: d.csv: feature column 'a' is missing (5 missing: 'a', 'b', 'c', 'd', 'e'); the tree needs "
-                   "5 columns\n")
+                   "5 columns; the header line names none of the tree's columns: if the file has no header line, add "
+                   "one (olctc reads the first line as the column names)\n")
 
 
 def test_exactly_eight_ignored_columns_are_listed_without_an_ellipsis(tmp_path, capsys, monkeypatch) -> None:

@@ -21,7 +21,7 @@ from olctc.data.cells import (_DECIMAL_COMMA, _at, _cell, line_of, _looks_missin
                               _to_float_column, plain_floats)
 from olctc.data.dataset import Column, Dataset, Schema
 from olctc.data.labels import binarise_labels, _no_label, _warn_missing_marker
-from olctc.data.table import SEPARATORS_READ, RowChunk, Table, TableStream, read_table
+from olctc.data.table import SEPARATORS_READ, RowChunk, Table, TableStream, headerless_hint, read_table
 from olctc.data.weights import check_weights
 from olctc.errors import OlctcError, check_flags, is_integer, param_error, shorten, warn
 from olctc.io import read_once
@@ -159,9 +159,12 @@ def read_csv(path: str | Path, target: str, positive_class: Any = None, drop: Se
     src = str(path)
     if target not in header:
         if len(header) == 1:
+            # a number is a data row read as the header, not a line of other separators
+            why = headerless_hint(header) or f"; {SEPARATORS_READ}"
             raise OlctcError(f"{src}: target column {target!r} not found: the header is one column "
-                             f"{shorten(header[0])!r}; {SEPARATORS_READ}")
-        raise OlctcError(f"{src}: target column {target!r} not found; columns are: {_columns_text(header, target)}")
+                             f"{shorten(header[0])!r}{why}")
+        raise OlctcError(f"{src}: target column {target!r} not found; columns are: {_columns_text(header, target)}"
+                         f"{headerless_hint(header)}")
     if read.n < 2:
         raise OlctcError(f"{src}: {read.n} data row(s); at least 2 points are needed")
     ti = header.index(target)

@@ -13,11 +13,11 @@ import itertools
 import re
 import zlib
 from pathlib import Path
-from typing import IO, Any, Collection, Generator, Iterator, NamedTuple
+from typing import IO, Any, Collection, Generator, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
-from olctc.errors import OlctcError, not_utf8
+from olctc.errors import OlctcError, not_utf8, number_text
 
 
 class Table(NamedTuple):
@@ -33,6 +33,19 @@ class Table(NamedTuple):
 
 #: What a file whose header reads as one column is told.
 SEPARATORS_READ = "olctc reads comma-, semicolon-, tab- or '|'-separated files (save it with commas)"
+
+
+def headerless_hint(header: Sequence[str]) -> str:
+    """The end of a message about the header's names when every one is a number: a file without a header line,
+    whose first data row was read as the names ("target column 'y' not found; columns are: 30.0, 64, 1.0, 1"
+    said nothing of it); else ""."""
+    try:
+        for name in header:
+            number_text(name)
+    except ValueError:
+        return ""
+    return ("; the header line holds numbers only: if the file has no header line, add one (olctc reads the first "
+            "line as the column names)") if header else ""
 
 
 def sniff_delimiter(text: str) -> str:
@@ -444,7 +457,7 @@ class TableStream:
                 between = f" (after {self.header[k - 1]!r})" if k else ""
                 raise OlctcError(f"{self.path}: the header's column {k + 1}{between} has no name; name it")
             if h in seen and (self._needed is None or h in self._needed):
-                raise OlctcError(f"{self.path}: the header names column {h!r} twice")
+                raise OlctcError(f"{self.path}: the header names column {h!r} twice{headerless_hint(self.header)}")
             seen.add(h)
 
 
