@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +75,19 @@ def test_save_and_load_paths(tmp_path, monkeypatch):
     save(tree, tmp_path / "{odd}.json")  # a file whose name starts as JSON text does is still read
     monkeypatch.chdir(tmp_path)
     _same(tree, Tree.load("{odd}.json"))
+
+
+def test_a_missing_file_named_like_json_text_is_called_missing(tmp_path, monkeypatch):
+    """load("[v2] tree.json") of a missing file said "<string>: not valid JSON ... the file is corrupted or
+    truncated". One line ending in .json is a file name; JSON text of one line still gets the JSON message."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("[v2] tree.json", "{odd}.JSON"):
+        with pytest.raises(OlctcError, match=rf"^{re.escape(name)}: no such file \(nor is it JSON text\)$"):
+            load(name)
+    with pytest.raises(OlctcError, match=r"^<string>: not valid JSON \(line 1 column 26: Expecting ':' delimiter"):
+        load('{"a": [1, 2], "tree.json"')  # damaged JSON text of one line
+    with pytest.raises(OlctcError, match=r"^<string>: not valid JSON \(line 2"):
+        load("[1,\n x].json")
 
 
 def test_hostile_names_round_trip_and_run_nothing(tmp_path):

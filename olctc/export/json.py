@@ -421,13 +421,22 @@ def loads(text: str | bytes | bytearray, source: str = "<string>", cls: type | N
 
 def load(text_or_path: str | bytes | bytearray | os.PathLike[str], cls: type | None = None) -> Tree:
     """Read a tree from JSON text or from a file path (a str naming an existing file is a path, even one
-    starting with ``{``). ``cls``: as in ``tree_from_dict``."""
+    starting with ``{``; a missing one of one line ending in .json is called missing, not bad JSON). ``cls``: as in
+    ``tree_from_dict``."""
     if isinstance(text_or_path, (bytes, bytearray)):
         return loads(text_or_path, cls=cls)
     # a BOM (U+FEFF, which lstrip() keeps) can start text read from a file with encoding="utf-8"
     if (isinstance(text_or_path, str) and text_or_path.lstrip().lstrip("\ufeff").lstrip().startswith(("{", "["))
             and not os.path.isfile(text_or_path)):  # isfile: False, not an error, for text too long for a name
-        return loads(text_or_path, cls=cls)
+        try:
+            return loads(text_or_path, cls=cls)
+        except OlctcError as exc:
+            # "[v2] tree.json", a file name starting with a bracket, said "<string>: not valid JSON ... the file is
+            # corrupted or truncated" when the file was missing: one line ending in .json is more likely a name
+            name = text_or_path.strip()
+            if "\n" in name or not name.lower().endswith(".json") or "not valid JSON" not in str(exc):
+                raise
+            raise OlctcError(f"{text_or_path}: no such file (nor is it JSON text)") from None
     if not isinstance(text_or_path, (str, os.PathLike)) or not os.fspath(text_or_path).strip():
         # None: "expected str, bytes or os.PathLike object"; "": ".: is a folder"
         raise param_error("text_or_path", "JSON text or a file path (a non-empty str, bytes or os.PathLike)",
