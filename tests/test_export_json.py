@@ -59,6 +59,16 @@ def test_meta_is_made_strict_json():
     assert doc["meta"] == {"bound": "inf", "gap": 0.25, "n": 3, "nodes": [1, 2], "t": [1, None]}
 
 
+def test_meta_keys_alike_as_text_are_refused():
+    """JSON's keys are text: meta {1: 'a', '1': 'b'} was saved holding one of the two, without a word."""
+    for meta, keys in (({1: "a", "1": "b"}, "1 and '1', both written '1'"),
+                       ({"cv": {"x": [{True: 1, "True": 2}]}}, "True and 'True', both written 'True'")):
+        with pytest.raises(OlctcError, match=rf"^the tree's meta: expected keys that differ as text \(JSON's keys are "
+                                             rf"text\), got {re.escape(keys)}$"):
+            dump(Tree.from_arrays([[1.0]], [0.0], meta=meta))
+    assert json.loads(dump(Tree.from_arrays([[1.0]], [0.0], meta={1: "a", "2": "b"})))["meta"] == {"1": "a", "2": "b"}
+
+
 def test_save_and_load_paths(tmp_path, monkeypatch):
     tree = tree_for("heart", 2)
     path = tmp_path / "tree.json"

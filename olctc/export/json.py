@@ -31,7 +31,8 @@ META_DEPTH = 64
 
 
 def meta_problem(meta: Any) -> str | None:
-    """Why ``meta`` cannot be written as JSON (nested deeper than META_DEPTH, or holding itself), else None.
+    """Why ``meta`` cannot be written as JSON (nested deeper than META_DEPTH, holding itself, or two keys of one
+    object alike as text), else None.
     Checked before anything recurses through it: ``_jsonable`` and ``_pretty`` take one frame per level."""
     too_deep = f"meta: expected lists and objects nested at most {META_DEPTH} levels deep, got deeper"
 
@@ -48,6 +49,13 @@ def meta_problem(meta: Any) -> str | None:
             return (f"meta: expected lists and objects nested at most {META_DEPTH} levels deep, got one that "
                     "holds itself (a cycle)")
         inside = inside | {id(v)}
+        if isinstance(v, dict):  # JSON's keys are text: {1: 'a', '1': 'b'} was saved as one of the two
+            seen: dict[str, Any] = {}
+            for k in v:
+                if str(k) in seen:
+                    return (f"meta: expected keys that differ as text (JSON's keys are text), got {seen[str(k)]!r} "
+                            f"and {k!r}, both written {str(k)!r}")
+                seen[str(k)] = k
         for x in (v.values() if isinstance(v, dict) else v):
             bad = walk(x, level + 1, inside)
             if bad is not None:
