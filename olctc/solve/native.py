@@ -145,7 +145,9 @@ def _gurobi_text(result: SolveResult, costs: np.ndarray | None, path: Path) -> s
     if result.status in ("optimal", "feasible"):  # Gurobi's format has no status: a comment, which it skips
         from olctc.read.gurobi import OLCTC_NOTE
 
-        bound = "" if result.bound is None else f", bound {_num(result.bound)}"
+        # an infinite bound is none known: left out (olctc's reader takes a finite one only), as in HiGHS's file
+        finite = result.bound is not None and math.isfinite(result.bound)
+        bound = f", bound {_num(result.bound)}" if finite else ""
         lines.append(f"{OLCTC_NOTE} {result.status}{bound}")
     lines += [f"{name} {_num(v)}" for name, v in zip(result.col_names, x.tolist())]
     return "\n".join(lines) + "\n"
