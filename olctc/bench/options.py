@@ -9,7 +9,7 @@ from typing import Any, Iterable, Sequence
 
 from olctc.bench.experiments import C_GRID, THREADS, Experiment, get_experiment
 from olctc.emit.params import COMMERCIAL_SOLVERS, MAX_THREADS, MAX_TIME_LIMIT
-from olctc.errors import OlctcError, number_text, param_error
+from olctc.errors import OlctcError, is_integer, number_text, param_error
 
 
 TEST_SIZE = 0.2
@@ -164,7 +164,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
         from olctc.fit import check_time_limit
 
         check_time_limit(time_limit)
-    if cv is not None and (isinstance(cv, bool) or cv < 2):
+    if cv is not None and (not is_integer(cv) or cv < 2):  # 2.5 was taken, and every run failed on it
         raise param_error("cv", "an integer >= 2 (folds)", cv)
     if fixed_C != "anchors":
         from olctc.spec import parse_C
@@ -190,7 +190,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
         _check_min_leaf(min_leaf, names, seed_list, cv, bool(authors_split))
     return BenchOptions(exp.name, names, seed_list,
                         model_names, solver, float(time_limit),
-                        "cv" if cv is not None else fixed_C, cv, grid, bool(authors_split),
+                        "cv" if cv is not None else fixed_C, None if cv is None else int(cv), grid, bool(authors_split),
                         threads, class_weight, bool(score_variables), int(min_leaf), bool(smooth_pure_nodes))
 
 
