@@ -71,6 +71,18 @@ def test_a_fractional_thread_count_is_refused() -> None:
         _cart(threads=2.5)
 
 
+def test_numpy_counts_of_threads_and_min_leaf_are_taken_as_ints() -> None:
+    """np.int64(2) threads were refused as "must be an integer >= 1 ... Got 2 instead" (and min_leaf alike); they are
+    counts, written to bench.json as plain numbers. A bool is still no count."""
+    o = _cart(threads=np.int64(2), min_leaf=np.int32(3))
+    assert (type(o.threads), type(o.min_leaf), o.threads, o.min_leaf) == (int, int, 2, 3)
+    assert json.loads(json.dumps(o.to_json()))["threads"] == 2
+    with pytest.raises(OlctcError, match=r"'threads' parameter must be an integer >= 1"):
+        _cart(threads=True)
+    with pytest.raises(OlctcError, match=r"'min_leaf' parameter \(--min-leaf\) must be an integer >= 0"):
+        _cart(min_leaf=np.float64(3.0))
+
+
 def test_a_grid_without_cv_is_refused_naming_each_model_plainly() -> None:
     """The refusal of --C-grid without --cv lists the models as the user wrote them, not a Python tuple."""
     # m38: the models shown as ('CART', 'OCT-H').

@@ -134,7 +134,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
                  smooth_pure_nodes: bool = False) -> BenchOptions:
     """Validate every bench option (OlctcError with a one-line message) and build BenchOptions."""
     exp = get_experiment(experiment)
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+    if not is_integer(threads) or threads < 1:  # numpy's integers too: np.int64(2) was "Got 2 instead"
         raise param_error("threads", "an integer >= 1 (solver threads per fit)", threads)
     if threads > MAX_THREADS:
         raise param_error("threads", f"at most {MAX_THREADS} (solver threads per fit)", threads)
@@ -173,7 +173,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     if class_weight is not None and class_weight != "balanced":
         # one request for every data set: weights by label would name other labels in each
         raise param_error("class_weight", "'balanced' or unset", class_weight, option="--class-weight")
-    if isinstance(min_leaf, bool) or not isinstance(min_leaf, int) or min_leaf < 0:
+    if not is_integer(min_leaf) or min_leaf < 0:
         raise param_error("min_leaf", "an integer >= 0 (training points per last-layer node; 0: no minimum)",
                           min_leaf, option="--min-leaf")
     grid = parse_grid(C_grid)  # its own errors first: a malformed grid is named as such
@@ -191,7 +191,7 @@ def make_options(experiment: str, *, datasets: str | None = None, seeds: str | N
     return BenchOptions(exp.name, names, seed_list,
                         model_names, solver, float(time_limit),
                         "cv" if cv is not None else fixed_C, None if cv is None else int(cv), grid, bool(authors_split),
-                        threads, class_weight, bool(score_variables), int(min_leaf), bool(smooth_pure_nodes))
+                        int(threads), class_weight, bool(score_variables), int(min_leaf), bool(smooth_pure_nodes))
 
 
 def _check_folds(cv: int, datasets: Sequence[str], seeds: Sequence[int], authors_split: bool) -> None:
