@@ -78,7 +78,10 @@ def _kept_nodes(part: Any, key: str, tree: Tree) -> tuple[np.ndarray, np.ndarray
     if not isinstance(before, dict):
         return None
     try:
-        nodes = np.asarray(part[key], dtype=np.int64).reshape(-1)
+        given = np.asarray(part[key]).reshape(-1)
+        nodes = given.astype(np.int64)  # a hand-edited 1.5 (or "1") is no node: it was taken as node 1
+        if not np.array_equal(nodes, given) or given.dtype.kind not in "iuf":
+            return None
         W = np.asarray(before["W"], dtype=np.float64).reshape(nodes.size, tree.n_features)
         b = np.asarray(before["b"], dtype=np.float64).reshape(nodes.size)
     except (KeyError, TypeError, ValueError, OverflowError):  # OverflowError: 10**30 for int64, 10**400 for float

@@ -29,7 +29,10 @@ from test_refine_start_mutation_gaps import _tree
     ([2], [[1.0, 1.0]], [np.nan]),
     ([2], [[1.0, 1.0]], [10 ** 400]),  # float overflow
     ([10 ** 30], [[1.0, 1.0]], [0.0]),  # int64 overflow
-], ids=["empty", "past-last", "negative", "inf-W", "nan-b", "huge-b", "huge-node"])
+    ([1.5], [[1.0, 1.0]], [0.0]),  # no node: was node 1
+    (["1"], [[1.0, 1.0]], [0.0]),
+    ([True], [[1.0, 1.0]], [0.0]),
+], ids=["empty", "past-last", "negative", "inf-W", "nan-b", "huge-b", "huge-node", "fraction", "text", "bool"])
 def test_a_refine_record_of_no_real_node_or_no_finite_value_adds_no_start(nodes: list, W: list, b: list):
     """A hand-edited meta.refine.before that names no node, a node the tree lacks, or values that are not finite
     is passed over: the tree is the only start (not a copy of it, nor a crash, nor a start of inf weights)."""
