@@ -146,8 +146,8 @@ def _gurobi_text(result: SolveResult, costs: np.ndarray | None, path: Path) -> s
         from olctc.read.gurobi import OLCTC_NOTE
 
         # an infinite bound is none known: left out (olctc's reader takes a finite one only), as in HiGHS's file
-        finite = result.bound is not None and math.isfinite(result.bound)
-        bound = f", bound {_num(result.bound)}" if finite else ""
+        given = result.bound
+        bound = f", bound {_num(given)}" if given is not None and math.isfinite(given) else ""
         lines.append(f"{OLCTC_NOTE} {result.status}{bound}")
     lines += [f"{name} {_num(v)}" for name, v in zip(result.col_names, x.tolist())]
     return "\n".join(lines) + "\n"
