@@ -79,15 +79,17 @@ def _kept_nodes(part: Any, key: str, tree: Tree) -> tuple[np.ndarray, np.ndarray
         return None
     try:
         given = np.asarray(part[key]).reshape(-1)
-        nodes = given.astype(np.int64)  # a hand-edited 1.5 (or "1") is no node: it was taken as node 1
-        if not np.array_equal(nodes, given) or given.dtype.kind not in "iuf":
+        # a hand-edited 1.5 (or "1", true) is no node: it was taken as node 1; checked before the cast, which warns
+        # of NaN and of numbers beyond int64
+        real = (given >= 0) & (given < tree.n_nodes) & (np.floor(given) == given) if given.dtype.kind in "iuf" else None
+        if real is None or not real.all():
             return None
+        nodes = given.astype(np.int64)
         W = np.asarray(before["W"], dtype=np.float64).reshape(nodes.size, tree.n_features)
         b = np.asarray(before["b"], dtype=np.float64).reshape(nodes.size)
     except (KeyError, TypeError, ValueError, OverflowError):  # OverflowError: 10**30 for int64, 10**400 for float
         return None
-    if not nodes.size or not (np.isfinite(W).all() and np.isfinite(b).all()) or \
-            not ((nodes >= 0) & (nodes < tree.n_nodes)).all():
+    if not nodes.size or not (np.isfinite(W).all() and np.isfinite(b).all()):
         return None
     return nodes, W, b
 

@@ -7,6 +7,7 @@ weighs it and the data's features.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -32,12 +33,17 @@ from test_refine_start_mutation_gaps import _tree
     ([1.5], [[1.0, 1.0]], [0.0]),  # no node: was node 1
     (["1"], [[1.0, 1.0]], [0.0]),
     ([True], [[1.0, 1.0]], [0.0]),
-], ids=["empty", "past-last", "negative", "inf-W", "nan-b", "huge-b", "huge-node", "fraction", "text", "bool"])
+    ([np.nan], [[1.0, 1.0]], [0.0]),  # numpy's cast to int64 warns of it
+    ([1e30], [[1.0, 1.0]], [0.0]),
+], ids=["empty", "past-last", "negative", "inf-W", "nan-b", "huge-b", "huge-node", "fraction", "text", "bool",
+        "nan-node", "huge-float-node"])
 def test_a_refine_record_of_no_real_node_or_no_finite_value_adds_no_start(nodes: list, W: list, b: list):
     """A hand-edited meta.refine.before that names no node, a node the tree lacks, or values that are not finite
     is passed over: the tree is the only start (not a copy of it, nor a crash, nor a start of inf weights)."""
     tree = _tree(2, {"refine": {"nodes_refit": nodes, "before": {"W": W, "b": b}}})
-    assert start_trees(tree) == [tree]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert start_trees(tree) == [tree]
 
 
 def test_smoothed_pure_nodes_come_back_and_a_refit_before_them_wins():
