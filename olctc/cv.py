@@ -20,8 +20,8 @@ import numpy as np
 
 from olctc.cluster.grid import C_grid, c_text, make_folds, parse_C_values
 from olctc.cluster.grid import check_folds as check_grid_folds  # cv's own check_folds names --cv
-from olctc.cluster.scoring import (SCORINGS, TaskResult, check_scoring, cv_table, pick_best, validation_score,
-                                   why_undefined)
+from olctc.cluster.scoring import (SCORINGS, TaskResult, check_scoring, cv_table, overflow_text, pick_best,
+                                   validation_score, why_undefined)
 from olctc.data import Dataset, check_dataset
 from olctc.errors import (OlctcError, TimeLimitTooShort, check_callback, check_flags, is_integer, is_real,
                           param_error)
@@ -207,11 +207,8 @@ def _fit_fold(task: dict[str, Any]) -> list[dict[str, Any]]:
             warnings.simplefilter("ignore")
             score = validation_score(task["scoring"], res.tree, ds.X[val], ds.y[val], weight)
     except ScoreOverflow as exc:
-        # the data's fault, which no scoring avoids: left unscored, it ended in "cross-validation chose no C ... use
-        # another --scoring", and named the row by its place in the fold
-        row = int(val[exc.row] if ds.rows is None else ds.rows[val[exc.row]])
-        raise OlctcError(f"validation row {row} of the data: the score of node {exc.node} overflows (values too "
-                         "large for the tree's weights); rescale the data") from None
+        # left unscored, it ended in "cross-validation chose no C ... use another --scoring"
+        raise OlctcError(overflow_text(exc, val, ds)) from None
     except ValueError as exc:  # scikit-learn's: ROC AUC on a fold of one class, say
         score, why = math.nan, str(exc)
     else:

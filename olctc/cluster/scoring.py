@@ -22,7 +22,7 @@ from olctc.io import shell_path
 
 if TYPE_CHECKING:
     from olctc.data import Dataset
-    from olctc.tree import Tree
+    from olctc.tree import ScoreOverflow, Tree
 
 TIE_TOL = 1e-12
 
@@ -200,6 +200,14 @@ def validation_score(scoring: str, tree: Tree, X: np.ndarray, y: np.ndarray, wei
     return SCORINGS[scoring].score(tree, X, y, weight)
 
 
+def overflow_text(exc: ScoreOverflow, val: np.ndarray, ds: Dataset) -> str:
+    """What a validation row whose score overflows is told, by collect and cross_validate alike: the data's fault,
+    which no scoring avoids, named by its row in the data (``val``: the fold's rows of ``ds``), not in the fold."""
+    row = int(val[exc.row] if ds.rows is None else ds.rows[val[exc.row]])
+    return (f"validation row {row} of the data: the score of node {exc.node} overflows (values too large for the "
+            "tree's weights); rescale the data")
+
+
 def score_tasks(folder: str | Path, info: dict[str, Any], ds: Dataset, *, data_path: str | Path | None = None,
                 refine: bool = True, scoring: str = "balanced_accuracy",
                 smooth_pure_nodes: bool = False) -> list[TaskResult]:
@@ -282,12 +290,9 @@ def score_tasks(folder: str | Path, info: dict[str, Any], ds: Dataset, *, data_p
                 warnings.simplefilter("ignore")
                 score = validation_score(scoring, tree, ds.X[val], y, weight)
         except ScoreOverflow as exc:
-            # the data's fault, as cross_validate says: left unscored, the task was named by its row in the fold,
-            # with "collect again with another --scoring", which no scoring helps
-            row = int(val[exc.row] if ds.rows is None else ds.rows[val[exc.row]])
-            raise OlctcError(f"task {r.task:04d} (fold {r.fold}, C {c_text(r.C)}): validation row {row} of the data: "
-                             f"the score of node {exc.node} overflows (values too large for the tree's weights); "
-                             "rescale the data and make the grid again") from None
+            # left unscored, the task was named by its row in the fold, with "collect again with another --scoring"
+            raise OlctcError(f"task {r.task:04d} (fold {r.fold}, C {c_text(r.C)}): {overflow_text(exc, val, ds)} and "
+                             "make the grid again") from None
         except ValueError as exc:  # scikit-learn's: say, ROC AUC on a fold of one class
             r.problem, r.unscorable = f"{none}: {exc}", True
         else:
