@@ -68,7 +68,7 @@ def _look_alike(value: str, known: set[str]) -> str:
 def _missing_columns(tree, path: str, header: list[str]) -> OlctcError | None:
     """The error for feature columns the header lacks, or None."""
     from olctc.data import SEPARATORS_READ
-    from olctc.data.table import headerless_hint
+    from olctc.data.table import ADD_HEADER, headerless_hint
 
     needed = _columns_needed(tree)
     missing = [c for c in needed if c not in header]
@@ -80,9 +80,7 @@ def _missing_columns(tree, path: str, header: list[str]) -> OlctcError | None:
         shown = ", ".join(repr(c) for c in missing[:5]) + (" ..." if len(missing) > 5 else "")
         hint = _near_miss(missing[0], header)
         if not hint and len(missing) == len(needed) > 1:  # a file without its header line: the names are data
-            hint = headerless_hint(header) or ("; the header line names none of the tree's columns: if the file has "
-                                               "no header line, add one (olctc reads the first line as the column "
-                                               "names)")
+            hint = headerless_hint(header) or f"; the header line names none of the tree's columns: {ADD_HEADER}"
         return OlctcError(f"{path}: feature column {missing[0]!r} is missing "
                           f"({len(missing)} missing: {shown}); the tree needs {len(needed)} columns{hint}")
     return None

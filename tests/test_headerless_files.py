@@ -6,14 +6,14 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from conftest import cli_main
-from olctc.data import Scaler, read_csv
-from olctc.datasets import dataset_path, load
+from olctc.data import read_csv
+from olctc.datasets import dataset_path
 from olctc.errors import OlctcError
 from test_data import write
+from test_tree import tree_for
 
 ASK = "if the file has no header line, add one (olctc reads the first line as the column names)"
 
@@ -23,14 +23,10 @@ def _haberman_lines() -> list[str]:
 
 
 def _haberman_tree(tmp_path: Path) -> Path:
-    """A depth-1 tree on haberman's three features (a split on the first), saved as t.json."""
+    """A depth-1 tree on haberman's three features, saved as t.json."""
     from olctc.export.json import save
-    from olctc.tree import Tree
 
-    ds = load("haberman")
-    tree = Tree(np.array([[1.0, 0.0, 0.0]]), np.zeros(1), Scaler.fit(ds.X), ds.schema, ds.classes, meta={"depth": 1})
-    tree.fit_stats(ds.X, ds.y)
-    save(tree, tmp_path / "t.json")
+    save(tree_for("haberman", 1), tmp_path / "t.json")
     return tmp_path / "t.json"
 
 

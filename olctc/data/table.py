@@ -35,6 +35,10 @@ class Table(NamedTuple):
 SEPARATORS_READ = "olctc reads comma-, semicolon-, tab- or '|'-separated files (save it with commas)"
 
 
+#: What a file whose header line looks like data is asked to do.
+ADD_HEADER = "if the file has no header line, add one (olctc reads the first line as the column names)"
+
+
 def headerless_hint(header: Sequence[str]) -> str:
     """The end of a message about the header's names when every one is a number: a file without a header line,
     whose first data row was read as the names ("target column 'y' not found; columns are: 30.0, 64, 1.0, 1"
@@ -44,8 +48,7 @@ def headerless_hint(header: Sequence[str]) -> str:
             number_text(name)
     except ValueError:
         return ""
-    return ("; the header line holds numbers only: if the file has no header line, add one (olctc reads the first "
-            "line as the column names)") if header else ""
+    return f"; the header line holds numbers only: {ADD_HEADER}" if header else ""
 
 
 def sniff_delimiter(text: str) -> str:
