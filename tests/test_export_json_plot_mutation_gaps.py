@@ -16,13 +16,14 @@ from olctc.errors import OlctcError
 from olctc.export.json import META_DEPTH, dump, load, loads, tree_from_dict
 from olctc.tree import Tree
 from test_export_load_mutation_gaps import B, W, W_RAW, B_RAW, _doc, _nested, _refused
+from test_export_text_sql_mutation_gaps import _bars, _texts
 
 
-def _texts(tree: Tree) -> list[str]:
+def _tree_texts(tree: Tree) -> list[str]:
     """Every text of the tree's picture, in drawing order."""
     from olctc.export.plot import figure
 
-    return [x.get_text() for x in figure(tree).axes[0].texts]
+    return _texts(figure(tree))
 
 
 def _loaded(tmp_path, doc: dict) -> Tree:
@@ -297,14 +298,14 @@ def test_a_tree_with_counts_but_no_positives_is_drawn_without_shares() -> None:
     """The schema lets a file give nodes.n without nodes.pos. Mutant: the positive share read from None (m81)."""
     tree = _stats_tree(pos=False)
     assert tree.node_n.tolist() == [4, 3, 1]
-    texts = _texts(tree)
+    texts = _tree_texts(tree)
     assert "node 0 · split\nn=4 (100.0%)" in texts and "node 2 · classifier\nn=1 (25.0%)" in texts
 
 
 def test_a_node_without_weights_shows_its_raw_score_in_3_digits() -> None:
     """Mutant: 2 significant digits (m85)."""
     tree = Tree.from_arrays([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]], [0.0, 1.23456, 0.0])
-    assert "constant score 1.23" in _texts(tree)
+    assert "constant score 1.23" in _tree_texts(tree)
 
 
 def test_bars_are_blue_right_and_red_left_scaled_by_the_largest_influence() -> None:
@@ -312,14 +313,13 @@ def test_bars_are_blue_right_and_red_left_scaled_by_the_largest_influence() -> N
     blue, negative red, each value written beyond its bar's end. Mutants: colours swapped (m88), a negative
     value written inside its bar (m89), the bar scale taken from W although influences are drawn (m94)."""
     from matplotlib.colors import to_rgba
-    from matplotlib.patches import Rectangle
 
     from olctc.export.plot import figure
 
     tree = _stats_tree()
     r = tree.influence()
     fig = figure(tree)
-    bars = [p for p in fig.axes[0].patches if type(p) is Rectangle]
+    bars = _bars(fig)
     ranked = [v for t in range(3) for _, v in tree.ranked_features(t, 4)]
     assert len(bars) == len(ranked) == 6
     half = 0.2 * 0.9
@@ -335,13 +335,11 @@ def test_bars_are_blue_right_and_red_left_scaled_by_the_largest_influence() -> N
 def test_a_tree_whose_influences_are_all_zero_is_drawn() -> None:
     """Features that do not vary give every node influence 0 (weights nonzero): the bars are empty, not a
     ZeroDivisionError. Mutant: no fallback scale of 1 (m95)."""
-    from matplotlib.patches import Rectangle
-
     from olctc.export.plot import figure
 
     tree = Tree.from_arrays([[1.0, -1.0]], [0.0])
     tree.fit_stats(np.array([[2.0, 5.0], [2.0, 5.0]]), np.array([1, -1]))
-    bars = [p for p in figure(tree).axes[0].patches if type(p) is Rectangle]
+    bars = _bars(figure(tree))
     assert [p.get_width() for p in bars] == [0.0, 0.0]
 
 
@@ -349,7 +347,8 @@ def test_a_tree_whose_influences_are_all_zero_is_drawn() -> None:
 def test_title_names_what_the_bars_show_on_one_line_from_depth_2(stats: bool, what: str) -> None:
     """Mutants: always 'influence' (m92); a depth-2 title on two lines (m93)."""
     tree = _stats_tree() if stats else Tree.from_arrays(np.ones((3, 2)), np.zeros(3))
-    assert _texts(tree)[0] == f"olctc tree · depth 2 · bars: top features by {what} (blue: towards right / positive)"
+    assert _tree_texts(tree)[0] == (f"olctc tree · depth 2 · bars: top features by {what} (blue: towards right / "
+                                    "positive)")
 
 
 def test_nodes_sit_centred_in_their_columns_with_edges_and_classes_labelled() -> None:
